@@ -1,0 +1,51 @@
+/*
+ * profkit/analysis.h — questions answered on an opened profile.
+ *
+ * Everything here works on the model only (never on file bytes), so it
+ * answers the same way whatever format the profile came from.
+ */
+#ifndef PROFKIT_ANALYSIS_H
+#define PROFKIT_ANALYSIS_H
+
+#include <stddef.h>
+
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Total of every column: the sum of its stored values over all contexts
+ * (the root included) and all non-summary locations. `out` must hold
+ * pk_column_count() doubles. Summary columns get the sum of their stored
+ * values over the summary locations. This is a checksum any reader of the
+ * same file can reproduce. */
+PK_API pk_status pk_column_totals(const pk_profile *profile, double *out, size_t n_out);
+
+/* Value of `column` at every context, combined over the non-summary
+ * locations with the metric's combine function (sum, min or max).
+ * `out` must hold pk_context_count() doubles; contexts with no value get 0. */
+PK_API pk_status pk_context_totals(const pk_profile *profile, pk_index column, double *out,
+                                   size_t n_out);
+
+/* The human-facing total of a metric: its inclusive value at the root,
+ * combined over the non-summary locations. PK_ERR_NOT_FOUND when the
+ * metric has no inclusive scope (then no such total is defined). */
+PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
+
+/* Problems found by pk_profile_verify(). */
+typedef void (*pk_problem_fn)(void *user, const pk_diagnostic *problem);
+
+/* Checks that need the whole model: the values read from different files
+ * agree (HPCToolkit: profile.db and cct.db hold the same values
+ * transposed). Each disagreement is reported through `fn` (may be NULL);
+ * *n_problems (may be NULL) receives how many there were. Returns PK_OK
+ * even when problems were found: the count tells. */
+PK_API pk_status pk_profile_verify(const pk_profile *profile, pk_problem_fn fn, void *user,
+                                   size_t *n_problems);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFKIT_ANALYSIS_H */

@@ -1,0 +1,17 @@
+/*
+ * profkit/profkit.h — the whole public API of libprofkit.
+ *
+ * profkit reads call-path performance profiles (HPCToolkit databases today;
+ * Cube4 and Callgrind as their readers land) into one in-memory model and
+ * answers questions on it. Start with pk_profile_open() in profile.h.
+ */
+#ifndef PROFKIT_PROFKIT_H
+#define PROFKIT_PROFKIT_H
+
+#include "analysis.h"
+#include "dump.h"
+#include "output.h"
+#include "profile.h"
+#include "status.h"
+
+#endif /* PROFKIT_PROFKIT_H */

@@ -1,0 +1,42 @@
+/*
+ * cli/cli.h — what the subcommands of the profkit executable share.
+ *
+ * Each subcommand lives in its own cmd_<name>.c and is a thin layer over
+ * the public library API: parse options, call the library, render.
+ * Exit status: 0 ok, 1 bad data or no answer, 2 usage error.
+ */
+#ifndef PK_CLI_H
+#define PK_CLI_H
+
+#include <stdio.h>
+
+#include "profkit/profkit.h"
+
+enum { CLI_OK = 0, CLI_BAD = 1, CLI_USAGE = 2 };
+
+typedef struct cli_command {
+    const char *name;
+    const char *summary;
+    int (*run)(int argc, char **argv); /* argv[0] is the command name */
+} cli_command;
+
+int cmd_info(int argc, char **argv);
+int cmd_dump(int argc, char **argv);
+int cmd_check(int argc, char **argv);
+int cmd_tree(int argc, char **argv);
+
+/* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
+int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Print the library's last error; returns the exit status it deserves. */
+int cli_library_error(const char *cmd, pk_status st);
+/* Open a profile, reporting failure; returns CLI_OK or an exit status. */
+int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
+/* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
+int cli_use_color(FILE *f, int disabled);
+/* Human-readable byte count ("1.6 KiB"). */
+const char *cli_bytes(char *buf, size_t size, unsigned long long n);
+/* Exactly one positional argument expected after options; returns it or NULL (after
+ * printing a usage error). */
+const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
+
+#endif

@@ -1,0 +1,357 @@
+/*
+ * cli/cmd_info.c — `profkit info`: what a profile holds, at a glance or
+ * as JSON (schema in docs/json.md, "profkit.info/1").
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#include "cli.h"
+
+static const char info_help[] =
+    "Usage: profkit info [--json] PATH\n\n"
+    "Show what a profile holds: format and version, title, which files exist,\n"
+    "counts (contexts, metrics, locations, functions, modules, files, traces),\n"
+    "and for every metric the total of each scope's stored values over all\n"
+    "contexts and all non-summary locations.\n\n"
+    "Options:\n"
+    "  --json       machine-readable output (schema: docs/json.md, profkit.info/1)\n"
+    "  -h, --help   show this help\n";
+
+typedef struct info {
+    pk_profile *p;
+    pk_profile_info pi;
+    double *totals; /* per column */
+    size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
+    uint64_t n_samples;
+    size_t n_diag[3];
+} info;
+
+static int gather(info *in)
+{
+    pk_profile *p = in->p;
+    pk_profile_get_info(p, &in->pi);
+    size_t n_cols = pk_column_count(p);
+    in->totals = calloc(n_cols ? n_cols : 1, sizeof *in->totals);
+    if (!in->totals) return CLI_BAD;
+    pk_status st = pk_column_totals(p, in->totals, n_cols);
+    if (st) return cli_library_error("info", st);
+    for (pk_index i = 1; i < pk_context_count(p); i++) {
+        pk_context c;
+        pk_context_get(p, i, &c);
+        if (c.flags & PK_CTXF_UNLISTED)
+            in->n_ctx_unlisted++;
+        else
+            in->n_ctx_listed++;
+    }
+    for (pk_index i = 0; i < pk_location_count(p); i++) {
+        pk_location l;
+        pk_location_get(p, i, &l);
+        if (l.is_summary)
+            in->n_summary_locs++;
+        else
+            in->n_locs++;
+    }
+    for (pk_index t = 0; t < pk_trace_count(p); t++) {
+        pk_trace tr;
+        pk_trace_get(p, t, &tr);
+        in->n_samples += tr.n_samples;
+    }
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        in->n_diag[d.severity]++;
+    }
+    return CLI_OK;
+}
+
+static const char *scope_kind_name(pk_scope_kind k)
+{
+    static const char *const names[] = {"point", "exclusive", "inclusive", "lex_aware", "other"};
+    return (unsigned)k < 5 ? names[k] : "other";
+}
+
+static const char *stat_name(pk_stat s)
+{
+    static const char *const names[] = {"none", "sum", "count", "sumsq", "min", "max", "other"};
+    return (unsigned)s < 7 ? names[s] : "other";
+}
+
+static const char *combine_name(pk_combine c)
+{
+    static const char *const names[] = {"sum", "min", "max", "other"};
+    return (unsigned)c < 4 ? names[c] : "other";
+}
+
+/* ---- JSON ---- */
+
+static void json_files(pk_json *j, const pk_profile *p)
+{
+    pk_json_key(j, "files");
+    pk_json_array_begin(j);
+    for (size_t i = 0; i < pk_source_count(p); i++) {
+        pk_source s;
+        pk_source_get(p, i, &s);
+        char version[32];
+        snprintf(version, sizeof version, "%u.%u", s.version_major, s.version_minor);
+        pk_json_object_begin(j);
+        pk_json_key(j, "name");
+        pk_json_string(j, s.name);
+        pk_json_key(j, "present");
+        pk_json_bool(j, s.present);
+        pk_json_key(j, "loaded");
+        pk_json_bool(j, s.loaded);
+        pk_json_key(j, "size");
+        pk_json_uint(j, s.size);
+        pk_json_key(j, "version");
+        pk_json_string(j, s.present ? version : NULL);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
+static void json_count(pk_json *j, const char *key, uint64_t v)
+{
+    pk_json_key(j, key);
+    pk_json_uint(j, v);
+}
+
+static void json_counts(pk_json *j, const info *in)
+{
+    const pk_profile *p = in->p;
+    pk_json_key(j, "counts");
+    pk_json_object_begin(j);
+    json_count(j, "contexts", in->n_ctx_listed);
+    json_count(j, "contexts_unlisted", in->n_ctx_unlisted);
+    json_count(j, "metrics", pk_metric_count(p));
+    json_count(j, "scopes", pk_scope_count(p));
+    json_count(j, "columns", pk_column_count(p));
+    json_count(j, "locations", in->n_locs);
+    json_count(j, "summary_locations", in->n_summary_locs);
+    json_count(j, "functions", pk_function_count(p));
+    json_count(j, "modules", pk_module_count(p));
+    json_count(j, "files", pk_file_count(p));
+    json_count(j, "trace_lines", pk_trace_count(p));
+    json_count(j, "trace_samples", in->n_samples);
+    pk_json_object_end(j);
+}
+
+/* One metric's columns: plain ones under "scopes", summary ones under
+ * "summaries". */
+static void json_metric_columns(pk_json *j, const info *in, pk_index m, int summary)
+{
+    const pk_profile *p = in->p;
+    pk_json_key(j, summary ? "summaries" : "scopes");
+    pk_json_array_begin(j);
+    for (pk_index c = 0; c < pk_column_count(p); c++) {
+        pk_column col;
+        pk_scope sc;
+        pk_column_get(p, c, &col);
+        if (col.metric != m || col.is_summary != summary) continue;
+        pk_scope_get(p, col.scope, &sc);
+        pk_json_object_begin(j);
+        pk_json_key(j, "scope");
+        pk_json_string(j, sc.name);
+        pk_json_key(j, "kind");
+        pk_json_string(j, scope_kind_name(sc.kind));
+        if (summary) {
+            pk_json_key(j, "formula");
+            pk_json_string(j, col.formula);
+            pk_json_key(j, "combine");
+            pk_json_string(j, combine_name(col.combine));
+            pk_json_key(j, "stat");
+            pk_json_string(j, stat_name(col.stat));
+        }
+        pk_json_key(j, "total");
+        pk_json_double(j, in->totals[c]);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
+static void json_metrics(pk_json *j, const info *in)
+{
+    const pk_profile *p = in->p;
+    pk_json_key(j, "metrics");
+    pk_json_array_begin(j);
+    for (pk_index m = 0; m < pk_metric_count(p); m++) {
+        pk_metric met;
+        double total;
+        pk_metric_get(p, m, &met);
+        pk_json_object_begin(j);
+        pk_json_key(j, "name");
+        pk_json_string(j, met.name);
+        pk_json_key(j, "unit");
+        pk_json_string(j, met.unit);
+        pk_json_key(j, "program_total");
+        if (pk_metric_program_total(p, m, &total) == PK_OK)
+            pk_json_double(j, total);
+        else
+            pk_json_null(j);
+        json_metric_columns(j, in, m, 0);
+        json_metric_columns(j, in, m, 1);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
+static void json_trace_range(pk_json *j, const pk_profile *p)
+{
+    uint64_t b, e;
+    pk_json_key(j, "trace_range");
+    if (pk_trace_range(p, &b, &e) != PK_OK) {
+        pk_json_null(j);
+        return;
+    }
+    pk_json_object_begin(j);
+    pk_json_key(j, "begin_ns");
+    pk_json_uint(j, b);
+    pk_json_key(j, "end_ns");
+    pk_json_uint(j, e);
+    pk_json_object_end(j);
+}
+
+static void print_json(const info *in)
+{
+    pk_json j;
+    char version[32];
+    snprintf(version, sizeof version, "%u.%u", in->pi.version_major, in->pi.version_minor);
+    pk_json_init(&j, stdout, 1);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "schema");
+    pk_json_string(&j, "profkit.info/1");
+    pk_json_key(&j, "path");
+    pk_json_string(&j, in->pi.path);
+    pk_json_key(&j, "format");
+    pk_json_string(&j, in->pi.format_name);
+    pk_json_key(&j, "version");
+    pk_json_string(&j, version);
+    pk_json_key(&j, "title");
+    pk_json_string(&j, in->pi.title);
+    pk_json_key(&j, "description");
+    pk_json_string(&j, in->pi.description);
+    pk_json_key(&j, "complete");
+    pk_json_bool(&j, in->pi.complete);
+    json_files(&j, in->p);
+    json_counts(&j, in);
+    json_trace_range(&j, in->p);
+    json_metrics(&j, in);
+    pk_json_key(&j, "diagnostics");
+    pk_json_object_begin(&j);
+    json_count(&j, "errors", in->n_diag[PK_SEV_ERROR]);
+    json_count(&j, "warnings", in->n_diag[PK_SEV_WARNING]);
+    json_count(&j, "notes", in->n_diag[PK_SEV_NOTE]);
+    pk_json_object_end(&j);
+    pk_json_object_end(&j);
+    pk_json_finish(&j);
+}
+
+/* ---- text ---- */
+
+static void text_files(const pk_profile *p)
+{
+    printf("  %-12s ", "files");
+    for (size_t i = 0; i < pk_source_count(p); i++) {
+        pk_source s;
+        char size[32];
+        pk_source_get(p, i, &s);
+        if (s.present)
+            printf("%s%s %s%s", i ? ", " : "", s.name, cli_bytes(size, sizeof size, s.size),
+                   s.loaded ? "" : " (not loaded)");
+        else
+            printf("%s%s absent", i ? ", " : "", s.name);
+    }
+    printf("\n");
+}
+
+static void text_traces(const info *in)
+{
+    uint64_t b, e;
+    if (pk_trace_range(in->p, &b, &e) != PK_OK) {
+        printf("  %-12s none\n", "traces");
+        return;
+    }
+    time_t secs = (time_t)(b / 1000000000u);
+    struct tm tm;
+    char when[32] = "?";
+    if (gmtime_r(&secs, &tm)) strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S", &tm);
+    printf("  %-12s %zu lines, %llu samples, %.6f s from %s UTC\n", "traces", pk_trace_count(in->p),
+           (unsigned long long)in->n_samples, (double)(e - b) / 1e9, when);
+}
+
+static void text_metric(const info *in, pk_index m)
+{
+    const pk_profile *p = in->p;
+    pk_metric met;
+    pk_metric_get(p, m, &met);
+    int first = 1;
+    for (pk_index c = 0; c < pk_column_count(p); c++) {
+        pk_column col;
+        pk_scope sc;
+        pk_column_get(p, c, &col);
+        if (col.metric != m || col.is_summary) continue;
+        pk_scope_get(p, col.scope, &sc);
+        printf("  %-30s %-10s %.10g\n", first ? met.name : "", sc.name, in->totals[c]);
+        first = 0;
+    }
+    if (first) printf("  %-30s (no values)\n", met.name);
+}
+
+static void print_text(const info *in)
+{
+    const pk_profile *p = in->p;
+    printf("%s: %s database, format %u.%u%s\n", in->pi.path, in->pi.format_name,
+           in->pi.version_major, in->pi.version_minor,
+           in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
+    printf("  %-12s %s\n", "title", in->pi.title ? in->pi.title : "-");
+    text_files(p);
+    printf("  %-12s %zu in the tree, %zu unlisted (values only)\n", "contexts", in->n_ctx_listed,
+           in->n_ctx_unlisted);
+    printf("  %-12s %zu functions, %zu load modules, %zu source files\n", "code",
+           pk_function_count(p), pk_module_count(p), pk_file_count(p));
+    printf("  %-12s %zu (+%zu summary)\n", "locations", in->n_locs, in->n_summary_locs);
+    text_traces(in);
+    printf("  %-12s %zu\n\n", "metrics", pk_metric_count(p));
+    printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
+    for (pk_index m = 0; m < pk_metric_count(p); m++)
+        text_metric(in, m);
+    printf("\n");
+    for (pk_index m = 0; m < pk_metric_count(p); m++) {
+        pk_metric met;
+        double total;
+        pk_metric_get(p, m, &met);
+        if (pk_metric_program_total(p, m, &total) == PK_OK)
+            printf("  program total of %s: %.10g\n", met.name, total);
+    }
+    size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
+    if (n)
+        printf("\n  %zu errors, %zu warnings, %zu notes: run 'profkit check %s' for details\n",
+               in->n_diag[2], in->n_diag[1], in->n_diag[0], in->pi.path);
+}
+
+int cmd_info(int argc, char **argv)
+{
+    static const struct option opts[] = {
+        {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
+    int json = 0, c;
+    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+        if (c == 'j')
+            json = 1;
+        else if (c == 'h')
+            return fputs(info_help, stdout), CLI_OK;
+        else
+            return cli_usage_error("info", "unknown option");
+    }
+    const char *path = cli_one_path("info", argc, argv, optind);
+    if (!path) return CLI_USAGE;
+    info in = {0};
+    int rc = cli_open("info", path, 0, &in.p);
+    if (rc) return rc;
+    rc = gather(&in);
+    if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);
+    free(in.totals);
+    pk_profile_free(in.p);
+    return rc;
+}

@@ -1,0 +1,118 @@
+/*
+ * formats/detect.c — choosing the reader for a path: from directory
+ * contents and magic bytes. The public entry points pk_profile_open() and
+ * pk_dump() start here.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdio.h>
+#include <string.h>
+
+#include "formats/hpctoolkit/hpctk.h"
+#include "profkit/dump.h"
+#include "util/error.h"
+#include "util/mapfile.h"
+
+/* Copy the directory part of `path` into buf ("." if none). */
+static void parent_dir(const char *path, char *buf, size_t size)
+{
+    const char *slash = strrchr(path, '/');
+    if (!slash) {
+        snprintf(buf, size, ".");
+        return;
+    }
+    size_t len = (size_t)(slash - path);
+    snprintf(buf, size, "%.*s", (int)(len ? len : 1), path);
+}
+
+/* Explain what the path looks like when no reader takes it. */
+static pk_status not_recognised(const char *path)
+{
+    char probe[4096];
+    snprintf(probe, sizeof probe, "%s/experiment.xml", path);
+    if (pk_path_is_dir(path) && pk_path_exists(probe))
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "%s: an HPCToolkit database in the older experiment.xml layout; "
+                       "profkit reads v4 databases (meta.db) so far",
+                       path);
+    return pk_fail(PK_ERR_UNKNOWN_FORMAT,
+                   "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
+                   "directories, i.e. directories with a meta.db)",
+                   path);
+}
+
+/* The database directory behind `path`: the path itself, or the directory
+ * of one of its files (so `profkit info db/meta.db` works too). */
+static int hpctoolkit_dir(const char *path, char *dir, size_t size)
+{
+    if (pk_path_is_dir(path)) {
+        snprintf(dir, size, "%s", path);
+        return hk_detect_dir(path);
+    }
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    static const char *const names[] = {"meta.db", "profile.db", "cct.db", "trace.db"};
+    for (size_t i = 0; i < sizeof names / sizeof names[0]; i++) {
+        if (strcmp(base, names[i]) == 0) {
+            parent_dir(path, dir, size);
+            return hk_detect_dir(dir);
+        }
+    }
+    return 0;
+}
+
+static pk_status open_path(const char *path, const pk_open_options *opts, pk_record_fn emit,
+                           void *user, const char *sections, pk_profile **out)
+{
+    if (!path) return pk_fail(PK_ERR_INVALID_ARG, "NULL path");
+    if (!pk_path_exists(path)) return pk_fail(PK_ERR_IO, "%s: no such file or directory", path);
+    char dir[4096];
+    if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
+    if (hpctoolkit_dir(path, dir, sizeof dir))
+        return hk_open_dir(dir, opts, emit, user, sections, out);
+    return not_recognised(path);
+}
+
+pk_status pk_profile_open(const char *path, const pk_open_options *opts, pk_profile **out)
+{
+    if (!out) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open: NULL out");
+    pk_error_clear();
+    return open_path(path, opts, NULL, NULL, NULL, out);
+}
+
+pk_status pk_dump(const char *path, const pk_dump_options *opts, pk_record_fn fn, void *user)
+{
+    if (!fn) return pk_fail(PK_ERR_INVALID_ARG, "pk_dump: NULL callback");
+    pk_error_clear();
+    return open_path(path, NULL, fn, user, opts ? opts->sections : NULL, NULL);
+}
+
+pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *names,
+                                 const void *const *data, const uint64_t *sizes,
+                                 const pk_open_options *opts, pk_profile **out)
+{
+    if (!out || (n && (!names || !data || !sizes)))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open_memory: NULL argument");
+    pk_error_clear();
+    if (format != PK_FORMAT_HPCTOOLKIT_V4)
+        return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
+                       (int)format);
+    return hk_open_memory(n, names, data, sizes, opts, NULL, NULL, NULL, out);
+}
+
+pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
+                         const void *const *data, const uint64_t *sizes,
+                         const pk_dump_options *opts, pk_record_fn fn, void *user)
+{
+    if (!fn || (n && (!names || !data || !sizes)))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_dump_memory: NULL argument");
+    pk_error_clear();
+    if (format != PK_FORMAT_HPCTOOLKIT_V4)
+        return pk_fail(PK_ERR_UNSUPPORTED, "pk_dump_memory: format %d not supported", (int)format);
+    return hk_open_memory(n, names, data, sizes, NULL, fn, user, opts ? opts->sections : NULL,
+                          NULL);
+}
+
+const char *const *pk_dump_sections(pk_format format)
+{
+    return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
+}

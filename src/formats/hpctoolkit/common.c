@@ -1,0 +1,217 @@
+/*
+ * formats/hpctoolkit/common.c — checked access to v4 database files:
+ * range and string checks, pointer-to-index mapping, the common file
+ * header, error and diagnostic formatting, dump record emission.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "hpctk.h"
+
+const char *const hk_section_names[HK_S_COUNT + 1] = {
+    "headers",      "general",   "id-names",      "scopes",   "metrics",        "modules",
+    "source-files", "functions", "contexts",      "profiles", "profile-values", "cct",
+    "cct-values",   "traces",    "trace-samples", NULL,
+};
+
+pk_status hk_fail(const hk_file *f, const char *fmt, ...)
+{
+    char msg[768];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pk_fail(PK_ERR_FORMAT, "%s: %s", f->name, msg);
+}
+
+pk_status hk_diag(hk_reader *r, pk_severity sev, const char *code, const hk_file *f,
+                  const char *structure, uint64_t offset, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    return pk_model_diag(r->p, sev, code, f->name, structure, 1, offset, "%s: %s at 0x%llx: %s",
+                         f->name, structure, (unsigned long long)offset, msg);
+}
+
+pk_severity hk_unknown_enum_severity(const hk_file *f)
+{
+    return f->minor > 0 ? PK_SEV_NOTE : PK_SEV_WARNING;
+}
+
+static void describe_region(const hk_file *f, hk_region in, char *buf, size_t size)
+{
+    if (in.name)
+        snprintf(buf, size, "outside the %s [0x%llx, 0x%llx)", in.name, (unsigned long long)in.lo,
+                 (unsigned long long)in.hi);
+    else
+        snprintf(buf, size, "past end of file (size 0x%llx)", (unsigned long long)f->size);
+}
+
+pk_status hk_check_range(const hk_file *f, hk_region in, const char *what, uint64_t off,
+                         uint64_t count, uint64_t elem, const char *count_name)
+{
+    int ok = off >= in.lo && off <= in.hi && (elem == 0 || count <= (in.hi - off) / elem);
+    if (ok) return PK_OK;
+    char where[128];
+    describe_region(f, in, where, sizeof where);
+    if (count_name)
+        return hk_fail(f, "%s 0x%llx + %llu*%s (%s = %llu) %s", what, (unsigned long long)off,
+                       (unsigned long long)elem, count_name, count_name, (unsigned long long)count,
+                       where);
+    return hk_fail(f, "%s 0x%llx (%llu bytes) %s", what, (unsigned long long)off,
+                   (unsigned long long)(elem * count), where);
+}
+
+pk_status hk_string(const hk_file *f, hk_region in, const char *what, uint64_t off,
+                    const char **out)
+{
+    if (off < in.lo || off >= in.hi) {
+        char where[128];
+        describe_region(f, in, where, sizeof where);
+        return hk_fail(f, "%s 0x%llx %s", what, (unsigned long long)off, where);
+    }
+    const char *s = (const char *)f->data + off;
+    if (!memchr(s, '\0', in.hi - off)) {
+        char where[128];
+        describe_region(f, in, where, sizeof where);
+        return hk_fail(f, "%s 0x%llx: string not terminated %s", what, (unsigned long long)off,
+                       where);
+    }
+    *out = s;
+    return PK_OK;
+}
+
+pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, const char *what,
+                             uint64_t off, int allow_null, const char **out)
+{
+    if (off == 0 && allow_null) {
+        *out = NULL;
+        return PK_OK;
+    }
+    const char *s;
+    pk_status st = hk_string(f, in, what, off, &s);
+    if (st) return st;
+    *out = pk_intern_cstr(&r->p->strings, s);
+    return *out ? PK_OK : pk_fail_nomem("reading strings");
+}
+
+pk_status hk_array_index(const hk_file *f, const hk_array *a, const char *what, uint64_t ptr,
+                         uint32_t *index)
+{
+    uint64_t rel = ptr - a->base;
+    if (ptr < a->base || a->stride == 0 || rel % a->stride != 0 || rel / a->stride >= a->count)
+        return hk_fail(f, "%s 0x%llx does not point at one of the %llu elements at 0x%llx", what,
+                       (unsigned long long)ptr, (unsigned long long)a->count,
+                       (unsigned long long)a->base);
+    *index = (uint32_t)(rel / a->stride);
+    return PK_OK;
+}
+
+/* Start of section `i`, which must be at least `min_size` bytes. */
+pk_status hk_section_header(const hk_file *f, unsigned i, uint64_t min_size, uint64_t *hdr)
+{
+    const hk_region *s = &f->sect[i];
+    if (s->hi - s->lo < min_size)
+        return hk_fail(f, "%s at 0x%llx: %llu bytes, too small for its 0x%llx-byte header", s->name,
+                       (unsigned long long)s->lo, (unsigned long long)(s->hi - s->lo),
+                       (unsigned long long)min_size);
+    *hdr = s->lo;
+    return PK_OK;
+}
+
+/* Check an array header's stored stride against the v4.0 minimum and the
+ * array against its section; fills *a. */
+pk_status hk_array_in_section(const hk_file *f, unsigned sec, const char *what, uint64_t ptr,
+                              uint64_t count, uint64_t stride, uint64_t min_stride, hk_array *a)
+{
+    if (stride < min_stride)
+        return hk_fail(f,
+                       "%s: stored element size %llu is smaller than the %llu bytes of v4.0 "
+                       "(not the v4.0 layout)",
+                       what, (unsigned long long)stride, (unsigned long long)min_stride);
+    pk_status st = hk_check_range(f, f->sect[sec], what, ptr, count, stride, "count");
+    if (st) return st;
+    *a = (hk_array){ptr, count, stride};
+    return PK_OK;
+}
+
+void hk_emit(hk_reader *r, const hk_file *f, uint64_t off, enum hk_section s, const char *type,
+             const pk_field *fields, size_t n)
+{
+    pk_record rec = {f->name, off, hk_section_names[s], type, n, fields};
+    if (r->emit(r->emit_user, &rec) != 0) r->stopped = 1;
+}
+
+static pk_status check_magic(const hk_file *f, const char *format_id)
+{
+    if (f->size < 16 || memcmp(f->data, "HPCTOOLKIT", 10) != 0)
+        return pk_fail(PK_ERR_FORMAT,
+                       "%s: file header at 0x0: not an HPCToolkit v4 file (no 'HPCTOOLKIT' magic)",
+                       f->name);
+    if (memcmp(f->data + 10, format_id, 4) != 0)
+        return hk_fail(f, "file header at 0xa: format identifier '%.4s', expected '%s'",
+                       (const char *)f->data + 10, format_id);
+    return PK_OK;
+}
+
+static pk_status check_version(hk_reader *r, hk_file *f)
+{
+    f->major = f->data[0x0e];
+    f->minor = f->data[0x0f];
+    if (f->major != 4)
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "%s: file header at 0xe: format version %u.%u is not supported "
+                       "(this reader reads major version 4)",
+                       f->name, f->major, f->minor);
+    if (f->minor > 0)
+        return hk_diag(r, PK_SEV_NOTE, "newer-minor-version", f, "file header", 0x0e,
+                       "minor version %u.%u is newer than 4.0: fields added after 4.0 are ignored",
+                       f->major, f->minor);
+    return PK_OK;
+}
+
+pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, const char *footer,
+                              unsigned n_sect, uint64_t header_size)
+{
+    static const char *const names[4][8] = {
+        {"General Properties section", "Identifier Names section", "Performance Metrics section",
+         "Context Tree section", "Common String Table section", "Load Modules section",
+         "Source Files section", "Functions section"},
+        {"Profile Info section", "Identifier Tuple section"},
+        {"Context Info section"},
+        {"Context Trace Headers section"},
+    };
+    int which = f == &r->f[HK_META] ? 0 : f == &r->f[HK_PROFILE] ? 1 : f == &r->f[HK_CCT] ? 2 : 3;
+    pk_status st = check_magic(f, format_id);
+    if (!st) st = check_version(r, f);
+    if (st) return st;
+    if (f->size < header_size + 8)
+        return hk_fail(f,
+                       "file header at 0x0: file of %llu bytes is too small for the %llu-byte "
+                       "header and the footer (truncated?)",
+                       (unsigned long long)f->size, (unsigned long long)header_size);
+    if (memcmp(f->data + f->size - 8, footer, 8) != 0)
+        return hk_fail(f,
+                       "footer at 0x%llx: expected '%s' (file truncated or not completely "
+                       "written?)",
+                       (unsigned long long)(f->size - 8), footer);
+    HK_EMIT(r, f, 0, HK_S_HEADERS, "file", HK_S("format", format_id), HK_U("major", f->major),
+            HK_U("minor", f->minor), HK_X("size", f->size), HK_S("footer", footer));
+    f->n_sect = n_sect;
+    for (unsigned i = 0; i < n_sect; i++) {
+        uint64_t sz = pk_le64(f->data + 0x10 + 16 * i), p = pk_le64(f->data + 0x18 + 16 * i);
+        char what[96];
+        snprintf(what, sizeof what, "file header at 0x%x: %s pointer", 0x10 + 16 * i,
+                 names[which][i]);
+        st = hk_check_range(f, hk_whole(f), what, p, sz, 1, "size");
+        if (st) return st;
+        f->sect[i] = (hk_region){p, p + sz, names[which][i]};
+        HK_EMIT(r, f, 0x10 + 16 * i, HK_S_HEADERS, "section", HK_S("name", names[which][i]),
+                HK_X("size", sz), HK_X("pointer", p));
+    }
+    return PK_OK;
+}

@@ -1,0 +1,231 @@
+/*
+ * formats/hpctoolkit/read_contexts.c — meta.db Context Tree section.
+ *
+ * The tree is walked breadth-first with the model's context array as the
+ * queue, so a node's children end up at consecutive indexes and no
+ * recursion depends on the file. A damaged file could make children arrays
+ * overlap or point back at an ancestor; every {Ctx} takes at least 32
+ * bytes of the section, so more nodes than section_size / 32 means the
+ * arrays are reused, and the walk stops with an error instead of looping.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpctk.h"
+#include "util/vec.h"
+
+typedef struct kids {
+    uint64_t ptr, size; /* children array of a context, in bytes */
+} kids;
+
+typedef struct walk {
+    hk_reader *r;
+    hk_file *f;
+    kids *kids; /* by context index */
+    size_t cap_kids;
+    uint64_t max_nodes;
+} walk;
+
+static pk_status remember_kids(walk *w, uint32_t index, uint64_t ptr, uint64_t size)
+{
+    if (pk_vec_reserve((void **)&w->kids, &w->cap_kids, (size_t)index + 1, sizeof *w->kids))
+        return pk_fail_nomem("reading the context tree");
+    w->kids[index] = (kids){ptr, size};
+    return PK_OK;
+}
+
+static const uint8_t lexical_kinds[4] = {PK_CTX_FUNCTION, PK_CTX_LOOP, PK_CTX_LINE,
+                                         PK_CTX_INSTRUCTION};
+static const uint8_t relations[3] = {PK_REL_LEXICAL, PK_REL_CALL, PK_REL_INLINED_CALL};
+
+/* Decode the flex words of a {Ctx} at e into c (pointers become indexes). */
+static pk_status read_flex(walk *w, uint64_t e, pk_ctx_rec *c)
+{
+    const unsigned char *d = w->f->data + e;
+    unsigned flags = d[0x14], n_flex = d[0x17];
+    unsigned need = (flags & 1) + (flags & 2 ? 2 : 0) + (flags & 4 ? 2 : 0);
+    if (need > n_flex)
+        return hk_fail(w->f,
+                       "Context %llu at 0x%llx: flags 0x%x need %u flex words, nFlexWords "
+                       "is %u",
+                       (unsigned long long)c->id, (unsigned long long)e, flags, need, n_flex);
+    const unsigned char *word = d + 0x20;
+    unsigned k = 0;
+    pk_status st = PK_OK;
+    if (flags & 1) {
+        st = hk_array_index(w->f, &w->r->functions, "Context: pFunction", pk_le64(word + 8 * k++),
+                            &c->function);
+        c->flags |= PK_CTXF_HAS_FUNCTION;
+    }
+    if (!st && (flags & 2)) {
+        st =
+            hk_array_index(w->f, &w->r->files, "Context: pFile", pk_le64(word + 8 * k++), &c->file);
+        c->line = pk_le32(word + 8 * k++); /* the only u32: takes a fresh word's low half */
+        c->flags |= PK_CTXF_HAS_SRCLOC;
+    }
+    if (!st && (flags & 4)) {
+        st = hk_array_index(w->f, &w->r->modules, "Context: pModule", pk_le64(word + 8 * k++),
+                            &c->module);
+        c->offset = pk_le64(word + 8 * k++);
+        c->flags |= PK_CTXF_HAS_POINT;
+    }
+    return st;
+}
+
+static void report_unknown_enums(walk *w, uint64_t e, const pk_ctx_rec *c, unsigned flags)
+{
+    pk_severity sev = hk_unknown_enum_severity(w->f);
+    if (c->kind == PK_CTX_UNKNOWN)
+        hk_diag(w->r, sev, "unknown-enum", w->f, "Context", e,
+                "context %llu has unknown lexicalType %u", (unsigned long long)c->id, c->raw_kind);
+    if (c->relation == PK_REL_UNKNOWN)
+        hk_diag(w->r, sev, "unknown-enum", w->f, "Context", e,
+                "context %llu has unknown relation %u", (unsigned long long)c->id, c->raw_relation);
+    if (flags & ~7u)
+        hk_diag(w->r, sev, "unknown-flags", w->f, "Context", e,
+                "context %llu has reserved flag bits set (0x%x)", (unsigned long long)c->id, flags);
+}
+
+/* One {Ctx} at e, child of `parent`. */
+static pk_status read_context(walk *w, uint64_t e, uint32_t parent)
+{
+    const unsigned char *d = w->f->data + e;
+    pk_ctx_rec *c;
+    uint32_t index;
+    pk_status st = pk_model_add_context(w->r->p, &c, &index);
+    if (st) return st;
+    c->id = pk_le32(d + 0x10);
+    c->parent = parent;
+    c->depth = w->r->p->ctx[parent].depth + 1;
+    c->raw_relation = d[0x15];
+    c->raw_kind = d[0x16];
+    c->relation = c->raw_relation < 3 ? relations[c->raw_relation] : PK_REL_UNKNOWN;
+    c->kind = c->raw_kind < 4 ? lexical_kinds[c->raw_kind] : PK_CTX_UNKNOWN;
+    c->propagation = pk_le16(d + 0x18);
+    if (c->id == 0)
+        return hk_fail(w->f, "Context at 0x%llx: ctxId 0 is reserved for the global context",
+                       (unsigned long long)e);
+    st = read_flex(w, e, c);
+    if (st) return st;
+    report_unknown_enums(w, e, c, d[0x14]);
+    HK_EMIT(w->r, w->f, e, HK_S_CONTEXTS, "context", HK_U("ctx_id", c->id),
+            HK_U("parent_id", w->r->p->ctx[parent].id), HK_X("flags", d[0x14]),
+            HK_U("relation", c->raw_relation), HK_U("lexical_type", c->raw_kind),
+            HK_U("n_flex_words", d[0x17]), HK_X("propagation", c->propagation),
+            HK_U("function", c->function == PK_NONE ? 0 : (uint64_t)c->function + 1),
+            HK_U("file", c->file == PK_NONE ? 0 : (uint64_t)c->file + 1), HK_U("line", c->line),
+            HK_U("module", c->module == PK_NONE ? 0 : (uint64_t)c->module + 1),
+            HK_X("offset", c->offset), HK_X("pChildren", pk_le64(d + 8)),
+            HK_X("szChildren", pk_le64(d)));
+    return remember_kids(w, index, pk_le64(d + 8), pk_le64(d));
+}
+
+/* Append the children of context `parent` (breadth-first). */
+static pk_status read_children(walk *w, uint32_t parent)
+{
+    kids k = w->kids[parent];
+    pk_profile *p = w->r->p;
+    if (k.size == 0) return PK_OK; /* leaf: pChildren is 0 (or anything) */
+    char what[80];
+    snprintf(what, sizeof what, "Context %llu: pChildren", (unsigned long long)p->ctx[parent].id);
+    pk_status st = hk_check_range(w->f, w->f->sect[HK_MS_CONTEXT], what, k.ptr, k.size, 1, NULL);
+    if (st) return st;
+    uint64_t off = k.ptr, end = k.ptr + k.size;
+    uint32_t first = p->n_ctx;
+    while (off < end && !st) {
+        if (end - off < HK_SZ_CTX || end - off < HK_SZ_CTX + 8ull * w->f->data[off + 0x17])
+            return hk_fail(w->f,
+                           "Context at 0x%llx: runs past the end of its parent's children "
+                           "array [0x%llx, 0x%llx)",
+                           (unsigned long long)off, (unsigned long long)k.ptr,
+                           (unsigned long long)end);
+        if (p->n_ctx >= w->max_nodes)
+            return hk_fail(w->f, "Context Tree: more contexts than the section can hold "
+                                 "(children arrays overlap or form a cycle)");
+        st = read_context(w, off, parent);
+        off += HK_SZ_CTX + 8ull * w->f->data[off + 0x17];
+    }
+    p->ctx[parent].first_child = p->n_ctx > first ? first : PK_NONE;
+    p->ctx[parent].n_children = p->n_ctx - first;
+    return st;
+}
+
+static const uint8_t entry_kinds[3] = {PK_ENTRY_UNKNOWN, PK_ENTRY_MAIN, PK_ENTRY_APP_THREAD};
+
+/* One {Entry} at e: a child of the global root. */
+static pk_status read_entry(walk *w, uint64_t e)
+{
+    const unsigned char *d = w->f->data + e;
+    pk_ctx_rec *c;
+    uint32_t index;
+    pk_status st = pk_model_add_context(w->r->p, &c, &index);
+    if (st) return st;
+    c->id = pk_le32(d + 0x10);
+    c->parent = 0;
+    c->depth = 1;
+    c->kind = PK_CTX_ENTRY;
+    c->relation = PK_REL_NONE;
+    c->raw_entry = pk_le16(d + 0x14);
+    c->entry = c->raw_entry < 3 ? entry_kinds[c->raw_entry] : PK_ENTRY_OTHER;
+    if (c->id == 0)
+        return hk_fail(w->f, "Entry Point at 0x%llx: ctxId 0 is reserved for the global context",
+                       (unsigned long long)e);
+    st = hk_string_interned(w->r, w->f, w->f->sect[HK_MS_STRINGS], "Entry Point: pPrettyName",
+                            pk_le64(d + 0x18), 1, &c->entry_name);
+    if (st) return st;
+    if (c->entry == PK_ENTRY_OTHER)
+        hk_diag(w->r, hk_unknown_enum_severity(w->f), "unknown-enum", w->f, "Entry Point", e,
+                "entry point %llu has unknown entryPoint %u", (unsigned long long)c->id,
+                c->raw_entry);
+    HK_EMIT(w->r, w->f, e, HK_S_CONTEXTS, "entry-point", HK_U("ctx_id", c->id),
+            HK_U("entry_point", c->raw_entry), HK_S("pretty_name", c->entry_name),
+            HK_X("pChildren", pk_le64(d + 8)), HK_X("szChildren", pk_le64(d)));
+    return remember_kids(w, index, pk_le64(d + 8), pk_le64(d));
+}
+
+static pk_status add_root(hk_reader *r)
+{
+    pk_ctx_rec *root;
+    uint32_t index;
+    pk_status st = pk_model_add_context(r->p, &root, &index);
+    if (st) return st;
+    root->kind = PK_CTX_ROOT;
+    root->relation = PK_REL_NONE;
+    return PK_OK;
+}
+
+static pk_status walk_tree(walk *w, const hk_array *entries)
+{
+    pk_profile *p = w->r->p;
+    pk_status st = add_root(w->r);
+    for (uint64_t i = 0; !st && i < entries->count; i++)
+        st = read_entry(w, entries->base + i * entries->stride);
+    if (st) return st;
+    p->ctx[0].first_child = entries->count ? 1 : PK_NONE;
+    p->ctx[0].n_children = (uint32_t)entries->count;
+    for (uint32_t i = 1; !st && i < p->n_ctx; i++)
+        st = read_children(w, i);
+    return st;
+}
+
+pk_status hk_read_context_tree(hk_reader *r)
+{
+    hk_file *f = &r->f[HK_META];
+    uint64_t h;
+    hk_array entries;
+    pk_status st = hk_section_header(f, HK_MS_CONTEXT, 0x0b, &h);
+    if (!st)
+        st = hk_array_in_section(f, HK_MS_CONTEXT, "Context Tree: pEntryPoints",
+                                 pk_le64(f->data + h), pk_le16(f->data + h + 8), f->data[h + 0x0a],
+                                 HK_SZ_ENTRY, &entries);
+    if (st) return st;
+    const hk_region *sec = &f->sect[HK_MS_CONTEXT];
+    walk w = {.r = r, .f = f, .max_nodes = 1 + (sec->hi - sec->lo) / HK_SZ_CTX};
+    st = walk_tree(&w, &entries);
+    free(w.kids);
+    if (st) return st;
+    if (pk_model_index_contexts(r->p) != PK_OK)
+        return hk_fail(f, "Context Tree: %s", pk_error_last());
+    return PK_OK;
+}

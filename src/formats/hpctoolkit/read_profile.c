@@ -1,0 +1,212 @@
+/*
+ * formats/hpctoolkit/read_profile.c — profile.db: Profile Info section,
+ * identifier tuples, and the profile-major sparse value blocks.
+ *
+ * Value blocks become the model's location planes without copying: the
+ * plane points at pValues / pCtxIndices in the mapped file. Before that,
+ * every block is scanned once: contexts in strictly increasing id order,
+ * start indexes non-decreasing from 0 and within nValues, metric ids
+ * strictly increasing inside each context (so lookups can binary-search).
+ * Anything else is a format error. Ids that name nothing (contexts meta.db
+ * does not list, unknown metric ids), zero and non-finite values are
+ * tolerated and reported.
+ */
+#include <math.h>
+#include <stdio.h>
+
+#include "hpctk.h"
+
+enum { PI_SECTION = 0, ID_SECTION = 1 };
+
+pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id)
+{
+    if (pk_idset_add(&r->unlisted[fid], id) != 0) return pk_fail_nomem("collecting context ids");
+    return PK_OK;
+}
+
+/* Counts of tolerated oddities in one value block. */
+typedef struct block_stats {
+    uint64_t unknown_metric, zero, nonfinite;
+    uint64_t first_unknown_off;
+    uint16_t first_unknown_id;
+} block_stats;
+
+/* Metric-value pairs of one context: ids strictly increasing. */
+static pk_status scan_run(hk_reader *r, const hk_file *f, uint32_t prof, int space,
+                          const pk_plane *pl, uint32_t ctx_id, uint64_t start, uint64_t end,
+                          block_stats *bs)
+{
+    const pk_profile *p = r->p;
+    int emit = hk_want(r, HK_S_PROFILE_VALUES);
+    int prev = -1;
+    for (uint64_t v = start; v < end; v++) {
+        const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
+        uint16_t m = pk_le16(rec);
+        double value = pk_le_f64(rec + 2);
+        if ((int)m <= prev)
+            return hk_fail(f,
+                           "profile %u value block: value %llu at 0x%llx: metric id %u after "
+                           "%d in context %u (must increase strictly)",
+                           prof, (unsigned long long)v, (unsigned long long)(rec - f->data), m,
+                           prev, ctx_id);
+        prev = m;
+        if (pk_model_col_of(p, space, m) == PK_NONE && bs->unknown_metric++ == 0) {
+            bs->first_unknown_id = m;
+            bs->first_unknown_off = (uint64_t)(rec - f->data);
+        }
+        bs->zero += value == 0.0;
+        bs->nonfinite += !isfinite(value);
+        if (emit)
+            HK_EMIT(r, f, (uint64_t)(rec - f->data), HK_S_PROFILE_VALUES, "value",
+                    HK_U("profile", prof), HK_U("ctx_id", ctx_id), HK_U("metric_id", m),
+                    HK_R("value", value));
+    }
+    return PK_OK;
+}
+
+/* Walk the context index of one block and each context's values. */
+static pk_status scan_block(hk_reader *r, const hk_file *f, uint32_t prof, int space,
+                            const pk_plane *pl, block_stats *bs)
+{
+    if (pl->nidx == 0 && pl->nvals > 0)
+        return hk_fail(f, "profile %u value block: %llu values but no contexts", prof,
+                       (unsigned long long)pl->nvals);
+    int64_t prev_id = -1;
+    for (uint32_t k = 0; k < pl->nidx; k++) {
+        const unsigned char *rec = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
+        uint32_t id = pk_le32(rec);
+        uint64_t start = pk_le64(rec + 4);
+        uint64_t end = k + 1 < pl->nidx ? pk_le64(rec + PK_LM_IDX_SIZE + 4) : pl->nvals;
+        uint64_t off = (uint64_t)(rec - f->data);
+        if ((int64_t)id <= prev_id)
+            return hk_fail(f,
+                           "profile %u value block: context index %u at 0x%llx: ctxId %u after "
+                           "%lld (must increase strictly)",
+                           prof, k, (unsigned long long)off, id, (long long)prev_id);
+        if ((k == 0 && start != 0) || end < start || end > pl->nvals)
+            return hk_fail(f,
+                           "profile %u value block: context index %u at 0x%llx: values "
+                           "[%llu, %llu) of ctxId %u do not fit [0, nValues = %llu)",
+                           prof, k, (unsigned long long)off, (unsigned long long)start,
+                           (unsigned long long)end, id, (unsigned long long)pl->nvals);
+        prev_id = id;
+        if (pk_model_ctx_find(r->p, id) == PK_NONE && hk_note_unlisted(r, HK_PROFILE, id))
+            return PK_ERR_NOMEM;
+        HK_EMIT(r, f, off, HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof),
+                HK_U("ctx_id", id), HK_U("start_index", start));
+        pk_status st = scan_run(r, f, prof, space, pl, id, start, end, bs);
+        if (st) return st;
+    }
+    return PK_OK;
+}
+
+static void report_block_stats(hk_reader *r, const hk_file *f, uint32_t prof, uint64_t e,
+                               const block_stats *bs)
+{
+    if (bs->unknown_metric)
+        hk_diag(r, PK_SEV_WARNING, "unknown-metric-id", f, "value block", bs->first_unknown_off,
+                "profile %u: %llu values have metric ids meta.db does not define (first: %u); "
+                "they belong to no column",
+                prof, (unsigned long long)bs->unknown_metric, bs->first_unknown_id);
+    if (bs->nonfinite)
+        hk_diag(r, PK_SEV_WARNING, "nonfinite-value", f, "value block", e,
+                "profile %u: %llu values are NaN or infinite", prof,
+                (unsigned long long)bs->nonfinite);
+    if (bs->zero)
+        hk_diag(r, PK_SEV_WARNING, "zero-value", f, "value block", e,
+                "profile %u: %llu values are zero (the format stores only non-zero values)", prof,
+                (unsigned long long)bs->zero);
+}
+
+/* Identifier tuple at ptr: {u16 nIds, pad, {Id}[nIds] at +8}. */
+static pk_status read_id_tuple(hk_reader *r, const hk_file *f, uint32_t prof, uint64_t ptr,
+                               pk_loc_rec *loc)
+{
+    char what[64];
+    snprintf(what, sizeof what, "profile %u: pIdTuple", prof);
+    pk_status st = hk_check_range(f, f->sect[ID_SECTION], what, ptr, 1, 8, NULL);
+    uint16_t n = st ? 0 : pk_le16(f->data + ptr);
+    if (!st) st = hk_check_range(f, f->sect[ID_SECTION], what, ptr + 8, n, HK_SZ_ID, "nIds");
+    if (st) return st;
+    pk_ident *ids = pk_arena_array(&r->p->arena, n ? n : 1, sizeof *ids);
+    if (!ids) return pk_fail_nomem("reading identifier tuples");
+    for (uint16_t i = 0; i < n; i++) {
+        const unsigned char *d = f->data + ptr + 8 + (uint64_t)i * HK_SZ_ID;
+        uint16_t flags = pk_le16(d + 2);
+        ids[i] = (pk_ident){d[0], d[0] < r->n_kinds ? r->kind_names[d[0]] : NULL,
+                            (uint16_t)(flags & PK_ID_PHYSICAL), pk_le32(d + 4), pk_le64(d + 8)};
+        if (!ids[i].kind_name)
+            hk_diag(r, PK_SEV_WARNING, "unknown-id-kind", f, "Identifier Tuple", ptr,
+                    "profile %u: identifier kind %u has no name in meta.db", prof, d[0]);
+        HK_EMIT(r, f, (uint64_t)(d - f->data), HK_S_PROFILES, "id", HK_U("profile", prof),
+                HK_U("position", i), HK_U("kind", d[0]), HK_S("kind_name", ids[i].kind_name),
+                HK_X("flags", flags), HK_U("logical_id", ids[i].logical),
+                HK_X("physical_id", ids[i].physical));
+    }
+    loc->ids = ids;
+    loc->n_ids = n;
+    return PK_OK;
+}
+
+/* One {PI} at e: header checks, identifier tuple, value block scan. */
+static pk_status read_profile_info(hk_reader *r, const hk_file *f, uint32_t i, uint64_t e,
+                                   pk_loc_rec *loc)
+{
+    const unsigned char *d = f->data + e;
+    uint64_t n_vals = pk_le64(d), p_vals = pk_le64(d + 8), p_idx = pk_le64(d + 0x18);
+    uint64_t p_tuple = pk_le64(d + 0x20);
+    uint32_t n_ctx = pk_le32(d + 0x10), flags = pk_le32(d + 0x28);
+    *loc = (pk_loc_rec){.raw_index = i, .is_summary = flags & 1, .trace = PK_NONE};
+    HK_EMIT(r, f, e, HK_S_PROFILES, "profile", HK_U("index", i), HK_B("is_summary", flags & 1),
+            HK_X("flags", flags), HK_U("nValues", n_vals), HK_X("pValues", p_vals),
+            HK_U("nCtxs", n_ctx), HK_X("pCtxIndices", p_idx), HK_X("pIdTuple", p_tuple));
+    char what[64];
+    snprintf(what, sizeof what, "profile %u value block: pValues", i);
+    pk_status st = hk_check_range(f, hk_whole(f), what, p_vals, n_vals, PK_LM_VAL_SIZE, "nValues");
+    snprintf(what, sizeof what, "profile %u value block: pCtxIndices", i);
+    if (!st) st = hk_check_range(f, hk_whole(f), what, p_idx, n_ctx, PK_LM_IDX_SIZE, "nCtxs");
+    if (!st && p_tuple) st = read_id_tuple(r, f, i, p_tuple, loc);
+    if (st) return st;
+    if (flags & ~1u)
+        hk_diag(r, hk_unknown_enum_severity(f), "unknown-flags", f, "Profile Info", e,
+                "profile %u has reserved flag bits set (0x%x)", i, flags);
+    if (i == 0 && !loc->is_summary)
+        hk_diag(r, PK_SEV_WARNING, "no-summary-profile", f, "Profile Info", e,
+                "profile 0 is not a summary profile (the format requires it)");
+    if (!p_tuple && !loc->is_summary)
+        hk_diag(r, PK_SEV_WARNING, "no-id-tuple", f, "Profile Info", e,
+                "profile %u is not a summary profile but has no identifier tuple", i);
+    loc->plane = (pk_plane){f->data + p_vals, f->data + p_idx, n_vals, n_ctx};
+    block_stats bs = {0};
+    st = scan_block(r, f, i, loc->is_summary, &loc->plane, &bs);
+    if (!st) report_block_stats(r, f, i, e, &bs);
+    return st;
+}
+
+pk_status hk_read_profiles(hk_reader *r)
+{
+    hk_file *f = &r->f[HK_PROFILE];
+    pk_profile *p = r->p;
+    hk_array a;
+    uint64_t h;
+    pk_status st = hk_read_file_header(r, f, "prof", "_prof.db", 2, HK_SZ_PROF_HEADER);
+    if (!st) st = hk_section_header(f, PI_SECTION, 0x0d, &h);
+    if (!st)
+        st = hk_array_in_section(f, PI_SECTION, "Profile Info: pProfiles", pk_le64(f->data + h),
+                                 pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_PROFILE, &a);
+    if (st) return st;
+    uint32_t n = (uint32_t)a.count;
+    pk_loc_rec *locs = pk_arena_array(&p->arena, n ? n : 1, sizeof *locs);
+    unsigned char *summary = pk_arena_alloc(&p->arena, n ? n : 1);
+    if (!locs || !summary) return pk_fail_nomem("reading profiles");
+    for (uint32_t i = 0; i < n && !st; i++) {
+        st = read_profile_info(r, f, i, a.base + (uint64_t)i * a.stride, &locs[i]);
+        summary[i] = (unsigned char)locs[i].is_summary;
+    }
+    if (st) return st;
+    p->locs = locs;
+    p->n_locs = n;
+    r->n_profiles = n;
+    r->profile_is_summary = summary;
+    return PK_OK;
+}

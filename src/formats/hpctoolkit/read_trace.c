@@ -1,0 +1,151 @@
+/*
+ * formats/hpctoolkit/read_trace.c — trace.db: per-profile trace lines of
+ * (timestamp, ctxId) samples.
+ *
+ * Lines stay in place in the mapped file. Each is checked to be a whole
+ * number of 12-byte elements inside the file; its samples are scanned for
+ * what the spec promises (increasing time, no two "not running" samples in
+ * a row, ids meta.db lists, times inside the header's range) and
+ * departures are reported, not fatal: a trace remains usable with them.
+ */
+#include <stdio.h>
+
+#include "hpctk.h"
+
+typedef struct trace_stats {
+    uint64_t backwards, double_idle, unknown_ctx, out_of_range;
+    uint64_t first_off;
+} trace_stats;
+
+static void note_first(trace_stats *ts, uint64_t off)
+{
+    if (!ts->first_off) ts->first_off = off;
+}
+
+static void scan_samples(hk_reader *r, const hk_file *f, uint32_t t, const pk_trace_rec *tr,
+                         uint64_t lo, uint64_t hi, trace_stats *ts)
+{
+    int emit = hk_want(r, HK_S_TRACE_SAMPLES);
+    uint64_t prev_time = 0;
+    uint32_t prev_id = 1;
+    for (uint64_t s = 0; s < tr->n; s++) {
+        const unsigned char *rec = tr->samples + s * PK_SAMPLE_SIZE;
+        uint64_t time = pk_le64(rec), off = (uint64_t)(rec - f->data);
+        uint32_t id = pk_le32(rec + 8);
+        if (s > 0 && time < prev_time && ts->backwards++ == 0) note_first(ts, off);
+        if (id == 0 && prev_id == 0 && ts->double_idle++ == 0) note_first(ts, off);
+        if (id != 0 && pk_model_ctx_find(r->p, id) == PK_NONE && ts->unknown_ctx++ == 0)
+            note_first(ts, off);
+        if ((time < lo || time > hi) && ts->out_of_range++ == 0) note_first(ts, off);
+        prev_time = time;
+        prev_id = id;
+        if (emit)
+            HK_EMIT(r, f, off, HK_S_TRACE_SAMPLES, "sample", HK_U("trace", t), HK_U("index", s),
+                    HK_U("timestamp", time), HK_U("ctx_id", id));
+    }
+}
+
+static void report_trace_stats(hk_reader *r, const hk_file *f, uint32_t t, const trace_stats *ts)
+{
+    if (ts->backwards)
+        hk_diag(r, PK_SEV_WARNING, "trace-order", f, "trace line", ts->first_off,
+                "trace %u: time goes backwards %llu times", t, (unsigned long long)ts->backwards);
+    if (ts->double_idle)
+        hk_diag(r, PK_SEV_WARNING, "trace-idle-repeat", f, "trace line", ts->first_off,
+                "trace %u: %llu consecutive 'not running' (ctxId 0) samples", t,
+                (unsigned long long)ts->double_idle);
+    if (ts->unknown_ctx)
+        hk_diag(r, PK_SEV_WARNING, "trace-unknown-context", f, "trace line", ts->first_off,
+                "trace %u: %llu samples name contexts meta.db does not list", t,
+                (unsigned long long)ts->unknown_ctx);
+    if (ts->out_of_range)
+        hk_diag(r, PK_SEV_WARNING, "trace-time-range", f, "trace line", ts->first_off,
+                "trace %u: %llu samples lie outside the header's [minTimestamp, maxTimestamp]", t,
+                (unsigned long long)ts->out_of_range);
+}
+
+/* Tie trace t to its profile's location. */
+static void link_location(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e, uint32_t prof,
+                          pk_trace_rec *tr)
+{
+    pk_profile *p = r->p;
+    tr->location = PK_NONE;
+    if (!r->f[HK_PROFILE].present || !p->n_locs) return;
+    if (prof >= p->n_locs) {
+        hk_diag(r, PK_SEV_WARNING, "bad-profile-index", f, "Context Trace Header", e,
+                "trace %u names profile %u; profile.db has %u", t, prof, p->n_locs);
+        return;
+    }
+    if (p->locs[prof].trace != PK_NONE) {
+        hk_diag(r, PK_SEV_WARNING, "duplicate-trace", f, "Context Trace Header", e,
+                "trace %u is a second trace of profile %u (kept, but not linked)", t, prof);
+        return;
+    }
+    tr->location = prof;
+    p->locs[prof].trace = t;
+}
+
+static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e,
+                                 uint64_t lo, uint64_t hi, pk_trace_rec *tr)
+{
+    const unsigned char *d = f->data + e;
+    uint32_t prof = pk_le32(d);
+    uint64_t start = pk_le64(d + 8), end = pk_le64(d + 0x10);
+    HK_EMIT(r, f, e, HK_S_TRACES, "trace", HK_U("index", t), HK_U("profile", prof),
+            HK_X("pStart", start), HK_X("pEnd", end));
+    if (end < start || (end - start) % PK_SAMPLE_SIZE != 0)
+        return hk_fail(f,
+                       "trace %u header at 0x%llx: [pStart 0x%llx, pEnd 0x%llx) is not a whole "
+                       "number of 12-byte elements",
+                       t, (unsigned long long)e, (unsigned long long)start,
+                       (unsigned long long)end);
+    char what[64];
+    snprintf(what, sizeof what, "trace %u header: pStart", t);
+    pk_status st = hk_check_range(f, hk_whole(f), what, start, (end - start) / PK_SAMPLE_SIZE,
+                                  PK_SAMPLE_SIZE, "elements");
+    if (st) return st;
+    tr->samples = f->data + start;
+    tr->n = (end - start) / PK_SAMPLE_SIZE;
+    link_location(r, f, t, e, prof, tr);
+    trace_stats ts = {0};
+    scan_samples(r, f, t, tr, lo, hi, &ts);
+    report_trace_stats(r, f, t, &ts);
+    return PK_OK;
+}
+
+pk_status hk_read_traces(hk_reader *r)
+{
+    hk_file *f = &r->f[HK_TRACE];
+    pk_profile *p = r->p;
+    hk_array a;
+    uint64_t h;
+    pk_status st = hk_read_file_header(r, f, "trce", "trace.db", 1, HK_SZ_TRACE_HEADER);
+    if (!st) st = hk_section_header(f, 0, 0x20, &h);
+    if (!st)
+        st = hk_array_in_section(f, 0, "Context Trace Headers: pTraces", pk_le64(f->data + h),
+                                 pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_TRACE_HDR, &a);
+    if (st) return st;
+    uint64_t lo = pk_le64(f->data + h + 0x10), hi = pk_le64(f->data + h + 0x18);
+    HK_EMIT(r, f, h, HK_S_TRACES, "trace-range", HK_U("nTraces", a.count), HK_U("minTimestamp", lo),
+            HK_U("maxTimestamp", hi));
+    uint32_t n = (uint32_t)a.count;
+    pk_trace_rec *traces = pk_arena_array(&p->arena, n ? n : 1, sizeof *traces);
+    if (!traces) return pk_fail_nomem("reading traces");
+    for (uint32_t t = 0; t < n && !st; t++)
+        st = read_trace_line(r, f, t, a.base + (uint64_t)t * a.stride, lo, hi, &traces[t]);
+    if (st) {
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            p->locs[l].trace = PK_NONE;
+        return st;
+    }
+    if (lo > hi)
+        hk_diag(r, PK_SEV_WARNING, "trace-time-range", f, "Context Trace Headers", h + 0x10,
+                "minTimestamp %llu is after maxTimestamp %llu", (unsigned long long)lo,
+                (unsigned long long)hi);
+    p->traces = traces;
+    p->n_traces = n;
+    p->trace_begin = lo;
+    p->trace_end = hi;
+    p->has_trace_range = 1;
+    return PK_OK;
+}

@@ -1,0 +1,181 @@
+/*
+ * model/model.h — the in-memory profile, as the library sees it inside.
+ *
+ * The public header (profkit/profile.h) exposes this through accessors;
+ * readers fill it through the helpers declared here. docs/model.md explains
+ * the design; the short version:
+ *   - dimensions (modules, files, functions, contexts, metrics, scopes,
+ *     columns, locations, traces) are plain arrays indexed from 0;
+ *   - strings are interned into the profile's arena;
+ *   - values are sparse "planes" in profile.db's own packed layout, so an
+ *     HPCToolkit reader points them straight into the mapped file;
+ *   - nothing is allocated per value.
+ */
+#ifndef PK_MODEL_MODEL_H
+#define PK_MODEL_MODEL_H
+
+#include <pthread.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/profile.h"
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/intern.h"
+#include "util/mapfile.h"
+
+/* Packed record layouts of value planes (little-endian, unaligned). */
+#define PK_LM_VAL_SIZE 10 /* location-major value: u16 raw column id, f64 value */
+#define PK_LM_IDX_SIZE 12 /* location-major index: u32 context id, u64 first value */
+#define PK_CM_VAL_SIZE 12 /* context-major value: u32 location, f64 value */
+#define PK_CM_IDX_SIZE 10 /* context-major index: u16 raw column id, u64 first value */
+#define PK_SAMPLE_SIZE 12 /* trace sample: u64 time, u32 context id */
+
+/* Sparse values of one location (or one context): `nidx` index records,
+ * each naming a key and where its run of values starts in `vals`. */
+typedef struct pk_plane {
+    const unsigned char *vals;
+    const unsigned char *idx;
+    uint64_t nvals;
+    uint32_t nidx;
+} pk_plane;
+
+typedef struct pk_ctx_rec {
+    uint64_t id;
+    uint32_t parent, first_child, n_children, depth;
+    uint32_t function, file, module, line;
+    uint64_t offset;
+    const char *entry_name;
+    uint16_t propagation, raw_entry;
+    uint8_t kind, relation, entry, flags, raw_kind, raw_relation;
+} pk_ctx_rec;
+
+typedef struct pk_loc_rec {
+    uint32_t raw_index;
+    int is_summary;
+    uint32_t n_ids;
+    const pk_ident *ids;
+    pk_plane plane; /* location-major values; column ids in the space below */
+    uint32_t trace;
+} pk_loc_rec;
+
+typedef struct pk_trace_rec {
+    uint32_t location;
+    const unsigned char *samples; /* n × PK_SAMPLE_SIZE */
+    uint64_t n;
+} pk_trace_rec;
+
+typedef struct pk_diag_rec {
+    pk_diagnostic d; /* strings live in the arena */
+} pk_diag_rec;
+
+#define PK_MAX_SOURCES    8
+#define PK_ID_SPACES      2 /* raw column ids: 0 = plain (propMetricId), 1 = summary (statMetricId) */
+#define PK_MAX_DIAG_CODES 32
+
+typedef struct pk_source_rec {
+    const char *name;
+    int present, loaded;
+    uint64_t size;
+    unsigned major, minor;
+    pk_mapfile map; /* owned mapping, if the profile mapped the file */
+} pk_source_rec;
+
+struct pk_profile {
+    pk_arena arena;
+    pk_interner strings;
+
+    pk_format format;
+    const char *format_name;
+    unsigned major, minor;
+    const char *title, *description, *path;
+    int complete;
+
+    pk_source_rec sources[PK_MAX_SOURCES];
+    size_t n_sources;
+
+    pk_module *modules;
+    uint32_t n_modules;
+    pk_file *files;
+    uint32_t n_files;
+    pk_function *functions;
+    uint32_t n_functions;
+
+    pk_ctx_rec *ctx; /* malloc; [0] is the root */
+    uint32_t n_ctx, cap_ctx;
+    uint32_t *ctx_dense; /* id -> index, PK_NONE where absent (malloc) */
+    uint64_t ctx_dense_len;
+    uint64_t *ctx_sorted; /* (id << 32 | index) sorted, when ids are sparse (malloc) */
+
+    pk_metric *metrics;
+    uint32_t n_metrics;
+    pk_scope *scopes;
+    uint32_t n_scopes;
+    pk_column *columns;
+    uint32_t n_columns;
+    uint32_t *col_of_raw[PK_ID_SPACES]; /* raw id -> column, PK_NONE if unmapped */
+    uint32_t n_raw[PK_ID_SPACES];
+
+    pk_loc_rec *locs;
+    uint32_t n_locs;
+
+    pk_trace_rec *traces;
+    uint32_t n_traces;
+    uint64_t trace_begin, trace_end;
+    int has_trace_range;
+
+    /* Context-major view: one plane per context index, column ids in the
+     * plain space, locations as indexes. From cct.db, or built lazily. */
+    pk_plane *cm;
+    int cm_from_file;
+    pthread_mutex_t cm_lock;
+    unsigned char *cm_built; /* storage of a built transpose (malloc) */
+
+    pk_diag_rec *diags; /* malloc */
+    size_t n_diags, cap_diags;
+    const char *diag_codes[PK_MAX_DIAG_CODES];
+    size_t diag_code_counts[PK_MAX_DIAG_CODES];
+};
+
+/* --- lifecycle (profile.c) --- */
+pk_status pk_model_new(pk_profile **out);
+/* Add a source file record; returns its slot or NULL if full. */
+pk_source_rec *pk_model_add_source(pk_profile *p, const char *name);
+
+/* --- diagnostics (diag.c) --- */
+/* Record a diagnostic. At most PK_DIAG_PER_CODE are kept per code; the
+ * rest are counted and summarised by pk_model_finish_diagnostics(). */
+#define PK_DIAG_PER_CODE 20
+pk_status pk_model_diag(pk_profile *p, pk_severity sev, const char *code, const char *file,
+                        const char *structure, int has_offset, uint64_t offset, const char *fmt,
+                        ...) PK_PRINTF(8, 9);
+pk_status pk_model_finish_diagnostics(pk_profile *p);
+
+/* --- contexts (contexts.c) --- */
+/* Append a context record (zeroed but for PK_NONE links); returns its
+ * index via *out. */
+pk_status pk_model_add_context(pk_profile *p, pk_ctx_rec **rec, uint32_t *index);
+/* Build the id -> index map. Call after all contexts are added; fails on
+ * duplicate ids. */
+pk_status pk_model_index_contexts(pk_profile *p);
+/* Index of the context with source id `id`, or PK_NONE. */
+uint32_t pk_model_ctx_find(const pk_profile *p, uint64_t id);
+
+/* --- columns (profile.c) --- */
+/* Map raw id `raw` in `space` to column `col`. Fails on a duplicate. */
+pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t col);
+static inline uint32_t pk_model_col_of(const pk_profile *p, int space, uint32_t raw)
+{
+    return raw < p->n_raw[space] ? p->col_of_raw[space][raw] : PK_NONE;
+}
+
+/* --- values (values.c) --- */
+/* Build the context-major view by transposing the location-major planes
+ * (if it does not exist yet). Thread-safe. */
+pk_status pk_model_ensure_cm(const pk_profile *p);
+
+/* Value of (context, plain column, location) in the context-major view:
+ * 1 and *out if stored, else 0 (and *out = 0). The view must exist. */
+int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t loc, double *out);
+
+#endif

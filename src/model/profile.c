@@ -1,0 +1,243 @@
+/*
+ * model/profile.c — profile lifecycle and the accessors of its dimensions.
+ *
+ * The getters copy from the internal records into the public structs, so
+ * the internal layout can stay compact and change without breaking the ABI.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+
+#define PK_VERSION_STRING "0.1.0"
+
+const char *pk_version(void)
+{
+    return PK_VERSION_STRING;
+}
+
+pk_status pk_model_new(pk_profile **out)
+{
+    pk_profile *p = calloc(1, sizeof *p);
+    if (!p) return pk_fail_nomem("creating a profile");
+    pk_arena_init(&p->arena);
+    pk_intern_init(&p->strings, &p->arena);
+    pthread_mutex_init(&p->cm_lock, NULL);
+    p->complete = 1;
+    *out = p;
+    return PK_OK;
+}
+
+void pk_profile_free(pk_profile *p)
+{
+    if (!p) return;
+    for (size_t i = 0; i < p->n_sources; i++)
+        pk_unmap_file(&p->sources[i].map);
+    for (int s = 0; s < PK_ID_SPACES; s++)
+        free(p->col_of_raw[s]);
+    free(p->ctx);
+    free(p->ctx_dense);
+    free(p->ctx_sorted);
+    free(p->cm_built);
+    free(p->cm);
+    free(p->diags);
+    pthread_mutex_destroy(&p->cm_lock);
+    pk_intern_free(&p->strings);
+    pk_arena_free(&p->arena);
+    free(p);
+}
+
+pk_source_rec *pk_model_add_source(pk_profile *p, const char *name)
+{
+    if (p->n_sources == PK_MAX_SOURCES) return NULL;
+    pk_source_rec *s = &p->sources[p->n_sources++];
+    memset(s, 0, sizeof *s);
+    s->name = name;
+    return s;
+}
+
+pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t col)
+{
+    if (raw >= p->n_raw[space]) {
+        uint32_t n = raw + 1;
+        uint32_t *t = realloc(p->col_of_raw[space], (size_t)n * sizeof *t);
+        if (!t) return pk_fail_nomem("mapping metric ids");
+        for (uint32_t i = p->n_raw[space]; i < n; i++)
+            t[i] = PK_NONE;
+        p->col_of_raw[space] = t;
+        p->n_raw[space] = n;
+    }
+    if (p->col_of_raw[space][raw] != PK_NONE)
+        return pk_fail(PK_ERR_FORMAT, "metric id %u is defined twice", raw);
+    p->col_of_raw[space][raw] = col;
+    return PK_OK;
+}
+
+/* ---- public accessors ---- */
+
+#define CHECK_ARGS(p, out)                                                                         \
+    do {                                                                                           \
+        if (!(p) || !(out)) return pk_fail(PK_ERR_INVALID_ARG, "%s: NULL argument", __func__);     \
+    } while (0)
+
+#define CHECK_INDEX(i, n, what)                                                                    \
+    do {                                                                                           \
+        if ((i) >= (n))                                                                            \
+            return pk_fail(PK_ERR_NOT_FOUND, "%s index %llu out of range (have %llu)", what,       \
+                           (unsigned long long)(i), (unsigned long long)(n));                      \
+    } while (0)
+
+pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
+{
+    CHECK_ARGS(p, out);
+    out->format = p->format;
+    out->format_name = p->format_name;
+    out->version_major = p->major;
+    out->version_minor = p->minor;
+    out->title = p->title;
+    out->description = p->description;
+    out->path = p->path;
+    out->complete = p->complete;
+    return PK_OK;
+}
+
+size_t pk_source_count(const pk_profile *p)
+{
+    return p ? p->n_sources : 0;
+}
+
+pk_status pk_source_get(const pk_profile *p, size_t i, pk_source *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_sources, "source");
+    const pk_source_rec *s = &p->sources[i];
+    *out = (pk_source){s->name, s->present, s->loaded, s->size, s->major, s->minor};
+    return PK_OK;
+}
+
+size_t pk_module_count(const pk_profile *p)
+{
+    return p ? p->n_modules : 0;
+}
+
+pk_status pk_module_get(const pk_profile *p, pk_index i, pk_module *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_modules, "module");
+    *out = p->modules[i];
+    return PK_OK;
+}
+
+size_t pk_file_count(const pk_profile *p)
+{
+    return p ? p->n_files : 0;
+}
+
+pk_status pk_file_get(const pk_profile *p, pk_index i, pk_file *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_files, "file");
+    *out = p->files[i];
+    return PK_OK;
+}
+
+size_t pk_function_count(const pk_profile *p)
+{
+    return p ? p->n_functions : 0;
+}
+
+pk_status pk_function_get(const pk_profile *p, pk_index i, pk_function *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_functions, "function");
+    *out = p->functions[i];
+    return PK_OK;
+}
+
+size_t pk_metric_count(const pk_profile *p)
+{
+    return p ? p->n_metrics : 0;
+}
+
+pk_status pk_metric_get(const pk_profile *p, pk_index i, pk_metric *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_metrics, "metric");
+    *out = p->metrics[i];
+    return PK_OK;
+}
+
+size_t pk_scope_count(const pk_profile *p)
+{
+    return p ? p->n_scopes : 0;
+}
+
+pk_status pk_scope_get(const pk_profile *p, pk_index i, pk_scope *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_scopes, "scope");
+    *out = p->scopes[i];
+    return PK_OK;
+}
+
+size_t pk_column_count(const pk_profile *p)
+{
+    return p ? p->n_columns : 0;
+}
+
+pk_status pk_column_get(const pk_profile *p, pk_index i, pk_column *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_columns, "column");
+    *out = p->columns[i];
+    return PK_OK;
+}
+
+pk_status pk_column_find(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(metric, p->n_metrics, "metric");
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        const pk_column *col = &p->columns[c];
+        if (col->metric == metric && !col->is_summary && p->scopes[col->scope].kind == kind) {
+            *out = c;
+            return PK_OK;
+        }
+    }
+    return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has no column in that scope",
+                   p->metrics[metric].name);
+}
+
+size_t pk_location_count(const pk_profile *p)
+{
+    return p ? p->n_locs : 0;
+}
+
+pk_status pk_location_get(const pk_profile *p, pk_index i, pk_location *out)
+{
+    CHECK_ARGS(p, out);
+    CHECK_INDEX(i, p->n_locs, "location");
+    const pk_loc_rec *l = &p->locs[i];
+    out->raw_index = l->raw_index;
+    out->is_summary = l->is_summary;
+    out->n_ids = l->n_ids;
+    out->ids = l->ids;
+    out->n_values = l->plane.nvals;
+    out->n_contexts = l->plane.nidx;
+    out->trace = l->trace;
+    return PK_OK;
+}
+
+size_t pk_trace_count(const pk_profile *p)
+{
+    return p ? p->n_traces : 0;
+}
+
+pk_status pk_trace_range(const pk_profile *p, uint64_t *begin, uint64_t *end)
+{
+    if (!p || !begin || !end) return pk_fail(PK_ERR_INVALID_ARG, "pk_trace_range: NULL argument");
+    if (!p->has_trace_range) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no traces");
+    *begin = p->trace_begin;
+    *end = p->trace_end;
+    return PK_OK;
+}

@@ -1,0 +1,99 @@
+/*
+ * output/records.c — dump records as text lines or JSON lines.
+ *
+ * Text:  <file> 0x<offset> <type> key=value key=value ...
+ *        strings in double quotes with C escapes, absent strings as -,
+ *        reals in their shortest exact form.
+ * JSON:  {"file":..,"offset":..,"section":..,"type":..,<fields>} per line.
+ * docs/dump.md lists every record type and its fields.
+ */
+#include <stdio.h>
+
+#include "profkit/output.h"
+
+static void write_quoted(FILE *out, const char *s)
+{
+    fputc('"', out);
+    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
+        if (*p == '"' || *p == '\\')
+            fprintf(out, "\\%c", *p);
+        else if (*p == '\n')
+            fputs("\\n", out);
+        else if (*p == '\t')
+            fputs("\\t", out);
+        else if (*p < 0x20 || *p == 0x7f)
+            fprintf(out, "\\x%02x", *p);
+        else
+            fputc(*p, out);
+    }
+    fputc('"', out);
+}
+
+static void write_text_field(FILE *out, const pk_field *f)
+{
+    char buf[40];
+    fprintf(out, " %s=", f->key);
+    switch (f->type) {
+    case PK_FIELD_UINT:
+    case PK_FIELD_BOOL:
+        fprintf(out, "%llu", (unsigned long long)f->v.u);
+        break;
+    case PK_FIELD_HEX:
+        fprintf(out, "0x%llx", (unsigned long long)f->v.u);
+        break;
+    case PK_FIELD_REAL:
+        pk_format_double(buf, sizeof buf, f->v.d);
+        fputs(buf, out);
+        break;
+    case PK_FIELD_STR:
+        if (f->v.s)
+            write_quoted(out, f->v.s);
+        else
+            fputc('-', out);
+        break;
+    }
+}
+
+void pk_record_write_text(FILE *out, const pk_record *r)
+{
+    fprintf(out, "%s 0x%08llx %s", r->file, (unsigned long long)r->offset, r->type);
+    for (size_t i = 0; i < r->n_fields; i++)
+        write_text_field(out, &r->fields[i]);
+    fputc('\n', out);
+}
+
+void pk_record_write_json(FILE *out, const pk_record *r)
+{
+    pk_json j;
+    pk_json_init(&j, out, 0);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "file");
+    pk_json_string(&j, r->file);
+    pk_json_key(&j, "offset");
+    pk_json_uint(&j, r->offset);
+    pk_json_key(&j, "section");
+    pk_json_string(&j, r->section);
+    pk_json_key(&j, "type");
+    pk_json_string(&j, r->type);
+    for (size_t i = 0; i < r->n_fields; i++) {
+        const pk_field *f = &r->fields[i];
+        pk_json_key(&j, f->key);
+        switch (f->type) {
+        case PK_FIELD_UINT:
+        case PK_FIELD_HEX:
+            pk_json_uint(&j, f->v.u);
+            break;
+        case PK_FIELD_BOOL:
+            pk_json_bool(&j, (int)f->v.u);
+            break;
+        case PK_FIELD_REAL:
+            pk_json_double(&j, f->v.d);
+            break;
+        case PK_FIELD_STR:
+            pk_json_string(&j, f->v.s);
+            break;
+        }
+    }
+    pk_json_object_end(&j);
+    pk_json_finish(&j);
+}

@@ -1,0 +1,192 @@
+/*
+ * output/tree.c — the top-down calling-context tree as text or JSON.
+ *
+ * The walk is iterative (an explicit stack), so deep recursion in the
+ * profiled program cannot overflow ours. Children are visited largest
+ * inclusive value first; contexts below the threshold or the depth limit
+ * are counted, not printed.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profkit/output.h"
+#include "util/error.h"
+
+typedef struct tree_walk {
+    const pk_profile *p;
+    const double *incl, *excl;
+    double total;
+    pk_tree_options o;
+    size_t hidden;
+    FILE *out;
+    pk_json json;
+} tree_walk;
+
+typedef struct frame {
+    pk_index node;
+    int entered;
+} frame;
+
+typedef struct kid {
+    double key; /* |inclusive| */
+    pk_index node;
+} kid;
+
+static int by_inclusive_desc(const void *a, const void *b)
+{
+    const kid *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    return x->node < y->node ? -1 : 1;
+}
+
+static int shown(const tree_walk *w, pk_index i, uint32_t depth)
+{
+    if (w->o.max_depth && depth > w->o.max_depth) return 0;
+    if (w->o.threshold <= 0) return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
+    return fabs(w->incl[i]) >= w->o.threshold / 100.0 * fabs(w->total);
+}
+
+typedef void (*tree_fn)(tree_walk *w, pk_index node, uint32_t depth, int enter);
+
+/* Depth-first walk calling fn on entering and leaving every shown node. */
+static pk_status walk(tree_walk *w, tree_fn fn)
+{
+    size_t n = pk_context_count(w->p);
+    if (n == 0) return PK_OK;
+    frame *stack = malloc(n * sizeof *stack);
+    kid *kids = malloc(n * sizeof *kids);
+    if (!stack || !kids) {
+        free(stack);
+        free(kids);
+        return pk_fail_nomem("drawing the tree");
+    }
+    size_t top = 0;
+    stack[top++] = (frame){0, 0};
+    while (top) {
+        frame *f = &stack[top - 1];
+        pk_context c;
+        pk_context_get(w->p, f->node, &c);
+        if (f->entered) {
+            fn(w, f->node, c.depth, 0);
+            top--;
+            continue;
+        }
+        f->entered = 1;
+        fn(w, f->node, c.depth, 1);
+        size_t k = 0;
+        for (uint32_t i = 0; i < c.n_children; i++) {
+            pk_index child = c.first_child + i;
+            if (shown(w, child, c.depth + 1))
+                kids[k++] = (kid){fabs(w->incl[child]), child};
+            else
+                w->hidden++;
+        }
+        qsort(kids, k, sizeof *kids, by_inclusive_desc);
+        while (k)
+            stack[top++] = (frame){kids[--k].node, 0};
+    }
+    free(stack);
+    free(kids);
+    return PK_OK;
+}
+
+static void text_cell(FILE *out, double v, double total)
+{
+    char buf[32];
+    pk_format_value(buf, sizeof buf, v);
+    if (total != 0.0)
+        fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
+    else
+        fprintf(out, "%10s %6s", buf, "-");
+}
+
+static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
+{
+    if (!enter) return;
+    char name[512];
+    pk_context_name(w->p, node, name, sizeof name);
+    text_cell(w->out, w->incl[node], w->total);
+    fputs("  ", w->out);
+    if (w->excl)
+        text_cell(w->out, w->excl[node], w->total);
+    else
+        fprintf(w->out, "%17s", "-");
+    fprintf(w->out, "  %*s", (int)(2 * (depth > 60 ? 60 : depth)), "");
+    if (w->o.color && depth > 0) {
+        pk_context c;
+        pk_context_get(w->p, node, &c);
+        const char *color = c.kind == PK_CTX_FUNCTION ? "\033[1m" : "\033[2m";
+        fprintf(w->out, "%s%s\033[0m\n", color, name);
+    } else {
+        fprintf(w->out, "%s\n", name);
+    }
+}
+
+pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclusive,
+                             const double *exclusive, double total, const pk_tree_options *opts)
+{
+    if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
+    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0}, 0, out, {0}};
+    if (opts) w.o = *opts;
+    fprintf(out, "%17s  %17s  %s\n", "inclusive", "exclusive", "context");
+    pk_status st = walk(&w, text_node);
+    if (w.hidden)
+        fprintf(out, "(%zu contexts below %g%% of the total or deeper than the limit not shown)\n",
+                w.hidden, w.o.threshold);
+    return st;
+}
+
+static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
+{
+    (void)depth;
+    pk_json *j = &w->json;
+    if (!enter) {
+        pk_json_array_end(j);
+        pk_json_object_end(j);
+        return;
+    }
+    static const char *const kinds[] = {"root", "entry",       "function", "loop",
+                                        "line", "instruction", "unknown"};
+    char name[512];
+    pk_context c;
+    pk_context_get(w->p, node, &c);
+    pk_context_name(w->p, node, name, sizeof name);
+    pk_json_object_begin(j);
+    pk_json_key(j, "name");
+    pk_json_string(j, name);
+    pk_json_key(j, "kind");
+    pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
+    pk_json_key(j, "id");
+    pk_json_uint(j, c.id);
+    pk_json_key(j, "inclusive");
+    pk_json_double(j, w->incl[node]);
+    pk_json_key(j, "exclusive");
+    if (w->excl)
+        pk_json_double(j, w->excl[node]);
+    else
+        pk_json_null(j);
+    pk_json_key(j, "children");
+    pk_json_array_begin(j);
+}
+
+pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclusive,
+                             const double *exclusive, double total, const pk_tree_options *opts)
+{
+    if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
+    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0}, 0, out, {0}};
+    if (opts) w.o = *opts;
+    pk_json_init(&w.json, out, 1);
+    pk_json_object_begin(&w.json);
+    pk_json_key(&w.json, "schema");
+    pk_json_string(&w.json, "profkit.tree/1");
+    pk_json_key(&w.json, "total");
+    pk_json_double(&w.json, total);
+    pk_json_key(&w.json, "root");
+    pk_status st = walk(&w, json_node);
+    pk_json_key(&w.json, "hidden");
+    pk_json_uint(&w.json, w.hidden);
+    pk_json_object_end(&w.json);
+    pk_json_finish(&w.json);
+    return st;
+}

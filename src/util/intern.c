@@ -1,0 +1,72 @@
+/*
+ * util/intern.c — open-addressing hash set of strings (FNV-1a, linear probing).
+ */
+#include "intern.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+void pk_intern_init(pk_interner *in, pk_arena *arena)
+{
+    in->arena = arena;
+    in->slots = NULL;
+    in->cap = 0;
+    in->count = 0;
+}
+
+void pk_intern_free(pk_interner *in)
+{
+    free(in->slots);
+    in->slots = NULL;
+    in->cap = in->count = 0;
+}
+
+static uint64_t hash_bytes(const char *s, size_t len)
+{
+    uint64_t h = 1469598103934665603ull;
+    for (size_t i = 0; i < len; i++) {
+        h ^= (unsigned char)s[i];
+        h *= 1099511628211ull;
+    }
+    return h;
+}
+
+static int intern_grow(pk_interner *in)
+{
+    size_t cap = in->cap ? in->cap * 2 : 256;
+    pk_intern_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t i = 0; i < in->cap; i++) {
+        if (!in->slots[i].str) continue;
+        size_t j = in->slots[i].hash & (cap - 1);
+        while (slots[j].str)
+            j = (j + 1) & (cap - 1);
+        slots[j] = in->slots[i];
+    }
+    free(in->slots);
+    in->slots = slots;
+    in->cap = cap;
+    return 0;
+}
+
+const char *pk_intern(pk_interner *in, const char *s, size_t len)
+{
+    if (in->count * 2 >= in->cap && intern_grow(in) != 0) return NULL;
+    uint64_t h = hash_bytes(s, len);
+    size_t j = h & (in->cap - 1);
+    while (in->slots[j].str) {
+        pk_intern_slot *slot = &in->slots[j];
+        if (slot->hash == h && slot->len == len && memcmp(slot->str, s, len) == 0) return slot->str;
+        j = (j + 1) & (in->cap - 1);
+    }
+    char *copy = pk_arena_strndup(in->arena, s, len);
+    if (!copy) return NULL;
+    in->slots[j] = (pk_intern_slot){copy, len, h};
+    in->count++;
+    return copy;
+}
+
+const char *pk_intern_cstr(pk_interner *in, const char *s)
+{
+    return s ? pk_intern(in, s, strlen(s)) : NULL;
+}

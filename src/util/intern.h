@@ -1,0 +1,37 @@
+/*
+ * util/intern.h — string interning: one copy of each distinct string.
+ *
+ * Names repeat a lot in profiles (the same file path on thousands of
+ * contexts, the same function in many modules' tables). Interning stores
+ * each distinct string once in the profile's arena and makes equal strings
+ * equal pointers, which later lets diff/merge compare names by pointer.
+ */
+#ifndef PK_UTIL_INTERN_H
+#define PK_UTIL_INTERN_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "arena.h"
+
+typedef struct pk_intern_slot {
+    const char *str; /* NULL: empty slot */
+    size_t len;
+    uint64_t hash;
+} pk_intern_slot;
+
+typedef struct pk_interner {
+    pk_arena *arena;       /* where the strings live */
+    pk_intern_slot *slots; /* open addressing, power-of-two size (malloc) */
+    size_t cap;
+    size_t count;
+} pk_interner;
+
+void pk_intern_init(pk_interner *in, pk_arena *arena);
+void pk_intern_free(pk_interner *in);
+/* The interned copy of s[0..len), or NULL when out of memory. */
+const char *pk_intern(pk_interner *in, const char *s, size_t len);
+/* Same for a NUL-terminated string; NULL in gives NULL out. */
+const char *pk_intern_cstr(pk_interner *in, const char *s);
+
+#endif

@@ -4,6 +4,7 @@
  * The getters copy from the internal records into the public structs, so
  * the internal layout can stay compact and change without breaking the ABI.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -240,4 +241,32 @@ pk_status pk_trace_range(const pk_profile *p, uint64_t *begin, uint64_t *end)
     *begin = p->trace_begin;
     *end = p->trace_end;
     return PK_OK;
+}
+
+size_t pk_location_name(const pk_profile *p, pk_index i, char *buf, size_t size)
+{
+    char dummy[1];
+    if (!buf || size == 0) {
+        buf = dummy;
+        size = sizeof dummy;
+    }
+    buf[0] = '\0';
+    if (!p || i >= p->n_locs) return (size_t)snprintf(buf, size, "<no location>");
+    const pk_loc_rec *l = &p->locs[i];
+    if (l->n_ids == 0) return (size_t)snprintf(buf, size, l->is_summary ? "summary" : "<no id>");
+    size_t len = 0;
+    for (uint32_t k = 0; k < l->n_ids; k++) {
+        const pk_ident *id = &l->ids[k];
+        char kind[16];
+        if (!id->kind_name) snprintf(kind, sizeof kind, "KIND%u", id->kind);
+        char part[96];
+        if (id->flags & PK_ID_PHYSICAL)
+            snprintf(part, sizeof part, "%s %u [0x%llx]", id->kind_name ? id->kind_name : kind,
+                     id->logical, (unsigned long long)id->physical);
+        else
+            snprintf(part, sizeof part, "%s %u", id->kind_name ? id->kind_name : kind, id->logical);
+        len += (size_t)snprintf(buf + (len < size ? len : size - 1), len < size ? size - len : 1,
+                                "%s%s", k ? " / " : "", part);
+    }
+    return len;
 }

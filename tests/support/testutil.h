@@ -1,0 +1,48 @@
+/*
+ * tests/support/testutil.h — helpers shared by the test programs (and the
+ * fuzzer): reading files, finding the shared corpus, and exercising every
+ * accessor of an opened profile so that sanitizers see every read.
+ */
+#ifndef PK_TESTS_TESTUTIL_H
+#define PK_TESTS_TESTUTIL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/profkit.h"
+
+/* Exit status that makes ctest report a test as skipped. */
+#define TEST_SKIP 77
+
+/* Whole file into a malloc'ed buffer of exactly its size (so reads past
+ * the end are caught by ASan); NULL if absent. */
+unsigned char *tu_read_file(const char *path, size_t *size);
+
+/* $PROFKIT_CORPUS, or <source>/../shared/corpus; NULL (and a message
+ * saying so on stderr) if that directory does not exist. */
+const char *tu_corpus_dir(void);
+
+/* Directories under `root` that contain a meta.db, sorted; returns count,
+ * *out is malloc'ed (free each and the array with tu_free_list). */
+size_t tu_find_databases(const char *root, char ***out);
+void tu_free_list(char **list, size_t n);
+
+/* Touch everything a consumer could touch: every dimension, every value
+ * through both cursors, lookups, traces, names, totals, verification.
+ * Returns a checksum so the work cannot be optimised away. `deep` also
+ * runs the O(n log n) cross-file verification. */
+double tu_exercise(const pk_profile *p, int deep);
+
+/* The four files of a database directory as memory images; absent files
+ * have data == NULL. Returns how many were present. */
+typedef struct tu_db {
+    const char *names[4];
+    unsigned char *data[4];
+    size_t size[4];
+} tu_db;
+int tu_load_db(const char *dir, tu_db *db);
+void tu_free_db(tu_db *db);
+/* Open from the images, including only the present files. */
+pk_status tu_open_db(const tu_db *db, uint32_t flags, pk_profile **out);
+
+#endif

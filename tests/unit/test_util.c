@@ -1,0 +1,167 @@
+/*
+ * tests/unit/test_util.c — the small building blocks: arena, interner,
+ * id set, JSON writer, number formatting, error messages.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <cmocka.h>
+#include <setjmp.h>
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profkit/profkit.h"
+#include "util/arena.h"
+#include "util/error.h"
+#include "util/idset.h"
+#include "util/intern.h"
+
+static void arena_gives_zeroed_aligned_memory(void **state)
+{
+    (void)state;
+    pk_arena a;
+    pk_arena_init(&a);
+    for (size_t size = 1; size < 100000; size = size * 3 + 1) {
+        unsigned char *p = pk_arena_alloc(&a, size);
+        assert_non_null(p);
+        assert_int_equal((uintptr_t)p % 16, 0);
+        for (size_t i = 0; i < size; i++)
+            assert_int_equal(p[i], 0);
+        memset(p, 0xab, size);
+    }
+    assert_null(pk_arena_array(&a, SIZE_MAX / 2, 4)); /* overflow refused */
+    char *s = pk_arena_strndup(&a, "hello world", 5);
+    assert_string_equal(s, "hello");
+    pk_arena_free(&a);
+}
+
+static void interner_returns_one_copy_per_string(void **state)
+{
+    (void)state;
+    pk_arena a;
+    pk_interner in;
+    pk_arena_init(&a);
+    pk_intern_init(&in, &a);
+    const char *x = pk_intern_cstr(&in, "main");
+    char buf[32];
+    for (int i = 0; i < 5000; i++) {
+        snprintf(buf, sizeof buf, "f%d", i);
+        assert_non_null(pk_intern_cstr(&in, buf));
+    }
+    assert_ptr_equal(x, pk_intern_cstr(&in, "main"));
+    assert_ptr_equal(pk_intern(&in, "mainly", 4), x);
+    assert_ptr_not_equal(pk_intern_cstr(&in, "f1"), pk_intern_cstr(&in, "f10"));
+    assert_int_equal(in.count, 5001);
+    assert_null(pk_intern_cstr(&in, NULL));
+    pk_intern_free(&in);
+    pk_arena_free(&a);
+}
+
+static void idset_collects_distinct_ids_sorted(void **state)
+{
+    (void)state;
+    pk_idset s = {0};
+    for (uint64_t i = 0; i < 1000; i++)
+        assert_int_equal(pk_idset_add(&s, (i * 7919) % 500), 0);
+    assert_int_equal(s.count, 500);
+    assert_true(pk_idset_has(&s, 0));
+    assert_false(pk_idset_has(&s, 500));
+    uint64_t *ids = pk_idset_sorted(&s);
+    for (uint64_t i = 0; i < 500; i++)
+        assert_int_equal(ids[i], i);
+    free(ids);
+    assert_int_equal(pk_idset_add(&s, UINT64_MAX), -1);
+    pk_idset_free(&s);
+}
+
+/* Capture what a writer produced. */
+static char *capture(void (*fn)(FILE *))
+{
+    char *out = NULL;
+    size_t len = 0;
+    FILE *f = open_memstream(&out, &len);
+    fn(f);
+    fclose(f);
+    return out;
+}
+
+static void write_sample_json(FILE *f)
+{
+    pk_json j;
+    pk_json_init(&j, f, 0);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "s");
+    pk_json_string(&j, "a\"b\\c\n\x01");
+    pk_json_key(&j, "n");
+    pk_json_array_begin(&j);
+    pk_json_double(&j, 0.1);
+    pk_json_double(&j, NAN);
+    pk_json_uint(&j, 18446744073709551615ull);
+    pk_json_int(&j, -3);
+    pk_json_bool(&j, 1);
+    pk_json_null(&j);
+    pk_json_array_end(&j);
+    pk_json_key(&j, "e");
+    pk_json_object_begin(&j);
+    pk_json_object_end(&j);
+    pk_json_object_end(&j);
+    pk_json_finish(&j);
+}
+
+static void json_writer_escapes_and_separates(void **state)
+{
+    (void)state;
+    char *out = capture(write_sample_json);
+    assert_string_equal(out,
+                        "{\"s\":\"a\\\"b\\\\c\\n\\u0001\",\"n\":[0.1,null,18446744073709551615,"
+                        "-3,true,null],\"e\":{}}\n");
+    free(out);
+}
+
+static void doubles_print_shortest_exact(void **state)
+{
+    (void)state;
+    char buf[40];
+    const double samples[] = {0.20111400000000001, 1.210259, 1e300, -0.0, 5e-324, 1.0 / 3};
+    for (size_t i = 0; i < sizeof samples / sizeof samples[0]; i++) {
+        pk_format_double(buf, sizeof buf, samples[i]);
+        assert_true(strtod(buf, NULL) == samples[i]);
+    }
+    pk_format_double(buf, sizeof buf, 1.210259);
+    assert_string_equal(buf, "1.210259");
+    pk_format_value(buf, sizeof buf, 0.60531600);
+    assert_string_equal(buf, "0.6053");
+    pk_format_value(buf, sizeof buf, 7.5e9);
+    assert_string_equal(buf, "7.500e+09");
+}
+
+static void errors_are_per_call_messages(void **state)
+{
+    (void)state;
+    assert_int_equal(pk_fail(PK_ERR_FORMAT, "x.db: %s at 0x%x", "thing", 16), PK_ERR_FORMAT);
+    assert_string_equal(pk_error_last(), "x.db: thing at 0x10");
+    pk_error_clear();
+    assert_string_equal(pk_error_last(), "");
+    assert_string_equal(pk_status_str(PK_ERR_NOMEM), "out of memory");
+    pk_profile *p = NULL;
+    assert_int_equal(pk_profile_open("/nonexistent/db", NULL, &p), PK_ERR_IO);
+    assert_non_null(strstr(pk_error_last(), "/nonexistent/db"));
+    assert_null(p);
+}
+
+int main(void)
+{
+    const struct CMUnitTest tests[] = {
+        cmocka_unit_test(arena_gives_zeroed_aligned_memory),
+        cmocka_unit_test(interner_returns_one_copy_per_string),
+        cmocka_unit_test(idset_collects_distinct_ids_sorted),
+        cmocka_unit_test(json_writer_escapes_and_separates),
+        cmocka_unit_test(doubles_print_shortest_exact),
+        cmocka_unit_test(errors_are_per_call_messages),
+    };
+    return cmocka_run_group_tests(tests, NULL, NULL);
+}

@@ -4,11 +4,8 @@
  * comes back as described, newer-version layouts read the same, and the
  * context-major view agrees with the location-major one.
  */
-#include <cmocka.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+
+#include "support/pk_cmocka.h"
 
 #include <math.h>
 #include <stdlib.h>

@@ -3,11 +3,8 @@
  * id set, JSON writer, number formatting, error messages.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <cmocka.h>
-#include <setjmp.h>
-#include <stdarg.h>
-#include <stddef.h>
-#include <stdint.h>
+
+#include "support/pk_cmocka.h"
 
 #include <math.h>
 #include <stdio.h>

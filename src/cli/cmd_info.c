@@ -266,6 +266,21 @@ static void text_files(const pk_profile *p)
     printf("\n");
 }
 
+/* The identifier kinds of the first non-summary location: "NODE / THREAD". */
+static void text_id_kinds(const pk_profile *p)
+{
+    for (pk_index i = 0; i < pk_location_count(p); i++) {
+        pk_location l;
+        pk_location_get(p, i, &l);
+        if (l.is_summary || l.n_ids == 0) continue;
+        printf(", identified by ");
+        for (size_t k = 0; k < l.n_ids; k++)
+            printf("%s%s", k ? " / " : "", l.ids[k].kind_name ? l.ids[k].kind_name : "?");
+        break;
+    }
+    printf("\n");
+}
+
 static void text_traces(const info *in)
 {
     uint64_t b, e;
@@ -311,7 +326,8 @@ static void print_text(const info *in)
            in->n_ctx_unlisted);
     printf("  %-12s %zu functions, %zu load modules, %zu source files\n", "code",
            pk_function_count(p), pk_module_count(p), pk_file_count(p));
-    printf("  %-12s %zu (+%zu summary)\n", "locations", in->n_locs, in->n_summary_locs);
+    printf("  %-12s %zu (+%zu summary)", "locations", in->n_locs, in->n_summary_locs);
+    text_id_kinds(p);
     text_traces(in);
     printf("  %-12s %zu\n\n", "metrics", pk_metric_count(p));
     printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");

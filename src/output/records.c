@@ -4,7 +4,7 @@
  * Text:  <file> 0x<offset> <type> key=value key=value ...
  *        strings in double quotes with C escapes, absent strings as -,
  *        reals in their shortest exact form.
- * JSON:  {"file":..,"offset":..,"section":..,"type":..,<fields>} per line.
+ * JSON:  {"file":..,"offset":..,"section":..,"type":..,"fields":{..}} per line.
  * docs/dump.md lists every record type and its fields.
  */
 #include <stdio.h>
@@ -75,6 +75,8 @@ void pk_record_write_json(FILE *out, const pk_record *r)
     pk_json_string(&j, r->section);
     pk_json_key(&j, "type");
     pk_json_string(&j, r->type);
+    pk_json_key(&j, "fields"); /* nested: field names may be "offset", "file"... */
+    pk_json_object_begin(&j);
     for (size_t i = 0; i < r->n_fields; i++) {
         const pk_field *f = &r->fields[i];
         pk_json_key(&j, f->key);
@@ -94,6 +96,7 @@ void pk_record_write_json(FILE *out, const pk_record *r)
             break;
         }
     }
+    pk_json_object_end(&j); /* fields */
     pk_json_object_end(&j);
     pk_json_finish(&j);
 }

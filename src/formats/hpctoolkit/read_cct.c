@@ -105,7 +105,7 @@ static pk_status read_cct_context(hk_reader *r, const hk_file *f, uint32_t id, u
     const unsigned char *d = f->data + e;
     uint64_t n_vals = pk_le64(d), p_vals = pk_le64(d + 8), p_idx = pk_le64(d + 0x18);
     uint16_t n_met = pk_le16(d + 0x10);
-    HK_EMIT(r, f, e, HK_S_CCT, "context", HK_U("ctx_id", id), HK_U("nValues", n_vals),
+    HK_EMIT(r, f, e, HK_S_CCT, "ctx-info", HK_U("ctx_id", id), HK_U("nValues", n_vals),
             HK_X("pValues", p_vals), HK_U("nMetrics", n_met), HK_X("pMetricIndices", p_idx));
     char what[64];
     snprintf(what, sizeof what, "context %u value block: pValues", id);

@@ -87,6 +87,27 @@ static void report_unknown_enums(walk *w, uint64_t e, const pk_ctx_rec *c, unsig
                 "context %llu has reserved flag bits set (0x%x)", (unsigned long long)c->id, flags);
 }
 
+/* Pointer the file stored for element `i` of `a` (0 for PK_NONE): the
+ * element index was checked to come from exactly such a pointer. */
+static uint64_t pointer_of(const hk_array *a, uint32_t i)
+{
+    return i == PK_NONE ? 0 : a->base + (uint64_t)i * a->stride;
+}
+
+static void emit_context(walk *w, uint64_t e, const pk_ctx_rec *c)
+{
+    const unsigned char *d = w->f->data + e;
+    const hk_reader *r = w->r;
+    HK_EMIT(w->r, w->f, e, HK_S_CONTEXTS, "context", HK_U("ctx_id", c->id),
+            HK_U("parent_id", r->p->ctx[c->parent].id), HK_X("flags", d[0x14]),
+            HK_U("relation", c->raw_relation), HK_U("lexical_type", c->raw_kind),
+            HK_U("nFlexWords", d[0x17]), HK_X("propagation", c->propagation),
+            HK_X("pFunction", pointer_of(&r->functions, c->function)),
+            HK_X("pFile", pointer_of(&r->files, c->file)), HK_U("line", c->line),
+            HK_X("pModule", pointer_of(&r->modules, c->module)), HK_X("offset", c->offset),
+            HK_X("pChildren", pk_le64(d + 8)), HK_X("szChildren", pk_le64(d)));
+}
+
 /* One {Ctx} at e, child of `parent`. */
 static pk_status read_context(walk *w, uint64_t e, uint32_t parent)
 {
@@ -109,15 +130,7 @@ static pk_status read_context(walk *w, uint64_t e, uint32_t parent)
     st = read_flex(w, e, c);
     if (st) return st;
     report_unknown_enums(w, e, c, d[0x14]);
-    HK_EMIT(w->r, w->f, e, HK_S_CONTEXTS, "context", HK_U("ctx_id", c->id),
-            HK_U("parent_id", w->r->p->ctx[parent].id), HK_X("flags", d[0x14]),
-            HK_U("relation", c->raw_relation), HK_U("lexical_type", c->raw_kind),
-            HK_U("n_flex_words", d[0x17]), HK_X("propagation", c->propagation),
-            HK_U("function", c->function == PK_NONE ? 0 : (uint64_t)c->function + 1),
-            HK_U("file", c->file == PK_NONE ? 0 : (uint64_t)c->file + 1), HK_U("line", c->line),
-            HK_U("module", c->module == PK_NONE ? 0 : (uint64_t)c->module + 1),
-            HK_X("offset", c->offset), HK_X("pChildren", pk_le64(d + 8)),
-            HK_X("szChildren", pk_le64(d)));
+    if (hk_want(w->r, HK_S_CONTEXTS)) emit_context(w, e, c);
     return remember_kids(w, index, pk_le64(d + 8), pk_le64(d));
 }
 

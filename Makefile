@@ -1,0 +1,63 @@
+# profkit — thin wrapper around CMake. The two commands a new user needs:
+#   make demo    install build dependencies, build, run profkit on a sample
+#   make check   build and run every test through ctest
+# Others: build, asan-check, fuzz-smoke, bench, format, format-check, clean.
+
+BUILD      ?= build
+ASAN_BUILD ?= build-asan
+FUZZ_BUILD ?= build-fuzz
+JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
+FUZZ_SECONDS ?= 20
+CMAKE_FLAGS ?=
+
+SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find include src tests fuzz bench -name '*.[ch]')
+
+.PHONY: all build deps demo check asan-check fuzz-smoke bench format format-check clean
+
+all: build
+
+deps:
+	@scripts/install-deps.sh
+
+$(BUILD)/CMakeCache.txt:
+	cmake -S . -B $(BUILD) $(CMAKE_FLAGS)
+
+build: $(BUILD)/CMakeCache.txt
+	cmake --build $(BUILD) -j $(JOBS)
+
+demo: deps
+	@$(MAKE) --no-print-directory build
+	@rm -rf $(BUILD)/demo-db
+	@$(BUILD)/pk-mkdb $(BUILD)/demo-db
+	@echo; echo '$$ profkit info $(BUILD)/demo-db'; $(BUILD)/profkit info $(BUILD)/demo-db
+	@echo; echo '$$ profkit tree $(BUILD)/demo-db'; $(BUILD)/profkit tree $(BUILD)/demo-db
+	@echo; echo '$$ profkit check $(BUILD)/demo-db'; $(BUILD)/profkit check $(BUILD)/demo-db
+
+check: deps
+	@$(MAKE) --no-print-directory build
+	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+
+asan-check: deps
+	cmake -S . -B $(ASAN_BUILD) -DPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
+	cmake --build $(ASAN_BUILD) -j $(JOBS)
+	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1 \
+	  ctest -j $(JOBS) --output-on-failure
+
+fuzz-smoke:
+	@scripts/install-deps.sh --with-fuzz
+	CC=clang cmake -S . -B $(FUZZ_BUILD) -DPK_FUZZ=ON -DPK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_hpctoolkit fuzz_mkseeds
+	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
+
+bench: build
+	@scripts/install-deps.sh --with-bench
+	bench/bench_info.sh $(BUILD)
+
+format:
+	clang-format -i $(SOURCES)
+
+format-check:
+	clang-format --dry-run --Werror $(SOURCES)
+
+clean:
+	rm -rf $(BUILD) $(ASAN_BUILD) $(FUZZ_BUILD)

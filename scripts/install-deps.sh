@@ -1,0 +1,46 @@
+#!/usr/bin/env bash
+# Install what profkit needs to build and test, from Debian/Ubuntu packages.
+# Installs only what is missing; uses sudo when not root.
+#
+#   scripts/install-deps.sh [--with-fuzz] [--with-bench]
+#
+# --with-fuzz   also clang and libFuzzer's runtime (make fuzz-smoke)
+# --with-bench  also hyperfine (make bench)
+set -euo pipefail
+
+packages=(cmake make gcc pkg-config libcmocka-dev python3)
+for arg in "$@"; do
+  case "$arg" in
+    --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
+    --with-bench) packages+=(hyperfine) ;;
+    *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
+  esac
+done
+
+missing=()
+for p in "${packages[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if ! command -v apt-get >/dev/null 2>&1; then
+  echo "install-deps: missing ${missing[*]}, and this is not a Debian/Ubuntu system (no apt-get)." >&2
+  echo "Install them with your package manager, then run make again." >&2
+  exit 1
+fi
+if [ "$(id -u)" -eq 0 ]; then
+  sudo=()
+elif command -v sudo >/dev/null 2>&1 && { sudo -n true 2>/dev/null || [ -t 0 ]; }; then
+  sudo=(sudo)
+else
+  echo "install-deps: missing ${missing[*]}; installing needs root (sudo is not available" >&2
+  echo "without a password here). Run: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "install-deps: installing ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+"${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
+  "${sudo[@]}" apt-get update -q >/dev/null
+  "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null
+}

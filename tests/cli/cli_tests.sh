@@ -1,0 +1,135 @@
+#!/usr/bin/env bash
+# tests/cli/cli_tests.sh — the profkit executable as a user meets it:
+# help and exit statuses, golden text outputs on the sample database,
+# JSON that parses and says the right things, damaged input, the corpus.
+#
+#   cli_tests.sh PROFKIT PK_MKDB SOURCE_DIR WORK_DIR
+# Set UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change.
+set -u
+profkit=$1 mkdb=$2 src=$3 work=$4
+expected=$src/tests/cli/expected
+corpus=${PROFKIT_CORPUS:-$src/../shared/corpus}
+failures=0 checks=0
+
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+
+# expect_status STATUS CMD... : run, check the exit status
+expect_status() {
+  local want=$1; shift
+  checks=$((checks + 1))
+  "$@" >"$work/out" 2>"$work/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "exit $got (want $want): $* ($(head -c 300 "$work/err"))"
+}
+
+# golden NAME CMD... : stdout (with the work dir replaced by DB) equals expected/NAME
+golden() {
+  local name=$1; shift
+  checks=$((checks + 1))
+  "$@" 2>&1 | sed -e "s|$work/sample|DB|g" -e "s|$work|WORK|g" -e "s|$corpus|CORPUS|g" \
+    >"$work/$name"
+  if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then cp "$work/$name" "$expected/$name"; return; fi
+  diff -u "$expected/$name" "$work/$name" >&2 || fail "output of '$*' differs from expected/$name"
+}
+
+# json_check FILE PYTHON-EXPRESSION : the file is JSON and the expression holds
+json_check() {
+  checks=$((checks + 1))
+  python3 - "$1" "$2" <<'PY' || fail "JSON check '$2' on $1"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+ok = eval(sys.argv[2], {"doc": doc, "abs": abs})
+sys.exit(0 if ok else 1)
+PY
+}
+
+rm -rf "$work" && mkdir -p "$work"
+"$mkdb" "$work/sample" || { echo "cannot build the sample database" >&2; exit 1; }
+"$mkdb" --variant future "$work/future"
+db=$work/sample
+
+# --- help and usage ---
+expect_status 0 "$profkit" --help
+grep -q "info" "$work/out" || fail "--help lists no commands"
+for cmd in info dump check tree; do
+  expect_status 0 "$profkit" $cmd --help
+  grep -q "Usage: profkit $cmd" "$work/out" || fail "$cmd --help has no usage line"
+done
+expect_status 2 "$profkit"
+expect_status 2 "$profkit" frobnicate
+expect_status 2 "$profkit" info
+expect_status 2 "$profkit" info --bogus "$db"
+expect_status 2 "$profkit" info "$db" extra
+expect_status 2 "$profkit" tree --threshold 150 "$db"
+expect_status 2 "$profkit" dump --section nonsense "$db"
+expect_status 1 "$profkit" info "$work/does-not-exist"
+grep -q "does-not-exist: no such file" "$work/err" || fail "missing path not named"
+expect_status 1 "$profkit" info "$src"
+grep -q "not a profile profkit can read" "$work/err" || fail "unknown format not explained"
+expect_status 0 "$profkit" --version
+
+# --- golden text outputs ---
+golden info-sample.txt "$profkit" info "$db"
+golden tree-sample.txt "$profkit" tree "$db"
+golden tree-cycles-depth.txt "$profkit" tree -m cyc --depth 3 --threshold 0 "$db"
+golden check-sample.txt "$profkit" check "$db"
+golden dump-meta-sample.txt "$profkit" dump --section headers,general,id-names,scopes,metrics,modules,source-files,functions,contexts "$db"
+golden check-future.txt "$profkit" check "$work/future"
+
+# --- info via the meta.db path, and as JSON ---
+expect_status 0 "$profkit" info "$db/meta.db"
+expect_status 0 "$profkit" info --json "$db"
+cp "$work/out" "$work/info.json"
+json_check "$work/info.json" 'doc["schema"] == "profkit.info/1" and doc["format"] == "hpctoolkit" and doc["version"] == "4.0"'
+json_check "$work/info.json" 'doc["counts"]["contexts"] == 18 and doc["counts"]["contexts_unlisted"] == 2 and doc["counts"]["locations"] == 4 and doc["counts"]["trace_samples"] == 20'
+json_check "$work/info.json" 'abs(doc["metrics"][0]["program_total"] - 7.025) < 1e-12 and doc["metrics"][0]["scopes"][0]["scope"] == "point" and abs(doc["metrics"][0]["scopes"][0]["total"] - 7.025) < 1e-12'
+json_check "$work/info.json" '[f["name"] for f in doc["files"]] == ["meta.db", "profile.db", "cct.db", "trace.db"] and all(f["loaded"] for f in doc["files"])'
+json_check "$work/info.json" 'doc["diagnostics"] == {"errors": 0, "warnings": 0, "notes": 1}'
+expect_status 0 "$profkit" tree --json "$db"
+cp "$work/out" "$work/tree.json"
+json_check "$work/tree.json" 'doc["schema"] == "profkit.tree/1" and doc["root"]["children"][0]["name"] == "application thread"'
+
+# --- dump as JSON lines: every line parses; offsets are the stored pointers ---
+expect_status 0 "$profkit" dump --json "$db"
+checks=$((checks + 1))
+python3 - "$work/out" <<'PY' || fail "dump --json lines"
+import json, sys
+recs = [json.loads(line) for line in open(sys.argv[1])]
+funcs = {r["offset"] for r in recs if r["type"] == "function"}
+ctxs = [r["fields"] for r in recs if r["type"] == "context"]
+assert len(funcs) == 6 and len(ctxs) == 16
+assert all(c["pFunction"] in funcs for c in ctxs if c["pFunction"])
+assert sum(r["type"] == "sample" for r in recs) == 20
+PY
+expect_status 0 "$profkit" dump --list-sections
+grep -qx "trace-samples" "$work/out" || fail "--list-sections lacks trace-samples"
+
+# --- damaged databases ---
+cp -r "$db" "$work/damaged"
+chmod -R u+w "$work/damaged"
+truncate -s 1000 "$work/damaged/profile.db"
+expect_status 1 "$profkit" info "$work/damaged"
+grep -q "profile.db: footer" "$work/err" || fail "truncated profile.db not explained: $(cat "$work/err")"
+expect_status 1 "$profkit" check "$work/damaged"
+grep -q "error: profile.db: footer" "$work/out" || fail "check does not report the truncated file"
+grep -q "1 errors" "$work/out" || fail "check summary does not count the error"
+expect_status 1 "$profkit" dump "$work/damaged"
+grep -q "profile.db: footer" "$work/err" || fail "dump does not report the truncated file"
+expect_status 1 "$profkit" check "$work/future"
+
+# --- the corpus (skipped without it) ---
+if [ -d "$corpus/hpctoolkit" ]; then
+  small=$corpus/hpctoolkit/hpctoolkit-tests-dbase/small.d
+  golden info-small.txt "$profkit" info "$small"
+  expect_status 0 "$profkit" info --json "$small"
+  cp "$work/out" "$work/small.json"
+  json_check "$work/small.json" 'doc["title"] == "testmeas-small" and doc["metrics"][0]["program_total"] == 1.210259 and doc["counts"]["contexts"] == 13'
+  for m in $(find "$corpus/hpctoolkit" -name meta.db | sort); do
+    expect_status 0 "$profkit" check -q "$(dirname "$m")"
+  done
+else
+  echo "SKIPPED corpus CLI checks: no corpus at $corpus" >&2
+fi
+
+echo "cli: $checks checks, $failures failures"
+[ "$failures" -eq 0 ]

@@ -5,14 +5,14 @@
 #   scripts/install-deps.sh [--with-fuzz] [--with-bench]
 #
 # --with-fuzz   also clang and libFuzzer's runtime (make fuzz-smoke)
-# --with-bench  also hyperfine (make bench)
+# --with-bench  also hyperfine and GNU time (make bench)
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libcmocka-dev python3)
 for arg in "$@"; do
   case "$arg" in
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;
-    --with-bench) packages+=(hyperfine) ;;
+    --with-bench) packages+=(hyperfine time) ;;
     *) echo "install-deps: unknown option $arg" >&2; exit 2 ;;
   esac
 done

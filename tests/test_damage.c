@@ -213,7 +213,7 @@ static void bad_pointers_inside_meta_are_caught(void **s)
     const rec *c = find(&d, "meta.db", "context", "ctx_id", 6); /* solve: has a function */
     uint64_t p_function = pk_le64(d.img[META].data + c->offset + 0x20);
     put(&d, META, c->offset + 0x20, p_function + 4, 8);
-    EXPECT(&d, PK_ERR_FORMAT, "meta.db: Context: pFunction", "does not point at one of the 6");
+    EXPECT(&d, PK_ERR_FORMAT, "meta.db: Context 6: pFunction", "does not point at one of the 6");
     put(&d, META, c->offset + 0x20, p_function, 8);
     put(&d, META, c->offset + 0x17, 0, 1); /* nFlexWords 0 but hasFunction */
     EXPECT(&d, PK_ERR_FORMAT, "meta.db: Context 6", "need 1 flex words");

@@ -51,12 +51,21 @@ static void describe_region(const hk_file *f, hk_region in, char *buf, size_t si
         snprintf(buf, size, "past end of file (size 0x%llx)", (unsigned long long)f->size);
 }
 
-pk_status hk_check_range(const hk_file *f, hk_region in, const char *what, uint64_t off,
-                         uint64_t count, uint64_t elem, const char *count_name)
+/* The caller's label for the failing pointer, formatted only on failure. */
+#define FORMAT_WHAT(buf, fmt)                                                                      \
+    do {                                                                                           \
+        va_list ap_;                                                                               \
+        va_start(ap_, fmt);                                                                        \
+        vsnprintf(buf, sizeof buf, fmt, ap_);                                                      \
+        va_end(ap_);                                                                               \
+    } while (0)
+
+pk_status hk_check_range(const hk_file *f, hk_region in, uint64_t off, uint64_t count,
+                         uint64_t elem, const char *count_name, const char *what_fmt, ...)
 {
-    int ok = off >= in.lo && off <= in.hi && (elem == 0 || count <= (in.hi - off) / elem);
-    if (ok) return PK_OK;
-    char where[128];
+    if (hk_fits(in, off, count, elem)) return PK_OK;
+    char what[128], where[128];
+    FORMAT_WHAT(what, what_fmt);
     describe_region(f, in, where, sizeof where);
     if (count_name)
         return hk_fail(f, "%s 0x%llx + %llu*%s (%s = %llu) %s", what, (unsigned long long)off,
@@ -66,17 +75,16 @@ pk_status hk_check_range(const hk_file *f, hk_region in, const char *what, uint6
                    (unsigned long long)(elem * count), where);
 }
 
-pk_status hk_string(const hk_file *f, hk_region in, const char *what, uint64_t off,
-                    const char **out)
+static pk_status string_at(const hk_file *f, hk_region in, uint64_t off, const char **out,
+                           const char *what)
 {
+    char where[128];
     if (off < in.lo || off >= in.hi) {
-        char where[128];
         describe_region(f, in, where, sizeof where);
         return hk_fail(f, "%s 0x%llx %s", what, (unsigned long long)off, where);
     }
     const char *s = (const char *)f->data + off;
     if (!memchr(s, '\0', in.hi - off)) {
-        char where[128];
         describe_region(f, in, where, sizeof where);
         return hk_fail(f, "%s 0x%llx: string not terminated %s", what, (unsigned long long)off,
                        where);
@@ -85,30 +93,38 @@ pk_status hk_string(const hk_file *f, hk_region in, const char *what, uint64_t o
     return PK_OK;
 }
 
-pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, const char *what,
-                             uint64_t off, int allow_null, const char **out)
+pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, uint64_t off,
+                             int allow_null, const char **out, const char *what_fmt, ...)
 {
     if (off == 0 && allow_null) {
         *out = NULL;
         return PK_OK;
     }
     const char *s;
-    pk_status st = hk_string(f, in, what, off, &s);
-    if (st) return st;
+    if (off >= in.lo && off < in.hi && memchr(f->data + off, '\0', in.hi - off)) {
+        s = (const char *)f->data + off;
+    } else {
+        char what[128];
+        FORMAT_WHAT(what, what_fmt);
+        return string_at(f, in, off, &s, what);
+    }
     *out = pk_intern_cstr(&r->p->strings, s);
     return *out ? PK_OK : pk_fail_nomem("reading strings");
 }
 
-pk_status hk_array_index(const hk_file *f, const hk_array *a, const char *what, uint64_t ptr,
-                         uint32_t *index)
+pk_status hk_array_index(const hk_file *f, const hk_array *a, uint64_t ptr, uint32_t *index,
+                         const char *what_fmt, ...)
 {
     uint64_t rel = ptr - a->base;
-    if (ptr < a->base || a->stride == 0 || rel % a->stride != 0 || rel / a->stride >= a->count)
-        return hk_fail(f, "%s 0x%llx does not point at one of the %llu elements at 0x%llx", what,
-                       (unsigned long long)ptr, (unsigned long long)a->count,
-                       (unsigned long long)a->base);
-    *index = (uint32_t)(rel / a->stride);
-    return PK_OK;
+    if (ptr >= a->base && a->stride && rel % a->stride == 0 && rel / a->stride < a->count) {
+        *index = (uint32_t)(rel / a->stride);
+        return PK_OK;
+    }
+    char what[128];
+    FORMAT_WHAT(what, what_fmt);
+    return hk_fail(f, "%s 0x%llx does not point at one of the %llu elements at 0x%llx", what,
+                   (unsigned long long)ptr, (unsigned long long)a->count,
+                   (unsigned long long)a->base);
 }
 
 /* Start of section `i`, which must be at least `min_size` bytes. */
@@ -125,15 +141,18 @@ pk_status hk_section_header(const hk_file *f, unsigned i, uint64_t min_size, uin
 
 /* Check an array header's stored stride against the v4.0 minimum and the
  * array against its section; fills *a. */
-pk_status hk_array_in_section(const hk_file *f, unsigned sec, const char *what, uint64_t ptr,
-                              uint64_t count, uint64_t stride, uint64_t min_stride, hk_array *a)
+pk_status hk_array_in_section(hk_reader *r, const hk_file *f, unsigned sec, const char *what,
+                              uint64_t ptr, uint64_t count, uint64_t stride, uint64_t min_stride,
+                              hk_array *a)
 {
+    HK_EMIT(r, f, f->sect[sec].lo, HK_S_HEADERS, "array", HK_S("name", what), HK_X("pointer", ptr),
+            HK_U("count", count), HK_U("size", stride));
     if (stride < min_stride)
         return hk_fail(f,
                        "%s: stored element size %llu is smaller than the %llu bytes of v4.0 "
                        "(not the v4.0 layout)",
                        what, (unsigned long long)stride, (unsigned long long)min_stride);
-    pk_status st = hk_check_range(f, f->sect[sec], what, ptr, count, stride, "count");
+    pk_status st = hk_check_range(f, f->sect[sec], ptr, count, stride, "count", "%s", what);
     if (st) return st;
     *a = (hk_array){ptr, count, stride};
     return PK_OK;
@@ -204,10 +223,8 @@ pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, c
     f->n_sect = n_sect;
     for (unsigned i = 0; i < n_sect; i++) {
         uint64_t sz = pk_le64(f->data + 0x10 + 16 * i), p = pk_le64(f->data + 0x18 + 16 * i);
-        char what[96];
-        snprintf(what, sizeof what, "file header at 0x%x: %s pointer", 0x10 + 16 * i,
-                 names[which][i]);
-        st = hk_check_range(f, hk_whole(f), what, p, sz, 1, "size");
+        st = hk_check_range(f, hk_whole(f), p, sz, 1, "size", "file header at 0x%x: %s pointer",
+                            0x10 + 16 * i, names[which][i]);
         if (st) return st;
         f->sect[i] = (hk_region){p, p + sz, names[which][i]};
         HK_EMIT(r, f, 0x10 + 16 * i, HK_S_HEADERS, "section", HK_S("name", names[which][i]),

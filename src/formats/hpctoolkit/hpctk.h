@@ -6,7 +6,7 @@
  * the field notes (what real files do that the spec does not say). The
  * reader never trusts a number from the file: every pointer, size, count
  * and stride goes through hk_check_range() (or a string through
- * hk_string()) before any byte it designates is touched.
+ * hk_string_interned()) before any byte it designates is touched.
  *
  * The same code serves pk_profile_open() and pk_dump(): when a record
  * callback is attached, each parser also emits the structures it decodes.
@@ -117,8 +117,12 @@ typedef struct hk_reader {
     uint64_t n_kinds;
     const char **kind_names;
 
-    /* ids seen in profile.db / cct.db that meta.db does not list */
+    /* ids seen in profile.db / cct.db that meta.db does not list, per file
+     * (so a dropped file's ids can be forgotten); `noted` is a bitmap over
+     * small ids that spares the set a lookup for every repetition */
     pk_idset unlisted[HK_NFILES];
+    uint64_t *noted[HK_NFILES];
+    uint64_t noted_bits;
     uint32_t n_profiles;                     /* profile.db profiles, for cct.db/trace.db checks */
     const unsigned char *profile_is_summary; /* per profile, or NULL */
     pk_plane *cct_planes;                    /* cct.db planes by context id (malloc) */
@@ -141,30 +145,41 @@ static inline hk_region hk_whole(const hk_file *f)
     return (hk_region){0, f->size, NULL};
 }
 
-/* Check that `count` elements of `elem` bytes at `off` lie inside `in`.
- * `what` names the pointer ("profile 17 value block: pValues"),
- * `count_name` the count ("nValues"). */
-pk_status hk_check_range(const hk_file *f, hk_region in, const char *what, uint64_t off,
-                         uint64_t count, uint64_t elem, const char *count_name);
+/* 1 if `count` elements of `elem` bytes at `off` lie inside `in` (no
+ * overflow whatever the numbers). */
+static inline int hk_fits(hk_region in, uint64_t off, uint64_t count, uint64_t elem)
+{
+    return off >= in.lo && off <= in.hi && (elem == 0 || count <= (in.hi - off) / elem);
+}
 
-/* Read the NUL-terminated string at `off`, which must end inside `in`. */
-pk_status hk_string(const hk_file *f, hk_region in, const char *what, uint64_t off,
-                    const char **out);
-/* Same, interned into the profile; off == 0 gives NULL when allow_null. */
-pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, const char *what,
-                             uint64_t off, int allow_null, const char **out);
+/* The checks below take a printf-style label of the pointer being checked
+ * ("profile %u value block: pValues"); it is formatted only when the check
+ * fails, so checks in per-structure loops cost no formatting. */
+
+/* Check that `count` elements of `elem` bytes at `off` lie inside `in`;
+ * `count_name` names the count in the message ("nValues"), or NULL. */
+pk_status hk_check_range(const hk_file *f, hk_region in, uint64_t off, uint64_t count,
+                         uint64_t elem, const char *count_name, const char *what_fmt, ...)
+    PK_PRINTF(7, 8);
+
+/* The NUL-terminated string at `off`, which must end inside `in`, interned
+ * into the profile; off == 0 gives NULL when allow_null. */
+pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, uint64_t off,
+                             int allow_null, const char **out, const char *what_fmt, ...)
+    PK_PRINTF(7, 8);
 
 /* Turn a pointer into an element index of `a`: it must point exactly at
  * an element. */
-pk_status hk_array_index(const hk_file *f, const hk_array *a, const char *what, uint64_t ptr,
-                         uint32_t *index);
+pk_status hk_array_index(const hk_file *f, const hk_array *a, uint64_t ptr, uint32_t *index,
+                         const char *what_fmt, ...) PK_PRINTF(5, 6);
 
 /* Start of section `i` of f, which must be at least `min_size` bytes. */
 pk_status hk_section_header(const hk_file *f, unsigned i, uint64_t min_size, uint64_t *hdr);
 /* Check a stored stride against the v4.0 minimum and the array against
- * section `sec`; fills *a. */
-pk_status hk_array_in_section(const hk_file *f, unsigned sec, const char *what, uint64_t ptr,
-                              uint64_t count, uint64_t stride, uint64_t min_stride, hk_array *a);
+ * section `sec`; fills *a. Dumps it as an "array" record of the section. */
+pk_status hk_array_in_section(hk_reader *r, const hk_file *f, unsigned sec, const char *what,
+                              uint64_t ptr, uint64_t count, uint64_t stride, uint64_t min_stride,
+                              hk_array *a);
 
 /* Validate magic, format id, version, footer and the section table of
  * a file; `n_sect` sections are required. */

@@ -105,6 +105,8 @@ static void drop_file(hk_reader *r, int fid)
 {
     pk_profile *p = r->p;
     pk_idset_free(&r->unlisted[fid]);
+    free(r->noted[fid]);
+    r->noted[fid] = NULL;
     if (fid == HK_PROFILE) {
         p->locs = NULL;
         p->n_locs = 0;
@@ -161,8 +163,10 @@ static pk_status hk_run(hk_reader *r)
 
 static void reader_free(hk_reader *r)
 {
-    for (int f = 0; f < HK_NFILES; f++)
+    for (int f = 0; f < HK_NFILES; f++) {
         pk_idset_free(&r->unlisted[f]);
+        free(r->noted[f]);
+    }
     free(r->cct_planes);
 }
 

@@ -107,11 +107,11 @@ static pk_status read_cct_context(hk_reader *r, const hk_file *f, uint32_t id, u
     uint16_t n_met = pk_le16(d + 0x10);
     HK_EMIT(r, f, e, HK_S_CCT, "ctx-info", HK_U("ctx_id", id), HK_U("nValues", n_vals),
             HK_X("pValues", p_vals), HK_U("nMetrics", n_met), HK_X("pMetricIndices", p_idx));
-    char what[64];
-    snprintf(what, sizeof what, "context %u value block: pValues", id);
-    pk_status st = hk_check_range(f, hk_whole(f), what, p_vals, n_vals, PK_CM_VAL_SIZE, "nValues");
-    snprintf(what, sizeof what, "context %u value block: pMetricIndices", id);
-    if (!st) st = hk_check_range(f, hk_whole(f), what, p_idx, n_met, PK_CM_IDX_SIZE, "nMetrics");
+    pk_status st = hk_check_range(f, hk_whole(f), p_vals, n_vals, PK_CM_VAL_SIZE, "nValues",
+                                  "context %u value block: pValues", id);
+    if (!st)
+        st = hk_check_range(f, hk_whole(f), p_idx, n_met, PK_CM_IDX_SIZE, "nMetrics",
+                            "context %u value block: pMetricIndices", id);
     if (st) return st;
     *pl = (pk_plane){f->data + p_vals, f->data + p_idx, n_vals, n_met};
     cct_stats cs = {0};
@@ -130,7 +130,7 @@ pk_status hk_read_cct(hk_reader *r)
     pk_status st = hk_read_file_header(r, f, "ctxt", "__ctx.db", 1, HK_SZ_CCT_HEADER);
     if (!st) st = hk_section_header(f, 0, 0x0d, &h);
     if (!st)
-        st = hk_array_in_section(f, 0, "Context Info: pCtxs", pk_le64(f->data + h),
+        st = hk_array_in_section(r, f, 0, "Context Info: pCtxs", pk_le64(f->data + h),
                                  pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_CCT_CTX, &a);
     if (st) return st;
     uint32_t n = (uint32_t)a.count;

@@ -54,19 +54,19 @@ static pk_status read_flex(walk *w, uint64_t e, pk_ctx_rec *c)
     unsigned k = 0;
     pk_status st = PK_OK;
     if (flags & 1) {
-        st = hk_array_index(w->f, &w->r->functions, "Context: pFunction", pk_le64(word + 8 * k++),
-                            &c->function);
+        st = hk_array_index(w->f, &w->r->functions, pk_le64(word + 8 * k++), &c->function,
+                            "Context %llu: pFunction", (unsigned long long)c->id);
         c->flags |= PK_CTXF_HAS_FUNCTION;
     }
     if (!st && (flags & 2)) {
-        st =
-            hk_array_index(w->f, &w->r->files, "Context: pFile", pk_le64(word + 8 * k++), &c->file);
+        st = hk_array_index(w->f, &w->r->files, pk_le64(word + 8 * k++), &c->file,
+                            "Context %llu: pFile", (unsigned long long)c->id);
         c->line = pk_le32(word + 8 * k++); /* the only u32: takes a fresh word's low half */
         c->flags |= PK_CTXF_HAS_SRCLOC;
     }
     if (!st && (flags & 4)) {
-        st = hk_array_index(w->f, &w->r->modules, "Context: pModule", pk_le64(word + 8 * k++),
-                            &c->module);
+        st = hk_array_index(w->f, &w->r->modules, pk_le64(word + 8 * k++), &c->module,
+                            "Context %llu: pModule", (unsigned long long)c->id);
         c->offset = pk_le64(word + 8 * k++);
         c->flags |= PK_CTXF_HAS_POINT;
     }
@@ -140,9 +140,8 @@ static pk_status read_children(walk *w, uint32_t parent)
     kids k = w->kids[parent];
     pk_profile *p = w->r->p;
     if (k.size == 0) return PK_OK; /* leaf: pChildren is 0 (or anything) */
-    char what[80];
-    snprintf(what, sizeof what, "Context %llu: pChildren", (unsigned long long)p->ctx[parent].id);
-    pk_status st = hk_check_range(w->f, w->f->sect[HK_MS_CONTEXT], what, k.ptr, k.size, 1, NULL);
+    pk_status st = hk_check_range(w->f, w->f->sect[HK_MS_CONTEXT], k.ptr, k.size, 1, NULL,
+                                  "Context %llu: pChildren", (unsigned long long)p->ctx[parent].id);
     if (st) return st;
     uint64_t off = k.ptr, end = k.ptr + k.size;
     uint32_t first = p->n_ctx;
@@ -184,8 +183,9 @@ static pk_status read_entry(walk *w, uint64_t e)
     if (c->id == 0)
         return hk_fail(w->f, "Entry Point at 0x%llx: ctxId 0 is reserved for the global context",
                        (unsigned long long)e);
-    st = hk_string_interned(w->r, w->f, w->f->sect[HK_MS_STRINGS], "Entry Point: pPrettyName",
-                            pk_le64(d + 0x18), 1, &c->entry_name);
+    st = hk_string_interned(w->r, w->f, w->f->sect[HK_MS_STRINGS], pk_le64(d + 0x18), 1,
+                            &c->entry_name, "Entry Point %llu: pPrettyName",
+                            (unsigned long long)c->id);
     if (st) return st;
     if (c->entry == PK_ENTRY_OTHER)
         hk_diag(w->r, hk_unknown_enum_severity(w->f), "unknown-enum", w->f, "Entry Point", e,
@@ -229,7 +229,7 @@ pk_status hk_read_context_tree(hk_reader *r)
     hk_array entries;
     pk_status st = hk_section_header(f, HK_MS_CONTEXT, 0x0b, &h);
     if (!st)
-        st = hk_array_in_section(f, HK_MS_CONTEXT, "Context Tree: pEntryPoints",
+        st = hk_array_in_section(r, f, HK_MS_CONTEXT, "Context Tree: pEntryPoints",
                                  pk_le64(f->data + h), pk_le16(f->data + h + 8), f->data[h + 0x0a],
                                  HK_SZ_ENTRY, &entries);
     if (st) return st;

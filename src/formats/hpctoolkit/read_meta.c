@@ -13,11 +13,11 @@ static pk_status read_general(hk_reader *r, hk_file *f)
     pk_status st = hk_section_header(f, HK_MS_GENERAL, 0x10, &h);
     if (st) return st;
     hk_region in = f->sect[HK_MS_GENERAL];
-    st = hk_string_interned(r, f, in, "General Properties: pTitle", pk_le64(f->data + h), 1,
-                            &r->p->title);
+    st = hk_string_interned(r, f, in, pk_le64(f->data + h), 1, &r->p->title,
+                            "General Properties: pTitle");
     if (!st)
-        st = hk_string_interned(r, f, in, "General Properties: pDescription",
-                                pk_le64(f->data + h + 8), 1, &r->p->description);
+        st = hk_string_interned(r, f, in, pk_le64(f->data + h + 8), 1, &r->p->description,
+                                "General Properties: pDescription");
     if (st) return st;
     HK_EMIT(r, f, h, HK_S_GENERAL, "general", HK_S("title", r->p->title),
             HK_S("description", r->p->description));
@@ -31,16 +31,17 @@ static pk_status read_id_names(hk_reader *r, hk_file *f)
     if (st) return st;
     uint64_t pp = pk_le64(f->data + h), n = f->data[h + 8];
     st =
-        hk_check_range(f, f->sect[HK_MS_ID_NAMES], "Identifier Names: ppNames", pp, n, 8, "nKinds");
+        hk_check_range(f, f->sect[HK_MS_ID_NAMES], pp, n, 8, "nKinds", "Identifier Names: ppNames");
     if (st) return st;
+    HK_EMIT(r, f, h, HK_S_HEADERS, "array", HK_S("name", "Identifier Names: ppNames"),
+            HK_X("pointer", pp), HK_U("count", n), HK_U("size", 8));
     r->kind_names = pk_arena_array(&r->p->arena, n ? n : 1, sizeof *r->kind_names);
     if (!r->kind_names) return pk_fail_nomem("reading identifier names");
     r->n_kinds = n;
     for (uint64_t k = 0; k < n; k++) {
-        char what[64];
-        snprintf(what, sizeof what, "Identifier Names: ppNames[%llu]", (unsigned long long)k);
-        st = hk_string_interned(r, f, f->sect[HK_MS_ID_NAMES], what, pk_le64(f->data + pp + 8 * k),
-                                0, &r->kind_names[k]);
+        st = hk_string_interned(r, f, f->sect[HK_MS_ID_NAMES], pk_le64(f->data + pp + 8 * k), 0,
+                                &r->kind_names[k], "Identifier Names: ppNames[%llu]",
+                                (unsigned long long)k);
         if (st) return st;
         HK_EMIT(r, f, pp + 8 * k, HK_S_ID_NAMES, "id-name", HK_U("kind", k),
                 HK_S("name", r->kind_names[k]));
@@ -55,11 +56,10 @@ static pk_status read_path_table(hk_reader *r, hk_file *f, unsigned sec, const c
                                  hk_array *a, uint32_t **flags_out, const char ***paths_out)
 {
     uint64_t h;
-    char what[64];
-    snprintf(what, sizeof what, "%s array", label);
+    const char *what = sec == HK_MS_MODULES ? "Load Modules: pModules" : "Source Files: pFiles";
     pk_status st = hk_section_header(f, sec, 0x0e, &h);
     if (!st)
-        st = hk_array_in_section(f, sec, what, pk_le64(f->data + h), pk_le32(f->data + h + 8),
+        st = hk_array_in_section(r, f, sec, what, pk_le64(f->data + h), pk_le32(f->data + h + 8),
                                  pk_le16(f->data + h + 0xc), HK_SZ_MODULE, a);
     if (st) return st;
     size_t n = a->count ? a->count : 1;
@@ -68,10 +68,9 @@ static pk_status read_path_table(hk_reader *r, hk_file *f, unsigned sec, const c
     if (!flags || !paths) return pk_fail_nomem("reading paths");
     for (uint64_t i = 0; !st && i < a->count; i++) {
         uint64_t e = a->base + i * a->stride;
-        snprintf(what, sizeof what, "%s %llu: pPath", label, (unsigned long long)i);
         flags[i] = pk_le32(f->data + e);
-        st = hk_string_interned(r, f, f->sect[HK_MS_STRINGS], what, pk_le64(f->data + e + 8), 0,
-                                &paths[i]);
+        st = hk_string_interned(r, f, f->sect[HK_MS_STRINGS], pk_le64(f->data + e + 8), 0,
+                                &paths[i], "%s %llu: pPath", label, (unsigned long long)i);
     }
     *flags_out = flags;
     *paths_out = paths;
@@ -121,17 +120,16 @@ static pk_status read_function(hk_reader *r, hk_file *f, uint32_t i, pk_function
 {
     uint64_t e = r->functions.base + (uint64_t)i * r->functions.stride;
     const unsigned char *d = f->data + e;
-    char what[64];
-    snprintf(what, sizeof what, "Function %u: pName", i);
-    pk_status st = hk_string_interned(r, f, f->sect[HK_MS_STRINGS], what, pk_le64(d), 1, &fn->name);
+    pk_status st = hk_string_interned(r, f, f->sect[HK_MS_STRINGS], pk_le64(d), 1, &fn->name,
+                                      "Function %u: pName", i);
     uint64_t p_module = pk_le64(d + 8), p_file = pk_le64(d + 0x18);
     fn->module = fn->file = PK_NONE;
     fn->offset = pk_le64(d + 0x10);
     fn->line = pk_le32(d + 0x20);
-    snprintf(what, sizeof what, "Function %u: pModule", i);
-    if (!st && p_module) st = hk_array_index(f, &r->modules, what, p_module, &fn->module);
-    snprintf(what, sizeof what, "Function %u: pFile", i);
-    if (!st && p_file) st = hk_array_index(f, &r->files, what, p_file, &fn->file);
+    if (!st && p_module)
+        st = hk_array_index(f, &r->modules, p_module, &fn->module, "Function %u: pModule", i);
+    if (!st && p_file)
+        st = hk_array_index(f, &r->files, p_file, &fn->file, "Function %u: pFile", i);
     if (st) return st;
     if (!fn->name && !p_module && !p_file)
         hk_diag(r, PK_SEV_WARNING, "empty-function", f, "Function", e,
@@ -148,9 +146,9 @@ static pk_status read_functions(hk_reader *r, hk_file *f)
     uint64_t h;
     pk_status st = hk_section_header(f, HK_MS_FUNCTIONS, 0x0e, &h);
     if (!st)
-        st = hk_array_in_section(f, HK_MS_FUNCTIONS, "Functions: pFunctions", pk_le64(f->data + h),
-                                 pk_le32(f->data + h + 8), pk_le16(f->data + h + 0xc),
-                                 HK_SZ_FUNCTION, &r->functions);
+        st = hk_array_in_section(r, f, HK_MS_FUNCTIONS, "Functions: pFunctions",
+                                 pk_le64(f->data + h), pk_le32(f->data + h + 8),
+                                 pk_le16(f->data + h + 0xc), HK_SZ_FUNCTION, &r->functions);
     if (st) return st;
     uint32_t n = (uint32_t)r->functions.count;
     p->functions = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->functions);

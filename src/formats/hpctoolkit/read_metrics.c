@@ -38,7 +38,7 @@ static pk_status read_scopes(hk_reader *r, hk_file *f, uint64_t h)
     pk_profile *p = r->p;
     const unsigned char *d = f->data + h;
     pk_status st =
-        hk_array_in_section(f, HK_MS_METRICS, "Performance Metrics: pScopes", pk_le64(d + 0x10),
+        hk_array_in_section(r, f, HK_MS_METRICS, "Performance Metrics: pScopes", pk_le64(d + 0x10),
                             pk_le16(d + 0x18), d[0x1a], HK_SZ_PS, &r->scopes);
     if (st) return st;
     uint32_t n = (uint32_t)r->scopes.count;
@@ -47,10 +47,8 @@ static pk_status read_scopes(hk_reader *r, hk_file *f, uint64_t h)
     for (uint32_t i = 0; i < n; i++) {
         uint64_t e = r->scopes.base + (uint64_t)i * r->scopes.stride;
         pk_scope *s = &p->scopes[i];
-        char what[64];
-        snprintf(what, sizeof what, "Propagation Scope %u: pScopeName", i);
-        st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], what, pk_le64(f->data + e), 0,
-                                &s->name);
+        st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(f->data + e), 0, &s->name,
+                                "Propagation Scope %u: pScopeName", i);
         if (st) return st;
         s->raw_type = f->data[e + 8];
         s->propagation_index = f->data[e + 9];
@@ -104,16 +102,17 @@ static pk_status add_column(hk_reader *r, const hk_file *f, uint64_t e, int spac
                    space ? "statMetricId" : "propMetricId", raw);
 }
 
-/* {PSI}[nScopeInsts] of metric m: one plain column each. */
+/* {PSI}[nScopeInsts] of metric m: one plain column each. The array was
+ * checked against the section by count_columns(). */
 static pk_status read_scope_insts(hk_reader *r, hk_file *f, const metrics_hdr *mh, uint32_t m,
                                   uint64_t ptr, uint64_t n)
 {
-    pk_status st = hk_check_range(f, f->sect[HK_MS_METRICS], "Metric: pScopeInsts", ptr, n,
-                                  mh->sz_inst, "nScopeInsts");
+    pk_status st = PK_OK;
     for (uint64_t i = 0; !st && i < n; i++) {
         uint64_t e = ptr + i * mh->sz_inst;
         uint32_t scope;
-        st = hk_array_index(f, &r->scopes, "Scope Instance: pScope", pk_le64(f->data + e), &scope);
+        st = hk_array_index(f, &r->scopes, pk_le64(f->data + e), &scope,
+                            "Metric %u Scope Instance %llu: pScope", m, (unsigned long long)i);
         if (st) break;
         uint16_t raw = pk_le16(f->data + e + 8);
         pk_column col = {.metric = m, .scope = scope, .raw_id = raw};
@@ -124,20 +123,22 @@ static pk_status read_scope_insts(hk_reader *r, hk_file *f, const metrics_hdr *m
     return st;
 }
 
-/* {SS}[nSummaries] of metric m: one summary column each. */
+/* {SS}[nSummaries] of metric m: one summary column each (array checked by
+ * count_columns()). */
 static pk_status read_summaries(hk_reader *r, hk_file *f, const metrics_hdr *mh, uint32_t m,
                                 uint64_t ptr, uint64_t n)
 {
-    pk_status st = hk_check_range(f, f->sect[HK_MS_METRICS], "Metric: pSummaries", ptr, n,
-                                  mh->sz_summary, "nSummaries");
+    pk_status st = PK_OK;
     for (uint64_t i = 0; !st && i < n; i++) {
         uint64_t e = ptr + i * mh->sz_summary;
         const unsigned char *d = f->data + e;
         pk_column col = {.metric = m, .is_summary = 1};
-        st = hk_array_index(f, &r->scopes, "Summary Statistic: pScope", pk_le64(d), &col.scope);
+        st = hk_array_index(f, &r->scopes, pk_le64(d), &col.scope,
+                            "Metric %u Summary Statistic %llu: pScope", m, (unsigned long long)i);
         if (!st)
-            st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], "Summary Statistic: pFormula",
-                                    pk_le64(d + 8), 0, &col.formula);
+            st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d + 8), 0, &col.formula,
+                                    "Metric %u Summary Statistic %llu: pFormula", m,
+                                    (unsigned long long)i);
         if (st) break;
         unsigned combine = d[0x10];
         col.combine = combine <= 2 ? (pk_combine)combine : PK_COMBINE_OTHER;
@@ -163,14 +164,12 @@ static pk_status count_columns(const hk_file *f, const metrics_hdr *mh, uint64_t
     for (uint64_t m = 0; m < mh->metrics.count; m++) {
         const unsigned char *d = f->data + mh->metrics.base + m * mh->metrics.stride;
         uint16_t n_inst = pk_le16(d + 0x18), n_sum = pk_le16(d + 0x1a);
-        char what[64];
-        snprintf(what, sizeof what, "Metric %llu: pScopeInsts", (unsigned long long)m);
-        pk_status st = hk_check_range(f, f->sect[HK_MS_METRICS], what, pk_le64(d + 8), n_inst,
-                                      mh->sz_inst, "nScopeInsts");
-        snprintf(what, sizeof what, "Metric %llu: pSummaries", (unsigned long long)m);
+        pk_status st =
+            hk_check_range(f, f->sect[HK_MS_METRICS], pk_le64(d + 8), n_inst, mh->sz_inst,
+                           "nScopeInsts", "Metric %llu: pScopeInsts", (unsigned long long)m);
         if (!st)
-            st = hk_check_range(f, f->sect[HK_MS_METRICS], what, pk_le64(d + 0x10), n_sum,
-                                mh->sz_summary, "nSummaries");
+            st = hk_check_range(f, f->sect[HK_MS_METRICS], pk_le64(d + 0x10), n_sum, mh->sz_summary,
+                                "nSummaries", "Metric %llu: pSummaries", (unsigned long long)m);
         if (st) return st;
         *n += (uint64_t)n_inst + n_sum;
     }
@@ -182,10 +181,8 @@ static pk_status read_metric(hk_reader *r, hk_file *f, const metrics_hdr *mh, ui
     uint64_t e = mh->metrics.base + (uint64_t)m * mh->metrics.stride;
     const unsigned char *d = f->data + e;
     pk_metric *met = &r->p->metrics[m];
-    char what[64];
-    snprintf(what, sizeof what, "Metric %u: pName", m);
-    pk_status st =
-        hk_string_interned(r, f, f->sect[HK_MS_METRICS], what, pk_le64(d), 0, &met->name);
+    pk_status st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d), 0, &met->name,
+                                      "Metric %u: pName", m);
     if (st) return st;
     met->unit = unit_of(r, met->name);
     met->parent = PK_NONE;
@@ -217,7 +214,7 @@ pk_status hk_read_metrics(hk_reader *r)
                        (unsigned long long)mh.sz_summary, HK_SZ_PSI, HK_SZ_SS);
     st = read_scopes(r, f, mh.h);
     if (!st)
-        st = hk_array_in_section(f, HK_MS_METRICS, "Performance Metrics: pMetrics", pk_le64(d),
+        st = hk_array_in_section(r, f, HK_MS_METRICS, "Performance Metrics: pMetrics", pk_le64(d),
                                  pk_le32(d + 8), d[0x0c], HK_SZ_MD, &mh.metrics);
     uint64_t n_cols = 0;
     if (!st) st = count_columns(f, &mh, &n_cols);

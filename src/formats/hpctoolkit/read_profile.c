@@ -13,6 +13,7 @@
  */
 #include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 
 #include "hpctk.h"
 
@@ -20,6 +21,18 @@ enum { PI_SECTION = 0, ID_SECTION = 1 };
 
 pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id)
 {
+    if (!r->noted[fid]) {
+        /* real files number contexts densely: a bitmap over a few times the
+         * listed count catches them all; other ids go to the set directly */
+        r->noted_bits = ((uint64_t)r->p->n_ctx * 4 + 1024 + 63) & ~63ull;
+        r->noted[fid] = calloc(r->noted_bits / 64, sizeof *r->noted[fid]);
+        if (!r->noted[fid]) return pk_fail_nomem("collecting context ids");
+    }
+    if (id < r->noted_bits) {
+        uint64_t bit = 1ull << (id % 64), *word = &r->noted[fid][id / 64];
+        if (*word & bit) return PK_OK;
+        *word |= bit;
+    }
     if (pk_idset_add(&r->unlisted[fid], id) != 0) return pk_fail_nomem("collecting context ids");
     return PK_OK;
 }
@@ -122,11 +135,12 @@ static void report_block_stats(hk_reader *r, const hk_file *f, uint32_t prof, ui
 static pk_status read_id_tuple(hk_reader *r, const hk_file *f, uint32_t prof, uint64_t ptr,
                                pk_loc_rec *loc)
 {
-    char what[64];
-    snprintf(what, sizeof what, "profile %u: pIdTuple", prof);
-    pk_status st = hk_check_range(f, f->sect[ID_SECTION], what, ptr, 1, 8, NULL);
+    pk_status st =
+        hk_check_range(f, f->sect[ID_SECTION], ptr, 1, 8, NULL, "profile %u: pIdTuple", prof);
     uint16_t n = st ? 0 : pk_le16(f->data + ptr);
-    if (!st) st = hk_check_range(f, f->sect[ID_SECTION], what, ptr + 8, n, HK_SZ_ID, "nIds");
+    if (!st)
+        st = hk_check_range(f, f->sect[ID_SECTION], ptr + 8, n, HK_SZ_ID, "nIds",
+                            "profile %u: pIdTuple", prof);
     if (st) return st;
     pk_ident *ids = pk_arena_array(&r->p->arena, n ? n : 1, sizeof *ids);
     if (!ids) return pk_fail_nomem("reading identifier tuples");
@@ -160,11 +174,11 @@ static pk_status read_profile_info(hk_reader *r, const hk_file *f, uint32_t i, u
     HK_EMIT(r, f, e, HK_S_PROFILES, "profile", HK_U("index", i), HK_B("is_summary", flags & 1),
             HK_X("flags", flags), HK_U("nValues", n_vals), HK_X("pValues", p_vals),
             HK_U("nCtxs", n_ctx), HK_X("pCtxIndices", p_idx), HK_X("pIdTuple", p_tuple));
-    char what[64];
-    snprintf(what, sizeof what, "profile %u value block: pValues", i);
-    pk_status st = hk_check_range(f, hk_whole(f), what, p_vals, n_vals, PK_LM_VAL_SIZE, "nValues");
-    snprintf(what, sizeof what, "profile %u value block: pCtxIndices", i);
-    if (!st) st = hk_check_range(f, hk_whole(f), what, p_idx, n_ctx, PK_LM_IDX_SIZE, "nCtxs");
+    pk_status st = hk_check_range(f, hk_whole(f), p_vals, n_vals, PK_LM_VAL_SIZE, "nValues",
+                                  "profile %u value block: pValues", i);
+    if (!st)
+        st = hk_check_range(f, hk_whole(f), p_idx, n_ctx, PK_LM_IDX_SIZE, "nCtxs",
+                            "profile %u value block: pCtxIndices", i);
     if (!st && p_tuple) st = read_id_tuple(r, f, i, p_tuple, loc);
     if (st) return st;
     if (flags & ~1u)
@@ -192,7 +206,7 @@ pk_status hk_read_profiles(hk_reader *r)
     pk_status st = hk_read_file_header(r, f, "prof", "_prof.db", 2, HK_SZ_PROF_HEADER);
     if (!st) st = hk_section_header(f, PI_SECTION, 0x0d, &h);
     if (!st)
-        st = hk_array_in_section(f, PI_SECTION, "Profile Info: pProfiles", pk_le64(f->data + h),
+        st = hk_array_in_section(r, f, PI_SECTION, "Profile Info: pProfiles", pk_le64(f->data + h),
                                  pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_PROFILE, &a);
     if (st) return st;
     uint32_t n = (uint32_t)a.count;

@@ -99,10 +99,8 @@ static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uin
                        "number of 12-byte elements",
                        t, (unsigned long long)e, (unsigned long long)start,
                        (unsigned long long)end);
-    char what[64];
-    snprintf(what, sizeof what, "trace %u header: pStart", t);
-    pk_status st = hk_check_range(f, hk_whole(f), what, start, (end - start) / PK_SAMPLE_SIZE,
-                                  PK_SAMPLE_SIZE, "elements");
+    pk_status st = hk_check_range(f, hk_whole(f), start, (end - start) / PK_SAMPLE_SIZE,
+                                  PK_SAMPLE_SIZE, "elements", "trace %u header: pStart", t);
     if (st) return st;
     tr->samples = f->data + start;
     tr->n = (end - start) / PK_SAMPLE_SIZE;
@@ -122,7 +120,7 @@ pk_status hk_read_traces(hk_reader *r)
     pk_status st = hk_read_file_header(r, f, "trce", "trace.db", 1, HK_SZ_TRACE_HEADER);
     if (!st) st = hk_section_header(f, 0, 0x20, &h);
     if (!st)
-        st = hk_array_in_section(f, 0, "Context Trace Headers: pTraces", pk_le64(f->data + h),
+        st = hk_array_in_section(r, f, 0, "Context Trace Headers: pTraces", pk_le64(f->data + h),
                                  pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_TRACE_HDR, &a);
     if (st) return st;
     uint64_t lo = pk_le64(f->data + h + 0x10), hi = pk_le64(f->data + h + 0x18);

@@ -88,6 +88,21 @@ pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t c
                            (unsigned long long)(i), (unsigned long long)(n));                      \
     } while (0)
 
+/* pk_<name>_count() and pk_<name>_get() of a dimension kept as a plain
+ * array of its public struct. */
+#define DIMENSION(name, type, array, count)                                                        \
+    size_t pk_##name##_count(const pk_profile *p)                                                  \
+    {                                                                                              \
+        return p ? p->count : 0;                                                                   \
+    }                                                                                              \
+    pk_status pk_##name##_get(const pk_profile *p, pk_index i, type *out)                          \
+    {                                                                                              \
+        CHECK_ARGS(p, out);                                                                        \
+        CHECK_INDEX(i, p->count, #name);                                                           \
+        *out = p->array[i];                                                                        \
+        return PK_OK;                                                                              \
+    }
+
 pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
 {
     CHECK_ARGS(p, out);
@@ -116,84 +131,12 @@ pk_status pk_source_get(const pk_profile *p, size_t i, pk_source *out)
     return PK_OK;
 }
 
-size_t pk_module_count(const pk_profile *p)
-{
-    return p ? p->n_modules : 0;
-}
-
-pk_status pk_module_get(const pk_profile *p, pk_index i, pk_module *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_modules, "module");
-    *out = p->modules[i];
-    return PK_OK;
-}
-
-size_t pk_file_count(const pk_profile *p)
-{
-    return p ? p->n_files : 0;
-}
-
-pk_status pk_file_get(const pk_profile *p, pk_index i, pk_file *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_files, "file");
-    *out = p->files[i];
-    return PK_OK;
-}
-
-size_t pk_function_count(const pk_profile *p)
-{
-    return p ? p->n_functions : 0;
-}
-
-pk_status pk_function_get(const pk_profile *p, pk_index i, pk_function *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_functions, "function");
-    *out = p->functions[i];
-    return PK_OK;
-}
-
-size_t pk_metric_count(const pk_profile *p)
-{
-    return p ? p->n_metrics : 0;
-}
-
-pk_status pk_metric_get(const pk_profile *p, pk_index i, pk_metric *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_metrics, "metric");
-    *out = p->metrics[i];
-    return PK_OK;
-}
-
-size_t pk_scope_count(const pk_profile *p)
-{
-    return p ? p->n_scopes : 0;
-}
-
-pk_status pk_scope_get(const pk_profile *p, pk_index i, pk_scope *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_scopes, "scope");
-    *out = p->scopes[i];
-    return PK_OK;
-}
-
-size_t pk_column_count(const pk_profile *p)
-{
-    return p ? p->n_columns : 0;
-}
-
-pk_status pk_column_get(const pk_profile *p, pk_index i, pk_column *out)
-{
-    CHECK_ARGS(p, out);
-    CHECK_INDEX(i, p->n_columns, "column");
-    *out = p->columns[i];
-    return PK_OK;
-}
-
+DIMENSION(module, pk_module, modules, n_modules)
+DIMENSION(file, pk_file, files, n_files)
+DIMENSION(function, pk_function, functions, n_functions)
+DIMENSION(metric, pk_metric, metrics, n_metrics)
+DIMENSION(scope, pk_scope, scopes, n_scopes)
+DIMENSION(column, pk_column, columns, n_columns)
 pk_status pk_column_find(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index *out)
 {
     CHECK_ARGS(p, out);

@@ -75,6 +75,32 @@ pk_status hk_check_range(const hk_file *f, hk_region in, uint64_t off, uint64_t 
                    (unsigned long long)(elem * count), where);
 }
 
+pk_status hk_index_record(const hk_file *f, const hk_index *ix, uint32_t k, int64_t *prev,
+                          uint32_t *key, uint64_t *start, uint64_t *end, const char *block_fmt, ...)
+{
+    const pk_plane *pl = ix->plane;
+    const unsigned char *rec = pl->idx + (uint64_t)k * ix->stride;
+    *key = ix->key_size == 4 ? pk_le32(rec) : pk_le16(rec);
+    *start = pk_le64(rec + ix->key_size);
+    *end = k + 1 < pl->nidx ? pk_le64(rec + ix->stride + ix->key_size) : pl->nvals;
+    int sorted = (int64_t)*key > *prev;
+    int fits = (k > 0 || *start == 0) && *start <= *end && *end <= pl->nvals;
+    int64_t prev_key = *prev;
+    *prev = *key;
+    if (sorted && fits) return PK_OK;
+    char block[128];
+    FORMAT_WHAT(block, block_fmt);
+    unsigned long long off = (unsigned long long)(rec - f->data);
+    if (!sorted)
+        return hk_fail(f, "%s: %s %u at 0x%llx: %s %u after %lld (must increase strictly)", block,
+                       ix->record, k, off, ix->key, *key, (long long)prev_key);
+    return hk_fail(f,
+                   "%s: %s %u at 0x%llx: values [%llu, %llu) of %s %u do not fit [0, nValues = "
+                   "%llu)",
+                   block, ix->record, k, off, (unsigned long long)*start, (unsigned long long)*end,
+                   ix->key, *key, (unsigned long long)pl->nvals);
+}
+
 static pk_status string_at(const hk_file *f, hk_region in, uint64_t off, const char **out,
                            const char *what)
 {

@@ -173,6 +173,23 @@ pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, uint6
 pk_status hk_array_index(const hk_file *f, const hk_array *a, uint64_t ptr, uint32_t *index,
                          const char *what_fmt, ...) PK_PRINTF(5, 6);
 
+/* The index of a sparse value block (profile.db: by context, cct.db: by
+ * metric): records of `stride` bytes, a `key_size`-byte key (u32 ctxId or
+ * u16 metricId), then a u64 start index into the block's values. */
+typedef struct hk_index {
+    const pk_plane *plane;
+    unsigned stride, key_size;
+    const char *record; /* "context index", "metric index" */
+    const char *key;    /* "ctxId", "metric id" */
+} hk_index;
+
+/* Record k of the index: its key (strictly greater than *prev, which it
+ * updates) and its run of values [*start, *end), which must lie in
+ * [0, nValues) and, for k == 0, start at 0. `block_fmt` names the block. */
+pk_status hk_index_record(const hk_file *f, const hk_index *ix, uint32_t k, int64_t *prev,
+                          uint32_t *key, uint64_t *start, uint64_t *end, const char *block_fmt, ...)
+    PK_PRINTF(8, 9);
+
 /* Start of section `i` of f, which must be at least `min_size` bytes. */
 pk_status hk_section_header(const hk_file *f, unsigned i, uint64_t min_size, uint64_t *hdr);
 /* Check a stored stride against the v4.0 minimum and the array against

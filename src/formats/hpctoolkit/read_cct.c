@@ -53,29 +53,19 @@ static pk_status scan_cct_block(hk_reader *r, const hk_file *f, uint32_t id, con
     if (pl->nidx == 0 && pl->nvals > 0)
         return hk_fail(f, "context %u value block: %llu values but no metrics", id,
                        (unsigned long long)pl->nvals);
-    int prev = -1;
+    const hk_index ix = {pl, PK_CM_IDX_SIZE, 2, "metric index", "metric id"};
+    int64_t prev = -1;
     for (uint32_t k = 0; k < pl->nidx; k++) {
-        const unsigned char *rec = pl->idx + (uint64_t)k * PK_CM_IDX_SIZE;
-        uint16_t metric = pk_le16(rec);
-        uint64_t start = pk_le64(rec + 2);
-        uint64_t end = k + 1 < pl->nidx ? pk_le64(rec + PK_CM_IDX_SIZE + 2) : pl->nvals;
-        uint64_t off = (uint64_t)(rec - f->data);
-        if ((int)metric <= prev)
-            return hk_fail(f,
-                           "context %u value block: metric index %u at 0x%llx: metric id %u "
-                           "after %d (must increase strictly)",
-                           id, k, (unsigned long long)off, metric, prev);
-        if ((k == 0 && start != 0) || end < start || end > pl->nvals)
-            return hk_fail(f,
-                           "context %u value block: metric index %u at 0x%llx: values [%llu, "
-                           "%llu) of metric %u do not fit [0, nValues = %llu)",
-                           id, k, (unsigned long long)off, (unsigned long long)start,
-                           (unsigned long long)end, metric, (unsigned long long)pl->nvals);
-        prev = metric;
+        uint32_t metric;
+        uint64_t start, end;
+        pk_status st =
+            hk_index_record(f, &ix, k, &prev, &metric, &start, &end, "context %u value block", id);
+        if (st) return st;
         if (pk_model_col_of(r->p, 0, metric) == PK_NONE) cs->unknown_metric += end - start;
-        HK_EMIT(r, f, off, HK_S_CCT_VALUES, "metric-index", HK_U("ctx_id", id),
-                HK_U("metric_id", metric), HK_U("start_index", start));
-        pk_status st = scan_metric_run(r, f, id, metric, pl, start, end, cs);
+        HK_EMIT(r, f, (uint64_t)(pl->idx + (uint64_t)k * PK_CM_IDX_SIZE - f->data), HK_S_CCT_VALUES,
+                "metric-index", HK_U("ctx_id", id), HK_U("metric_id", metric),
+                HK_U("start_index", start));
+        st = scan_metric_run(r, f, id, (uint16_t)metric, pl, start, end, cs);
         if (st) return st;
     }
     return PK_OK;

@@ -77,41 +77,33 @@ static pk_status read_path_table(hk_reader *r, hk_file *f, unsigned sec, const c
     return st;
 }
 
-static pk_status read_modules(hk_reader *r, hk_file *f)
+/* Load Modules or Source Files into the model. */
+static pk_status read_paths(hk_reader *r, hk_file *f, unsigned sec)
 {
     pk_profile *p = r->p;
-    uint32_t *flags;
-    const char **paths;
-    pk_status st = read_path_table(r, f, HK_MS_MODULES, "Load Module", &r->modules, &flags, &paths);
+    int modules = sec == HK_MS_MODULES;
+    hk_array *a = modules ? &r->modules : &r->files;
+    uint32_t *flags = NULL;
+    const char **paths = NULL;
+    pk_status st =
+        read_path_table(r, f, sec, modules ? "Load Module" : "Source File", a, &flags, &paths);
     if (st) return st;
-    uint32_t n = (uint32_t)r->modules.count;
-    p->modules = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->modules);
-    if (!p->modules) return pk_fail_nomem("reading load modules");
+    uint32_t n = (uint32_t)a->count;
+    if (modules)
+        p->modules = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->modules);
+    else
+        p->files = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->files);
+    if (modules ? !p->modules : !p->files) return pk_fail_nomem("reading paths");
     for (uint32_t i = 0; i < n; i++) {
-        p->modules[i].path = paths[i];
-        HK_EMIT(r, f, r->modules.base + (uint64_t)i * r->modules.stride, HK_S_MODULES, "module",
-                HK_U("index", i), HK_X("flags", flags[i]), HK_S("path", paths[i]));
+        if (modules)
+            p->modules[i].path = paths[i];
+        else
+            p->files[i] = (pk_file){paths[i], flags[i] & 1u ? PK_FILE_COPIED : 0};
+        HK_EMIT(r, f, a->base + (uint64_t)i * a->stride, modules ? HK_S_MODULES : HK_S_SOURCE_FILES,
+                modules ? "module" : "source-file", HK_U("index", i), HK_X("flags", flags[i]),
+                HK_S("path", paths[i]));
     }
-    p->n_modules = n;
-    return PK_OK;
-}
-
-static pk_status read_files(hk_reader *r, hk_file *f)
-{
-    pk_profile *p = r->p;
-    uint32_t *flags;
-    const char **paths;
-    pk_status st = read_path_table(r, f, HK_MS_FILES, "Source File", &r->files, &flags, &paths);
-    if (st) return st;
-    uint32_t n = (uint32_t)r->files.count;
-    p->files = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->files);
-    if (!p->files) return pk_fail_nomem("reading source files");
-    for (uint32_t i = 0; i < n; i++) {
-        p->files[i] = (pk_file){paths[i], flags[i] & 1u ? PK_FILE_COPIED : 0};
-        HK_EMIT(r, f, r->files.base + (uint64_t)i * r->files.stride, HK_S_SOURCE_FILES,
-                "source-file", HK_U("index", i), HK_X("flags", flags[i]), HK_S("path", paths[i]));
-    }
-    p->n_files = n;
+    *(modules ? &p->n_modules : &p->n_files) = n;
     return PK_OK;
 }
 
@@ -168,8 +160,8 @@ pk_status hk_read_meta(hk_reader *r)
     if (!st) st = hk_section_header(f, HK_MS_STRINGS, 0, &(uint64_t){0});
     if (!st) st = read_general(r, f);
     if (!st) st = read_id_names(r, f);
-    if (!st) st = read_modules(r, f);
-    if (!st) st = read_files(r, f);
+    if (!st) st = read_paths(r, f, HK_MS_MODULES);
+    if (!st) st = read_paths(r, f, HK_MS_FILES);
     if (!st) st = read_functions(r, f);
     if (!st) st = hk_read_metrics(r);
     if (!st) st = hk_read_context_tree(r);

@@ -84,30 +84,20 @@ static pk_status scan_block(hk_reader *r, const hk_file *f, uint32_t prof, int s
     if (pl->nidx == 0 && pl->nvals > 0)
         return hk_fail(f, "profile %u value block: %llu values but no contexts", prof,
                        (unsigned long long)pl->nvals);
-    int64_t prev_id = -1;
+    const hk_index ix = {pl, PK_LM_IDX_SIZE, 4, "context index", "ctxId"};
+    int64_t prev = -1;
     for (uint32_t k = 0; k < pl->nidx; k++) {
-        const unsigned char *rec = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
-        uint32_t id = pk_le32(rec);
-        uint64_t start = pk_le64(rec + 4);
-        uint64_t end = k + 1 < pl->nidx ? pk_le64(rec + PK_LM_IDX_SIZE + 4) : pl->nvals;
-        uint64_t off = (uint64_t)(rec - f->data);
-        if ((int64_t)id <= prev_id)
-            return hk_fail(f,
-                           "profile %u value block: context index %u at 0x%llx: ctxId %u after "
-                           "%lld (must increase strictly)",
-                           prof, k, (unsigned long long)off, id, (long long)prev_id);
-        if ((k == 0 && start != 0) || end < start || end > pl->nvals)
-            return hk_fail(f,
-                           "profile %u value block: context index %u at 0x%llx: values "
-                           "[%llu, %llu) of ctxId %u do not fit [0, nValues = %llu)",
-                           prof, k, (unsigned long long)off, (unsigned long long)start,
-                           (unsigned long long)end, id, (unsigned long long)pl->nvals);
-        prev_id = id;
+        uint32_t id;
+        uint64_t start, end;
+        pk_status st =
+            hk_index_record(f, &ix, k, &prev, &id, &start, &end, "profile %u value block", prof);
+        if (st) return st;
         if (pk_model_ctx_find(r->p, id) == PK_NONE && hk_note_unlisted(r, HK_PROFILE, id))
             return PK_ERR_NOMEM;
-        HK_EMIT(r, f, off, HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof),
-                HK_U("ctx_id", id), HK_U("start_index", start));
-        pk_status st = scan_run(r, f, prof, space, pl, id, start, end, bs);
+        HK_EMIT(r, f, (uint64_t)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - f->data),
+                HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof), HK_U("ctx_id", id),
+                HK_U("start_index", start));
+        st = scan_run(r, f, prof, space, pl, id, start, end, bs);
         if (st) return st;
     }
     return PK_OK;

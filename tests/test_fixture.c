@@ -324,6 +324,35 @@ static void newer_minor_version_reads_the_same(void **state)
     close_fixture(&f2);
 }
 
+/* hpcprof --no-thread-local: only the summary profile. Questions about a
+ * metric across locations are answered from its SUM statistic. */
+static void summary_only_database_answers_from_statistics(void **state)
+{
+    (void)state;
+    fx_db only = *fx_sample_db();
+    only.summary_only = 1;
+    only.traces = NULL;
+    fixture f1, f2;
+    pk_profile *full = open_fixture(&f1, fx_sample_db(), 0), *p = open_fixture(&f2, &only, 0);
+    assert_int_equal(pk_location_count(p), 1);
+    assert_int_equal(pk_diagnostic_count(p), 1);
+    double total;
+    assert_int_equal(pk_metric_program_total(p, 0, &total), PK_OK);
+    assert_true(fabs(total - 7.025) < 1e-12);
+    size_t n = pk_context_count(p);
+    assert_int_equal(n, pk_context_count(full));
+    double *a = calloc(n, sizeof *a), *b = calloc(n, sizeof *b);
+    pk_index incl = column_of(p, 1, PK_SCOPE_INCLUSIVE);
+    assert_int_equal(pk_context_totals(p, incl, a, n), PK_OK);
+    assert_int_equal(pk_context_totals(full, column_of(full, 1, PK_SCOPE_INCLUSIVE), b, n), PK_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_true(fabs(a[i] - b[i]) <= 1e-9 * fabs(b[i]));
+    free(a);
+    free(b);
+    close_fixture(&f1);
+    close_fixture(&f2);
+}
+
 typedef struct record_count {
     size_t contexts, entries, values, profiles, other;
 } record_count;
@@ -394,6 +423,7 @@ int main(void)
         cmocka_unit_test(cct_view_equals_the_transpose),
         cmocka_unit_test(traces_map_samples_to_contexts),
         cmocka_unit_test(newer_minor_version_reads_the_same),
+        cmocka_unit_test(summary_only_database_answers_from_statistics),
         cmocka_unit_test(dump_emits_every_structure),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -24,13 +24,16 @@ PK_API pk_status pk_column_totals(const pk_profile *profile, double *out, size_t
 
 /* Value of `column` at every context, combined over the non-summary
  * locations with the metric's combine function (sum, min or max).
- * `out` must hold pk_context_count() doubles; contexts with no value get 0. */
+ * `out` must hold pk_context_count() doubles; contexts with no value get 0.
+ * A profile with only summary locations (hpcprof --no-thread-local) answers
+ * from the summary's SUM statistic of the same metric and scope. */
 PK_API pk_status pk_context_totals(const pk_profile *profile, pk_index column, double *out,
                                    size_t n_out);
 
 /* The human-facing total of a metric: its inclusive value at the root,
- * combined over the non-summary locations. PK_ERR_NOT_FOUND when the
- * metric has no inclusive scope (then no such total is defined). */
+ * combined over the non-summary locations (or, without any, the summary's
+ * SUM statistic). PK_ERR_NOT_FOUND when the metric has no inclusive scope
+ * (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
 /* Problems found by pk_profile_verify(). */

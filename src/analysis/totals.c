@@ -74,6 +74,26 @@ static void combine_into(pk_combine how, double *acc, int *seen, double x)
     *seen = 1;
 }
 
+/* A database may hold only summary locations (HPCToolkit: hpcprof
+ * --no-thread-local). Then a plain column's values across locations are
+ * what the summary's SUM statistic of the same metric and scope stores;
+ * returns that column, or PK_NONE when there are plain locations (or no
+ * such statistic). */
+static pk_index summary_stand_in(const pk_profile *p, pk_index column)
+{
+    const pk_column *col = &p->columns[column];
+    if (col->is_summary) return PK_NONE;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (!p->locs[l].is_summary) return PK_NONE;
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        const pk_column *s = &p->columns[c];
+        if (s->is_summary && s->stat == PK_STAT_SUM && s->metric == col->metric &&
+            s->scope == col->scope)
+            return c;
+    }
+    return PK_NONE;
+}
+
 pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, size_t n_out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: NULL argument");
@@ -82,6 +102,8 @@ pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, s
     if (n_out < p->n_ctx)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: room for %zu of %u contexts", n_out,
                        p->n_ctx);
+    pk_index stand_in = summary_stand_in(p, column);
+    if (stand_in != PK_NONE) column = stand_in;
     const pk_column *col = &p->columns[column];
     pk_combine how = col->is_summary ? col->combine : p->metrics[col->metric].combine;
     int *seen = calloc(p->n_ctx ? p->n_ctx : 1, sizeof *seen);
@@ -109,11 +131,13 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
     if (st) return st;
     if (p->n_ctx == 0 || p->n_locs == 0)
         return pk_fail(PK_ERR_NOT_FOUND, "the profile has no values");
+    pk_index stand_in = summary_stand_in(p, col);
+    if (stand_in != PK_NONE) col = stand_in;
     ksum root = {0}, entries = {0};
     int root_seen = 0;
     const pk_ctx_rec *r = &p->ctx[0];
     for (uint32_t l = 0; l < p->n_locs; l++) {
-        if (p->locs[l].is_summary) continue;
+        if (p->locs[l].is_summary != (stand_in != PK_NONE)) continue;
         double v;
         pk_value_lookup(p, l, 0, col, &v);
         root_seen |= v != 0.0;

@@ -105,7 +105,11 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     if (!enter) return;
     char name[512];
-    pk_context_name(w->p, node, name, sizeof name);
+    pk_context c;
+    pk_context_get(w->p, node, &c);
+    size_t len = pk_context_name(w->p, node, name, sizeof name);
+    if (c.relation == PK_REL_INLINED_CALL && len < sizeof name)
+        snprintf(name + len, sizeof name - len, " [inlined]");
     text_cell(w->out, w->incl[node], w->total);
     fputs("  ", w->out);
     if (w->excl)
@@ -114,8 +118,6 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         fprintf(w->out, "%17s", "-");
     fprintf(w->out, "  %*s", (int)(2 * (depth > 60 ? 60 : depth)), "");
     if (w->o.color && depth > 0) {
-        pk_context c;
-        pk_context_get(w->p, node, &c);
         const char *color = c.kind == PK_CTX_FUNCTION ? "\033[1m" : "\033[2m";
         fprintf(w->out, "%s%s\033[0m\n", color, name);
     } else {
@@ -148,6 +150,7 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     }
     static const char *const kinds[] = {"root", "entry",       "function", "loop",
                                         "line", "instruction", "unknown"};
+    static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
     char name[512];
     pk_context c;
     pk_context_get(w->p, node, &c);
@@ -159,6 +162,8 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
     pk_json_key(j, "id");
     pk_json_uint(j, c.id);
+    pk_json_key(j, "relation");
+    pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
     pk_json_key(j, "inclusive");
     pk_json_double(j, w->incl[node]);
     pk_json_key(j, "exclusive");

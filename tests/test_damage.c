@@ -263,17 +263,6 @@ static void unsorted_value_blocks_are_refused(void **s)
     destroy(&d);
 }
 
-static size_t diag_count(const pk_profile *p, const char *code, pk_severity sev)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic x;
-        pk_diagnostic_get(p, i, &x);
-        n += strcmp(x.code, code) == 0 && x.severity == sev;
-    }
-    return n;
-}
-
 static void damaged_optional_file_is_dropped_with_keep_going(void **s)
 {
     (void)s;
@@ -288,7 +277,7 @@ static void damaged_optional_file_is_dropped_with_keep_going(void **s)
     pk_profile_get_info(p, &info);
     assert_false(info.complete);
     assert_int_equal(pk_trace_count(p), 0);
-    assert_int_equal(diag_count(p, "unreadable-file", PK_SEV_ERROR), 1);
+    assert_int_equal(tu_count_diagnostics(p, "unreadable-file", PK_SEV_ERROR), 1);
     assert_int_equal(pk_location_count(p), 5); /* the rest is there */
     pk_source src;
     pk_source_get(p, 3, &src);
@@ -337,12 +326,12 @@ static void odd_values_and_samples_are_reported(void **s)
     put(&d, TRACE, sample->offset, 5, 8);
     pk_profile *p;
     assert_int_equal(open_db(&d, 0, &p), PK_OK);
-    assert_int_equal(diag_count(p, "unknown-metric-id", PK_SEV_WARNING), 1);
-    assert_int_equal(diag_count(p, "zero-value", PK_SEV_WARNING), 1);
-    assert_int_equal(diag_count(p, "nonfinite-value", PK_SEV_WARNING), 1);
-    assert_int_equal(diag_count(p, "trace-unknown-context", PK_SEV_WARNING), 1);
-    assert_int_equal(diag_count(p, "trace-order", PK_SEV_WARNING), 1);
-    assert_int_equal(diag_count(p, "trace-time-range", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "unknown-metric-id", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "zero-value", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "nonfinite-value", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "trace-unknown-context", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "trace-order", PK_SEV_WARNING), 1);
+    assert_int_equal(tu_count_diagnostics(p, "trace-time-range", PK_SEV_WARNING), 1);
     pk_diagnostic x;
     for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
         pk_diagnostic_get(p, i, &x);

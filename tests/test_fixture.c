@@ -261,17 +261,6 @@ static void traces_map_samples_to_contexts(void **state)
     close_fixture(&fx);
 }
 
-static size_t count_code(const pk_profile *p, const char *code, pk_severity sev)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic d;
-        pk_diagnostic_get(p, i, &d);
-        n += strcmp(d.code, code) == 0 && d.severity == sev;
-    }
-    return n;
-}
-
 /* A database from a newer minor version: larger structures, more flex
  * words, sections in another order, enumeration values we do not know.
  * Everything we do know must read exactly as in the plain layout. */
@@ -286,11 +275,11 @@ static void newer_minor_version_reads_the_same(void **state)
     future.unknown_enums = 1;
     fixture f1, f2;
     pk_profile *a = open_fixture(&f1, fx_sample_db(), 0), *b = open_fixture(&f2, &future, 0);
-    assert_int_equal(count_code(a, "unlisted-context", PK_SEV_NOTE), 1);
+    assert_int_equal(tu_count_diagnostics(a, "unlisted-context", PK_SEV_NOTE), 1);
     assert_int_equal(pk_diagnostic_count(a), 1);
-    assert_true(count_code(b, "newer-minor-version", PK_SEV_NOTE) >= 1);
-    assert_true(count_code(b, "unknown-enum", PK_SEV_NOTE) >= 3);
-    assert_int_equal(count_code(b, "unknown-id-kind", PK_SEV_WARNING), 1);
+    assert_true(tu_count_diagnostics(b, "newer-minor-version", PK_SEV_NOTE) >= 1);
+    assert_true(tu_count_diagnostics(b, "unknown-enum", PK_SEV_NOTE) >= 3);
+    assert_int_equal(tu_count_diagnostics(b, "unknown-id-kind", PK_SEV_WARNING), 1);
     assert_int_equal(pk_context_count(a), pk_context_count(b));
     assert_int_equal(pk_scope_count(b), pk_scope_count(a) + 1);
     for (pk_index i = 0; i < pk_context_count(a); i++) {

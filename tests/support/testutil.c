@@ -82,6 +82,17 @@ void tu_free_list(char **list, size_t n)
     free(list);
 }
 
+size_t tu_count_diagnostics(const pk_profile *p, const char *code, pk_severity sev)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        n += strcmp(d.code, code) == 0 && d.severity == sev;
+    }
+    return n;
+}
+
 int tu_load_db(const char *dir, tu_db *db)
 {
     static const char *const names[4] = {"meta.db", "profile.db", "cct.db", "trace.db"};

@@ -33,6 +33,9 @@ void tu_free_list(char **list, size_t n);
  * runs the O(n log n) cross-file verification. */
 double tu_exercise(const pk_profile *p, int deep);
 
+/* How many diagnostics of `p` have this code and severity. */
+size_t tu_count_diagnostics(const pk_profile *p, const char *code, pk_severity sev);
+
 /* The four files of a database directory as memory images; absent files
  * have data == NULL. Returns how many were present. */
 typedef struct tu_db {

@@ -58,6 +58,13 @@ int pk_idset_add(pk_idset *s, uint64_t id)
     return 0;
 }
 
+int pk_idset_merge(pk_idset *into, const pk_idset *from)
+{
+    for (size_t i = 0; i < from->cap; i++)
+        if (from->slots[i] && pk_idset_add(into, from->slots[i] - 1) != 0) return -1;
+    return 0;
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;

@@ -20,6 +20,8 @@ void pk_idset_free(pk_idset *s);
 /* Add id; returns 0, or -1 when out of memory. */
 int pk_idset_add(pk_idset *s, uint64_t id);
 int pk_idset_has(const pk_idset *s, uint64_t id);
+/* Add every id of `from`; 0, or -1 when out of memory. */
+int pk_idset_merge(pk_idset *into, const pk_idset *from);
 /* The ids in ascending order (malloc'ed, s->count entries), or NULL. */
 uint64_t *pk_idset_sorted(const pk_idset *s);
 

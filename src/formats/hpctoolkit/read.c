@@ -42,21 +42,33 @@ static pk_status parse_sections(const char *list, uint32_t *mask)
     return PK_OK;
 }
 
+/* "3, 5, 11, ... (N more)": the first ids that fit in buf. */
+static void format_id_list(const uint64_t *ids, size_t n, char *buf, size_t size)
+{
+    buf[0] = '\0';
+    for (size_t i = 0, len = 0; i < n; i++, len = strlen(buf)) {
+        if (len > size - 40) {
+            snprintf(buf + len, size - len, ", ... (%zu more)", n - i);
+            break;
+        }
+        snprintf(buf + len, size - len, "%s%llu", i ? ", " : "", (unsigned long long)ids[i]);
+    }
+}
+
 /* Turn the ids only profile.db / cct.db mention into unplaced contexts. */
 static pk_status add_unlisted(hk_reader *r)
 {
     pk_profile *p = r->p;
     pk_idset all = {0};
+    int oom = 0;
     for (int f = 0; f < HK_NFILES; f++)
-        for (size_t i = 0; i < r->unlisted[f].cap; i++)
-            if (r->unlisted[f].slots[i] && pk_idset_add(&all, r->unlisted[f].slots[i] - 1))
-                return pk_idset_free(&all), pk_fail_nomem("collecting context ids");
-    uint64_t *ids = pk_idset_sorted(&all);
+        oom |= pk_idset_merge(&all, &r->unlisted[f]);
+    uint64_t *ids = oom ? NULL : pk_idset_sorted(&all);
     size_t n = all.count;
     pk_idset_free(&all);
     if (!ids) return pk_fail_nomem("collecting context ids");
     pk_status st = PK_OK;
-    char list[160] = "";
+    char list[160];
     for (size_t i = 0; i < n && !st; i++) {
         pk_ctx_rec *c;
         uint32_t index;
@@ -66,14 +78,7 @@ static pk_status add_unlisted(hk_reader *r)
         c->kind = PK_CTX_UNKNOWN;
         c->flags = PK_CTXF_UNLISTED;
     }
-    for (size_t i = 0, len = 0; i < n; i++, len = strlen(list)) {
-        if (len > sizeof list - 40) {
-            snprintf(list + len, sizeof list - len, ", ... (%zu more)", n - i);
-            break;
-        }
-        snprintf(list + len, sizeof list - len, "%s%llu", i ? ", " : "",
-                 (unsigned long long)ids[i]);
-    }
+    format_id_list(ids, n, list, sizeof list);
     free(ids);
     if (st || n == 0) return st;
     st = pk_model_index_contexts(p);

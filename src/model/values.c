@@ -47,12 +47,40 @@ pk_status pk_context_values_begin(const pk_profile *p, pk_index ctx, pk_cursor *
     return PK_OK;
 }
 
-/* Start of the run of index record i (the run ends at record i+1's start). */
-static uint64_t run_start(const pk_cursor *c, uint64_t i)
+/* Start of the run of index record i of a plane whose index records are
+ * `stride` bytes with a `key_size`-byte key; nvals past the last record. */
+static uint64_t run_start(const pk_plane *pl, uint64_t i, unsigned stride, unsigned key_size)
 {
-    if (i >= c->_n) return c->_vn;
-    const unsigned char *rec = c->_idx + i * c->_idx_stride;
-    return c->_mode == CURSOR_LOCATION ? pk_le64(rec + 4) : pk_le64(rec + 2);
+    return i >= pl->nidx ? pl->nvals : pk_le64(pl->idx + i * stride + key_size);
+}
+
+/* Values [*start, *end) of index record i, clamped to the plane. */
+static void run_bounds(const pk_plane *pl, uint64_t i, unsigned stride, unsigned key_size,
+                       uint64_t *start, uint64_t *end)
+{
+    *start = run_start(pl, i, stride, key_size);
+    *end = run_start(pl, i + 1, stride, key_size);
+    if (*end > pl->nvals) *end = pl->nvals;
+}
+
+/* Position of the record with key `key` among records [lo, hi) of `stride`
+ * bytes at `base`, whose u16 or u32 keys (first in the record) ascend;
+ * UINT64_MAX if there is none. */
+static uint64_t find_record(const unsigned char *base, uint64_t lo, uint64_t hi, unsigned stride,
+                            unsigned key_size, uint32_t key)
+{
+    while (lo < hi) {
+        uint64_t mid = lo + (hi - lo) / 2;
+        const unsigned char *rec = base + mid * stride;
+        uint32_t mid_key = key_size == 4 ? pk_le32(rec) : pk_le16(rec);
+        if (mid_key < key)
+            lo = mid + 1;
+        else if (mid_key > key)
+            hi = mid;
+        else
+            return mid;
+    }
+    return UINT64_MAX;
 }
 
 /* Advance to the next non-empty run; 0 at the end. */
@@ -61,9 +89,10 @@ static int cursor_next_run(pk_cursor *c)
     const pk_profile *p = c->_p;
     while (c->_i < c->_n) {
         const unsigned char *rec = c->_idx + c->_i * c->_idx_stride;
-        uint64_t start = run_start(c, c->_i), end = run_start(c, c->_i + 1);
+        const pk_plane pl = {c->_vals, c->_idx, c->_vn, (uint32_t)c->_n};
+        uint64_t start, end;
+        run_bounds(&pl, c->_i, c->_idx_stride, c->_mode == CURSOR_LOCATION ? 4 : 2, &start, &end);
         c->_i++;
-        if (end > c->_vn) end = c->_vn;
         if (start >= end) continue;
         c->_v = start;
         c->_vend = end;
@@ -97,48 +126,6 @@ int pk_cursor_next(pk_cursor *c, pk_value *out)
     return 1;
 }
 
-/* Binary search of the location-major index for context id `id`: the run
- * [*start, *end) of its values. 0 if the context has no values. */
-static int lm_find_run(const pk_plane *pl, uint32_t id, uint64_t *start, uint64_t *end)
-{
-    uint32_t lo = 0, hi = pl->nidx;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        uint32_t mid_id = pk_le32(pl->idx + (size_t)mid * PK_LM_IDX_SIZE);
-        if (mid_id < id) {
-            lo = mid + 1;
-        } else if (mid_id > id) {
-            hi = mid;
-        } else {
-            *start = pk_le64(pl->idx + (size_t)mid * PK_LM_IDX_SIZE + 4);
-            *end = mid + 1 < pl->nidx ? pk_le64(pl->idx + (size_t)(mid + 1) * PK_LM_IDX_SIZE + 4)
-                                      : pl->nvals;
-            if (*end > pl->nvals) *end = pl->nvals;
-            return *start < *end;
-        }
-    }
-    return 0;
-}
-
-/* Binary search of a run of location-major values for raw column `raw`. */
-static int lm_find_value(const pk_plane *pl, uint64_t lo, uint64_t hi, uint16_t raw, double *out)
-{
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        const unsigned char *v = pl->vals + mid * PK_LM_VAL_SIZE;
-        uint16_t mid_raw = pk_le16(v);
-        if (mid_raw < raw) {
-            lo = mid + 1;
-        } else if (mid_raw > raw) {
-            hi = mid;
-        } else {
-            *out = pk_le_f64(v + 2);
-            return 1;
-        }
-    }
-    return 0;
-}
-
 pk_status pk_value_lookup(const pk_profile *p, pk_index loc, pk_index ctx, pk_index col,
                           double *out)
 {
@@ -146,32 +133,16 @@ pk_status pk_value_lookup(const pk_profile *p, pk_index loc, pk_index ctx, pk_in
     if (loc >= p->n_locs || ctx >= p->n_ctx || col >= p->n_columns)
         return pk_fail(PK_ERR_NOT_FOUND, "pk_value_lookup: index out of range");
     *out = 0.0;
-    const pk_loc_rec *l = &p->locs[loc];
+    const pk_plane *pl = &p->locs[loc].plane;
     const pk_column *column = &p->columns[col];
-    if (l->is_summary != column->is_summary || p->ctx[ctx].id > UINT32_MAX) return PK_OK;
+    if (p->locs[loc].is_summary != column->is_summary || p->ctx[ctx].id > UINT32_MAX) return PK_OK;
+    uint64_t k = find_record(pl->idx, 0, pl->nidx, PK_LM_IDX_SIZE, 4, (uint32_t)p->ctx[ctx].id);
+    if (k == UINT64_MAX) return PK_OK;
     uint64_t start, end;
-    if (!lm_find_run(&l->plane, (uint32_t)p->ctx[ctx].id, &start, &end)) return PK_OK;
-    lm_find_value(&l->plane, start, end, (uint16_t)column->raw_id, out);
+    run_bounds(pl, k, PK_LM_IDX_SIZE, 4, &start, &end);
+    uint64_t v = find_record(pl->vals, start, end, PK_LM_VAL_SIZE, 2, column->raw_id);
+    if (v != UINT64_MAX) *out = pk_le_f64(pl->vals + v * PK_LM_VAL_SIZE + 2);
     return PK_OK;
-}
-
-/* Binary search of a context-major run for location `loc`. */
-static int cm_find_loc(const pk_plane *pl, uint64_t lo, uint64_t hi, uint32_t loc, double *out)
-{
-    while (lo < hi) {
-        uint64_t mid = lo + (hi - lo) / 2;
-        const unsigned char *v = pl->vals + mid * PK_CM_VAL_SIZE;
-        uint32_t mid_loc = pk_le32(v);
-        if (mid_loc < loc) {
-            lo = mid + 1;
-        } else if (mid_loc > loc) {
-            hi = mid;
-        } else {
-            *out = pk_le_f64(v + 4);
-            return 1;
-        }
-    }
-    return 0;
 }
 
 int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t loc, double *out)
@@ -179,22 +150,12 @@ int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t
     *out = 0.0;
     if (!p->cm || ctx >= p->n_ctx || col >= p->n_columns || p->columns[col].is_summary) return 0;
     const pk_plane *pl = &p->cm[ctx];
-    uint16_t raw = (uint16_t)p->columns[col].raw_id;
-    uint32_t lo = 0, hi = pl->nidx;
-    while (lo < hi) {
-        uint32_t mid = lo + (hi - lo) / 2;
-        const unsigned char *rec = pl->idx + (size_t)mid * PK_CM_IDX_SIZE;
-        uint16_t mid_raw = pk_le16(rec);
-        if (mid_raw < raw) {
-            lo = mid + 1;
-        } else if (mid_raw > raw) {
-            hi = mid;
-        } else {
-            uint64_t start = pk_le64(rec + 2);
-            uint64_t end = mid + 1 < pl->nidx ? pk_le64(rec + PK_CM_IDX_SIZE + 2) : pl->nvals;
-            if (end > pl->nvals) end = pl->nvals;
-            return start < end && cm_find_loc(pl, start, end, loc, out);
-        }
-    }
-    return 0;
+    uint64_t k = find_record(pl->idx, 0, pl->nidx, PK_CM_IDX_SIZE, 2, p->columns[col].raw_id);
+    if (k == UINT64_MAX) return 0;
+    uint64_t start, end;
+    run_bounds(pl, k, PK_CM_IDX_SIZE, 2, &start, &end);
+    uint64_t v = find_record(pl->vals, start, end, PK_CM_VAL_SIZE, 4, loc);
+    if (v == UINT64_MAX) return 0;
+    *out = pk_le_f64(pl->vals + v * PK_CM_VAL_SIZE + 4);
+    return 1;
 }

@@ -13,5 +13,6 @@
 #include "output.h"
 #include "profile.h"
 #include "status.h"
+#include "write.h"
 
 #endif /* PROFKIT_PROFKIT_H */

@@ -131,6 +131,9 @@ struct pk_profile {
     pthread_mutex_t cm_lock;
     unsigned char *cm_built; /* storage of a built transpose (malloc) */
 
+    void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
+    size_t n_owned, cap_owned;
+
     pk_diag_rec *diags; /* malloc */
     size_t n_diags, cap_diags;
     const char *diag_codes[PK_MAX_DIAG_CODES];
@@ -141,6 +144,11 @@ struct pk_profile {
 pk_status pk_model_new(pk_profile **out);
 /* Add a source file record; returns its slot or NULL if full. */
 pk_source_rec *pk_model_add_source(pk_profile *p, const char *name);
+
+/* Uninitialised memory of `size` bytes that lives as long as the profile:
+ * for value planes a reader or an analysis builds itself (too big or too
+ * short-lived for the arena). NULL (and the error set) when out of memory. */
+void *pk_model_alloc_owned(pk_profile *p, size_t size);
 
 /* --- diagnostics (diag.c) --- */
 /* Record a diagnostic. At most PK_DIAG_PER_CODE are kept per code; the

@@ -41,6 +41,9 @@ void pk_profile_free(pk_profile *p)
     free(p->ctx_sorted);
     free(p->cm_built);
     free(p->cm);
+    for (size_t i = 0; i < p->n_owned; i++)
+        free(p->owned[i]);
+    free(p->owned);
     free(p->diags);
     pthread_mutex_destroy(&p->cm_lock);
     pk_intern_free(&p->strings);
@@ -72,6 +75,27 @@ pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t c
         return pk_fail(PK_ERR_FORMAT, "metric id %u is defined twice", raw);
     p->col_of_raw[space][raw] = col;
     return PK_OK;
+}
+
+void *pk_model_alloc_owned(pk_profile *p, size_t size)
+{
+    if (p->n_owned == p->cap_owned) {
+        size_t cap = p->cap_owned ? 2 * p->cap_owned : 16;
+        void **t = realloc(p->owned, cap * sizeof *t);
+        if (!t) {
+            pk_fail_nomem("growing the list of owned blocks");
+            return NULL;
+        }
+        p->owned = t;
+        p->cap_owned = cap;
+    }
+    void *b = malloc(size ? size : 1);
+    if (!b) {
+        pk_fail_nomem("allocating a block for the profile");
+        return NULL;
+    }
+    p->owned[p->n_owned++] = b;
+    return b;
 }
 
 /* ---- public accessors ---- */

@@ -1,0 +1,51 @@
+/*
+ * profkit/write.h — writing a profile in one of the formats profkit knows.
+ *
+ * A writer works from the model only, so any profile profkit can open can
+ * be written in any format it can write. Writers never leave a partial
+ * result behind: they write under a temporary name next to the target and
+ * rename it into place only when everything succeeded.
+ */
+#ifndef PROFKIT_WRITE_H
+#define PROFKIT_WRITE_H
+
+#include <stdint.h>
+
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+#define PK_WRITE_FORCE    0x1u /* replace an existing target */
+#define PK_WRITE_NO_TRACE 0x2u /* leave traces out */
+
+/* Progress callback: `done` of `total` units of work (bytes, roughly).
+ * Called from the writing thread, at most a few hundred times. */
+typedef void (*pk_progress_fn)(void *user, uint64_t done, uint64_t total);
+
+typedef struct pk_write_options {
+    uint32_t flags;          /* PK_WRITE_* */
+    pk_progress_fn progress; /* may be NULL */
+    void *progress_user;
+} pk_write_options;
+
+/* What a writer wrote (all optional to look at). */
+typedef struct pk_write_stats {
+    uint64_t bytes;      /* total bytes written */
+    uint64_t n_values;   /* non-zero values written (all locations) */
+    uint32_t n_files;    /* files written */
+} pk_write_stats;
+
+/* Write `profile` as `format` at `path`. For PK_FORMAT_HPCTOOLKIT_V4 `path`
+ * is a database directory (meta.db, profile.db, cct.db, trace.db when the
+ * profile has traces, metrics/default.yaml). PK_ERR_IO if `path` exists and
+ * PK_WRITE_FORCE is not given. `opts` and `stats` may be NULL. */
+PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, const char *path,
+                                  const pk_write_options *opts, pk_write_stats *stats);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFKIT_WRITE_H */

@@ -1,0 +1,137 @@
+/*
+ * util/outfile.c — buffered sequential writing of one output file.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include "outfile.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "bytes.h"
+#include "error.h"
+
+#define OUT_BUFFER (1u << 20)
+
+pk_status pk_out_open(pk_out *o, const char *path)
+{
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->fd = -1;
+    o->buf = malloc(OUT_BUFFER);
+    if (!o->buf) return o->status = pk_fail_nomem("allocating an output buffer");
+    o->cap = OUT_BUFFER;
+    o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
+    if (o->fd < 0) o->status = pk_fail(PK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    return o->status;
+}
+
+/* write(2) all of it, retrying on short writes and EINTR. */
+static void write_all(pk_out *o, const unsigned char *p, size_t n)
+{
+    while (n && !o->status) {
+        ssize_t w = write(o->fd, p, n > (1u << 30) ? (1u << 30) : n);
+        if (w < 0 && errno == EINTR) continue;
+        if (w <= 0) {
+            o->status =
+                pk_fail(PK_ERR_IO, "%s: write failed at byte %llu: %s", o->path,
+                        (unsigned long long)o->offset, w < 0 ? strerror(errno) : "no progress");
+            return;
+        }
+        p += w;
+        n -= (size_t)w;
+    }
+}
+
+static void flush(pk_out *o)
+{
+    if (o->used) write_all(o, o->buf, o->used);
+    o->used = 0;
+}
+
+void pk_out_bytes(pk_out *o, const void *data, size_t n)
+{
+    if (o->status || !n) return;
+    if (n >= o->cap / 2) { /* big block: no copy */
+        flush(o);
+        write_all(o, data, n);
+    } else {
+        if (o->used + n > o->cap) flush(o);
+        memcpy(o->buf + o->used, data, n);
+        o->used += n;
+    }
+    o->offset += n;
+}
+
+void pk_out_zeros(pk_out *o, uint64_t n)
+{
+    static const unsigned char zero[256];
+    while (n && !o->status) {
+        size_t k = n > sizeof zero ? sizeof zero : (size_t)n;
+        pk_out_bytes(o, zero, k);
+        n -= k;
+    }
+}
+
+void pk_out_align(pk_out *o, unsigned align)
+{
+    pk_out_zeros(o, (align - (o->offset & (align - 1))) & (align - 1));
+}
+
+void pk_out_u8(pk_out *o, uint8_t v)
+{
+    pk_out_bytes(o, &v, 1);
+}
+
+void pk_out_u16(pk_out *o, uint16_t v)
+{
+    unsigned char b[2];
+    pk_put_le16(b, v);
+    pk_out_bytes(o, b, 2);
+}
+
+void pk_out_u32(pk_out *o, uint32_t v)
+{
+    unsigned char b[4];
+    pk_put_le32(b, v);
+    pk_out_bytes(o, b, 4);
+}
+
+void pk_out_u64(pk_out *o, uint64_t v)
+{
+    unsigned char b[8];
+    pk_put_le64(b, v);
+    pk_out_bytes(o, b, 8);
+}
+
+void pk_out_expect(pk_out *o, uint64_t offset, const char *what)
+{
+    if (!o->status && o->offset != offset)
+        o->status =
+            pk_fail(PK_ERR_INVALID_ARG,
+                    "%s: internal layout error: %s at byte %llu, "
+                    "planned at %llu",
+                    o->path, what, (unsigned long long)o->offset, (unsigned long long)offset);
+}
+
+pk_status pk_out_close(pk_out *o)
+{
+    if (o->fd >= 0) {
+        flush(o);
+        if (close(o->fd) != 0 && !o->status)
+            o->status = pk_fail(PK_ERR_IO, "%s: close failed: %s", o->path, strerror(errno));
+        o->fd = -1;
+    }
+    free(o->buf);
+    o->buf = NULL;
+    return o->status;
+}
+
+pk_status pk_write_file(const char *path, const void *data, size_t n)
+{
+    pk_out o;
+    if (pk_out_open(&o, path) == PK_OK) pk_out_bytes(&o, data, n);
+    return pk_out_close(&o);
+}

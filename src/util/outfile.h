@@ -1,0 +1,47 @@
+/*
+ * util/outfile.h — buffered sequential writing of one output file.
+ *
+ * Writers produce big files (a profile.db can be gigabytes) front to back:
+ * small fields go through a 1 MiB buffer, large blocks (value planes that
+ * already sit in memory or in a mapped input) go straight to write(2)
+ * without a copy. The offset is tracked so a writer can check that what
+ * it writes lands where its precomputed layout said. The first error
+ * sticks: later calls do nothing, pk_out_close() reports it, naming the
+ * file.
+ */
+#ifndef PK_UTIL_OUTFILE_H
+#define PK_UTIL_OUTFILE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/status.h"
+
+typedef struct pk_out {
+    int fd;
+    const char *path; /* for messages; must outlive the pk_out */
+    unsigned char *buf;
+    size_t used, cap;
+    uint64_t offset; /* bytes written so far (buffered ones included) */
+    pk_status status;
+} pk_out;
+
+/* Create `path` (which must not exist) for writing. */
+pk_status pk_out_open(pk_out *o, const char *path);
+void pk_out_bytes(pk_out *o, const void *data, size_t n);
+void pk_out_zeros(pk_out *o, uint64_t n);
+/* Pad with zeros up to a multiple of `align` (a power of two). */
+void pk_out_align(pk_out *o, unsigned align);
+void pk_out_u8(pk_out *o, uint8_t v);
+void pk_out_u16(pk_out *o, uint16_t v);
+void pk_out_u32(pk_out *o, uint32_t v);
+void pk_out_u64(pk_out *o, uint64_t v);
+/* Fail (sticky) unless the file is exactly at `offset`: a layout bug. */
+void pk_out_expect(pk_out *o, uint64_t offset, const char *what);
+/* Flush, fsync-free close; returns the first error, if any. */
+pk_status pk_out_close(pk_out *o);
+
+/* Write a whole in-memory image to a new file `path`. */
+pk_status pk_write_file(const char *path, const void *data, size_t n);
+
+#endif

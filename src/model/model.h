@@ -116,6 +116,9 @@ struct pk_profile {
     uint32_t *col_of_raw[PK_ID_SPACES]; /* raw id -> column, PK_NONE if unmapped */
     uint32_t n_raw[PK_ID_SPACES];
 
+    const char **id_kind_names; /* names of identifier kinds, by kind (arena) */
+    uint32_t n_id_kinds;
+
     pk_loc_rec *locs;
     uint32_t n_locs;
 

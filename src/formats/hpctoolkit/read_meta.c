@@ -46,6 +46,8 @@ static pk_status read_id_names(hk_reader *r, hk_file *f)
         HK_EMIT(r, f, pp + 8 * k, HK_S_ID_NAMES, "id-name", HK_U("kind", k),
                 HK_S("name", r->kind_names[k]));
     }
+    r->p->id_kind_names = r->kind_names;
+    r->p->n_id_kinds = (uint32_t)n;
     return PK_OK;
 }
 

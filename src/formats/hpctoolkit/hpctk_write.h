@@ -10,8 +10,41 @@
 
 #include <stdio.h>
 
+#include "hpctk.h"
 #include "model/model.h"
 #include "profkit/write.h"
+#include "util/buf.h"
+
+/* Which profile.db profile each location becomes. Profile 0 is always
+ * the summary: the model's first summary location, or an empty one the
+ * writer adds when the model has none (`added_summary`). */
+typedef struct hk_order {
+    uint32_t n_profiles;
+    uint32_t *loc_of_prof; /* PK_NONE for an added summary */
+    uint32_t *prof_of_loc;
+    int identity; /* profile i is location i for all i */
+    int added_summary;
+} hk_order;
+
+pk_status hk_order_init(const pk_profile *p, hk_order *o);
+void hk_order_free(hk_order *o);
+
+/* meta.db as one in-memory image (write_meta.c). */
+pk_status hk_build_meta(const pk_profile *p, pk_buf *out);
+/* profile.db, cct.db, trace.db streamed to `path` (write_profile.c,
+ * write_cct.c, write_trace.c); each adds the bytes it wrote to *bytes. */
+pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char *path,
+                              uint64_t *bytes);
+pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *path,
+                          uint64_t *bytes);
+pk_status hk_write_trace_db(const pk_profile *p, const hk_order *o, const char *path,
+                            uint64_t *bytes);
+/* The 16-byte common file header, with section table zeroed. */
+void hk_put_file_header(unsigned char *h, const char *format);
+
+/* The whole database at `path` (write.c), through a temporary directory. */
+pk_status hk_write_db(const pk_profile *p, const char *path, const pk_write_options *o,
+                      pk_write_stats *stats);
 
 /* metrics/default.yaml: the metric taxonomy hpcviewer reads (field notes
  * §a, "METRICS.yaml taxonomy"), written to `out`. One root per metric that

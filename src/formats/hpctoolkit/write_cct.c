@@ -1,0 +1,126 @@
+/*
+ * formats/hpctoolkit/write_cct.c — cct.db: the values again, context-major.
+ *
+ * The model's context-major view (read from the source's cct.db, or built
+ * by transposing the location planes) is already in cct.db's packed
+ * layout; when profiles keep their indexes it is written as is, otherwise
+ * each value's profile index is translated on the way out. The {CI}
+ * array is indexed directly by context id, so ids the model does not use
+ * get empty entries. Layout:
+ *   header | Context Info section (header + {CI} array) |
+ *   value blocks by context id (values, then metric index; 8-aligned) |
+ *   footer
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpctk_write.h"
+#include "util/error.h"
+#include "util/outfile.h"
+
+/* Largest {CI} array we accept relative to the number of contexts: ids
+ * that sparse would make cct.db mostly holes (and huge). */
+#define MAX_ID_SPREAD(n) (16ull * (n) + (1ull << 20))
+
+static uint64_t align8(uint64_t x)
+{
+    return (x + 7) & ~(uint64_t)7;
+}
+
+static const pk_plane *cm_of_id(const pk_profile *p, uint64_t id)
+{
+    static const pk_plane empty;
+    uint32_t i = pk_model_ctx_find(p, id);
+    return i == PK_NONE ? &empty : &p->cm[i];
+}
+
+/* Values of one context with profile indexes translated, through a
+ * small staging buffer. */
+static void put_translated(pk_out *out, const pk_plane *pl, const hk_order *o)
+{
+    unsigned char stage[PK_CM_VAL_SIZE * 4096];
+    size_t n = 0;
+    for (uint64_t v = 0; v < pl->nvals; v++) {
+        const unsigned char *src = pl->vals + v * PK_CM_VAL_SIZE;
+        uint32_t loc = pk_le32(src);
+        pk_put_le32(stage + n, loc < o->n_profiles ? o->prof_of_loc[loc] : loc);
+        memcpy(stage + n + 4, src + 4, 8);
+        n += PK_CM_VAL_SIZE;
+        if (n == sizeof stage) {
+            pk_out_bytes(out, stage, n);
+            n = 0;
+        }
+    }
+    pk_out_bytes(out, stage, n);
+}
+
+static void put_infos(pk_out *out, const pk_profile *p, uint64_t n_ids, uint64_t first_block)
+{
+    uint64_t at = first_block;
+    for (uint64_t id = 0; id < n_ids; id++) {
+        const pk_plane *pl = cm_of_id(p, id);
+        pk_out_u64(out, pl->nvals);
+        pk_out_u64(out, at);
+        pk_out_u16(out, (uint16_t)pl->nidx);
+        pk_out_zeros(out, 6);
+        pk_out_u64(out, at + pl->nvals * PK_CM_VAL_SIZE);
+        at = align8(at + pl->nvals * PK_CM_VAL_SIZE + (uint64_t)pl->nidx * PK_CM_IDX_SIZE);
+    }
+}
+
+static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, uint64_t n_ids)
+{
+    for (uint64_t id = 0; id < n_ids && !out->status; id++) {
+        const pk_plane *pl = cm_of_id(p, id);
+        if (o->identity)
+            pk_out_bytes(out, pl->vals, pl->nvals * PK_CM_VAL_SIZE);
+        else
+            put_translated(out, pl, o);
+        pk_out_bytes(out, pl->idx, (size_t)pl->nidx * PK_CM_IDX_SIZE);
+        pk_out_align(out, 8);
+    }
+}
+
+static pk_status count_ids(const pk_profile *p, uint64_t *n_ids)
+{
+    uint64_t max = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        if (p->ctx[i].id > max) max = p->ctx[i].id;
+        if (p->cm[i].nidx > UINT16_MAX)
+            return pk_fail(PK_ERR_UNSUPPORTED, "cct.db: context %llu has values of %u metrics",
+                           (unsigned long long)p->ctx[i].id, p->cm[i].nidx);
+    }
+    if (max >= MAX_ID_SPREAD(p->n_ctx))
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "cct.db: context ids up to %llu for %u contexts are too sparse for "
+                       "cct.db's id-indexed table",
+                       (unsigned long long)max, p->n_ctx);
+    *n_ids = max + 1;
+    return PK_OK;
+}
+
+pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *path, uint64_t *bytes)
+{
+    uint64_t n_ids = 0;
+    pk_status st = pk_model_ensure_cm(p);
+    if (!st) st = count_ids(p, &n_ids);
+    if (st) return st;
+    uint64_t section = 0x10 + n_ids * HK_SZ_CCT_CTX;
+    unsigned char h[HK_SZ_CCT_HEADER + 0x10] = {0};
+    hk_put_file_header(h, "ctxt");
+    pk_put_le64(h + 0x10, section);
+    pk_put_le64(h + 0x18, HK_SZ_CCT_HEADER);
+    pk_put_le64(h + 0x20, HK_SZ_CCT_HEADER + 0x10); /* section header: pCtxs */
+    pk_put_le32(h + 0x28, (uint32_t)n_ids);
+    h[0x2c] = HK_SZ_CCT_CTX;
+    pk_out out;
+    if (pk_out_open(&out, path) == PK_OK) {
+        pk_out_bytes(&out, h, sizeof h);
+        put_infos(&out, p, n_ids, align8(HK_SZ_CCT_HEADER + section));
+        pk_out_align(&out, 8);
+        put_blocks(&out, p, o, n_ids);
+        pk_out_bytes(&out, "__ctx.db", 8);
+    }
+    *bytes += out.offset;
+    return pk_out_close(&out);
+}

@@ -1,0 +1,203 @@
+/*
+ * formats/hpctoolkit/write_profile.c — profile.db from the model, and the
+ * order of its profiles.
+ *
+ * The model's location planes are already in profile.db's packed value
+ * layout, so the value blocks are written straight from them (from the
+ * mapped input when the profile was read from a database): the writer's
+ * cost is the write(2) of the bytes, nothing per value. Layout:
+ *   header | Profile Info section (header + {PI} array) |
+ *   Identifier Tuple section | value blocks (values, then context index,
+ *   each block 8-byte aligned) | footer
+ * Offsets are computed first, so the file is written front to back once.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "hpctk_write.h"
+#include "util/error.h"
+#include "util/outfile.h"
+
+void hk_put_file_header(unsigned char *h, const char *format)
+{
+    memset(h, 0, 16);
+    memcpy(h, "HPCTOOLKIT", 10);
+    memcpy(h + 10, format, 4);
+    h[14] = 4; /* major version */
+    h[15] = 0; /* minor version */
+}
+
+void hk_order_free(hk_order *o)
+{
+    free(o->loc_of_prof);
+    free(o->prof_of_loc);
+    *o = (hk_order){0};
+}
+
+pk_status hk_order_init(const pk_profile *p, hk_order *o)
+{
+    *o = (hk_order){0};
+    uint32_t summary = PK_NONE;
+    for (uint32_t l = 0; l < p->n_locs && summary == PK_NONE; l++)
+        if (p->locs[l].is_summary) summary = l;
+    o->added_summary = summary == PK_NONE;
+    o->n_profiles = p->n_locs + (o->added_summary ? 1u : 0u);
+    o->loc_of_prof = malloc(((size_t)o->n_profiles + 1) * sizeof *o->loc_of_prof);
+    o->prof_of_loc = malloc(((size_t)p->n_locs + 1) * sizeof *o->prof_of_loc);
+    if (!o->loc_of_prof || !o->prof_of_loc) {
+        hk_order_free(o);
+        return pk_fail_nomem("ordering profiles");
+    }
+    uint32_t k = 0;
+    o->loc_of_prof[k++] = summary;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (l != summary) o->loc_of_prof[k++] = l;
+    o->identity = !o->added_summary;
+    for (uint32_t i = 0; i < o->n_profiles; i++) {
+        uint32_t l = o->loc_of_prof[i];
+        if (l != PK_NONE) o->prof_of_loc[l] = i;
+        if (l != i) o->identity = 0;
+    }
+    return PK_OK;
+}
+
+typedef struct prof_layout {
+    uint64_t *tuple_at; /* per profile, 0 for none */
+    uint64_t *vals_at;  /* per profile: values; the index follows them */
+    uint64_t infos_size, tuples_lo, tuples_hi, end;
+} prof_layout;
+
+static const pk_plane *plane_of(const pk_profile *p, const hk_order *o, uint32_t prof)
+{
+    static const pk_plane empty;
+    uint32_t l = o->loc_of_prof[prof];
+    return l == PK_NONE ? &empty : &p->locs[l].plane;
+}
+
+static uint64_t align8(uint64_t x)
+{
+    return (x + 7) & ~(uint64_t)7;
+}
+
+static void plan(const pk_profile *p, const hk_order *o, prof_layout *L)
+{
+    L->infos_size = 0x10 + (uint64_t)o->n_profiles * HK_SZ_PROFILE;
+    uint64_t at = L->tuples_lo = align8(HK_SZ_PROF_HEADER + L->infos_size);
+    for (uint32_t i = 0; i < o->n_profiles; i++) {
+        uint32_t l = o->loc_of_prof[i];
+        L->tuple_at[i] = 0;
+        if (l == PK_NONE || p->locs[l].is_summary) continue;
+        L->tuple_at[i] = at;
+        at += 8 + (uint64_t)HK_SZ_ID * p->locs[l].n_ids;
+    }
+    L->tuples_hi = at;
+    for (uint32_t i = 0; i < o->n_profiles; i++) {
+        const pk_plane *pl = plane_of(p, o, i);
+        L->vals_at[i] = at;
+        at = align8(at + pl->nvals * PK_LM_VAL_SIZE + (uint64_t)pl->nidx * PK_LM_IDX_SIZE);
+    }
+    L->end = at;
+}
+
+static void put_infos(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+{
+    pk_out_u64(out, HK_SZ_PROF_HEADER + 0x10); /* pProfiles */
+    pk_out_u32(out, o->n_profiles);
+    pk_out_u8(out, HK_SZ_PROFILE);
+    pk_out_zeros(out, 3);
+    for (uint32_t i = 0; i < o->n_profiles; i++) {
+        const pk_plane *pl = plane_of(p, o, i);
+        uint32_t l = o->loc_of_prof[i];
+        int summary = l == PK_NONE || p->locs[l].is_summary;
+        pk_out_u64(out, pl->nvals);
+        pk_out_u64(out, L->vals_at[i]);
+        pk_out_u32(out, pl->nidx);
+        pk_out_u32(out, 0);
+        pk_out_u64(out, L->vals_at[i] + pl->nvals * PK_LM_VAL_SIZE);
+        pk_out_u64(out, L->tuple_at[i]);
+        pk_out_u32(out, summary ? 1u : 0u); /* flags: isSummary */
+        pk_out_u32(out, 0);
+    }
+}
+
+static void put_tuples(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+{
+    pk_out_align(out, 8);
+    pk_out_expect(out, L->tuples_lo, "identifier tuples");
+    for (uint32_t i = 0; i < o->n_profiles; i++) {
+        if (!L->tuple_at[i]) continue;
+        const pk_loc_rec *loc = &p->locs[o->loc_of_prof[i]];
+        pk_out_u16(out, (uint16_t)loc->n_ids);
+        pk_out_zeros(out, 6);
+        for (uint32_t k = 0; k < loc->n_ids; k++) {
+            const pk_ident *id = &loc->ids[k];
+            pk_out_u8(out, (uint8_t)id->kind);
+            pk_out_u8(out, 0);
+            pk_out_u16(out, id->flags);
+            pk_out_u32(out, id->logical);
+            pk_out_u64(out, id->physical);
+        }
+    }
+}
+
+static pk_status check_tuples(const pk_profile *p)
+{
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        if (p->locs[l].n_ids > UINT16_MAX)
+            return pk_fail(PK_ERR_UNSUPPORTED, "profile.db: location %u has %u identifiers", l,
+                           p->locs[l].n_ids);
+        for (uint32_t k = 0; k < p->locs[l].n_ids; k++)
+            if (p->locs[l].ids[k].kind > UINT8_MAX)
+                return pk_fail(PK_ERR_UNSUPPORTED,
+                               "profile.db: location %u: identifier kind %u does not fit a byte", l,
+                               p->locs[l].ids[k].kind);
+    }
+    return PK_OK;
+}
+
+static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+{
+    for (uint32_t i = 0; i < o->n_profiles && !out->status; i++) {
+        const pk_plane *pl = plane_of(p, o, i);
+        pk_out_align(out, 8);
+        pk_out_expect(out, L->vals_at[i], "profile value block");
+        pk_out_bytes(out, pl->vals, pl->nvals * PK_LM_VAL_SIZE);
+        pk_out_bytes(out, pl->idx, (size_t)pl->nidx * PK_LM_IDX_SIZE);
+    }
+    pk_out_align(out, 8);
+}
+
+pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char *path,
+                              uint64_t *bytes)
+{
+    pk_status st = check_tuples(p);
+    if (st) return st;
+    prof_layout L = {0};
+    L.tuple_at = malloc(((size_t)o->n_profiles + 1) * sizeof *L.tuple_at);
+    L.vals_at = malloc(((size_t)o->n_profiles + 1) * sizeof *L.vals_at);
+    if (!L.tuple_at || !L.vals_at) {
+        free(L.tuple_at);
+        free(L.vals_at);
+        return pk_fail_nomem("laying out profile.db");
+    }
+    plan(p, o, &L);
+    unsigned char h[HK_SZ_PROF_HEADER] = {0};
+    hk_put_file_header(h, "prof");
+    pk_put_le64(h + 0x10, L.infos_size);
+    pk_put_le64(h + 0x18, HK_SZ_PROF_HEADER);
+    pk_put_le64(h + 0x20, L.tuples_hi - L.tuples_lo);
+    pk_put_le64(h + 0x28, L.tuples_lo);
+    pk_out out;
+    if (pk_out_open(&out, path) == PK_OK) {
+        pk_out_bytes(&out, h, sizeof h);
+        put_infos(&out, p, o, &L);
+        put_tuples(&out, p, o, &L);
+        put_blocks(&out, p, o, &L);
+        pk_out_expect(&out, L.end, "profile.db footer");
+        pk_out_bytes(&out, "_prof.db", 8);
+    }
+    *bytes += out.offset;
+    free(L.tuple_at);
+    free(L.vals_at);
+    return pk_out_close(&out);
+}

@@ -1,0 +1,23 @@
+/*
+ * formats/write.c — pk_profile_write(): choosing the writer for a format.
+ */
+#include <string.h>
+
+#include "formats/hpctoolkit/hpctk_write.h"
+#include "util/error.h"
+
+pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *path,
+                           const pk_write_options *opts, pk_write_stats *stats)
+{
+    pk_write_stats ignored;
+    if (!p || !path || !*path)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_write: no profile or path");
+    if (!stats) stats = &ignored;
+    memset(stats, 0, sizeof *stats);
+    switch (format) {
+    case PK_FORMAT_HPCTOOLKIT_V4:
+        return hk_write_db(p, path, opts, stats);
+    default:
+        return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
+    }
+}

@@ -24,6 +24,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_convert(int argc, char **argv);
 
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,154 @@
+/*
+ * cli/cmd_convert.c — `profkit convert`: read a profile in any format
+ * profkit reads, write it in another (or the same) format.
+ *
+ * The conversion goes through the model, so every reader pairs with every
+ * writer. Writers never leave a partial result: a failed conversion leaves
+ * the output path as it was.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char convert_help[] =
+    "Usage: profkit convert [options] INPUT -o OUTPUT [--to FORMAT]\n\n"
+    "Convert a profile to another format. Formats written so far:\n"
+    "  hpctoolkit   HPCToolkit v4 database directory (meta.db, profile.db, cct.db,\n"
+    "               trace.db when there are traces, metrics/default.yaml); opens in\n"
+    "               hpcviewer. Chosen by default when OUTPUT ends in '.d'.\n\n"
+    "The output is written under a temporary name and renamed into place, so a\n"
+    "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
+    "only with --force (and only if it is a database).\n\n"
+    "Options:\n"
+    "  -o, --output PATH   where to write (required)\n"
+    "  -t, --to FORMAT     output format (see above)\n"
+    "  -f, --force         replace an existing output database\n"
+    "      --no-trace      leave traces out\n"
+    "  -q, --quiet         print nothing on success\n"
+    "  -h, --help          show this help\n\n"
+    "Exit status: 0 written, 1 input unreadable or write failed, 2 usage error.\n";
+
+static int format_from_name(const char *name, pk_format *out)
+{
+    if (strcmp(name, "hpctoolkit") == 0 || strcmp(name, "hpctoolkit4") == 0) {
+        *out = PK_FORMAT_HPCTOOLKIT_V4;
+        return 1;
+    }
+    return 0;
+}
+
+/* The format OUTPUT's name implies, if any. */
+static int format_from_path(const char *path, pk_format *out)
+{
+    size_t n = strlen(path);
+    while (n > 1 && path[n - 1] == '/')
+        n--;
+    if (n >= 2 && path[n - 2] == '.' && path[n - 1] == 'd') {
+        *out = PK_FORMAT_HPCTOOLKIT_V4;
+        return 1;
+    }
+    return 0;
+}
+
+static double now_seconds(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+/* A one-line progress meter on stderr (only when it is a terminal). */
+static void show_progress(void *user, uint64_t done, uint64_t total)
+{
+    (void)user;
+    char a[32], b[32];
+    fprintf(stderr, "\r\033[Kconvert: %s of ~%s written", cli_bytes(a, sizeof a, done),
+            cli_bytes(b, sizeof b, total));
+    fflush(stderr);
+}
+
+typedef struct convert_args {
+    const char *input, *output, *to;
+    uint32_t write_flags;
+    int quiet;
+} convert_args;
+
+/* 0 to go on, else the exit status. */
+static int parse(int argc, char **argv, convert_args *a)
+{
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"no-trace", no_argument, 0, 'T'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {
+        switch (c) {
+        case 'o':
+            a->output = optarg;
+            break;
+        case 't':
+            a->to = optarg;
+            break;
+        case 'f':
+            a->write_flags |= PK_WRITE_FORCE;
+            break;
+        case 'T':
+            a->write_flags |= PK_WRITE_NO_TRACE;
+            break;
+        case 'q':
+            a->quiet = 1;
+            break;
+        case 'h':
+            fputs(convert_help, stdout);
+            return -1;
+        default:
+            return cli_usage_error("convert", "unknown option");
+        }
+    }
+    a->input = cli_one_path("convert", argc, argv, optind);
+    if (!a->input) return CLI_USAGE;
+    if (!a->output) return cli_usage_error("convert", "missing -o OUTPUT");
+    return 0;
+}
+
+static void report(const convert_args *a, const pk_write_stats *s, double seconds)
+{
+    char b[32];
+    printf("wrote %s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", a->output, s->n_files,
+           cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values, seconds,
+           seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
+}
+
+int cmd_convert(int argc, char **argv)
+{
+    convert_args a = {0};
+    int rc = parse(argc, argv, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    pk_format format;
+    if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
+        return cli_usage_error("convert",
+                               a.to ? "unknown output format '%s' (known: hpctoolkit)"
+                                    : "cannot tell the format of '%s': give --to",
+                               a.to ? a.to : a.output);
+    pk_profile *p;
+    rc = cli_open("convert", a.input, 0, &p);
+    if (rc) return rc;
+    pk_write_options o = {.flags = a.write_flags};
+    if (!a.quiet && isatty(2)) o.progress = show_progress;
+    pk_write_stats stats;
+    double t0 = now_seconds();
+    pk_status st = pk_profile_write(p, format, a.output, &o, &stats);
+    if (o.progress) fputs("\r\033[K", stderr);
+    pk_profile_free(p);
+    if (st) return cli_library_error("convert", st);
+    if (!a.quiet) report(&a, &stats, now_seconds() - t0);
+    return CLI_OK;
+}

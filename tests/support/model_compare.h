@@ -1,0 +1,18 @@
+/*
+ * tests/support/model_compare.h — asserting that two profiles hold the
+ * same model, through the public API only.
+ *
+ * Used by every round-trip test (read -> write -> read): dimensions field
+ * by field, values bit for bit in both orders (location-major and
+ * context-major), traces sample by sample. On the first difference it
+ * fails the current cmocka test with a message naming what differs.
+ */
+#ifndef PK_TESTS_MODEL_COMPARE_H
+#define PK_TESTS_MODEL_COMPARE_H
+
+#include "profkit/profkit.h"
+
+/* `label` prefixes failure messages (e.g. the database path). */
+void tu_assert_same_model(const pk_profile *a, const pk_profile *b, const char *label);
+
+#endif

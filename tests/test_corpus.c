@@ -19,6 +19,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "support/model_compare.h"
 #include "support/testutil.h"
 
 static const char *corpus;
@@ -315,6 +316,34 @@ static void small_matches_hpctoolkit_yaml(void **state)
     }
 }
 
+/* Several workers validate value blocks exactly as one does: same model,
+ * same diagnostics in the same order. */
+static void parallel_validation_matches_serial(void **state)
+{
+    (void)state;
+    char root[4096], **dbs;
+    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
+    size_t n = tu_find_databases(root, &dbs);
+    for (size_t i = 0; i < n; i++) {
+        pk_open_options one = {0, 1}, three = {0, 3};
+        pk_profile *a = NULL, *b = NULL;
+        if (pk_profile_open(dbs[i], &one, &a) != PK_OK) continue; /* not v4 */
+        if (pk_profile_open(dbs[i], &three, &b) != PK_OK)
+            fail_msg("%s: %s", dbs[i], pk_error_last());
+        tu_assert_same_model(a, b, dbs[i]);
+        assert_int_equal(pk_diagnostic_count(a), pk_diagnostic_count(b));
+        for (size_t k = 0; k < pk_diagnostic_count(a); k++) {
+            pk_diagnostic x, y;
+            pk_diagnostic_get(a, k, &x);
+            pk_diagnostic_get(b, k, &y);
+            assert_string_equal(x.message, y.message);
+        }
+        pk_profile_free(a);
+        pk_profile_free(b);
+    }
+    tu_free_list(dbs, n);
+}
+
 int main(void)
 {
     corpus = tu_corpus_dir();
@@ -323,6 +352,7 @@ int main(void)
         cmocka_unit_test(every_database_loads_and_checks_clean),
         cmocka_unit_test(totals_match_hpctoolkit_reader),
         cmocka_unit_test(small_matches_hpctoolkit_yaml),
+        cmocka_unit_test(parallel_validation_matches_serial),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

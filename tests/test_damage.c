@@ -113,28 +113,41 @@ static void put(db *d, int f, uint64_t off, uint64_t v, int bytes)
         d->img[f].data[off + i] = (unsigned char)(v >> (8 * i));
 }
 
-static pk_status open_db(db *d, uint32_t flags, pk_profile **p)
+static pk_status open_db_threads(db *d, uint32_t flags, unsigned threads, pk_profile **p)
 {
     const char *names[4];
     const void *data[4];
     uint64_t sizes[4];
     size_t n;
     split(d, names, data, sizes, &n);
-    pk_open_options o = {flags};
+    pk_open_options o = {flags, threads};
     *p = NULL;
     return pk_profile_open_memory(PK_FORMAT_HPCTOOLKIT_V4, n, names, data, sizes, &o, p);
 }
 
-/* Opening fails with `status` and a message containing every fragment. */
+static pk_status open_db(db *d, uint32_t flags, pk_profile **p)
+{
+    return open_db_threads(d, flags, 0, p);
+}
+
+/* Opening fails with `status` and a message containing every fragment,
+ * whether the value blocks are scanned by one worker or by several (the
+ * first failure in file order must win either way). */
 static void expect_error(db *d, pk_status status, const char *const *fragments, size_t n)
 {
-    pk_profile *p;
-    pk_status st = open_db(d, 0, &p);
-    if (st != status) fail_msg("status %d, expected %d: %s", st, status, pk_error_last());
-    assert_null(p);
-    for (size_t i = 0; i < n; i++)
-        if (!strstr(pk_error_last(), fragments[i]))
-            fail_msg("message '%s' lacks '%s'", pk_error_last(), fragments[i]);
+    static const unsigned threads[] = {1, 3};
+    for (size_t t = 0; t < 2; t++) {
+        pk_profile *p;
+        pk_status st = open_db_threads(d, 0, threads[t], &p);
+        if (st != status)
+            fail_msg("%u workers: status %d, expected %d: %s", threads[t], st, status,
+                     pk_error_last());
+        assert_null(p);
+        for (size_t i = 0; i < n; i++)
+            if (!strstr(pk_error_last(), fragments[i]))
+                fail_msg("%u workers: message '%s' lacks '%s'", threads[t], pk_error_last(),
+                         fragments[i]);
+    }
 }
 
 #define EXPECT(d, status, ...)                                                                     \

@@ -57,6 +57,10 @@ enum {
 
 typedef struct pk_open_options {
     uint32_t flags; /* PK_OPEN_* bits */
+    /* Worker threads for validating big value files: 0 = automatic (one
+     * thread for small files, the online CPUs for big ones); N = exactly
+     * N workers whatever the size (results never depend on it). */
+    unsigned threads;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting

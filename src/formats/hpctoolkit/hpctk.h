@@ -103,7 +103,8 @@ typedef struct hk_array {
 
 typedef struct hk_reader {
     pk_profile *p;
-    uint32_t flags; /* PK_OPEN_* */
+    uint32_t flags;   /* PK_OPEN_* */
+    unsigned threads; /* pk_open_options.threads */
     hk_file f[HK_NFILES];
 
     /* dump */
@@ -236,6 +237,21 @@ pk_status hk_read_cct(hk_reader *r);          /* read_cct.c */
 pk_status hk_read_traces(hk_reader *r);       /* read_trace.c */
 /* Remember, for file `fid`, a context id that meta.db does not list. */
 pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id);
+
+/* First and one-past-last byte of a plane's values and index together. */
+static inline const unsigned char *hk_plane_lo(const pk_plane *pl)
+{
+    return pl->vals < pl->idx ? pl->vals : pl->idx;
+}
+static inline const unsigned char *hk_plane_hi(const pk_plane *pl, unsigned vsize, unsigned isize)
+{
+    const unsigned char *v = pl->vals + pl->nvals * vsize,
+                        *i = pl->idx + (uint64_t)pl->nidx * isize;
+    return v > i ? v : i;
+}
+
+/* Workers for scanning `bytes` of value blocks (read.c). */
+unsigned hk_workers(const hk_reader *r, uint64_t bytes);
 
 /* Entry points (read.c). */
 pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_fn emit, void *user,

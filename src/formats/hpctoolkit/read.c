@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hpctk.h"
+#include "util/parallel.h"
 
 static const char *const file_names[HK_NFILES] = {"meta.db", "profile.db", "cct.db", "trace.db"};
 
@@ -176,11 +177,18 @@ static void reader_free(hk_reader *r)
 }
 
 /* Set up a reader around a fresh profile. */
+unsigned hk_workers(const hk_reader *r, uint64_t bytes)
+{
+    if (r->threads) return r->threads > PK_MAX_WORKERS ? PK_MAX_WORKERS : r->threads;
+    return pk_workers_for(bytes);
+}
+
 static pk_status reader_init(hk_reader *r, const pk_open_options *opts, pk_record_fn emit,
                              void *user, const char *sections)
 {
     memset(r, 0, sizeof *r);
     r->flags = opts ? opts->flags : 0;
+    r->threads = opts ? opts->threads : 0;
     r->emit = emit;
     r->emit_user = user;
     pk_status st = parse_sections(sections, &r->sections);

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 
 #include "hpctk.h"
+#include "util/parallel.h"
 
 typedef struct cct_stats {
     uint64_t unknown_metric, bad_profile, summary_profile;
@@ -88,7 +89,8 @@ static void report_cct_stats(hk_reader *r, const hk_file *f, uint32_t id, uint64
                 (unsigned long long)cs->summary_profile);
 }
 
-/* One {CI} at e, for context id `id`. */
+/* One {CI} at e, for context id `id`: its block's place; the values are
+ * scanned later (scan_cct_blocks), possibly in parallel. */
 static pk_status read_cct_context(hk_reader *r, const hk_file *f, uint32_t id, uint64_t e,
                                   pk_plane *pl)
 {
@@ -104,12 +106,100 @@ static pk_status read_cct_context(hk_reader *r, const hk_file *f, uint32_t id, u
                             "context %u value block: pMetricIndices", id);
     if (st) return st;
     *pl = (pk_plane){f->data + p_vals, f->data + p_idx, n_vals, n_met};
-    cct_stats cs = {0};
-    st = scan_cct_block(r, f, id, pl, &cs);
-    if (st) return st;
-    report_cct_stats(r, f, id, e, &cs);
-    if (n_vals && pk_model_ctx_find(r->p, id) == PK_NONE) return hk_note_unlisted(r, HK_CCT, id);
     return PK_OK;
+}
+
+/* ---- scanning all value blocks, in parallel when they are big ---- */
+
+typedef struct cct_job {
+    hk_reader *r;
+    const hk_file *f;
+    const pk_plane *planes;
+    cct_stats *stats;
+    uint32_t failed_at[PK_MAX_WORKERS]; /* context id of a worker's failure, or PK_NONE */
+    pk_status status[PK_MAX_WORKERS];
+    char message[PK_MAX_WORKERS][1024];
+} cct_job;
+
+static uint64_t cct_block_bytes(void *user, uint32_t i)
+{
+    const pk_plane *pl = &((cct_job *)user)->planes[i];
+    return pl->nvals * PK_CM_VAL_SIZE + (uint64_t)pl->nidx * PK_CM_IDX_SIZE;
+}
+
+/* Workers only read the reader (emitting is off when they run). */
+static void scan_cct_range(void *user, unsigned worker, uint32_t begin, uint32_t end)
+{
+    cct_job *job = user;
+    pk_release rel;
+    pk_release_start(&rel, job->f->source ? &job->f->source->map : NULL);
+    for (uint32_t id = begin; id < end; id++) {
+        const pk_plane *pl = &job->planes[id];
+        pk_release_advance(&rel, hk_plane_lo(pl));
+        pk_status st = scan_cct_block(job->r, job->f, id, pl, &job->stats[id]);
+        if (st) {
+            job->failed_at[worker] = id;
+            job->status[worker] = st;
+            snprintf(job->message[worker], sizeof job->message[worker], "%s", pk_error_last());
+            return;
+        }
+        pk_release_advance(&rel, hk_plane_hi(pl, PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));
+    }
+    if (end > begin)
+        pk_release_finish(&rel, hk_plane_hi(&job->planes[end - 1], PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));
+}
+
+/* Statistics and unlisted ids in context order, up to the first failure. */
+static pk_status finish_cct_scan(cct_job *job, unsigned workers, uint32_t n, const hk_array *a)
+{
+    uint32_t fail = PK_NONE;
+    unsigned fw = 0;
+    for (unsigned k = 0; k < workers; k++)
+        if (job->failed_at[k] < fail) fail = job->failed_at[k], fw = k;
+    for (uint32_t id = 0; id < n && id < fail; id++) {
+        report_cct_stats(job->r, job->f, id, a->base + (uint64_t)id * a->stride, &job->stats[id]);
+        if (job->planes[id].nvals && pk_model_ctx_find(job->r->p, id) == PK_NONE &&
+            hk_note_unlisted(job->r, HK_CCT, id))
+            return PK_ERR_NOMEM;
+    }
+    return fail == PK_NONE ? PK_OK : pk_fail(job->status[fw], "%s", job->message[fw]);
+}
+
+/* Serial scan of the block of context `id`, emitting its records when
+ * dumping. */
+static pk_status scan_one_cct_block(hk_reader *r, const hk_file *f, const pk_plane *pl, uint32_t id,
+                                    const hk_array *a)
+{
+    cct_stats cs = {0};
+    pk_status st = scan_cct_block(r, f, id, pl, &cs);
+    if (st) return st;
+    report_cct_stats(r, f, id, a->base + (uint64_t)id * a->stride, &cs);
+    if (pl->nvals && pk_model_ctx_find(r->p, id) == PK_NONE) return hk_note_unlisted(r, HK_CCT, id);
+    return PK_OK;
+}
+
+static pk_status scan_cct_blocks(hk_reader *r, const hk_file *f, const pk_plane *planes, uint32_t n,
+                                 const hk_array *a)
+{
+    cct_job *job = calloc(1, sizeof *job);
+    cct_stats *stats = calloc(n ? n : 1, sizeof *stats);
+    if (!job || !stats) {
+        free(job);
+        free(stats);
+        return pk_fail_nomem("scanning cct.db");
+    }
+    *job = (cct_job){.r = r, .f = f, .planes = planes, .stats = stats};
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += cct_block_bytes(job, i);
+    unsigned workers = hk_workers(r, total);
+    for (unsigned k = 0; k < workers; k++)
+        job->failed_at[k] = PK_NONE;
+    pk_parallel_ranges(workers, n, cct_block_bytes, scan_cct_range, job);
+    pk_status st = finish_cct_scan(job, workers, n, a);
+    free(stats);
+    free(job);
+    return st;
 }
 
 pk_status hk_read_cct(hk_reader *r)
@@ -126,8 +216,14 @@ pk_status hk_read_cct(hk_reader *r)
     uint32_t n = (uint32_t)a.count;
     pk_plane *planes = calloc(n ? n : 1, sizeof *planes);
     if (!planes) return pk_fail_nomem("reading cct.db");
-    for (uint32_t i = 0; i < n && !st; i++)
+    /* A dump interleaves each context's values with its header, in file
+     * order; otherwise headers first, then all blocks (in parallel). */
+    int interleave = hk_want(r, HK_S_CCT_VALUES);
+    for (uint32_t i = 0; i < n && !st; i++) {
         st = read_cct_context(r, f, i, a.base + (uint64_t)i * a.stride, &planes[i]);
+        if (!st && interleave) st = scan_one_cct_block(r, f, &planes[i], i, &a);
+    }
+    if (!st && !interleave) st = scan_cct_blocks(r, f, planes, n, &a);
     if (st) {
         free(planes);
         return st;

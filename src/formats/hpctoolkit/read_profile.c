@@ -16,6 +16,7 @@
 #include <stdlib.h>
 
 #include "hpctk.h"
+#include "util/parallel.h"
 
 enum { PI_SECTION = 0, ID_SECTION = 1 };
 
@@ -37,6 +38,22 @@ pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id)
     return PK_OK;
 }
 
+/* Where a scan of value blocks reports to. The serial scan (also used
+ * for dumps) emits records and notes unlisted ids on the reader; a
+ * parallel worker collects unlisted ids in its own set and emits nothing. */
+typedef struct scan_state {
+    hk_reader *r;
+    const hk_file *f;
+    int emit;
+    pk_idset *own_unlisted; /* NULL: note on the reader */
+} scan_state;
+
+static pk_status note_unlisted(const scan_state *ss, uint32_t id)
+{
+    if (!ss->own_unlisted) return hk_note_unlisted(ss->r, HK_PROFILE, id);
+    return pk_idset_add(ss->own_unlisted, id) ? pk_fail_nomem("collecting context ids") : PK_OK;
+}
+
 /* Counts of tolerated oddities in one value block. */
 typedef struct block_stats {
     uint64_t unknown_metric, zero, nonfinite;
@@ -45,12 +62,13 @@ typedef struct block_stats {
 } block_stats;
 
 /* Metric-value pairs of one context: ids strictly increasing. */
-static pk_status scan_run(hk_reader *r, const hk_file *f, uint32_t prof, int space,
-                          const pk_plane *pl, uint32_t ctx_id, uint64_t start, uint64_t end,
-                          block_stats *bs)
+static pk_status scan_run(const scan_state *ss, uint32_t prof, int space, const pk_plane *pl,
+                          uint32_t ctx_id, uint64_t start, uint64_t end, block_stats *bs)
 {
+    hk_reader *r = ss->r;
+    const hk_file *f = ss->f;
     const pk_profile *p = r->p;
-    int emit = hk_want(r, HK_S_PROFILE_VALUES);
+    int emit = ss->emit;
     int prev = -1;
     for (uint64_t v = start; v < end; v++) {
         const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
@@ -78,9 +96,11 @@ static pk_status scan_run(hk_reader *r, const hk_file *f, uint32_t prof, int spa
 }
 
 /* Walk the context index of one block and each context's values. */
-static pk_status scan_block(hk_reader *r, const hk_file *f, uint32_t prof, int space,
-                            const pk_plane *pl, block_stats *bs)
+static pk_status scan_block(const scan_state *ss, uint32_t prof, int space, const pk_plane *pl,
+                            block_stats *bs)
 {
+    hk_reader *r = ss->r;
+    const hk_file *f = ss->f;
     if (pl->nidx == 0 && pl->nvals > 0)
         return hk_fail(f, "profile %u value block: %llu values but no contexts", prof,
                        (unsigned long long)pl->nvals);
@@ -92,12 +112,12 @@ static pk_status scan_block(hk_reader *r, const hk_file *f, uint32_t prof, int s
         pk_status st =
             hk_index_record(f, &ix, k, &prev, &id, &start, &end, "profile %u value block", prof);
         if (st) return st;
-        if (pk_model_ctx_find(r->p, id) == PK_NONE && hk_note_unlisted(r, HK_PROFILE, id))
-            return PK_ERR_NOMEM;
-        HK_EMIT(r, f, (uint64_t)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - f->data),
-                HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof), HK_U("ctx_id", id),
-                HK_U("start_index", start));
-        st = scan_run(r, f, prof, space, pl, id, start, end, bs);
+        if (pk_model_ctx_find(r->p, id) == PK_NONE && note_unlisted(ss, id)) return PK_ERR_NOMEM;
+        if (ss->emit)
+            HK_EMIT(r, f, (uint64_t)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - f->data),
+                    HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof), HK_U("ctx_id", id),
+                    HK_U("start_index", start));
+        st = scan_run(ss, prof, space, pl, id, start, end, bs);
         if (st) return st;
     }
     return PK_OK;
@@ -152,7 +172,8 @@ static pk_status read_id_tuple(hk_reader *r, const hk_file *f, uint32_t prof, ui
     return PK_OK;
 }
 
-/* One {PI} at e: header checks, identifier tuple, value block scan. */
+/* One {PI} at e: header checks and identifier tuple; the value block
+ * is scanned later (scan_blocks), possibly in parallel. */
 static pk_status read_profile_info(hk_reader *r, const hk_file *f, uint32_t i, uint64_t e,
                                    pk_loc_rec *loc)
 {
@@ -181,9 +202,108 @@ static pk_status read_profile_info(hk_reader *r, const hk_file *f, uint32_t i, u
         hk_diag(r, PK_SEV_WARNING, "no-id-tuple", f, "Profile Info", e,
                 "profile %u is not a summary profile but has no identifier tuple", i);
     loc->plane = (pk_plane){f->data + p_vals, f->data + p_idx, n_vals, n_ctx};
+    return PK_OK;
+}
+
+/* ---- scanning all value blocks, in parallel when they are big ---- */
+
+typedef struct scan_job {
+    hk_reader *r;
+    const hk_file *f;
+    const pk_loc_rec *locs;
+    block_stats *stats;
+    struct scan_worker {
+        pk_idset unlisted;
+        uint32_t failed_at; /* profile index of the first failure, or PK_NONE */
+        pk_status status;
+        char message[1024];
+    } w[PK_MAX_WORKERS];
+} scan_job;
+
+static uint64_t block_bytes(void *user, uint32_t i)
+{
+    const pk_plane *pl = &((scan_job *)user)->locs[i].plane;
+    return pl->nvals * PK_LM_VAL_SIZE + (uint64_t)pl->nidx * PK_LM_IDX_SIZE;
+}
+
+static void scan_range(void *user, unsigned worker, uint32_t begin, uint32_t end)
+{
+    scan_job *job = user;
+    struct scan_worker *w = &job->w[worker];
+    scan_state ss = {job->r, job->f, 0, &w->unlisted};
+    pk_release rel;
+    pk_release_start(&rel, job->f->source ? &job->f->source->map : NULL);
+    for (uint32_t i = begin; i < end; i++) {
+        const pk_plane *pl = &job->locs[i].plane;
+        pk_release_advance(&rel, hk_plane_lo(pl));
+        pk_status st = scan_block(&ss, i, job->locs[i].is_summary, pl, &job->stats[i]);
+        if (st) {
+            w->failed_at = i;
+            w->status = st;
+            snprintf(w->message, sizeof w->message, "%s", pk_error_last());
+            return;
+        }
+        pk_release_advance(&rel, hk_plane_hi(pl, PK_LM_VAL_SIZE, PK_LM_IDX_SIZE));
+    }
+    if (end > begin)
+        pk_release_finish(&rel,
+                          hk_plane_hi(&job->locs[end - 1].plane, PK_LM_VAL_SIZE, PK_LM_IDX_SIZE));
+}
+
+/* After the workers: the first failure in profile order wins (as in a
+ * serial scan), unlisted ids join the reader's, block statistics are
+ * reported in profile order. */
+static pk_status finish_parallel_scan(scan_job *job, unsigned workers, uint32_t n,
+                                      const hk_array *a)
+{
+    uint32_t fail = PK_NONE;
+    unsigned failed_worker = 0;
+    int oom = 0;
+    for (unsigned k = 0; k < workers; k++) {
+        if (job->w[k].failed_at < fail) fail = job->w[k].failed_at, failed_worker = k;
+        oom |= pk_idset_merge(&job->r->unlisted[HK_PROFILE], &job->w[k].unlisted);
+        pk_idset_free(&job->w[k].unlisted);
+    }
+    for (uint32_t i = 0; i < n && i < fail; i++)
+        report_block_stats(job->r, job->f, i, a->base + (uint64_t)i * a->stride, &job->stats[i]);
+    if (fail != PK_NONE)
+        return pk_fail(job->w[failed_worker].status, "%s", job->w[failed_worker].message);
+    return oom ? pk_fail_nomem("collecting context ids") : PK_OK;
+}
+
+/* Serial scan of block i, emitting its records when dumping. */
+static pk_status scan_one_block(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t i,
+                                const hk_array *a)
+{
+    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL};
     block_stats bs = {0};
-    st = scan_block(r, f, i, loc->is_summary, &loc->plane, &bs);
-    if (!st) report_block_stats(r, f, i, e, &bs);
+    pk_status st = scan_block(&ss, i, locs[i].is_summary, &locs[i].plane, &bs);
+    if (!st) report_block_stats(r, f, i, a->base + (uint64_t)i * a->stride, &bs);
+    return st;
+}
+
+static pk_status scan_blocks(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t n,
+                             const hk_array *a)
+{
+    scan_job probe = {.locs = locs};
+    uint64_t total = 0;
+    for (uint32_t i = 0; i < n; i++)
+        total += block_bytes(&probe, i);
+    unsigned workers = hk_workers(r, total);
+    scan_job *job = calloc(1, sizeof *job);
+    block_stats *stats = calloc(n, sizeof *stats);
+    if (!job || !stats) {
+        free(job);
+        free(stats);
+        return pk_fail_nomem("scanning profile.db");
+    }
+    *job = (scan_job){.r = r, .f = f, .locs = locs, .stats = stats};
+    for (unsigned k = 0; k < workers; k++)
+        job->w[k].failed_at = PK_NONE;
+    pk_parallel_ranges(workers, n, block_bytes, scan_range, job);
+    pk_status st = finish_parallel_scan(job, workers, n, a);
+    free(stats);
+    free(job);
     return st;
 }
 
@@ -203,10 +323,15 @@ pk_status hk_read_profiles(hk_reader *r)
     pk_loc_rec *locs = pk_arena_array(&p->arena, n ? n : 1, sizeof *locs);
     unsigned char *summary = pk_arena_alloc(&p->arena, n ? n : 1);
     if (!locs || !summary) return pk_fail_nomem("reading profiles");
+    /* A dump interleaves each profile's values with its header, in file
+     * order; otherwise headers first, then all blocks (in parallel). */
+    int interleave = hk_want(r, HK_S_PROFILE_VALUES);
     for (uint32_t i = 0; i < n && !st; i++) {
         st = read_profile_info(r, f, i, a.base + (uint64_t)i * a.stride, &locs[i]);
         summary[i] = (unsigned char)locs[i].is_summary;
+        if (!st && interleave) st = scan_one_block(r, f, locs, i, &a);
     }
+    if (!st && !interleave) st = scan_blocks(r, f, locs, n, &a);
     if (st) return st;
     p->locs = locs;
     p->n_locs = n;

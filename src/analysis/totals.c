@@ -13,6 +13,7 @@
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "util/bytes.h"
+#include "util/parallel.h"
 
 typedef struct ksum {
     double sum, comp;
@@ -46,6 +47,37 @@ static void add_plane(const pk_profile *p, const pk_loc_rec *l, ksum *sums)
     }
 }
 
+typedef struct totals_job {
+    const pk_profile *p;
+    ksum *sums[PK_MAX_WORKERS]; /* per worker, n_columns each */
+} totals_job;
+
+static uint64_t plane_bytes(void *user, uint32_t l)
+{
+    return ((totals_job *)user)->p->locs[l].plane.nvals * PK_LM_VAL_SIZE;
+}
+
+static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t end)
+{
+    totals_job *job = user;
+    const pk_profile *p = job->p;
+    pk_release rel;
+    pk_release_start(&rel, begin < end ? pk_model_mapping_of(p, p->locs[begin].plane.vals) : NULL);
+    for (uint32_t l = begin; l < end; l++) {
+        const pk_plane *pl = &p->locs[l].plane;
+        pk_release_advance(&rel, pl->vals);
+        add_plane(p, &p->locs[l], job->sums[worker]);
+        pk_release_advance(&rel, pl->vals + pl->nvals * PK_LM_VAL_SIZE);
+    }
+    if (end > begin) {
+        const pk_plane *last = &p->locs[end - 1].plane;
+        pk_release_finish(&rel, last->vals + last->nvals * PK_LM_VAL_SIZE);
+    }
+}
+
+/* Locations are split into contiguous ranges, one per worker; the
+ * workers' compensated sums are merged in range order, so the result is
+ * the same on every run (with the same number of workers). */
 pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
 {
     if (!p || (!out && p->n_columns))
@@ -53,13 +85,26 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
     if (n_out < p->n_columns)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_column_totals: room for %zu of %u columns", n_out,
                        p->n_columns);
-    ksum *sums = calloc(p->n_columns ? p->n_columns : 1, sizeof *sums);
-    if (!sums) return pk_fail_nomem("summing columns");
+    totals_job job = {.p = p};
+    uint64_t bytes = 0;
     for (uint32_t l = 0; l < p->n_locs; l++)
-        add_plane(p, &p->locs[l], sums);
-    for (uint32_t c = 0; c < p->n_columns; c++)
-        out[c] = ksum_value(&sums[c]);
-    free(sums);
+        bytes += plane_bytes(&job, l);
+    unsigned workers = pk_workers_for(bytes);
+    size_t n_cols = p->n_columns ? p->n_columns : 1;
+    ksum *all = calloc(workers * n_cols, sizeof *all);
+    if (!all) return pk_fail_nomem("summing columns");
+    for (unsigned w = 0; w < workers; w++)
+        job.sums[w] = all + w * n_cols;
+    pk_parallel_ranges(workers, p->n_locs, plane_bytes, sum_locations, &job);
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        ksum total = all[c];
+        for (unsigned w = 1; w < workers; w++) {
+            ksum_add(&total, job.sums[w][c].sum);
+            ksum_add(&total, job.sums[w][c].comp);
+        }
+        out[c] = ksum_value(&total);
+    }
+    free(all);
     return PK_OK;
 }
 

@@ -153,6 +153,9 @@ pk_source_rec *pk_model_add_source(pk_profile *p, const char *name);
  * short-lived for the arena). NULL (and the error set) when out of memory. */
 void *pk_model_alloc_owned(pk_profile *p, size_t size);
 
+/* The mapped source file holding `ptr`, or NULL (caller memory, arena). */
+const pk_mapfile *pk_model_mapping_of(const pk_profile *p, const void *ptr);
+
 /* --- diagnostics (diag.c) --- */
 /* Record a diagnostic. At most PK_DIAG_PER_CODE are kept per code; the
  * rest are counted and summarised by pk_model_finish_diagnostics(). */

@@ -98,6 +98,16 @@ void *pk_model_alloc_owned(pk_profile *p, size_t size)
     return b;
 }
 
+const pk_mapfile *pk_model_mapping_of(const pk_profile *p, const void *ptr)
+{
+    const unsigned char *b = ptr;
+    for (size_t i = 0; i < p->n_sources; i++) {
+        const pk_mapfile *m = &p->sources[i].map;
+        if (m->mapped && b >= m->data && b < m->data + m->size) return m;
+    }
+    return NULL;
+}
+
 /* ---- public accessors ---- */
 
 #define CHECK_ARGS(p, out)                                                                         \

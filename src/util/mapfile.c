@@ -69,3 +69,41 @@ int pk_path_is_dir(const char *path)
     struct stat st;
     return stat(path, &st) == 0 && S_ISDIR(st.st_mode);
 }
+
+/* Release in steps of this much (fewer system calls, small resident set). */
+#define RELEASE_STEP (8u << 20)
+
+void pk_release_start(pk_release *r, const pk_mapfile *m)
+{
+    r->m = m && m->mapped ? m : NULL;
+    r->from = NULL;
+}
+
+static void release_range(pk_release *r, const unsigned char *to)
+{
+    const unsigned char *base = r->m->data;
+    uint64_t page = (uint64_t)sysconf(_SC_PAGESIZE);
+    uint64_t lo = (uint64_t)(r->from - base), hi = (uint64_t)(to - base);
+    lo = (lo + page - 1) / page * page; /* whole pages only: neighbours may still need the rest */
+    hi = hi / page * page;
+    if (hi > lo) madvise((void *)(base + lo), (size_t)(hi - lo), MADV_DONTNEED);
+    r->from = to;
+}
+
+void pk_release_advance(pk_release *r, const void *pos)
+{
+    const unsigned char *p = pos;
+    if (!r->m || p < r->m->data || p > r->m->data + r->m->size) return;
+    if (!r->from || p < r->from) { /* first position, or the scan jumped back */
+        r->from = p;
+        return;
+    }
+    if ((uint64_t)(p - r->from) >= RELEASE_STEP) release_range(r, p);
+}
+
+void pk_release_finish(pk_release *r, const void *pos)
+{
+    const unsigned char *p = pos;
+    if (!r->m || !r->from || p < r->from || p > r->m->data + r->m->size) return;
+    release_range(r, p);
+}

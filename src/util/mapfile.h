@@ -21,6 +21,24 @@ typedef struct pk_mapfile {
 /* Map `path`. On failure sets the last error naming the path. */
 pk_status pk_map_file(const char *path, pk_mapfile *out);
 void pk_unmap_file(pk_mapfile *m);
+/* Whole-file scans (validation, totals) read each byte of a mapping once.
+ * A release window gives the pages behind the scan back (madvise
+ * DONTNEED: they stay in the page cache, a later access maps them again),
+ * so the resident size of a scan over a file of any size stays at a few
+ * megabytes per worker. Only mapped files are touched; a window over
+ * caller-owned memory (m == NULL or not mapped) does nothing. */
+typedef struct pk_release {
+    const pk_mapfile *m;
+    const unsigned char *from; /* scanned bytes since here are not released yet */
+} pk_release;
+
+void pk_release_start(pk_release *r, const pk_mapfile *m);
+/* The scan has reached `pos`: release what lies behind it once enough
+ * has accumulated. */
+void pk_release_advance(pk_release *r, const void *pos);
+/* Release everything behind `pos` now. */
+void pk_release_finish(pk_release *r, const void *pos);
+
 /* 1 if `path` exists (any type), 0 if not. */
 int pk_path_exists(const char *path);
 /* 1 if `path` is a directory. */

@@ -51,7 +51,7 @@ db=$work/sample
 # --- help and usage ---
 expect_status 0 "$profkit" --help
 grep -q "info" "$work/out" || fail "--help lists no commands"
-for cmd in info dump check tree; do
+for cmd in info dump check tree convert; do
   expect_status 0 "$profkit" $cmd --help
   grep -q "Usage: profkit $cmd" "$work/out" || fail "$cmd --help has no usage line"
 done
@@ -103,6 +103,29 @@ assert sum(r["type"] == "sample" for r in recs) == 20
 PY
 expect_status 0 "$profkit" dump --list-sections
 grep -qx "trace-samples" "$work/out" || fail "--list-sections lacks trace-samples"
+
+# --- convert: the written database says what the source says ---
+expect_status 2 "$profkit" convert "$db"
+expect_status 2 "$profkit" convert "$db" -o "$work/out.xyz"
+grep -q "give --to" "$work/err" || fail "convert without a known output format not explained"
+expect_status 2 "$profkit" convert "$db" -o "$work/x" --to nonsense
+expect_status 0 "$profkit" convert "$db" -o "$work/conv.d"
+grep -q "wrote $work/conv.d: 5 files" "$work/out" || fail "convert does not report what it wrote"
+expect_status 1 "$profkit" convert "$db" -o "$work/conv.d"
+grep -q "already exists (use --force" "$work/err" || fail "convert overwrote without --force"
+expect_status 0 "$profkit" convert -q -f --no-trace "$db" -o "$work/conv.d"
+[ ! -s "$work/out" ] || fail "convert -q printed something"
+[ ! -e "$work/conv.d/trace.db" ] || fail "--no-trace wrote trace.db"
+expect_status 0 "$profkit" convert -q -f "$db" -o "$work/conv.d"
+expect_status 0 "$profkit" check -q "$work/conv.d"
+checks=$((checks + 1))
+# everything but the paths and file sizes
+"$profkit" info "$db" | sed -e "s|$db|PATH|" | grep -v '^  files ' >"$work/info-a"
+"$profkit" info "$work/conv.d" | sed -e "s|$work/conv.d|PATH|" | grep -v '^  files ' >"$work/info-b"
+diff -u "$work/info-a" "$work/info-b" >&2 || fail "info of the converted database differs"
+mkdir -p "$work/precious" && touch "$work/precious/keep"
+expect_status 1 "$profkit" convert -f "$db" -o "$work/precious" --to hpctoolkit
+[ -e "$work/precious/keep" ] || fail "convert --force replaced a directory that is not a database"
 
 # --- damaged databases ---
 cp -r "$db" "$work/damaged"

@@ -316,6 +316,38 @@ static void small_matches_hpctoolkit_yaml(void **state)
     }
 }
 
+/* The one-pass totals `info` uses answer what the separate calls answer. */
+static void one_pass_totals_match_separate_calls(void **state)
+{
+    (void)state;
+    char root[4096], **dbs;
+    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
+    size_t n = tu_find_databases(root, &dbs);
+    for (size_t i = 0; i < n; i++) {
+        pk_profile *p = NULL;
+        if (pk_profile_open(dbs[i], NULL, &p) != PK_OK) continue; /* not v4 */
+        size_t nc = pk_column_count(p), nm = pk_metric_count(p);
+        double *a = calloc(nc + 1, sizeof *a), *b = calloc(nc + 1, sizeof *b);
+        double *prog = calloc(nm + 1, sizeof *prog);
+        assert_int_equal(pk_profile_totals(p, a, nc, prog, nm), PK_OK);
+        assert_int_equal(pk_column_totals(p, b, nc), PK_OK);
+        for (size_t c = 0; c < nc; c++)
+            if (fabs(a[c] - b[c]) > 1e-13 * fabs(b[c])) fail_msg("%s column %zu", dbs[i], c);
+        for (pk_index m = 0; m < nm; m++) {
+            double t;
+            if (pk_metric_program_total(p, m, &t) != PK_OK) {
+                assert_true(isnan(prog[m]));
+                continue;
+            }
+            if (fabs(prog[m] - t) > 1e-13 * fabs(t))
+                fail_msg("%s metric %u: %.17g != %.17g", dbs[i], m, prog[m], t);
+        }
+        free(a), free(b), free(prog);
+        pk_profile_free(p);
+    }
+    tu_free_list(dbs, n);
+}
+
 /* Several workers validate value blocks exactly as one does: same model,
  * same diagnostics in the same order. */
 static void parallel_validation_matches_serial(void **state)
@@ -353,6 +385,7 @@ int main(void)
         cmocka_unit_test(totals_match_hpctoolkit_reader),
         cmocka_unit_test(small_matches_hpctoolkit_yaml),
         cmocka_unit_test(parallel_validation_matches_serial),
+        cmocka_unit_test(one_pass_totals_match_separate_calls),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -36,6 +36,14 @@ PK_API pk_status pk_context_totals(const pk_profile *profile, pk_index column, d
  * (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
+/* pk_column_totals() and pk_metric_program_total() of every metric in one
+ * pass over the values (what `profkit info` shows; on big profiles much
+ * cheaper than asking each metric separately). `programs[m]` is NaN for a
+ * metric without an inclusive scope. Results equal the separate calls up
+ * to the rounding of the (compensated) sums. */
+PK_API pk_status pk_profile_totals(const pk_profile *profile, double *columns, size_t n_columns,
+                                   double *programs, size_t n_metrics);
+
 /* Problems found by pk_profile_verify(). */
 typedef void (*pk_problem_fn)(void *user, const pk_diagnostic *problem);
 

@@ -49,12 +49,38 @@ static void add_plane(const pk_profile *p, const pk_loc_rec *l, ksum *sums)
 
 typedef struct totals_job {
     const pk_profile *p;
-    ksum *sums[PK_MAX_WORKERS]; /* per worker, n_columns each */
+    uint64_t max_entry_id; /* ids of the root and entry points are <= this */
+    /* per worker, n_columns each: all values, values at the root, values at entry points */
+    ksum *sums[PK_MAX_WORKERS], *root[PK_MAX_WORKERS], *entries[PK_MAX_WORKERS];
 } totals_job;
 
 static uint64_t plane_bytes(void *user, uint32_t l)
 {
     return ((totals_job *)user)->p->locs[l].plane.nvals * PK_LM_VAL_SIZE;
+}
+
+/* Values of a plain location at the root and at entry points: the first
+ * index records (ids are sorted and these ids are the smallest in real
+ * files; the scan stops past max_entry_id). */
+static void add_top(totals_job *job, unsigned w, const pk_plane *pl)
+{
+    const pk_profile *p = job->p;
+    for (uint32_t k = 0; k < pl->nidx; k++) {
+        const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
+        uint32_t id = pk_le32(x);
+        if (id > job->max_entry_id) break;
+        uint32_t ctx = pk_model_ctx_find(p, id);
+        if (ctx == PK_NONE || (ctx != 0 && p->ctx[ctx].kind != PK_CTX_ENTRY)) continue;
+        uint64_t b = pk_le64(x + 4),
+                 e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+        for (uint64_t v = b; v < e && v < pl->nvals; v++) {
+            const unsigned char *r = pl->vals + v * PK_LM_VAL_SIZE;
+            uint32_t col = pk_model_col_of(p, 0, pk_le16(r));
+            if (col == PK_NONE) continue;
+            double value = pk_le_f64(r + 2);
+            ksum_add(ctx ? &job->entries[w][col] : &job->root[w][col], value);
+        }
+    }
 }
 
 static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t end)
@@ -67,6 +93,7 @@ static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t 
         const pk_plane *pl = &p->locs[l].plane;
         pk_release_advance(&rel, pl->vals);
         add_plane(p, &p->locs[l], job->sums[worker]);
+        if (!p->locs[l].is_summary) add_top(job, worker, pl);
         pk_release_advance(&rel, pl->vals + pl->nvals * PK_LM_VAL_SIZE);
     }
     if (end > begin) {
@@ -75,9 +102,53 @@ static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t 
     }
 }
 
-/* Locations are split into contiguous ranges, one per worker; the
- * workers' compensated sums are merged in range order, so the result is
- * the same on every run (with the same number of workers). */
+/* Worker w's sums of one kind for column c, merged in worker order. */
+static double merged(ksum *const *per_worker, unsigned workers, uint32_t c)
+{
+    ksum total = per_worker[0][c];
+    for (unsigned w = 1; w < workers; w++) {
+        ksum_add(&total, per_worker[w][c].sum);
+        ksum_add(&total, per_worker[w][c].comp);
+    }
+    return ksum_value(&total);
+}
+
+static uint64_t largest_top_id(const pk_profile *p)
+{
+    uint64_t max = p->n_ctx ? p->ctx[0].id : 0;
+    for (uint32_t k = 0; p->n_ctx && k < p->ctx[0].n_children; k++)
+        if (p->ctx[p->ctx[0].first_child + k].id > max) max = p->ctx[p->ctx[0].first_child + k].id;
+    return max;
+}
+
+/* The one pass behind pk_column_totals() and pk_profile_totals():
+ * locations split into contiguous ranges, one per worker, merged in range
+ * order (the same result on every run with the same number of workers). */
+static pk_status run_totals(const pk_profile *p, double *columns, double *root, double *entries)
+{
+    totals_job job = {.p = p, .max_entry_id = largest_top_id(p)};
+    uint64_t bytes = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        bytes += plane_bytes(&job, l);
+    unsigned workers = pk_workers_for(bytes);
+    size_t n_cols = p->n_columns ? p->n_columns : 1;
+    ksum *all = calloc(3 * workers * n_cols, sizeof *all);
+    if (!all) return pk_fail_nomem("summing columns");
+    for (unsigned w = 0; w < workers; w++) {
+        job.sums[w] = all + (3 * w) * n_cols;
+        job.root[w] = all + (3 * w + 1) * n_cols;
+        job.entries[w] = all + (3 * w + 2) * n_cols;
+    }
+    pk_parallel_ranges(workers, p->n_locs, plane_bytes, sum_locations, &job);
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        columns[c] = merged(job.sums, workers, c);
+        if (root) root[c] = merged(job.root, workers, c);
+        if (entries) entries[c] = merged(job.entries, workers, c);
+    }
+    free(all);
+    return PK_OK;
+}
+
 pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
 {
     if (!p || (!out && p->n_columns))
@@ -85,27 +156,7 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
     if (n_out < p->n_columns)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_column_totals: room for %zu of %u columns", n_out,
                        p->n_columns);
-    totals_job job = {.p = p};
-    uint64_t bytes = 0;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        bytes += plane_bytes(&job, l);
-    unsigned workers = pk_workers_for(bytes);
-    size_t n_cols = p->n_columns ? p->n_columns : 1;
-    ksum *all = calloc(workers * n_cols, sizeof *all);
-    if (!all) return pk_fail_nomem("summing columns");
-    for (unsigned w = 0; w < workers; w++)
-        job.sums[w] = all + w * n_cols;
-    pk_parallel_ranges(workers, p->n_locs, plane_bytes, sum_locations, &job);
-    for (uint32_t c = 0; c < p->n_columns; c++) {
-        ksum total = all[c];
-        for (unsigned w = 1; w < workers; w++) {
-            ksum_add(&total, job.sums[w][c].sum);
-            ksum_add(&total, job.sums[w][c].comp);
-        }
-        out[c] = ksum_value(&total);
-    }
-    free(all);
-    return PK_OK;
+    return run_totals(p, out, NULL, NULL);
 }
 
 static void combine_into(pk_combine how, double *acc, int *seen, double x)
@@ -196,4 +247,43 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
      * global context); otherwise the entry points' values add up to it. */
     *out = root_seen ? ksum_value(&root) : ksum_value(&entries);
     return PK_OK;
+}
+
+/* Program totals from the pass's root and entry sums: the same answer as
+ * pk_metric_program_total(), without a second visit to every location. */
+static void program_totals(const pk_profile *p, const double *root, const double *entries,
+                           double *out)
+{
+    int plain = 0;
+    for (uint32_t l = 0; l < p->n_locs && !plain; l++)
+        plain = !p->locs[l].is_summary;
+    for (uint32_t m = 0; m < p->n_metrics; m++) {
+        pk_index col;
+        out[m] = NAN;
+        if (!plain || p->n_ctx == 0) { /* summary-only: cheap lookups */
+            if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
+            continue;
+        }
+        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK || p->columns[col].is_summary)
+            continue;
+        /* the root holds the total where the format stores it (HPCToolkit's
+         * global context); otherwise the entry points add up to it */
+        out[m] = root[col] != 0.0 ? root[col] : entries[col];
+    }
+}
+
+pk_status pk_profile_totals(const pk_profile *p, double *columns, size_t n_columns,
+                            double *programs, size_t n_metrics)
+{
+    if (!p || (!columns && p->n_columns) || (!programs && p->n_metrics))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_totals: NULL argument");
+    if (n_columns < p->n_columns || n_metrics < p->n_metrics)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_totals: output arrays too small");
+    size_t n = p->n_columns ? p->n_columns : 1;
+    double *root = malloc(2 * n * sizeof *root);
+    if (!root) return pk_fail_nomem("summing columns");
+    pk_status st = run_totals(p, columns, root, root + n);
+    if (!st) program_totals(p, root, root + n, programs);
+    free(root);
+    return st;
 }

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -23,7 +24,8 @@ static const char info_help[] =
 typedef struct info {
     pk_profile *p;
     pk_profile_info pi;
-    double *totals; /* per column */
+    double *totals;   /* per column */
+    double *programs; /* per metric, NaN if undefined */
     size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
     uint64_t n_samples;
     size_t n_diag[3];
@@ -36,7 +38,9 @@ static int gather(info *in)
     size_t n_cols = pk_column_count(p);
     in->totals = calloc(n_cols ? n_cols : 1, sizeof *in->totals);
     if (!in->totals) return CLI_BAD;
-    pk_status st = pk_column_totals(p, in->totals, n_cols);
+    in->programs = calloc(pk_metric_count(p) + 1, sizeof *in->programs);
+    if (!in->programs) return CLI_BAD;
+    pk_status st = pk_profile_totals(p, in->totals, n_cols, in->programs, pk_metric_count(p));
     if (st) return cli_library_error("info", st);
     for (pk_index i = 1; i < pk_context_count(p); i++) {
         pk_context c;
@@ -186,7 +190,7 @@ static void json_metrics(pk_json *j, const info *in)
         pk_json_key(j, "unit");
         pk_json_string(j, met.unit);
         pk_json_key(j, "program_total");
-        if (pk_metric_program_total(p, m, &total) == PK_OK)
+        if (!isnan(total = in->programs[m]))
             pk_json_double(j, total);
         else
             pk_json_null(j);
@@ -338,7 +342,7 @@ static void print_text(const info *in)
         pk_metric met;
         double total;
         pk_metric_get(p, m, &met);
-        if (pk_metric_program_total(p, m, &total) == PK_OK)
+        if (!isnan(total = in->programs[m]))
             printf("  program total of %s: %.10g\n", met.name, total);
     }
     size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
@@ -368,6 +372,7 @@ int cmd_info(int argc, char **argv)
     rc = gather(&in);
     if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);
     free(in.totals);
+    free(in.programs);
     pk_profile_free(in.p);
     return rc;
 }

@@ -70,14 +70,19 @@ static void put_infos(pk_out *out, const pk_profile *p, uint64_t n_ids, uint64_t
 
 static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, uint64_t n_ids)
 {
+    pk_release rel; /* pages of a mapped cct.db are given back behind the writer */
+    pk_release_start(&rel,
+                     p->n_ctx && p->cm_from_file ? pk_model_mapping_of(p, p->cm[0].vals) : NULL);
     for (uint64_t id = 0; id < n_ids && !out->status; id++) {
         const pk_plane *pl = cm_of_id(p, id);
+        pk_release_advance(&rel, hk_plane_lo(pl));
         if (o->identity)
             pk_out_bytes(out, pl->vals, pl->nvals * PK_CM_VAL_SIZE);
         else
             put_translated(out, pl, o);
         pk_out_bytes(out, pl->idx, (size_t)pl->nidx * PK_CM_IDX_SIZE);
         pk_out_align(out, 8);
+        pk_release_advance(&rel, hk_plane_hi(pl, PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));
     }
 }
 

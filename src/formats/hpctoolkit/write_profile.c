@@ -155,15 +155,24 @@ static pk_status check_tuples(const pk_profile *p)
     return PK_OK;
 }
 
+/* Blocks go out straight from the planes; pages of a mapped input are
+ * given back behind the writer, so converting a huge database does not
+ * keep it resident. */
 static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
 {
+    pk_release rel;
+    pk_release_start(&rel, o->n_profiles ? pk_model_mapping_of(p, plane_of(p, o, 0)->vals) : NULL);
+    const unsigned char *last = NULL;
     for (uint32_t i = 0; i < o->n_profiles && !out->status; i++) {
         const pk_plane *pl = plane_of(p, o, i);
         pk_out_align(out, 8);
         pk_out_expect(out, L->vals_at[i], "profile value block");
+        pk_release_advance(&rel, hk_plane_lo(pl));
         pk_out_bytes(out, pl->vals, pl->nvals * PK_LM_VAL_SIZE);
         pk_out_bytes(out, pl->idx, (size_t)pl->nidx * PK_LM_IDX_SIZE);
+        pk_release_advance(&rel, last = hk_plane_hi(pl, PK_LM_VAL_SIZE, PK_LM_IDX_SIZE));
     }
+    if (last) pk_release_finish(&rel, last);
     pk_out_align(out, 8);
 }
 

@@ -178,9 +178,11 @@ pk_status hk_array_in_section(hk_reader *r, const hk_file *f, unsigned sec, cons
                        "%s: stored element size %llu is smaller than the %llu bytes of v4.0 "
                        "(not the v4.0 layout)",
                        what, (unsigned long long)stride, (unsigned long long)min_stride);
-    pk_status st = hk_check_range(f, f->sect[sec], ptr, count, stride, "count", "%s", what);
+    /* An empty array points nowhere in particular (0 in some writers). */
+    pk_status st =
+        count ? hk_check_range(f, f->sect[sec], ptr, count, stride, "count", "%s", what) : PK_OK;
     if (st) return st;
-    *a = (hk_array){ptr, count, stride};
+    *a = (hk_array){count ? ptr : f->sect[sec].lo, count, stride};
     return PK_OK;
 }
 

@@ -44,6 +44,33 @@ PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index met
 PK_API pk_status pk_profile_totals(const pk_profile *profile, double *columns, size_t n_columns,
                                    double *programs, size_t n_metrics);
 
+/* Recomputing what hpcprof computes from raw measurements. */
+typedef struct pk_derive_options {
+    uint32_t flags;   /* reserved, 0 */
+    unsigned threads; /* workers; 0 = automatic */
+} pk_derive_options;
+
+typedef struct pk_derive_report {
+    uint32_t n_metrics;    /* metrics with point values (derived) */
+    uint32_t n_statistics; /* summary statistics recomputed */
+    uint32_t n_kept;       /* summary statistics kept as stored (other formulas) */
+    uint64_t n_values;     /* values in the profile afterwards */
+} pk_derive_report;
+
+/* Replace the profile's propagated values by ones recomputed from its
+ * point (raw) values, exactly as hpcprof computes them (docs/derive.md):
+ * for every metric with a point column, its function (exclusive),
+ * lex_aware and execution (inclusive) columns in every non-summary
+ * location, then every summary statistic over those scopes with formula
+ * $$, 1 or ($$^2) and combine sum, min or max. Other columns are kept.
+ * Point values of contexts whose parent is unknown (unlisted) stay where
+ * they are: they cannot reach their ancestors. PK_ERR_UNSUPPORTED when
+ * there is nothing to derive from (no point column, or summary-only). On
+ * failure the profile is unchanged or, if memory ran out midway, still
+ * consistent (old values). `opts` and `rep` may be NULL. */
+PK_API pk_status pk_profile_derive(pk_profile *profile, const pk_derive_options *opts,
+                                   pk_derive_report *rep);
+
 /* Problems found by pk_profile_verify(). */
 typedef void (*pk_problem_fn)(void *user, const pk_diagnostic *problem);
 

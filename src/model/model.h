@@ -153,6 +153,10 @@ pk_source_rec *pk_model_add_source(pk_profile *p, const char *name);
  * short-lived for the arena). NULL (and the error set) when out of memory. */
 void *pk_model_alloc_owned(pk_profile *p, size_t size);
 
+/* Take ownership of a malloc'ed block (freed with the profile). On
+ * failure the block is freed and PK_ERR_NOMEM returned. */
+pk_status pk_model_adopt_owned(pk_profile *p, void *block);
+
 /* The mapped source file holding `ptr`, or NULL (caller memory, arena). */
 const pk_mapfile *pk_model_mapping_of(const pk_profile *p, const void *ptr);
 

@@ -77,25 +77,30 @@ pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t c
     return PK_OK;
 }
 
-void *pk_model_alloc_owned(pk_profile *p, size_t size)
+pk_status pk_model_adopt_owned(pk_profile *p, void *block)
 {
     if (p->n_owned == p->cap_owned) {
         size_t cap = p->cap_owned ? 2 * p->cap_owned : 16;
         void **t = realloc(p->owned, cap * sizeof *t);
         if (!t) {
-            pk_fail_nomem("growing the list of owned blocks");
-            return NULL;
+            free(block);
+            return pk_fail_nomem("growing the list of owned blocks");
         }
         p->owned = t;
         p->cap_owned = cap;
     }
+    p->owned[p->n_owned++] = block;
+    return PK_OK;
+}
+
+void *pk_model_alloc_owned(pk_profile *p, size_t size)
+{
     void *b = malloc(size ? size : 1);
     if (!b) {
         pk_fail_nomem("allocating a block for the profile");
         return NULL;
     }
-    p->owned[p->n_owned++] = b;
-    return b;
+    return pk_model_adopt_owned(p, b) == PK_OK ? b : NULL;
 }
 
 const pk_mapfile *pk_model_mapping_of(const pk_profile *p, const void *ptr)

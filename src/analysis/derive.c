@@ -1,0 +1,420 @@
+/*
+ * analysis/derive.c — recomputing hpcprof's numbers from point values:
+ * the propagated scopes of every location and the summary statistics.
+ *
+ * The rules (field notes §d; hpcprof's PerThreadTemporary::finalize and
+ * Metric::freeze, read in HPCToolkit's develop branch):
+ *   execution(c) = point(c) + Σ execution(children)
+ *   function(c)  = point(c) + Σ function(children reached lexically),
+ *                  i.e. calls and inlined calls stop it
+ *   lex_aware(c) = function(c) in per-thread profiles; in the summary, a
+ *                  loop's lex_aware partials use function-without-loops
+ *                  (its value minus what its nested loops hold)
+ *   summary partial (formula f, combine op) at c = op over the locations
+ *     whose data reaches c of f(value of c in that scope): f is $$, 1 or
+ *     ($$^2); op is sum, or min/max with 0 meaning "unset" as hpcprof's
+ *     atomic_op has it.
+ * Each point value is pushed up the tree once per rule (a walk to the
+ * root for execution, to the nearest call for function), touching only
+ * the contexts it reaches, so a location costs O(points × depth).
+ * Locations are independent: workers take contiguous ranges, each with
+ * private accumulators, and merge their summary partials in range order.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "derive_plan.h"
+#include "profkit/analysis.h"
+#include "util/bytes.h"
+#include "util/parallel.h"
+
+typedef struct out_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} out_buf;
+
+typedef struct worker {
+    double *rows;      /* touched contexts × n_slots */
+    uint32_t *row_of;  /* context -> row, PK_NONE */
+    uint64_t *touched; /* (id << 32) | context, in touch order */
+    uint32_t n_touched;
+    double *stats; /* n_ctx × n_stat summary partials */
+    out_buf out;
+    pk_status status;
+} worker;
+
+typedef struct placed { /* where a location's new plane is in its worker's buffer */
+    size_t at;
+    uint64_t nvals;
+    uint32_t nidx;
+    unsigned worker;
+} placed;
+
+typedef struct derive_job {
+    const pk_profile *p;
+    const dp_plan *plan;
+    worker w[PK_MAX_WORKERS];
+    placed *where; /* per location */
+} derive_job;
+
+static double *row(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx)
+{
+    if (w->row_of[ctx] == PK_NONE) {
+        w->row_of[ctx] = w->n_touched;
+        w->touched[w->n_touched++] = p->ctx[ctx].id << 32 | ctx;
+        memset(w->rows + (size_t)w->row_of[ctx] * plan->n_slots, 0, plan->n_slots * sizeof(double));
+    }
+    return w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
+}
+
+/* One point value pushed up the tree by each rule. */
+static void attribute(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx,
+                      uint32_t dm, double v)
+{
+    const pk_ctx_rec *c = p->ctx;
+    uint32_t base = dp_metric_slot(plan, dm, 0);
+    row(w, p, plan, ctx)[base + SL_POINT] += v;
+    for (uint32_t x = ctx; x != PK_NONE; x = c[x].parent)
+        row(w, p, plan, x)[base + SL_EXECUTION] += v;
+    for (uint32_t x = ctx;; x = c[x].parent) {
+        row(w, p, plan, x)[base + SL_FUNCTION] += v;
+        if (c[x].relation != PK_REL_LEXICAL || c[x].parent == PK_NONE) break;
+    }
+    for (uint32_t x = ctx;; x = c[x].parent) {
+        row(w, p, plan, x)[base + SL_NOLOOPS] += v;
+        if (c[x].relation != PK_REL_LEXICAL || c[x].kind == PK_CTX_LOOP || c[x].parent == PK_NONE)
+            break;
+    }
+}
+
+/* Read one location's stored plane: point values are attributed, kept
+ * columns copied, stored propagated values dropped (they are recomputed). */
+static void load_location(worker *w, const pk_profile *p, const dp_plan *plan, const pk_plane *pl)
+{
+    for (uint32_t k = 0; k < pl->nidx; k++) {
+        const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
+        uint32_t ctx = pk_model_ctx_find(p, pk_le32(x));
+        uint64_t b = pk_le64(x + 4),
+                 e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+        for (uint64_t v = b; ctx != PK_NONE && v < e && v < pl->nvals; v++) {
+            const unsigned char *r = pl->vals + v * PK_LM_VAL_SIZE;
+            uint16_t raw = pk_le16(r);
+            uint32_t i = raw < plan->n_raw ? plan->role_of_raw[raw] : PK_NONE;
+            if (i == PK_NONE) continue; /* an id meta.db does not define: dropped */
+            const dp_plain *d = &plan->plain[i];
+            if (d->role == ROLE_POINT)
+                attribute(w, p, plan, ctx, (d->slot - plan->n_keep) / SL_PER_METRIC,
+                          pk_le_f64(r + 2));
+            else if (d->role == ROLE_KEEP)
+                row(w, p, plan, ctx)[d->slot] = pk_le_f64(r + 2);
+        }
+    }
+}
+
+/* hpcprof's accumulation: min/max treat 0 as "not set yet". */
+static void combine(double *acc, uint8_t op, double x)
+{
+    if (op == PK_COMBINE_SUM)
+        *acc += x;
+    else if (*acc == 0.0 || (op == PK_COMBINE_MIN ? x < *acc : x > *acc))
+        *acc = x;
+}
+
+static double formula(uint8_t f, double x)
+{
+    return f == F_ONE ? 1.0 : f == F_SQUARE ? x * x : x;
+}
+
+/* The summary partials of one location's touched contexts. */
+static void add_partials(worker *w, const pk_profile *p, const dp_plan *plan)
+{
+    for (uint32_t t = 0; t < w->n_touched; t++) {
+        uint32_t ctx = (uint32_t)w->touched[t];
+        const double *r = w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
+        double *acc = w->stats + (size_t)ctx * plan->n_stat;
+        for (uint32_t s = 0; s < plan->n_stat; s++) {
+            const dp_stat *st = &plan->stat[s];
+            if (!st->derived) continue;
+            const double *m = r + dp_metric_slot(plan, st->dm, 0);
+            if (m[SL_POINT] == 0.0 && m[SL_FUNCTION] == 0.0 && m[SL_EXECUTION] == 0.0) continue;
+            double x = st->role == ROLE_POINT       ? m[SL_POINT]
+                       : st->role == ROLE_EXECUTION ? m[SL_EXECUTION]
+                       : st->role == ROLE_LEX_AWARE && p->ctx[ctx].kind == PK_CTX_LOOP
+                           ? m[SL_NOLOOPS]
+                           : m[SL_FUNCTION];
+            combine(&acc[s], st->combine, formula(st->formula, x));
+        }
+    }
+}
+
+static unsigned char *out_grow(out_buf *o, size_t n)
+{
+    if (o->failed) return NULL;
+    if (o->len + n > o->cap) {
+        size_t cap = o->cap ? o->cap : 1u << 20;
+        while (cap < o->len + n)
+            cap *= 2;
+        unsigned char *d = realloc(o->data, cap);
+        if (!d) {
+            o->failed = 1;
+            return NULL;
+        }
+        o->data = d, o->cap = cap;
+    }
+    o->len += n;
+    return o->data + o->len - n;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* Pack the touched rows (ids ascending, columns by raw id, zeros left
+ * out) as a plane: values, then index, appended to the worker's buffer. */
+static void emit_location(worker *w, const dp_plan *plan, placed *where)
+{
+    qsort(w->touched, w->n_touched, sizeof *w->touched, cmp_u64);
+    size_t max = (size_t)w->n_touched * (plan->n_plain * PK_LM_VAL_SIZE + PK_LM_IDX_SIZE);
+    size_t at = w->out.len;
+    unsigned char *v = out_grow(&w->out, max);
+    if (!v) return;
+    unsigned char *idx = v + (size_t)w->n_touched * plan->n_plain * PK_LM_VAL_SIZE, *v0 = v;
+    uint32_t nidx = 0;
+    uint64_t n = 0;
+    for (uint32_t t = 0; t < w->n_touched; t++) {
+        uint32_t ctx = (uint32_t)w->touched[t];
+        const double *r = w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
+        uint64_t first = n;
+        for (uint32_t i = 0; i < plan->n_plain; i++) {
+            double x = r[plan->plain[i].slot]; /* lex_aware per thread: function */
+            if (x == 0.0) continue;
+            pk_put_le16(v, (uint16_t)plan->plain[i].raw);
+            pk_put_le64(v + 2, pk_f64_bits(x));
+            v += PK_LM_VAL_SIZE, n++;
+        }
+        if (n == first) continue;
+        pk_put_le32(idx + (size_t)nidx * PK_LM_IDX_SIZE, (uint32_t)(w->touched[t] >> 32));
+        pk_put_le64(idx + (size_t)nidx * PK_LM_IDX_SIZE + 4, first);
+        nidx++;
+    }
+    memmove(v0 + n * PK_LM_VAL_SIZE, idx, (size_t)nidx * PK_LM_IDX_SIZE);
+    w->out.len = at + n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE;
+    *where = (placed){at, n, nidx, 0};
+}
+
+static uint64_t location_bytes(void *user, uint32_t l)
+{
+    const derive_job *job = user;
+    return job->p->locs[l].is_summary ? 0 : job->p->locs[l].plane.nvals * PK_LM_VAL_SIZE;
+}
+
+static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
+{
+    derive_job *job = user;
+    const pk_profile *p = job->p;
+    worker *w = &job->w[wi];
+    for (uint32_t l = begin; l < end && !w->out.failed; l++) {
+        if (p->locs[l].is_summary) continue;
+        load_location(w, p, job->plan, &p->locs[l].plane);
+        add_partials(w, p, job->plan);
+        emit_location(w, job->plan, &job->where[l]);
+        job->where[l].worker = wi;
+        for (uint32_t t = 0; t < w->n_touched; t++)
+            w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
+        w->n_touched = 0;
+    }
+}
+
+static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan)
+{
+    w->rows = malloc(((size_t)p->n_ctx + 1) * plan->n_slots * sizeof *w->rows);
+    w->row_of = malloc(((size_t)p->n_ctx + 1) * sizeof *w->row_of);
+    w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
+    w->stats = calloc((size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
+    if (!w->rows || !w->row_of || !w->touched || !w->stats) return pk_fail_nomem("deriving scopes");
+    memset(w->row_of, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->row_of);
+    return PK_OK;
+}
+
+static void worker_free(worker *w)
+{
+    free(w->rows), free(w->row_of), free(w->touched), free(w->stats), free(w->out.data);
+    memset(w, 0, sizeof *w);
+}
+
+/* Worker partials into worker 0's, in worker order (unset min/max = 0). */
+static void merge_partials(derive_job *job, unsigned workers)
+{
+    const dp_plan *plan = job->plan;
+    size_t n = (size_t)job->p->n_ctx * plan->n_stat;
+    for (unsigned k = 1; k < workers; k++)
+        for (size_t i = 0; i < n; i++) {
+            double x = job->w[k].stats[i];
+            uint8_t op = plan->stat[i % plan->n_stat].combine;
+            if (x != 0.0 || op == PK_COMBINE_SUM) combine(&job->w[0].stats[i], op, x);
+        }
+}
+
+/* The new plane of summary location l: recomputed statistics, and the
+ * stored values of the statistics that are kept. */
+static pk_status summary_plane(pk_profile *p, const dp_plan *plan, const double *derived,
+                               const uint64_t *by_id, uint32_t l, double *acc)
+{
+    size_t n = (size_t)p->n_ctx * plan->n_stat;
+    memcpy(acc, derived, n * sizeof *acc);
+    pk_cursor c;
+    pk_value v;
+    pk_location_values_begin(p, l, &c);
+    while (pk_cursor_next(&c, &v)) {
+        if (v.context == PK_NONE || v.column == PK_NONE) continue;
+        for (uint32_t s = 0; s < plan->n_stat; s++)
+            if (plan->stat[s].column == v.column && !plan->stat[s].derived)
+                acc[(size_t)v.context * plan->n_stat + s] = v.value;
+    }
+    uint64_t nvals = 0;
+    uint32_t nidx = 0;
+    for (size_t i = 0; i < n; i++)
+        nvals += acc[i] != 0.0;
+    unsigned char *b =
+        pk_model_alloc_owned(p, nvals * PK_LM_VAL_SIZE + (size_t)p->n_ctx * PK_LM_IDX_SIZE);
+    if (!b) return PK_ERR_NOMEM;
+    unsigned char *vals = b, *idx = b + nvals * PK_LM_VAL_SIZE;
+    uint64_t k = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        uint32_t ctx = (uint32_t)by_id[i];
+        const double *a = acc + (size_t)ctx * plan->n_stat;
+        uint64_t first = k;
+        for (uint32_t s = 0; s < plan->n_stat; s++) {
+            if (a[s] == 0.0) continue;
+            pk_put_le16(vals + k * PK_LM_VAL_SIZE, (uint16_t)plan->stat[s].raw);
+            pk_put_le64(vals + k * PK_LM_VAL_SIZE + 2, pk_f64_bits(a[s]));
+            k++;
+        }
+        if (k == first) continue;
+        pk_put_le32(idx + (size_t)nidx * PK_LM_IDX_SIZE, (uint32_t)(by_id[i] >> 32));
+        pk_put_le64(idx + (size_t)nidx * PK_LM_IDX_SIZE + 4, first);
+        nidx++;
+    }
+    p->locs[l].plane = (pk_plane){vals, idx, nvals, nidx};
+    return PK_OK;
+}
+
+/* The context-major view (cct.db's, or a transpose) no longer matches. */
+static void drop_context_major(pk_profile *p)
+{
+    free(p->cm);
+    free(p->cm_built);
+    p->cm = NULL;
+    p->cm_built = NULL;
+    p->cm_from_file = 0;
+}
+
+/* Hand the workers' buffers to the profile, point the locations at their
+ * new planes, rebuild the summary locations. */
+static pk_status install(derive_job *job, unsigned workers, const uint64_t *by_id)
+{
+    pk_profile *p = (pk_profile *)job->p;
+    unsigned char *base[PK_MAX_WORKERS];
+    for (unsigned k = 0; k < workers; k++) {
+        if (job->w[k].out.failed) return pk_fail_nomem("deriving scopes");
+        base[k] = job->w[k].out.data;
+        job->w[k].out.data = NULL; /* the profile owns it now (or freed it) */
+        if (pk_model_adopt_owned(p, base[k])) return PK_ERR_NOMEM;
+    }
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        const placed *w = &job->where[l];
+        if (p->locs[l].is_summary) continue;
+        unsigned char *v = base[w->worker] + w->at;
+        p->locs[l].plane = (pk_plane){v, v + w->nvals * PK_LM_VAL_SIZE, w->nvals, w->nidx};
+    }
+    double *acc = malloc(((size_t)p->n_ctx * job->plan->n_stat + 1) * sizeof *acc);
+    if (!acc) return pk_fail_nomem("deriving summaries");
+    pk_status st = PK_OK;
+    for (uint32_t l = 0; l < p->n_locs && !st; l++)
+        if (p->locs[l].is_summary) st = summary_plane(p, job->plan, job->w[0].stats, by_id, l, acc);
+    free(acc);
+    drop_context_major(p);
+    return st == PK_ERR_NOMEM ? pk_fail_nomem("deriving summaries") : st;
+}
+
+static pk_status check_derivable(const pk_profile *p, const dp_plan *plan)
+{
+    int plain = 0;
+    for (uint32_t l = 0; l < p->n_locs && !plain; l++)
+        plain = !p->locs[l].is_summary;
+    if (!plain)
+        return pk_fail(PK_ERR_UNSUPPORTED, "the profile has no per-location values (only summary "
+                                           "statistics): there is nothing to derive from");
+    if (!plan->n_dm)
+        return pk_fail(PK_ERR_UNSUPPORTED, "no metric has point (raw) values to derive from");
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (p->ctx[i].id > UINT32_MAX)
+            return pk_fail(PK_ERR_UNSUPPORTED, "context id %llu does not fit 32 bits",
+                           (unsigned long long)p->ctx[i].id);
+    return PK_OK;
+}
+
+static uint64_t *contexts_by_id(const pk_profile *p)
+{
+    uint64_t *by_id = malloc(((size_t)p->n_ctx + 1) * sizeof *by_id);
+    if (!by_id) return NULL;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        by_id[i] = p->ctx[i].id << 32 | i;
+    qsort(by_id, p->n_ctx, sizeof *by_id, cmp_u64);
+    return by_id;
+}
+
+static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
+{
+    const pk_profile *p = job->p;
+    pk_status st = PK_OK;
+    for (unsigned k = 0; k < workers && !st; k++)
+        st = worker_init(&job->w[k], p, job->plan);
+    uint64_t *by_id = st ? NULL : contexts_by_id(p);
+    if (!st && !by_id) st = pk_fail_nomem("deriving scopes");
+    if (!st) {
+        pk_parallel_ranges(workers, p->n_locs, location_bytes, derive_range, job);
+        merge_partials(job, workers);
+        st = install(job, workers, by_id);
+    }
+    if (!st && rep) {
+        *rep = (pk_derive_report){job->plan->n_dm, job->plan->n_derived_stats,
+                                  job->plan->n_stat - job->plan->n_derived_stats, 0};
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            rep->n_values += p->locs[l].plane.nvals;
+    }
+    free(by_id);
+    return st;
+}
+
+pk_status pk_profile_derive(pk_profile *p, const pk_derive_options *opts, pk_derive_report *rep)
+{
+    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_derive: no profile");
+    dp_plan plan;
+    pk_status st = dp_plan_make(p, &plan);
+    if (!st) st = check_derivable(p, &plan);
+    if (st) {
+        dp_plan_free(&plan);
+        return st;
+    }
+    derive_job *job = calloc(1, sizeof *job);
+    placed *where = calloc((size_t)p->n_locs + 1, sizeof *where);
+    if (!job || !where) {
+        free(job), free(where), dp_plan_free(&plan);
+        return pk_fail_nomem("deriving scopes");
+    }
+    *job = (derive_job){.p = p, .plan = &plan, .where = where};
+    uint64_t bytes = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        bytes += location_bytes(job, l);
+    unsigned workers = opts && opts->threads ? opts->threads : pk_workers_for(bytes);
+    if (workers > PK_MAX_WORKERS) workers = PK_MAX_WORKERS;
+    st = run(job, workers, rep);
+    for (unsigned k = 0; k < PK_MAX_WORKERS; k++)
+        worker_free(&job->w[k]);
+    free(job), free(where), dp_plan_free(&plan);
+    return st;
+}

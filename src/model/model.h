@@ -133,6 +133,7 @@ struct pk_profile {
     int cm_from_file;
     pthread_mutex_t cm_lock;
     unsigned char *cm_built; /* storage of a built transpose (malloc) */
+    int cm_sorted_only;      /* tests: take the sorted transpose even when small */
 
     void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
     size_t n_owned, cap_owned;

@@ -12,6 +12,7 @@
 
 #include "model.h"
 #include "util/bytes.h"
+#include "util/parallel.h"
 
 typedef struct cm_entry {
     double value;
@@ -25,6 +26,8 @@ static int cmp_entry(const void *a, const void *b)
     if (x->raw != y->raw) return x->raw < y->raw ? -1 : 1;
     return x->loc < y->loc ? -1 : x->loc > y->loc;
 }
+
+/* ---- sorted path: entries bucketed per context, then sorted ---- */
 
 /* Pass 1: number of values per context -> bucket starts (n_ctx + 1). */
 static uint64_t *count_per_context(const pk_profile *p)
@@ -88,7 +91,7 @@ static void pack(pk_profile *p, const uint64_t *start, cm_entry *entries, unsign
     }
 }
 
-static pk_status build_cm(pk_profile *p)
+static pk_status build_cm_sorted(pk_profile *p)
 {
     uint64_t *start = count_per_context(p);
     if (!start) return pk_fail_nomem("transposing values");
@@ -114,6 +117,145 @@ static pk_status build_cm(pk_profile *p)
     free(entries);
     free(start);
     return PK_OK;
+}
+
+/* ---- dense path: a counter per (context, raw column id) ---- */
+
+/* BODY runs for every plain value of locations [l0, l1), in location
+ * order, with ctx, raw, loc and rec (the value record) in scope; direct
+ * loops over the planes (no cursor): this visits every value twice. */
+#define FOR_EACH_PLAIN_VALUE(p, l0, l1, BODY)                                                      \
+    for (uint32_t l_ = (l0); l_ < (l1); l_++) {                                                    \
+        const pk_plane *pl_ = &(p)->locs[l_].plane;                                                \
+        if ((p)->locs[l_].is_summary) continue;                                                    \
+        for (uint32_t k_ = 0; k_ < pl_->nidx; k_++) {                                              \
+            const unsigned char *x_ = pl_->idx + (uint64_t)k_ * PK_LM_IDX_SIZE;                    \
+            uint32_t ctx = pk_model_ctx_find((p), pk_le32(x_));                                    \
+            uint64_t b_ = pk_le64(x_ + 4);                                                         \
+            uint64_t e_ = k_ + 1 < pl_->nidx ? pk_le64(x_ + 4 + PK_LM_IDX_SIZE) : pl_->nvals;      \
+            if (ctx == PK_NONE || e_ > pl_->nvals) continue;                                       \
+            for (uint64_t v_ = b_; v_ < e_; v_++) {                                                \
+                const unsigned char *rec = pl_->vals + v_ * PK_LM_VAL_SIZE;                        \
+                uint32_t raw = pk_le16(rec), loc = l_;                                             \
+                if (raw >= (p)->n_raw[0] || (p)->col_of_raw[0][raw] == PK_NONE) continue;          \
+                BODY                                                                               \
+            }                                                                                      \
+        }                                                                                          \
+    }
+
+typedef struct dense_job {
+    pk_profile *p;
+    uint64_t *at[PK_MAX_WORKERS]; /* per worker: count, then next slot, per cell */
+    unsigned char *vals;
+    int scatter;
+} dense_job;
+
+static uint64_t location_weight(void *user, uint32_t l)
+{
+    return ((dense_job *)user)->p->locs[l].plane.nvals;
+}
+
+static void dense_pass(void *user, unsigned w, uint32_t l0, uint32_t l1)
+{
+    dense_job *job = user;
+    pk_profile *p = job->p;
+    uint64_t *at = job->at[w];
+    uint32_t nr = p->n_raw[0];
+    if (!job->scatter) {
+        FOR_EACH_PLAIN_VALUE(p, l0, l1, {
+            at[(size_t)ctx * nr + raw]++;
+            (void)rec;
+            (void)loc;
+        })
+        return;
+    }
+    FOR_EACH_PLAIN_VALUE(p, l0, l1, {
+        unsigned char *v = job->vals + at[(size_t)ctx * nr + raw]++ * PK_CM_VAL_SIZE;
+        pk_put_le32(v, loc);
+        memcpy(v + 4, rec + 2, 8);
+    })
+}
+
+/* Counts become slots: cell by cell, worker 0's values first (workers hold
+ * ascending location ranges, so each run stays in location order); also
+ * writes the index records and each context's plane. */
+static void place_cells(pk_profile *p, dense_job *job, unsigned workers, unsigned char *vals,
+                        unsigned char *idx, pk_plane *cm)
+{
+    uint32_t nr = p->n_raw[0];
+    uint64_t n = 0, k = 0;
+    for (uint32_t ctx = 0; ctx < p->n_ctx; ctx++) {
+        uint64_t first = n;
+        cm[ctx].vals = vals + first * PK_CM_VAL_SIZE;
+        cm[ctx].idx = idx + k * PK_CM_IDX_SIZE;
+        for (uint32_t r = 0; r < nr; r++) {
+            uint64_t start = n;
+            for (unsigned w = 0; w < workers; w++) {
+                uint64_t *c = &job->at[w][(size_t)ctx * nr + r], count = *c;
+                *c = n;
+                n += count;
+            }
+            if (n == start) continue;
+            pk_put_le16(idx + k * PK_CM_IDX_SIZE, (uint16_t)r);
+            pk_put_le64(idx + k * PK_CM_IDX_SIZE + 2, start - first);
+            k++, cm[ctx].nidx++;
+        }
+        cm[ctx].nvals = n - first;
+    }
+}
+
+/* Values land directly in their final place: no intermediate array, no
+ * sort; counting and placing run on all cores, by ranges of locations. */
+static pk_status build_cm_dense(pk_profile *p)
+{
+    size_t cells = (size_t)p->n_ctx * p->n_raw[0];
+    dense_job job = {.p = p};
+    uint64_t total = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        total += p->locs[l].plane.nvals;
+    unsigned workers = pk_workers_for(total * PK_LM_VAL_SIZE);
+    uint64_t *all = calloc(workers * cells + 1, sizeof *all);
+    pk_plane *cm = calloc(p->n_ctx ? p->n_ctx : 1, sizeof *cm);
+    if (!all || !cm) {
+        free(all), free(cm);
+        return pk_fail_nomem("transposing values");
+    }
+    for (unsigned w = 0; w < workers; w++)
+        job.at[w] = all + w * cells;
+    pk_parallel_ranges(workers, p->n_locs, location_weight, dense_pass, &job);
+    /* sizes first: place_cells() turns the counts into slots */
+    uint64_t n = 0, n_idx = 0;
+    for (size_t i = 0; i < cells; i++) {
+        uint64_t c = 0;
+        for (unsigned w = 0; w < workers; w++)
+            c += job.at[w][i];
+        n += c;
+        n_idx += c != 0;
+    }
+    unsigned char *buf = malloc(n * PK_CM_VAL_SIZE + n_idx * PK_CM_IDX_SIZE + 1);
+    if (!buf) {
+        free(all), free(cm);
+        return pk_fail_nomem("transposing values");
+    }
+    place_cells(p, &job, workers, buf, buf + n * PK_CM_VAL_SIZE, cm);
+    job.vals = buf;
+    job.scatter = 1;
+    pk_parallel_ranges(workers, p->n_locs, location_weight, dense_pass, &job);
+    free(all);
+    p->cm = cm;
+    p->cm_built = buf;
+    return PK_OK;
+}
+
+/* Counters per (context, raw id) are affordable up to this many cells;
+ * beyond, entries are sorted per context instead. */
+#define DENSE_CELLS (1u << 24)
+
+static pk_status build_cm(pk_profile *p)
+{
+    if ((uint64_t)p->n_ctx * p->n_raw[0] <= DENSE_CELLS && !p->cm_sorted_only)
+        return build_cm_dense(p);
+    return build_cm_sorted(p);
 }
 
 pk_status pk_model_ensure_cm(const pk_profile *cp)

@@ -27,6 +27,9 @@ static const char convert_help[] =
     "  -o, --output PATH   where to write (required)\n"
     "  -t, --to FORMAT     output format (see above)\n"
     "  -f, --force         replace an existing output database\n"
+    "  -r, --recompute     recompute every propagated scope (function, lex_aware,\n"
+    "                      execution) and summary statistic from the point values,\n"
+    "                      as hpcprof does, before writing (docs/derive.md)\n"
     "      --no-trace      leave traces out\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
@@ -74,22 +77,20 @@ static void show_progress(void *user, uint64_t done, uint64_t total)
 typedef struct convert_args {
     const char *input, *output, *to;
     uint32_t write_flags;
-    int quiet;
+    int quiet, recompute;
 } convert_args;
 
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-                                             {"to", required_argument, 0, 't'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"no-trace", no_argument, 0, 'T'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
+        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
+        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:t:frqh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             a->output = optarg;
@@ -105,6 +106,9 @@ static int parse(int argc, char **argv, convert_args *a)
             break;
         case 'q':
             a->quiet = 1;
+            break;
+        case 'r':
+            a->recompute = 1;
             break;
         case 'h':
             fputs(convert_help, stdout);
@@ -141,10 +145,22 @@ int cmd_convert(int argc, char **argv)
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;
+    double t0 = now_seconds();
+    if (a.recompute) {
+        pk_derive_report rep;
+        pk_status ds = pk_profile_derive(p, NULL, &rep);
+        if (ds) {
+            pk_profile_free(p);
+            return cli_library_error("convert", ds);
+        }
+        if (!a.quiet)
+            printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
+                   rep.n_statistics, now_seconds() - t0);
+    }
     pk_write_options o = {.flags = a.write_flags};
     if (!a.quiet && isatty(2)) o.progress = show_progress;
     pk_write_stats stats;
-    double t0 = now_seconds();
+    t0 = now_seconds();
     pk_status st = pk_profile_write(p, format, a.output, &o, &stats);
     if (o.progress) fputs("\r\033[K", stderr);
     pk_profile_free(p);

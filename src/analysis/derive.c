@@ -26,6 +26,7 @@
 #include "derive_plan.h"
 #include "profkit/analysis.h"
 #include "util/bytes.h"
+#include "util/mapfile.h"
 #include "util/parallel.h"
 
 typedef struct out_buf {
@@ -216,15 +217,20 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     derive_job *job = user;
     const pk_profile *p = job->p;
     worker *w = &job->w[wi];
+    pk_release rel; /* the old planes are read once: give their pages back */
+    pk_release_start(&rel, begin < end ? pk_model_mapping_of(p, p->locs[begin].plane.vals) : NULL);
     for (uint32_t l = begin; l < end && !w->out.failed; l++) {
+        const pk_plane *pl = &p->locs[l].plane;
         if (p->locs[l].is_summary) continue;
-        load_location(w, p, job->plan, &p->locs[l].plane);
+        pk_release_advance(&rel, pl->vals < pl->idx ? pl->vals : pl->idx);
+        load_location(w, p, job->plan, pl);
         add_partials(w, p, job->plan);
         emit_location(w, job->plan, &job->where[l]);
         job->where[l].worker = wi;
         for (uint32_t t = 0; t < w->n_touched; t++)
             w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
         w->n_touched = 0;
+        pk_release_advance(&rel, pl->idx + (uint64_t)pl->nidx * PK_LM_IDX_SIZE);
     }
 }
 

@@ -123,6 +123,9 @@ checks=$((checks + 1))
 "$profkit" info "$db" | sed -e "s|$db|PATH|" | grep -v '^  files ' >"$work/info-a"
 "$profkit" info "$work/conv.d" | sed -e "s|$work/conv.d|PATH|" | grep -v '^  files ' >"$work/info-b"
 diff -u "$work/info-a" "$work/info-b" >&2 || fail "info of the converted database differs"
+expect_status 0 "$profkit" convert -r -f "$db" -o "$work/conv.d"
+grep -q "recomputed 2 metrics" "$work/out" || fail "convert --recompute does not say what it recomputed"
+expect_status 0 "$profkit" check -q "$work/conv.d"
 mkdir -p "$work/precious" && touch "$work/precious/keep"
 expect_status 1 "$profkit" convert -f "$db" -o "$work/precious" --to hpctoolkit
 [ -e "$work/precious/keep" ] || fail "convert --force replaced a directory that is not a database"

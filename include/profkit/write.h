@@ -32,9 +32,9 @@ typedef struct pk_write_options {
 
 /* What a writer wrote (all optional to look at). */
 typedef struct pk_write_stats {
-    uint64_t bytes;      /* total bytes written */
-    uint64_t n_values;   /* non-zero values written (all locations) */
-    uint32_t n_files;    /* files written */
+    uint64_t bytes;    /* total bytes written */
+    uint64_t n_values; /* non-zero values written (all locations) */
+    uint32_t n_files;  /* files written */
 } pk_write_stats;
 
 /* Write `profile` as `format` at `path`. For PK_FORMAT_HPCTOOLKIT_V4 `path`

@@ -7,7 +7,10 @@
 #include <stdio.h>
 #include <string.h>
 
+#include <stdlib.h>
+
 #include "hpctk.h"
+#include "util/parallel.h"
 
 const char *const hk_section_names[HK_S_COUNT + 1] = {
     "headers",      "general",   "id-names",      "scopes",   "metrics",        "modules",
@@ -259,4 +262,63 @@ pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, c
                 HK_X("size", sz), HK_X("pointer", p));
     }
     return PK_OK;
+}
+
+/* ---- parallel block scans ---- */
+
+typedef struct scan_run {
+    const hk_block_scan *bs;
+    struct {
+        uint32_t at; /* first failing block of this worker, or PK_NONE */
+        pk_status status;
+        char message[1024];
+    } fail[PK_MAX_WORKERS];
+} scan_run;
+
+static uint64_t block_weight(void *user, uint32_t i)
+{
+    const scan_run *run = user;
+    const pk_plane *pl = run->bs->plane(run->bs->user, i);
+    return pl->nvals * run->bs->vsize + (uint64_t)pl->nidx * run->bs->isize;
+}
+
+static void scan_range(void *user, unsigned w, uint32_t begin, uint32_t end)
+{
+    scan_run *run = user;
+    const hk_block_scan *bs = run->bs;
+    pk_release rel;
+    const unsigned char *last = NULL;
+    pk_release_start(&rel, bs->map);
+    for (uint32_t i = begin; i < end; i++) {
+        const pk_plane *pl = bs->plane(bs->user, i);
+        pk_release_advance(&rel, hk_plane_lo(pl));
+        pk_status st = bs->scan(bs->user, w, i);
+        if (st) {
+            run->fail[w].at = i;
+            run->fail[w].status = st;
+            snprintf(run->fail[w].message, sizeof run->fail[w].message, "%s", pk_error_last());
+            return;
+        }
+        pk_release_advance(&rel, last = hk_plane_hi(pl, bs->vsize, bs->isize));
+    }
+    if (last) pk_release_finish(&rel, last);
+}
+
+pk_status hk_scan_blocks(const hk_block_scan *bs, unsigned workers, uint32_t n, uint32_t *failed_at)
+{
+    scan_run *run = calloc(1, sizeof *run);
+    if (!run) return pk_fail_nomem("scanning value blocks");
+    run->bs = bs;
+    for (unsigned w = 0; w < PK_MAX_WORKERS; w++)
+        run->fail[w].at = PK_NONE;
+    pk_parallel_ranges(workers, n, block_weight, scan_range, run);
+    unsigned first = 0;
+    for (unsigned w = 1; w < PK_MAX_WORKERS; w++)
+        if (run->fail[w].at < run->fail[first].at) first = w;
+    *failed_at = run->fail[first].at;
+    pk_status st = *failed_at == PK_NONE
+                       ? PK_OK
+                       : pk_fail(run->fail[first].status, "%s", run->fail[first].message);
+    free(run);
+    return st;
 }

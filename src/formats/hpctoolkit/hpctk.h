@@ -250,6 +250,23 @@ static inline const unsigned char *hk_plane_hi(const pk_plane *pl, unsigned vsiz
     return v > i ? v : i;
 }
 
+/* Scanning many value blocks on several workers (common.c). Block i is
+ * plane(user, i), with values of vsize and index records of isize bytes;
+ * scan(user, worker, i) validates it (touching only the worker's own
+ * state). Workers take contiguous ranges by bytes and give the pages of
+ * `map` back behind them. Returns the first failure in block order (its
+ * message raised again on this thread) and its index in *failed_at, or
+ * PK_OK and PK_NONE. */
+typedef struct hk_block_scan {
+    const pk_plane *(*plane)(void *user, uint32_t i);
+    pk_status (*scan)(void *user, unsigned worker, uint32_t i);
+    unsigned vsize, isize;
+    const pk_mapfile *map;
+    void *user;
+} hk_block_scan;
+pk_status hk_scan_blocks(const hk_block_scan *bs, unsigned workers, uint32_t n,
+                         uint32_t *failed_at);
+
 /* Workers for scanning `bytes` of value blocks (read.c). */
 unsigned hk_workers(const hk_reader *r, uint64_t bytes);
 

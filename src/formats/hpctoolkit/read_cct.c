@@ -116,53 +116,31 @@ typedef struct cct_job {
     const hk_file *f;
     const pk_plane *planes;
     cct_stats *stats;
-    uint32_t failed_at[PK_MAX_WORKERS]; /* context id of a worker's failure, or PK_NONE */
-    pk_status status[PK_MAX_WORKERS];
-    char message[PK_MAX_WORKERS][1024];
 } cct_job;
 
-static uint64_t cct_block_bytes(void *user, uint32_t i)
+static const pk_plane *cct_plane(void *user, uint32_t id)
 {
-    const pk_plane *pl = &((cct_job *)user)->planes[i];
-    return pl->nvals * PK_CM_VAL_SIZE + (uint64_t)pl->nidx * PK_CM_IDX_SIZE;
+    return &((cct_job *)user)->planes[id];
 }
 
 /* Workers only read the reader (emitting is off when they run). */
-static void scan_cct_range(void *user, unsigned worker, uint32_t begin, uint32_t end)
+static pk_status scan_cct(void *user, unsigned worker, uint32_t id)
 {
     cct_job *job = user;
-    pk_release rel;
-    pk_release_start(&rel, job->f->source ? &job->f->source->map : NULL);
-    for (uint32_t id = begin; id < end; id++) {
-        const pk_plane *pl = &job->planes[id];
-        pk_release_advance(&rel, hk_plane_lo(pl));
-        pk_status st = scan_cct_block(job->r, job->f, id, pl, &job->stats[id]);
-        if (st) {
-            job->failed_at[worker] = id;
-            job->status[worker] = st;
-            snprintf(job->message[worker], sizeof job->message[worker], "%s", pk_error_last());
-            return;
-        }
-        pk_release_advance(&rel, hk_plane_hi(pl, PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));
-    }
-    if (end > begin)
-        pk_release_finish(&rel, hk_plane_hi(&job->planes[end - 1], PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));
+    (void)worker;
+    return scan_cct_block(job->r, job->f, id, &job->planes[id], &job->stats[id]);
 }
 
 /* Statistics and unlisted ids in context order, up to the first failure. */
-static pk_status finish_cct_scan(cct_job *job, unsigned workers, uint32_t n, const hk_array *a)
+static pk_status finish_cct_scan(cct_job *job, uint32_t n, uint32_t fail, const hk_array *a)
 {
-    uint32_t fail = PK_NONE;
-    unsigned fw = 0;
-    for (unsigned k = 0; k < workers; k++)
-        if (job->failed_at[k] < fail) fail = job->failed_at[k], fw = k;
     for (uint32_t id = 0; id < n && id < fail; id++) {
         report_cct_stats(job->r, job->f, id, a->base + (uint64_t)id * a->stride, &job->stats[id]);
         if (job->planes[id].nvals && pk_model_ctx_find(job->r->p, id) == PK_NONE &&
             hk_note_unlisted(job->r, HK_CCT, id))
             return PK_ERR_NOMEM;
     }
-    return fail == PK_NONE ? PK_OK : pk_fail(job->status[fw], "%s", job->message[fw]);
+    return PK_OK;
 }
 
 /* Serial scan of the block of context `id`, emitting its records when
@@ -181,25 +159,22 @@ static pk_status scan_one_cct_block(hk_reader *r, const hk_file *f, const pk_pla
 static pk_status scan_cct_blocks(hk_reader *r, const hk_file *f, const pk_plane *planes, uint32_t n,
                                  const hk_array *a)
 {
-    cct_job *job = calloc(1, sizeof *job);
     cct_stats *stats = calloc(n ? n : 1, sizeof *stats);
-    if (!job || !stats) {
-        free(job);
-        free(stats);
-        return pk_fail_nomem("scanning cct.db");
-    }
-    *job = (cct_job){.r = r, .f = f, .planes = planes, .stats = stats};
+    if (!stats) return pk_fail_nomem("scanning cct.db");
+    cct_job job = {r, f, planes, stats};
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++)
-        total += cct_block_bytes(job, i);
-    unsigned workers = hk_workers(r, total);
-    for (unsigned k = 0; k < workers; k++)
-        job->failed_at[k] = PK_NONE;
-    pk_parallel_ranges(workers, n, cct_block_bytes, scan_cct_range, job);
-    pk_status st = finish_cct_scan(job, workers, n, a);
+        total += planes[i].nvals * PK_CM_VAL_SIZE + (uint64_t)planes[i].nidx * PK_CM_IDX_SIZE;
+    hk_block_scan bs = {
+        cct_plane, scan_cct, PK_CM_VAL_SIZE, PK_CM_IDX_SIZE, f->source ? &f->source->map : NULL,
+        &job};
+    uint32_t fail;
+    char message[1024] = "";
+    pk_status st = hk_scan_blocks(&bs, hk_workers(r, total), n, &fail);
+    if (st) snprintf(message, sizeof message, "%s", pk_error_last());
+    pk_status fin = finish_cct_scan(&job, n, fail, a);
     free(stats);
-    free(job);
-    return st;
+    return st ? pk_fail(st, "%s", message) : fin;
 }
 
 pk_status hk_read_cct(hk_reader *r)

@@ -212,62 +212,33 @@ typedef struct scan_job {
     const hk_file *f;
     const pk_loc_rec *locs;
     block_stats *stats;
-    struct scan_worker {
-        pk_idset unlisted;
-        uint32_t failed_at; /* profile index of the first failure, or PK_NONE */
-        pk_status status;
-        char message[1024];
-    } w[PK_MAX_WORKERS];
+    pk_idset unlisted[PK_MAX_WORKERS]; /* each worker's own */
 } scan_job;
 
-static uint64_t block_bytes(void *user, uint32_t i)
+static const pk_plane *profile_plane(void *user, uint32_t i)
 {
-    const pk_plane *pl = &((scan_job *)user)->locs[i].plane;
-    return pl->nvals * PK_LM_VAL_SIZE + (uint64_t)pl->nidx * PK_LM_IDX_SIZE;
+    return &((scan_job *)user)->locs[i].plane;
 }
 
-static void scan_range(void *user, unsigned worker, uint32_t begin, uint32_t end)
+static pk_status scan_profile(void *user, unsigned worker, uint32_t i)
 {
     scan_job *job = user;
-    struct scan_worker *w = &job->w[worker];
-    scan_state ss = {job->r, job->f, 0, &w->unlisted};
-    pk_release rel;
-    pk_release_start(&rel, job->f->source ? &job->f->source->map : NULL);
-    for (uint32_t i = begin; i < end; i++) {
-        const pk_plane *pl = &job->locs[i].plane;
-        pk_release_advance(&rel, hk_plane_lo(pl));
-        pk_status st = scan_block(&ss, i, job->locs[i].is_summary, pl, &job->stats[i]);
-        if (st) {
-            w->failed_at = i;
-            w->status = st;
-            snprintf(w->message, sizeof w->message, "%s", pk_error_last());
-            return;
-        }
-        pk_release_advance(&rel, hk_plane_hi(pl, PK_LM_VAL_SIZE, PK_LM_IDX_SIZE));
-    }
-    if (end > begin)
-        pk_release_finish(&rel,
-                          hk_plane_hi(&job->locs[end - 1].plane, PK_LM_VAL_SIZE, PK_LM_IDX_SIZE));
+    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker]};
+    return scan_block(&ss, i, job->locs[i].is_summary, &job->locs[i].plane, &job->stats[i]);
 }
 
-/* After the workers: the first failure in profile order wins (as in a
- * serial scan), unlisted ids join the reader's, block statistics are
- * reported in profile order. */
-static pk_status finish_parallel_scan(scan_job *job, unsigned workers, uint32_t n,
-                                      const hk_array *a)
+/* After the workers: unlisted ids join the reader's, block statistics
+ * are reported in profile order up to the first failure (as a serial scan
+ * would). */
+static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, const hk_array *a)
 {
-    uint32_t fail = PK_NONE;
-    unsigned failed_worker = 0;
     int oom = 0;
-    for (unsigned k = 0; k < workers; k++) {
-        if (job->w[k].failed_at < fail) fail = job->w[k].failed_at, failed_worker = k;
-        oom |= pk_idset_merge(&job->r->unlisted[HK_PROFILE], &job->w[k].unlisted);
-        pk_idset_free(&job->w[k].unlisted);
+    for (unsigned k = 0; k < PK_MAX_WORKERS; k++) {
+        oom |= pk_idset_merge(&job->r->unlisted[HK_PROFILE], &job->unlisted[k]);
+        pk_idset_free(&job->unlisted[k]);
     }
     for (uint32_t i = 0; i < n && i < fail; i++)
         report_block_stats(job->r, job->f, i, a->base + (uint64_t)i * a->stride, &job->stats[i]);
-    if (fail != PK_NONE)
-        return pk_fail(job->w[failed_worker].status, "%s", job->w[failed_worker].message);
     return oom ? pk_fail_nomem("collecting context ids") : PK_OK;
 }
 
@@ -285,26 +256,33 @@ static pk_status scan_one_block(hk_reader *r, const hk_file *f, const pk_loc_rec
 static pk_status scan_blocks(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t n,
                              const hk_array *a)
 {
-    scan_job probe = {.locs = locs};
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++)
-        total += block_bytes(&probe, i);
+        total +=
+            locs[i].plane.nvals * PK_LM_VAL_SIZE + (uint64_t)locs[i].plane.nidx * PK_LM_IDX_SIZE;
     unsigned workers = hk_workers(r, total);
     scan_job *job = calloc(1, sizeof *job);
-    block_stats *stats = calloc(n, sizeof *stats);
+    block_stats *stats = calloc(n ? n : 1, sizeof *stats);
     if (!job || !stats) {
         free(job);
         free(stats);
         return pk_fail_nomem("scanning profile.db");
     }
     *job = (scan_job){.r = r, .f = f, .locs = locs, .stats = stats};
-    for (unsigned k = 0; k < workers; k++)
-        job->w[k].failed_at = PK_NONE;
-    pk_parallel_ranges(workers, n, block_bytes, scan_range, job);
-    pk_status st = finish_parallel_scan(job, workers, n, a);
+    hk_block_scan bs = {profile_plane,
+                        scan_profile,
+                        PK_LM_VAL_SIZE,
+                        PK_LM_IDX_SIZE,
+                        f->source ? &f->source->map : NULL,
+                        job};
+    uint32_t fail;
+    char message[1024] = "";
+    pk_status st = hk_scan_blocks(&bs, workers, n, &fail);
+    if (st) snprintf(message, sizeof message, "%s", pk_error_last());
+    pk_status fin = finish_parallel_scan(job, n, fail, a);
     free(stats);
     free(job);
-    return st;
+    return st ? pk_fail(st, "%s", message) : fin;
 }
 
 pk_status hk_read_profiles(hk_reader *r)

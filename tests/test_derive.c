@@ -117,11 +117,8 @@ static void hand_computed_values(void **state)
                 .n_threads = 2,
                 .values = points,
                 .n_values = 6};
-    char dir[] = "/tmp/pk-derive-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    assert_int_equal(fx_write_dir(&db, dir), 0);
-    pk_profile *p = NULL;
-    assert_int_equal(pk_profile_open(dir, NULL, &p), PK_OK);
+    char dir[64];
+    pk_profile *p = tu_open_fixture(&db, dir);
     pk_derive_report rep;
     assert_int_equal(pk_profile_derive(p, NULL, &rep), PK_OK);
     assert_true(rep.n_metrics >= 1);
@@ -147,10 +144,7 @@ static void hand_computed_values(void **state)
     size_t problems = 1; /* cct.db is dropped and rebuilt from the new values */
     pk_profile_verify(p, NULL, NULL, &problems);
     assert_int_equal(problems, 0);
-    pk_profile_free(p);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_close_fixture(p, dir);
 }
 
 /* ---- corpus ---- */
@@ -276,17 +270,11 @@ static void nothing_to_derive_is_refused(void **state)
     (void)state;
     fx_db db = *fx_sample_db();
     db.summary_only = 1;
-    char dir[] = "/tmp/pk-derive-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    assert_int_equal(fx_write_dir(&db, dir), 0);
-    pk_profile *p = NULL;
-    assert_int_equal(pk_profile_open(dir, NULL, &p), PK_OK);
+    char dir[64];
+    pk_profile *p = tu_open_fixture(&db, dir);
     assert_int_equal(pk_profile_derive(p, NULL, NULL), PK_ERR_UNSUPPORTED);
     assert_non_null(strstr(pk_error_last(), "only summary statistics"));
-    pk_profile_free(p);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_close_fixture(p, dir);
 }
 
 int main(void)

@@ -236,8 +236,6 @@ int main(void)
         cmocka_unit_test(corpus_databases_round_trip),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
-    char cmd[4300];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", work);
-    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", work);
+    tu_remove_tree(work);
     return rc;
 }

@@ -146,11 +146,8 @@ static void awkward_names_are_quoted(void **state)
     fx_db db = *fx_sample_db();
     db.metrics = names;
     db.n_metrics = 7;
-    char dir[] = "/tmp/pk-yaml-XXXXXX";
-    assert_non_null(mkdtemp(dir));
-    assert_int_equal(fx_write_dir(&db, dir), 0);
-    pk_profile *p = NULL;
-    assert_int_equal(pk_profile_open(dir, NULL, &p), PK_OK);
+    char dir[64];
+    pk_profile *p = tu_open_fixture(&db, dir);
     char *y = generate(p);
     static const char *const want[] = {
         "metric: \"a: b\"",    "metric: \"#hash\"",
@@ -160,10 +157,7 @@ static void awkward_names_are_quoted(void **state)
     for (size_t i = 0; i < sizeof want / sizeof want[0]; i++)
         if (!strstr(y, want[i])) fail_msg("'%s' not in:\n%s", want[i], y);
     free(y);
-    pk_profile_free(p);
-    char cmd[128];
-    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
-    assert_int_equal(system(cmd), 0);
+    tu_close_fixture(p, dir);
 }
 
 /* -M stats databases: every presented statistic gets a variant. */

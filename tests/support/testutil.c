@@ -4,6 +4,8 @@
 #define _XOPEN_SOURCE 700
 #include "testutil.h"
 
+#include "fixtures/v4_builder.h"
+
 #include <ftw.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -230,4 +232,29 @@ double tu_exercise(const pk_profile *p, int deep)
     free(totals);
     free(per_ctx);
     return sum;
+}
+
+void tu_remove_tree(const char *dir)
+{
+    char cmd[4200];
+    snprintf(cmd, sizeof cmd, "rm -rf '%s'", dir);
+    if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
+}
+
+pk_profile *tu_open_fixture(const struct fx_db *db, char *dir)
+{
+    const char *tmp = getenv("TMPDIR");
+    snprintf(dir, 64, "%s/pk-test-XXXXXX", tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    pk_profile *p = NULL;
+    if (!mkdtemp(dir) || fx_write_dir(db, dir) != 0 || pk_profile_open(dir, NULL, &p) != PK_OK) {
+        fprintf(stderr, "fixture database in %s: %s\n", dir, pk_error_last());
+        abort();
+    }
+    return p;
+}
+
+void tu_close_fixture(pk_profile *p, const char *dir)
+{
+    pk_profile_free(p);
+    tu_remove_tree(dir);
 }

@@ -48,4 +48,13 @@ void tu_free_db(tu_db *db);
 /* Open from the images, including only the present files. */
 pk_status tu_open_db(const tu_db *db, uint32_t flags, pk_profile **out);
 
+/* A fixture database (tests/fixtures/v4_builder.h) written to a fresh
+ * temporary directory (its path in dir, at least 64 bytes) and opened;
+ * fails the test on any error. tu_close_fixture() frees and removes it. */
+struct fx_db;
+pk_profile *tu_open_fixture(const struct fx_db *db, char *dir);
+void tu_close_fixture(pk_profile *p, const char *dir);
+/* rm -rf of a directory the test made. */
+void tu_remove_tree(const char *dir);
+
 #endif

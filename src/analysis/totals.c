@@ -93,7 +93,7 @@ static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t 
         const pk_plane *pl = &p->locs[l].plane;
         pk_release_advance(&rel, pl->vals);
         add_plane(p, &p->locs[l], job->sums[worker]);
-        if (!p->locs[l].is_summary) add_top(job, worker, pl);
+        if (job->root[worker] && !p->locs[l].is_summary) add_top(job, worker, pl);
         pk_release_advance(&rel, pl->vals + pl->nvals * PK_LM_VAL_SIZE);
     }
     if (end > begin) {
@@ -134,10 +134,10 @@ static pk_status run_totals(const pk_profile *p, double *columns, double *root, 
     size_t n_cols = p->n_columns ? p->n_columns : 1;
     ksum *all = calloc(3 * workers * n_cols, sizeof *all);
     if (!all) return pk_fail_nomem("summing columns");
-    for (unsigned w = 0; w < workers; w++) {
+    for (unsigned w = 0; w < workers; w++) { /* root and entry sums only when asked for */
         job.sums[w] = all + (3 * w) * n_cols;
-        job.root[w] = all + (3 * w + 1) * n_cols;
-        job.entries[w] = all + (3 * w + 2) * n_cols;
+        job.root[w] = root ? all + (3 * w + 1) * n_cols : NULL;
+        job.entries[w] = root ? all + (3 * w + 2) * n_cols : NULL;
     }
     pk_parallel_ranges(workers, p->n_locs, plane_bytes, sum_locations, &job);
     for (uint32_t c = 0; c < p->n_columns; c++) {

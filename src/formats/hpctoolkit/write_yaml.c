@@ -275,16 +275,16 @@ static void put_variant(FILE *out, const pk_profile *p, const partials sc[3], st
     }
 }
 
-static const pk_profile *sort_profile; /* qsort has no context argument */
+typedef struct named {
+    const char *name;
+    uint32_t metric;
+} named;
 
 static int by_name(const void *a, const void *b)
 {
-    const char *x = sort_profile->metrics[*(const uint32_t *)a].name;
-    const char *y = sort_profile->metrics[*(const uint32_t *)b].name;
-    int c = strcmp(x ? x : "", y ? y : "");
-    return c ? c
-             : (*(const uint32_t *)a > *(const uint32_t *)b) -
-                   (*(const uint32_t *)a < *(const uint32_t *)b);
+    const named *x = a, *y = b;
+    int c = strcmp(x->name, y->name);
+    return c ? c : (x->metric > y->metric) - (x->metric < y->metric);
 }
 
 static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials sc[3])
@@ -302,24 +302,22 @@ static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials 
 
 pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
 {
-    uint32_t *order = malloc((p->n_metrics + 1u) * sizeof *order);
+    named *order = malloc((p->n_metrics + 1u) * sizeof *order);
     if (!order) return pk_fail_nomem("writing metrics/default.yaml");
     uint32_t n = 0;
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         partials sc[3];
-        if (scopes_of(p, m, sc)) order[n++] = m;
+        if (scopes_of(p, m, sc))
+            order[n++] = (named){p->metrics[m].name ? p->metrics[m].name : "", m};
     }
-    /* sorted by name as hpcprof presents them; the file's own writer is
-     * single-threaded, so the static sort context is safe enough here */
-    sort_profile = p;
-    qsort(order, n, sizeof *order, by_name);
+    qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
     fputs("version: 0\n", out);
     put_inputs(out, p);
     fputs(n ? "\nroots:" : "\nroots: []", out);
     for (uint32_t i = 0; i < n; i++) {
         partials sc[3];
-        scopes_of(p, order[i], sc);
-        put_root(out, p, order[i], sc);
+        scopes_of(p, order[i].metric, sc);
+        put_root(out, p, order[i].metric, sc);
     }
     free(order);
     return ferror(out) ? pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed") : PK_OK;

@@ -32,15 +32,18 @@ typedef struct pk_write_options {
 
 /* What a writer wrote (all optional to look at). */
 typedef struct pk_write_stats {
-    uint64_t bytes;    /* total bytes written */
-    uint64_t n_values; /* non-zero values written (all locations) */
-    uint32_t n_files;  /* files written */
+    uint64_t bytes;            /* total bytes written */
+    uint64_t n_values;         /* non-zero values written (all locations) */
+    uint32_t n_files;          /* files written */
+    uint32_t n_skipped_traces; /* traces tied to no location (damaged source): left out */
 } pk_write_stats;
 
 /* Write `profile` as `format` at `path`. For PK_FORMAT_HPCTOOLKIT_V4 `path`
  * is a database directory (meta.db, profile.db, cct.db, trace.db when the
  * profile has traces, metrics/default.yaml). PK_ERR_IO if `path` exists and
- * PK_WRITE_FORCE is not given. `opts` and `stats` may be NULL. */
+ * PK_WRITE_FORCE is not given; PK_ERR_INVALID_ARG for an incomplete
+ * profile (opened with PK_OPEN_KEEP_GOING after damage), which would
+ * otherwise be written as if complete. `opts` and `stats` may be NULL. */
 PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, const char *path,
                                   const pk_write_options *opts, pk_write_stats *stats);
 

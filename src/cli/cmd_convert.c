@@ -129,6 +129,10 @@ static void report(const convert_args *a, const pk_write_stats *s, double second
     printf("wrote %s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", a->output, s->n_files,
            cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values, seconds,
            seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
+    if (s->n_skipped_traces)
+        printf("note: %u traces belong to no profile of the input (it is damaged there) and "
+               "were left out\n",
+               s->n_skipped_traces);
 }
 
 int cmd_convert(int argc, char **argv)

@@ -37,8 +37,9 @@ pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char
                               uint64_t *bytes);
 pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *path,
                           uint64_t *bytes);
+/* Traces not tied to a location are left out; *skipped tells how many. */
 pk_status hk_write_trace_db(const pk_profile *p, const hk_order *o, const char *path,
-                            uint64_t *bytes);
+                            uint64_t *bytes, uint32_t *skipped);
 /* The 16-byte common file header, with section table zeroed. */
 void hk_put_file_header(unsigned char *h, const char *format);
 

@@ -118,7 +118,7 @@ static pk_status write_files(const pk_profile *p, const char *dir, const pk_writ
     step(&pr, bytes);
     int traces = (p->n_traces || p->has_trace_range) && !(o && (o->flags & PK_WRITE_NO_TRACE));
     join(path, dir, "/trace.db");
-    if (!st && traces) st = hk_write_trace_db(p, &order, path, &bytes);
+    if (!st && traces) st = hk_write_trace_db(p, &order, path, &bytes, &stats->n_skipped_traces);
     if (!st) st = write_yaml(p, dir, &bytes);
     step(&pr, bytes);
     stats->bytes = bytes;

@@ -25,7 +25,8 @@
 #include "util/bytes.h"
 
 typedef struct stats {
-    size_t opened, refused, kept_going;
+    size_t opened, refused, kept_going, rewritten;
+    const char *work; /* scratch directory for rewrites */
 } stats;
 
 static int failures;
@@ -34,6 +35,60 @@ static void fail(const char *what, const char *db, const char *file, size_t at)
 {
     fprintf(stderr, "FAIL: %s: %s, %s at %zu: %s\n", what, db, file, at, pk_error_last());
     failures++;
+}
+
+/* Whatever the reader accepts, the writer writes and the reader reads
+ * back with the files agreeing with each other (or the writer refuses
+ * with a message, e.g. for ids the format cannot hold). */
+static void rewrite(const pk_profile *p, const char *db, const char *file, size_t at, stats *st)
+{
+    char out[4200];
+    snprintf(out, sizeof out, "%s/rewrite.d", st->work);
+    pk_write_options o = {.flags = PK_WRITE_FORCE};
+    pk_status s = pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, &o, NULL);
+    if (s != PK_OK) {
+        if (s != PK_ERR_UNSUPPORTED || !pk_error_last()[0])
+            fail("writing what was read", db, file, at);
+        return;
+    }
+    pk_profile *q = NULL;
+    size_t problems = 0;
+    if (pk_profile_open(out, NULL, &q) != PK_OK) {
+        fail("reading what was written", db, file, at);
+        return;
+    }
+    size_t before = 0, summaries = 0;
+    pk_profile_verify(p, NULL, NULL, &before);
+    for (pk_index l = 0; l < pk_location_count(p); l++) {
+        pk_location loc;
+        pk_location_get(p, l, &loc);
+        summaries += (size_t)loc.is_summary;
+    }
+    pk_profile_verify(q, NULL, NULL, &problems);
+    /* the writer adds an (empty) summary profile 0 when there is none */
+    if (problems > before || pk_location_count(q) != pk_location_count(p) + !summaries ||
+        pk_context_count(q) != pk_context_count(p)) {
+        fprintf(stderr, "  problems %zu (source %zu), locations %zu/%zu, contexts %zu/%zu\n",
+                problems, before, pk_location_count(q), pk_location_count(p), pk_context_count(q),
+                pk_context_count(p));
+        fail("rewritten database differs", db, file, at);
+    }
+    pk_profile_free(q);
+    st->rewritten++;
+}
+
+/* A profile that lost damaged parts is never written as if complete. */
+static void refuse_incomplete(const pk_profile *p, const char *db, const char *file, size_t at,
+                              const stats *st)
+{
+    pk_profile_info info;
+    pk_profile_get_info(p, &info);
+    if (info.complete || st->kept_going % 64 != 1) return;
+    char out[4200];
+    snprintf(out, sizeof out, "%s/incomplete.d", st->work);
+    if (pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL) != PK_ERR_INVALID_ARG ||
+        !strstr(pk_error_last(), "incomplete"))
+        fail("an incomplete profile was written", db, file, at);
 }
 
 /* Open the database with file `f` replaced by damaged[0..size). */
@@ -50,6 +105,7 @@ static void try_damaged(const tu_db *orig, int f, const unsigned char *bytes, si
     if (s == PK_OK) {
         st->opened++;
         tu_exercise(p, 0);
+        if (st->opened % 8 == 1) rewrite(p, name, orig->names[f], at, st);
         pk_profile_free(p);
     } else {
         st->refused++;
@@ -61,7 +117,8 @@ static void try_damaged(const tu_db *orig, int f, const unsigned char *bytes, si
             if (s != PK_OK)
                 fail("KEEP_GOING could not open", name, orig->names[f], at);
             else
-                st->kept_going++, tu_exercise(p, 0), pk_profile_free(p);
+                st->kept_going++, tu_exercise(p, 0),
+                    refuse_incomplete(p, name, orig->names[f], at, st), pk_profile_free(p);
         }
     }
     free(copy);
@@ -151,6 +208,15 @@ int main(int argc, char **argv)
     int flip = argc > 1 && strcmp(argv[1], "flip") == 0;
     int shard = argc > 3 ? atoi(argv[2]) : 0, shards = argc > 3 ? atoi(argv[3]) : 1;
     stats st = {0};
+    char work[64];
+    const char *tmp = getenv("TMPDIR");
+    snprintf(work, sizeof work, "%s/pk-robust-XXXXXX",
+             tmp && *tmp && strlen(tmp) < 40 ? tmp : "/tmp");
+    if (!mkdtemp(work)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    st.work = work;
     if (shard == 0) run_fixtures(flip, &st);
     const char *corpus = tu_corpus_dir();
     size_t n = 0, used = 0;
@@ -177,9 +243,11 @@ int main(int argc, char **argv)
         tu_free_db(&db);
     }
     tu_free_list(dbs, n);
-    printf("%s: %zu corpus databases (+ fixtures%s): %zu damaged copies opened, %zu refused "
-           "cleanly, %zu of those opened with KEEP_GOING; %d failures\n",
+    tu_remove_tree(work);
+    printf("%s: %zu corpus databases (+ fixtures%s): %zu damaged copies opened (%zu of them "
+           "rewritten and read back), %zu refused cleanly, %zu of those opened with KEEP_GOING; "
+           "%d failures\n",
            flip ? "flip" : "truncate", used, corpus ? "" : "; corpus absent, skipped", st.opened,
-           st.refused, st.kept_going, failures);
+           st.rewritten, st.refused, st.kept_going, failures);
     return failures ? 1 : 0;
 }

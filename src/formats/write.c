@@ -13,6 +13,13 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
     if (!p || !path || !*path)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_write: no profile or path");
     if (!stats) stats = &ignored;
+    pk_profile_info info;
+    pk_profile_get_info(p, &info);
+    if (!info.complete)
+        return pk_fail(PK_ERR_INVALID_ARG,
+                       "%s: the profile is incomplete (damaged parts were dropped while opening "
+                       "it); writing it would present partial data as complete",
+                       path);
     memset(stats, 0, sizeof *stats);
     switch (format) {
     case PK_FORMAT_HPCTOOLKIT_V4:

@@ -36,14 +36,14 @@ static const pk_plane *cm_of_id(const pk_profile *p, uint64_t id)
 
 /* Values of one context with profile indexes translated, through a
  * small staging buffer. */
-static void put_translated(pk_out *out, const pk_plane *pl, const hk_order *o)
+static void put_translated(pk_out *out, const pk_plane *pl, const hk_order *o, uint32_t p_locs)
 {
     unsigned char stage[PK_CM_VAL_SIZE * 4096];
     size_t n = 0;
     for (uint64_t v = 0; v < pl->nvals; v++) {
         const unsigned char *src = pl->vals + v * PK_CM_VAL_SIZE;
         uint32_t loc = pk_le32(src);
-        pk_put_le32(stage + n, loc < o->n_profiles ? o->prof_of_loc[loc] : loc);
+        pk_put_le32(stage + n, loc < p_locs ? o->prof_of_loc[loc] : loc);
         memcpy(stage + n + 4, src + 4, 8);
         n += PK_CM_VAL_SIZE;
         if (n == sizeof stage) {
@@ -79,7 +79,7 @@ static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, uint
         if (o->identity)
             pk_out_bytes(out, pl->vals, pl->nvals * PK_CM_VAL_SIZE);
         else
-            put_translated(out, pl, o);
+            put_translated(out, pl, o, p->n_locs);
         pk_out_bytes(out, pl->idx, (size_t)pl->nidx * PK_CM_IDX_SIZE);
         pk_out_align(out, 8);
         pk_release_advance(&rel, hk_plane_hi(pl, PK_CM_VAL_SIZE, PK_CM_IDX_SIZE));

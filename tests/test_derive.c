@@ -253,11 +253,9 @@ static void compare_database(const char *db, int threads)
 static void corpus_databases(void **state)
 {
     (void)state;
-    const char *corpus = tu_corpus_dir();
-    if (!corpus) skip();
-    char root[4096], **dbs;
-    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
-    size_t n = tu_find_databases(root, &dbs);
+    char **dbs;
+    size_t n = tu_corpus_databases(&dbs);
+    if (!dbs) skip();
     for (size_t i = 0; i < n; i++) {
         compare_database(dbs[i], 1);
         compare_database(dbs[i], 3); /* the same with parallel workers */

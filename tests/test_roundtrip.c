@@ -135,11 +135,9 @@ static void fixture_databases_round_trip(void **state)
 static void corpus_databases_round_trip(void **state)
 {
     (void)state;
-    const char *corpus = tu_corpus_dir();
-    if (!corpus) skip();
-    char root[4096], **dbs;
-    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
-    size_t n = tu_find_databases(root, &dbs), v4 = 0;
+    char **dbs;
+    size_t n = tu_corpus_databases(&dbs), v4 = 0;
+    if (!dbs) skip();
     for (size_t i = 0; i < n; i++) {
         pk_profile *p = NULL;
         pk_status st = pk_profile_open(dbs[i], NULL, &p);

@@ -122,11 +122,9 @@ static void compare_with_hpcprof(const char *db, size_t *identical, size_t *comp
 static void corpus_files_match_hpcprof(void **state)
 {
     (void)state;
-    const char *corpus = tu_corpus_dir();
-    if (!corpus) skip();
-    char root[4096], **dbs;
-    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
-    size_t n = tu_find_databases(root, &dbs), identical = 0, compared = 0;
+    char **dbs;
+    size_t n = tu_corpus_databases(&dbs), identical = 0, compared = 0;
+    if (!dbs) skip();
     for (size_t i = 0; i < n; i++)
         compare_with_hpcprof(dbs[i], &identical, &compared);
     tu_free_list(dbs, n);

@@ -258,3 +258,15 @@ void tu_close_fixture(pk_profile *p, const char *dir)
     pk_profile_free(p);
     tu_remove_tree(dir);
 }
+
+size_t tu_corpus_databases(char ***out)
+{
+    const char *corpus = tu_corpus_dir();
+    *out = NULL;
+    if (!corpus) return 0;
+    char root[4096];
+    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
+    size_t n = tu_find_databases(root, out);
+    if (!*out) *out = calloc(1, sizeof **out); /* a corpus without databases: none to test */
+    return n;
+}

@@ -26,6 +26,9 @@ const char *tu_corpus_dir(void);
  * *out is malloc'ed (free each and the array with tu_free_list). */
 size_t tu_find_databases(const char *root, char ***out);
 void tu_free_list(char **list, size_t n);
+/* The database directories of the corpus' HPCToolkit part; *out is NULL
+ * (and 0 returned) when there is no corpus: callers skip the test. */
+size_t tu_corpus_databases(char ***out);
 
 /* Touch everything a consumer could touch: every dimension, every value
  * through both cursors, lookups, traces, names, totals, verification.

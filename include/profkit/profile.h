@@ -40,6 +40,7 @@ typedef uint32_t pk_index;
 typedef enum pk_format {
     PK_FORMAT_UNKNOWN = 0,
     PK_FORMAT_HPCTOOLKIT_V4 = 1, /* HPCToolkit database: meta.db + profile.db ... */
+    PK_FORMAT_CALLGRIND = 2,     /* Callgrind / Cachegrind / Xdebug profile data file */
 } pk_format;
 
 /* Open flags. */
@@ -53,6 +54,11 @@ enum {
     PK_OPEN_NO_TRACES = 1u << 1,
     /* Do not read cct.db even when present. */
     PK_OPEN_NO_CCT = 1u << 2,
+    /* Call-graph formats (Callgrind): keep self costs per function, not per
+     * position (line, instruction). Memory stays bounded by the number of
+     * functions and call arcs whatever the file size; what `info` and
+     * `check` use on files that may be bigger than memory. */
+    PK_OPEN_BY_FUNCTION = 1u << 3,
 };
 
 typedef struct pk_open_options {
@@ -93,6 +99,9 @@ typedef struct pk_profile_info {
     const char *description; /* NULL if the file has none */
     const char *path;        /* what was opened */
     int complete;            /* 0 if PK_OPEN_KEEP_GOING dropped damaged parts */
+    /* 1 if the calling-context tree was reconstructed from a call graph
+     * (Callgrind): approximate, and every output showing it must say so. */
+    int reconstructed;
 } pk_profile_info;
 
 PK_API pk_status pk_profile_get_info(const pk_profile *profile, pk_profile_info *out);

@@ -90,6 +90,8 @@ struct pk_profile {
     unsigned major, minor;
     const char *title, *description, *path;
     int complete;
+    int reconstructed; /* CCT reconstructed from the call graph */
+    struct pk_cg *cg;  /* call graph (callgraph.h), or NULL */
 
     pk_source_rec sources[PK_MAX_SOURCES];
     size_t n_sources;

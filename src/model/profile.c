@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "callgraph.h"
 #include "model.h"
 
 #define PK_VERSION_STRING "0.1.0"
@@ -45,6 +46,7 @@ void pk_profile_free(pk_profile *p)
         free(p->owned[i]);
     free(p->owned);
     free(p->diags);
+    pk_cg_free(p->cg);
     pthread_mutex_destroy(&p->cm_lock);
     pk_intern_free(&p->strings);
     pk_arena_free(&p->arena);
@@ -153,6 +155,7 @@ pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
     out->description = p->description;
     out->path = p->path;
     out->complete = p->complete;
+    out->reconstructed = p->reconstructed;
     return PK_OK;
 }
 

@@ -1,0 +1,142 @@
+/*
+ * profkit/callgraph.h — the call graph: Callgrind's native shape.
+ *
+ * A call graph records, per location (Callgrind part or thread):
+ *   - self (exclusive) cost per function and position (source line,
+ *     instruction address, basic block: whatever the file has);
+ *   - call arcs: caller function and call-site position -> callee, with
+ *     the number of calls and the inclusive cost of those calls;
+ *   - jumps (Callgrind --collect-jumps): source -> target, with counts.
+ * Costs are in "events" (Ir, Dr, cache misses, Time...): one value per event.
+ *
+ * Profiles read from Callgrind/Cachegrind/Xdebug files have a call graph and
+ * a calling-context tree *reconstructed* from it (approximate: a function's
+ * cost is split over its callers in proportion to the arcs' inclusive
+ * costs; see docs/callgrind.md). pk_profile_info.reconstructed says so, and
+ * every output that shows that tree must say so too. Profiles read from a
+ * CCT format get an exact call graph on request (pk_profile_callgraph()).
+ */
+#ifndef PROFKIT_CALLGRAPH_H
+#define PROFKIT_CALLGRAPH_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profile.h"
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
+/* Which subpositions a position has (Callgrind "positions:"). */
+enum { PK_POS_INSTR = 1u << 0, PK_POS_BB = 1u << 1, PK_POS_LINE = 1u << 2 };
+
+typedef struct pk_cg_summary {
+    size_t n_events, n_parts;
+    uint64_t n_costs, n_calls, n_jumps;
+    uint32_t positions; /* PK_POS_* present anywhere */
+    int by_function;    /* 1: self costs kept per function only (PK_OPEN_BY_FUNCTION) */
+} pk_cg_summary;
+
+typedef struct pk_cg_event {
+    const char *name;      /* short name, e.g. "Ir" */
+    const char *long_name; /* "Instruction Fetch", or NULL */
+    const char *formula;   /* inherited event ("Ir + 2*Dr"): no stored data; else NULL */
+    pk_index metric;       /* the model metric holding it, PK_NONE for inherited events */
+} pk_cg_event;
+
+/* One part (Callgrind dump) or thread file: one model location. */
+typedef struct pk_cg_part {
+    pk_index location;
+    uint32_t number;   /* "part:" (1 if absent) */
+    uint32_t thread;   /* "thread:" (1 if absent) */
+    uint64_t pid;      /* "pid:" (0 if absent) */
+    const char *file;  /* the file it was read from */
+    const char *cmd;   /* "cmd:", or NULL */
+    const char *creator;
+    uint32_t positions; /* PK_POS_* */
+    size_t n_descs;
+    const char *const *descs; /* "desc:" lines, "Type: value" */
+    const double *summary;    /* "summary:" per event, or NULL */
+    const double *totals;     /* "totals:" per event, or NULL */
+} pk_cg_part;
+
+typedef struct pk_cg_position {
+    pk_index file; /* source file (after fi=/fe=), PK_NONE if unknown */
+    uint32_t line;
+    uint64_t instr, bb;
+} pk_cg_position;
+
+typedef struct pk_cg_cost {
+    pk_index location, function;
+    pk_cg_position pos;
+    const double *values; /* one per event */
+} pk_cg_cost;
+
+typedef struct pk_cg_call {
+    pk_index location, caller, callee;
+    pk_cg_position site;   /* where the calls were made */
+    pk_cg_position target; /* first position of the callee, as the file gave it */
+    double count;          /* number of calls; 0 = started before this part */
+    const double *inclusive;
+} pk_cg_call;
+
+typedef struct pk_cg_jump {
+    pk_index location, function, target_function;
+    pk_cg_position from, to;
+    int conditional; /* jcnd= (executed/followed) vs jump= */
+    double followed; /* times the jump was taken */
+    double executed; /* times a conditional jump was executed */
+} pk_cg_jump;
+
+/* PK_ERR_NOT_FOUND when the profile has no call graph. */
+PK_API pk_status pk_callgraph_summary(const pk_profile *profile, pk_cg_summary *out);
+PK_API pk_status pk_callgraph_event(const pk_profile *profile, size_t i, pk_cg_event *out);
+PK_API pk_status pk_callgraph_part(const pk_profile *profile, size_t i, pk_cg_part *out);
+PK_API pk_status pk_callgraph_cost(const pk_profile *profile, uint64_t i, pk_cg_cost *out);
+PK_API pk_status pk_callgraph_call(const pk_profile *profile, uint64_t i, pk_cg_call *out);
+PK_API pk_status pk_callgraph_jump(const pk_profile *profile, uint64_t i, pk_cg_jump *out);
+
+/* Give a profile read from a CCT format its exact call graph (self cost of
+ * every line/instruction context, one arc per call-site context and callee,
+ * inclusive costs summed over the tree as Callgrind sums them, call counts
+ * unknown: written as 1 per context). A no-op when it has one. Not
+ * thread-safe: call it before sharing the profile between threads. */
+PK_API pk_status pk_profile_callgraph(pk_profile *profile);
+
+/* ------------------------------------------------------------------ */
+/* Function costs that are correct under recursion                    */
+/* ------------------------------------------------------------------ */
+
+typedef struct pk_cg_function_cost {
+    double self;      /* exclusive */
+    double inclusive; /* self + calls leaving the function (and its cycle) */
+    double calls;     /* calls into it from other functions */
+    uint32_t cycle;   /* N of "<cycle N>" it belongs to, 0 if none */
+} pk_cg_function_cost;
+
+typedef struct pk_cg_cycle {
+    double self;      /* sum of its members' self costs */
+    double inclusive; /* self + calls leaving the cycle */
+    uint32_t n_members;
+} pk_cg_cycle;
+
+/* Self and inclusive cost of every function for one event, at one
+ * location or summed over all (location = PK_NONE). Mutual recursion is
+ * collapsed into strongly connected components, reported as cycles as
+ * KCachegrind does: a member's inclusive cost leaves out calls to other
+ * members of its cycle, the cycle's own inclusive cost counts each call
+ * chain once; direct recursion (an arc from a function to itself) is
+ * contained in the outer call and never added. So no inclusive cost
+ * exceeds the total of consistent data. `out` holds pk_function_count()
+ * entries; `cycles` (may be NULL) up to pk_function_count() entries, cycle
+ * N at cycles[N-1]; *n_cycles (may be NULL) receives how many. */
+PK_API pk_status pk_callgraph_function_costs(const pk_profile *profile, pk_index location,
+                                             size_t event, pk_cg_function_cost *out,
+                                             pk_cg_cycle *cycles, uint32_t *n_cycles);
+
+#ifdef __cplusplus
+}
+#endif
+
+#endif /* PROFKIT_CALLGRAPH_H */

@@ -1,0 +1,137 @@
+/*
+ * model/callgraph.c — the call graph's storage and its public accessors
+ * (profkit/callgraph.h).
+ */
+#include "callgraph.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/error.h"
+
+void pk_cg_free(pk_cg *cg)
+{
+    if (!cg) return;
+    for (uint32_t i = 0; i < cg->n_parts; i++) {
+        free(cg->parts[i].descs);
+        free(cg->parts[i].summary);
+        free(cg->parts[i].totals);
+    }
+    free(cg->parts);
+    free(cg->events);
+    free(cg->self);
+    free(cg->self_cost);
+    free(cg->calls);
+    free(cg->call_cost);
+    free(cg->jumps);
+    free(cg->extra_names);
+    free(cg);
+}
+
+static pk_status need_cg(const pk_profile *p)
+{
+    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "no profile");
+    if (!p->cg)
+        return pk_fail(PK_ERR_NOT_FOUND, "%s: the profile has no call graph",
+                       p->path ? p->path : "profile");
+    return PK_OK;
+}
+
+pk_status pk_callgraph_summary(const pk_profile *p, pk_cg_summary *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    const pk_cg *cg = p->cg;
+    *out = (pk_cg_summary){cg->n_events, cg->n_parts, cg->n_self, cg->n_calls,
+                           cg->n_jumps, cg->positions, cg->by_function};
+    return PK_OK;
+}
+
+pk_status pk_callgraph_event(const pk_profile *p, size_t i, pk_cg_event *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    if (i >= p->cg->n_events) return pk_fail(PK_ERR_INVALID_ARG, "event %zu out of range", i);
+    const pk_cg_event_rec *e = &p->cg->events[i];
+    *out = (pk_cg_event){e->name, e->long_name, e->formula, e->metric};
+    return PK_OK;
+}
+
+pk_status pk_callgraph_part(const pk_profile *p, size_t i, pk_cg_part *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    if (i >= p->cg->n_parts) return pk_fail(PK_ERR_INVALID_ARG, "part %zu out of range", i);
+    const pk_cg_part_rec *r = &p->cg->parts[i];
+    *out = (pk_cg_part){r->location, r->number, r->thread,   r->pid,
+                        r->file,     r->cmd,    r->creator,  r->positions,
+                        r->n_descs,  r->descs,  r->summary,  r->totals};
+    return PK_OK;
+}
+
+static pk_cg_position position(uint32_t file, uint32_t line, uint64_t instr, uint64_t bb)
+{
+    return (pk_cg_position){file, line, instr, bb};
+}
+
+pk_status pk_callgraph_cost(const pk_profile *p, uint64_t i, pk_cg_cost *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    const pk_cg *cg = p->cg;
+    if (i >= cg->n_self) return pk_fail(PK_ERR_INVALID_ARG, "cost %llu out of range", (unsigned long long)i);
+    const pk_cg_self_rec *r = &cg->self[i];
+    *out = (pk_cg_cost){cg->parts[r->part].location, r->fn,
+                        position(r->file, r->line, r->instr, r->bb),
+                        cg->self_cost + i * cg->n_events};
+    return PK_OK;
+}
+
+pk_status pk_callgraph_call(const pk_profile *p, uint64_t i, pk_cg_call *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    const pk_cg *cg = p->cg;
+    if (i >= cg->n_calls) return pk_fail(PK_ERR_INVALID_ARG, "call %llu out of range", (unsigned long long)i);
+    const pk_cg_call_rec *r = &cg->calls[i];
+    *out = (pk_cg_call){cg->parts[r->part].location,
+                        r->caller,
+                        r->callee,
+                        position(r->file, r->line, r->instr, r->bb),
+                        position(r->to_file, r->to_line, r->to_instr, r->to_bb),
+                        r->count,
+                        cg->call_cost + i * cg->n_events};
+    return PK_OK;
+}
+
+pk_status pk_callgraph_jump(const pk_profile *p, uint64_t i, pk_cg_jump *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    const pk_cg *cg = p->cg;
+    if (i >= cg->n_jumps) return pk_fail(PK_ERR_INVALID_ARG, "jump %llu out of range", (unsigned long long)i);
+    const pk_cg_jump_rec *r = &cg->jumps[i];
+    *out = (pk_cg_jump){cg->parts[r->part].location,
+                        r->fn,
+                        r->to_fn,
+                        position(r->file, r->line, r->instr, r->bb),
+                        position(r->to_file, r->to_line, r->to_instr, r->to_bb),
+                        (int)r->conditional,
+                        r->followed,
+                        r->executed};
+    return PK_OK;
+}
+
+pk_status pk_profile_callgraph(pk_profile *p)
+{
+    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "no profile");
+    if (p->cg) return PK_OK;
+    return pk_cg_from_cct(p, &p->cg);
+}
+
+const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f)
+{
+    if (f < p->n_functions) return p->functions[f].name ? p->functions[f].name : "<unknown>";
+    if (f >= cg->n_model_functions && f < cg->n_functions) return cg->extra_names[f - cg->n_model_functions];
+    return "<unknown>";
+}

@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
+#include "formats/callgrind/callgrind.h"
 #include "formats/hpctoolkit/hpctk.h"
 #include "profkit/dump.h"
 #include "util/error.h"
@@ -36,7 +37,8 @@ static pk_status not_recognised(const char *path)
                        path);
     return pk_fail(PK_ERR_UNKNOWN_FORMAT,
                    "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
-                   "directories, i.e. directories with a meta.db)",
+                   "directories, i.e. directories with a meta.db, and Callgrind, Cachegrind and "
+                   "Xdebug profile files, plain or gzip-compressed)",
                    path);
 }
 
@@ -64,11 +66,16 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
                            void *user, const char *sections, pk_profile **out)
 {
     if (!path) return pk_fail(PK_ERR_INVALID_ARG, "NULL path");
-    if (!pk_path_exists(path)) return pk_fail(PK_ERR_IO, "%s: no such file or directory", path);
+    if (!pk_path_exists(path) && !cg_detect_path(path))
+        return pk_fail(PK_ERR_IO, "%s: no such file or directory", path);
     char dir[4096];
     if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
     if (hpctoolkit_dir(path, dir, sizeof dir))
         return hk_open_dir(dir, opts, emit, user, sections, out);
+    if (cg_detect_path(path)) {
+        if (emit) return cg_dump(path, emit, user, sections);
+        return cg_open(path, opts, out);
+    }
     return not_recognised(path);
 }
 
@@ -93,6 +100,8 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
     if (!out || (n && (!names || !data || !sizes)))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open_memory: NULL argument");
     pk_error_clear();
+    if (format == PK_FORMAT_CALLGRIND && n == 1)
+        return cg_open_memory(data[0], sizes[0], opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);
@@ -114,5 +123,6 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
 
 const char *const *pk_dump_sections(pk_format format)
 {
+    if (format == PK_FORMAT_CALLGRIND) return cg_section_names;
     return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
 }

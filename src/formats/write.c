@@ -3,6 +3,7 @@
  */
 #include <string.h>
 
+#include "formats/callgrind/callgrind.h"
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "util/error.h"
 
@@ -24,6 +25,8 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
     switch (format) {
     case PK_FORMAT_HPCTOOLKIT_V4:
         return hk_write_db(p, path, opts, stats);
+    case PK_FORMAT_CALLGRIND:
+        return cg_write(p, path, opts, stats);
     default:
         return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
     }

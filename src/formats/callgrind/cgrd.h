@@ -1,0 +1,148 @@
+/*
+ * formats/callgrind/cgrd.h — the Callgrind reader's internals: the call
+ * graph builder (build.c), the line parser (parse.c, parse_names.c) and the
+ * input layer (read.c: files, parts of a run, gzip).
+ */
+#ifndef PK_FORMATS_CALLGRIND_CGRD_H
+#define PK_FORMATS_CALLGRIND_CGRD_H
+
+#include <stdint.h>
+
+#include "model/callgraph.h"
+#include "profkit/dump.h"
+#include "util/kmap.h"
+
+/* ------------------------------------------------------------------ */
+/* The builder: call graph under construction                         */
+/* ------------------------------------------------------------------ */
+
+/* A self cost as parsed, before same-position records are merged. */
+typedef struct cgb_raw {
+    uint32_t acc, line;
+    uint64_t instr, bb;
+} cgb_raw;
+
+/* What one part's columns mean. */
+typedef struct cgb_part {
+    uint32_t *col_event; /* part column -> global event (malloc) */
+    uint32_t n_cols;
+    double *summary, *totals; /* n_cols each, or NULL (malloc) */
+} cgb_part;
+
+typedef struct cg_build {
+    pk_profile *p;
+    pk_cg *cg;
+    int by_function;
+    size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
+    cgb_part *bparts;
+    uint32_t stride; /* cost values per record, = cg->n_events */
+    /* accumulators: one per (part, function, file) */
+    uint32_t *acc_key; /* 3 per accumulator */
+    double *acc_cost;  /* by_function: stride per accumulator */
+    uint32_t n_acc;
+    size_t cap_acc;
+    cgb_raw *raw;
+    double *raw_cost;
+    uint64_t n_raw;
+    size_t cap_raw;
+    size_t cap_acc_cost, cap_raw_cost, cap_call_cost; /* in values */
+    pk_kmap fn_map, file_map, mod_map, acc_map, call_map, jump_map;
+} cg_build;
+
+pk_status cgb_init(cg_build *b, pk_profile *p, int by_function);
+void cgb_free(cg_build *b);
+/* Index of the event called `name` (added if new; formula/long name kept). */
+pk_status cgb_event(cg_build *b, const char *name, uint32_t *out);
+pk_status cgb_new_part(cg_build *b, const char *file, uint32_t *out);
+pk_status cgb_file(cg_build *b, const char *path, uint32_t *out);
+pk_status cgb_module(cg_build *b, const char *path, uint32_t *out);
+pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file,
+                       uint32_t *out);
+pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32_t *out);
+/* Add self cost (values by global event, b->stride of them). */
+pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
+                   const double *values);
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values);
+pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
+/* Merge records, attach the call graph to the profile, set up metrics,
+ * locations and the reconstructed tree. */
+pk_status cgb_finish(cg_build *b);
+
+/* ------------------------------------------------------------------ */
+/* The parser                                                         */
+/* ------------------------------------------------------------------ */
+
+enum { CG_NAME_FILE = 0, CG_NAME_FN = 1, CG_NAME_OBJ = 2, CG_NAME_KINDS = 3 };
+
+typedef struct cg_names {
+    const char **name; /* by compressed id (malloc) */
+    uint32_t *gen;     /* part generation that defined it */
+    uint32_t cap;
+} cg_names;
+
+typedef struct cg_parser {
+    cg_build *b;
+    pk_profile *p;
+    const char *file; /* display name */
+    uint32_t flags;
+    pk_record_fn emit;
+    void *user;
+    uint64_t line_no, line_off;
+    /* part state */
+    int have_part, part_body, part_closed;
+    uint32_t part, gen;
+    uint32_t n_pos;
+    uint8_t pos_kind[3]; /* PK_POS_* per subposition column */
+    uint64_t last[3];
+    cgb_part *bp;
+    /* current names (model indexes or PK_NONE) */
+    uint32_t ob, fl, fi, fn;
+    const char *fn_name;
+    uint32_t cob, cfi, cfn, jfi, jfn;
+    const char *cfn_name, *jfn_name;
+    uint32_t acc;
+    int acc_dirty;
+    /* pending association: 0 none, 1 call, 2 jump */
+    int pending;
+    uint64_t pending_line;
+    double call_count, jump_followed, jump_executed;
+    uint32_t call_callee, call_to_file;
+    int jump_cond;
+    uint64_t target[3];
+    int relative_costs;
+    double *cols;      /* parsed costs of one line, by part column */
+    double *values;    /* by global event */
+    double *prev_cols; /* previous cost line (speedscope's relative costs) */
+    size_t cap_cols;
+    const char *creator, *cmd;
+    uint64_t pid;
+    cg_names names[CG_NAME_KINDS];
+} cg_parser;
+
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags,
+                   pk_record_fn emit, void *user);
+void cgp_free(cg_parser *ps);
+/* Parse the complete lines of data[0..len); *used receives how many bytes
+ * were consumed (all of them when `final`). `offset` is data's offset in
+ * the (uncompressed) file. */
+pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset, int final,
+                   size_t *used);
+/* End of file: check the last part, close pending state. */
+pk_status cgp_end(cg_parser *ps);
+
+/* Line-level helpers shared by parse.c and parse_names.c. */
+pk_status cgp_bad(cg_parser *ps, const char *fmt, ...) PK_PRINTF(2, 3);
+void cgp_diag(cg_parser *ps, pk_severity sev, const char *code, const char *fmt, ...)
+    PK_PRINTF(4, 5);
+/* Header line "key: value" (key already split). */
+pk_status cgp_header(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
+/* Name line "key=..." for ob/fl/fi/fe/fn/cob/cfi/cfl/cfn/jfi/jfn. 0 if not one. */
+int cgp_is_name_key(const char *key, size_t klen);
+pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v,
+                        const char *e);
+pk_status cgp_start_part(cg_parser *ps);
+
+/* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */
+int cg_detect(const unsigned char *data, size_t len);
+
+#endif

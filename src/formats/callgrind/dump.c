@@ -1,0 +1,178 @@
+/*
+ * formats/callgrind/dump.c — `profkit dump` for Callgrind files: the call
+ * graph as read (parts, events, functions, self costs, calls, jumps), one
+ * record per aggregated entry. Costs of a position that the file repeats
+ * are already summed, as every Callgrind reader sums them.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "callgrind.h"
+#include "model/callgraph.h"
+#include "util/error.h"
+
+const char *const cg_section_names[] = {"parts", "events", "functions", "costs", "calls", "jumps", NULL};
+
+typedef struct dumper {
+    const pk_profile *p;
+    pk_record_fn fn;
+    void *user;
+    const char *sections;
+    pk_field *f;
+    size_t n;
+    int stop;
+} dumper;
+
+static int wanted(const dumper *d, const char *section)
+{
+    if (!d->sections) return 1;
+    size_t len = strlen(section);
+    for (const char *s = d->sections; *s;) {
+        const char *c = strchr(s, ',');
+        size_t l = c ? (size_t)(c - s) : strlen(s);
+        if (l == len && memcmp(s, section, len) == 0) return 1;
+        s += l + (c != NULL);
+    }
+    return 0;
+}
+
+static void put_u(dumper *d, const char *k, uint64_t v)
+{
+    d->f[d->n++] = (pk_field){k, PK_FIELD_UINT, {.u = v}};
+}
+static void put_x(dumper *d, const char *k, uint64_t v)
+{
+    d->f[d->n++] = (pk_field){k, PK_FIELD_HEX, {.u = v}};
+}
+static void put_s(dumper *d, const char *k, const char *v)
+{
+    d->f[d->n++] = (pk_field){k, PK_FIELD_STR, {.s = v}};
+}
+static void put_r(dumper *d, const char *k, double v)
+{
+    d->f[d->n++] = (pk_field){k, PK_FIELD_REAL, {.d = v}};
+}
+
+static void emit(dumper *d, const char *file, const char *section, const char *type)
+{
+    pk_record r = {file, 0, section, type, d->n, d->f};
+    if (!d->stop) d->stop = d->fn(d->user, &r);
+    d->n = 0;
+}
+
+static const char *file_name(const pk_profile *p, uint32_t f)
+{
+    return f < p->n_files ? p->files[f].path : NULL;
+}
+
+static const char *const site_keys[] = {"file", "line", "instr", "bb"};
+static const char *const target_keys[] = {"target_file", "target_line", "target_instr", "target_bb"};
+
+static void put_position(dumper *d, const pk_cg *cg, const char *const *keys, uint32_t file,
+                         uint32_t line, uint64_t instr, uint64_t bb)
+{
+    put_s(d, keys[0], file_name(d->p, file));
+    if (cg->positions & PK_POS_LINE) put_u(d, keys[1], line);
+    if (cg->positions & PK_POS_INSTR) put_x(d, keys[2], instr);
+    if (cg->positions & PK_POS_BB) put_x(d, keys[3], bb);
+}
+
+static void put_costs(dumper *d, const pk_cg *cg, const double *v)
+{
+    for (uint32_t e = 0; e < cg->n_events; e++)
+        if (!cg->events[e].formula) put_r(d, cg->events[e].name, v[e]);
+}
+
+static void dump_parts(dumper *d, const pk_cg *cg)
+{
+    for (uint32_t i = 0; i < cg->n_parts && !d->stop; i++) {
+        const pk_cg_part_rec *r = &cg->parts[i];
+        put_u(d, "index", i), put_u(d, "number", r->number), put_u(d, "thread", r->thread);
+        put_u(d, "pid", r->pid), put_s(d, "cmd", r->cmd), put_s(d, "creator", r->creator);
+        put_x(d, "positions", r->positions), put_u(d, "descs", r->n_descs);
+        emit(d, r->file, "parts", "part");
+        for (uint32_t k = 0; k < r->n_descs && !d->stop; k++) {
+            put_u(d, "part", i), put_s(d, "desc", r->descs[k]);
+            emit(d, r->file, "parts", "desc");
+        }
+        for (int t = 0; t < 2 && !d->stop; t++) {
+            const double *v = t ? r->totals : r->summary;
+            if (!v) continue;
+            put_u(d, "part", i);
+            put_costs(d, cg, v);
+            emit(d, r->file, "parts", t ? "totals" : "summary");
+        }
+    }
+}
+
+static void dump_events(dumper *d, const pk_cg *cg)
+{
+    for (uint32_t e = 0; e < cg->n_events && !d->stop; e++) {
+        const pk_cg_event_rec *ev = &cg->events[e];
+        put_u(d, "index", e), put_s(d, "name", ev->name), put_s(d, "long_name", ev->long_name);
+        put_s(d, "formula", ev->formula);
+        emit(d, NULL, "events", "event");
+    }
+}
+
+static void dump_functions(dumper *d)
+{
+    const pk_profile *p = d->p;
+    for (uint32_t i = 0; i < p->n_functions && !d->stop; i++) {
+        const pk_function *f = &p->functions[i];
+        put_u(d, "index", i), put_s(d, "name", f->name);
+        put_s(d, "object", f->module < p->n_modules ? p->modules[f->module].path : NULL);
+        put_s(d, "file", file_name(p, f->file));
+        emit(d, NULL, "functions", "function");
+    }
+}
+
+static void dump_records(dumper *d, const pk_cg *cg)
+{
+    for (uint64_t i = 0; i < cg->n_self && wanted(d, "costs") && !d->stop; i++) {
+        const pk_cg_self_rec *r = &cg->self[i];
+        put_u(d, "part", r->part), put_u(d, "function", r->fn);
+        put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
+        put_costs(d, cg, cg->self_cost + i * cg->n_events);
+        emit(d, cg->parts[r->part].file, "costs", "cost");
+    }
+    for (uint64_t i = 0; i < cg->n_calls && wanted(d, "calls") && !d->stop; i++) {
+        const pk_cg_call_rec *r = &cg->calls[i];
+        put_u(d, "part", r->part), put_u(d, "caller", r->caller), put_u(d, "callee", r->callee);
+        put_r(d, "count", r->count);
+        put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
+        put_position(d, cg, target_keys, r->to_file, r->to_line, r->to_instr, r->to_bb);
+        put_costs(d, cg, cg->call_cost + i * cg->n_events);
+        emit(d, cg->parts[r->part].file, "calls", "call");
+    }
+    for (uint64_t i = 0; i < cg->n_jumps && wanted(d, "jumps") && !d->stop; i++) {
+        const pk_cg_jump_rec *r = &cg->jumps[i];
+        put_u(d, "part", r->part), put_u(d, "function", r->fn), put_u(d, "target_function", r->to_fn);
+        put_u(d, "conditional", r->conditional);
+        put_r(d, "followed", r->followed), put_r(d, "executed", r->executed);
+        put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
+        put_position(d, cg, target_keys, r->to_file, r->to_line, r->to_instr, r->to_bb);
+        emit(d, cg->parts[r->part].file, "jumps", "jump");
+    }
+}
+
+pk_status cg_dump(const char *path, pk_record_fn fn, void *user, const char *sections)
+{
+    pk_profile *p;
+    pk_status st = cg_open(path, NULL, &p);
+    if (st) return st;
+    const pk_cg *cg = p->cg;
+    dumper d = {p, fn, user, sections, malloc((cg->n_events + 24) * sizeof(pk_field)), 0, 0};
+    if (!d.f) {
+        pk_profile_free(p);
+        return pk_fail_nomem("dumping");
+    }
+    if (wanted(&d, "parts")) dump_parts(&d, cg);
+    if (wanted(&d, "events")) dump_events(&d, cg);
+    if (wanted(&d, "functions")) dump_functions(&d);
+    dump_records(&d, cg);
+    free(d.f);
+    pk_profile_free(p);
+    return PK_OK;
+}

@@ -1,0 +1,397 @@
+/*
+ * formats/callgrind/parse.c — the Callgrind line parser: dispatching each
+ * line, cost lines (subpositions and costs), calls= / jump= / jcnd=
+ * associations. Header lines and name specs live in parse_names.c.
+ *
+ * The hot path is the cost line: numbers are parsed in place from the
+ * input bytes (no copy, no allocation), and the costs are added to the
+ * current function's record. Every token is bounded by the line's end.
+ */
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgrd.h"
+#include "util/error.h"
+#include "util/vec.h"
+
+static int is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static const char *skip_space(const char *s, const char *e)
+{
+    while (s < e && is_space(*s))
+        s++;
+    return s;
+}
+
+void cgp_diag(cg_parser *ps, pk_severity sev, const char *code, const char *fmt, ...)
+{
+    char msg[512], where[48];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    snprintf(where, sizeof where, "line %llu", (unsigned long long)ps->line_no);
+    pk_model_diag(ps->p, sev, code, ps->file, where, 1, ps->line_off, "line %llu: %s",
+                  (unsigned long long)ps->line_no, msg);
+}
+
+/* A line that cannot be read: the open fails, or with KEEP_GOING the line
+ * is skipped, reported as an error, and the profile marked incomplete. */
+pk_status cgp_bad(cg_parser *ps, const char *fmt, ...)
+{
+    char msg[512];
+    va_list ap;
+    va_start(ap, fmt);
+    vsnprintf(msg, sizeof msg, fmt, ap);
+    va_end(ap);
+    if (ps->flags & PK_OPEN_KEEP_GOING) {
+        ps->p->complete = 0;
+        cgp_diag(ps, PK_SEV_ERROR, "bad-line", "%s; line skipped", msg);
+        return PK_OK;
+    }
+    return pk_fail(PK_ERR_FORMAT, "%s:%llu: %s (byte offset %llu)", ps->file,
+                   (unsigned long long)ps->line_no, msg, (unsigned long long)ps->line_off);
+}
+
+/* An unsigned decimal or 0x-hex number. 0 if none or it overflows. */
+static int parse_u64(const char **sp, const char *e, uint64_t *out)
+{
+    const char *s = *sp;
+    uint64_t v = 0;
+    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+        s += 2;
+        const char *d = s;
+        for (; s < e; s++) {
+            unsigned c = (unsigned char)*s, h;
+            if (c - '0' < 10) h = c - '0';
+            else if ((c | 32) - 'a' < 6) h = (c | 32) - 'a' + 10;
+            else break;
+            if (v >> 60) return 0;
+            v = v << 4 | h;
+        }
+        if (s == d) return 0;
+    } else {
+        const char *d = s;
+        for (; s < e && (unsigned)(*s - '0') < 10; s++) {
+            if (v > (UINT64_MAX - 9) / 10) return 0;
+            v = v * 10 + (uint64_t)(*s - '0');
+        }
+        if (s == d) return 0;
+    }
+    *sp = s;
+    *out = v;
+    return 1;
+}
+
+/* One subposition: absolute, +N / -N relative to `base`, or '*'. */
+static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t *out)
+{
+    const char *s = *sp;
+    uint64_t v;
+    if (s < e && *s == '*') {
+        *out = base;
+        *sp = s + 1;
+        return 1;
+    }
+    if (s < e && (*s == '+' || *s == '-')) {
+        char sign = *s++;
+        if (!parse_u64(&s, e, &v)) return 0;
+        if (sign == '+' ? v > UINT64_MAX - base : v > base) return 0;
+        *out = sign == '+' ? base + v : base - v;
+    } else {
+        if (!parse_u64(&s, e, &v)) return 0;
+        *out = v;
+    }
+    *sp = s;
+    return 1;
+}
+
+/* Subpositions of a cost line (moving the base) or of a target (not). */
+static int parse_position(cg_parser *ps, const char **sp, const char *e, uint64_t *pos)
+{
+    const char *s = *sp;
+    for (uint32_t i = 0; i < ps->n_pos; i++) {
+        s = skip_space(s, e);
+        if (!parse_subpos(&s, e, ps->last[i], &pos[i])) return 0;
+        if (s < e && !is_space(*s)) return 0;
+    }
+    *sp = s;
+    return 1;
+}
+
+static void split_position(const cg_parser *ps, const uint64_t *pos, uint32_t *line,
+                           uint64_t *instr, uint64_t *bb)
+{
+    *line = 0, *instr = 0, *bb = 0;
+    for (uint32_t i = 0; i < ps->n_pos; i++) {
+        if (ps->pos_kind[i] == PK_POS_LINE) *line = pos[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)pos[i];
+        else if (ps->pos_kind[i] == PK_POS_INSTR) *instr = pos[i];
+        else *bb = pos[i];
+    }
+}
+
+/* Speedscope's fixtures write costs relative to the previous cost line
+ * ('*', '+N'); the format has no such thing and real files write negative
+ * costs as '-N' (Cachegrind's own tests). The first '*' or '+N' cost
+ * switches the file to speedscope's reading, with a warning. */
+static void relative_costs_seen(cg_parser *ps)
+{
+    if (ps->relative_costs) return;
+    ps->relative_costs = 1;
+    cgp_diag(ps, PK_SEV_WARNING, "relative-costs",
+             "a cost is written as a relative subposition ('*' or '+N'); the format has no "
+             "relative costs: read from here on as speedscope does (relative to the previous "
+             "cost line)");
+}
+
+static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev, double *out)
+{
+    const char *s = *sp;
+    if (*s == '*') {
+        relative_costs_seen(ps);
+        *out = prev;
+        *sp = s + 1;
+        return 1;
+    }
+    char sign = *s == '-' || *s == '+' ? *s++ : 0;
+    if (sign == '+') relative_costs_seen(ps);
+    uint64_t v;
+    if (!parse_u64(&s, e, &v) || v > (1ull << 63)) return 0;
+    double d = sign == '-' ? -(double)v : (double)v;
+    *out = ps->relative_costs && sign ? prev + d : d;
+    *sp = s;
+    return 1;
+}
+
+/* Costs after the position: missing trailing costs are zero. */
+static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *ok)
+{
+    uint32_t n = ps->bp->n_cols;
+    double *cols = ps->cols;
+    memset(cols, 0, n * sizeof *cols);
+    *ok = 0;
+    for (uint32_t i = 0;; i++) {
+        s = skip_space(s, e);
+        if (s >= e) break;
+        if (i >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
+        if (!parse_cost(ps, &s, e, ps->prev_cols[i], &cols[i]) || (s < e && !is_space(*s)))
+            return cgp_bad(ps, "cost %u is not a number", i + 1);
+    }
+    memcpy(ps->prev_cols, cols, n * sizeof *cols);
+    memset(ps->values, 0, ps->b->stride * sizeof *ps->values);
+    for (uint32_t i = 0; i < n; i++)
+        ps->values[ps->bp->col_event[i]] += cols[i];
+    *ok = 1;
+    return PK_OK;
+}
+
+static pk_status current_function(cg_parser *ps)
+{
+    if (ps->fn != PK_NONE) return PK_OK;
+    const char *name = pk_intern_cstr(&ps->p->strings, "<unspecified>");
+    if (!name) return pk_fail_nomem("reading names");
+    return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
+}
+
+static pk_status record_self(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
+{
+    pk_status st = current_function(ps);
+    if (!st && ps->acc_dirty) st = cgb_acc(ps->b, ps->part, ps->fn, ps->fi, &ps->acc);
+    if (st) return st;
+    ps->acc_dirty = 0;
+    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values);
+}
+
+static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
+{
+    pk_cg_call_rec c = {ps->part, ps->fn, ps->call_callee, ps->fi, line, ps->call_to_file, 0, 0,
+                        instr, bb, 0, 0, ps->call_count};
+    split_position(ps, ps->target, &c.to_line, &c.to_instr, &c.to_bb);
+    pk_status st = current_function(ps);
+    c.caller = ps->fn;
+    ps->cob = ps->cfi = ps->cfn = PK_NONE;
+    ps->cfn_name = NULL;
+    return st ? st : cgb_call(ps->b, &c, ps->values);
+}
+
+static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
+{
+    pk_cg_jump_rec j = {ps->part, ps->fn, ps->fi, line, ps->jfn != PK_NONE ? ps->jfn : ps->fn,
+                        ps->jfi != PK_NONE ? ps->jfi : ps->fi, 0, (uint32_t)ps->jump_cond,
+                        instr, bb, 0, 0, ps->jump_followed, ps->jump_executed};
+    split_position(ps, ps->target, &j.to_line, &j.to_instr, &j.to_bb);
+    pk_status st = current_function(ps);
+    j.fn = ps->fn;
+    if (j.to_fn == PK_NONE) j.to_fn = ps->fn;
+    ps->jfi = ps->jfn = PK_NONE;
+    if (st || ps->b->by_function) return st;
+    return cgb_jump(ps->b, &j);
+}
+
+static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
+{
+    if (!ps->bp || !ps->bp->n_cols) {
+        ps->pending = 0;
+        return cgp_bad(ps, "cost line before any 'events:' line");
+    }
+    uint64_t pos[3] = {0, 0, 0};
+    if (!parse_position(ps, &s, e, pos)) {
+        ps->pending = 0;
+        return cgp_bad(ps, "invalid position (expected %u subposition%s)", ps->n_pos,
+                       ps->n_pos == 1 ? "" : "s");
+    }
+    int ok;
+    pk_status st = parse_costs(ps, s, e, &ok);
+    int pending = ps->pending;
+    ps->pending = 0;
+    if (st || !ok) return st;
+    memcpy(ps->last, pos, sizeof pos);
+    ps->part_body = 1;
+    uint32_t line;
+    uint64_t instr, bb;
+    split_position(ps, pos, &line, &instr, &bb);
+    if (pending == 1) return record_call(ps, line, instr, bb);
+    if (pending == 2) return record_jump(ps, line, instr, bb);
+    if (pending == 3) return PK_OK; /* the cost of a call we could not name */
+    return record_self(ps, line, instr, bb);
+}
+
+/* calls=COUNT TARGET: the next line is the call's source position and
+ * inclusive cost. The callee is cfn= in cob=/cfi= (defaults: the current
+ * object and source file); those apply to this one call only. */
+static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
+{
+    uint64_t count;
+    s = skip_space(s, e);
+    if (!parse_u64(&s, e, &count)) return cgp_bad(ps, "calls= without a call count");
+    ps->pending_line = ps->line_no;
+    if (!ps->cfn_name) {
+        cgp_diag(ps, PK_SEV_WARNING, "call-without-callee",
+                 "calls= with no cfn= before it: the call cannot be attributed and is skipped");
+        ps->pending = 3;
+        return PK_OK;
+    }
+    const char *rest = s;
+    memcpy(ps->target, ps->last, sizeof ps->target);
+    if (!parse_position(ps, &rest, e, ps->target)) /* Xdebug writes extra fields: tolerated */
+        memcpy(ps->target, ps->last, sizeof ps->target);
+    uint32_t obj = ps->cob != PK_NONE ? ps->cob : ps->ob;
+    ps->call_to_file = ps->cfi != PK_NONE ? ps->cfi : ps->fi;
+    pk_status st = cgb_function(ps->b, ps->cfn_name, obj, ps->call_to_file, &ps->call_callee);
+    ps->call_count = (double)count;
+    ps->pending = 1;
+    return st;
+}
+
+/* jump=COUNT TARGET, jcnd=FOLLOWED/EXECUTED TARGET (what valgrind
+ * writes) or jcnd=EXECUTED FOLLOWED TARGET (the spec's grammar). */
+static pk_status jump_line(cg_parser *ps, int conditional, const char *s, const char *e)
+{
+    uint64_t a, b = 0;
+    s = skip_space(s, e);
+    if (!parse_u64(&s, e, &a)) return cgp_bad(ps, "jump without a count");
+    ps->jump_followed = (double)a, ps->jump_executed = 0;
+    if (conditional) {
+        if (s < e && *s == '/') {
+            s++;
+            if (!parse_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without an execution count");
+            ps->jump_executed = (double)b;
+        } else {
+            s = skip_space(s, e);
+            if (!parse_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without a jump count");
+            ps->jump_executed = (double)a, ps->jump_followed = (double)b;
+        }
+    }
+    memcpy(ps->target, ps->last, sizeof ps->target);
+    if (!parse_position(ps, &s, e, ps->target)) return cgp_bad(ps, "invalid jump target");
+    ps->jump_cond = conditional;
+    ps->pending = 2;
+    ps->pending_line = ps->line_no;
+    return PK_OK;
+}
+
+static pk_status body_key(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
+{
+    if (!ps->have_part) {
+        pk_status st = cgp_start_part(ps);
+        if (st) return st;
+    }
+    if (cgp_is_name_key(k, n)) return cgp_name_line(ps, k, n, v, e);
+    if (n == 5 && memcmp(k, "calls", 5) == 0) return calls_line(ps, v, e);
+    if (n == 6 && memcmp(k, "rcalls", 6) == 0) {
+        cgp_diag(ps, PK_SEV_NOTE, "old-format", "rcalls= (old format) read as calls=");
+        return calls_line(ps, v, e);
+    }
+    if (n == 4 && memcmp(k, "jump", 4) == 0) return jump_line(ps, 0, v, e);
+    if (n == 4 && memcmp(k, "jcnd", 4) == 0) return jump_line(ps, 1, v, e);
+    static const char *const debug_keys[] = {"bb", "ln", "rec", "frfn"};
+    for (size_t i = 0; i < sizeof debug_keys / sizeof *debug_keys; i++)
+        if (strlen(debug_keys[i]) == n && memcmp(k, debug_keys[i], n) == 0) {
+            cgp_diag(ps, PK_SEV_NOTE, "debug-line",
+                     "'%.*s=' (callgrind debug output) ignored", (int)n, k);
+            return PK_OK;
+        }
+    cgp_diag(ps, PK_SEV_WARNING, "unknown-key", "unknown specification '%.*s=' ignored", (int)n, k);
+    return PK_OK;
+}
+
+static int is_alpha(char c)
+{
+    return (unsigned)((c | 32) - 'a') < 26;
+}
+
+static pk_status key_line(cg_parser *ps, const char *s, const char *e)
+{
+    const char *k = s;
+    while (s < e && (is_alpha(*s) || *s == '_'))
+        s++;
+    size_t n = (size_t)(s - k);
+    if (s < e && *s == '=') return body_key(ps, k, n, s + 1, e);
+    if (s < e && *s == ':') return cgp_header(ps, k, n, s + 1, e);
+    const char *colon = memchr(s, ':', (size_t)(e - s));
+    if (colon && colon - k < 40) { /* "timeframe (BB): ..." and such */
+        cgp_diag(ps, PK_SEV_NOTE, "unknown-header", "header '%.*s' ignored", (int)(colon - k), k);
+        return PK_OK;
+    }
+    return cgp_bad(ps, "not a Callgrind line: '%.*s'", (int)(e - k > 40 ? 40 : e - k), k);
+}
+
+static pk_status one_line(cg_parser *ps, const char *s, const char *e)
+{
+    if (e > s && e[-1] == '\r') e--;
+    s = skip_space(s, e);
+    if (s == e || *s == '#') return PK_OK;
+    char c = *s;
+    if (ps->pending && !((unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*')) {
+        cgp_diag(ps, PK_SEV_WARNING, "association-without-cost",
+                 "the %s at line %llu is not followed by its cost line: dropped",
+                 ps->pending == 2 ? "jump" : "call", (unsigned long long)ps->pending_line);
+        ps->pending = 0;
+    }
+    if ((unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*') return cost_line(ps, s, e);
+    if (is_alpha(c)) return key_line(ps, s, e);
+    return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
+}
+
+pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset, int final,
+                   size_t *used)
+{
+    const char *s = data, *end = data + len;
+    pk_status st = PK_OK;
+    while (s < end && !st) {
+        const char *nl = memchr(s, '\n', (size_t)(end - s));
+        if (!nl && !final) break;
+        const char *e = nl ? nl : end;
+        ps->line_no++;
+        ps->line_off = offset + (uint64_t)(s - data);
+        st = one_line(ps, s, e);
+        s = nl ? nl + 1 : end;
+    }
+    *used = (size_t)(s - data);
+    return st;
+}

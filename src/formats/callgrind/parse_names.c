@@ -1,0 +1,458 @@
+/*
+ * formats/callgrind/parse_names.c — the parser's state between lines:
+ * parts and their header lines (events, positions, summary, totals...), and
+ * name specifications with compression ("fn=(12) main", later "fn=(12)").
+ *
+ * Names share three id spaces, as valgrind writes them and every reader
+ * (KCachegrind, callgrind_annotate, gprof2dot) reads them: files
+ * (fl fi fe cfi cfl jfi), functions (fn cfn jfn) and objects (ob cob).
+ * Ids are reset at every part.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgrd.h"
+#include "util/error.h"
+#include "util/vec.h"
+
+#define MAX_NAME_ID (1u << 24)
+
+static const char *skip_space(const char *s, const char *e)
+{
+    while (s < e && (*s == ' ' || *s == '\t'))
+        s++;
+    return s;
+}
+
+static const char *trim_end(const char *s, const char *e)
+{
+    while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
+        e--;
+    return e;
+}
+
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags,
+                   pk_record_fn emit, void *user)
+{
+    memset(ps, 0, sizeof *ps);
+    ps->b = b, ps->p = b->p, ps->file = file, ps->flags = flags, ps->emit = emit, ps->user = user;
+    ps->ob = ps->fl = ps->fi = ps->fn = PK_NONE;
+    ps->cob = ps->cfi = ps->cfn = ps->jfi = ps->jfn = PK_NONE;
+    return PK_OK;
+}
+
+void cgp_free(cg_parser *ps)
+{
+    for (int k = 0; k < CG_NAME_KINDS; k++) {
+        free(ps->names[k].name);
+        free(ps->names[k].gen);
+    }
+    free(ps->cols), free(ps->values), free(ps->prev_cols);
+    memset(ps, 0, sizeof *ps);
+}
+
+/* Scratch rows sized for the part's columns and the global events. */
+static pk_status size_scratch(cg_parser *ps)
+{
+    size_t need = ps->b->stride > ps->bp->n_cols ? ps->b->stride : ps->bp->n_cols;
+    if (need <= ps->cap_cols) return PK_OK;
+    double *a = realloc(ps->cols, need * sizeof *a);
+    if (a) ps->cols = a;
+    double *b = realloc(ps->values, need * sizeof *b);
+    if (b) ps->values = b;
+    double *c = realloc(ps->prev_cols, need * sizeof *c);
+    if (c) ps->prev_cols = c;
+    if (!a || !b || !c) return pk_fail_nomem("reading costs");
+    memset(ps->prev_cols + ps->cap_cols, 0, (need - ps->cap_cols) * sizeof *c);
+    ps->cap_cols = need;
+    return PK_OK;
+}
+
+pk_status cgp_start_part(cg_parser *ps)
+{
+    const cgb_part *prev = ps->have_part ? ps->bp : NULL;
+    uint32_t k;
+    pk_status st = cgb_new_part(ps->b, ps->file, &k);
+    if (st) return st;
+    if (prev) prev = &ps->b->bparts[ps->part]; /* the array may have moved */
+    cgb_part *bp = &ps->b->bparts[k];
+    if (prev && prev->n_cols) { /* a part without events: inherits the previous ones */
+        bp->col_event = malloc(prev->n_cols * sizeof *bp->col_event);
+        if (!bp->col_event) return pk_fail_nomem("starting a part");
+        memcpy(bp->col_event, prev->col_event, prev->n_cols * sizeof *bp->col_event);
+        bp->n_cols = prev->n_cols;
+    }
+    pk_cg_part_rec *part = &ps->b->cg->parts[k];
+    part->creator = ps->creator, part->cmd = ps->cmd, part->pid = ps->pid;
+    if (!prev) ps->n_pos = 1, ps->pos_kind[0] = PK_POS_LINE;
+    part->positions = 0;
+    for (uint32_t i = 0; i < ps->n_pos; i++)
+        part->positions |= ps->pos_kind[i];
+    ps->b->cg->positions |= part->positions;
+    ps->part = k, ps->bp = bp, ps->gen++;
+    ps->have_part = 1, ps->part_body = 0, ps->part_closed = 0, ps->pending = 0;
+    memset(ps->last, 0, sizeof ps->last);
+    ps->ob = ps->fl = ps->fi = ps->fn = PK_NONE;
+    ps->cob = ps->cfi = ps->cfn = ps->jfi = ps->jfn = PK_NONE;
+    ps->cfn_name = ps->jfn_name = ps->fn_name = NULL;
+    ps->acc_dirty = 1;
+    return size_scratch(ps);
+}
+
+/* Header lines that begin a new part when the current one has data. */
+static int starts_part(const char *k, size_t n)
+{
+    static const char *const keys[] = {"version", "creator", "pid", "cmd", "part", "thread",
+                                       "desc", "positions", "events"};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0) return 1;
+    return 0;
+}
+
+static int key_is(const char *k, size_t n, const char *name)
+{
+    return strlen(name) == n && memcmp(k, name, n) == 0;
+}
+
+/* A signed decimal or 0x-hex number as a double. */
+static int number(const char **sp, const char *e, double *out)
+{
+    const char *s = skip_space(*sp, e);
+    int neg = s < e && *s == '-';
+    if (s < e && (*s == '-' || *s == '+')) s++;
+    uint64_t v = 0;
+    const char *d = s;
+    if (e - s > 2 && s[0] == '0' && (s[1] | 32) == 'x') {
+        for (s += 2, d = s; s < e; s++) {
+            unsigned c = (unsigned char)*s, h = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
+            if (!(c - '0' < 10 || (c | 32) - 'a' < 6) || v >> 60) break;
+            v = v << 4 | h;
+        }
+    } else {
+        for (; s < e && (unsigned)(*s - '0') < 10 && v < UINT64_MAX / 10 - 1; s++)
+            v = v * 10 + (uint64_t)(*s - '0');
+    }
+    if (s == d || (s < e && *s != ' ' && *s != '\t')) return 0;
+    *out = neg ? -(double)v : (double)v;
+    *sp = s;
+    return 1;
+}
+
+static const char *intern(cg_parser *ps, const char *s, const char *e)
+{
+    return pk_intern(&ps->p->strings, s, (size_t)(e - s));
+}
+
+static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
+{
+    uint32_t n = 0, mask = 0;
+    while ((v = skip_space(v, e)) < e) {
+        const char *t = v;
+        while (v < e && *v != ' ' && *v != '\t')
+            v++;
+        size_t len = (size_t)(v - t);
+        uint8_t kind = len == 5 && !memcmp(t, "instr", 5) ? PK_POS_INSTR
+                       : len == 2 && !memcmp(t, "bb", 2)  ? PK_POS_BB
+                       : len == 4 && !memcmp(t, "line", 4) ? PK_POS_LINE
+                                                            : 0;
+        if (!kind) return cgp_bad(ps, "unknown position kind '%.*s'", (int)len, t);
+        if (n == 3 || (mask & kind)) return cgp_bad(ps, "position kind '%.*s' twice", (int)len, t);
+        ps->pos_kind[n++] = kind, mask |= kind;
+    }
+    if (!n) ps->pos_kind[n++] = PK_POS_LINE, mask = PK_POS_LINE;
+    ps->n_pos = n;
+    ps->b->cg->parts[ps->part].positions = mask;
+    ps->b->cg->positions |= mask;
+    return PK_OK;
+}
+
+static pk_status header_events(cg_parser *ps, const char *v, const char *e)
+{
+    uint32_t n = 0, cap = 0, *cols = NULL;
+    pk_status st = PK_OK;
+    while (!st && (v = skip_space(v, e)) < e) {
+        const char *t = v;
+        while (v < e && *v != ' ' && *v != '\t')
+            v++;
+        const char *name = intern(ps, t, v);
+        uint32_t ev;
+        st = name ? cgb_event(ps->b, name, &ev) : pk_fail_nomem("reading events");
+        for (uint32_t i = 0; i < n && !st; i++)
+            if (cols[i] == ev) st = cgp_bad(ps, "event '%s' listed twice", name);
+        size_t c = cap;
+        if (!st && pk_vec_reserve((void **)&cols, &c, n + 1u, sizeof *cols))
+            st = pk_fail_nomem("reading events");
+        cap = (uint32_t)c;
+        if (!st) cols[n++] = ev;
+    }
+    if (!st && !n) st = cgp_bad(ps, "'events:' names no event");
+    if (st) {
+        free(cols);
+        return st;
+    }
+    free(ps->bp->col_event);
+    ps->bp->col_event = cols, ps->bp->n_cols = n;
+    return size_scratch(ps);
+}
+
+/* "event: Name [= Ir + 2*Dr] [: long name]" */
+static pk_status header_event(cg_parser *ps, const char *v, const char *e)
+{
+    v = skip_space(v, e);
+    const char *t = v;
+    while (v < e && *v != ' ' && *v != '\t' && *v != '=' && *v != ':')
+        v++;
+    if (v == t) return cgp_bad(ps, "'event:' without a name");
+    const char *name = intern(ps, t, v), *formula = NULL, *lng = NULL;
+    v = skip_space(v, e);
+    if (v < e && *v == '=') {
+        const char *f = skip_space(v + 1, e), *fe = f < e ? memchr(f, ':', (size_t)(e - f)) : NULL;
+        fe = fe ? fe : e;
+        formula = intern(ps, f, trim_end(f, fe));
+        v = fe;
+    }
+    if (v < e && *v == ':') {
+        const char *l = skip_space(v + 1, e);
+        lng = intern(ps, l, trim_end(l, e));
+    }
+    uint32_t ev;
+    pk_status st = name ? cgb_event(ps->b, name, &ev) : pk_fail_nomem("reading events");
+    if (st) return st;
+    if (lng && *lng) ps->b->cg->events[ev].long_name = lng;
+    if (formula) ps->b->cg->events[ev].formula = formula;
+    return size_scratch(ps);
+}
+
+static pk_status header_numbers(cg_parser *ps, const char *v, const char *e, int totals)
+{
+    cgb_part *bp = ps->bp;
+    if (!bp->n_cols) return cgp_bad(ps, "'%s:' before 'events:'", totals ? "totals" : "summary");
+    double **dst = totals ? &bp->totals : &bp->summary;
+    if (!*dst) *dst = calloc(bp->n_cols, sizeof **dst);
+    if (!*dst) return pk_fail_nomem("reading totals");
+    memset(*dst, 0, bp->n_cols * sizeof **dst);
+    uint32_t i = 0;
+    for (; (v = skip_space(v, e)) < e; i++) {
+        if (i >= bp->n_cols) return cgp_bad(ps, "more values than events");
+        if (!number(&v, e, &(*dst)[i])) return cgp_bad(ps, "value %u is not a number", i + 1);
+    }
+    pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
+    if (totals)
+        part->totals_line = ps->line_no, ps->part_closed = 1;
+    else
+        part->summary_line = ps->line_no;
+    return PK_OK;
+}
+
+static pk_status header_desc(cg_parser *ps, const char *v, const char *e)
+{
+    pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
+    const char *d = intern(ps, skip_space(v, e), trim_end(v, e));
+    const char **a = realloc(part->descs, (part->n_descs + 1u) * sizeof *a);
+    if (!d || !a) {
+        if (a) part->descs = a;
+        return pk_fail_nomem("reading desc: lines");
+    }
+    part->descs = a;
+    a[part->n_descs++] = d;
+    return PK_OK;
+}
+
+static pk_status header_uint(cg_parser *ps, const char *key, const char *v, const char *e,
+                             uint64_t *out)
+{
+    double d;
+    if (!number(&v, e, &d) || d < 0 || skip_space(v, e) != e)
+        return cgp_bad(ps, "'%s:' is not a number", key);
+    *out = (uint64_t)d;
+    return PK_OK;
+}
+
+static pk_status header_value(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
+{
+    pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
+    uint64_t u = 0;
+    pk_status st = PK_OK;
+    if (key_is(k, n, "creator")) {
+        ps->creator = part->creator = intern(ps, skip_space(v, e), trim_end(v, e));
+    } else if (key_is(k, n, "cmd")) {
+        ps->cmd = part->cmd = intern(ps, skip_space(v, e), trim_end(v, e));
+    } else if (key_is(k, n, "pid")) {
+        if (!(st = header_uint(ps, "pid", v, e, &u))) ps->pid = part->pid = u;
+    } else if (key_is(k, n, "part")) {
+        if (!(st = header_uint(ps, "part", v, e, &u))) part->number = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+    } else if (key_is(k, n, "thread")) {
+        if (!(st = header_uint(ps, "thread", v, e, &u))) part->thread = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+    } else if (key_is(k, n, "version")) {
+        if (!(st = header_uint(ps, "version", v, e, &u)) && u != 1)
+            cgp_diag(ps, PK_SEV_WARNING, "unknown-version",
+                     "format version %llu (profkit knows version 1); read as version 1",
+                     (unsigned long long)u);
+    } else if (key_is(k, n, "desc")) {
+        st = header_desc(ps, v, e);
+    } else if (key_is(k, n, "positions")) {
+        st = header_positions(ps, v, e);
+    } else if (key_is(k, n, "events")) {
+        st = header_events(ps, v, e);
+    } else if (key_is(k, n, "event")) {
+        st = header_event(ps, v, e);
+    } else if (key_is(k, n, "summary") || key_is(k, n, "totals")) {
+        st = header_numbers(ps, v, e, key_is(k, n, "totals"));
+    } else {
+        cgp_diag(ps, PK_SEV_NOTE, "unknown-header", "header '%.*s:' ignored", (int)n, k);
+    }
+    return st;
+}
+
+pk_status cgp_header(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
+{
+    int new_part = !ps->have_part || (starts_part(k, n) && (ps->part_body || ps->part_closed));
+    if (new_part) {
+        pk_status st = cgp_start_part(ps);
+        if (st) return st;
+    }
+    return header_value(ps, k, n, v, e);
+}
+
+/* ------------------------------------------------------------------ */
+/* Names                                                              */
+/* ------------------------------------------------------------------ */
+
+static int name_kind(const char *k, size_t n)
+{
+    static const struct {
+        const char *key;
+        int kind;
+    } keys[] = {{"fl", CG_NAME_FILE},  {"fi", CG_NAME_FILE},  {"fe", CG_NAME_FILE},
+                {"cfi", CG_NAME_FILE}, {"cfl", CG_NAME_FILE}, {"jfi", CG_NAME_FILE},
+                {"fn", CG_NAME_FN},    {"cfn", CG_NAME_FN},   {"jfn", CG_NAME_FN},
+                {"ob", CG_NAME_OBJ},   {"cob", CG_NAME_OBJ}};
+    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
+        if (key_is(k, n, keys[i].key)) return keys[i].kind;
+    return -1;
+}
+
+int cgp_is_name_key(const char *key, size_t klen)
+{
+    return name_kind(key, klen) >= 0;
+}
+
+static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *name)
+{
+    cg_names *t = &ps->names[kind];
+    if (id >= t->cap) {
+        uint32_t cap = t->cap ? t->cap : 64;
+        while (cap <= id)
+            cap *= 2;
+        const char **nm = realloc(t->name, cap * sizeof *nm);
+        if (nm) t->name = nm;
+        uint32_t *g = realloc(t->gen, cap * sizeof *g);
+        if (g) t->gen = g;
+        if (!nm || !g) return pk_fail_nomem("reading names");
+        memset(t->name + t->cap, 0, (cap - t->cap) * sizeof *nm);
+        memset(t->gen + t->cap, 0, (cap - t->cap) * sizeof *g);
+        t->cap = cap;
+    }
+    if (t->gen[id] == ps->gen && t->name[id] != name)
+        cgp_diag(ps, PK_SEV_WARNING, "id-redefined",
+                 "compressed id (%u) redefined from '%s' to '%s'", id, t->name[id], name);
+    t->name[id] = name, t->gen[id] = ps->gen;
+    return PK_OK;
+}
+
+static pk_status lookup_name(cg_parser *ps, int kind, uint32_t id, const char **out)
+{
+    cg_names *t = &ps->names[kind];
+    static const char *const what[] = {"file", "function", "object"};
+    if (id < t->cap && t->name[id]) {
+        if (t->gen[id] != ps->gen)
+            cgp_diag(ps, PK_SEV_WARNING, "undefined-id",
+                     "%s id (%u) is not defined in this part; using '%s' from an earlier part",
+                     what[kind], id, t->name[id]);
+        *out = t->name[id];
+        return PK_OK;
+    }
+    cgp_diag(ps, PK_SEV_WARNING, "undefined-id", "%s id (%u) is used but never defined",
+             what[kind], id);
+    char buf[24];
+    int len = snprintf(buf, sizeof buf, "(%u)", id);
+    *out = pk_intern(&ps->p->strings, buf, (size_t)len);
+    return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
+}
+
+/* "(id) name", "(id)" or "name". */
+static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *e, const char **out)
+{
+    if (e - v >= 2 && v[0] == '(' && (unsigned)(v[1] - '0') < 10) {
+        uint32_t id = 0;
+        const char *s = v + 1;
+        for (; s < e && (unsigned)(*s - '0') < 10; s++) {
+            id = id * 10 + (uint32_t)(*s - '0');
+            if (id >= MAX_NAME_ID) return cgp_bad(ps, "compressed id too large");
+        }
+        if (s >= e || *s != ')') return cgp_bad(ps, "compressed name without ')'");
+        s = skip_space(s + 1, e);
+        if (s == e) return lookup_name(ps, kind, id, out);
+        if (memchr(s, '\0', (size_t)(e - s))) return cgp_bad(ps, "NUL byte in a name");
+        *out = intern(ps, s, e);
+        return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
+    }
+    if (memchr(v, '\0', (size_t)(e - v))) return cgp_bad(ps, "NUL byte in a name");
+    *out = intern(ps, v, e);
+    return *out ? PK_OK : pk_fail_nomem("reading names");
+}
+
+static pk_status set_function(cg_parser *ps, const char *name)
+{
+    ps->fn_name = name;
+    ps->fi = ps->fl;
+    ps->acc_dirty = 1;
+    return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
+}
+
+pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
+{
+    int kind = name_kind(k, n);
+    const char *name = NULL;
+    pk_status st = parse_name(ps, kind, v, e, &name);
+    if (st || !name) return st;
+    uint32_t idx = PK_NONE;
+    if (kind == CG_NAME_FILE) st = cgb_file(ps->b, name, &idx);
+    if (kind == CG_NAME_OBJ) st = cgb_module(ps->b, name, &idx);
+    if (st) return st;
+    if (key_is(k, n, "ob")) {
+        ps->ob = idx;
+    } else if (key_is(k, n, "fl") || (key_is(k, n, "fi") && ps->fn == PK_NONE)) {
+        ps->fl = ps->fi = idx; /* a file before any fn= (lsprof writers use fi=) is fl= */
+        ps->fn = PK_NONE, ps->fn_name = NULL;
+        ps->acc_dirty = 1;
+    } else if (key_is(k, n, "fi") || key_is(k, n, "fe")) {
+        ps->fi = idx;
+        ps->acc_dirty = 1;
+    } else if (key_is(k, n, "fn")) {
+        st = set_function(ps, name);
+    } else if (key_is(k, n, "cob")) {
+        ps->cob = idx;
+    } else if (key_is(k, n, "cfi") || key_is(k, n, "cfl")) {
+        ps->cfi = idx;
+    } else if (key_is(k, n, "cfn")) {
+        ps->cfn_name = name;
+    } else if (key_is(k, n, "jfi")) {
+        ps->jfi = idx;
+    } else if (key_is(k, n, "jfn")) {
+        ps->jfn_name = name;
+        st = cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
+    }
+    return st;
+}
+
+pk_status cgp_end(cg_parser *ps)
+{
+    if (ps->pending)
+        cgp_diag(ps, PK_SEV_WARNING, "association-without-cost",
+                 "the %s at line %llu is not followed by its cost line: dropped",
+                 ps->pending == 2 ? "jump" : "call", (unsigned long long)ps->pending_line);
+    ps->pending = 0;
+    return PK_OK;
+}

@@ -32,6 +32,8 @@ int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format
 int cli_library_error(const char *cmd, pk_status st);
 /* Open a profile, reporting failure; returns CLI_OK or an exit status. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
+/* `info`'s call graph section (info_callgraph.c); nothing without one. */
+void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
 /* Human-readable byte count ("1.6 KiB"). */

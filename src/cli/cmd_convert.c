@@ -41,6 +41,10 @@ static int format_from_name(const char *name, pk_format *out)
         *out = PK_FORMAT_HPCTOOLKIT_V4;
         return 1;
     }
+    if (strcmp(name, "callgrind") == 0) {
+        *out = PK_FORMAT_CALLGRIND;
+        return 1;
+    }
     return 0;
 }
 
@@ -52,6 +56,11 @@ static int format_from_path(const char *path, pk_format *out)
         n--;
     if (n >= 2 && path[n - 2] == '.' && path[n - 1] == 'd') {
         *out = PK_FORMAT_HPCTOOLKIT_V4;
+        return 1;
+    }
+    const char *base = strrchr(path, '/');
+    if (strstr(base ? base : path, "callgrind")) {
+        *out = PK_FORMAT_CALLGRIND;
         return 1;
     }
     return 0;
@@ -143,7 +152,7 @@ int cmd_convert(int argc, char **argv)
     pk_format format;
     if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
         return cli_usage_error("convert",
-                               a.to ? "unknown output format '%s' (known: hpctoolkit)"
+                               a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind)"
                                     : "cannot tell the format of '%s': give --to",
                                a.to ? a.to : a.output);
     pk_profile *p;

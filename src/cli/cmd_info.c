@@ -238,6 +238,8 @@ static void print_json(const info *in)
     pk_json_string(&j, in->pi.description);
     pk_json_key(&j, "complete");
     pk_json_bool(&j, in->pi.complete);
+    pk_json_key(&j, "reconstructed");
+    pk_json_bool(&j, in->pi.reconstructed);
     json_files(&j, in->p);
     json_counts(&j, in);
     json_trace_range(&j, in->p);
@@ -321,18 +323,22 @@ static void text_metric(const info *in, pk_index m)
 static void print_text(const info *in)
 {
     const pk_profile *p = in->p;
-    printf("%s: %s database, format %u.%u%s\n", in->pi.path, in->pi.format_name,
-           in->pi.version_major, in->pi.version_minor,
+    printf("%s: %s %s, format %u.%u%s\n", in->pi.path, in->pi.format_name,
+           in->pi.format == PK_FORMAT_HPCTOOLKIT_V4 ? "database" : "profile", in->pi.version_major,
+           in->pi.version_minor,
            in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
     printf("  %-12s %s\n", "title", in->pi.title ? in->pi.title : "-");
     text_files(p);
-    printf("  %-12s %zu in the tree, %zu unlisted (values only)\n", "contexts", in->n_ctx_listed,
-           in->n_ctx_unlisted);
+    printf("  %-12s %zu in the tree, %zu unlisted (values only)%s\n", "contexts", in->n_ctx_listed,
+           in->n_ctx_unlisted,
+           in->pi.reconstructed ? "\n               RECONSTRUCTED from the call graph: approximate"
+                                : "");
     printf("  %-12s %zu functions, %zu load modules, %zu source files\n", "code",
            pk_function_count(p), pk_module_count(p), pk_file_count(p));
     printf("  %-12s %zu (+%zu summary)", "locations", in->n_locs, in->n_summary_locs);
     text_id_kinds(p);
     text_traces(in);
+    cli_info_callgraph(p);
     printf("  %-12s %zu\n\n", "metrics", pk_metric_count(p));
     printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
     for (pk_index m = 0; m < pk_metric_count(p); m++)
@@ -343,7 +349,7 @@ static void print_text(const info *in)
         double total;
         pk_metric_get(p, m, &met);
         if (!isnan(total = in->programs[m]))
-            printf("  program total of %s: %.10g\n", met.name, total);
+            printf("  program total of %s: %.15g\n", met.name, total);
     }
     size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
     if (n)
@@ -367,7 +373,7 @@ int cmd_info(int argc, char **argv)
     const char *path = cli_one_path("info", argc, argv, optind);
     if (!path) return CLI_USAGE;
     info in = {0};
-    int rc = cli_open("info", path, 0, &in.p);
+    int rc = cli_open("info", path, PK_OPEN_BY_FUNCTION, &in.p);
     if (rc) return rc;
     rc = gather(&in);
     if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);

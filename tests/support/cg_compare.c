@@ -1,0 +1,107 @@
+/*
+ * tests/support/cg_compare.c — canonical text of a call graph.
+ */
+#include "cg_compare.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct lines {
+    char **v;
+    size_t n, cap;
+} lines;
+
+static void add(lines *l, char *s)
+{
+    if (l->n == l->cap) {
+        l->cap = l->cap ? 2 * l->cap : 256;
+        l->v = realloc(l->v, l->cap * sizeof *l->v);
+    }
+    l->v[l->n++] = s;
+}
+
+static const char *file_name(const pk_profile *p, pk_index f)
+{
+    pk_file fi;
+    return f != PK_NONE && !pk_file_get(p, f, &fi) ? fi.path : "-";
+}
+
+static void function_name(const pk_profile *p, pk_index f, char *buf, size_t n)
+{
+    pk_function fn;
+    pk_module m;
+    if (pk_function_get(p, f, &fn)) {
+        snprintf(buf, n, "?%u", f);
+        return;
+    }
+    const char *obj = fn.module != PK_NONE && !pk_module_get(p, fn.module, &m) ? m.path : "-";
+    snprintf(buf, n, "%s@%s@%s", fn.name ? fn.name : "-", obj, file_name(p, fn.file));
+}
+
+static size_t costs(char *buf, size_t n, const double *v, size_t ne)
+{
+    size_t k = 0;
+    for (size_t e = 0; e < ne && k < n; e++)
+        k += (size_t)snprintf(buf + k, n - k, " %.17g", v[e]);
+    return k;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+char *tu_cg_canonical(const pk_profile *p)
+{
+    pk_cg_summary s;
+    if (pk_callgraph_summary(p, &s)) return NULL;
+    lines l = {0};
+    char f1[4096], f2[4096], c[2048];
+    for (uint64_t i = 0; i < s.n_costs; i++) {
+        pk_cg_cost x;
+        pk_callgraph_cost(p, i, &x);
+        function_name(p, x.function, f1, sizeof f1);
+        costs(c, sizeof c, x.values, s.n_events);
+        char *t = malloc(8192 + 2048);
+        snprintf(t, 10240, "cost %u %s %s %u %llx %llx%s", x.location, f1, file_name(p, x.pos.file),
+                 x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb, c);
+        add(&l, t);
+    }
+    for (uint64_t i = 0; i < s.n_calls; i++) {
+        pk_cg_call x;
+        pk_callgraph_call(p, i, &x);
+        function_name(p, x.caller, f1, sizeof f1);
+        function_name(p, x.callee, f2, sizeof f2);
+        costs(c, sizeof c, x.inclusive, s.n_events);
+        char *t = malloc(16384);
+        snprintf(t, 16384, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2,
+                 file_name(p, x.site.file), x.site.line, (unsigned long long)x.site.instr, x.count, c);
+        add(&l, t);
+    }
+    for (uint64_t i = 0; i < s.n_jumps; i++) {
+        pk_cg_jump x;
+        pk_callgraph_jump(p, i, &x);
+        function_name(p, x.function, f1, sizeof f1);
+        function_name(p, x.target_function, f2, sizeof f2);
+        char *t = malloc(16384);
+        snprintf(t, 16384, "jump %u %s %s %u %llx -> %u %llx %d %.17g %.17g", x.location, f1, f2,
+                 x.from.line, (unsigned long long)x.from.instr, x.to.line,
+                 (unsigned long long)x.to.instr, x.conditional, x.followed, x.executed);
+        add(&l, t);
+    }
+    qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < l.n; i++)
+        total += strlen(l.v[i]) + 1;
+    char *out = malloc(total), *o = out;
+    *o = 0;
+    for (size_t i = 0; i < l.n; i++) {
+        size_t k = strlen(l.v[i]);
+        memcpy(o, l.v[i], k), o += k, *o++ = '\n';
+        free(l.v[i]);
+    }
+    *o = 0;
+    free(l.v);
+    return out;
+}

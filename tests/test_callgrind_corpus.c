@@ -24,8 +24,8 @@
 
 #include <cmocka.h>
 
-#include "support/cg_compare.h"
 #include "profkit/profkit.h"
+#include "support/cg_compare.h"
 #include "support/testutil.h"
 
 #define MAX_EV 16
@@ -242,7 +242,8 @@ static void check_top5(const pk_profile *p, const ref_entry *r)
         for (int j = 0; j < r->n_top; j++)
             unique &= j == i || r->top_value[j] != r->top_value[i];
         if (unique && strcmp(g[i].name, r->top_name[i]))
-            fail_msg("%s: top %d is '%s', reference '%s'", r->path, i + 1, g[i].name, r->top_name[i]);
+            fail_msg("%s: top %d is '%s', reference '%s'", r->path, i + 1, g[i].name,
+                     r->top_name[i]);
     }
     free(g);
 }
@@ -269,7 +270,8 @@ static void check_roundtrip(const pk_profile *p, const char *path, int n_parts)
     pk_write_options o = {PK_WRITE_FORCE, NULL, NULL};
     assert_int_equal(pk_profile_write(p, PK_FORMAT_CALLGRIND, out, &o, NULL), PK_OK);
     pk_profile *q;
-    if (pk_profile_open(out, NULL, &q)) fail_msg("%s: written file unreadable: %s", path, pk_error_last());
+    if (pk_profile_open(out, NULL, &q))
+        fail_msg("%s: written file unreadable: %s", path, pk_error_last());
     char *a = tu_cg_canonical(p), *b = tu_cg_canonical(q);
     if (strcmp(a, b)) {
         FILE *da = fopen("/tmp/pk-cg-a.txt", "w"), *db = fopen("/tmp/pk-cg-b.txt", "w");
@@ -289,8 +291,9 @@ static void check_roundtrip(const pk_profile *p, const char *path, int n_parts)
         assert_true(n >= 1);
         for (int e = 0; e < n && (size_t)e < s.n_events; e++)
             if (ann[e] != cost_sum(q, (size_t)e))
-                fail_msg("%s: callgrind_annotate says %.17g for event %d of the written file, we %.17g",
-                         path, ann[e], e, cost_sum(q, (size_t)e));
+                fail_msg(
+                    "%s: callgrind_annotate says %.17g for event %d of the written file, we %.17g",
+                    path, ann[e], e, cost_sum(q, (size_t)e));
     }
     free(a), free(b);
     pk_profile_free(q);
@@ -317,7 +320,8 @@ static void check_file(const char *root, const ref_entry *r)
         assert_int_equal((size_t)r->n_totals, ne);
         for (size_t e = 0; e < ne; e++)
             if (ours[e] != r->totals[e])
-                fail_msg("%s: event %zu total %.17g, reference %.17g", r->path, e, ours[e], r->totals[e]);
+                fail_msg("%s: event %zu total %.17g, reference %.17g", r->path, e, ours[e],
+                         r->totals[e]);
     } else if (fixed_totals[fx].first == fixed_totals[fx].first) {
         if (cost_sum(p, 0) != fixed_totals[fx].first)
             fail_msg("%s: total %.17g, correct value %.17g", r->path, cost_sum(p, 0),
@@ -328,7 +332,8 @@ static void check_file(const char *root, const ref_entry *r)
     pk_index m0 = 0;
     if (pk_metric_count(p) && pk_metric_program_total(p, m0, &program) == PK_OK) {
         double sum = cost_sum(p, 0);
-        assert_true(program == sum || (program - sum) * (program - sum) <= 1e-18 * sum * sum + 1e-12);
+        assert_true(program == sum ||
+                    (program - sum) * (program - sum) <= 1e-18 * sum * sum + 1e-12);
     }
     if (fx < 0 || !strstr(r->path, "subposition")) {
         double naive = naive_first_cost(path);

@@ -48,11 +48,11 @@ typedef struct pk_cg_event {
 /* One part (Callgrind dump) or thread file: one model location. */
 typedef struct pk_cg_part {
     pk_index location;
-    uint32_t number;   /* "part:" (1 if absent) */
-    uint32_t thread;   /* "thread:" (1 if absent) */
-    uint64_t pid;      /* "pid:" (0 if absent) */
-    const char *file;  /* the file it was read from */
-    const char *cmd;   /* "cmd:", or NULL */
+    uint32_t number;  /* "part:" (1 if absent) */
+    uint32_t thread;  /* "thread:" (1 if absent) */
+    uint64_t pid;     /* "pid:" (0 if absent) */
+    const char *file; /* the file it was read from */
+    const char *cmd;  /* "cmd:", or NULL */
     const char *creator;
     uint32_t positions; /* PK_POS_* */
     size_t n_descs;

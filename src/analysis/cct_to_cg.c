@@ -47,7 +47,8 @@ static pk_status choose_events(conv *c)
         if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &ic)) continue;
         if (pk_column_find(p, m, PK_SCOPE_POINT, &pc)) pc = PK_NONE;
         c->point_col[cg->n_events] = pc, c->incl_col[cg->n_events] = ic;
-        cg->events[cg->n_events++] = (pk_cg_event_rec){p->metrics[m].name, p->metrics[m].description, NULL, m};
+        cg->events[cg->n_events++] =
+            (pk_cg_event_rec){p->metrics[m].name, p->metrics[m].description, NULL, m};
     }
     pk_error_clear();
     c->ne = cg->n_events;
@@ -74,7 +75,8 @@ static pk_status assign_functions(conv *c)
                                : x->entry_name        ? x->entry_name
                                                       : "<unknown entry>";
             if (pk_vec_reserve((void **)&cg->extra_names, &c->cap_extra,
-                               cg->n_functions - cg->n_model_functions + 1u, sizeof *cg->extra_names))
+                               cg->n_functions - cg->n_model_functions + 1u,
+                               sizeof *cg->extra_names))
                 return pk_fail_nomem("building a call graph");
             cg->extra_names[cg->n_functions - cg->n_model_functions] = name;
             c->fn_of[i] = cg->n_functions++;
@@ -83,7 +85,8 @@ static pk_status assign_functions(conv *c)
     return PK_OK;
 }
 
-static void position_of(const pk_profile *p, uint32_t i, uint32_t *file, uint32_t *line, uint64_t *instr)
+static void position_of(const pk_profile *p, uint32_t i, uint32_t *file, uint32_t *line,
+                        uint64_t *instr)
 {
     const pk_ctx_rec *x = &p->ctx[i];
     *file = PK_NONE, *line = 0, *instr = 0;
@@ -101,7 +104,8 @@ static pk_status add_self(conv *c, uint32_t part, uint32_t ctx, const double *v)
     pk_cg *cg = c->cg;
     pk_cg_self_rec r = {part, c->fn_of[ctx], PK_NONE, 0, 0, 0};
     position_of(c->p, ctx, &r.file, &r.line, &r.instr);
-    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)part << 32 | r.fn, (uint64_t)r.file << 32 | r.line, r.instr};
+    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)part << 32 | r.fn, (uint64_t)r.file << 32 | r.line,
+                                   r.instr};
     uint32_t i;
     int added;
     if (pk_kmap_upsert(&c->self_map, key, (uint32_t)cg->n_self, &i, &added)) return PK_ERR_NOMEM;
@@ -125,7 +129,8 @@ static pk_status add_call(conv *c, uint32_t part, uint32_t ctx, const double *v)
     pk_cg *cg = c->cg;
     const pk_profile *p = c->p;
     uint32_t site = p->ctx[ctx].parent;
-    pk_cg_call_rec r = {part, c->fn_of[site], c->fn_of[ctx], PK_NONE, 0, PK_NONE, 0, 0, 0, 0, 0, 0, 0};
+    pk_cg_call_rec r = {part, c->fn_of[site], c->fn_of[ctx], PK_NONE, 0, PK_NONE, 0, 0, 0, 0, 0, 0,
+                        0};
     position_of(p, site, &r.file, &r.line, &r.instr);
     position_of(p, ctx, &r.to_file, &r.to_line, &r.to_instr);
     uint64_t key[PK_KMAP_WORDS] = {(uint64_t)part << 32 | r.caller, r.callee,
@@ -134,7 +139,8 @@ static pk_status add_call(conv *c, uint32_t part, uint32_t ctx, const double *v)
     int added;
     if (pk_kmap_upsert(&c->call_map, key, (uint32_t)cg->n_calls, &i, &added)) return PK_ERR_NOMEM;
     if (added) {
-        if (pk_vec_reserve((void **)&cg->calls, &c->cap_calls, cg->n_calls + 1, sizeof *cg->calls) ||
+        if (pk_vec_reserve((void **)&cg->calls, &c->cap_calls, cg->n_calls + 1,
+                           sizeof *cg->calls) ||
             pk_vec_reserve((void **)&cg->call_cost, &c->cap_call_cost, (cg->n_calls + 1) * c->ne,
                            sizeof *cg->call_cost))
             return PK_ERR_NOMEM;
@@ -156,7 +162,9 @@ static void load_location(conv *c, uint32_t l)
     if (pk_location_values_begin(c->p, l, &cur)) return;
     while (pk_cursor_next(&cur, &v)) {
         for (uint32_t e = 0; e < c->ne; e++) {
-            double *dst = v.column == c->incl_col[e] ? c->incl : v.column == c->point_col[e] ? c->self : NULL;
+            double *dst = v.column == c->incl_col[e]    ? c->incl
+                          : v.column == c->point_col[e] ? c->self
+                                                        : NULL;
             if (!dst) continue;
             if (!c->touched[v.context]) c->touched[v.context] = 1, c->list[c->n_list++] = v.context;
             dst[(size_t)v.context * c->ne + e] += v.value;
@@ -225,8 +233,11 @@ static pk_status make_parts(conv *c)
         for (uint32_t i = 0; i < p->locs[l].n_ids; i++)
             if (p->locs[l].ids[i].kind_name && strcmp(p->locs[l].ids[i].kind_name, "THREAD") == 0)
                 thread = p->locs[l].ids[i].logical;
-        cg->parts[cg->n_parts++] = (pk_cg_part_rec){.location = l, .number = 1, .thread = thread,
-                                                    .positions = PK_POS_LINE, .file = p->path,
+        cg->parts[cg->n_parts++] = (pk_cg_part_rec){.location = l,
+                                                    .number = 1,
+                                                    .thread = thread,
+                                                    .positions = PK_POS_LINE,
+                                                    .file = p->path,
                                                     .cmd = p->title};
     }
     return PK_OK;
@@ -248,7 +259,8 @@ pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out)
         c.self = calloc(n * (c.ne + 1), sizeof *c.self);
         c.touched = calloc(n, 1);
         c.list = malloc(n * sizeof *c.list);
-        if (!c.incl || !c.self || !c.touched || !c.list) st = pk_fail_nomem("building a call graph");
+        if (!c.incl || !c.self || !c.touched || !c.list)
+            st = pk_fail_nomem("building a call graph");
     }
     for (uint32_t k = 0; !st && k < c.cg->n_parts; k++)
         st = convert_location(&c, c.cg->parts[k].location, k);

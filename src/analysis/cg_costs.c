@@ -135,7 +135,8 @@ pk_status pk_cg_cycles(const pk_cg *cg, uint32_t nf, uint32_t *cycle, uint32_t *
 static pk_status check_args(const pk_profile *p, pk_index location, size_t event,
                             pk_cg_function_cost *out, uint32_t *part)
 {
-    if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_function_costs: NULL argument");
+    if (!p || !out)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_function_costs: NULL argument");
     if (!p->cg) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no call graph");
     if (event >= p->cg->n_events)
         return pk_fail(PK_ERR_INVALID_ARG, "event %zu out of range", event);
@@ -143,7 +144,8 @@ static pk_status check_args(const pk_profile *p, pk_index location, size_t event
     if (location == PK_NONE) return PK_OK;
     for (uint32_t k = 0; k < p->cg->n_parts; k++)
         if (p->cg->parts[k].location == location) *part = k;
-    if (*part == PK_NONE) return pk_fail(PK_ERR_INVALID_ARG, "location %u has no call graph part", location);
+    if (*part == PK_NONE)
+        return pk_fail(PK_ERR_INVALID_ARG, "location %u has no call graph part", location);
     return PK_OK;
 }
 

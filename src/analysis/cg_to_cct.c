@@ -80,8 +80,8 @@ typedef struct rc {
     size_t cap_vals;
 } rc;
 
-static uint64_t node_hash(uint32_t parent, uint8_t kind, uint32_t fn, uint32_t file,
-                          uint32_t line, uint64_t instr)
+static uint64_t node_hash(uint32_t parent, uint8_t kind, uint32_t fn, uint32_t file, uint32_t line,
+                          uint64_t instr)
 {
     uint64_t h = ((uint64_t)parent << 8 | kind) * 0x9e3779b97f4a7c15ull;
     h = (h ^ ((uint64_t)fn << 32 | file)) * 0xff51afd7ed558ccdull;
@@ -165,7 +165,8 @@ static pk_status note_fnode(rc *r, uint32_t f, uint32_t n, const double *share)
 {
     uint32_t i = r->n_fn_nodes;
     if (pk_vec_reserve((void **)&r->fn_nodes, &r->cap_fn_nodes, i + 1u, sizeof *r->fn_nodes) ||
-        pk_vec_reserve((void **)&r->ratio, &r->cap_ratio, ((size_t)i + 1) * r->ne, sizeof *r->ratio))
+        pk_vec_reserve((void **)&r->ratio, &r->cap_ratio, ((size_t)i + 1) * r->ne,
+                       sizeof *r->ratio))
         return pk_fail_nomem("reconstructing the calling-context tree");
     r->fn_nodes[i] = (fnode){n, r->head[f]};
     memcpy(r->ratio + (size_t)i * r->ne, share, r->ne * sizeof *share);
@@ -184,7 +185,8 @@ static uint64_t node_cost(const rc *r, uint32_t f)
 static int child_share(const rc *r, const double *share, uint64_t c, double *out)
 {
     const pk_cg_call_rec *call = &r->cg->calls[c];
-    const double *inc = r->cg->call_cost + c * r->ne, *norm = r->norm + (size_t)call->callee * r->ne;
+    const double *inc = r->cg->call_cost + c * r->ne,
+                 *norm = r->norm + (size_t)call->callee * r->ne;
     double w = share[r->prim] * inc[r->prim];
     if (!(fabs(w) > r->thr) || norm[r->prim] == 0.0) return 0;
     double prim = share[r->prim] * inc[r->prim] / norm[r->prim];
@@ -279,7 +281,8 @@ static void bucket(uint64_t *start, uint32_t *perm, uint32_t nf, const uint32_t 
     for (uint32_t f = 0; f < nf; f++)
         start[f + 2] += start[f + 1];
     for (uint64_t i = 0; i < n; i++)
-        perm[start[*(const uint32_t *)((const char *)base + idx[i] * stride + field) + 1]++] = idx[i];
+        perm[start[*(const uint32_t *)((const char *)base + idx[i] * stride + field) + 1]++] =
+            idx[i];
 }
 
 /* Spread the self costs of function f over its nodes (see the top). */
@@ -314,7 +317,7 @@ static pk_status distribute(rc *r, uint32_t f, uint32_t entry)
             for (uint32_t k = 0; k < ne && !st; k++) {
                 uint32_t m = cg->events[k].metric;
                 if (m == PK_NONE || v[k] == 0.0) continue;
-                double w = sum[k] != 0.0        ? share[k] / sum[k]
+                double w = sum[k] != 0.0         ? share[k] / sum[k]
                            : sum[r->prim] != 0.0 ? share[r->prim] / sum[r->prim]
                                                  : 1.0 / cnt;
                 st = add_value(r, ctx, m, v[k] * w);
@@ -369,8 +372,9 @@ static pk_status do_part(rc *r, uint32_t k, const uint32_t *self_idx, uint64_t n
     }
     uint32_t entry;
     int main_thread = cg->parts[k].thread <= 1;
-    pk_status st = node_at(r, 0, PK_CTX_ENTRY, PK_REL_NONE, main_thread ? PK_ENTRY_MAIN : PK_ENTRY_APP_THREAD,
-                           PK_NONE, 0, 0, &entry);
+    pk_status st =
+        node_at(r, 0, PK_CTX_ENTRY, PK_REL_NONE, main_thread ? PK_ENTRY_MAIN : PK_ENTRY_APP_THREAD,
+                PK_NONE, 0, 0, &entry);
     if (!st) st = push(r, 0, 0, PK_NONE); /* reserve scratch rows */
     r->on_path[0] = 0;
     if (!st) st = choose_threshold(r, entry, part_total(r, self_idx, n_self));
@@ -387,7 +391,8 @@ static pk_status do_part(rc *r, uint32_t k, const uint32_t *self_idx, uint64_t n
 static pk_status lay_out(rc *r, uint32_t *new_index)
 {
     uint32_t n = r->n_nodes;
-    uint32_t *start = calloc((size_t)n + 2, sizeof *start), *kids = malloc(((size_t)n + 1) * sizeof *kids),
+    uint32_t *start = calloc((size_t)n + 2, sizeof *start),
+             *kids = malloc(((size_t)n + 1) * sizeof *kids),
              *order = malloc(((size_t)n + 1) * sizeof *order);
     pk_status st = start && kids && order ? PK_OK : pk_fail_nomem("laying out contexts");
     for (uint32_t i = 1; i < n && !st; i++)
@@ -450,11 +455,12 @@ static int cmp_tval(const void *a, const void *b)
 }
 
 /* Location l's plane from its (context, metric, value) list. */
-static pk_status make_plane(pk_profile *p, uint32_t l, tval *v, uint64_t n, const uint32_t *new_index)
+static pk_status make_plane(pk_profile *p, uint32_t l, tval *v, uint64_t n,
+                            const uint32_t *new_index)
 {
     for (uint64_t i = 0; i < n; i++)
         v[i].ctx = new_index[v[i].ctx];
-    qsort(v, n, sizeof *v, cmp_tval);
+    if (n) qsort(v, n, sizeof *v, cmp_tval);
     unsigned char *b = pk_model_alloc_owned(p, n * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
     if (!b) return PK_ERR_NOMEM;
     unsigned char *vals = b;

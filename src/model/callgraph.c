@@ -42,8 +42,8 @@ pk_status pk_callgraph_summary(const pk_profile *p, pk_cg_summary *out)
     pk_status st = need_cg(p);
     if (st) return st;
     const pk_cg *cg = p->cg;
-    *out = (pk_cg_summary){cg->n_events, cg->n_parts, cg->n_self, cg->n_calls,
-                           cg->n_jumps, cg->positions, cg->by_function};
+    *out = (pk_cg_summary){cg->n_events, cg->n_parts,   cg->n_self,     cg->n_calls,
+                           cg->n_jumps,  cg->positions, cg->by_function};
     return PK_OK;
 }
 
@@ -63,9 +63,8 @@ pk_status pk_callgraph_part(const pk_profile *p, size_t i, pk_cg_part *out)
     if (st) return st;
     if (i >= p->cg->n_parts) return pk_fail(PK_ERR_INVALID_ARG, "part %zu out of range", i);
     const pk_cg_part_rec *r = &p->cg->parts[i];
-    *out = (pk_cg_part){r->location, r->number, r->thread,   r->pid,
-                        r->file,     r->cmd,    r->creator,  r->positions,
-                        r->n_descs,  r->descs,  r->summary,  r->totals};
+    *out = (pk_cg_part){r->location, r->number,    r->thread,  r->pid,   r->file,    r->cmd,
+                        r->creator,  r->positions, r->n_descs, r->descs, r->summary, r->totals};
     return PK_OK;
 }
 
@@ -79,11 +78,12 @@ pk_status pk_callgraph_cost(const pk_profile *p, uint64_t i, pk_cg_cost *out)
     pk_status st = need_cg(p);
     if (st) return st;
     const pk_cg *cg = p->cg;
-    if (i >= cg->n_self) return pk_fail(PK_ERR_INVALID_ARG, "cost %llu out of range", (unsigned long long)i);
+    if (i >= cg->n_self)
+        return pk_fail(PK_ERR_INVALID_ARG, "cost %llu out of range", (unsigned long long)i);
     const pk_cg_self_rec *r = &cg->self[i];
-    *out = (pk_cg_cost){cg->parts[r->part].location, r->fn,
-                        position(r->file, r->line, r->instr, r->bb),
-                        cg->self_cost + i * cg->n_events};
+    *out =
+        (pk_cg_cost){cg->parts[r->part].location, r->fn,
+                     position(r->file, r->line, r->instr, r->bb), cg->self_cost + i * cg->n_events};
     return PK_OK;
 }
 
@@ -92,7 +92,8 @@ pk_status pk_callgraph_call(const pk_profile *p, uint64_t i, pk_cg_call *out)
     pk_status st = need_cg(p);
     if (st) return st;
     const pk_cg *cg = p->cg;
-    if (i >= cg->n_calls) return pk_fail(PK_ERR_INVALID_ARG, "call %llu out of range", (unsigned long long)i);
+    if (i >= cg->n_calls)
+        return pk_fail(PK_ERR_INVALID_ARG, "call %llu out of range", (unsigned long long)i);
     const pk_cg_call_rec *r = &cg->calls[i];
     *out = (pk_cg_call){cg->parts[r->part].location,
                         r->caller,
@@ -109,7 +110,8 @@ pk_status pk_callgraph_jump(const pk_profile *p, uint64_t i, pk_cg_jump *out)
     pk_status st = need_cg(p);
     if (st) return st;
     const pk_cg *cg = p->cg;
-    if (i >= cg->n_jumps) return pk_fail(PK_ERR_INVALID_ARG, "jump %llu out of range", (unsigned long long)i);
+    if (i >= cg->n_jumps)
+        return pk_fail(PK_ERR_INVALID_ARG, "jump %llu out of range", (unsigned long long)i);
     const pk_cg_jump_rec *r = &cg->jumps[i];
     *out = (pk_cg_jump){cg->parts[r->part].location,
                         r->fn,
@@ -132,6 +134,7 @@ pk_status pk_profile_callgraph(pk_profile *p)
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f)
 {
     if (f < p->n_functions) return p->functions[f].name ? p->functions[f].name : "<unknown>";
-    if (f >= cg->n_model_functions && f < cg->n_functions) return cg->extra_names[f - cg->n_model_functions];
+    if (f >= cg->n_model_functions && f < cg->n_functions)
+        return cg->extra_names[f - cg->n_model_functions];
     return "<unknown>";
 }

@@ -79,7 +79,6 @@ pk_status pk_cg_build_cct(pk_profile *p);
 /* Strongly connected components of the arcs (analysis/cg_costs.c):
  * comp[f] = component of function f; components with more than one member
  * are numbered 1.. in *n_cycles (cycle[f] = 0 for the others). */
-pk_status pk_cg_cycles(const pk_cg *cg, uint32_t n_functions, uint32_t *cycle,
-                       uint32_t *n_cycles);
+pk_status pk_cg_cycles(const pk_cg *cg, uint32_t n_functions, uint32_t *cycle, uint32_t *n_cycles);
 
 #endif

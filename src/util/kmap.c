@@ -47,8 +47,8 @@ static int grow(pk_kmap *m)
     return 0;
 }
 
-int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new,
-                   uint32_t *v_out, int *added)
+int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new, uint32_t *v_out,
+                   int *added)
 {
     if ((m->count + 1) * 4 > m->cap * 3 && grow(m)) return -1;
     size_t i = find_slot(m, key);

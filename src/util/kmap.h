@@ -28,8 +28,8 @@ typedef struct pk_kmap {
 
 /* Find `key`; if absent, insert it with value `v_new`. *v_out receives the
  * stored value, *added whether it was inserted. -1 when out of memory. */
-int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new,
-                   uint32_t *v_out, int *added);
+int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new, uint32_t *v_out,
+                   int *added);
 /* Stored value of `key` into *v_out: 1 if found, else 0. */
 int pk_kmap_get(const pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t *v_out);
 void pk_kmap_clear(pk_kmap *m);

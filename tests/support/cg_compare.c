@@ -76,7 +76,8 @@ char *tu_cg_canonical(const pk_profile *p)
         costs(c, sizeof c, x.inclusive, s.n_events);
         char *t = malloc(16384);
         snprintf(t, 16384, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2,
-                 file_name(p, x.site.file), x.site.line, (unsigned long long)x.site.instr, x.count, c);
+                 file_name(p, x.site.file), x.site.line, (unsigned long long)x.site.instr, x.count,
+                 c);
         add(&l, t);
     }
     for (uint64_t i = 0; i < s.n_jumps; i++) {
@@ -90,7 +91,7 @@ char *tu_cg_canonical(const pk_profile *p)
                  (unsigned long long)x.to.instr, x.conditional, x.followed, x.executed);
         add(&l, t);
     }
-    qsort(l.v, l.n, sizeof *l.v, cmp_str);
+    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_str);
     size_t total = 1;
     for (size_t i = 0; i < l.n; i++)
         total += strlen(l.v[i]) + 1;

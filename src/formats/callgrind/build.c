@@ -25,7 +25,7 @@ pk_status cgb_init(cg_build *b, pk_profile *p, int by_function)
 void cgb_free(cg_build *b)
 {
     if (b->bparts)
-        for (uint32_t i = 0; b->cg && i < b->cg->n_parts; i++) {
+        for (uint32_t i = 0; i < b->n_bparts; i++) {
             free(b->bparts[i].col_event);
             free(b->bparts[i].summary);
             free(b->bparts[i].totals);
@@ -36,7 +36,8 @@ void cgb_free(cg_build *b)
     free(b->acc_cost);
     free(b->raw);
     free(b->raw_cost);
-    pk_kmap *maps[] = {&b->fn_map, &b->file_map, &b->mod_map, &b->acc_map, &b->call_map, &b->jump_map};
+    pk_kmap *maps[] = {&b->fn_map,  &b->file_map, &b->mod_map,
+                       &b->acc_map, &b->call_map, &b->jump_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         pk_kmap_free(maps[i]);
     memset(b, 0, sizeof *b);
@@ -92,9 +93,10 @@ pk_status cgb_new_part(cg_build *b, const char *file, uint32_t *out)
     if (pk_vec_reserve((void **)&cg->parts, &b->cap_parts, cg->n_parts + 1u, sizeof *cg->parts) ||
         pk_vec_reserve((void **)&b->bparts, &b->cap_bparts, cg->n_parts + 1u, sizeof *b->bparts))
         return pk_fail_nomem("adding a part");
-    cg->parts[cg->n_parts] = (pk_cg_part_rec){.location = cg->n_parts, .number = 1, .thread = 1,
-                                              .file = file};
+    cg->parts[cg->n_parts] =
+        (pk_cg_part_rec){.location = cg->n_parts, .number = 1, .thread = 1, .file = file};
     memset(&b->bparts[cg->n_parts], 0, sizeof *b->bparts);
+    b->n_bparts = cg->n_parts + 1;
     *out = cg->n_parts++;
     return PK_OK;
 }
@@ -131,8 +133,7 @@ pk_status cgb_module(cg_build *b, const char *path, uint32_t *out)
     return PK_OK;
 }
 
-pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file,
-                       uint32_t *out)
+pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file, uint32_t *out)
 {
     pk_profile *p = b->p;
     uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)name, module, file};
@@ -213,7 +214,8 @@ pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values)
         return pk_fail_nomem("storing calls");
     uint32_t n = b->stride;
     if (added) {
-        if (pk_vec_reserve((void **)&cg->calls, &b->cap_calls, cg->n_calls + 1, sizeof *cg->calls) ||
+        if (pk_vec_reserve((void **)&cg->calls, &b->cap_calls, cg->n_calls + 1,
+                           sizeof *cg->calls) ||
             pk_vec_reserve((void **)&cg->call_cost, &b->cap_call_cost, (cg->n_calls + 1) * n,
                            sizeof *cg->call_cost))
             return pk_fail_nomem("storing calls");

@@ -54,7 +54,8 @@ static void emit_group(cg_build *b, const srt *s, uint64_t n, uint32_t acc, pk_c
         int same = cg->n_self && i > 0 && s[i].line == s[i - 1].line &&
                    s[i].instr == s[i - 1].instr && s[i].bb == s[i - 1].bb;
         if (!same) {
-            cg->self[cg->n_self] = (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
+            cg->self[cg->n_self] =
+                (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
             memset(cg->self_cost + cg->n_self * ne, 0, ne * sizeof(double));
             cg->n_self++;
         }
@@ -79,7 +80,9 @@ static pk_status merge_self(cg_build *b)
             const uint32_t *k = b->acc_key + (size_t)a * 3;
             cg->self[a] = (pk_cg_self_rec){k[0], k[1], k[2], 0, 0, 0};
         }
-        memcpy(cg->self_cost, b->acc_cost, (size_t)b->n_acc * b->stride * sizeof *cg->self_cost);
+        if (b->n_acc)
+            memcpy(cg->self_cost, b->acc_cost,
+                   (size_t)b->n_acc * b->stride * sizeof *cg->self_cost);
         cg->n_self = b->n_acc;
         return PK_OK;
     }
@@ -123,11 +126,12 @@ static void check_line(cg_build *b, const pk_cg_part_rec *part, const double *st
         if (b->cg->events[e].formula || stated[e] == sum[e]) continue;
         char where[48];
         snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
-        pk_model_diag(b->p, PK_SEV_WARNING, strcmp(what, "totals") ? "summary-mismatch" : "totals-mismatch",
-                      part->file, where, 0, 0,
-                      "part %u: '%s:' says %s = %.17g but the cost lines sum to %.17g%s",
-                      part->number, what, b->cg->events[e].name, stated[e], sum[e],
-                      strcmp(what, "totals") ? " (summary: is only required to be at least that)" : "");
+        pk_model_diag(
+            b->p, PK_SEV_WARNING, strcmp(what, "totals") ? "summary-mismatch" : "totals-mismatch",
+            part->file, where, 0, 0,
+            "part %u: '%s:' says %s = %.17g but the cost lines sum to %.17g%s", part->number, what,
+            b->cg->events[e].name, stated[e], sum[e],
+            strcmp(what, "totals") ? " (summary: is only required to be at least that)" : "");
         return;
     }
 }
@@ -158,7 +162,8 @@ static pk_status check_parts(cg_build *b)
 pk_status cgb_finish(cg_build *b)
 {
     pk_profile *p = b->p;
-    if (!b->cg->n_parts) return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
+    if (!b->cg->n_parts)
+        return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
     pk_status st = merge_self(b);
     if (!st) st = check_parts(b);
     if (st) return st;

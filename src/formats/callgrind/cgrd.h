@@ -35,6 +35,7 @@ typedef struct cg_build {
     int by_function;
     size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
     cgb_part *bparts;
+    uint32_t n_bparts;
     uint32_t stride; /* cost values per record, = cg->n_events */
     /* accumulators: one per (part, function, file) */
     uint32_t *acc_key; /* 3 per accumulator */
@@ -119,8 +120,8 @@ typedef struct cg_parser {
     cg_names names[CG_NAME_KINDS];
 } cg_parser;
 
-pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags,
-                   pk_record_fn emit, void *user);
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags, pk_record_fn emit,
+                   void *user);
 void cgp_free(cg_parser *ps);
 /* Parse the complete lines of data[0..len); *used receives how many bytes
  * were consumed (all of them when `final`). `offset` is data's offset in
@@ -138,8 +139,7 @@ void cgp_diag(cg_parser *ps, pk_severity sev, const char *code, const char *fmt,
 pk_status cgp_header(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
 /* Name line "key=..." for ob/fl/fi/fe/fn/cob/cfi/cfl/cfn/jfi/jfn. 0 if not one. */
 int cgp_is_name_key(const char *key, size_t klen);
-pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v,
-                        const char *e);
+pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
 pk_status cgp_start_part(cg_parser *ps);
 
 /* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */

@@ -12,7 +12,8 @@
 #include "model/callgraph.h"
 #include "util/error.h"
 
-const char *const cg_section_names[] = {"parts", "events", "functions", "costs", "calls", "jumps", NULL};
+const char *const cg_section_names[] = {"parts", "events", "functions", "costs",
+                                        "calls", "jumps",  NULL};
 
 typedef struct dumper {
     const pk_profile *p;
@@ -67,7 +68,8 @@ static const char *file_name(const pk_profile *p, uint32_t f)
 }
 
 static const char *const site_keys[] = {"file", "line", "instr", "bb"};
-static const char *const target_keys[] = {"target_file", "target_line", "target_instr", "target_bb"};
+static const char *const target_keys[] = {"target_file", "target_line", "target_instr",
+                                          "target_bb"};
 
 static void put_position(dumper *d, const pk_cg *cg, const char *const *keys, uint32_t file,
                          uint32_t line, uint64_t instr, uint64_t bb)
@@ -148,7 +150,8 @@ static void dump_records(dumper *d, const pk_cg *cg)
     }
     for (uint64_t i = 0; i < cg->n_jumps && wanted(d, "jumps") && !d->stop; i++) {
         const pk_cg_jump_rec *r = &cg->jumps[i];
-        put_u(d, "part", r->part), put_u(d, "function", r->fn), put_u(d, "target_function", r->to_fn);
+        put_u(d, "part", r->part), put_u(d, "function", r->fn),
+            put_u(d, "target_function", r->to_fn);
         put_u(d, "conditional", r->conditional);
         put_r(d, "followed", r->followed), put_r(d, "executed", r->executed);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);

@@ -68,9 +68,12 @@ static int parse_u64(const char **sp, const char *e, uint64_t *out)
         const char *d = s;
         for (; s < e; s++) {
             unsigned c = (unsigned char)*s, h;
-            if (c - '0' < 10) h = c - '0';
-            else if ((c | 32) - 'a' < 6) h = (c | 32) - 'a' + 10;
-            else break;
+            if (c - '0' < 10)
+                h = c - '0';
+            else if ((c | 32) - 'a' < 6)
+                h = (c | 32) - 'a' + 10;
+            else
+                break;
             if (v >> 60) return 0;
             v = v << 4 | h;
         }
@@ -129,9 +132,12 @@ static void split_position(const cg_parser *ps, const uint64_t *pos, uint32_t *l
 {
     *line = 0, *instr = 0, *bb = 0;
     for (uint32_t i = 0; i < ps->n_pos; i++) {
-        if (ps->pos_kind[i] == PK_POS_LINE) *line = pos[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)pos[i];
-        else if (ps->pos_kind[i] == PK_POS_INSTR) *instr = pos[i];
-        else *bb = pos[i];
+        if (ps->pos_kind[i] == PK_POS_LINE)
+            *line = pos[i] > UINT32_MAX ? UINT32_MAX : (uint32_t)pos[i];
+        else if (ps->pos_kind[i] == PK_POS_INSTR)
+            *instr = pos[i];
+        else
+            *bb = pos[i];
     }
 }
 
@@ -209,8 +215,9 @@ static pk_status record_self(cg_parser *ps, uint32_t line, uint64_t instr, uint6
 
 static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
 {
-    pk_cg_call_rec c = {ps->part, ps->fn, ps->call_callee, ps->fi, line, ps->call_to_file, 0, 0,
-                        instr, bb, 0, 0, ps->call_count};
+    pk_cg_call_rec c = {
+        ps->part, ps->fn, ps->call_callee, ps->fi, line, ps->call_to_file, 0, 0, instr, bb,
+        0,        0,      ps->call_count};
     split_position(ps, ps->target, &c.to_line, &c.to_instr, &c.to_bb);
     pk_status st = current_function(ps);
     c.caller = ps->fn;
@@ -221,9 +228,20 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
 
 static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
 {
-    pk_cg_jump_rec j = {ps->part, ps->fn, ps->fi, line, ps->jfn != PK_NONE ? ps->jfn : ps->fn,
-                        ps->jfi != PK_NONE ? ps->jfi : ps->fi, 0, (uint32_t)ps->jump_cond,
-                        instr, bb, 0, 0, ps->jump_followed, ps->jump_executed};
+    pk_cg_jump_rec j = {ps->part,
+                        ps->fn,
+                        ps->fi,
+                        line,
+                        ps->jfn != PK_NONE ? ps->jfn : ps->fn,
+                        ps->jfi != PK_NONE ? ps->jfi : ps->fi,
+                        0,
+                        (uint32_t)ps->jump_cond,
+                        instr,
+                        bb,
+                        0,
+                        0,
+                        ps->jump_followed,
+                        ps->jump_executed};
     split_position(ps, ps->target, &j.to_line, &j.to_instr, &j.to_bb);
     pk_status st = current_function(ps);
     j.fn = ps->fn;
@@ -332,8 +350,8 @@ static pk_status body_key(cg_parser *ps, const char *k, size_t n, const char *v,
     static const char *const debug_keys[] = {"bb", "ln", "rec", "frfn"};
     for (size_t i = 0; i < sizeof debug_keys / sizeof *debug_keys; i++)
         if (strlen(debug_keys[i]) == n && memcmp(k, debug_keys[i], n) == 0) {
-            cgp_diag(ps, PK_SEV_NOTE, "debug-line",
-                     "'%.*s=' (callgrind debug output) ignored", (int)n, k);
+            cgp_diag(ps, PK_SEV_NOTE, "debug-line", "'%.*s=' (callgrind debug output) ignored",
+                     (int)n, k);
             return PK_OK;
         }
     cgp_diag(ps, PK_SEV_WARNING, "unknown-key", "unknown specification '%.*s=' ignored", (int)n, k);

@@ -32,8 +32,8 @@ static const char *trim_end(const char *s, const char *e)
     return e;
 }
 
-pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags,
-                   pk_record_fn emit, void *user)
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags, pk_record_fn emit,
+                   void *user)
 {
     memset(ps, 0, sizeof *ps);
     ps->b = b, ps->p = b->p, ps->file = file, ps->flags = flags, ps->emit = emit, ps->user = user;
@@ -103,8 +103,8 @@ pk_status cgp_start_part(cg_parser *ps)
 /* Header lines that begin a new part when the current one has data. */
 static int starts_part(const char *k, size_t n)
 {
-    static const char *const keys[] = {"version", "creator", "pid", "cmd", "part", "thread",
-                                       "desc", "positions", "events"};
+    static const char *const keys[] = {"version", "creator", "pid",       "cmd",   "part",
+                                       "thread",  "desc",    "positions", "events"};
     for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
         if (strlen(keys[i]) == n && memcmp(keys[i], k, n) == 0) return 1;
     return 0;
@@ -152,10 +152,10 @@ static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
         while (v < e && *v != ' ' && *v != '\t')
             v++;
         size_t len = (size_t)(v - t);
-        uint8_t kind = len == 5 && !memcmp(t, "instr", 5) ? PK_POS_INSTR
-                       : len == 2 && !memcmp(t, "bb", 2)  ? PK_POS_BB
+        uint8_t kind = len == 5 && !memcmp(t, "instr", 5)  ? PK_POS_INSTR
+                       : len == 2 && !memcmp(t, "bb", 2)   ? PK_POS_BB
                        : len == 4 && !memcmp(t, "line", 4) ? PK_POS_LINE
-                                                            : 0;
+                                                           : 0;
         if (!kind) return cgp_bad(ps, "unknown position kind '%.*s'", (int)len, t);
         if (n == 3 || (mask & kind)) return cgp_bad(ps, "position kind '%.*s' twice", (int)len, t);
         ps->pos_kind[n++] = kind, mask |= kind;
@@ -281,9 +281,11 @@ static pk_status header_value(cg_parser *ps, const char *k, size_t n, const char
     } else if (key_is(k, n, "pid")) {
         if (!(st = header_uint(ps, "pid", v, e, &u))) ps->pid = part->pid = u;
     } else if (key_is(k, n, "part")) {
-        if (!(st = header_uint(ps, "part", v, e, &u))) part->number = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+        if (!(st = header_uint(ps, "part", v, e, &u)))
+            part->number = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
     } else if (key_is(k, n, "thread")) {
-        if (!(st = header_uint(ps, "thread", v, e, &u))) part->thread = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
+        if (!(st = header_uint(ps, "thread", v, e, &u)))
+            part->thread = u > UINT32_MAX ? UINT32_MAX : (uint32_t)u;
     } else if (key_is(k, n, "version")) {
         if (!(st = header_uint(ps, "version", v, e, &u)) && u != 1)
             cgp_diag(ps, PK_SEV_WARNING, "unknown-version",
@@ -373,8 +375,8 @@ static pk_status lookup_name(cg_parser *ps, int kind, uint32_t id, const char **
         *out = t->name[id];
         return PK_OK;
     }
-    cgp_diag(ps, PK_SEV_WARNING, "undefined-id", "%s id (%u) is used but never defined",
-             what[kind], id);
+    cgp_diag(ps, PK_SEV_WARNING, "undefined-id", "%s id (%u) is used but never defined", what[kind],
+             id);
     char buf[24];
     int len = snprintf(buf, sizeof buf, "(%u)", id);
     *out = pk_intern(&ps->p->strings, buf, (size_t)len);

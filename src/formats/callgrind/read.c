@@ -18,9 +18,9 @@
 #include "util/error.h"
 #include "util/mapfile.h"
 
-#define WINDOW    (16u << 20)
-#define GZ_CHUNK  (4u << 20)
-#define MAX_LINE  (256u << 20)
+#define WINDOW   (16u << 20)
+#define GZ_CHUNK (4u << 20)
+#define MAX_LINE (256u << 20)
 
 static int starts_with(const unsigned char *d, size_t n, const char *s)
 {
@@ -128,7 +128,9 @@ static pk_status gz_fill(gz_in *g, const char *path, const pk_mapfile *m, int *e
     if (r == Z_OK || (r == Z_BUF_ERROR && g->z.avail_in)) return PK_OK;
     return pk_fail(PK_ERR_FORMAT, "%s: damaged gzip data near compressed byte %llu (%s)", path,
                    (unsigned long long)(m->size - g->z.avail_in),
-                   r == Z_BUF_ERROR ? "truncated" : g->z.msg ? g->z.msg : "inflate error");
+                   r == Z_BUF_ERROR ? "truncated"
+                   : g->z.msg       ? g->z.msg
+                                    : "inflate error");
 }
 
 static pk_status feed_gzip(cg_parser *ps, const pk_mapfile *m, const char *path)
@@ -226,8 +228,10 @@ static pk_status run_files(const char *path, char ***out, size_t *n_out)
         if (strncmp(e->d_name, base, blen) || !run_suffix(e->d_name + blen)) continue;
         if (n == cap) {
             char **nn = realloc(names, (cap = cap ? 2 * cap : 16) * sizeof *nn);
-            if (!nn) st = pk_fail_nomem("listing a run's files");
-            else names = nn;
+            if (!nn)
+                st = pk_fail_nomem("listing a run's files");
+            else
+                names = nn;
         }
         if (!st && asprintf(&names[n], "%s/%s", dir, e->d_name) < 0) st = pk_fail_nomem("listing");
         if (!st) n++;
@@ -237,7 +241,7 @@ static pk_status run_files(const char *path, char ***out, size_t *n_out)
         free_names(names, n);
         return st;
     }
-    qsort(names, n, sizeof *names, cmp_names);
+    if (n) qsort(names, n, sizeof *names, cmp_names);
     *out = names, *n_out = n;
     return PK_OK;
 }

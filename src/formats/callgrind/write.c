@@ -18,8 +18,8 @@
 #include <unistd.h>
 
 #include "callgrind.h"
-#include "profkit/status.h"
 #include "model/callgraph.h"
+#include "profkit/status.h"
 #include "util/error.h"
 
 typedef struct writer {
@@ -27,9 +27,9 @@ typedef struct writer {
     const pk_cg *cg;
     FILE *f;
     uint32_t ne;
-    double *scale;       /* per event */
-    char **names;        /* event names without spaces */
-    uint8_t *def[3];     /* name defined in this part: files, functions, objects */
+    double *scale;   /* per event */
+    char **names;    /* event names without spaces */
+    uint8_t *def[3]; /* name defined in this part: files, functions, objects */
     uint32_t nfile, nfn, nobj;
     uint32_t cur_file, cur_obj;
     uint64_t n_values;
@@ -71,10 +71,12 @@ static pk_status prepare_events(writer *w)
         w->names[e] = malloc(len + 16);
         if (!w->names[e]) return pk_fail_nomem("writing Callgrind");
         for (size_t i = 0; i <= len; i++)
-            w->names[e][i] = n[i] == ' ' || n[i] == '\t' || n[i] == '\n' || n[i] == '\r' ? '_' : n[i];
+            w->names[e][i] =
+                n[i] == ' ' || n[i] == '\t' || n[i] == '\n' || n[i] == '\r' ? '_' : n[i];
         if (!len) strcpy(w->names[e], "event");
         for (uint32_t k = 0; k < e; k++) /* names must differ */
-            if (strcmp(w->names[k], w->names[e]) == 0) sprintf(w->names[e] + strlen(w->names[e]), "_%u", e);
+            if (strcmp(w->names[k], w->names[e]) == 0)
+                sprintf(w->names[e] + strlen(w->names[e]), "_%u", e);
         w->scale[e] = scale_of(w->cg, e);
     }
     return PK_OK;
@@ -188,13 +190,16 @@ static void switch_file(writer *w, uint32_t *cur, uint32_t file, uint32_t fn_fil
     *cur = file;
 }
 
-static void write_calls(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint32_t ffile, uint32_t *cur)
+static void write_calls(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint32_t ffile,
+                        uint32_t *cur)
 {
     const pk_cg *cg = w->cg;
-    for (; c->ic < cg->n_calls && c->calls[c->ic].part == part && c->calls[c->ic].fn == fn; c->ic++) {
+    for (; c->ic < cg->n_calls && c->calls[c->ic].part == part && c->calls[c->ic].fn == fn;
+         c->ic++) {
         const pk_cg_call_rec *r = &cg->calls[c->calls[c->ic].idx];
         switch_file(w, cur, r->file, ffile);
-        if (fn_object(w, r->callee) != fn_object(w, fn)) put_object(w, "cob", fn_object(w, r->callee));
+        if (fn_object(w, r->callee) != fn_object(w, fn))
+            put_object(w, "cob", fn_object(w, r->callee));
         uint32_t to_file = r->to_file != PK_NONE ? r->to_file : fn_file(w, r->callee);
         if (to_file != *cur) put_file(w, "cfi", to_file);
         put_function(w, "cfn", r->callee);
@@ -206,10 +211,12 @@ static void write_calls(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint3
     }
 }
 
-static void write_jumps(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint32_t ffile, uint32_t *cur)
+static void write_jumps(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint32_t ffile,
+                        uint32_t *cur)
 {
     const pk_cg *cg = w->cg;
-    for (; c->ij < cg->n_jumps && c->jumps[c->ij].part == part && c->jumps[c->ij].fn == fn; c->ij++) {
+    for (; c->ij < cg->n_jumps && c->jumps[c->ij].part == part && c->jumps[c->ij].fn == fn;
+         c->ij++) {
         const pk_cg_jump_rec *r = &cg->jumps[c->jumps[c->ij].idx];
         switch_file(w, cur, r->file, ffile);
         if (r->to_file != *cur) put_file(w, "jfi", r->to_file);
@@ -267,7 +274,8 @@ static void write_header(writer *w, uint32_t k, const double *sum)
 {
     const pk_cg *cg = w->cg;
     const pk_cg_part_rec *part = &cg->parts[k];
-    if (k == 0) fprintf(w->f, "# callgrind format\nversion: 1\ncreator: profkit %s\n", pk_version());
+    if (k == 0)
+        fprintf(w->f, "# callgrind format\nversion: 1\ncreator: profkit %s\n", pk_version());
     if (part->pid) fprintf(w->f, "pid: %llu\n", (unsigned long long)part->pid);
     if (part->cmd) fprintf(w->f, "cmd: %s\n", part->cmd);
     fprintf(w->f, "part: %u\n", part->number ? part->number : k + 1);
@@ -282,7 +290,8 @@ static void write_header(writer *w, uint32_t k, const double *sum)
         if (ev->formula)
             fprintf(w->f, "event: %s = %s\n", w->names[e], ev->formula);
         else if (ev->long_name || w->scale[e] != 1)
-            fprintf(w->f, "event: %s : %s%s%.0g%s\n", w->names[e], ev->long_name ? ev->long_name : "",
+            fprintf(w->f, "event: %s : %s%s%.0g%s\n", w->names[e],
+                    ev->long_name ? ev->long_name : "",
                     w->scale[e] != 1 ? " [profkit wrote the values multiplied by " : "",
                     w->scale[e] != 1 ? w->scale[e] : 0.0, w->scale[e] != 1 ? "]" : "");
     }
@@ -309,7 +318,10 @@ static pk_status write_body(writer *w)
     const pk_cg *cg = w->cg;
     cursor3 c = {sorted_items(cg->n_self, cg->self, sizeof *cg->self, 4),
                  sorted_items(cg->n_calls, cg->calls, sizeof *cg->calls, 4),
-                 sorted_items(cg->n_jumps, cg->jumps, sizeof *cg->jumps, 4), 0, 0, 0};
+                 sorted_items(cg->n_jumps, cg->jumps, sizeof *cg->jumps, 4),
+                 0,
+                 0,
+                 0};
     double *sum = malloc((w->ne + 1u) * sizeof *sum);
     pk_status st = c.self && c.calls && c.jumps && sum ? PK_OK : pk_fail_nomem("writing Callgrind");
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
@@ -341,7 +353,8 @@ static pk_status write_to(writer *w, const char *tmp)
     const pk_profile *p = w->p;
     w->nfile = (uint32_t)p->n_files + 1, w->nobj = (uint32_t)p->n_modules + 1;
     w->nfn = w->cg->n_functions > p->n_functions ? w->cg->n_functions : (uint32_t)p->n_functions;
-    w->def[0] = calloc(w->nfile, 1), w->def[1] = calloc(w->nfn + 1u, 1), w->def[2] = calloc(w->nobj, 1);
+    w->def[0] = calloc(w->nfile, 1), w->def[1] = calloc(w->nfn + 1u, 1),
+    w->def[2] = calloc(w->nobj, 1);
     w->ne = w->cg->n_events;
     if (!w->def[0] || !w->def[1] || !w->def[2]) return pk_fail_nomem("writing Callgrind");
     pk_status st = prepare_events(w);
@@ -368,7 +381,8 @@ pk_status cg_write(const pk_profile *p, const char *path, const pk_write_options
     char tmp[4096];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     st = write_to(&w, tmp);
-    if (!st && rename(tmp, path) != 0) st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
+    if (!st && rename(tmp, path) != 0)
+        st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
     if (st) unlink(tmp);
     FILE *f = st ? NULL : fopen(path, "r");
     if (f) {

@@ -123,15 +123,6 @@ static pk_status cycles_of(const graph *g, uint32_t *cycle, uint32_t *n_cycles)
     return st;
 }
 
-pk_status pk_cg_cycles(const pk_cg *cg, uint32_t nf, uint32_t *cycle, uint32_t *n_cycles)
-{
-    graph g = {0};
-    pk_status st = graph_of(cg, nf, PK_NONE, &g);
-    if (!st) st = cycles_of(&g, cycle, n_cycles);
-    graph_free(&g);
-    return st;
-}
-
 static pk_status check_args(const pk_profile *p, pk_index location, size_t event,
                             pk_cg_function_cost *out, uint32_t *part)
 {

@@ -46,8 +46,9 @@ typedef struct pk_cg {
     pk_cg_part_rec *parts;
     uint32_t n_parts;
     int by_function;
-    pk_cg_self_rec *self; /* sorted by (part, fn, file, line, instr, bb) */
-    double *self_cost;    /* n_self x n_events */
+    /* grouped by (part, fn, file) in first-seen order; positions ascending in a group */
+    pk_cg_self_rec *self;
+    double *self_cost; /* n_self x n_events */
     uint64_t n_self;
     pk_cg_call_rec *calls;
     double *call_cost; /* n_calls x n_events */
@@ -75,10 +76,5 @@ pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out);
  * (one per event, with point/exclusive/inclusive columns) and locations;
  * contexts and planes are created here. */
 pk_status pk_cg_build_cct(pk_profile *p);
-
-/* Strongly connected components of the arcs (analysis/cg_costs.c):
- * comp[f] = component of function f; components with more than one member
- * are numbered 1.. in *n_cycles (cycle[f] = 0 for the others). */
-pk_status pk_cg_cycles(const pk_cg *cg, uint32_t n_functions, uint32_t *cycle, uint32_t *n_cycles);
 
 #endif

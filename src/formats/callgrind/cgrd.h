@@ -86,8 +86,6 @@ typedef struct cg_parser {
     pk_profile *p;
     const char *file; /* display name */
     uint32_t flags;
-    pk_record_fn emit;
-    void *user;
     uint64_t line_no, line_off;
     /* part state */
     int have_part, part_body, part_closed;
@@ -98,9 +96,8 @@ typedef struct cg_parser {
     cgb_part *bp;
     /* current names (model indexes or PK_NONE) */
     uint32_t ob, fl, fi, fn;
-    const char *fn_name;
-    uint32_t cob, cfi, cfn, jfi, jfn;
-    const char *cfn_name, *jfn_name;
+    uint32_t cob, cfi, jfi, jfn;
+    const char *cfn_name;
     uint32_t acc;
     int acc_dirty;
     /* pending association: 0 none, 1 call, 2 jump */
@@ -120,8 +117,7 @@ typedef struct cg_parser {
     cg_names names[CG_NAME_KINDS];
 } cg_parser;
 
-pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags, pk_record_fn emit,
-                   void *user);
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags);
 void cgp_free(cg_parser *ps);
 /* Parse the complete lines of data[0..len); *used receives how many bytes
  * were consumed (all of them when `final`). `offset` is data's offset in

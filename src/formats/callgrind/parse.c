@@ -221,7 +221,7 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     split_position(ps, ps->target, &c.to_line, &c.to_instr, &c.to_bb);
     pk_status st = current_function(ps);
     c.caller = ps->fn;
-    ps->cob = ps->cfi = ps->cfn = PK_NONE;
+    ps->cob = ps->cfi = PK_NONE;
     ps->cfn_name = NULL;
     return st ? st : cgb_call(ps->b, &c, ps->values);
 }

@@ -32,13 +32,12 @@ static const char *trim_end(const char *s, const char *e)
     return e;
 }
 
-pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags, pk_record_fn emit,
-                   void *user)
+pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags)
 {
     memset(ps, 0, sizeof *ps);
-    ps->b = b, ps->p = b->p, ps->file = file, ps->flags = flags, ps->emit = emit, ps->user = user;
+    ps->b = b, ps->p = b->p, ps->file = file, ps->flags = flags;
     ps->ob = ps->fl = ps->fi = ps->fn = PK_NONE;
-    ps->cob = ps->cfi = ps->cfn = ps->jfi = ps->jfn = PK_NONE;
+    ps->cob = ps->cfi = ps->jfi = ps->jfn = PK_NONE;
     return PK_OK;
 }
 
@@ -94,8 +93,8 @@ pk_status cgp_start_part(cg_parser *ps)
     ps->have_part = 1, ps->part_body = 0, ps->part_closed = 0, ps->pending = 0;
     memset(ps->last, 0, sizeof ps->last);
     ps->ob = ps->fl = ps->fi = ps->fn = PK_NONE;
-    ps->cob = ps->cfi = ps->cfn = ps->jfi = ps->jfn = PK_NONE;
-    ps->cfn_name = ps->jfn_name = ps->fn_name = NULL;
+    ps->cob = ps->cfi = ps->jfi = ps->jfn = PK_NONE;
+    ps->cfn_name = NULL;
     ps->acc_dirty = 1;
     return size_scratch(ps);
 }
@@ -407,7 +406,6 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
 
 static pk_status set_function(cg_parser *ps, const char *name)
 {
-    ps->fn_name = name;
     ps->fi = ps->fl;
     ps->acc_dirty = 1;
     return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
@@ -427,7 +425,7 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
         ps->ob = idx;
     } else if (key_is(k, n, "fl") || (key_is(k, n, "fi") && ps->fn == PK_NONE)) {
         ps->fl = ps->fi = idx; /* a file before any fn= (lsprof writers use fi=) is fl= */
-        ps->fn = PK_NONE, ps->fn_name = NULL;
+        ps->fn = PK_NONE;
         ps->acc_dirty = 1;
     } else if (key_is(k, n, "fi") || key_is(k, n, "fe")) {
         ps->fi = idx;
@@ -443,7 +441,6 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     } else if (key_is(k, n, "jfi")) {
         ps->jfi = idx;
     } else if (key_is(k, n, "jfn")) {
-        ps->jfn_name = name;
         st = cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
     }
     return st;

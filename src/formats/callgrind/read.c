@@ -177,7 +177,7 @@ static pk_status read_one(cg_build *b, const char *path, const pk_mapfile *mem, 
     if (mem) m = *mem;
     if (src) src->present = src->loaded = 1, src->size = m.size, src->major = 1;
     cg_parser ps;
-    cgp_init(&ps, b, file, flags, NULL, NULL);
+    cgp_init(&ps, b, file, flags);
     st = is_gzip(m.data, m.size) ? feed_gzip(&ps, &m, path) : feed_plain(&ps, &m);
     if (!st) st = cgp_end(&ps);
     cgp_free(&ps);

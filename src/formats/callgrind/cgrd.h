@@ -128,6 +128,21 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
 pk_status cgp_end(cg_parser *ps);
 
 /* Line-level helpers shared by parse.c and parse_names.c. */
+static inline int cgp_is_space(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+static inline const char *cgp_skip_space(const char *s, const char *e)
+{
+    while (s < e && cgp_is_space(*s))
+        s++;
+    return s;
+}
+
+/* An unsigned decimal or 0x-hex number at *sp (moved past it). 0 if there
+ * is none or it overflows 64 bits. */
+int cgp_u64(const char **sp, const char *e, uint64_t *out);
 pk_status cgp_bad(cg_parser *ps, const char *fmt, ...) PK_PRINTF(2, 3);
 void cgp_diag(cg_parser *ps, pk_severity sev, const char *code, const char *fmt, ...)
     PK_PRINTF(4, 5);

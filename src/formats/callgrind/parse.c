@@ -16,18 +16,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-static int is_space(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
-static const char *skip_space(const char *s, const char *e)
-{
-    while (s < e && is_space(*s))
-        s++;
-    return s;
-}
-
 void cgp_diag(cg_parser *ps, pk_severity sev, const char *code, const char *fmt, ...)
 {
     char msg[512], where[48];
@@ -58,8 +46,7 @@ pk_status cgp_bad(cg_parser *ps, const char *fmt, ...)
                    (unsigned long long)ps->line_no, msg, (unsigned long long)ps->line_off);
 }
 
-/* An unsigned decimal or 0x-hex number. 0 if none or it overflows. */
-static int parse_u64(const char **sp, const char *e, uint64_t *out)
+int cgp_u64(const char **sp, const char *e, uint64_t *out)
 {
     const char *s = *sp;
     uint64_t v = 0;
@@ -103,11 +90,11 @@ static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t 
     }
     if (s < e && (*s == '+' || *s == '-')) {
         char sign = *s++;
-        if (!parse_u64(&s, e, &v)) return 0;
+        if (!cgp_u64(&s, e, &v)) return 0;
         if (sign == '+' ? v > UINT64_MAX - base : v > base) return 0;
         *out = sign == '+' ? base + v : base - v;
     } else {
-        if (!parse_u64(&s, e, &v)) return 0;
+        if (!cgp_u64(&s, e, &v)) return 0;
         *out = v;
     }
     *sp = s;
@@ -119,9 +106,9 @@ static int parse_position(cg_parser *ps, const char **sp, const char *e, uint64_
 {
     const char *s = *sp;
     for (uint32_t i = 0; i < ps->n_pos; i++) {
-        s = skip_space(s, e);
+        s = cgp_skip_space(s, e);
         if (!parse_subpos(&s, e, ps->last[i], &pos[i])) return 0;
-        if (s < e && !is_space(*s)) return 0;
+        if (s < e && !cgp_is_space(*s)) return 0;
     }
     *sp = s;
     return 1;
@@ -167,7 +154,7 @@ static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev
     char sign = *s == '-' || *s == '+' ? *s++ : 0;
     if (sign == '+') relative_costs_seen(ps);
     uint64_t v;
-    if (!parse_u64(&s, e, &v) || v > (1ull << 63)) return 0;
+    if (!cgp_u64(&s, e, &v) || v > (1ull << 63)) return 0;
     double d = sign == '-' ? -(double)v : (double)v;
     *out = ps->relative_costs && sign ? prev + d : d;
     *sp = s;
@@ -182,10 +169,10 @@ static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *o
     memset(cols, 0, n * sizeof *cols);
     *ok = 0;
     for (uint32_t i = 0;; i++) {
-        s = skip_space(s, e);
+        s = cgp_skip_space(s, e);
         if (s >= e) break;
         if (i >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
-        if (!parse_cost(ps, &s, e, ps->prev_cols[i], &cols[i]) || (s < e && !is_space(*s)))
+        if (!parse_cost(ps, &s, e, ps->prev_cols[i], &cols[i]) || (s < e && !cgp_is_space(*s)))
             return cgp_bad(ps, "cost %u is not a number", i + 1);
     }
     memcpy(ps->prev_cols, cols, n * sizeof *cols);
@@ -285,8 +272,8 @@ static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
 static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
 {
     uint64_t count;
-    s = skip_space(s, e);
-    if (!parse_u64(&s, e, &count)) return cgp_bad(ps, "calls= without a call count");
+    s = cgp_skip_space(s, e);
+    if (!cgp_u64(&s, e, &count)) return cgp_bad(ps, "calls= without a call count");
     ps->pending_line = ps->line_no;
     if (!ps->cfn_name) {
         cgp_diag(ps, PK_SEV_WARNING, "call-without-callee",
@@ -311,17 +298,17 @@ static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
 static pk_status jump_line(cg_parser *ps, int conditional, const char *s, const char *e)
 {
     uint64_t a, b = 0;
-    s = skip_space(s, e);
-    if (!parse_u64(&s, e, &a)) return cgp_bad(ps, "jump without a count");
+    s = cgp_skip_space(s, e);
+    if (!cgp_u64(&s, e, &a)) return cgp_bad(ps, "jump without a count");
     ps->jump_followed = (double)a, ps->jump_executed = 0;
     if (conditional) {
         if (s < e && *s == '/') {
             s++;
-            if (!parse_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without an execution count");
+            if (!cgp_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without an execution count");
             ps->jump_executed = (double)b;
         } else {
-            s = skip_space(s, e);
-            if (!parse_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without a jump count");
+            s = cgp_skip_space(s, e);
+            if (!cgp_u64(&s, e, &b)) return cgp_bad(ps, "jcnd= without a jump count");
             ps->jump_executed = (double)a, ps->jump_followed = (double)b;
         }
     }
@@ -382,7 +369,7 @@ static pk_status key_line(cg_parser *ps, const char *s, const char *e)
 static pk_status one_line(cg_parser *ps, const char *s, const char *e)
 {
     if (e > s && e[-1] == '\r') e--;
-    s = skip_space(s, e);
+    s = cgp_skip_space(s, e);
     if (s == e || *s == '#') return PK_OK;
     char c = *s;
     if (ps->pending && !((unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*')) {

@@ -18,13 +18,6 @@
 
 #define MAX_NAME_ID (1u << 24)
 
-static const char *skip_space(const char *s, const char *e)
-{
-    while (s < e && (*s == ' ' || *s == '\t'))
-        s++;
-    return s;
-}
-
 static const char *trim_end(const char *s, const char *e)
 {
     while (e > s && (e[-1] == ' ' || e[-1] == '\t'))
@@ -117,22 +110,11 @@ static int key_is(const char *k, size_t n, const char *name)
 /* A signed decimal or 0x-hex number as a double. */
 static int number(const char **sp, const char *e, double *out)
 {
-    const char *s = skip_space(*sp, e);
+    const char *s = cgp_skip_space(*sp, e);
     int neg = s < e && *s == '-';
     if (s < e && (*s == '-' || *s == '+')) s++;
-    uint64_t v = 0;
-    const char *d = s;
-    if (e - s > 2 && s[0] == '0' && (s[1] | 32) == 'x') {
-        for (s += 2, d = s; s < e; s++) {
-            unsigned c = (unsigned char)*s, h = c - '0' < 10 ? c - '0' : (c | 32) - 'a' + 10;
-            if (!(c - '0' < 10 || (c | 32) - 'a' < 6) || v >> 60) break;
-            v = v << 4 | h;
-        }
-    } else {
-        for (; s < e && (unsigned)(*s - '0') < 10 && v < UINT64_MAX / 10 - 1; s++)
-            v = v * 10 + (uint64_t)(*s - '0');
-    }
-    if (s == d || (s < e && *s != ' ' && *s != '\t')) return 0;
+    uint64_t v;
+    if (!cgp_u64(&s, e, &v) || (s < e && !cgp_is_space(*s))) return 0;
     *out = neg ? -(double)v : (double)v;
     *sp = s;
     return 1;
@@ -146,7 +128,7 @@ static const char *intern(cg_parser *ps, const char *s, const char *e)
 static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
 {
     uint32_t n = 0, mask = 0;
-    while ((v = skip_space(v, e)) < e) {
+    while ((v = cgp_skip_space(v, e)) < e) {
         const char *t = v;
         while (v < e && *v != ' ' && *v != '\t')
             v++;
@@ -170,7 +152,7 @@ static pk_status header_events(cg_parser *ps, const char *v, const char *e)
 {
     uint32_t n = 0, cap = 0, *cols = NULL;
     pk_status st = PK_OK;
-    while (!st && (v = skip_space(v, e)) < e) {
+    while (!st && (v = cgp_skip_space(v, e)) < e) {
         const char *t = v;
         while (v < e && *v != ' ' && *v != '\t')
             v++;
@@ -198,21 +180,22 @@ static pk_status header_events(cg_parser *ps, const char *v, const char *e)
 /* "event: Name [= Ir + 2*Dr] [: long name]" */
 static pk_status header_event(cg_parser *ps, const char *v, const char *e)
 {
-    v = skip_space(v, e);
+    v = cgp_skip_space(v, e);
     const char *t = v;
     while (v < e && *v != ' ' && *v != '\t' && *v != '=' && *v != ':')
         v++;
     if (v == t) return cgp_bad(ps, "'event:' without a name");
     const char *name = intern(ps, t, v), *formula = NULL, *lng = NULL;
-    v = skip_space(v, e);
+    v = cgp_skip_space(v, e);
     if (v < e && *v == '=') {
-        const char *f = skip_space(v + 1, e), *fe = f < e ? memchr(f, ':', (size_t)(e - f)) : NULL;
+        const char *f = cgp_skip_space(v + 1, e),
+                   *fe = f < e ? memchr(f, ':', (size_t)(e - f)) : NULL;
         fe = fe ? fe : e;
         formula = intern(ps, f, trim_end(f, fe));
         v = fe;
     }
     if (v < e && *v == ':') {
-        const char *l = skip_space(v + 1, e);
+        const char *l = cgp_skip_space(v + 1, e);
         lng = intern(ps, l, trim_end(l, e));
     }
     uint32_t ev;
@@ -232,7 +215,7 @@ static pk_status header_numbers(cg_parser *ps, const char *v, const char *e, int
     if (!*dst) return pk_fail_nomem("reading totals");
     memset(*dst, 0, bp->n_cols * sizeof **dst);
     uint32_t i = 0;
-    for (; (v = skip_space(v, e)) < e; i++) {
+    for (; (v = cgp_skip_space(v, e)) < e; i++) {
         if (i >= bp->n_cols) return cgp_bad(ps, "more values than events");
         if (!number(&v, e, &(*dst)[i])) return cgp_bad(ps, "value %u is not a number", i + 1);
     }
@@ -247,7 +230,7 @@ static pk_status header_numbers(cg_parser *ps, const char *v, const char *e, int
 static pk_status header_desc(cg_parser *ps, const char *v, const char *e)
 {
     pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
-    const char *d = intern(ps, skip_space(v, e), trim_end(v, e));
+    const char *d = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
     const char **a = realloc(part->descs, (part->n_descs + 1u) * sizeof *a);
     if (!d || !a) {
         if (a) part->descs = a;
@@ -262,7 +245,7 @@ static pk_status header_uint(cg_parser *ps, const char *key, const char *v, cons
                              uint64_t *out)
 {
     double d;
-    if (!number(&v, e, &d) || d < 0 || skip_space(v, e) != e)
+    if (!number(&v, e, &d) || d < 0 || cgp_skip_space(v, e) != e)
         return cgp_bad(ps, "'%s:' is not a number", key);
     *out = (uint64_t)d;
     return PK_OK;
@@ -274,9 +257,9 @@ static pk_status header_value(cg_parser *ps, const char *k, size_t n, const char
     uint64_t u = 0;
     pk_status st = PK_OK;
     if (key_is(k, n, "creator")) {
-        ps->creator = part->creator = intern(ps, skip_space(v, e), trim_end(v, e));
+        ps->creator = part->creator = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
     } else if (key_is(k, n, "cmd")) {
-        ps->cmd = part->cmd = intern(ps, skip_space(v, e), trim_end(v, e));
+        ps->cmd = part->cmd = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
     } else if (key_is(k, n, "pid")) {
         if (!(st = header_uint(ps, "pid", v, e, &u))) ps->pid = part->pid = u;
     } else if (key_is(k, n, "part")) {
@@ -393,7 +376,7 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
             if (id >= MAX_NAME_ID) return cgp_bad(ps, "compressed id too large");
         }
         if (s >= e || *s != ')') return cgp_bad(ps, "compressed name without ')'");
-        s = skip_space(s + 1, e);
+        s = cgp_skip_space(s + 1, e);
         if (s == e) return lookup_name(ps, kind, id, out);
         if (memchr(s, '\0', (size_t)(e - s))) return cgp_bad(ps, "NUL byte in a name");
         *out = intern(ps, s, e);

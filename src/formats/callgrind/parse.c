@@ -366,19 +366,24 @@ static pk_status key_line(cg_parser *ps, const char *s, const char *e)
     return cgp_bad(ps, "not a Callgrind line: '%.*s'", (int)(e - k > 40 ? 40 : e - k), k);
 }
 
+/* A calls=/jump= line whose cost line never came: say so and forget it. */
+static void drop_pending(cg_parser *ps)
+{
+    cgp_diag(ps, PK_SEV_WARNING, "association-without-cost",
+             "the %s at line %llu is not followed by its cost line: dropped",
+             ps->pending == 2 ? "jump" : "call", (unsigned long long)ps->pending_line);
+    ps->pending = 0;
+}
+
 static pk_status one_line(cg_parser *ps, const char *s, const char *e)
 {
     if (e > s && e[-1] == '\r') e--;
     s = cgp_skip_space(s, e);
     if (s == e || *s == '#') return PK_OK;
     char c = *s;
-    if (ps->pending && !((unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*')) {
-        cgp_diag(ps, PK_SEV_WARNING, "association-without-cost",
-                 "the %s at line %llu is not followed by its cost line: dropped",
-                 ps->pending == 2 ? "jump" : "call", (unsigned long long)ps->pending_line);
-        ps->pending = 0;
-    }
-    if ((unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*') return cost_line(ps, s, e);
+    int cost = (unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*';
+    if (ps->pending && !cost) drop_pending(ps);
+    if (cost) return cost_line(ps, s, e);
     if (is_alpha(c)) return key_line(ps, s, e);
     return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
 }
@@ -399,4 +404,10 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
     }
     *used = (size_t)(s - data);
     return st;
+}
+
+pk_status cgp_end(cg_parser *ps)
+{
+    if (ps->pending) drop_pending(ps);
+    return PK_OK;
 }

@@ -428,13 +428,3 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     }
     return st;
 }
-
-pk_status cgp_end(cg_parser *ps)
-{
-    if (ps->pending)
-        cgp_diag(ps, PK_SEV_WARNING, "association-without-cost",
-                 "the %s at line %llu is not followed by its cost line: dropped",
-                 ps->pending == 2 ? "jump" : "call", (unsigned long long)ps->pending_line);
-    ps->pending = 0;
-    return PK_OK;
-}

@@ -303,14 +303,15 @@ static void write_header(writer *w, uint32_t k, const double *sum)
     fputc('\n', w->f);
 }
 
-static void part_sums(const writer *w, uint32_t k, double *sum)
+/* Sum of part k's costs as written (the part's records are the sorted
+ * ones from the cursor on), for its summary: and totals: lines. */
+static void part_sums(const writer *w, const cursor3 *c, uint32_t k, double *sum)
 {
     const pk_cg *cg = w->cg;
     memset(sum, 0, (w->ne + 1u) * sizeof *sum);
-    for (uint64_t i = 0; i < cg->n_self; i++)
-        if (cg->self[i].part == k)
-            for (uint32_t e = 0; e < w->ne; e++)
-                sum[e] += nearbyint(cg->self_cost[i * cg->n_events + e] * w->scale[e]);
+    for (uint64_t j = c->is; j < cg->n_self && c->self[j].part == k; j++)
+        for (uint32_t e = 0; e < w->ne; e++)
+            sum[e] += nearbyint(cg->self_cost[c->self[j].idx * cg->n_events + e] * w->scale[e]);
 }
 
 static pk_status write_body(writer *w)
@@ -325,7 +326,7 @@ static pk_status write_body(writer *w)
     double *sum = malloc((w->ne + 1u) * sizeof *sum);
     pk_status st = c.self && c.calls && c.jumps && sum ? PK_OK : pk_fail_nomem("writing Callgrind");
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
-        part_sums(w, k, sum);
+        part_sums(w, &c, k, sum);
         write_header(w, k, sum);
         for (int d = 0; d < 3; d++)
             memset(w->def[d], 0, d == 0 ? w->nfile : d == 1 ? w->nfn : w->nobj);

@@ -272,17 +272,23 @@ static pk_status walk_roots(rc *r, uint32_t entry)
 }
 
 /* Counting sort of `n` records of one part by a function field. */
-static void bucket(uint64_t *start, uint32_t *perm, uint32_t nf, const uint32_t *idx, uint64_t n,
-                   const void *base, size_t stride, size_t field)
+/* Counting sort of records by a uint32 field (stable): perm receives the
+ * indexes (idx[i], or i when idx is NULL) grouped by field value, and
+ * [start[v], start[v+1]) is group v. */
+static void bucket(uint64_t *start, uint32_t *perm, uint32_t n_groups, const uint32_t *idx,
+                   uint64_t n, const void *base, size_t stride, size_t field)
 {
-    memset(start, 0, ((size_t)nf + 2) * sizeof *start);
+#define PK_RECORD(i) (idx ? idx[i] : (uint32_t)(i))
+#define PK_GROUP(i)  (*(const uint32_t *)((const char *)base + PK_RECORD(i) * stride + field))
+    memset(start, 0, ((size_t)n_groups + 2) * sizeof *start);
     for (uint64_t i = 0; i < n; i++)
-        start[*(const uint32_t *)((const char *)base + idx[i] * stride + field) + 2]++;
-    for (uint32_t f = 0; f < nf; f++)
-        start[f + 2] += start[f + 1];
+        start[PK_GROUP(i) + 2]++;
+    for (uint32_t g = 0; g < n_groups; g++)
+        start[g + 2] += start[g + 1];
     for (uint64_t i = 0; i < n; i++)
-        perm[start[*(const uint32_t *)((const char *)base + idx[i] * stride + field) + 1]++] =
-            idx[i];
+        perm[start[PK_GROUP(i) + 1]++] = PK_RECORD(i);
+#undef PK_GROUP
+#undef PK_RECORD
 }
 
 /* Spread the self costs of function f over its nodes (see the top). */
@@ -527,15 +533,11 @@ static pk_status rc_init(rc *r, pk_profile *p)
 static pk_status by_part(const void *base, size_t stride, uint64_t n, uint32_t n_parts,
                          uint64_t **start, uint32_t **perm)
 {
-    *start = calloc((size_t)n_parts + 2, sizeof **start);
+    *start = malloc(((size_t)n_parts + 2) * sizeof **start);
     *perm = malloc((n + 1) * sizeof **perm);
     if (!*start || !*perm) return pk_fail_nomem("reconstructing the calling-context tree");
-    for (uint64_t i = 0; i < n; i++)
-        (*start)[*(const uint32_t *)((const char *)base + i * stride) + 2]++;
-    for (uint32_t k = 0; k < n_parts; k++)
-        (*start)[k + 2] += (*start)[k + 1];
-    for (uint64_t i = 0; i < n; i++)
-        (*perm)[(*start)[*(const uint32_t *)((const char *)base + i * stride) + 1]++] = (uint32_t)i;
+    bucket(*start, *perm, n_parts, NULL, n, base, stride,
+           0); /* part is every record's first field */
     return PK_OK;
 }
 

@@ -77,8 +77,10 @@ PK_API pk_status pk_profile_open(const char *path, const pk_open_options *opts, 
 /* Open a profile from in-memory file images instead of the file system.
  * `names[i]` is the file's name inside the database ("meta.db",
  * "profile.db", "cct.db", "trace.db"), `data[i]`/`sizes[i]` its bytes. The
- * buffers must outlive the profile (values are not copied). Used by tests
- * and fuzzers; behaves exactly like pk_profile_open() otherwise. */
+ * buffers must outlive the profile (values are not copied). For
+ * PK_FORMAT_CALLGRIND give exactly one file (plain or gzip); its name is
+ * used in messages. Used by tests and fuzzers; behaves exactly like
+ * pk_profile_open() otherwise. */
 PK_API pk_status pk_profile_open_memory(pk_format format, size_t n_files, const char *const *names,
                                         const void *const *data, const uint64_t *sizes,
                                         const pk_open_options *opts, pk_profile **out);

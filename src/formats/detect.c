@@ -101,7 +101,7 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
         return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open_memory: NULL argument");
     pk_error_clear();
     if (format == PK_FORMAT_CALLGRIND && n == 1)
-        return cg_open_memory(data[0], sizes[0], opts, out);
+        return cg_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);
@@ -115,6 +115,8 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
     if (!fn || (n && (!names || !data || !sizes)))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_dump_memory: NULL argument");
     pk_error_clear();
+    if (format == PK_FORMAT_CALLGRIND && n == 1)
+        return cg_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_dump_memory: format %d not supported", (int)format);
     return hk_open_memory(n, names, data, sizes, NULL, fn, user, opts ? opts->sections : NULL,

@@ -56,7 +56,7 @@ static void write_text_field(FILE *out, const pk_field *f)
 
 void pk_record_write_text(FILE *out, const pk_record *r)
 {
-    fprintf(out, "%s 0x%08llx %s", r->file, (unsigned long long)r->offset, r->type);
+    fprintf(out, "%s 0x%08llx %s", r->file ? r->file : "-", (unsigned long long)r->offset, r->type);
     for (size_t i = 0; i < r->n_fields; i++)
         write_text_field(out, &r->fields[i]);
     fputc('\n', out);

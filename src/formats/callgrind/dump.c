@@ -114,7 +114,7 @@ static void dump_events(dumper *d, const pk_cg *cg)
         const pk_cg_event_rec *ev = &cg->events[e];
         put_u(d, "index", e), put_s(d, "name", ev->name), put_s(d, "long_name", ev->long_name);
         put_s(d, "formula", ev->formula);
-        emit(d, NULL, "events", "event");
+        emit(d, d->p->path, "events", "event");
     }
 }
 
@@ -126,7 +126,7 @@ static void dump_functions(dumper *d)
         put_u(d, "index", i), put_s(d, "name", f->name);
         put_s(d, "object", f->module < p->n_modules ? p->modules[f->module].path : NULL);
         put_s(d, "file", file_name(p, f->file));
-        emit(d, NULL, "functions", "function");
+        emit(d, d->p->path, "functions", "function");
     }
 }
 
@@ -160,11 +160,9 @@ static void dump_records(dumper *d, const pk_cg *cg)
     }
 }
 
-pk_status cg_dump(const char *path, pk_record_fn fn, void *user, const char *sections)
+/* Emits the records of an opened profile and frees it. */
+static pk_status dump_profile(pk_profile *p, pk_record_fn fn, void *user, const char *sections)
 {
-    pk_profile *p;
-    pk_status st = cg_open(path, NULL, &p);
-    if (st) return st;
     const pk_cg *cg = p->cg;
     dumper d = {p, fn, user, sections, malloc((cg->n_events + 24) * sizeof(pk_field)), 0, 0};
     if (!d.f) {
@@ -178,4 +176,19 @@ pk_status cg_dump(const char *path, pk_record_fn fn, void *user, const char *sec
     free(d.f);
     pk_profile_free(p);
     return PK_OK;
+}
+
+pk_status cg_dump(const char *path, pk_record_fn fn, void *user, const char *sections)
+{
+    pk_profile *p;
+    pk_status st = cg_open(path, NULL, &p);
+    return st ? st : dump_profile(p, fn, user, sections);
+}
+
+pk_status cg_dump_memory(const char *name, const void *data, uint64_t size, pk_record_fn fn,
+                         void *user, const char *sections)
+{
+    pk_profile *p;
+    pk_status st = cg_open_memory(name, data, size, NULL, &p);
+    return st ? st : dump_profile(p, fn, user, sections);
 }

@@ -108,6 +108,7 @@ typedef struct cg_parser {
     int jump_cond;
     uint64_t target[3];
     int relative_costs;
+    int unterminated;  /* the last line had no newline */
     double *cols;      /* parsed costs of one line, by part column */
     double *values;    /* by global event */
     double *prev_cols; /* previous cost line (speedscope's relative costs) */

@@ -397,6 +397,7 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl && !final) break;
         const char *e = nl ? nl : end;
+        ps->unterminated = !nl;
         ps->line_no++;
         ps->line_off = offset + (uint64_t)(s - data);
         st = one_line(ps, s, e);
@@ -406,8 +407,26 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
     return st;
 }
 
+/* Text formats have no length field, so a cut file still parses: say so
+ * when the file shows the signs of it. Tools end their last line (hand-
+ * written files may not: a note), and valgrind's callgrind closes every
+ * part with 'totals:' (a warning). */
+static void check_truncation(cg_parser *ps)
+{
+    if (ps->unterminated)
+        cgp_diag(ps, PK_SEV_NOTE, "truncated",
+                 "the last line has no newline: the file may be truncated");
+    const cgb_part *bp = ps->bp;
+    int valgrind = ps->creator && strncmp(ps->creator, "callgrind-", 10) == 0;
+    if (valgrind && bp && !bp->totals)
+        cgp_diag(ps, PK_SEV_WARNING, "truncated",
+                 "the last part has no 'totals:' line, which callgrind always writes: the "
+                 "file may be truncated");
+}
+
 pk_status cgp_end(cg_parser *ps)
 {
     if (ps->pending) drop_pending(ps);
+    if (ps->line_no) check_truncation(ps);
     return PK_OK;
 }

@@ -117,8 +117,8 @@ static pk_status gz_fill(gz_in *g, const char *path, const pk_mapfile *m, int *e
     int r = inflate(&g->z, Z_NO_FLUSH);
     g->len = g->cap - g->z.avail_out;
     if (r == Z_STREAM_END) {
-        uint64_t used = m->size - g->z.avail_in;
-        if (g->z.avail_in && is_gzip(m->data + used, g->z.avail_in)) { /* another member */
+        const unsigned char *next = g->z.next_in;
+        if (g->z.avail_in && is_gzip(next, g->z.avail_in)) { /* another member */
             inflateReset(&g->z);
             return PK_OK;
         }
@@ -127,7 +127,7 @@ static pk_status gz_fill(gz_in *g, const char *path, const pk_mapfile *m, int *e
     }
     if (r == Z_OK || (r == Z_BUF_ERROR && g->z.avail_in)) return PK_OK;
     return pk_fail(PK_ERR_FORMAT, "%s: damaged gzip data near compressed byte %llu (%s)", path,
-                   (unsigned long long)(m->size - g->z.avail_in),
+                   (unsigned long long)(g->z.next_in - (const unsigned char *)m->data),
                    r == Z_BUF_ERROR ? "truncated"
                    : g->z.msg       ? g->z.msg
                                     : "inflate error");
@@ -320,10 +320,10 @@ pk_status cg_open(const char *path, const pk_open_options *opts, pk_profile **ou
     return st;
 }
 
-pk_status cg_open_memory(const void *data, uint64_t size, const pk_open_options *opts,
-                         pk_profile **out)
+pk_status cg_open_memory(const char *name, const void *data, uint64_t size,
+                         const pk_open_options *opts, pk_profile **out)
 {
     pk_mapfile m = {data ? data : (const void *)"", size, 0};
-    char *one[] = {"memory"};
-    return open_files("memory", one, 1, &m, opts, out);
+    char *one[] = {(char *)(name ? name : "memory")};
+    return open_files(one[0], one, 1, &m, opts, out);
 }

@@ -54,10 +54,16 @@ void cli_info_callgraph(const pk_profile *p)
         free(c);
         return;
     }
-    printf("  %-12s %zu part%s, %llu cost positions%s, %llu call arcs, %llu jumps, %u cycle%s\n",
+    /* a by-function open does not keep jumps: say so rather than print 0 */
+    char jumps[48];
+    if (s.by_function)
+        snprintf(jumps, sizeof jumps, "jumps not loaded");
+    else
+        snprintf(jumps, sizeof jumps, "%llu jumps", (unsigned long long)s.n_jumps);
+    printf("  %-12s %zu part%s, %llu cost positions%s, %llu call arcs, %s, %u cycle%s\n",
            "call graph", s.n_parts, s.n_parts == 1 ? "" : "s", (unsigned long long)s.n_costs,
-           s.by_function ? " (by function)" : "", (unsigned long long)s.n_calls,
-           (unsigned long long)s.n_jumps, n_cycles, n_cycles == 1 ? "" : "s");
+           s.by_function ? " (by function)" : "", (unsigned long long)s.n_calls, jumps, n_cycles,
+           n_cycles == 1 ? "" : "s");
     double total = 0;
     for (size_t f = 0; f < nf; f++)
         total += c[f].self;

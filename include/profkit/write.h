@@ -19,6 +19,10 @@ extern "C" {
 
 #define PK_WRITE_FORCE    0x1u /* replace an existing target */
 #define PK_WRITE_NO_TRACE 0x2u /* leave traces out */
+/* One file per location where the format has that form (Callgrind:
+ * "path-01", "path-02"..., as callgrind writes one file per thread; a
+ * single location is still written at `path`). */
+#define PK_WRITE_SPLIT 0x4u
 
 /* Progress callback: `done` of `total` units of work (bytes, roughly).
  * Called from the writing thread, at most a few hundred times. */

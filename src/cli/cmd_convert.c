@@ -19,18 +19,26 @@ static const char convert_help[] =
     "Convert a profile to another format. Formats written so far:\n"
     "  hpctoolkit   HPCToolkit v4 database directory (meta.db, profile.db, cct.db,\n"
     "               trace.db when there are traces, metrics/default.yaml); opens in\n"
-    "               hpcviewer. Chosen by default when OUTPUT ends in '.d'.\n\n"
+    "               hpcviewer. Chosen by default when OUTPUT ends in '.d'.\n"
+    "  callgrind    Callgrind file: one part per location (thread, rank, part),\n"
+    "               call arcs with inclusive costs; opens in KCachegrind and\n"
+    "               callgrind_annotate. Chosen by default when OUTPUT's name\n"
+    "               contains 'callgrind'. From a calling-context tree the call\n"
+    "               graph is exact (docs/callgrind.md).\n\n"
     "The output is written under a temporary name and renamed into place, so a\n"
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
-    "only with --force (and only if it is a database).\n\n"
+    "only with --force.\n\n"
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"
     "  -t, --to FORMAT     output format (see above)\n"
-    "  -f, --force         replace an existing output database\n"
+    "  -f, --force         replace an existing output\n"
     "  -r, --recompute     recompute every propagated scope (function, lex_aware,\n"
     "                      execution) and summary statistic from the point values,\n"
     "                      as hpcprof does, before writing (docs/derive.md)\n"
     "      --no-trace      leave traces out\n"
+    "      --split         one file per location where the format has that form\n"
+    "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
+    "                      the name OUTPUT, as callgrind's per-thread files are)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 input unreadable or write failed, 2 usage error.\n";
@@ -92,11 +100,15 @@ typedef struct convert_args {
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
-        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
-        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"no-trace", no_argument, 0, 'T'},
+                                             {"recompute", no_argument, 0, 'r'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"split", no_argument, 0, 'S'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:frqh", longopts, NULL)) != -1) {
@@ -112,6 +124,9 @@ static int parse(int argc, char **argv, convert_args *a)
             break;
         case 'T':
             a->write_flags |= PK_WRITE_NO_TRACE;
+            break;
+        case 'S':
+            a->write_flags |= PK_WRITE_SPLIT;
             break;
         case 'q':
             a->quiet = 1;
@@ -135,8 +150,9 @@ static int parse(int argc, char **argv, convert_args *a)
 static void report(const convert_args *a, const pk_write_stats *s, double seconds)
 {
     char b[32];
-    printf("wrote %s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", a->output, s->n_files,
-           cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values, seconds,
+    const char *split = (a->write_flags & PK_WRITE_SPLIT) && s->n_files > 1 ? "-NN" : "";
+    printf("wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", a->output, split,
+           s->n_files, cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values, seconds,
            seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
     if (s->n_skipped_traces)
         printf("note: %u traces belong to no profile of the input (it is damaged there) and "

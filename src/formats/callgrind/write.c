@@ -33,6 +33,8 @@ typedef struct writer {
     uint32_t nfile, nfn, nobj;
     uint32_t cur_file, cur_obj;
     uint64_t n_values;
+    int split;  /* one file per part */
+    FILE **out; /* split: one stream per part */
 } writer;
 
 static int integral(double v)
@@ -274,7 +276,7 @@ static void write_header(writer *w, uint32_t k, const double *sum)
 {
     const pk_cg *cg = w->cg;
     const pk_cg_part_rec *part = &cg->parts[k];
-    if (k == 0)
+    if (k == 0 || w->split)
         fprintf(w->f, "# callgrind format\nversion: 1\ncreator: profkit %s\n", pk_version());
     if (part->pid) fprintf(w->f, "pid: %llu\n", (unsigned long long)part->pid);
     if (part->cmd) fprintf(w->f, "cmd: %s\n", part->cmd);
@@ -289,11 +291,14 @@ static void write_header(writer *w, uint32_t k, const double *sum)
         const pk_cg_event_rec *ev = &cg->events[e];
         if (ev->formula)
             fprintf(w->f, "event: %s = %s\n", w->names[e], ev->formula);
-        else if (ev->long_name || w->scale[e] != 1)
-            fprintf(w->f, "event: %s : %s%s%.0g%s\n", w->names[e],
-                    ev->long_name ? ev->long_name : "",
-                    w->scale[e] != 1 ? " [profkit wrote the values multiplied by " : "",
-                    w->scale[e] != 1 ? w->scale[e] : 0.0, w->scale[e] != 1 ? "]" : "");
+        else if (ev->long_name || w->scale[e] != 1) {
+            char note[80] = "";
+            if (w->scale[e] != 1)
+                snprintf(note, sizeof note, " [profkit wrote the values multiplied by %.0g]",
+                         w->scale[e]);
+            fprintf(w->f, "event: %s : %s%s\n", w->names[e], ev->long_name ? ev->long_name : "",
+                    note);
+        }
     }
     fprintf(w->f, "events:");
     for (uint32_t e = 0; e < w->ne; e++)
@@ -326,6 +331,7 @@ static pk_status write_body(writer *w)
     double *sum = malloc((w->ne + 1u) * sizeof *sum);
     pk_status st = c.self && c.calls && c.jumps && sum ? PK_OK : pk_fail_nomem("writing Callgrind");
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
+        if (w->split) w->f = w->out[k];
         part_sums(w, &c, k, sum);
         write_header(w, k, sum);
         for (int d = 0; d < 3; d++)
@@ -349,7 +355,7 @@ static void writer_free(writer *w)
         free(w->def[d]);
 }
 
-static pk_status write_to(writer *w, const char *tmp)
+static pk_status prepare(writer *w)
 {
     const pk_profile *p = w->p;
     w->nfile = (uint32_t)p->n_files + 1, w->nobj = (uint32_t)p->n_modules + 1;
@@ -358,40 +364,101 @@ static pk_status write_to(writer *w, const char *tmp)
     w->def[2] = calloc(w->nobj, 1);
     w->ne = w->cg->n_events;
     if (!w->def[0] || !w->def[1] || !w->def[2]) return pk_fail_nomem("writing Callgrind");
-    pk_status st = prepare_events(w);
-    if (st) return st;
-    w->f = fopen(tmp, "w");
-    if (!w->f) return pk_fail(PK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    setvbuf(w->f, NULL, _IOFBF, 1 << 20);
-    st = write_body(w);
-    int bad = ferror(w->f);
-    if (fclose(w->f) != 0 || bad)
+    return prepare_events(w);
+}
+
+static FILE *create(const char *tmp, pk_status *st)
+{
+    FILE *f = fopen(tmp, "w");
+    if (!f) *st = pk_fail(PK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    if (f) setvbuf(f, NULL, _IOFBF, 1 << 20);
+    return f;
+}
+
+static pk_status finish(FILE *f, const char *tmp, pk_status st)
+{
+    int bad = ferror(f);
+    if (fclose(f) != 0 || bad)
         st = st ? st : pk_fail(PK_ERR_IO, "%s: write failed: %s", tmp, strerror(errno));
     return st;
+}
+
+/* The files written: `path`, or with PK_WRITE_SPLIT and several parts
+ * "path-01", "path-02"... as callgrind names per-thread files, so the
+ * set opens as one run by its base name (here and in KCachegrind). */
+typedef struct targets {
+    uint32_t n;
+    char (*path)[4096];
+    char (*tmp)[4096];
+} targets;
+
+static pk_status name_targets(targets *t, const char *path, uint32_t n, int force)
+{
+    t->n = n;
+    t->path = malloc(n * sizeof *t->path), t->tmp = malloc(n * sizeof *t->tmp);
+    if (!t->path || !t->tmp) return pk_fail_nomem("writing Callgrind");
+    int digits = n > 99 ? snprintf(NULL, 0, "%u", n) : 2;
+    for (uint32_t k = 0; k < n; k++) {
+        if (n == 1)
+            snprintf(t->path[k], sizeof t->path[k], "%s", path);
+        else
+            snprintf(t->path[k], sizeof t->path[k], "%s-%0*u", path, digits, k + 1);
+        snprintf(t->tmp[k], sizeof t->tmp[k], "%s.tmp-%ld", t->path[k], (long)getpid());
+        if (!force && access(t->path[k], F_OK) == 0)
+            return pk_fail(PK_ERR_IO, "%s: exists (use --force to replace it)", t->path[k]);
+    }
+    return PK_OK;
+}
+
+static pk_status write_files(writer *w, const targets *t)
+{
+    pk_status st = PK_OK;
+    w->out = calloc(t->n, sizeof *w->out);
+    if (!w->out) return pk_fail_nomem("writing Callgrind");
+    for (uint32_t k = 0; k < t->n && !st; k++)
+        w->out[k] = create(t->tmp[k], &st);
+    w->f = w->out[0];
+    if (!st) st = write_body(w);
+    for (uint32_t k = 0; k < t->n; k++)
+        if (w->out[k]) st = finish(w->out[k], t->tmp[k], st);
+    for (uint32_t k = 0; k < t->n && !st; k++)
+        if (rename(t->tmp[k], t->path[k]) != 0)
+            st =
+                pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", t->path[k], strerror(errno));
+    return st;
+}
+
+static void count_bytes(const targets *t, pk_write_stats *stats)
+{
+    stats->bytes = 0, stats->n_files = t->n;
+    for (uint32_t k = 0; k < t->n; k++) {
+        FILE *f = fopen(t->path[k], "r");
+        if (!f) continue;
+        fseek(f, 0, SEEK_END);
+        stats->bytes += (uint64_t)ftell(f);
+        fclose(f);
+    }
 }
 
 pk_status cg_write(const pk_profile *p, const char *path, const pk_write_options *opts,
                    pk_write_stats *stats)
 {
-    if (!(opts && (opts->flags & PK_WRITE_FORCE)) && access(path, F_OK) == 0)
-        return pk_fail(PK_ERR_IO, "%s: exists (use --force to replace it)", path);
+    uint32_t flags = opts ? opts->flags : 0;
     pk_cg *own = NULL;
     pk_status st = p->cg ? PK_OK : pk_cg_from_cct(p, &own);
     if (st) return st;
     writer w = {.p = p, .cg = p->cg ? p->cg : own};
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
-    st = write_to(&w, tmp);
-    if (!st && rename(tmp, path) != 0)
-        st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (st) unlink(tmp);
-    FILE *f = st ? NULL : fopen(path, "r");
-    if (f) {
-        fseek(f, 0, SEEK_END);
-        stats->bytes = (uint64_t)ftell(f);
-        fclose(f);
-    }
-    stats->n_values = w.n_values, stats->n_files = st ? 0 : 1;
+    w.split = (flags & PK_WRITE_SPLIT) && w.cg->n_parts > 1;
+    targets t = {0};
+    st = name_targets(&t, path, w.split ? w.cg->n_parts : 1, (flags & PK_WRITE_FORCE) != 0);
+    if (!st) st = prepare(&w);
+    if (!st) st = write_files(&w, &t);
+    if (st)
+        for (uint32_t k = 0; t.tmp && k < t.n; k++)
+            unlink(t.tmp[k]);
+    if (!st) count_bytes(&t, stats);
+    stats->n_values = w.n_values;
+    free(t.path), free(t.tmp), free(w.out);
     writer_free(&w);
     pk_cg_free(own);
     return st;

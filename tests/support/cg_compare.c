@@ -1,5 +1,6 @@
 /*
- * tests/support/cg_compare.c — canonical text of a call graph.
+ * tests/support/cg_compare.c — canonical text of a call graph, and a walk
+ * over every call-graph accessor for the robustness tests and the fuzzer.
  */
 #include "cg_compare.h"
 
@@ -52,12 +53,39 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* Events (names, long names, formulas) and what each part says of itself. */
+static void add_headers(lines *l, const pk_profile *p, const pk_cg_summary *s)
+{
+    for (size_t e = 0; e < s->n_events; e++) {
+        pk_cg_event ev;
+        pk_callgraph_event(p, e, &ev);
+        char *t = malloc(8192);
+        snprintf(t, 8192, "event %zu %s [%s] [%s]", e, ev.name, ev.long_name ? ev.long_name : "-",
+                 ev.formula ? ev.formula : "-");
+        add(l, t);
+    }
+    for (size_t i = 0; i < s->n_parts; i++) {
+        pk_cg_part pt;
+        pk_callgraph_part(p, i, &pt);
+        char *t = malloc(8192);
+        snprintf(t, 8192, "part %u number=%u thread=%u pid=%llu cmd=[%s]", pt.location, pt.number,
+                 pt.thread, (unsigned long long)pt.pid, pt.cmd ? pt.cmd : "-");
+        add(l, t);
+        for (size_t d = 0; d < pt.n_descs; d++) {
+            t = malloc(8192);
+            snprintf(t, 8192, "desc %u %s", pt.location, pt.descs[d]);
+            add(l, t);
+        }
+    }
+}
+
 char *tu_cg_canonical(const pk_profile *p)
 {
     pk_cg_summary s;
     if (pk_callgraph_summary(p, &s)) return NULL;
     lines l = {0};
     char f1[4096], f2[4096], c[2048];
+    add_headers(&l, p, &s);
     for (uint64_t i = 0; i < s.n_costs; i++) {
         pk_cg_cost x;
         pk_callgraph_cost(p, i, &x);
@@ -105,4 +133,58 @@ char *tu_cg_canonical(const pk_profile *p)
     *o = 0;
     free(l.v);
     return out;
+}
+
+static double exercise_costs(const pk_profile *p, const pk_cg_summary *s)
+{
+    size_t nf = pk_function_count(p);
+    pk_cg_function_cost *fc = malloc((nf + 1) * sizeof *fc);
+    pk_cg_cycle *cy = malloc((nf + 1) * sizeof *cy);
+    double sum = 0;
+    for (size_t e = 0; fc && cy && e < s->n_events; e++)
+        for (size_t part = 0; part <= s->n_parts; part++) {
+            pk_cg_part pt;
+            pk_index loc = PK_NONE;
+            if (part < s->n_parts) {
+                if (pk_callgraph_part(p, part, &pt)) continue;
+                loc = pt.location;
+            }
+            uint32_t n_cycles = 0;
+            if (pk_callgraph_function_costs(p, loc, e, fc, cy, &n_cycles)) continue;
+            for (size_t f = 0; f < nf; f++)
+                sum += fc[f].self + fc[f].inclusive + fc[f].calls;
+            for (uint32_t c = 0; c < n_cycles; c++)
+                sum += cy[c].inclusive;
+        }
+    free(fc);
+    free(cy);
+    return sum;
+}
+
+double tu_cg_exercise(const pk_profile *p)
+{
+    pk_cg_summary s;
+    if (pk_callgraph_summary(p, &s)) return 0;
+    double sum = 0;
+    for (size_t e = 0; e < s.n_events; e++) {
+        pk_cg_event ev;
+        if (!pk_callgraph_event(p, e, &ev)) sum += strlen(ev.name);
+    }
+    for (size_t i = 0; i < s.n_parts; i++) {
+        pk_cg_part pt;
+        if (!pk_callgraph_part(p, i, &pt)) sum += pt.n_descs + (pt.cmd ? strlen(pt.cmd) : 0);
+    }
+    for (uint64_t i = 0; i < s.n_costs; i++) {
+        pk_cg_cost c;
+        if (!pk_callgraph_cost(p, i, &c)) sum += (s.n_events ? c.values[0] : 0) + c.pos.line;
+    }
+    for (uint64_t i = 0; i < s.n_calls; i++) {
+        pk_cg_call c;
+        if (!pk_callgraph_call(p, i, &c)) sum += c.count + (s.n_events ? c.inclusive[0] : 0);
+    }
+    for (uint64_t i = 0; i < s.n_jumps; i++) {
+        pk_cg_jump j;
+        if (!pk_callgraph_jump(p, i, &j)) sum += j.followed + j.executed;
+    }
+    return sum + exercise_costs(p, &s);
 }

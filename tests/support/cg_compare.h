@@ -11,4 +11,9 @@
 /* malloc'ed text; NULL if the profile has no call graph. */
 char *tu_cg_canonical(const pk_profile *p);
 
+/* Touches every call-graph accessor and computes recursion-safe function
+ * costs for every event (all locations and each one); returns a sum of
+ * what it saw so the work cannot be optimised away. 0 without a call graph. */
+double tu_cg_exercise(const pk_profile *p);
+
 #endif

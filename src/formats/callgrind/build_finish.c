@@ -159,10 +159,19 @@ static pk_status check_parts(cg_build *b)
     return st;
 }
 
+/* A file that never says which events it counts holds no profile, even
+ * if its header lines (a cut file) made a part. */
+static int declares_events(const cg_build *b)
+{
+    for (uint32_t k = 0; k < b->n_bparts; k++)
+        if (b->bparts[k].n_cols) return 1;
+    return 0;
+}
+
 pk_status cgb_finish(cg_build *b)
 {
     pk_profile *p = b->p;
-    if (!b->cg->n_parts)
+    if (!b->cg->n_parts || !declares_events(b))
         return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
     pk_status st = merge_self(b);
     if (!st) st = check_parts(b);

@@ -383,7 +383,9 @@ static pk_status one_line(cg_parser *ps, const char *s, const char *e)
     char c = *s;
     int cost = (unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*';
     if (ps->pending && !cost) drop_pending(ps);
-    if (cost) return cost_line(ps, s, e);
+    if (cost) return cost_line(ps, s, e); /* a NUL there is "not a number" */
+    /* names are kept as C strings: a NUL (a damaged file) would cut them */
+    if (memchr(s, 0, (size_t)(e - s))) return cgp_bad(ps, "a NUL byte in a text line");
     if (is_alpha(c)) return key_line(ps, s, e);
     return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
 }

@@ -125,6 +125,13 @@ static const char *intern(cg_parser *ps, const char *s, const char *e)
     return pk_intern(&ps->p->strings, s, (size_t)(e - s));
 }
 
+/* The value v..e without its surrounding blanks ("" if it is all blanks). */
+static const char *intern_trimmed(cg_parser *ps, const char *v, const char *e)
+{
+    v = cgp_skip_space(v, e);
+    return intern(ps, v, trim_end(v, e));
+}
+
 static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
 {
     uint32_t n = 0, mask = 0;
@@ -156,6 +163,11 @@ static pk_status header_events(cg_parser *ps, const char *v, const char *e)
         const char *t = v;
         while (v < e && *v != ' ' && *v != '\t')
             v++;
+        /* event: lines and formulas could not name it */
+        if (memchr(t, '=', (size_t)(v - t)) || memchr(t, ':', (size_t)(v - t))) {
+            st = cgp_bad(ps, "event name '%.*s' contains '=' or ':'", (int)(v - t), t);
+            break;
+        }
         const char *name = intern(ps, t, v);
         uint32_t ev;
         st = name ? cgb_event(ps->b, name, &ev) : pk_fail_nomem("reading events");
@@ -230,7 +242,7 @@ static pk_status header_numbers(cg_parser *ps, const char *v, const char *e, int
 static pk_status header_desc(cg_parser *ps, const char *v, const char *e)
 {
     pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
-    const char *d = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
+    const char *d = intern_trimmed(ps, v, e);
     const char **a = realloc(part->descs, (part->n_descs + 1u) * sizeof *a);
     if (!d || !a) {
         if (a) part->descs = a;
@@ -257,9 +269,9 @@ static pk_status header_value(cg_parser *ps, const char *k, size_t n, const char
     uint64_t u = 0;
     pk_status st = PK_OK;
     if (key_is(k, n, "creator")) {
-        ps->creator = part->creator = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
+        ps->creator = part->creator = intern_trimmed(ps, v, e);
     } else if (key_is(k, n, "cmd")) {
-        ps->cmd = part->cmd = intern(ps, cgp_skip_space(v, e), trim_end(v, e));
+        ps->cmd = part->cmd = intern_trimmed(ps, v, e);
     } else if (key_is(k, n, "pid")) {
         if (!(st = header_uint(ps, "pid", v, e, &u))) ps->pid = part->pid = u;
     } else if (key_is(k, n, "part")) {
@@ -378,11 +390,10 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
         if (s >= e || *s != ')') return cgp_bad(ps, "compressed name without ')'");
         s = cgp_skip_space(s + 1, e);
         if (s == e) return lookup_name(ps, kind, id, out);
-        if (memchr(s, '\0', (size_t)(e - s))) return cgp_bad(ps, "NUL byte in a name");
-        *out = intern(ps, s, e);
+        *out = intern(ps, s, e); /* one_line() refused NUL bytes */
         return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
     }
-    if (memchr(v, '\0', (size_t)(e - v))) return cgp_bad(ps, "NUL byte in a name");
+    v = cgp_skip_space(v, e); /* as after "(id)": blanks never start a name */
     *out = intern(ps, v, e);
     return *out ? PK_OK : pk_fail_nomem("reading names");
 }
@@ -401,8 +412,11 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     pk_status st = parse_name(ps, kind, v, e, &name);
     if (st || !name) return st;
     uint32_t idx = PK_NONE;
-    if (kind == CG_NAME_FILE) st = cgb_file(ps->b, name, &idx);
-    if (kind == CG_NAME_OBJ) st = cgb_module(ps->b, name, &idx);
+    /* "???" is how callgrind (and our writer) names an unknown file or
+     * object: it stays unknown rather than becoming a file called "???" */
+    int unknown = strcmp(name, "???") == 0;
+    if (kind == CG_NAME_FILE && !unknown) st = cgb_file(ps->b, name, &idx);
+    if (kind == CG_NAME_OBJ && !unknown) st = cgb_module(ps->b, name, &idx);
     if (st) return st;
     if (key_is(k, n, "ob")) {
         ps->ob = idx;

@@ -72,9 +72,8 @@ static pk_status prepare_events(writer *w)
         size_t len = strlen(n);
         w->names[e] = malloc(len + 16);
         if (!w->names[e]) return pk_fail_nomem("writing Callgrind");
-        for (size_t i = 0; i <= len; i++)
-            w->names[e][i] =
-                n[i] == ' ' || n[i] == '\t' || n[i] == '\n' || n[i] == '\r' ? '_' : n[i];
+        for (size_t i = 0; i <= len; i++) /* blanks split events:, = and : event: lines */
+            w->names[e][i] = n[i] && strchr(" \t\n\r=:", n[i]) ? '_' : n[i];
         if (!len) strcpy(w->names[e], "event");
         for (uint32_t k = 0; k < e; k++) /* names must differ */
             if (strcmp(w->names[k], w->names[e]) == 0)
@@ -287,17 +286,25 @@ static void write_header(writer *w, uint32_t k, const double *sum)
     uint32_t pos = cg->positions ? cg->positions : PK_POS_LINE;
     fprintf(w->f, "\npositions:%s%s%s\n", pos & PK_POS_INSTR ? " instr" : "",
             pos & PK_POS_BB ? " bb" : "", pos & PK_POS_LINE ? " line" : "");
-    for (uint32_t e = 0; e < w->ne; e++) {
+    /* Readers number events in order of first mention: once one event needs
+     * an event: line, every event gets one, so the order survives. */
+    int all = 0;
+    for (uint32_t e = 0; e < w->ne; e++)
+        all |= cg->events[e].formula || cg->events[e].long_name || w->scale[e] != 1;
+    for (uint32_t e = 0; all && e < w->ne; e++) {
         const pk_cg_event_rec *ev = &cg->events[e];
         if (ev->formula)
             fprintf(w->f, "event: %s = %s\n", w->names[e], ev->formula);
-        else if (ev->long_name || w->scale[e] != 1) {
+        else {
             char note[80] = "";
             if (w->scale[e] != 1)
                 snprintf(note, sizeof note, " [profkit wrote the values multiplied by %.0g]",
                          w->scale[e]);
-            fprintf(w->f, "event: %s : %s%s\n", w->names[e], ev->long_name ? ev->long_name : "",
-                    note);
+            if (ev->long_name || *note)
+                fprintf(w->f, "event: %s : %s%s\n", w->names[e], ev->long_name ? ev->long_name : "",
+                        note);
+            else
+                fprintf(w->f, "event: %s\n", w->names[e]);
         }
     }
     fprintf(w->f, "events:");

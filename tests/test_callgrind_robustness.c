@@ -48,8 +48,7 @@ static void fail(const char *what, const char *name, size_t at)
         fprintf(stderr, "FAIL %s: %s at %zu (%s)\n", name, what, at, pk_error_last());
 }
 
-static pk_status open_copy(const unsigned char *bytes, size_t size, uint32_t flags,
-                           pk_profile **p)
+static pk_status open_copy(const unsigned char *bytes, size_t size, uint32_t flags, pk_profile **p)
 {
     static const char *const name = "damaged.callgrind";
     unsigned char *copy = malloc(size ? size : 1);
@@ -114,7 +113,8 @@ static void try_damaged(const unsigned char *bytes, size_t size, const char *nam
     /* a bad line of a text file: KEEP_GOING skips it and says so */
     if (open_copy(bytes, size, PK_OPEN_KEEP_GOING, &p) != PK_OK) {
         /* skipping the bad line may leave nothing: then it must say so */
-        if (!strstr(pk_error_last(), "no profile data")) fail("KEEP_GOING could not open", name, at);
+        if (!strstr(pk_error_last(), "no profile data"))
+            fail("KEEP_GOING could not open", name, at);
         return;
     }
     pk_profile_info info;
@@ -239,7 +239,7 @@ int main(int argc, char **argv)
     tu_remove_tree(st.work);
     printf("%s: sample + %zu corpus files%s: %zu damaged copies opened (%zu rewritten and read "
            "back), %zu refused cleanly, %zu of those opened with KEEP_GOING; %d failures\n",
-           flip ? "flip" : "truncate", used, corpus ? "" : " (corpus absent, skipped)",
-           st.opened, st.rewritten, st.refused, st.kept_going, failures);
+           flip ? "flip" : "truncate", used, corpus ? "" : " (corpus absent, skipped)", st.opened,
+           st.rewritten, st.refused, st.kept_going, failures);
     return failures ? 1 : 0;
 }

@@ -168,11 +168,28 @@ static int declares_events(const cg_build *b)
     return 0;
 }
 
+/* An event listed in events: has data; a formula for it too (event: X =
+ * ...) would hide that data from every consumer: keep the data. */
+static void drop_formulas_of_data(cg_build *b)
+{
+    for (uint32_t k = 0; k < b->n_bparts; k++)
+        for (uint32_t c = 0; c < b->bparts[k].n_cols; c++) {
+            pk_cg_event_rec *ev = &b->cg->events[b->bparts[k].col_event[c]];
+            if (!ev->formula) continue;
+            pk_model_diag(b->p, PK_SEV_WARNING, "formula-with-data", NULL, NULL, 0, 0,
+                          "event '%s' is listed in events: and also defined as '%s': the "
+                          "formula is ignored",
+                          ev->name, ev->formula);
+            ev->formula = NULL;
+        }
+}
+
 pk_status cgb_finish(cg_build *b)
 {
     pk_profile *p = b->p;
     if (!b->cg->n_parts || !declares_events(b))
         return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
+    drop_formulas_of_data(b);
     pk_status st = merge_self(b);
     if (!st) st = check_parts(b);
     if (st) return st;

@@ -1,75 +1,101 @@
 /*
  * util/kmap.c — open-addressing hash map over composite integer keys.
+ *
+ * Slots hold a 32-bit hash and an entry number; the keys themselves sit in
+ * a dense array, compared only when the hashes agree. Growing rehashes the
+ * 8-byte slots from their stored hashes without touching the keys.
  */
 #include "kmap.h"
 
 #include <stdlib.h>
 #include <string.h>
 
-static uint64_t hash_key(const uint64_t *k)
+static uint32_t hash_key(const uint64_t *k)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
     for (int i = 0; i < PK_KMAP_WORDS; i++) {
         h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
         h *= 0xff51afd7ed558ccdull;
     }
-    return h ^ (h >> 31);
+    return (uint32_t)(h ^ (h >> 32));
 }
 
-static int same_key(const uint64_t *a, const uint64_t *b)
+static const uint64_t *key_of(const pk_kmap *m, uint32_t entry)
 {
-    return memcmp(a, b, PK_KMAP_WORDS * sizeof *a) == 0;
+    return m->keys + (size_t)(entry - 1) * PK_KMAP_WORDS;
 }
 
-static size_t find_slot(const pk_kmap *m, const uint64_t *k)
+/* The slot holding `k`, or the empty slot where it would go. */
+static size_t find_slot(const pk_kmap *m, const uint64_t *k, uint32_t h)
 {
-    size_t mask = m->cap - 1, i = (size_t)hash_key(k) & mask;
-    while (m->slots[i].used && !same_key(m->slots[i].k, k))
-        i = (i + 1) & mask;
-    return i;
+    size_t mask = m->cap - 1, i = h & mask;
+    for (;; i = (i + 1) & mask) {
+        const pk_kmap_slot *s = &m->slots[i];
+        if (!s->entry) return i;
+        if (s->hash == h && memcmp(key_of(m, s->entry), k, PK_KMAP_WORDS * sizeof *k) == 0)
+            return i;
+    }
 }
 
-static int grow(pk_kmap *m)
+static int grow_slots(pk_kmap *m)
 {
     size_t cap = m->cap ? m->cap * 2 : 256;
     if (cap > SIZE_MAX / sizeof(pk_kmap_slot)) return -1;
-    pk_kmap_slot *old = m->slots;
-    size_t old_cap = m->cap;
-    m->slots = calloc(cap, sizeof *m->slots);
-    if (!m->slots) {
-        m->slots = old;
-        return -1;
+    pk_kmap_slot *slots = calloc(cap, sizeof *slots);
+    if (!slots) return -1;
+    for (size_t i = 0; i < m->cap; i++) {
+        pk_kmap_slot s = m->slots[i];
+        if (!s.entry) continue;
+        size_t j = s.hash & (cap - 1);
+        while (slots[j].entry)
+            j = (j + 1) & (cap - 1);
+        slots[j] = s;
     }
-    m->cap = cap;
-    for (size_t i = 0; i < old_cap; i++)
-        if (old[i].used) m->slots[find_slot(m, old[i].k)] = old[i];
-    free(old);
+    free(m->slots);
+    m->slots = slots, m->cap = cap;
+    return 0;
+}
+
+static int grow_entries(pk_kmap *m)
+{
+    size_t cap = m->entry_cap ? m->entry_cap * 2 : 64;
+    if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
+    if (cap <= m->count || cap > SIZE_MAX / (PK_KMAP_WORDS * sizeof *m->keys)) return -1;
+    uint64_t *keys = realloc(m->keys, cap * PK_KMAP_WORDS * sizeof *keys);
+    if (!keys) return -1;
+    m->keys = keys;
+    uint32_t *values = realloc(m->values, cap * sizeof *values);
+    if (!values) return -1;
+    m->values = values, m->entry_cap = cap;
     return 0;
 }
 
 int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new, uint32_t *v_out,
                    int *added)
 {
-    if ((m->count + 1) * 4 > m->cap * 3 && grow(m)) return -1;
-    size_t i = find_slot(m, key);
+    if ((m->count + 1) * 4 > m->cap * 3 && grow_slots(m)) return -1;
+    uint32_t h = hash_key(key);
+    size_t i = find_slot(m, key, h);
     pk_kmap_slot *s = &m->slots[i];
-    *added = !s->used;
-    if (!s->used) {
-        memcpy(s->k, key, sizeof s->k);
-        s->v = v_new;
-        s->used = 1;
-        m->count++;
+    *added = !s->entry;
+    if (s->entry) {
+        *v_out = m->values[s->entry - 1];
+        return 0;
     }
-    *v_out = s->v;
+    if (m->count == m->entry_cap && grow_entries(m)) return -1;
+    memcpy(m->keys + m->count * PK_KMAP_WORDS, key, PK_KMAP_WORDS * sizeof *key);
+    m->values[m->count] = v_new;
+    s->hash = h, s->entry = (uint32_t)++m->count;
+    *v_out = v_new;
     return 0;
 }
 
 int pk_kmap_get(const pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t *v_out)
 {
     if (!m->cap) return 0;
-    const pk_kmap_slot *s = &m->slots[find_slot(m, key)];
-    if (!s->used) return 0;
-    *v_out = s->v;
+    const pk_kmap_slot *s = &m->slots[find_slot(m, key, hash_key(key))];
+    if (!s->entry) return 0;
+    *v_out = m->values[s->entry - 1];
     return 1;
 }
 
@@ -81,6 +107,6 @@ void pk_kmap_clear(pk_kmap *m)
 
 void pk_kmap_free(pk_kmap *m)
 {
-    free(m->slots);
+    free(m->slots), free(m->keys), free(m->values);
     memset(m, 0, sizeof *m);
 }

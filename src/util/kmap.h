@@ -5,7 +5,7 @@
  * call arc again") need to find a record by a composite key: a handful of
  * ids and positions. Keys are PK_KMAP_WORDS 64-bit words (unused words
  * zero); values are record indexes. Open addressing, power-of-two size,
- * one allocation per growth, never per entry.
+ * one allocation per growth, never per entry. At most 2^32 - 2 entries.
  */
 #ifndef PK_UTIL_KMAP_H
 #define PK_UTIL_KMAP_H
@@ -15,15 +15,19 @@
 
 #define PK_KMAP_WORDS 8
 
+/* A slot is 8 bytes (hash and entry number), so probing and growing touch
+ * little memory; keys and values live densely in insertion order and are
+ * read only when the hashes agree. */
 typedef struct pk_kmap_slot {
-    uint64_t k[PK_KMAP_WORDS];
-    uint32_t v;
-    uint32_t used;
+    uint32_t hash;
+    uint32_t entry; /* 1 + index into keys/values; 0 = empty */
 } pk_kmap_slot;
 
 typedef struct pk_kmap {
-    pk_kmap_slot *slots; /* malloc */
-    size_t cap, count;
+    pk_kmap_slot *slots; /* malloc, cap of them */
+    uint64_t *keys;      /* malloc, PK_KMAP_WORDS per entry */
+    uint32_t *values;    /* malloc, one per entry */
+    size_t cap, count, entry_cap;
 } pk_kmap;
 
 /* Find `key`; if absent, insert it with value `v_new`. *v_out receives the

@@ -17,7 +17,8 @@ pk_status cgb_init(cg_build *b, pk_profile *p, int by_function)
     b->p = p;
     b->by_function = by_function;
     b->cg = calloc(1, sizeof *b->cg);
-    if (!b->cg) return pk_fail_nomem("reading a call graph");
+    b->memo = calloc((size_t)CGB_MEMO_KINDS * CGB_MEMO, sizeof *b->memo);
+    if (!b->cg || !b->memo) return pk_fail_nomem("reading a call graph");
     b->cg->by_function = by_function;
     return PK_OK;
 }
@@ -36,6 +37,7 @@ void cgb_free(cg_build *b)
     free(b->acc_cost);
     free(b->raw);
     free(b->raw_cost);
+    free(b->memo);
     pk_kmap *maps[] = {&b->fn_map,  &b->file_map, &b->mod_map,
                        &b->acc_map, &b->call_map, &b->jump_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
@@ -101,6 +103,24 @@ pk_status cgb_new_part(cg_build *b, const char *file, uint32_t *out)
     return PK_OK;
 }
 
+static cgb_memo *memo_slot(cg_build *b, int kind, uint64_t k0, uint64_t k1, uint64_t k2)
+{
+    uint64_t h = (k0 * 0x9e3779b97f4a7c15ull) ^ (k1 * 0xc2b2ae3d27d4eb4full) ^ (k2 << 17);
+    return &b->memo[(size_t)kind * CGB_MEMO + ((h ^ (h >> 29)) & (CGB_MEMO - 1))];
+}
+
+static int memo_get(const cgb_memo *m, uint64_t k0, uint64_t k1, uint64_t k2, uint32_t *out)
+{
+    if (!m->used || m->k[0] != k0 || m->k[1] != k1 || m->k[2] != k2) return 0;
+    *out = m->v;
+    return 1;
+}
+
+static void memo_put(cgb_memo *m, uint64_t k0, uint64_t k1, uint64_t k2, uint32_t v)
+{
+    m->k[0] = k0, m->k[1] = k1, m->k[2] = k2, m->v = v, m->used = 1;
+}
+
 /* Index of an interned string in a model table (files, modules). */
 static pk_status table_index(pk_kmap *map, const char *s, uint32_t count, uint32_t *out, int *added)
 {
@@ -112,8 +132,11 @@ static pk_status table_index(pk_kmap *map, const char *s, uint32_t count, uint32
 pk_status cgb_file(cg_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
+    cgb_memo *m = memo_slot(b, CGB_MEMO_FILE, (uintptr_t)path, 0, 0);
+    if (memo_get(m, (uintptr_t)path, 0, 0, out)) return PK_OK;
     int added;
     pk_status st = table_index(&b->file_map, path, p->n_files, out, &added);
+    if (!st) memo_put(m, (uintptr_t)path, 0, 0, *out);
     if (st || !added) return st;
     if (pk_vec_reserve((void **)&p->files, &b->cap_file, p->n_files + 1u, sizeof *p->files))
         return pk_fail_nomem("adding a file");
@@ -124,8 +147,11 @@ pk_status cgb_file(cg_build *b, const char *path, uint32_t *out)
 pk_status cgb_module(cg_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
+    cgb_memo *m = memo_slot(b, CGB_MEMO_MODULE, (uintptr_t)path, 0, 0);
+    if (memo_get(m, (uintptr_t)path, 0, 0, out)) return PK_OK;
     int added;
     pk_status st = table_index(&b->mod_map, path, p->n_modules, out, &added);
+    if (!st) memo_put(m, (uintptr_t)path, 0, 0, *out);
     if (st || !added) return st;
     if (pk_vec_reserve((void **)&p->modules, &b->cap_mod, p->n_modules + 1u, sizeof *p->modules))
         return pk_fail_nomem("adding an object");
@@ -136,10 +162,13 @@ pk_status cgb_module(cg_build *b, const char *path, uint32_t *out)
 pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file, uint32_t *out)
 {
     pk_profile *p = b->p;
+    cgb_memo *m = memo_slot(b, CGB_MEMO_FUNCTION, (uintptr_t)name, module, file);
+    if (memo_get(m, (uintptr_t)name, module, file, out)) return PK_OK;
     uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)name, module, file};
     int added;
     if (pk_kmap_upsert(&b->fn_map, key, p->n_functions, out, &added))
         return pk_fail_nomem("indexing functions");
+    memo_put(m, (uintptr_t)name, module, file, *out);
     if (!added) return PK_OK;
     if (p->n_functions == PK_NONE - 1) return pk_fail(PK_ERR_FORMAT, "too many functions");
     if (pk_vec_reserve((void **)&p->functions, &b->cap_fn, p->n_functions + 1u,
@@ -151,10 +180,13 @@ pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t 
 
 pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32_t *out)
 {
+    cgb_memo *m = memo_slot(b, CGB_MEMO_ACC, part, fn, file);
+    if (memo_get(m, part, fn, file, out)) return PK_OK;
     uint64_t key[PK_KMAP_WORDS] = {part, fn, file};
     int added;
     if (pk_kmap_upsert(&b->acc_map, key, b->n_acc, out, &added))
         return pk_fail_nomem("indexing functions");
+    memo_put(m, part, fn, file, *out);
     if (!added) return PK_OK;
     if (pk_vec_reserve((void **)&b->acc_key, &b->cap_acc, (b->n_acc + 1u) * 3u, sizeof *b->acc_key))
         return pk_fail_nomem("indexing functions");

@@ -29,6 +29,16 @@ typedef struct cgb_part {
     double *summary, *totals; /* n_cols each, or NULL (malloc) */
 } cgb_part;
 
+/* A direct-mapped memo in front of a name map: the same few files,
+ * objects and functions come back line after line, and a probe of the
+ * big map is a cache miss each time. */
+#define CGB_MEMO 512
+typedef struct cgb_memo {
+    uint64_t k[3];
+    uint32_t v, used;
+} cgb_memo;
+enum { CGB_MEMO_FILE, CGB_MEMO_MODULE, CGB_MEMO_FUNCTION, CGB_MEMO_ACC, CGB_MEMO_KINDS };
+
 typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
@@ -48,6 +58,7 @@ typedef struct cg_build {
     size_t cap_raw;
     size_t cap_acc_cost, cap_raw_cost, cap_call_cost; /* in values */
     pk_kmap fn_map, file_map, mod_map, acc_map, call_map, jump_map;
+    cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
 } cg_build;
 
 pk_status cgb_init(cg_build *b, pk_profile *p, int by_function);

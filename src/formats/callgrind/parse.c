@@ -356,6 +356,10 @@ static pk_status key_line(cg_parser *ps, const char *s, const char *e)
     while (s < e && (is_alpha(*s) || *s == '_'))
         s++;
     size_t n = (size_t)(s - k);
+    /* names and header values are kept as C strings: a NUL would cut them
+     * (numbers that meet a NUL are "not a number" anyway) */
+    int text = (s < e && *s == ':') || cgp_is_name_key(k, n);
+    if (text && memchr(s, 0, (size_t)(e - s))) return cgp_bad(ps, "a NUL byte in a text line");
     if (s < e && *s == '=') return body_key(ps, k, n, s + 1, e);
     if (s < e && *s == ':') return cgp_header(ps, k, n, s + 1, e);
     const char *colon = memchr(s, ':', (size_t)(e - s));
@@ -384,8 +388,6 @@ static pk_status one_line(cg_parser *ps, const char *s, const char *e)
     int cost = (unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*';
     if (ps->pending && !cost) drop_pending(ps);
     if (cost) return cost_line(ps, s, e); /* a NUL there is "not a number" */
-    /* names are kept as C strings: a NUL (a damaged file) would cut them */
-    if (memchr(s, 0, (size_t)(e - s))) return cgp_bad(ps, "a NUL byte in a text line");
     if (is_alpha(c)) return key_line(ps, s, e);
     return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
 }

@@ -315,18 +315,23 @@ pk_status cgp_header(cg_parser *ps, const char *k, size_t n, const char *v, cons
 /* Names                                                              */
 /* ------------------------------------------------------------------ */
 
+/* fl fi fe fn ob, and with a c or j in front: asked on every key line,
+ * so decided from the letters rather than by comparing strings. */
 static int name_kind(const char *k, size_t n)
 {
-    static const struct {
-        const char *key;
-        int kind;
-    } keys[] = {{"fl", CG_NAME_FILE},  {"fi", CG_NAME_FILE},  {"fe", CG_NAME_FILE},
-                {"cfi", CG_NAME_FILE}, {"cfl", CG_NAME_FILE}, {"jfi", CG_NAME_FILE},
-                {"fn", CG_NAME_FN},    {"cfn", CG_NAME_FN},   {"jfn", CG_NAME_FN},
-                {"ob", CG_NAME_OBJ},   {"cob", CG_NAME_OBJ}};
-    for (size_t i = 0; i < sizeof keys / sizeof *keys; i++)
-        if (key_is(k, n, keys[i].key)) return keys[i].kind;
-    return -1;
+    if (n == 3) {
+        if (k[0] != 'c' && k[0] != 'j') return -1;
+        int kind = name_kind(k + 1, 2);
+        if (k[0] == 'j')
+            return kind == CG_NAME_FILE && k[2] == 'i' ? kind : kind == CG_NAME_FN ? kind : -1;
+        return kind == CG_NAME_FILE && k[2] == 'e' ? -1 : kind; /* no cfe= */
+    }
+    if (n != 2) return -1;
+    if (k[0] == 'f')
+        return k[1] == 'l' || k[1] == 'i' || k[1] == 'e' ? CG_NAME_FILE
+               : k[1] == 'n'                             ? CG_NAME_FN
+                                                         : -1;
+    return k[0] == 'o' && k[1] == 'b' ? CG_NAME_OBJ : -1;
 }
 
 int cgp_is_name_key(const char *key, size_t klen)

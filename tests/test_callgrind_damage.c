@@ -12,7 +12,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "support/cg_compare.h"
 #include "support/testutil.h"
@@ -252,27 +251,13 @@ static void cut_files_are_flagged(void **s)
     free(t);
 }
 
-static unsigned char *gzip_of(const char *t, size_t n, size_t *out_n)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    assert_int_equal(deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY), Z_OK);
-    size_t cap = deflateBound(&z, n) + 64;
-    unsigned char *out = malloc(cap);
-    z.next_in = (unsigned char *)t, z.avail_in = (uInt)n;
-    z.next_out = out, z.avail_out = (uInt)cap;
-    assert_int_equal(deflate(&z, Z_FINISH), Z_STREAM_END);
-    *out_n = cap - z.avail_out;
-    deflateEnd(&z);
-    return out;
-}
-
 static void gzip_input_is_read_and_its_damage_refused(void **s)
 {
     (void)s;
     size_t n, gn;
     char *t = sample(&n);
-    unsigned char *gz = gzip_of(t, n, &gn);
+    unsigned char *gz = tu_gzip(t, n, &gn);
+    assert_non_null(gz);
     pk_profile *plain, *p;
     assert_int_equal(open_bytes(t, n, 0, &plain), PK_OK);
     assert_int_equal(open_bytes(gz, gn, 0, &p), PK_OK);

@@ -27,7 +27,6 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
-#include <zlib.h>
 
 #include "support/cg_compare.h"
 #include "support/testutil.h"
@@ -145,22 +144,6 @@ static void flip_at(unsigned char *d, size_t size, size_t at, const char *name, 
     d[at] = keep;
 }
 
-static unsigned char *gzip_of(const unsigned char *t, size_t n, size_t *out_n)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
-    size_t cap = deflateBound(&z, n) + 64;
-    unsigned char *out = malloc(cap);
-    z.next_in = (unsigned char *)t, z.avail_in = (uInt)n;
-    z.next_out = out, z.avail_out = (uInt)cap;
-    int r = deflate(&z, Z_FINISH);
-    *out_n = cap - z.avail_out;
-    deflateEnd(&z);
-    if (r != Z_STREAM_END) free(out), out = NULL;
-    return out;
-}
-
 static void run_sample(int flip, stats *st)
 {
     size_t n, gn;
@@ -174,7 +157,7 @@ static void run_sample(int flip, stats *st)
             flip_at(t, n, i, "sample", st);
     } else {
         truncate_at(t, n, 1, "sample", st);
-        unsigned char *gz = gzip_of(t, n, &gn);
+        unsigned char *gz = tu_gzip(t, n, &gn);
         if (gz) truncate_at(gz, gn, 1, "sample.gz", st);
         free(gz);
     }

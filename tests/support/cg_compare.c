@@ -7,6 +7,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <zlib.h>
 
 typedef struct lines {
     char **v;
@@ -187,4 +188,20 @@ double tu_cg_exercise(const pk_profile *p)
         if (!pk_callgraph_jump(p, i, &j)) sum += j.followed + j.executed;
     }
     return sum + exercise_costs(p, &s);
+}
+
+unsigned char *tu_gzip(const void *data, size_t n, size_t *out_n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (deflateInit2(&z, 9, Z_DEFLATED, 31, 8, Z_DEFAULT_STRATEGY) != Z_OK) return NULL;
+    size_t cap = deflateBound(&z, (uLong)n) + 64;
+    unsigned char *out = malloc(cap);
+    z.next_in = (unsigned char *)data, z.avail_in = (uInt)n;
+    z.next_out = out, z.avail_out = (uInt)cap;
+    int r = out ? deflate(&z, Z_FINISH) : Z_MEM_ERROR;
+    *out_n = cap - z.avail_out;
+    deflateEnd(&z);
+    if (r != Z_STREAM_END) free(out), out = NULL;
+    return out;
 }

@@ -16,4 +16,8 @@ char *tu_cg_canonical(const pk_profile *p);
  * what it saw so the work cannot be optimised away. 0 without a call graph. */
 double tu_cg_exercise(const pk_profile *p);
 
+/* `n` bytes gzip-compressed into a malloc'ed buffer of *out_n bytes
+ * (NULL on failure): for feeding the readers compressed input. */
+unsigned char *tu_gzip(const void *data, size_t n, size_t *out_n);
+
 #endif

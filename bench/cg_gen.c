@@ -83,8 +83,8 @@ static void function_block(gen *g, uint32_t fn)
     name(g, "fn", g->fn_named, fn, "gen_function_%u");
     uint64_t c[N_EVENTS];
     int lines = 4 + (int)(next(g) % 24);
-    g->bytes += (uint64_t)fprintf(g->f, "0x%" PRIx64 " %u", 0x400000 + (uint64_t)fn * 4096,
-                                  10 + fn % 5000);
+    g->bytes +=
+        (uint64_t)fprintf(g->f, "0x%" PRIx64 " %u", 0x400000 + (uint64_t)fn * 4096, 10 + fn % 5000);
     costs(g, c, 1), put_costs(g, c);
     for (int i = 0; i < lines; i++) {
         if (next(g) % 6 == 0) {
@@ -92,17 +92,17 @@ static void function_block(gen *g, uint32_t fn)
             name(g, "cob", g->obj_named, callee % g->n_objs, "/usr/lib/libgen%u.so");
             name(g, "cfi", g->file_named, callee % g->n_files, "/src/gen/module%u.c");
             name(g, "cfn", g->fn_named, callee, "gen_function_%u");
-            g->bytes += (uint64_t)fprintf(g->f, "calls=%" PRIu64 " 0x%" PRIx64 " %u\n",
-                                          1 + next(g) % 1000, 0x400000 + (uint64_t)callee * 4096,
-                                          10 + callee % 5000);
+            g->bytes +=
+                (uint64_t)fprintf(g->f, "calls=%" PRIu64 " 0x%" PRIx64 " %u\n", 1 + next(g) % 1000,
+                                  0x400000 + (uint64_t)callee * 4096, 10 + callee % 5000);
             g->bytes += (uint64_t)fprintf(g->f, "+%d *", (int)(next(g) % 7) + 1);
             costs(g, c, 0);
             for (int e = 0; e < N_EVENTS; e++)
                 c[e] *= 50; /* inclusive costs of the call */
             put_costs(g, c);
         }
-        g->bytes += (uint64_t)fprintf(g->f, "+%d %s", (int)(next(g) % 7) + 1,
-                                      next(g) % 3 ? "*" : "+1");
+        g->bytes +=
+            (uint64_t)fprintf(g->f, "+%d %s", (int)(next(g) % 7) + 1, next(g) % 3 ? "*" : "+1");
         costs(g, c, 1), put_costs(g, c);
     }
     g->bytes += (uint64_t)fprintf(g->f, "\n");
@@ -141,11 +141,16 @@ int main(int argc, char **argv)
     uint32_t n_fn = 20000, threads = 1;
     for (int i = 2; i + 1 < argc; i += 2) {
         unsigned long long v = strtoull(argv[i + 1], NULL, 10);
-        if (strcmp(argv[i], "--mb") == 0) mb = v;
-        else if (strcmp(argv[i], "--functions") == 0) n_fn = (uint32_t)(v ? v : 1);
-        else if (strcmp(argv[i], "--threads") == 0) threads = (uint32_t)(v ? v : 1);
-        else if (strcmp(argv[i], "--seed") == 0) seed = v ? v : 1;
-        else return fprintf(stderr, "cg-gen: unknown option %s\n", argv[i]), 2;
+        if (strcmp(argv[i], "--mb") == 0)
+            mb = v;
+        else if (strcmp(argv[i], "--functions") == 0)
+            n_fn = (uint32_t)(v ? v : 1);
+        else if (strcmp(argv[i], "--threads") == 0)
+            threads = (uint32_t)(v ? v : 1);
+        else if (strcmp(argv[i], "--seed") == 0)
+            seed = v ? v : 1;
+        else
+            return fprintf(stderr, "cg-gen: unknown option %s\n", argv[i]), 2;
     }
     gen g = {.rng = seed * 0x9E3779B97F4A7C15ull | 1, .n_fn = n_fn};
     g.n_files = n_fn / 20 + 1, g.n_objs = n_fn / 500 + 1;

@@ -4,6 +4,7 @@
  */
 #include "cg_compare.h"
 
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -14,13 +15,22 @@ typedef struct lines {
     size_t n, cap;
 } lines;
 
-static void add(lines *l, char *s)
+/* Appends one formatted line (malloc'ed, any length). */
+static void addf(lines *l, const char *fmt, ...)
 {
+    va_list ap, aq;
+    va_start(ap, fmt);
+    va_copy(aq, ap);
+    int n = vsnprintf(NULL, 0, fmt, ap);
+    va_end(ap);
+    char *t = malloc((size_t)n + 1);
+    vsnprintf(t, (size_t)n + 1, fmt, aq);
+    va_end(aq);
     if (l->n == l->cap) {
         l->cap = l->cap ? 2 * l->cap : 256;
         l->v = realloc(l->v, l->cap * sizeof *l->v);
     }
-    l->v[l->n++] = s;
+    l->v[l->n++] = t;
 }
 
 static const char *file_name(const pk_profile *p, pk_index f)
@@ -60,23 +70,16 @@ static void add_headers(lines *l, const pk_profile *p, const pk_cg_summary *s)
     for (size_t e = 0; e < s->n_events; e++) {
         pk_cg_event ev;
         pk_callgraph_event(p, e, &ev);
-        char *t = malloc(8192);
-        snprintf(t, 8192, "event %zu %s [%s] [%s]", e, ev.name, ev.long_name ? ev.long_name : "-",
-                 ev.formula ? ev.formula : "-");
-        add(l, t);
+        addf(l, "event %zu %s [%s] [%s]", e, ev.name, ev.long_name ? ev.long_name : "-",
+             ev.formula ? ev.formula : "-");
     }
     for (size_t i = 0; i < s->n_parts; i++) {
         pk_cg_part pt;
         pk_callgraph_part(p, i, &pt);
-        char *t = malloc(8192);
-        snprintf(t, 8192, "part %u number=%u thread=%u pid=%llu cmd=[%s]", pt.location, pt.number,
-                 pt.thread, (unsigned long long)pt.pid, pt.cmd ? pt.cmd : "-");
-        add(l, t);
-        for (size_t d = 0; d < pt.n_descs; d++) {
-            t = malloc(8192);
-            snprintf(t, 8192, "desc %u %s", pt.location, pt.descs[d]);
-            add(l, t);
-        }
+        addf(l, "part %u number=%u thread=%u pid=%llu cmd=[%s]", pt.location, pt.number, pt.thread,
+             (unsigned long long)pt.pid, pt.cmd ? pt.cmd : "-");
+        for (size_t d = 0; d < pt.n_descs; d++)
+            addf(l, "desc %u %s", pt.location, pt.descs[d]);
     }
 }
 
@@ -92,10 +95,8 @@ char *tu_cg_canonical(const pk_profile *p)
         pk_callgraph_cost(p, i, &x);
         function_name(p, x.function, f1, sizeof f1);
         costs(c, sizeof c, x.values, s.n_events);
-        char *t = malloc(8192 + 2048);
-        snprintf(t, 10240, "cost %u %s %s %u %llx %llx%s", x.location, f1, file_name(p, x.pos.file),
-                 x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb, c);
-        add(&l, t);
+        addf(&l, "cost %u %s %s %u %llx %llx%s", x.location, f1, file_name(p, x.pos.file),
+             x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb, c);
     }
     for (uint64_t i = 0; i < s.n_calls; i++) {
         pk_cg_call x;
@@ -103,22 +104,17 @@ char *tu_cg_canonical(const pk_profile *p)
         function_name(p, x.caller, f1, sizeof f1);
         function_name(p, x.callee, f2, sizeof f2);
         costs(c, sizeof c, x.inclusive, s.n_events);
-        char *t = malloc(16384);
-        snprintf(t, 16384, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2,
-                 file_name(p, x.site.file), x.site.line, (unsigned long long)x.site.instr, x.count,
-                 c);
-        add(&l, t);
+        addf(&l, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2, file_name(p, x.site.file),
+             x.site.line, (unsigned long long)x.site.instr, x.count, c);
     }
     for (uint64_t i = 0; i < s.n_jumps; i++) {
         pk_cg_jump x;
         pk_callgraph_jump(p, i, &x);
         function_name(p, x.function, f1, sizeof f1);
         function_name(p, x.target_function, f2, sizeof f2);
-        char *t = malloc(16384);
-        snprintf(t, 16384, "jump %u %s %s %u %llx -> %u %llx %d %.17g %.17g", x.location, f1, f2,
-                 x.from.line, (unsigned long long)x.from.instr, x.to.line,
-                 (unsigned long long)x.to.instr, x.conditional, x.followed, x.executed);
-        add(&l, t);
+        addf(&l, "jump %u %s %s %u %llx -> %u %llx %d %.17g %.17g", x.location, f1, f2, x.from.line,
+             (unsigned long long)x.from.instr, x.to.line, (unsigned long long)x.to.instr,
+             x.conditional, x.followed, x.executed);
     }
     if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_str);
     size_t total = 1;

@@ -121,22 +121,25 @@ static void memo_put(cgb_memo *m, uint64_t k0, uint64_t k1, uint64_t k2, uint32_
     m->k[0] = k0, m->k[1] = k1, m->k[2] = k2, m->v = v, m->used = 1;
 }
 
-/* Index of an interned string in a model table (files, modules). */
-static pk_status table_index(pk_kmap *map, const char *s, uint32_t count, uint32_t *out, int *added)
+/* Index of an interned string in a model table (files, modules), through
+ * that table's memo; *added says whether the caller must append it. */
+static pk_status table_index(cg_build *b, int memo_kind, pk_kmap *map, const char *s,
+                             uint32_t count, uint32_t *out, int *added)
 {
+    cgb_memo *m = memo_slot(b, memo_kind, (uintptr_t)s, 0, 0);
+    *added = 0;
+    if (memo_get(m, (uintptr_t)s, 0, 0, out)) return PK_OK;
     uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)s};
     if (pk_kmap_upsert(map, key, count, out, added)) return pk_fail_nomem("indexing names");
+    memo_put(m, (uintptr_t)s, 0, 0, *out);
     return PK_OK;
 }
 
 pk_status cgb_file(cg_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
-    cgb_memo *m = memo_slot(b, CGB_MEMO_FILE, (uintptr_t)path, 0, 0);
-    if (memo_get(m, (uintptr_t)path, 0, 0, out)) return PK_OK;
     int added;
-    pk_status st = table_index(&b->file_map, path, p->n_files, out, &added);
-    if (!st) memo_put(m, (uintptr_t)path, 0, 0, *out);
+    pk_status st = table_index(b, CGB_MEMO_FILE, &b->file_map, path, p->n_files, out, &added);
     if (st || !added) return st;
     if (pk_vec_reserve((void **)&p->files, &b->cap_file, p->n_files + 1u, sizeof *p->files))
         return pk_fail_nomem("adding a file");
@@ -147,11 +150,8 @@ pk_status cgb_file(cg_build *b, const char *path, uint32_t *out)
 pk_status cgb_module(cg_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
-    cgb_memo *m = memo_slot(b, CGB_MEMO_MODULE, (uintptr_t)path, 0, 0);
-    if (memo_get(m, (uintptr_t)path, 0, 0, out)) return PK_OK;
     int added;
-    pk_status st = table_index(&b->mod_map, path, p->n_modules, out, &added);
-    if (!st) memo_put(m, (uintptr_t)path, 0, 0, *out);
+    pk_status st = table_index(b, CGB_MEMO_MODULE, &b->mod_map, path, p->n_modules, out, &added);
     if (st || !added) return st;
     if (pk_vec_reserve((void **)&p->modules, &b->cap_mod, p->n_modules + 1u, sizeof *p->modules))
         return pk_fail_nomem("adding an object");

@@ -41,6 +41,7 @@ typedef enum pk_format {
     PK_FORMAT_UNKNOWN = 0,
     PK_FORMAT_HPCTOOLKIT_V4 = 1, /* HPCToolkit database: meta.db + profile.db ... */
     PK_FORMAT_CALLGRIND = 2,     /* Callgrind / Cachegrind / Xdebug profile data file */
+    PK_FORMAT_CUBE = 3,          /* Cube4 .cubex (Score-P, Scalasca, CubeLib) */
 } pk_format;
 
 /* Open flags. */
@@ -378,6 +379,41 @@ PK_API int pk_cursor_next(pk_cursor *c, pk_value *out);
 /* Value of (location, context, column); 0.0 when not stored. */
 PK_API pk_status pk_value_lookup(const pk_profile *profile, pk_index location, pk_index context,
                                  pk_index column, double *out);
+
+/* ------------------------------------------------------------------ */
+/* Attributes: what a format says about an entity beyond the model     */
+/* ------------------------------------------------------------------ */
+
+/* Formats carry facts the model has no field for (a Cube metric's data
+ * type and CubePL expression, a call-tree node's parameters, a thread's
+ * name). Readers keep them as key/value attributes of the entity, so
+ * nothing is lost and a writer of the same format can put them back.
+ * Keys are namespaced by format ("cube:dtype"); docs/model.md lists them.
+ * One key may occur several times on an entity (in file order). */
+typedef enum pk_entity {
+    PK_ENTITY_PROFILE = 0,  /* index is 0 */
+    PK_ENTITY_METRIC = 1,   /* index is a metric index */
+    PK_ENTITY_FUNCTION = 2, /* index is a function index */
+    PK_ENTITY_CONTEXT = 3,  /* index is a context index */
+    PK_ENTITY_LOCATION = 4, /* index is a location index */
+} pk_entity;
+
+typedef struct pk_attribute {
+    pk_entity entity;
+    pk_index index;
+    const char *key;
+    const char *value;
+} pk_attribute;
+
+/* Attributes are ordered by entity, then index, then file order. */
+PK_API size_t pk_attribute_count(const pk_profile *profile);
+PK_API pk_status pk_attribute_get(const pk_profile *profile, size_t i, pk_attribute *out);
+/* The attributes of one entity: [*first, *first + *n) (n may be 0). */
+PK_API pk_status pk_attribute_range(const pk_profile *profile, pk_entity entity, pk_index index,
+                                    size_t *first, size_t *n);
+/* First value of `key` on an entity, or NULL when it has none. */
+PK_API const char *pk_attribute_find(const pk_profile *profile, pk_entity entity, pk_index index,
+                                     const char *key);
 
 /* ------------------------------------------------------------------ */
 /* Traces                                                             */

@@ -65,6 +65,12 @@ typedef struct pk_trace_rec {
     uint64_t n;
 } pk_trace_rec;
 
+typedef struct pk_attr_rec {
+    uint32_t entity, index;
+    uint64_t seq; /* insertion order, for a stable sort */
+    const char *key, *value;
+} pk_attr_rec;
+
 typedef struct pk_diag_rec {
     pk_diagnostic d; /* strings live in the arena */
 } pk_diag_rec;
@@ -140,6 +146,9 @@ struct pk_profile {
     void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
     size_t n_owned, cap_owned;
 
+    pk_attr_rec *attrs; /* malloc; sorted by pk_model_sort_attrs() */
+    size_t n_attrs, cap_attrs;
+
     pk_diag_rec *diags; /* malloc */
     size_t n_diags, cap_diags;
     const char *diag_codes[PK_MAX_DIAG_CODES];
@@ -171,6 +180,14 @@ pk_status pk_model_diag(pk_profile *p, pk_severity sev, const char *code, const 
                         const char *structure, int has_offset, uint64_t offset, const char *fmt,
                         ...) PK_PRINTF(8, 9);
 pk_status pk_model_finish_diagnostics(pk_profile *p);
+
+/* --- attributes (attrs.c) --- */
+/* Add an attribute; key and value are interned (value may be NULL = ""). */
+pk_status pk_model_add_attr(pk_profile *p, pk_entity entity, uint32_t index, const char *key,
+                            const char *value, size_t value_len);
+/* Order attributes by entity and index (stable). Readers call it once
+ * their entities are numbered; the public accessors need the order. */
+void pk_model_sort_attrs(pk_profile *p);
 
 /* --- contexts (contexts.c) --- */
 /* Append a context record (zeroed but for PK_NONE links); returns its

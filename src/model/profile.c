@@ -46,6 +46,7 @@ void pk_profile_free(pk_profile *p)
         free(p->owned[i]);
     free(p->owned);
     free(p->diags);
+    free(p->attrs);
     pk_cg_free(p->cg);
     pthread_mutex_destroy(&p->cm_lock);
     pk_intern_free(&p->strings);

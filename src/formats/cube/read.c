@@ -1,0 +1,206 @@
+/*
+ * formats/cube/read.c — opening a .cubex: detection, the archive (mapped
+ * in place, or inflated when the whole tar is gzip-wrapped), anchor.xml
+ * (itself possibly gzip-compressed, as Score-P 1.3 wrote it), then the
+ * model and its values. Nothing in the model points into the archive, so
+ * the mapping is released once the profile is built.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zlib.h>
+
+#include "cube.h"
+#include "util/error.h"
+#include "util/mapfile.h"
+
+static int is_gzip(const unsigned char *d, uint64_t n)
+{
+    return n >= 2 && d[0] == 0x1f && d[1] == 0x8b;
+}
+
+/* Inflate a whole gzip stream (also multi-member) into a malloc buffer. */
+static pk_status gunzip(const char *file, const char *what, const unsigned char *d, uint64_t n,
+                        unsigned char **out, uint64_t *out_n)
+{
+    z_stream z;
+    memset(&z, 0, sizeof z);
+    if (inflateInit2(&z, 15 + 16) != Z_OK) return pk_fail_nomem("inflating");
+    size_t cap = n < (1u << 20) ? (1u << 20) : n * 4, len = 0;
+    unsigned char *buf = malloc(cap);
+    pk_status st = buf ? PK_OK : pk_fail_nomem("inflating");
+    uint64_t used = 0;
+    while (!st) {
+        if (len == cap) {
+            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
+            if (!nb) st = pk_fail_nomem("inflating");
+            else buf = nb, cap *= 2;
+            if (st) break;
+        }
+        z.next_in = (unsigned char *)d + used;
+        uint64_t left = n - used;
+        z.avail_in = left > (1u << 30) ? (1u << 30) : (uInt)left;
+        z.next_out = buf + len;
+        z.avail_out = cap - len > (1u << 30) ? (1u << 30) : (uInt)(cap - len);
+        uInt in0 = z.avail_in, out0 = z.avail_out;
+        int rc = inflate(&z, Z_NO_FLUSH);
+        used += in0 - z.avail_in, len += out0 - z.avail_out;
+        if (rc == Z_STREAM_END) {
+            if (used == n || !is_gzip(d + used, n - used)) break; /* trailing garbage ignored */
+            inflateReset(&z);
+        } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && len == cap)) {
+            st = pk_fail(PK_ERR_FORMAT, "%s: %s: gzip data is damaged or cut off near byte %llu",
+                         file, what, (unsigned long long)used);
+        }
+    }
+    inflateEnd(&z);
+    if (st) {
+        free(buf);
+        return st;
+    }
+    *out = buf, *out_n = len;
+    return PK_OK;
+}
+
+static int cube_member_name(const char *s)
+{
+    if (strcmp(s, "anchor.xml") == 0 || strcmp(s, "remapping.spec") == 0) return 1;
+    size_t i = 0;
+    while (s[i] >= '0' && s[i] <= '9')
+        i++;
+    return i && (strcmp(s + i, ".index") == 0 || strcmp(s + i, ".data") == 0);
+}
+
+static int detect_bytes(const char *path, const unsigned char *d, uint64_t n)
+{
+    if (!cube_tar_looks_like(d, n)) return 0;
+    char name[101];
+    memcpy(name, d, 100), name[100] = 0;
+    size_t pl = path ? strlen(path) : 0;
+    return cube_member_name(name[0] == '.' && name[1] == '/' ? name + 2 : name) ||
+           (pl > 6 && strcmp(path + pl - 6, ".cubex") == 0);
+}
+
+int cube_detect_file(const char *path)
+{
+    pk_mapfile m;
+    if (pk_path_is_dir(path) || pk_map_file(path, &m)) {
+        pk_error_clear();
+        return 0;
+    }
+    int ok = 0;
+    if (is_gzip(m.data, m.size)) {
+        unsigned char head[512];
+        z_stream z;
+        memset(&z, 0, sizeof z);
+        if (inflateInit2(&z, 15 + 16) == Z_OK) {
+            z.next_in = (unsigned char *)m.data;
+            z.avail_in = m.size > (1u << 20) ? (1u << 20) : (uInt)m.size;
+            z.next_out = head, z.avail_out = sizeof head;
+            inflate(&z, Z_SYNC_FLUSH);
+            ok = z.avail_out == 0 && detect_bytes(path, head, sizeof head);
+            inflateEnd(&z);
+        }
+    } else {
+        ok = detect_bytes(path, m.data, m.size);
+    }
+    pk_unmap_file(&m);
+    return ok;
+}
+
+/* anchor.xml: found, inflated if needed, parsed. */
+static pk_status read_anchor(cube_read *r)
+{
+    const cube_member *m = cube_tar_find(&r->tar, "anchor.xml");
+    if (!m)
+        return pk_fail(PK_ERR_FORMAT, "%s: the archive has no anchor.xml member (%zu members)",
+                       r->path, r->tar.n);
+    if (!is_gzip(m->data, m->size))
+        return cube_anchor_parse(r->p, r->path, m->offset, m->data, m->size, &r->a);
+    unsigned char *xml;
+    uint64_t n;
+    pk_status st = gunzip(r->path, "anchor.xml", m->data, m->size, &xml, &n);
+    if (st) return st;
+    pk_model_diag(r->p, PK_SEV_NOTE, "gzip-anchor", r->path, "anchor.xml", 1, m->offset,
+                  "anchor.xml is gzip-compressed (as Score-P 1.x wrote it)");
+    st = cube_anchor_parse(r->p, r->path, 0, xml, n, &r->a);
+    free(xml);
+    return st;
+}
+
+static void set_version(pk_profile *p, const char *v)
+{
+    unsigned major = 0, minor = 0;
+    if (v && sscanf(v, "%u.%u", &major, &minor) >= 1) p->major = major, p->minor = minor;
+}
+
+static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
+{
+    pk_status st = cube_tar_index(r->p, r->path, d, n, &r->tar);
+    if (!st && r->tar.truncated)
+        pk_model_diag(r->p, PK_SEV_NOTE, "tar-end", r->path, "tar archive", 1, n,
+                      "the archive ends without its end-of-archive blocks");
+    if (!st) st = read_anchor(r);
+    if (!st) set_version(r->p, r->a.version);
+    if (!st && r->p->major != 3 && r->p->major != 4)
+        st = pk_fail(PK_ERR_UNSUPPORTED, "%s: anchor.xml declares Cube version %s; profkit reads "
+                     "Cube 3 and 4 anchors", r->path, r->a.version ? r->a.version : "(none)");
+    if (!st) st = cube_build_model(r);
+    if (!st) st = cube_read_values(r);
+    return st;
+}
+
+static void read_free(cube_read *r)
+{
+    cube_tar_free(&r->tar);
+    cube_anchor_free(&r->a);
+    free(r->mb), free(r->ctx_of), free(r->bucket_of), free(r->wide), free(r->loc_col);
+}
+
+static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n,
+                            const pk_open_options *opts, pk_profile **out)
+{
+    pk_profile *p;
+    pk_status st = pk_model_new(&p);
+    if (st) return st;
+    cube_read r = {.p = p, .flags = opts ? opts->flags : 0};
+    r.path = p->path = pk_intern_cstr(&p->strings, path);
+    unsigned char *tar = NULL;
+    uint64_t tar_n = n;
+    if (!r.path) st = pk_fail_nomem("opening");
+    if (!st && is_gzip(d, n)) {
+        st = gunzip(path, "gzip-wrapped archive", d, n, &tar, &tar_n);
+        d = tar;
+    }
+    if (!st) st = read_archive(&r, d, tar_n);
+    pk_source_rec *src = st ? NULL : pk_model_add_source(p, "cubex");
+    if (src) *src = (pk_source_rec){"cubex", 1, 1, n, p->major, p->minor, {0}};
+    p->format = PK_FORMAT_CUBE, p->format_name = "cube";
+    p->title = r.a.program_title;
+    pk_model_sort_attrs(p);
+    if (!st) st = pk_model_finish_diagnostics(p);
+    read_free(&r);
+    free(tar);
+    if (st) {
+        pk_profile_free(p);
+        return st;
+    }
+    *out = p;
+    return PK_OK;
+}
+
+pk_status cube_open(const char *path, const pk_open_options *opts, pk_profile **out)
+{
+    pk_mapfile m;
+    pk_status st = pk_map_file(path, &m);
+    if (st) return st;
+    st = open_bytes(path, m.data, m.size, opts, out);
+    pk_unmap_file(&m);
+    return st;
+}
+
+pk_status cube_open_memory(const char *name, const void *data, uint64_t size,
+                           const pk_open_options *opts, pk_profile **out)
+{
+    return open_bytes(name ? name : "memory.cubex", data ? data : (const void *)"", size, opts, out);
+}

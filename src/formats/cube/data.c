@@ -148,6 +148,23 @@ static pk_status read_data(cube_read *r, const cube_member *m, job *j, uint32_t 
     return PK_OK;
 }
 
+/* UINT64 values of 2^63 and more are what Score-P writes when a hardware
+ * counter difference went negative (pycubexr's L2_DCM_negative sample);
+ * they are read as the negative numbers they stand for, as pycubexr's
+ * wrapping sums and its _detect_negative_overflow treat them, and said so. */
+static void count_wrapped(cube_read *r, const job *j, const cube_member *m)
+{
+    if (r->mb[j->mdef].type.dt != DT_U64) return;
+    uint64_t n = (uint64_t)j->n_rows * r->n_locs, wrapped = 0;
+    for (uint64_t i = 0; i < n; i++)
+        wrapped += j->data[8 * i + (j->swap ? 0 : 7)] >> 7;
+    if (wrapped)
+        pk_model_diag(r->p, PK_SEV_WARNING, "negative-unsigned", r->path, m->name, 1, m->offset,
+                      "%llu values of UINT64 metric %s are 2^63 or more: read as the negative "
+                      "numbers they wrap (a counter that went backwards)",
+                      (unsigned long long)wrapped, r->a.mdefs[j->mdef].uniq);
+}
+
 /* Locate and check metric definition i's members; *j->data NULL when the
  * metric has no data members (all values zero). */
 static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
@@ -165,7 +182,9 @@ static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
         return pk_fail(PK_ERR_FORMAT, "%s: metric %s (id %u) has %s but no %u.%s", r->path, d->uniq,
                        d->id, mi ? "an index" : "data", d->id, mi ? "data" : "index");
     pk_status st = read_index(r, mi, j, seen);
-    return st ? st : read_data(r, md, j, r->mb[i].type.size);
+    if (!st) st = read_data(r, md, j, r->mb[i].type.size);
+    if (!st) count_wrapped(r, j, md);
+    return st;
 }
 
 /* Values of n stored entries as doubles, n_comp per entry. */
@@ -191,7 +210,9 @@ static void decode(const cube_dtype *t, int swap, const unsigned char *s, size_t
         }
         return;
     case DT_I64: for (i = 0; i < n; i++) out[i] = (double)(int64_t)get64(s + 8 * i, swap); return;
-    case DT_U64: for (i = 0; i < n; i++) out[i] = (double)get64(s + 8 * i, swap); return;
+    case DT_U64: /* >= 2^63: a counter that went negative (see count_wrapped) */
+        for (i = 0; i < n; i++) out[i] = (double)(int64_t)get64(s + 8 * i, swap);
+        return;
     case DT_TAU: /* u32 count, then min, max, sum, sum of squares (packed) */
         for (i = 0; i < n; i++) {
             const unsigned char *e = s + 36 * i;

@@ -56,7 +56,8 @@ static int check_metric_line(const char *file, const tu_cube_metric *ms, size_t 
         return 1;
     }
     const char *s = strstr(line, "sum_stored=");
-    if (strstr(line, "no data file")) return m->sum == 0 ? 0 : (print_error("%s: %s should be 0\n", file, name), 1);
+    if (strstr(line, "no data file"))
+        return m->sum == 0 ? 0 : (print_error("%s: %s should be 0\n", file, name), 1);
     if (!s || strstr(s, "n/a")) return 0; /* checked by independent values below */
     double want = strtod(s + 11, NULL);
     const char *plain = strstr(line, "plain arithmetic sum=");
@@ -82,7 +83,8 @@ static int check_names(const char *file, const tu_cube_metric *ms, size_t n, con
     snprintf(buf, sizeof buf, "%s", list);
     for (char *tok = strtok(buf, ", \n"); tok; tok = strtok(NULL, ", \n"), i++)
         if (i >= n || strcmp(ms[i].uniq, tok) != 0) {
-            print_error("%s: metric %zu is %s, reference %s\n", file, i, i < n ? ms[i].uniq : "-", tok);
+            print_error("%s: metric %zu is %s, reference %s\n", file, i, i < n ? ms[i].uniq : "-",
+                        tok);
             return 1;
         }
     return i == n ? 0 : (print_error("%s: %zu metrics, reference %zu\n", file, n, i), 1);
@@ -103,7 +105,8 @@ static int check_section(FILE *f, const char *rel, char *line, size_t size)
     int bad = 0;
     long pos;
     while ((pos = ftell(f)) >= 0 && fgets(line, (int)size, f) && strncmp(line, "===", 3) != 0) {
-        if (strncmp(line, "metrics (uniq_name", 18) == 0) bad += check_names(rel, ms, n, strchr(line, ':') + 1);
+        if (strncmp(line, "metrics (uniq_name", 18) == 0)
+            bad += check_names(rel, ms, n, strchr(line, ':') + 1);
         unsigned cn, ln;
         if (sscanf(line, "n_cnodes (anchor): %u n_locations: %u", &cn, &ln) == 2 &&
             (cn != pk_context_count(p) - 1 || ln != pk_location_count(p))) {
@@ -218,7 +221,8 @@ static void test_structure(void **state)
     assert_string_equal(pk_attribute_find(p, PK_ENTITY_LOCATION, 1, "cube:name"), "Thread 1");
     assert_int_equal(tu_count_diagnostics(p, "trailing-data", PK_SEV_WARNING), 3);
     pk_profile_free(p);
-    snprintf(path, sizeof path, "%s/pycubexr-cube-values-alltypes/cube-values_example.cubex", g_root);
+    snprintf(path, sizeof path, "%s/pycubexr-cube-values-alltypes/cube-values_example.cubex",
+             g_root);
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_OK);
     assert_int_equal(tu_count_diagnostics(p, "unsupported-dtype", PK_SEV_WARNING), 1);
     pk_profile_free(p);

@@ -23,6 +23,9 @@ extern "C" {
  * "path-01", "path-02"..., as callgrind writes one file per thread; a
  * single location is still written at `path`). */
 #define PK_WRITE_SPLIT 0x4u
+/* Compress values where the format can (Cube: ZCUBEX.DATA, one zlib
+ * stream per call-tree row, as Score-P 1.x wrote them). */
+#define PK_WRITE_COMPRESS 0x8u
 
 /* Progress callback: `done` of `total` units of work (bytes, roughly).
  * Called from the writing thread, at most a few hundred times. */

@@ -24,7 +24,11 @@ static const char convert_help[] =
     "               call arcs with inclusive costs; opens in KCachegrind and\n"
     "               callgrind_annotate. Chosen by default when OUTPUT's name\n"
     "               contains 'callgrind'. From a calling-context tree the call\n"
-    "               graph is exact (docs/callgrind.md).\n\n"
+    "               graph is exact (docs/callgrind.md).\n"
+    "  cube         Cube 4.4 .cubex archive; opens in CubeGUI, cube_dump and\n"
+    "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
+    "               Lines and loops fold into their function's call-tree node\n"
+    "               (docs/cube.md).\n\n"
     "The output is written under a temporary name and renamed into place, so a\n"
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
     "only with --force.\n\n"
@@ -39,6 +43,7 @@ static const char convert_help[] =
     "      --split         one file per location where the format has that form\n"
     "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
     "                      the name OUTPUT, as callgrind's per-thread files are)\n"
+    "  -z, --compress      compress values where the format can (cube: ZCUBEX.DATA)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 input unreadable or write failed, 2 usage error.\n";
@@ -53,6 +58,10 @@ static int format_from_name(const char *name, pk_format *out)
         *out = PK_FORMAT_CALLGRIND;
         return 1;
     }
+    if (strcmp(name, "cube") == 0 || strcmp(name, "cubex") == 0) {
+        *out = PK_FORMAT_CUBE;
+        return 1;
+    }
     return 0;
 }
 
@@ -64,6 +73,10 @@ static int format_from_path(const char *path, pk_format *out)
         n--;
     if (n >= 2 && path[n - 2] == '.' && path[n - 1] == 'd') {
         *out = PK_FORMAT_HPCTOOLKIT_V4;
+        return 1;
+    }
+    if (n >= 6 && strncmp(path + n - 6, ".cubex", 6) == 0) {
+        *out = PK_FORMAT_CUBE;
         return 1;
     }
     const char *base = strrchr(path, '/');
@@ -100,21 +113,21 @@ typedef struct convert_args {
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-                                             {"to", required_argument, 0, 't'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"no-trace", no_argument, 0, 'T'},
-                                             {"recompute", no_argument, 0, 'r'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"split", no_argument, 0, 'S'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
+        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
+        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
+        {"split", no_argument, 0, 'S'},        {"compress", no_argument, 0, 'z'},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:frqh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:t:frqzh", longopts, NULL)) != -1) {
         switch (c) {
         case 'o':
             a->output = optarg;
+            break;
+        case 'z':
+            a->write_flags |= PK_WRITE_COMPRESS;
             break;
         case 't':
             a->to = optarg;
@@ -167,10 +180,11 @@ int cmd_convert(int argc, char **argv)
     if (rc) return rc < 0 ? CLI_OK : rc;
     pk_format format;
     if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
-        return cli_usage_error("convert",
-                               a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind)"
-                                    : "cannot tell the format of '%s': give --to",
-                               a.to ? a.to : a.output);
+        return cli_usage_error(
+            "convert",
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube)"
+                 : "cannot tell the format of '%s': give --to",
+            a.to ? a.to : a.output);
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;

@@ -4,6 +4,7 @@
 #include <string.h>
 
 #include "formats/callgrind/callgrind.h"
+#include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "util/error.h"
 
@@ -27,6 +28,8 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
         return hk_write_db(p, path, opts, stats);
     case PK_FORMAT_CALLGRIND:
         return cg_write(p, path, opts, stats);
+    case PK_FORMAT_CUBE:
+        return cube_write(p, path, opts, stats);
     default:
         return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
     }

@@ -12,10 +12,10 @@
 #include "profkit/profile.h"
 
 typedef struct tu_cube_metric {
-    const char *uniq;   /* the Cube metric's uniq_name */
-    pk_index metric;    /* its first model metric */
-    unsigned n_comp;    /* model metrics it spans */
-    double sum;         /* stored values over all components */
+    const char *uniq;    /* the Cube metric's uniq_name */
+    pk_index metric;     /* its first model metric */
+    unsigned n_comp;     /* model metrics it spans */
+    double sum;          /* stored values over all components */
     double comp_sum[16]; /* the first components' sums apart */
 } tu_cube_metric;
 

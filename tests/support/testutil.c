@@ -45,18 +45,20 @@ const char *tu_corpus_dir(void)
 /* nftw has no user pointer; the walk is single-threaded test code. */
 static char **found;
 static size_t n_found, cap_found;
+static const char *suffix; /* NULL: database directories (by meta.db) */
 
 static int visit(const char *path, const struct stat *st, int type, struct FTW *ftw)
 {
     (void)st;
     (void)ftw;
-    size_t len = strlen(path);
-    if (type == FTW_F && len >= 8 && strcmp(path + len - 8, "/meta.db") == 0) {
+    size_t len = strlen(path), sl = suffix ? strlen(suffix) : 8;
+    const char *want = suffix ? suffix : "/meta.db";
+    if (type == FTW_F && len >= sl && strcmp(path + len - sl, want) == 0) {
         if (n_found == cap_found) {
             cap_found = cap_found ? cap_found * 2 : 32;
             found = realloc(found, cap_found * sizeof *found);
         }
-        found[n_found] = strndup(path, len - 8);
+        found[n_found] = strndup(path, suffix ? len : len - 8);
         n_found++;
     }
     return 0;
@@ -65,6 +67,18 @@ static int visit(const char *path, const struct stat *st, int type, struct FTW *
 static int cmp_str(const void *a, const void *b)
 {
     return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+size_t tu_find_files(const char *root, const char *ending, char ***out)
+{
+    found = NULL;
+    n_found = cap_found = 0;
+    suffix = ending;
+    nftw(root, visit, 16, FTW_PHYS);
+    suffix = NULL;
+    qsort(found, n_found, sizeof *found, cmp_str);
+    *out = found;
+    return n_found;
 }
 
 size_t tu_find_databases(const char *root, char ***out)

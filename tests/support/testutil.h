@@ -25,6 +25,8 @@ const char *tu_corpus_dir(void);
 /* Directories under `root` that contain a meta.db, sorted; returns count,
  * *out is malloc'ed (free each and the array with tu_free_list). */
 size_t tu_find_databases(const char *root, char ***out);
+/* Files under root whose path ends in `ending` (e.g. ".cubex"), sorted. */
+size_t tu_find_files(const char *root, const char *ending, char ***out);
 void tu_free_list(char **list, size_t n);
 /* The database directories of the corpus' HPCToolkit part; *out is NULL
  * (and 0 returned) when there is no corpus: callers skip the test. */

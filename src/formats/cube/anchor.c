@@ -19,7 +19,16 @@
 
 /* What an open element is, as far as the parser cares. */
 enum {
-    E_OTHER, E_CUBE, E_METRIC, E_REGION, E_CNODE, E_STN, E_GROUP, E_LOC, E_CART, E_LEAF,
+    E_OTHER,
+    E_CUBE,
+    E_METRIC,
+    E_REGION,
+    E_CNODE,
+    E_STN,
+    E_GROUP,
+    E_LOC,
+    E_CART,
+    E_LEAF,
 };
 
 typedef struct frame {
@@ -60,10 +69,10 @@ static pk_status fail_here(parser *ps, const char *fmt, const char *arg)
     if (ps->st) return ps->st;
     char msg[512];
     snprintf(msg, sizeof msg, fmt, arg ? arg : "");
-    ps->st = pk_fail(PK_ERR_FORMAT, "%s: anchor.xml line %lu (byte %llu of the archive): %s",
-                     ps->file, (unsigned long)XML_GetCurrentLineNumber(ps->xp),
-                     (unsigned long long)(ps->offset + (uint64_t)XML_GetCurrentByteIndex(ps->xp)),
-                     msg);
+    ps->st =
+        pk_fail(PK_ERR_FORMAT, "%s: anchor.xml line %lu (byte %llu of the archive): %s", ps->file,
+                (unsigned long)XML_GetCurrentLineNumber(ps->xp),
+                (unsigned long long)(ps->offset + (uint64_t)XML_GetCurrentByteIndex(ps->xp)), msg);
     XML_StopParser(ps->xp, XML_FALSE);
     return ps->st;
 }
@@ -105,7 +114,9 @@ static void *grow(parser *ps, void **arr, size_t *n, size_t *cap, size_t elem)
     memset(e, 0, elem);
     return e;
 }
-#define GROW(ps, field) grow(ps, (void **)&(ps)->a->field, &(ps)->a->n_##field, &(ps)->a->cap_##field, sizeof *(ps)->a->field)
+#define GROW(ps, field)                                                                            \
+    grow(ps, (void **)&(ps)->a->field, &(ps)->a->n_##field, &(ps)->a->cap_##field,                 \
+         sizeof *(ps)->a->field)
 
 static void add_attr(parser *ps, uint32_t kind, uint32_t owner, const char *key, const char *val)
 {
@@ -187,8 +198,9 @@ static void start_sysres(parser *ps, const XML_Char **atts, int is_group, const 
     r->has_id = parse_id(id_of(atts), &r->id);
     if (!r->has_id) fail_here(ps, "a system resource without a valid Id attribute", NULL);
     if (parent == CUBE_NONE)
-        fail_here(ps, is_group ? "a location group outside any system tree node"
-                               : "a location outside any location group",
+        fail_here(ps,
+                  is_group ? "a location group outside any system tree node"
+                           : "a location outside any location group",
                   NULL);
     r->type = type ? intern(ps, type) : NULL;
 }
@@ -237,9 +249,9 @@ static void attr_element(parser *ps, const XML_Char **atts)
     const char *key = attr_of(atts, "key"), *val = attr_of(atts, "value");
     const frame *f = top(ps);
     if (!key || !f) return;
-    static const int owner_of[] = {[E_CUBE] = CA_PROFILE + 1,  [E_METRIC] = CA_METRIC + 1,
-                                   [E_REGION] = CA_REGION + 1, [E_CNODE] = CA_CNODE + 1,
-                                   [E_GROUP] = CA_GROUP + 1,   [E_LOC] = CA_LOCATION + 1};
+    static const int owner_of[] = {
+        [E_CUBE] = CA_PROFILE + 1, [E_METRIC] = CA_METRIC + 1, [E_REGION] = CA_REGION + 1,
+        [E_CNODE] = CA_CNODE + 1,  [E_GROUP] = CA_GROUP + 1,   [E_LOC] = CA_LOCATION + 1};
     int kind = f->kind < (int)(sizeof owner_of / sizeof *owner_of) ? owner_of[f->kind] : 0;
     if (!kind) return; /* attributes of system tree nodes are not kept */
     char k[600];
@@ -334,10 +346,14 @@ static void metric_text(parser *ps, cube_mdef *m, const char *el, const char *t)
     static const struct {
         const char *name;
         size_t off;
-    } fields[] = {{"disp_name", offsetof(cube_mdef, disp)},  {"uniq_name", offsetof(cube_mdef, uniq)},
-                  {"dtype", offsetof(cube_mdef, dtype)},     {"uom", offsetof(cube_mdef, uom)},
-                  {"val", offsetof(cube_mdef, val)},         {"url", offsetof(cube_mdef, url)},
-                  {"descr", offsetof(cube_mdef, descr)},     {"cubepl", offsetof(cube_mdef, cubepl)},
+    } fields[] = {{"disp_name", offsetof(cube_mdef, disp)},
+                  {"uniq_name", offsetof(cube_mdef, uniq)},
+                  {"dtype", offsetof(cube_mdef, dtype)},
+                  {"uom", offsetof(cube_mdef, uom)},
+                  {"val", offsetof(cube_mdef, val)},
+                  {"url", offsetof(cube_mdef, url)},
+                  {"descr", offsetof(cube_mdef, descr)},
+                  {"cubepl", offsetof(cube_mdef, cubepl)},
                   {"cubeplinit", offsetof(cube_mdef, cubeplinit)}};
     for (size_t i = 0; i < sizeof fields / sizeof *fields; i++)
         if (strcmp(el, fields[i].name) == 0) *(const char **)((char *)m + fields[i].off) = t;

@@ -22,9 +22,11 @@ static int cmp_u64(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
+/* Absent and empty are the same to Cube (the writer always writes <url/>
+ * and <descr/>), so empty values are not kept. */
 static pk_status attr(cube_read *r, pk_entity e, uint32_t i, const char *key, const char *v)
 {
-    if (!v) return PK_OK;
+    if (!v || !*v) return PK_OK;
     return pk_model_add_attr(r->p, e, i, key, v, strlen(v));
 }
 
@@ -65,11 +67,12 @@ static pk_status build_functions(cube_read *r, pk_kmap *files, size_t *fcap)
         *f = (pk_function){g->name, PK_NONE, 0, PK_NONE, line_of(g->begin)};
         if (g->mod && *g->mod) st = file_index(r, files, fcap, g->mod, &f->file);
         const char *keys[] = {"cube:mangled_name", "cube:paradigm", "cube:role",
-                              "cube:url", "cube:descr", "cube:end"};
+                              "cube:url",          "cube:descr",    "cube:end"};
         const char *vals[] = {g->mangled, g->paradigm, g->role, g->url, g->descr, g->end};
         for (size_t k = 0; k < 6 && !st; k++)
             st = attr(r, PK_ENTITY_FUNCTION, i, keys[k], vals[k]);
-        if (!st && g->begin && !f->line) st = attr(r, PK_ENTITY_FUNCTION, i, "cube:begin", g->begin);
+        if (!st && g->begin && !f->line)
+            st = attr(r, PK_ENTITY_FUNCTION, i, "cube:begin", g->begin);
     }
     return st;
 }
@@ -188,7 +191,8 @@ static pk_status describe_context(cube_read *r, uint32_t d, const uint64_t *regi
     const cube_cnode *cn = &r->a.cnodes[d];
     pk_ctx_rec *c = &r->p->ctx[r->ctx_of[d]];
     c->function = region_lookup(regions, r->a.n_regions, cn->callee);
-    if (c->function == PK_NONE) return format_error(r, "a cnode calls an undefined region", cn->callee);
+    if (c->function == PK_NONE)
+        return format_error(r, "a cnode calls an undefined region", cn->callee);
     c->line = line_of(cn->line);
     if (cn->mod && *cn->mod) {
         pk_status st = file_index(r, files, fcap, cn->mod, &c->file);
@@ -198,7 +202,8 @@ static pk_status describe_context(cube_read *r, uint32_t d, const uint64_t *regi
         c->file = r->p->functions[c->function].file;
         if (c->file != PK_NONE) c->flags |= PK_CTXF_HAS_SRCLOC;
     }
-    if (cn->line && !c->line) return attr(r, PK_ENTITY_CONTEXT, r->ctx_of[d], "cube:line", cn->line);
+    if (cn->line && !c->line)
+        return attr(r, PK_ENTITY_CONTEXT, r->ctx_of[d], "cube:line", cn->line);
     return PK_OK;
 }
 
@@ -240,12 +245,11 @@ static int is_derived(const char *type)
 
 static pk_status metric_attrs(cube_read *r, const cube_mdef *m, uint32_t metric)
 {
-    const char *keys[] = {"cube:disp_name", "cube:dtype",       "cube:type",      "cube:url",
-                          "cube:val",       "cube:viztype",     "cube:convertible",
-                          "cube:cacheable", "cube:cubepl",      "cube:cubeplinit"};
-    const char *vals[] = {m->disp,      m->dtype,       m->type,      m->url,
-                          m->val,       m->viztype,     m->convertible,
-                          m->cacheable, m->cubepl,      m->cubeplinit};
+    const char *keys[] = {"cube:disp_name", "cube:dtype",     "cube:type",        "cube:url",
+                          "cube:val",       "cube:viztype",   "cube:convertible", "cube:cacheable",
+                          "cube:cubepl",    "cube:cubeplinit"};
+    const char *vals[] = {m->disp,    m->dtype,       m->type,      m->url,    m->val,
+                          m->viztype, m->convertible, m->cacheable, m->cubepl, m->cubeplinit};
     pk_status st = PK_OK;
     for (size_t k = 0; k < sizeof keys / sizeof *keys && !st; k++)
         st = attr(r, PK_ENTITY_METRIC, metric, keys[k], vals[k]);
@@ -258,7 +262,8 @@ static pk_status add_metric(cube_read *r, uint32_t i)
     pk_profile *p = r->p;
     const cube_mdef *m = &r->a.mdefs[i];
     cube_mbuilt *b = &r->mb[i];
-    if (!m->uniq || !*m->uniq) return format_error(r, "a metric has no uniq_name; its id is", m->id);
+    if (!m->uniq || !*m->uniq)
+        return format_error(r, "a metric has no uniq_name; its id is", m->id);
     b->type = cube_parse_dtype(m->dtype);
     b->derived = is_derived(m->type);
     b->inclusive = strcmp(m->type, "INCLUSIVE") == 0;
@@ -273,10 +278,9 @@ static pk_status add_metric(cube_read *r, uint32_t i)
         snprintf(name, sizeof name, "%s%s%s", m->uniq, k ? "." : "", k ? comp : "");
         const char *nm = k ? pk_intern_cstr(&p->strings, name) : m->uniq;
         if (!nm) return pk_fail_nomem("reading metrics");
-        p->metrics[p->n_metrics++] = (pk_metric){nm, m->descr && *m->descr ? m->descr : NULL,
-                                                 m->uom && *m->uom ? m->uom : NULL,
-                                                 k ? b->metric : parent,
-                                                 cube_component_combine(&b->type, k)};
+        p->metrics[p->n_metrics++] = (pk_metric){
+            nm, m->descr && *m->descr ? m->descr : NULL, m->uom && *m->uom ? m->uom : NULL,
+            k ? b->metric : parent, cube_component_combine(&b->type, k)};
         if (*comp) st = attr(r, PK_ENTITY_METRIC, p->n_metrics - 1, "cube:component", comp);
     }
     return st ? st : metric_attrs(r, m, b->metric);
@@ -291,8 +295,8 @@ static pk_status add_columns(cube_read *r, uint32_t i)
     b->column = p->n_columns;
     for (uint32_t k = 0; k < b->type.n_comp; k++) {
         uint32_t c = p->n_columns++;
-        p->columns[c] = (pk_column){b->metric + k, b->inclusive ? 1u : 0u, 0, PK_STAT_NONE, NULL,
-                                    PK_COMBINE_SUM, c};
+        p->columns[c] = (pk_column){b->metric + k, b->inclusive ? 1u : 0u, 0, PK_STAT_NONE,
+                                    NULL,          PK_COMBINE_SUM,         c};
         pk_status st = pk_model_map_column(p, 0, c, c);
         if (st) return st;
     }
@@ -312,8 +316,8 @@ static pk_status build_metrics(cube_read *r)
         total += t.n_comp ? t.n_comp : 1;
     }
     if (total >= 60000)
-        return pk_fail(PK_ERR_UNSUPPORTED, "%s: %zu metric components (profkit keeps at most 60000)",
-                       r->path, total);
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "%s: %zu metric components (profkit keeps at most 60000)", r->path, total);
     p->metrics = pk_arena_array(&p->arena, total + 1, sizeof *p->metrics);
     p->columns = pk_arena_array(&p->arena, total + 1, sizeof *p->columns);
     p->scopes = pk_arena_array(&p->arena, 2, sizeof *p->scopes);
@@ -381,7 +385,9 @@ static pk_status location_ids(cube_read *r, uint32_t d, const uint32_t *sib, pk_
     const cube_sysres *loc = &a->locs[d], *g = &a->groups[loc->parent];
     uint32_t chain[256], depth = 0;
     for (uint32_t s = g->parent; s != CUBE_NONE; s = a->stns[s].parent) {
-        if (depth == 256) return format_error(r, "the system tree is deeper than 256 levels at location", loc->id);
+        if (depth == 256)
+            return format_error(r, "the system tree is deeper than 256 levels at location",
+                                loc->id);
         chain[depth++] = s;
     }
     pk_ident *ids = pk_arena_array(&r->p->arena, depth + 2, sizeof *ids);
@@ -404,7 +410,8 @@ static pk_status build_locations(cube_read *r)
     pk_profile *p = r->p;
     const cube_anchor *a = &r->a;
     uint64_t *ids = NULL;
-    uint32_t *sib = calloc(a->n_stns + 1, sizeof *sib), *count = calloc(a->n_stns + 2, sizeof *count);
+    uint32_t *sib = calloc(a->n_stns + 1, sizeof *sib),
+             *count = calloc(a->n_stns + 2, sizeof *count);
     r->loc_col = malloc((a->n_locs + 1) * sizeof *r->loc_col);
     p->locs = pk_arena_array(&p->arena, a->n_locs + 1, sizeof *p->locs);
     p->id_kind_names = pk_arena_array(&p->arena, 64, sizeof *p->id_kind_names);
@@ -415,7 +422,9 @@ static pk_status build_locations(cube_read *r)
         uint32_t par = a->stns[s].parent;
         sib[s] = count[par == CUBE_NONE ? 0 : par + 1]++;
     }
-    if (!st) st = sort_ids(r, &a->locs[0].id, sizeof *a->locs, a->n_locs, "location Id defined twice:", &ids);
+    if (!st)
+        st = sort_ids(r, &a->locs[0].id, sizeof *a->locs, a->n_locs,
+                      "location Id defined twice:", &ids);
     for (uint32_t i = 0; i < a->n_locs && !st; i++) {
         uint32_t d = (uint32_t)ids[i];
         r->loc_col[d] = i;
@@ -451,12 +460,24 @@ static pk_status attach_attrs(cube_read *r)
     for (size_t i = 0; i < r->a.n_attrs && !st; i++) {
         const cube_pattr *at = &r->a.attrs[i];
         switch (at->kind) {
-        case CA_PROFILE: st = attr(r, PK_ENTITY_PROFILE, 0, at->key, at->value); break;
-        case CA_METRIC: st = attr(r, PK_ENTITY_METRIC, r->mb[at->owner].metric, at->key, at->value); break;
-        case CA_REGION: st = attr(r, PK_ENTITY_FUNCTION, at->owner, at->key, at->value); break;
-        case CA_CNODE: st = attr(r, PK_ENTITY_CONTEXT, r->ctx_of[at->owner], at->key, at->value); break;
-        case CA_LOCATION: st = attr(r, PK_ENTITY_LOCATION, r->loc_col[at->owner], at->key, at->value); break;
-        case CA_GROUP: st = group_attr(r, at); break;
+        case CA_PROFILE:
+            st = attr(r, PK_ENTITY_PROFILE, 0, at->key, at->value);
+            break;
+        case CA_METRIC:
+            st = attr(r, PK_ENTITY_METRIC, r->mb[at->owner].metric, at->key, at->value);
+            break;
+        case CA_REGION:
+            st = attr(r, PK_ENTITY_FUNCTION, at->owner, at->key, at->value);
+            break;
+        case CA_CNODE:
+            st = attr(r, PK_ENTITY_CONTEXT, r->ctx_of[at->owner], at->key, at->value);
+            break;
+        case CA_LOCATION:
+            st = attr(r, PK_ENTITY_LOCATION, r->loc_col[at->owner], at->key, at->value);
+            break;
+        case CA_GROUP:
+            st = group_attr(r, at);
+            break;
         }
     }
     return st;
@@ -466,8 +487,7 @@ static pk_status profile_attrs(cube_read *r)
 {
     const char *keys[] = {"cube:version", "cube:metrics_title", "cube:program_title",
                           "cube:system_title"};
-    const char *vals[] = {r->a.version, r->a.metrics_title, r->a.program_title,
-                          r->a.system_title};
+    const char *vals[] = {r->a.version, r->a.metrics_title, r->a.program_title, r->a.system_title};
     pk_status st = PK_OK;
     for (size_t k = 0; k < 4 && !st; k++)
         st = attr(r, PK_ENTITY_PROFILE, 0, keys[k], vals[k]);

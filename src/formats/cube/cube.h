@@ -13,8 +13,21 @@
 /* A Cube data type: how one value is stored and into how many model
  * metrics ("components") it unfolds. */
 typedef enum cube_dt {
-    DT_F64, DT_I8, DT_U8, DT_I16, DT_U16, DT_I32, DT_U32, DT_I64, DT_U64,
-    DT_COMPLEX, DT_RATE, DT_TAU, DT_NDOUBLES, DT_HISTOGRAM, DT_UNKNOWN,
+    DT_F64,
+    DT_I8,
+    DT_U8,
+    DT_I16,
+    DT_U16,
+    DT_I32,
+    DT_U32,
+    DT_I64,
+    DT_U64,
+    DT_COMPLEX,
+    DT_RATE,
+    DT_TAU,
+    DT_NDOUBLES,
+    DT_HISTOGRAM,
+    DT_UNKNOWN,
 } cube_dt;
 
 typedef struct cube_dtype {
@@ -34,16 +47,16 @@ pk_combine cube_component_combine(const cube_dtype *t, uint32_t k);
 /* What the reader knows about each metric definition once built. */
 typedef struct cube_mbuilt {
     cube_dtype type;
-    uint32_t metric;    /* first model metric */
-    uint32_t column;    /* first column, PK_NONE if it has no data */
-    int inclusive;      /* stored inclusive along the call tree */
-    int derived;        /* CubePL-defined: no data */
+    uint32_t metric; /* first model metric */
+    uint32_t column; /* first column, PK_NONE if it has no data */
+    int inclusive;   /* stored inclusive along the call tree */
+    int derived;     /* CubePL-defined: no data */
 } cube_mbuilt;
 
 typedef struct cube_read {
     pk_profile *p;
     const char *path;
-    uint32_t flags;      /* PK_OPEN_* */
+    uint32_t flags; /* PK_OPEN_* */
     cube_tar tar;
     cube_anchor a;
     cube_mbuilt *mb;     /* per mdef */

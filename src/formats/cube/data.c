@@ -20,10 +20,10 @@
 #include "util/bytes.h"
 #include "util/error.h"
 
-#define IDX_MAGIC  "CUBEX.INDEX"
-#define DATA_MAGIC "CUBEX.DATA"
+#define IDX_MAGIC   "CUBEX.INDEX"
+#define DATA_MAGIC  "CUBEX.DATA"
 #define ZDATA_MAGIC "ZCUBEX.DATA"
-#define IDX_HEADER 18 /* magic 11, endian 4, version 2, format 1 */
+#define IDX_HEADER  18 /* magic 11, endian 4, version 2, format 1 */
 enum { INDEX_SPARSE = 1, INDEX_DENSE = 3 };
 
 /* One metric's data, located and checked. */
@@ -192,8 +192,14 @@ static void decode(const cube_dtype *t, int swap, const unsigned char *s, size_t
 {
     size_t i;
     switch (t->dt) {
-    case DT_I8: for (i = 0; i < n; i++) out[i] = (int8_t)s[i]; return;
-    case DT_U8: for (i = 0; i < n; i++) out[i] = s[i]; return;
+    case DT_I8:
+        for (i = 0; i < n; i++)
+            out[i] = (int8_t)s[i];
+        return;
+    case DT_U8:
+        for (i = 0; i < n; i++)
+            out[i] = s[i];
+        return;
     case DT_I16:
     case DT_U16:
         for (i = 0; i < n; i++) {
@@ -209,9 +215,13 @@ static void decode(const cube_dtype *t, int swap, const unsigned char *s, size_t
             out[i] = t->dt == DT_I32 ? (double)(int32_t)v : (double)v;
         }
         return;
-    case DT_I64: for (i = 0; i < n; i++) out[i] = (double)(int64_t)get64(s + 8 * i, swap); return;
+    case DT_I64:
+        for (i = 0; i < n; i++)
+            out[i] = (double)(int64_t)get64(s + 8 * i, swap);
+        return;
     case DT_U64: /* >= 2^63: a counter that went negative (see count_wrapped) */
-        for (i = 0; i < n; i++) out[i] = (double)(int64_t)get64(s + 8 * i, swap);
+        for (i = 0; i < n; i++)
+            out[i] = (double)(int64_t)get64(s + 8 * i, swap);
         return;
     case DT_TAU: /* u32 count, then min, max, sum, sum of squares (packed) */
         for (i = 0; i < n; i++) {
@@ -242,8 +252,8 @@ static void decode(const cube_dtype *t, int swap, const unsigned char *s, size_t
 /* Slot layout shared by all locations: bucket = context (by ascending
  * id), slots in a bucket = the columns any metric stores there. */
 typedef struct layout {
-    uint64_t *base;  /* first slot of each bucket (n_buckets + 1) */
-    uint32_t *fill;  /* slots of each bucket filled so far */
+    uint64_t *base;   /* first slot of each bucket (n_buckets + 1) */
+    uint32_t *fill;   /* slots of each bucket filled so far */
     uint32_t *ctx_id; /* context id of each bucket */
     uint64_t n_slots, spare;
     unsigned char **plane; /* per location: n_slots x PK_LM_VAL_SIZE, then index space */
@@ -288,8 +298,8 @@ static pk_status plan_layout(cube_read *r, const job *jobs, size_t n_jobs, layou
      * top-level cnodes, so the root holds the program total as in every
      * other format */
     L->spare = r->p->n_columns;
-    uint64_t bytes = (L->n_slots + L->spare) * PK_LM_VAL_SIZE +
-                     ((uint64_t)L->n_used + 1) * PK_LM_IDX_SIZE + 1;
+    uint64_t bytes =
+        (L->n_slots + L->spare) * PK_LM_VAL_SIZE + ((uint64_t)L->n_used + 1) * PK_LM_IDX_SIZE + 1;
     for (uint32_t l = 0; l < r->n_locs; l++)
         if (!(L->plane[l] = malloc(bytes))) return pk_fail_nomem("storing values");
     return PK_OK;
@@ -336,10 +346,14 @@ static void add_to_root(const pk_profile *p, layout *L, const unsigned char *rec
     if (p->scopes[p->columns[c].scope].kind != PK_SCOPE_INCLUSIVE) return;
     pk_combine how = p->metrics[p->columns[c].metric].combine;
     double *acc = &L->root[c];
-    if (!L->root_set[c]) *acc = v, L->root_set[c] = 1;
-    else if (how == PK_COMBINE_MIN) *acc = v < *acc ? v : *acc;
-    else if (how == PK_COMBINE_MAX) *acc = v > *acc ? v : *acc;
-    else *acc += v;
+    if (!L->root_set[c])
+        *acc = v, L->root_set[c] = 1;
+    else if (how == PK_COMBINE_MIN)
+        *acc = v < *acc ? v : *acc;
+    else if (how == PK_COMBINE_MAX)
+        *acc = v > *acc ? v : *acc;
+    else
+        *acc += v;
 }
 
 /* The root's values after the cnodes' (its id is the largest). */

@@ -77,21 +77,28 @@ const char *cube_component_name(const cube_dtype *t, uint32_t k, char *buf, size
     static const char *const complex[] = {"re", "im"}, *const rate[] = {"main", "duration"};
     static const char *const tau[] = {"n", "min", "max", "sum", "sum2"};
     switch (t->dt) {
-    case DT_COMPLEX: return complex[k % 2];
-    case DT_RATE: return rate[k % 2];
-    case DT_TAU: return tau[k % 5];
+    case DT_COMPLEX:
+        return complex[k % 2];
+    case DT_RATE:
+        return rate[k % 2];
+    case DT_TAU:
+        return tau[k % 5];
     case DT_HISTOGRAM:
         if (k < 2) return k ? "max" : "min";
         snprintf(buf, size, "bin%u", k - 2);
         return buf;
-    case DT_NDOUBLES: snprintf(buf, size, "%u", k); return buf;
-    default: return "";
+    case DT_NDOUBLES:
+        snprintf(buf, size, "%u", k);
+        return buf;
+    default:
+        return "";
     }
 }
 
 pk_combine cube_component_combine(const cube_dtype *t, uint32_t k)
 {
     if (t->dt == DT_TAU) return k == 1 ? PK_COMBINE_MIN : k == 2 ? PK_COMBINE_MAX : PK_COMBINE_SUM;
-    if (t->dt == DT_HISTOGRAM) return k == 0 ? PK_COMBINE_MIN : k == 1 ? PK_COMBINE_MAX : PK_COMBINE_SUM;
+    if (t->dt == DT_HISTOGRAM)
+        return k == 0 ? PK_COMBINE_MIN : k == 1 ? PK_COMBINE_MAX : PK_COMBINE_SUM;
     return t->combine;
 }

@@ -33,8 +33,10 @@ static pk_status gunzip(const char *file, const char *what, const unsigned char 
     while (!st) {
         if (len == cap) {
             unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!nb) st = pk_fail_nomem("inflating");
-            else buf = nb, cap *= 2;
+            if (!nb)
+                st = pk_fail_nomem("inflating");
+            else
+                buf = nb, cap *= 2;
             if (st) break;
         }
         z.next_in = (unsigned char *)d + used;
@@ -143,8 +145,10 @@ static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
     if (!st) st = read_anchor(r);
     if (!st) set_version(r->p, r->a.version);
     if (!st && r->p->major != 3 && r->p->major != 4)
-        st = pk_fail(PK_ERR_UNSUPPORTED, "%s: anchor.xml declares Cube version %s; profkit reads "
-                     "Cube 3 and 4 anchors", r->path, r->a.version ? r->a.version : "(none)");
+        st = pk_fail(PK_ERR_UNSUPPORTED,
+                     "%s: anchor.xml declares Cube version %s; profkit reads "
+                     "Cube 3 and 4 anchors",
+                     r->path, r->a.version ? r->a.version : "(none)");
     if (!st) st = cube_build_model(r);
     if (!st) st = cube_read_values(r);
     return st;
@@ -202,5 +206,6 @@ pk_status cube_open(const char *path, const pk_open_options *opts, pk_profile **
 pk_status cube_open_memory(const char *name, const void *data, uint64_t size,
                            const pk_open_options *opts, pk_profile **out)
 {
-    return open_bytes(name ? name : "memory.cubex", data ? data : (const void *)"", size, opts, out);
+    return open_bytes(name ? name : "memory.cubex", data ? data : (const void *)"", size, opts,
+                      out);
 }

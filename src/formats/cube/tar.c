@@ -133,19 +133,20 @@ static void header_name(const unsigned char *h, char *out, size_t size)
 
 static pk_status bad_header(const char *file, uint64_t off, const char *what)
 {
-    return pk_fail(PK_ERR_FORMAT, "%s: tar header at byte %llu: %s", file,
-                   (unsigned long long)off, what);
+    return pk_fail(PK_ERR_FORMAT, "%s: tar header at byte %llu: %s", file, (unsigned long long)off,
+                   what);
 }
 
 /* One header at `off`; advances *off past it and its data. */
-static pk_status one_header(const char *file, const unsigned char *d, uint64_t n,
-                            uint64_t *off, cube_tar *t, size_t *cap, pending *pend)
+static pk_status one_header(const char *file, const unsigned char *d, uint64_t n, uint64_t *off,
+                            cube_tar *t, size_t *cap, pending *pend)
 {
     const unsigned char *h = d + *off;
     int64_t size = tar_number(h + 124, 12);
     if (size < 0) return bad_header(file, *off, "the size field is not a number");
     if (!checksum_ok(h)) {
-        if (!has_magic(h)) return bad_header(file, *off, "neither a valid checksum nor ustar magic");
+        if (!has_magic(h))
+            return bad_header(file, *off, "neither a valid checksum nor ustar magic");
         if (!t->n_bad_checksums++) t->first_bad = *off;
     }
     uint64_t data = *off + BLOCK;

@@ -22,7 +22,7 @@ typedef struct cube_tar {
     size_t n;
     unsigned n_bad_checksums;
     uint64_t first_bad; /* offset of the first bad header */
-    int truncated; /* the archive ends without its end-of-archive blocks */
+    int truncated;      /* the archive ends without its end-of-archive blocks */
 } cube_tar;
 
 /* 1 if the bytes begin like a tar archive (a header with a valid

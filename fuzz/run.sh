@@ -39,3 +39,15 @@ if [ -d "$corpus/callgrind" ]; then
     -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
 fi
 run fuzz_callgrind "$seeds" "$here/callgrind.dict" 65536
+
+# Cube: the project's samples (plain, ZCUBEX, gzip-wrapped) and corpus
+# files <= 64 KiB.
+seeds=$build/fuzz-seeds/cube
+rm -rf "$seeds"; mkdir -p "$seeds"
+cp "$here/../tests/data/cube/"*.cubex "$seeds/"
+gzip -c "$here/../tests/data/cube/sample.cubex" > "$seeds/sample.cubex.gz"
+if [ -d "$corpus/cube" ]; then
+  find "$corpus/cube" -type f -size -64k -name '*.cubex' \
+    -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
+fi
+run fuzz_cube "$seeds" "$here/cube.dict" 65536

@@ -62,12 +62,12 @@ static int same_str(const char *a, const char *b)
     return (!a && !b) || (a && b && strcmp(a, b) == 0);
 }
 
-#define CHECK(cond, ...)                                                                          \
-    do {                                                                                          \
-        if (!(cond)) {                                                                            \
-            print_error(__VA_ARGS__);                                                             \
-            return 1;                                                                             \
-        }                                                                                         \
+#define CHECK(cond, ...)                                                                           \
+    do {                                                                                           \
+        if (!(cond)) {                                                                             \
+            print_error(__VA_ARGS__);                                                              \
+            return 1;                                                                              \
+        }                                                                                          \
     } while (0)
 
 static int same_dimensions(const pk_profile *a, const pk_profile *b)
@@ -115,8 +115,14 @@ static int same_attributes(const pk_profile *a, const pk_profile *b)
         pk_attribute x = {0}, y = {0};
         if (i < na) pk_attribute_get(a, i, &x);
         if (j < nb) pk_attribute_get(b, j, &y);
-        if (i < na && strcmp(x.key, "cube:version") == 0) { i++; continue; }
-        if (j < nb && strcmp(y.key, "cube:version") == 0) { j++; continue; }
+        if (i < na && strcmp(x.key, "cube:version") == 0) {
+            i++;
+            continue;
+        }
+        if (j < nb && strcmp(y.key, "cube:version") == 0) {
+            j++;
+            continue;
+        }
         CHECK(i < na && j < nb && x.entity == y.entity && x.index == y.index &&
                   strcmp(x.key, y.key) == 0 && strcmp(x.value, y.value) == 0,
               "attribute %zu: %s=%s vs %s=%s\n", i, i < na ? x.key : "-", i < na ? x.value : "-",

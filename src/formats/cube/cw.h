@@ -11,20 +11,20 @@
 #include "cube.h"
 
 typedef struct cw_metric {
-    pk_index metric;     /* first model metric */
-    uint32_t n_comp;     /* model metrics (components) it spans */
+    pk_index metric; /* first model metric */
+    uint32_t n_comp; /* model metrics (components) it spans */
     cube_dtype type;
-    const char *dtype;   /* as written */
-    const char *kind;    /* EXCLUSIVE, INCLUSIVE, SIMPLE or a derived kind */
-    pk_index cols[64];   /* column of each component, PK_NONE if none */
-    int fold;            /* point scope: folded contexts add up */
-    uint32_t parent;     /* Cube metric index, CUBE_NONE for roots */
+    const char *dtype; /* as written */
+    const char *kind;  /* EXCLUSIVE, INCLUSIVE, SIMPLE or a derived kind */
+    pk_index cols[64]; /* column of each component, PK_NONE if none */
+    int fold;          /* point scope: folded contexts add up */
+    uint32_t parent;   /* Cube metric index, CUBE_NONE for roots */
 } cw_metric;
 
 typedef struct cw_cnode {
-    pk_index ctx;     /* the context it stands for */
-    uint32_t parent;  /* cnode index or CUBE_NONE */
-    uint32_t region;  /* region id */
+    pk_index ctx;      /* the context it stands for */
+    uint32_t parent;   /* cnode index or CUBE_NONE */
+    uint32_t region;   /* region id */
     uint32_t n_folded; /* lines, loops... folded into it */
 } cw_cnode;
 
@@ -54,8 +54,8 @@ typedef struct cube_writer {
     uint32_t n_m;
     cw_cnode *cn;
     uint32_t n_cn;
-    uint32_t *cnode_of;    /* context -> cnode it folds into, CUBE_NONE if none */
-    uint32_t *wide;        /* wide-search enumeration of cnodes */
+    uint32_t *cnode_of;         /* context -> cnode it folds into, CUBE_NONE if none */
+    uint32_t *wide;             /* wide-search enumeration of cnodes */
     const char **entry_regions; /* regions for entry contexts, after the functions */
     uint32_t n_entry_regions;
     cw_stn *stn;

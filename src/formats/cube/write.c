@@ -59,7 +59,7 @@ typedef struct wstate {
     cube_writer w;
     pk_out out;
     long mtime;
-    uint32_t *loc_col;        /* model location -> data column, CUBE_NONE */
+    uint32_t *loc_col;         /* model location -> data column, CUBE_NONE */
     uint32_t *mem_start, *mem; /* contexts folded into each cnode (CSR) */
     double *row;               /* one row: n_loc x n_comp values */
     unsigned char *enc;        /* one encoded row */
@@ -121,13 +121,23 @@ static void encode(const cube_dtype *t, const double *v, size_t n, unsigned char
         unsigned char *e = d + i * t->size;
         switch (t->dt) {
         case DT_I8:
-        case DT_U8: e[0] = (unsigned char)(int64_t)x[0]; break;
+        case DT_U8:
+            e[0] = (unsigned char)(int64_t)x[0];
+            break;
         case DT_I16:
-        case DT_U16: pk_put_le16(e, (uint16_t)(int64_t)x[0]); break;
-        case DT_I32: pk_put_le32(e, (uint32_t)(int32_t)x[0]); break;
-        case DT_U32: pk_put_le32(e, (uint32_t)(int64_t)x[0]); break;
+        case DT_U16:
+            pk_put_le16(e, (uint16_t)(int64_t)x[0]);
+            break;
+        case DT_I32:
+            pk_put_le32(e, (uint32_t)(int32_t)x[0]);
+            break;
+        case DT_U32:
+            pk_put_le32(e, (uint32_t)(int64_t)x[0]);
+            break;
         case DT_I64:
-        case DT_U64: pk_put_le64(e, (uint64_t)(int64_t)x[0]); break;
+        case DT_U64:
+            pk_put_le64(e, (uint64_t)(int64_t)x[0]);
+            break;
         case DT_TAU:
             pk_put_le32(e, (uint32_t)x[0]);
             for (int k = 0; k < 4; k++)
@@ -159,7 +169,8 @@ static void index_member(wstate *s, uint32_t id, uint32_t n_rows)
 /* Row r (enumeration position) of metric m, encoded into s->enc. */
 static void encode_row(wstate *s, const cw_metric *m, uint32_t pos)
 {
-    uint32_t c = m->type.dt != DT_UNKNOWN && strcmp(m->kind, "INCLUSIVE") == 0 ? s->w.wide[pos] : pos;
+    uint32_t c =
+        m->type.dt != DT_UNKNOWN && strcmp(m->kind, "INCLUSIVE") == 0 ? s->w.wide[pos] : pos;
     memset(s->row, 0, (size_t)s->w.n_loc * m->n_comp * sizeof *s->row);
     cnode_values(s, m, c);
     for (size_t i = 0; i < (size_t)s->w.n_loc * m->n_comp; i++)
@@ -300,7 +311,8 @@ pk_status cube_write(const pk_profile *p, const char *path, const pk_write_optio
     char tmp[4200];
     snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     wstate s = {.w = {.p = p, .compress = (flags & PK_WRITE_COMPRESS) != 0},
-                .mtime = (long)time(NULL), .stats = stats};
+                .mtime = (long)time(NULL),
+                .stats = stats};
     pk_arena a;
     pk_arena_init(&a);
     pk_status st = prepare(&s, &a);

@@ -45,8 +45,10 @@ static void PK_PRINTF(2, 3) add(xb *b, const char *fmt, ...)
     va_start(ap, fmt);
     int n = vsnprintf(tmp, sizeof tmp, fmt, ap);
     va_end(ap);
-    if (n >= 0 && (size_t)n < sizeof tmp) put(b, tmp, (size_t)n);
-    else b->failed = 1;
+    if (n >= 0 && (size_t)n < sizeof tmp)
+        put(b, tmp, (size_t)n);
+    else
+        b->failed = 1;
 }
 
 /* Text with XML's special characters escaped; control bytes dropped. */
@@ -54,11 +56,21 @@ static void esc(xb *b, const char *s)
 {
     for (; s && *s; s++) {
         switch (*s) {
-        case '<': put(b, "&lt;", 4); break;
-        case '>': put(b, "&gt;", 4); break;
-        case '&': put(b, "&amp;", 5); break;
-        case '"': put(b, "&quot;", 6); break;
-        case '\'': put(b, "&apos;", 6); break;
+        case '<':
+            put(b, "&lt;", 4);
+            break;
+        case '>':
+            put(b, "&gt;", 4);
+            break;
+        case '&':
+            put(b, "&amp;", 5);
+            break;
+        case '"':
+            put(b, "&quot;", 6);
+            break;
+        case '\'':
+            put(b, "&apos;", 6);
+            break;
         default:
             if ((unsigned char)*s >= 0x20 || *s == '\t' || *s == '\n') put(b, s, 1);
         }
@@ -207,8 +219,10 @@ static void region(xb *b, const pk_profile *p, uint32_t id, const char *name, pk
     const char *begin = fn ? attr(p, PK_ENTITY_FUNCTION, f, "cube:begin") : NULL;
     add(b, "    <region id=\"%u\" mod=\"", id);
     esc(b, mod);
-    if (begin) add(b, "\" begin=\""), esc(b, begin);
-    else add(b, "\" begin=\"%ld", fn && fn->line ? (long)fn->line : -1L);
+    if (begin)
+        add(b, "\" begin=\""), esc(b, begin);
+    else
+        add(b, "\" begin=\"%ld", fn && fn->line ? (long)fn->line : -1L);
     add(b, "\" end=\""), esc(b, end ? end : "-1"), put(b, "\">\n", 3);
     element(b, 6, "name", name ? name : "");
     static const char *const opt[] = {"mangled_name", "paradigm", "role"};
@@ -253,7 +267,8 @@ static void cnode_open(xb *b, const cube_writer *w, uint32_t i, int ind)
     }
     attrs_of(b, p, PK_ENTITY_CONTEXT, c->ctx, ind + 2);
     if (c->n_folded)
-        add(b, "%*s<attr key=\"profkit folded contexts\" value=\"%u\"/>\n", ind + 2, "", c->n_folded);
+        add(b, "%*s<attr key=\"profkit folded contexts\" value=\"%u\"/>\n", ind + 2, "",
+            c->n_folded);
 }
 
 /* Regions (functions, then entry points) and the nested call tree. */

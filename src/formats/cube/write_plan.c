@@ -94,7 +94,8 @@ static pk_status plan_wide(cube_writer *w)
     for (uint32_t i = 0; i < n && !st; i++)
         first[i] = next[i] = CUBE_NONE;
     for (uint32_t i = n; i-- > 0 && !st;)
-        if (w->cn[i].parent != CUBE_NONE) next[i] = first[w->cn[i].parent], first[w->cn[i].parent] = i;
+        if (w->cn[i].parent != CUBE_NONE)
+            next[i] = first[w->cn[i].parent], first[w->cn[i].parent] = i;
     uint32_t pos = 0;
     for (uint32_t root = 0; root < n && !st; root++) {
         if (w->cn[root].parent != CUBE_NONE) continue;
@@ -164,14 +165,17 @@ static pk_status plan_metrics(cube_writer *w)
         cw_metric *cm = &w->m[w->n_m];
         const char *dt = attr_of(p, PK_ENTITY_METRIC, m, "cube:dtype");
         cm->metric = m, cm->n_comp = 1;
-        while (m + cm->n_comp < p->n_metrics && cm->n_comp < 64 && is_component(p, m + cm->n_comp, m))
+        while (m + cm->n_comp < p->n_metrics && cm->n_comp < 64 &&
+               is_component(p, m + cm->n_comp, m))
             cm->n_comp++;
         cube_dtype t = cube_parse_dtype(dt);
         int kept = dt && t.dt == DT_UNKNOWN && cm->n_comp == 1; /* SCALE_FUNC...: no values */
         if (!kept && (!dt || t.dt == DT_UNKNOWN || t.n_comp != cm->n_comp)) {
             cm->n_comp = 1; /* written as plain doubles */
             pk_combine how = p->metrics[m].combine;
-            dt = how == PK_COMBINE_MIN ? "MINDOUBLE" : how == PK_COMBINE_MAX ? "MAXDOUBLE" : "DOUBLE";
+            dt = how == PK_COMBINE_MIN   ? "MINDOUBLE"
+                 : how == PK_COMBINE_MAX ? "MAXDOUBLE"
+                                         : "DOUBLE";
             t = cube_parse_dtype(dt);
         }
         cm->type = t, cm->dtype = dt;
@@ -215,7 +219,8 @@ static pk_status node_index(pk_kmap *map, uint64_t level, uint32_t parent, const
                             uint32_t next, uint32_t *out, int *added)
 {
     uint64_t key[PK_KMAP_WORDS] = {level, parent, id ? id->kind : 0xffff, id ? id->logical : 0};
-    if (pk_kmap_upsert(map, key, next, out, added)) return pk_fail_nomem("planning the system tree");
+    if (pk_kmap_upsert(map, key, next, out, added))
+        return pk_fail_nomem("planning the system tree");
     return PK_OK;
 }
 
@@ -259,9 +264,9 @@ static pk_status plan_location(cube_writer *w, pk_arena *a, pk_kmap *map, pk_ind
     if (!st && added) {
         const char *gn = attr_of(p, PK_ENTITY_LOCATION, l, "cube:group"),
                    *gt = attr_of(p, PK_ENTITY_LOCATION, l, "cube:group_type");
-        w->grp[w->n_grp++] = (cw_group){parent, gid ? gid->logical : 0, gid ? gid->kind : 0,
-                                        gn ? gn : default_name(a, gid, "process"),
-                                        gt ? gt : "process"};
+        w->grp[w->n_grp++] =
+            (cw_group){parent, gid ? gid->logical : 0, gid ? gid->kind : 0,
+                       gn ? gn : default_name(a, gid, "process"), gt ? gt : "process"};
     }
     const char *ln = attr_of(p, PK_ENTITY_LOCATION, l, "cube:name"),
                *lt = attr_of(p, PK_ENTITY_LOCATION, l, "cube:type");

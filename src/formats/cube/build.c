@@ -107,8 +107,9 @@ static pk_status sort_ids(const cube_read *r, const void *base, size_t stride, s
     qsort(s, n, sizeof *s, cmp_u64);
     for (size_t i = 1; i < n; i++)
         if (s[i] >> 32 == s[i - 1] >> 32) {
+            uint32_t id = (uint32_t)(s[i] >> 32);
             free(s);
-            return format_error(r, what, (uint32_t)(s[i] >> 32));
+            return format_error(r, what, id);
         }
     *out = s;
     return PK_OK;

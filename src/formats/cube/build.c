@@ -115,32 +115,6 @@ static pk_status sort_ids(const cube_read *r, const void *base, size_t stride, s
     return PK_OK;
 }
 
-/* Wide-search enumeration (CubeLib's WideSearchEnumerator, the row order
- * of INCLUSIVE metrics): per root, the root, then all its children, then
- * the same recursively for each child. Iterative: expanding a node
- * appends its children; nodes are expanded depth-first in order. */
-static void wide_enumeration(cube_read *r, const uint32_t *first_kid, const uint32_t *next_sib,
-                             uint32_t *stack)
-{
-    const cube_anchor *a = &r->a;
-    uint32_t pos = 0;
-    for (uint32_t root = 0; root < a->n_cnodes; root++) {
-        if (a->cnodes[root].parent != CUBE_NONE) continue;
-        r->wide[pos++] = root;
-        size_t sp = 0;
-        stack[sp++] = root;
-        while (sp) {
-            uint32_t v = stack[--sp], base = (uint32_t)sp;
-            for (uint32_t c = first_kid[v]; c != CUBE_NONE; c = next_sib[c])
-                r->wide[pos++] = c, stack[sp++] = c;
-            for (uint32_t i = base, j = (uint32_t)sp - 1; sp > base && i < j; i++, j--) {
-                uint32_t t = stack[i];
-                stack[i] = stack[j], stack[j] = t;
-            }
-        }
-    }
-}
-
 /* One context per cnode, breadth-first so that children are consecutive. */
 static pk_status lay_out_contexts(cube_read *r, const uint32_t *first_kid, const uint32_t *next_sib,
                                   const uint32_t *n_kids, uint32_t *queue, uint64_t root_id)
@@ -170,19 +144,6 @@ static pk_status lay_out_contexts(cube_read *r, const uint32_t *first_kid, const
         n++;
     }
     return st;
-}
-
-static pk_status link_tree(cube_read *r, uint32_t *first_kid, uint32_t *next_sib, uint32_t *n_kids)
-{
-    const cube_anchor *a = &r->a;
-    for (uint32_t i = 0; i < a->n_cnodes; i++)
-        first_kid[i] = next_sib[i] = CUBE_NONE, n_kids[i] = 0;
-    for (uint32_t i = (uint32_t)a->n_cnodes; i-- > 0;) { /* reverse: keep document order */
-        uint32_t par = a->cnodes[i].parent;
-        if (par == CUBE_NONE) continue;
-        next_sib[i] = first_kid[par], first_kid[par] = i, n_kids[par]++;
-    }
-    return PK_OK;
 }
 
 /* Function, call site and attributes of the context of cnode d. */
@@ -230,9 +191,13 @@ static pk_status build_contexts(cube_read *r, pk_kmap *files, size_t *fcap)
     for (size_t i = 0; i < n && !st; i++)
         r->bucket_of[(uint32_t)ids[i]] = (uint32_t)i;
     uint32_t *first_kid = tmp, *next_sib = tmp + n, *n_kids = tmp + 2 * n, *queue = tmp + 3 * n;
-    if (!st) st = link_tree(r, first_kid, next_sib, n_kids);
+    const uint32_t *parents = n ? &a->cnodes[0].parent : NULL;
+    if (!st)
+        cube_link_children(parents, sizeof *a->cnodes, (uint32_t)n, first_kid, next_sib, n_kids);
     if (!st) st = lay_out_contexts(r, first_kid, next_sib, n_kids, queue, root_id);
-    if (!st) wide_enumeration(r, first_kid, next_sib, queue);
+    if (!st) /* the row order of INCLUSIVE metrics */
+        cube_wide_enumeration(parents, sizeof *a->cnodes, (uint32_t)n, first_kid, next_sib, queue,
+                              r->wide);
     for (uint32_t d = 0; d < n && !st; d++)
         st = describe_context(r, d, regions, files, fcap);
     free(tmp), free(regions), free(ids);
@@ -358,8 +323,23 @@ static uint32_t rank_of(const cube_sysres *s)
     return s->rank && *s->rank && !*end && v <= UINT32_MAX ? (uint32_t)v : s->id;
 }
 
+/* System-tree nodes above location def d, leaf first, into chain[256]. */
+static pk_status stn_chain(cube_read *r, uint32_t d, uint32_t *chain, uint32_t *depth)
+{
+    const cube_anchor *a = &r->a;
+    *depth = 0;
+    for (uint32_t s = a->groups[a->locs[d].parent].parent; s != CUBE_NONE; s = a->stns[s].parent) {
+        if (*depth == 256)
+            return format_error(r, "the system tree is deeper than 256 levels at location",
+                                a->locs[d].id);
+        chain[(*depth)++] = s;
+    }
+    return PK_OK;
+}
+
 /* Attributes of location l (model index) defined by location def d. */
-static pk_status location_attrs(cube_read *r, uint32_t d, uint32_t l)
+static pk_status location_attrs(cube_read *r, uint32_t d, uint32_t l, const uint32_t *chain,
+                                uint32_t depth)
 {
     const cube_anchor *a = &r->a;
     const cube_sysres *loc = &a->locs[d], *g = &a->groups[loc->parent];
@@ -367,9 +347,6 @@ static pk_status location_attrs(cube_read *r, uint32_t d, uint32_t l)
     if (!st) st = attr(r, PK_ENTITY_LOCATION, l, "cube:type", loc->type);
     if (!st) st = attr(r, PK_ENTITY_LOCATION, l, "cube:group", g->name);
     if (!st) st = attr(r, PK_ENTITY_LOCATION, l, "cube:group_type", g->type);
-    uint32_t chain[256], depth = 0;
-    for (uint32_t s = g->parent; s != CUBE_NONE && depth < 256; s = a->stns[s].parent)
-        chain[depth++] = s;
     while (depth-- > 0 && !st) {
         const cube_stn *s = &a->stns[chain[depth]];
         char buf[1024];
@@ -380,17 +357,11 @@ static pk_status location_attrs(cube_read *r, uint32_t d, uint32_t l)
 }
 
 /* Identifier tuple of location def d: system-tree nodes, group, itself. */
-static pk_status location_ids(cube_read *r, uint32_t d, const uint32_t *sib, pk_loc_rec *out)
+static pk_status location_ids(cube_read *r, uint32_t d, const uint32_t *sib, const uint32_t *chain,
+                              uint32_t depth, pk_loc_rec *out)
 {
     const cube_anchor *a = &r->a;
     const cube_sysres *loc = &a->locs[d], *g = &a->groups[loc->parent];
-    uint32_t chain[256], depth = 0;
-    for (uint32_t s = g->parent; s != CUBE_NONE; s = a->stns[s].parent) {
-        if (depth == 256)
-            return format_error(r, "the system tree is deeper than 256 levels at location",
-                                loc->id);
-        chain[depth++] = s;
-    }
     pk_ident *ids = pk_arena_array(&r->p->arena, depth + 2, sizeof *ids);
     if (!ids) return pk_fail_nomem("reading the system tree");
     uint32_t n = 0;
@@ -430,8 +401,10 @@ static pk_status build_locations(cube_read *r)
         uint32_t d = (uint32_t)ids[i];
         r->loc_col[d] = i;
         p->locs[i] = (pk_loc_rec){.raw_index = a->locs[d].id, .trace = PK_NONE};
-        st = location_ids(r, d, sib, &p->locs[i]);
-        if (!st) st = location_attrs(r, d, i);
+        uint32_t chain[256], depth;
+        st = stn_chain(r, d, chain, &depth);
+        if (!st) st = location_ids(r, d, sib, chain, depth, &p->locs[i]);
+        if (!st) st = location_attrs(r, d, i, chain, depth);
     }
     if (!st && a->n_locs && (ids[a->n_locs - 1] >> 32) != a->n_locs - 1)
         pk_model_diag(p, PK_SEV_WARNING, "sparse-location-ids", r->path, "anchor.xml system tree",

@@ -67,6 +67,15 @@ typedef struct cube_read {
     uint32_t n_locs;
 } cube_read;
 
+/* calltree.c: a tree given as parent links (a uint32_t at parent +
+ * i * stride, CUBE_NONE for roots). Children lists in document order
+ * (n_kids may be NULL), and the wide-search enumeration of all n nodes
+ * into out (stack: n entries of scratch). */
+void cube_link_children(const void *parent, size_t stride, uint32_t n, uint32_t *first,
+                        uint32_t *next, uint32_t *n_kids);
+void cube_wide_enumeration(const void *parent, size_t stride, uint32_t n, const uint32_t *first,
+                           const uint32_t *next, uint32_t *stack, uint32_t *out);
+
 /* build.c: the anchor's dimensions into the model. */
 pk_status cube_build_model(cube_read *r);
 /* data.c: every metric's N.index/N.data into value planes. */

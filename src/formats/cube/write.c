@@ -166,13 +166,18 @@ static void index_member(wstate *s, uint32_t id, uint32_t n_rows)
     tar_pad(&s->out, size);
 }
 
+/* The cnode at enumeration position `pos` of metric m's rows: wide
+ * search for INCLUSIVE metrics, else pre-order (= cnode number). */
+static uint32_t cnode_at(const wstate *s, const cw_metric *m, uint32_t pos)
+{
+    return strcmp(m->kind, "INCLUSIVE") == 0 ? s->w.wide[pos] : pos;
+}
+
 /* Row r (enumeration position) of metric m, encoded into s->enc. */
 static void encode_row(wstate *s, const cw_metric *m, uint32_t pos)
 {
-    uint32_t c =
-        m->type.dt != DT_UNKNOWN && strcmp(m->kind, "INCLUSIVE") == 0 ? s->w.wide[pos] : pos;
     memset(s->row, 0, (size_t)s->w.n_loc * m->n_comp * sizeof *s->row);
-    cnode_values(s, m, c);
+    cnode_values(s, m, cnode_at(s, m, pos));
     for (size_t i = 0; i < (size_t)s->w.n_loc * m->n_comp; i++)
         s->stats->n_values += s->row[i] != 0;
     encode(&m->type, s->row, s->w.n_loc, s->enc);
@@ -241,8 +246,7 @@ static pk_status metric_members(wstate *s, uint32_t i)
     s->row = NULL; /* presence test only */
     uint32_t n_rows = 0;
     for (uint32_t pos = 0; pos < s->w.n_cn; pos++) {
-        uint32_t c = strcmp(m->kind, "INCLUSIVE") == 0 ? s->w.wide[pos] : pos;
-        if (cnode_values(s, m, c)) s->rows[n_rows++] = pos;
+        if (cnode_values(s, m, cnode_at(s, m, pos))) s->rows[n_rows++] = pos;
     }
     s->row = row;
     if (!n_rows) return PK_OK;

@@ -91,27 +91,9 @@ static pk_status plan_wide(cube_writer *w)
              *stack = malloc(((size_t)n + 1) * sizeof *stack);
     w->wide = malloc(((size_t)n + 1) * sizeof *w->wide);
     pk_status st = first && next && stack && w->wide ? PK_OK : pk_fail_nomem("planning rows");
-    for (uint32_t i = 0; i < n && !st; i++)
-        first[i] = next[i] = CUBE_NONE;
-    for (uint32_t i = n; i-- > 0 && !st;)
-        if (w->cn[i].parent != CUBE_NONE)
-            next[i] = first[w->cn[i].parent], first[w->cn[i].parent] = i;
-    uint32_t pos = 0;
-    for (uint32_t root = 0; root < n && !st; root++) {
-        if (w->cn[root].parent != CUBE_NONE) continue;
-        w->wide[pos++] = root;
-        size_t sp = 0;
-        stack[sp++] = root;
-        while (sp) {
-            uint32_t v = stack[--sp];
-            size_t base = sp;
-            for (uint32_t c = first[v]; c != CUBE_NONE; c = next[c])
-                w->wide[pos++] = c, stack[sp++] = c;
-            for (size_t i = base, j = sp; i + 1 < j; i++, j--) {
-                uint32_t t = stack[i];
-                stack[i] = stack[j - 1], stack[j - 1] = t;
-            }
-        }
+    if (!st) {
+        cube_link_children(&w->cn[0].parent, sizeof *w->cn, n, first, next, NULL);
+        cube_wide_enumeration(&w->cn[0].parent, sizeof *w->cn, n, first, next, stack, w->wide);
     }
     free(first), free(next), free(stack);
     return st;

@@ -16,6 +16,7 @@
 #include "callgrind.h"
 #include "cgrd.h"
 #include "util/error.h"
+#include "util/gzip.h"
 #include "util/mapfile.h"
 
 #define WINDOW   (16u << 20)
@@ -41,25 +42,11 @@ int cg_detect(const unsigned char *d, size_t n)
     return 0;
 }
 
-static int is_gzip(const unsigned char *d, uint64_t n)
-{
-    return n >= 2 && d[0] == 0x1f && d[1] == 0x8b;
-}
-
 /* Detect a gzip file by inflating its beginning. */
 static int detect_gzip(const unsigned char *d, uint64_t n)
 {
     unsigned char out[2048];
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 32) != Z_OK) return 0;
-    z.next_in = (unsigned char *)d;
-    z.avail_in = n > (1u << 20) ? (1u << 20) : (uInt)n;
-    z.next_out = out, z.avail_out = sizeof out;
-    int r = inflate(&z, Z_SYNC_FLUSH);
-    size_t got = sizeof out - z.avail_out;
-    inflateEnd(&z);
-    return (r == Z_OK || r == Z_STREAM_END || r == Z_BUF_ERROR) && cg_detect(out, got);
+    return cg_detect(out, pk_gunzip_head(d, n, out, sizeof out));
 }
 
 int cg_detect_file(const char *path)
@@ -69,7 +56,7 @@ int cg_detect_file(const char *path)
         pk_error_clear();
         return 0;
     }
-    int ok = is_gzip(m.data, m.size) ? detect_gzip(m.data, m.size) : cg_detect(m.data, m.size);
+    int ok = pk_is_gzip(m.data, m.size) ? detect_gzip(m.data, m.size) : cg_detect(m.data, m.size);
     pk_unmap_file(&m);
     return ok;
 }
@@ -118,7 +105,7 @@ static pk_status gz_fill(gz_in *g, const char *path, const pk_mapfile *m, int *e
     g->len = g->cap - g->z.avail_out;
     if (r == Z_STREAM_END) {
         const unsigned char *next = g->z.next_in;
-        if (g->z.avail_in && is_gzip(next, g->z.avail_in)) { /* another member */
+        if (g->z.avail_in && pk_is_gzip(next, g->z.avail_in)) { /* another member */
             inflateReset(&g->z);
             return PK_OK;
         }
@@ -178,7 +165,7 @@ static pk_status read_one(cg_build *b, const char *path, const pk_mapfile *mem, 
     if (src) src->present = src->loaded = 1, src->size = m.size, src->major = 1;
     cg_parser ps;
     cgp_init(&ps, b, file, flags);
-    st = is_gzip(m.data, m.size) ? feed_gzip(&ps, &m, path) : feed_plain(&ps, &m);
+    st = pk_is_gzip(m.data, m.size) ? feed_gzip(&ps, &m, path) : feed_plain(&ps, &m);
     if (!st) st = cgp_end(&ps);
     cgp_free(&ps);
     if (!mem) pk_unmap_file(&m);

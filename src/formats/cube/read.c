@@ -12,12 +12,8 @@
 
 #include "cube.h"
 #include "util/error.h"
+#include "util/gzip.h"
 #include "util/mapfile.h"
-
-static int is_gzip(const unsigned char *d, uint64_t n)
-{
-    return n >= 2 && d[0] == 0x1f && d[1] == 0x8b;
-}
 
 /* Inflate a whole gzip stream (also multi-member) into a malloc buffer. */
 static pk_status gunzip(const char *file, const char *what, const unsigned char *d, uint64_t n,
@@ -48,7 +44,7 @@ static pk_status gunzip(const char *file, const char *what, const unsigned char 
         int rc = inflate(&z, Z_NO_FLUSH);
         used += in0 - z.avail_in, len += out0 - z.avail_out;
         if (rc == Z_STREAM_END) {
-            if (used == n || !is_gzip(d + used, n - used)) break; /* trailing garbage ignored */
+            if (used == n || !pk_is_gzip(d + used, n - used)) break; /* trailing garbage ignored */
             inflateReset(&z);
         } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && len == cap)) {
             st = pk_fail(PK_ERR_FORMAT, "%s: %s: gzip data is damaged or cut off near byte %llu",
@@ -91,18 +87,10 @@ int cube_detect_file(const char *path)
         return 0;
     }
     int ok = 0;
-    if (is_gzip(m.data, m.size)) {
+    if (pk_is_gzip(m.data, m.size)) {
         unsigned char head[512];
-        z_stream z;
-        memset(&z, 0, sizeof z);
-        if (inflateInit2(&z, 15 + 16) == Z_OK) {
-            z.next_in = (unsigned char *)m.data;
-            z.avail_in = m.size > (1u << 20) ? (1u << 20) : (uInt)m.size;
-            z.next_out = head, z.avail_out = sizeof head;
-            inflate(&z, Z_SYNC_FLUSH);
-            ok = z.avail_out == 0 && detect_bytes(path, head, sizeof head);
-            inflateEnd(&z);
-        }
+        ok = pk_gunzip_head(m.data, m.size, head, sizeof head) == sizeof head &&
+             detect_bytes(path, head, sizeof head);
     } else {
         ok = detect_bytes(path, m.data, m.size);
     }
@@ -117,7 +105,7 @@ static pk_status read_anchor(cube_read *r)
     if (!m)
         return pk_fail(PK_ERR_FORMAT, "%s: the archive has no anchor.xml member (%zu members)",
                        r->path, r->tar.n);
-    if (!is_gzip(m->data, m->size))
+    if (!pk_is_gzip(m->data, m->size))
         return cube_anchor_parse(r->p, r->path, m->offset, m->data, m->size, &r->a);
     unsigned char *xml;
     uint64_t n;
@@ -172,7 +160,7 @@ static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n
     unsigned char *tar = NULL;
     uint64_t tar_n = n;
     if (!r.path) st = pk_fail_nomem("opening");
-    if (!st && is_gzip(d, n)) {
+    if (!st && pk_is_gzip(d, n)) {
         st = gunzip(path, "gzip-wrapped archive", d, n, &tar, &tar_n);
         d = tar;
     }

@@ -7,8 +7,10 @@
  * 48 truncations and 16 random byte flips each. Every profile that opens
  * is exercised in full; errors must name the file. Also exact messages
  * for a few damages: a cut data member, a row out of range, a bad
- * endianness marker, anchor.xml missing.
+ * endianness marker, anchor.xml missing, broken XML, a cut archive, a
+ * region id defined twice.
  */
+#define _GNU_SOURCE
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -110,6 +112,10 @@ static int targeted(const unsigned char *d, size_t n)
     memcpy(m, d, n), memcpy(m + anchor + 40, "<<", 2);
     bad += expect_error(m, n, "anchor.xml line");
     bad += expect_error(d, data + 20, "truncated");
+    memcpy(m, d, n);
+    char *dup = memmem(m + anchor, n - anchor, "region id=\"1\"", 13);
+    if (dup) dup[11] = '0'; /* two regions with id 0 (found by fuzz_cube: a crash) */
+    bad += dup ? expect_error(m, n, "region id defined twice") : 1;
     free(m);
     return bad;
 }

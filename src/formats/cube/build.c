@@ -186,7 +186,7 @@ static pk_status build_contexts(cube_read *r, pk_kmap *files, size_t *fcap)
                             "region id defined twice:", &regions);
     if (!st)
         st = sort_ids(r, &a->cnodes[0].id, sizeof *a->cnodes, n, "cnode id defined twice:", &ids);
-    uint64_t root_id = n ? (ids[n - 1] >> 32) + 1 : 0;
+    uint64_t root_id = !st && n ? (ids[n - 1] >> 32) + 1 : 0; /* ids: only if sorted */
     if (!st && root_id > UINT32_MAX) st = format_error(r, "cnode id too large:", UINT32_MAX);
     for (size_t i = 0; i < n && !st; i++)
         r->bucket_of[(uint32_t)ids[i]] = (uint32_t)i;

@@ -231,6 +231,11 @@ static void test_structure(void **state)
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_OK);
     assert_int_equal(tu_count_diagnostics(p, "tar-checksum", PK_SEV_WARNING), 1);
     pk_profile_free(p);
+    /* 28 PAPI_L2_DCM values within 1024 of 2^64: read as 0, as CubeLib does */
+    snprintf(path, sizeof path, "%s/pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", g_root);
+    assert_int_equal(pk_profile_open(path, NULL, &p), PK_OK);
+    assert_int_equal(tu_count_diagnostics(p, "unsigned-overflow", PK_SEV_WARNING), 1);
+    pk_profile_free(p);
 }
 
 int main(void)

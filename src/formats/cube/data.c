@@ -148,21 +148,31 @@ static pk_status read_data(cube_read *r, const cube_member *m, job *j, uint32_t 
     return PK_OK;
 }
 
-/* UINT64 values of 2^63 and more are what Score-P writes when a hardware
- * counter difference went negative (pycubexr's L2_DCM_negative sample);
- * they are read as the negative numbers they stand for, as pycubexr's
- * wrapping sums and its _detect_negative_overflow treat them, and said so. */
-static void count_wrapped(cube_read *r, const job *j, const cube_member *m)
+/* Largest UINT64 that survives CubeLib's uint64 -> double -> uint64 casts;
+ * above it (within 1024 of 2^64) the cast is undefined and yields 0 on the
+ * machines Cube runs on. Score-P writes such values when a hardware
+ * counter difference went negative (pycubexr's L2_DCM_negative sample). */
+#define CUBE_MAX_U64_AS_DOUBLE 0xFFFFFFFFFFFFFBFFull
+
+static int beyond_double(const unsigned char *v, int swap)
+{
+    return get64(v, swap) > CUBE_MAX_U64_AS_DOUBLE;
+}
+
+/* Such values are read as 0, as CubeLib reads them and pycubexr simulates
+ * (classes/values.py convert_type), and reported: following the tools
+ * keeps every sum equal to theirs, and the warning says what was done. */
+static void count_beyond_double(cube_read *r, const job *j, const cube_member *m)
 {
     if (r->mb[j->mdef].type.dt != DT_U64) return;
-    uint64_t n = (uint64_t)j->n_rows * r->n_locs, wrapped = 0;
+    uint64_t n = (uint64_t)j->n_rows * r->n_locs, beyond = 0;
     for (uint64_t i = 0; i < n; i++)
-        wrapped += j->data[8 * i + (j->swap ? 0 : 7)] >> 7;
-    if (wrapped)
-        pk_model_diag(r->p, PK_SEV_WARNING, "negative-unsigned", r->path, m->name, 1, m->offset,
-                      "%llu values of UINT64 metric %s are 2^63 or more: read as the negative "
-                      "numbers they wrap (a counter that went backwards)",
-                      (unsigned long long)wrapped, r->a.mdefs[j->mdef].uniq);
+        beyond += (uint64_t)beyond_double(j->data + 8 * i, j->swap);
+    if (beyond)
+        pk_model_diag(r->p, PK_SEV_WARNING, "unsigned-overflow", r->path, m->name, 1, m->offset,
+                      "%llu values of UINT64 metric %s are within 1024 of 2^64 (a counter that "
+                      "went backwards): read as 0, as CubeLib and pycubexr read them",
+                      (unsigned long long)beyond, r->a.mdefs[j->mdef].uniq);
 }
 
 /* Locate and check metric definition i's members; *j->data NULL when the
@@ -183,7 +193,7 @@ static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
                        d->id, mi ? "an index" : "data", d->id, mi ? "data" : "index");
     pk_status st = read_index(r, mi, j, seen);
     if (!st) st = read_data(r, md, j, r->mb[i].type.size);
-    if (!st) count_wrapped(r, j, md);
+    if (!st) count_beyond_double(r, j, md);
     return st;
 }
 
@@ -219,9 +229,11 @@ static void decode(const cube_dtype *t, int swap, const unsigned char *s, size_t
         for (i = 0; i < n; i++)
             out[i] = (double)(int64_t)get64(s + 8 * i, swap);
         return;
-    case DT_U64: /* >= 2^63: a counter that went negative (see count_wrapped) */
-        for (i = 0; i < n; i++)
-            out[i] = (double)(int64_t)get64(s + 8 * i, swap);
+    case DT_U64: /* beyond a double's reach: a counter that went backwards, read as 0 */
+        for (i = 0; i < n; i++) {
+            uint64_t v = get64(s + 8 * i, swap);
+            out[i] = v > CUBE_MAX_U64_AS_DOUBLE ? 0.0 : (double)v;
+        }
         return;
     case DT_TAU: /* u32 count, then min, max, sum, sum of squares (packed) */
         for (i = 0; i < n; i++) {

@@ -113,6 +113,18 @@ static void put_f64(unsigned char *d, double v)
     pk_put_le64(d, b);
 }
 
+/* The bits of x as a 64-bit integer: negative values in two's complement,
+ * values beyond either end saturated and NaN as 0 (casting those is
+ * undefined). Narrower types keep the low bytes, as a C cast would. */
+static uint64_t int_bits(double x)
+{
+    if (x != x) return 0;
+    if (x >= 18446744073709551616.0) return UINT64_MAX;
+    if (x >= 9223372036854775808.0) return (uint64_t)x;
+    if (x < -9223372036854775808.0) return (uint64_t)1 << 63;
+    return (uint64_t)(int64_t)x;
+}
+
 /* n values (n_comp doubles each) in the metric's data type. */
 static void encode(const cube_dtype *t, const double *v, size_t n, unsigned char *d)
 {
@@ -122,24 +134,22 @@ static void encode(const cube_dtype *t, const double *v, size_t n, unsigned char
         switch (t->dt) {
         case DT_I8:
         case DT_U8:
-            e[0] = (unsigned char)(int64_t)x[0];
+            e[0] = (unsigned char)int_bits(x[0]);
             break;
         case DT_I16:
         case DT_U16:
-            pk_put_le16(e, (uint16_t)(int64_t)x[0]);
+            pk_put_le16(e, (uint16_t)int_bits(x[0]));
             break;
         case DT_I32:
-            pk_put_le32(e, (uint32_t)(int32_t)x[0]);
-            break;
         case DT_U32:
-            pk_put_le32(e, (uint32_t)(int64_t)x[0]);
+            pk_put_le32(e, (uint32_t)int_bits(x[0]));
             break;
         case DT_I64:
         case DT_U64:
-            pk_put_le64(e, (uint64_t)(int64_t)x[0]);
+            pk_put_le64(e, int_bits(x[0]));
             break;
         case DT_TAU:
-            pk_put_le32(e, (uint32_t)x[0]);
+            pk_put_le32(e, (uint32_t)int_bits(x[0]));
             for (int k = 0; k < 4; k++)
                 put_f64(e + 4 + 8 * k, x[1 + k]);
             break;

@@ -30,16 +30,30 @@ PK_API pk_status pk_column_totals(const pk_profile *profile, double *out, size_t
 PK_API pk_status pk_context_totals(const pk_profile *profile, pk_index column, double *out,
                                    size_t n_out);
 
+/* Value of `metric` in scope `kind` (PK_SCOPE_INCLUSIVE or
+ * PK_SCOPE_EXCLUSIVE) at every context, combined over the non-summary
+ * locations as pk_context_totals() does. When the profile stores only the
+ * other scope, the values are derived along the calling-context tree
+ * (docs/model.md, "Deriving a scope") and *derived (may be NULL) is set to
+ * 1. An exclusive value derived from a PK_METRIC_UNSIGNED metric is clamped
+ * at 0 per location. PK_ERR_UNSUPPORTED for the exclusive values of a
+ * min/max metric stored inclusive; PK_ERR_NOT_FOUND when the metric has
+ * neither scope. `out` must hold pk_context_count() doubles. */
+PK_API pk_status pk_context_scope_values(const pk_profile *profile, pk_index metric,
+                                         pk_scope_kind kind, double *out, size_t n_out,
+                                         int *derived);
+
 /* The human-facing total of a metric: its inclusive value at the root,
  * combined over the non-summary locations (or, without any, the summary's
- * SUM statistic). PK_ERR_NOT_FOUND when the metric has no inclusive scope
- * (then no such total is defined). */
+ * SUM statistic). A metric stored only exclusive gets the inclusive value
+ * derived at the root (pk_context_scope_values()). PK_ERR_NOT_FOUND when
+ * the metric has neither scope (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
 /* pk_column_totals() and pk_metric_program_total() of every metric in one
  * pass over the values (what `profkit info` shows; on big profiles much
  * cheaper than asking each metric separately). `programs[m]` is NaN for a
- * metric without an inclusive scope. Results equal the separate calls up
+ * metric with neither scope. Results equal the separate calls up
  * to the rounding of the (compensated) sums. */
 PK_API pk_status pk_profile_totals(const pk_profile *profile, double *columns, size_t n_columns,
                                    double *programs, size_t n_metrics);

@@ -267,7 +267,14 @@ typedef struct pk_metric {
     const char *unit;        /* NULL if not known */
     pk_index parent;         /* metric tree parent, PK_NONE for roots */
     pk_combine combine;      /* how values of different locations combine */
+    uint32_t flags;          /* PK_METRIC_* */
 } pk_metric;
+
+/* The file stores the metric as an unsigned integer: a count that cannot
+ * be negative. Deriving exclusive values from inclusive ones clamps at 0
+ * per location, as CubeLib and pycubexr do, where measurement noise makes
+ * a parent's inclusive count smaller than its children's. */
+enum { PK_METRIC_UNSIGNED = 1u << 0 };
 
 /* What a scope means, whatever the file calls it. */
 typedef enum pk_scope_kind {

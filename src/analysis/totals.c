@@ -9,9 +9,11 @@
  */
 #include <math.h>
 #include <stdlib.h>
+#include <string.h>
 
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "totals.h"
 #include "util/bytes.h"
 #include "util/parallel.h"
 
@@ -159,7 +161,7 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
     return run_totals(p, out, NULL, NULL);
 }
 
-static void combine_into(pk_combine how, double *acc, int *seen, double x)
+void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
 {
     if (!*seen || how == PK_COMBINE_SUM || how == PK_COMBINE_OTHER)
         *acc = *seen ? *acc + x : x;
@@ -190,20 +192,17 @@ static pk_index summary_stand_in(const pk_profile *p, pk_index column)
     return PK_NONE;
 }
 
-pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, size_t n_out)
+pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
+                              unsigned char *seen)
 {
-    if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: NULL argument");
-    if (column >= p->n_columns)
-        return pk_fail(PK_ERR_NOT_FOUND, "column index %u out of range", column);
-    if (n_out < p->n_ctx)
-        return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: room for %zu of %u contexts", n_out,
-                       p->n_ctx);
     pk_index stand_in = summary_stand_in(p, column);
     if (stand_in != PK_NONE) column = stand_in;
     const pk_column *col = &p->columns[column];
     pk_combine how = col->is_summary ? col->combine : p->metrics[col->metric].combine;
-    int *seen = calloc(p->n_ctx ? p->n_ctx : 1, sizeof *seen);
-    if (!seen) return pk_fail_nomem("summing contexts");
+    unsigned char *own = seen ? NULL : calloc(p->n_ctx ? p->n_ctx : 1, 1);
+    if (!seen && !own) return pk_fail_nomem("summing contexts");
+    if (!seen) seen = own;
+    memset(seen, 0, p->n_ctx);
     for (uint32_t i = 0; i < p->n_ctx; i++)
         out[i] = 0.0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
@@ -213,20 +212,44 @@ pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, s
         pk_location_values_begin(p, l, &c);
         while (pk_cursor_next(&c, &v))
             if (v.column == column && v.context != PK_NONE)
-                combine_into(how, &out[v.context], &seen[v.context], v.value);
+                pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
     }
-    free(seen);
+    free(own);
     return PK_OK;
+}
+
+pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, size_t n_out)
+{
+    if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: NULL argument");
+    if (column >= p->n_columns)
+        return pk_fail(PK_ERR_NOT_FOUND, "column index %u out of range", column);
+    if (n_out < p->n_ctx)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_context_totals: room for %zu of %u contexts", n_out,
+                       p->n_ctx);
+    return pk_context_combined(p, column, out, NULL);
+}
+
+/* A metric stored only exclusive: its derived inclusive value at the root. */
+static pk_status derived_program_total(const pk_profile *p, pk_index metric, double *out)
+{
+    double *incl = malloc(p->n_ctx * sizeof *incl);
+    if (!incl) return pk_fail_nomem("deriving a program total");
+    pk_status st = pk_context_scope_values(p, metric, PK_SCOPE_INCLUSIVE, incl, p->n_ctx, NULL);
+    if (!st) *out = incl[0];
+    free(incl);
+    return st;
 }
 
 pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_program_total: NULL argument");
     pk_index col;
-    pk_status st = pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col);
-    if (st) return st;
+    if (metric >= p->n_metrics)
+        return pk_fail(PK_ERR_NOT_FOUND, "metric index %u out of range", metric);
     if (p->n_ctx == 0 || p->n_locs == 0)
         return pk_fail(PK_ERR_NOT_FOUND, "the profile has no values");
+    if (pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col) != PK_OK)
+        return derived_program_total(p, metric, out);
     pk_index stand_in = summary_stand_in(p, col);
     if (stand_in != PK_NONE) col = stand_in;
     ksum root = {0}, entries = {0};
@@ -264,8 +287,11 @@ static void program_totals(const pk_profile *p, const double *root, const double
             if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;
         }
-        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK || p->columns[col].is_summary)
+        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK) { /* derive it */
+            if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;
+        }
+        if (p->columns[col].is_summary) continue;
         /* the root holds the total where the format stores it (HPCToolkit's
          * global context); otherwise the entry points add up to it */
         out[m] = root[col] != 0.0 ? root[col] : entries[col];

@@ -54,42 +54,56 @@ typedef struct tree_args {
     int json, no_color;
 } tree_args;
 
+/* Inclusive and exclusive values of metric m at every context, stored or
+ * derived; a metric whose exclusive values cannot be derived shows none. */
+static pk_status scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
+                              int *derived)
+{
+    size_t n = pk_context_count(p);
+    int d_incl = 0, d_excl = 0;
+    pk_status st = pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, n, &d_incl);
+    if (st) return st;
+    if (pk_context_scope_values(p, m, PK_SCOPE_EXCLUSIVE, *excl, n, &d_excl) != PK_OK) *excl = NULL;
+    *derived = d_incl ? PK_SCOPE_INCLUSIVE : d_excl && *excl ? PK_SCOPE_EXCLUSIVE : 0;
+    return PK_OK;
+}
+
 static int show_tree(const pk_profile *p, const tree_args *a)
 {
-    pk_index m, incl_col, excl_col;
+    pk_index m;
     pk_metric met;
     if (!pick_metric(p, a->metric, &m)) {
         fprintf(stderr, "profkit tree: no metric named '%s'\n", a->metric ? a->metric : "");
         return CLI_BAD;
     }
     pk_metric_get(p, m, &met);
-    if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &incl_col) != PK_OK) {
-        fprintf(stderr, "profkit tree: metric '%s' has no inclusive values in this profile\n",
-                met.name);
-        return CLI_BAD;
-    }
-    int have_excl = pk_column_find(p, m, PK_SCOPE_EXCLUSIVE, &excl_col) == PK_OK;
     size_t n = pk_context_count(p);
-    double *incl = calloc(n ? n : 1, sizeof *incl), *excl = calloc(n ? n : 1, sizeof *excl);
-    double total = 0;
+    double *incl = calloc(n ? n : 1, sizeof *incl), *excl_buf = calloc(n ? n : 1, sizeof *excl_buf);
+    double *excl = excl_buf, total = 0;
     if (!incl || !excl) {
         free(incl);
         free(excl);
         fprintf(stderr, "profkit tree: out of memory\n");
         return CLI_BAD;
     }
-    pk_status st = PK_OK;
-    if (!st) st = pk_context_totals(p, incl_col, incl, n);
-    if (!st && have_excl) st = pk_context_totals(p, excl_col, excl, n);
+    int derived = 0;
+    pk_status st = scope_values(p, m, incl, &excl, &derived);
     if (!st) st = pk_metric_program_total(p, m, &total);
     pk_tree_options o = a->opts;
     o.color = cli_use_color(stdout, a->no_color || a->json);
-    if (!st && !a->json) printf("metric %s: program total %.10g\n\n", met.name, total);
+    if (!st && !a->json) {
+        printf("metric %s: program total %.10g\n", met.name, total);
+        if (derived)
+            printf("(%s values derived from the stored %s ones)\n",
+                   derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",
+                   derived == PK_SCOPE_INCLUSIVE ? "exclusive" : "inclusive");
+        putchar('\n');
+    }
     if (!st)
-        st = a->json ? pk_tree_write_json(stdout, p, incl, have_excl ? excl : NULL, total, &o)
-                     : pk_tree_write_text(stdout, p, incl, have_excl ? excl : NULL, total, &o);
+        st = a->json ? pk_tree_write_json(stdout, p, incl, excl, total, &o)
+                     : pk_tree_write_text(stdout, p, incl, excl, total, &o);
     free(incl);
-    free(excl);
+    free(excl_buf);
     return st ? cli_library_error("tree", st) : CLI_OK;
 }
 

@@ -75,6 +75,8 @@ golden tree-cycles-depth.txt "$profkit" tree -m cyc --depth 3 --threshold 0 "$db
 golden check-sample.txt "$profkit" check "$db"
 golden dump-meta-sample.txt "$profkit" dump --section headers,general,id-names,scopes,metrics,modules,source-files,functions,contexts "$db"
 golden check-future.txt "$profkit" check "$work/future"
+golden tree-cube-derived.txt "$profkit" tree --threshold 0 "$src/tests/data/cube/sample.cubex"
+golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/tests/data/cube/sample-zcubex.cubex"
 
 # --- info via the meta.db path, and as JSON ---
 expect_status 0 "$profkit" info "$db/meta.db"

@@ -222,6 +222,11 @@ static pk_status metric_attrs(cube_read *r, const cube_mdef *m, uint32_t metric)
     return st;
 }
 
+static int is_unsigned(cube_dt dt)
+{
+    return dt == DT_U8 || dt == DT_U16 || dt == DT_U32 || dt == DT_U64;
+}
+
 /* Model metrics of definition i: one per component. */
 static pk_status add_metric(cube_read *r, uint32_t i)
 {
@@ -244,9 +249,13 @@ static pk_status add_metric(cube_read *r, uint32_t i)
         snprintf(name, sizeof name, "%s%s%s", m->uniq, k ? "." : "", k ? comp : "");
         const char *nm = k ? pk_intern_cstr(&p->strings, name) : m->uniq;
         if (!nm) return pk_fail_nomem("reading metrics");
-        p->metrics[p->n_metrics++] = (pk_metric){
-            nm, m->descr && *m->descr ? m->descr : NULL, m->uom && *m->uom ? m->uom : NULL,
-            k ? b->metric : parent, cube_component_combine(&b->type, k)};
+        p->metrics[p->n_metrics++] =
+            (pk_metric){nm,
+                        m->descr && *m->descr ? m->descr : NULL,
+                        m->uom && *m->uom ? m->uom : NULL,
+                        k ? b->metric : parent,
+                        cube_component_combine(&b->type, k),
+                        is_unsigned(b->type.dt) && nc == 1 ? PK_METRIC_UNSIGNED : 0};
         if (*comp) st = attr(r, PK_ENTITY_METRIC, p->n_metrics - 1, "cube:component", comp);
     }
     return st ? st : metric_attrs(r, m, b->metric);

@@ -43,13 +43,18 @@ static const cube_ref cube_refs[] = {
     {"hatchet-scorep-cpi/profile.cubex", "hits", 2751.0, 2751.0},
     {"hatchet-scorep-cpi/profile.cubex", "bytes_sent", 9600000.0, 9600000.0},
     {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "visits", 553243110711.0, 553243110711.0},
-    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "time", 140702.86826535634, 140702.86826535634},
-    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L1_DCM", 3856145991945.0, 3856145991945.0},
+    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "time", 140702.86826535634,
+     140702.86826535634},
+    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L1_DCM", 3856145991945.0,
+     3856145991945.0},
     {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L1_ICM", 43713257577.0, 43713257577.0},
-    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L2_DCM", 710552093137.0, 710552093137.0},
+    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L2_DCM", 710552093137.0,
+     710552093137.0},
     {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L2_ICM", 555242059.0, 555242059.0},
-    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L1_TCM", 3899859249522.0, 3899859249522.0},
-    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "bytes_sent", 735241965056.0, 735241965056.0},
+    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "PAPI_L1_TCM", 3899859249522.0,
+     3899859249522.0},
+    {"pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex", "bytes_sent", 735241965056.0,
+     735241965056.0},
     {"pycubexr-time-p4-cube482/profile.cubex", "visits", 84077360.0, 84077360.0},
     {"pycubexr-time-p4-cube482/profile.cubex", "time", 3.3841508168813497, 3.3841508168813497},
     {"extrap-lulesh-p27-v45/profile.cubex", "visits", 45495293.0, 45495293.0},
@@ -58,7 +63,8 @@ static const cube_ref cube_refs[] = {
     {"pycubexr-kripke-p8-bigendian/profile.cubex", "time", 148.63150991125002, 148.63150991125002},
     {"pycubexr-kripke-p8-bigendian/profile.cubex", "PAPI_TOT_INS", 43981966152.0, 43981966152.0},
     {"pycubexr-kripke-p8-bigendian/profile.cubex", "PAPI_FP_OPS", 13757333824.0, 13757333824.0},
-    {"pycubexr-kripke-p8-bigendian/profile.cubex", "PEVT_L2_STORE_LINE", 1594461509.0, 1594461509.0},
+    {"pycubexr-kripke-p8-bigendian/profile.cubex", "PEVT_L2_STORE_LINE", 1594461509.0,
+     1594461509.0},
     {"pycubexr-cube-values-alltypes/cube-values_example.cubex", "INT8", 10.0, 126.0},
     {"pycubexr-cube-values-alltypes/cube-values_example.cubex", "UINT8", 68.0, 68.0},
     {"pycubexr-cube-values-alltypes/cube-values_example.cubex", "INT32", 10.0, 126.0},
@@ -188,6 +194,28 @@ static int unlisted(const pk_profile *p, size_t c)
     return c != 0 && p->ctx[c].parent == PK_NONE;
 }
 
+/* pk_profile_totals() answers exclusive-only metrics from its one pass
+ * over the values; the answer must equal the derivation's. */
+static void cube_program_totals_agree(void **state)
+{
+    (void)state;
+    pk_profile *p = open_cube("pycubexr-hwcounter-l2dcm/L2_DCM_negative.cubex");
+    size_t nm = pk_metric_count(p), nc = pk_column_count(p), derived = 0;
+    double *cols = malloc(nc * sizeof *cols), *programs = malloc(nm * sizeof *programs);
+    assert_int_equal(pk_profile_totals(p, cols, nc, programs, nm), PK_OK);
+    for (pk_index m = 0; m < nm; m++) {
+        double one;
+        pk_index col;
+        assert_int_equal(pk_metric_program_total(p, m, &one), PK_OK);
+        assert_true(close_to(programs[m], one, 1e-12));
+        derived += pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK;
+    }
+    assert_true(derived >= 3); /* visits, bytes_sent, bytes_received... */
+    free(cols);
+    free(programs);
+    pk_profile_free(p);
+}
+
 /* Both derivations of every metric of one database against its columns. */
 static int check_database(const char *dir, pk_profile *p)
 {
@@ -245,6 +273,7 @@ int main(void)
         cmocka_unit_test(cube_other_scope_equals_pycubexr),
         cmocka_unit_test(cube_unsigned_clamp_matters),
         cmocka_unit_test(cube_min_metric),
+        cmocka_unit_test(cube_program_totals_agree),
         cmocka_unit_test(hpctoolkit_derived_equals_stored),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

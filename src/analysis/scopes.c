@@ -130,8 +130,8 @@ static int has_plain_locations(const pk_profile *p)
 
 /* exclusive from inclusive (sum-combined metrics only): point values, then
  * each lexical child's exclusive value added into its parent. */
-static pk_status exclusive_from_inclusive(const pk_profile *p, pk_index col, int clamp,
-                                          double *out, unsigned char *seen, const uint32_t *order)
+static pk_status exclusive_from_inclusive(const pk_profile *p, pk_index col, int clamp, double *out,
+                                          unsigned char *seen, const uint32_t *order)
 {
     pk_status st;
     if (clamp && has_plain_locations(p)) {
@@ -186,7 +186,8 @@ pk_status pk_context_scope_values(const pk_profile *p, pk_index metric, pk_scope
                        n_out, p->n_ctx);
     pk_index col;
     if (derived) *derived = 0;
-    if (pk_column_find(p, metric, kind, &col) == PK_OK) return pk_context_combined(p, col, out, NULL);
+    if (pk_column_find(p, metric, kind, &col) == PK_OK)
+        return pk_context_combined(p, col, out, NULL);
     pk_scope_kind other = kind == PK_SCOPE_INCLUSIVE ? PK_SCOPE_EXCLUSIVE : PK_SCOPE_INCLUSIVE;
     if (pk_column_find(p, metric, other, &col) != PK_OK)
         return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",

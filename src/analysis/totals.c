@@ -272,10 +272,27 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
     return PK_OK;
 }
 
+/* A sum-combined metric stored only exclusive, in a tree where every
+ * context is its own function's (no lexical children, none unlisted):
+ * the derived inclusive value at the root is the sum of all its exclusive
+ * values, which the pass already has. */
+static int exclusive_sum_is_total(const pk_profile *p, pk_index m, const double *columns,
+                                  double *out)
+{
+    pk_index col;
+    if (p->metrics[m].combine != PK_COMBINE_SUM ||
+        pk_column_find(p, m, PK_SCOPE_EXCLUSIVE, &col) != PK_OK)
+        return 0;
+    for (uint32_t c = 1; c < p->n_ctx; c++)
+        if (p->ctx[c].relation == PK_REL_LEXICAL || p->ctx[c].parent == PK_NONE) return 0;
+    *out = columns[col];
+    return 1;
+}
+
 /* Program totals from the pass's root and entry sums: the same answer as
  * pk_metric_program_total(), without a second visit to every location. */
-static void program_totals(const pk_profile *p, const double *root, const double *entries,
-                           double *out)
+static void program_totals(const pk_profile *p, const double *columns, const double *root,
+                           const double *entries, double *out)
 {
     int plain = 0;
     for (uint32_t l = 0; l < p->n_locs && !plain; l++)
@@ -287,8 +304,10 @@ static void program_totals(const pk_profile *p, const double *root, const double
             if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;
         }
-        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK) { /* derive it */
-            if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
+        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) != PK_OK) {
+            if (!exclusive_sum_is_total(p, m, columns, &out[m]) &&
+                pk_metric_program_total(p, m, &out[m]) != PK_OK) /* derive it */
+                out[m] = NAN;
             continue;
         }
         if (p->columns[col].is_summary) continue;
@@ -309,7 +328,7 @@ pk_status pk_profile_totals(const pk_profile *p, double *columns, size_t n_colum
     double *root = malloc(2 * n * sizeof *root);
     if (!root) return pk_fail_nomem("summing columns");
     pk_status st = run_totals(p, columns, root, root + n);
-    if (!st) program_totals(p, root, root + n, programs);
+    if (!st) program_totals(p, columns, root, root + n, programs);
     free(root);
     return st;
 }

@@ -73,6 +73,28 @@ int pk_path_is_dir(const char *path)
 /* Release in steps of this much (fewer system calls, small resident set). */
 #define RELEASE_STEP (8u << 20)
 
+void pk_map_prefault(const pk_mapfile *m)
+{
+#ifdef MADV_POPULATE_READ
+    if (m->mapped && m->size) madvise((void *)m->data, (size_t)m->size, MADV_POPULATE_READ);
+#else
+    (void)m;
+#endif
+}
+
+void pk_mem_prefault(void *p, size_t n)
+{
+#ifdef MADV_POPULATE_WRITE
+    if (n < (256u << 10)) return; /* a few faults cost less than the call */
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE), lo = (uintptr_t)p, hi = lo + n;
+    lo = (lo + page - 1) / page * page; /* whole pages of [p, p + n) only */
+    hi = hi / page * page;
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_POPULATE_WRITE);
+#else
+    (void)p, (void)n;
+#endif
+}
+
 void pk_release_start(pk_release *r, const pk_mapfile *m)
 {
     r->m = m && m->mapped ? m : NULL;

@@ -2,13 +2,15 @@
  * formats/cube/dtype.c — Cube data types: value sizes (CubeLib's
  * Cube*Value::getSize), and how composite values (COMPLEX, RATE,
  * TAU_ATOMIC, NDOUBLES(n), HISTOGRAM(n)) unfold into one model metric per
- * component, each combining across locations its own way.
+ * component, each combining across locations its own way; decoding
+ * stored values of every type into doubles.
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cube.h"
+#include "values.h"
 
 static const struct {
     const char *name;
@@ -101,4 +103,68 @@ pk_combine cube_component_combine(const cube_dtype *t, uint32_t k)
     if (t->dt == DT_HISTOGRAM)
         return k == 0 ? PK_COMBINE_MIN : k == 1 ? PK_COMBINE_MAX : PK_COMBINE_SUM;
     return t->combine;
+}
+
+/* Values of n stored entries as doubles, n_comp per entry. */
+void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n, double *out)
+{
+    size_t i;
+    switch (t->dt) {
+    case DT_I8:
+        for (i = 0; i < n; i++)
+            out[i] = (int8_t)s[i];
+        return;
+    case DT_U8:
+        for (i = 0; i < n; i++)
+            out[i] = s[i];
+        return;
+    case DT_I16:
+    case DT_U16:
+        for (i = 0; i < n; i++) {
+            uint16_t v = pk_le16(s + 2 * i);
+            if (swap) v = __builtin_bswap16(v);
+            out[i] = t->dt == DT_I16 ? (double)(int16_t)v : (double)v;
+        }
+        return;
+    case DT_I32:
+    case DT_U32:
+        for (i = 0; i < n; i++) {
+            uint32_t v = get32(s + 4 * i, swap);
+            out[i] = t->dt == DT_I32 ? (double)(int32_t)v : (double)v;
+        }
+        return;
+    case DT_I64:
+        for (i = 0; i < n; i++)
+            out[i] = (double)(int64_t)get64(s + 8 * i, swap);
+        return;
+    case DT_U64: /* beyond a double's reach: a counter that went backwards, read as 0 */
+        for (i = 0; i < n; i++) {
+            uint64_t v = get64(s + 8 * i, swap);
+            out[i] = v > CUBE_MAX_U64_AS_DOUBLE ? 0.0 : (double)v;
+        }
+        return;
+    case DT_TAU: /* u32 count, then min, max, sum, sum of squares (packed) */
+        for (i = 0; i < n; i++) {
+            const unsigned char *e = s + 36 * i;
+            out[5 * i] = get32(e, swap);
+            for (int k = 0; k < 4; k++) {
+                uint64_t b = get64(e + 4 + 8 * k, swap);
+                memcpy(&out[5 * i + 1 + k], &b, 8);
+            }
+        }
+        return;
+    default: /* DOUBLE and the all-double composites */
+        n *= t->n_comp;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+        if (!swap) {
+            memcpy(out, s, n * 8);
+            return;
+        }
+#endif
+        for (i = 0; i < n; i++) {
+            uint64_t b = get64(s + 8 * i, swap);
+            memcpy(&out[i], &b, 8);
+        }
+        return;
+    }
 }

@@ -186,6 +186,7 @@ pk_status cube_open(const char *path, const pk_open_options *opts, pk_profile **
     pk_mapfile m;
     pk_status st = pk_map_file(path, &m);
     if (st) return st;
+    pk_map_prefault(&m); /* every value is read: one call maps the whole tar */
     st = open_bytes(path, m.data, m.size, opts, out);
     pk_unmap_file(&m);
     return st;

@@ -1,0 +1,52 @@
+/*
+ * formats/cube/values.h — one metric's stored values, as data.c finds
+ * them and place.c moves them into the model.
+ */
+#ifndef PK_FORMATS_CUBE_VALUES_H
+#define PK_FORMATS_CUBE_VALUES_H
+
+#include <stdint.h>
+
+#include "cube.h"
+#include "util/bytes.h"
+
+/* Largest UINT64 that survives CubeLib's uint64 -> double -> uint64 casts;
+ * above it (within 1024 of 2^64) the cast is undefined and yields 0 on the
+ * machines Cube runs on, and pycubexr reads such values as 0 too. */
+#define CUBE_MAX_U64_AS_DOUBLE 0xFFFFFFFFFFFFFBFFull
+
+/* One metric's data, located and checked. */
+typedef struct job {
+    uint32_t mdef;
+    int swap;                  /* file endianness differs from little-endian */
+    const unsigned char *rows; /* sparse: n_rows u32; NULL: dense */
+    uint32_t n_rows;
+    const unsigned char *data; /* n_rows x n_locs values */
+    unsigned char *inflated;   /* malloc, for ZCUBEX.DATA */
+} job;
+
+static inline uint32_t get32(const unsigned char *d, int swap)
+{
+    uint32_t v = pk_le32(d);
+    return swap ? __builtin_bswap32(v) : v;
+}
+
+static inline uint64_t get64(const unsigned char *d, int swap)
+{
+    uint64_t v = pk_le64(d);
+    return swap ? __builtin_bswap64(v) : v;
+}
+
+/* Cnode def of enumeration position `row` of a metric. */
+static inline uint32_t cnode_of_row(const cube_read *r, const cube_mbuilt *b, uint32_t row)
+{
+    return b->inclusive ? r->wide[row] : row;
+}
+
+/* dtype.c: n stored entries of type t at s as doubles, n_comp per entry. */
+void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n, double *out);
+
+/* place.c: every job's values into the model's location planes. */
+pk_status cube_place_values(cube_read *r, const job *jobs, size_t n_jobs);
+
+#endif /* PK_FORMATS_CUBE_VALUES_H */

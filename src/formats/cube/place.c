@@ -28,11 +28,11 @@
 
 #define STAGE_BYTES (8u << 20)  /* staging area per worker, all locations of a chunk */
 #define BLOCK_BYTES (64u << 20) /* a chunk's planes at their largest */
-#define ROW_BLOCK   64         /* rows decoded at a time */
+#define ROW_BLOCK   64          /* rows decoded at a time */
 
 typedef struct worker {
-    double *stage; /* chunk x n_stage */
-    double *tmp;   /* ROW_BLOCK x chunk x max_comp decoded values */
+    double *stage;      /* chunk x n_stage */
+    double *tmp;        /* ROW_BLOCK x chunk x max_comp decoded values */
     unsigned char *idx; /* one location's index, before it follows the values */
     double *root;       /* per column: the root's value being combined */
     uint8_t *root_set;
@@ -51,7 +51,7 @@ typedef struct plan {
     uint32_t *ctx_id; /* context id of each bucket */
     uint8_t *top;     /* 1 for a top-level cnode's bucket */
     uint32_t n_buckets, n_used, chunk, n_chunks, max_comp;
-    uint64_t plane_max; /* bytes one location's plane can need */
+    uint64_t plane_max;    /* bytes one location's plane can need */
     unsigned char **block; /* per chunk: its locations' planes */
     worker w[PK_MAX_WORKERS];
 } plan;
@@ -214,7 +214,8 @@ static void append_root(const plan *P, worker *w, unsigned char *vals, uint64_t 
         if (w->root_set[c] && w->root[c] != 0)
             put_value(vals + (*nv)++ * PK_LM_VAL_SIZE, (uint16_t)c, w->root[c]);
     memset(w->root_set, 0, p->n_columns);
-    if (*nv != first) put_index(idx + (size_t)(*ni)++ * PK_LM_IDX_SIZE, (uint32_t)p->ctx[0].id, first);
+    if (*nv != first)
+        put_index(idx + (size_t)(*ni)++ * PK_LM_IDX_SIZE, (uint32_t)p->ctx[0].id, first);
 }
 
 /* Location l's plane, gathered from its staging area into `out` (values,

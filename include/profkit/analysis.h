@@ -58,6 +58,45 @@ PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index met
 PK_API pk_status pk_profile_totals(const pk_profile *profile, double *columns, size_t n_columns,
                                    double *programs, size_t n_metrics);
 
+/* The flat profile: values per function, source file, load module or
+ * source line instead of per calling context. */
+typedef enum pk_group_by {
+    PK_BY_FUNCTION = 0,
+    PK_BY_FILE = 1,   /* the context's source file, else its function's */
+    PK_BY_MODULE = 2, /* the context's load module, else its function's */
+    PK_BY_LINE = 3,   /* the context's file:line, else its function's definition */
+} pk_group_by;
+
+typedef struct pk_flat_row {
+    uint64_t key;        /* function, file or module index; file << 32 | line for lines */
+    double exclusive;    /* own values of the contexts in the group */
+    double inclusive;    /* recursion counted once */
+    uint64_t n_contexts; /* contexts naming the group themselves */
+} pk_flat_row;
+
+/* One row per group that some context names, sorted by exclusive value
+ * (largest first), from per-context `inclusive` and `exclusive` values
+ * (pk_context_scope_values(); either may be NULL, leaving that column 0).
+ * A context's own value (exclusive minus its lexical children's) counts
+ * for the group it names or, failing that, its nearest lexical ancestor
+ * names; its inclusive value counts unless a caller on its path is in the
+ * same group (recursion counted once). Free *rows with pk_flat_free(). */
+PK_API pk_status pk_flat_profile(const pk_profile *profile, const double *inclusive,
+                                 const double *exclusive, pk_group_by by, pk_flat_row **rows,
+                                 size_t *n_rows);
+PK_API void pk_flat_free(pk_flat_row *rows);
+/* For a profile with a call graph (Callgrind), grouped by function: each
+ * row's inclusive value replaced by the call graph's for metric `metric`
+ * (exact, with recursion and cycles handled as KCachegrind does;
+ * pk_callgraph_function_costs()) instead of the reconstructed tree's.
+ * *used is 1 if it was done, 0 if the profile has no call graph. */
+PK_API pk_status pk_flat_callgraph_inclusive(const pk_profile *profile, pk_index metric,
+                                             pk_flat_row *rows, size_t n_rows, int *used);
+/* A row's display name ("main", "src/a.c", "/lib/libc.so.6", "a.c:12");
+ * returns the length it needed, as snprintf. */
+PK_API size_t pk_flat_row_name(const pk_profile *profile, pk_group_by by, const pk_flat_row *row,
+                               char *buf, size_t size);
+
 /* Recomputing what hpcprof computes from raw measurements. */
 typedef struct pk_derive_options {
     uint32_t flags;   /* reserved, 0 */

@@ -24,6 +24,7 @@ int cmd_info(int argc, char **argv);
 int cmd_dump(int argc, char **argv);
 int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
+int cmd_flat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
@@ -41,5 +42,13 @@ const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after
  * printing a usage error). */
 const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
+
+/* The metric `spec` names: "NAME" or "NAME:inclusive|exclusive" (exact, or
+ * a case-insensitive prefix; *scope, if not NULL, gets the suffix's kind or
+ * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the
+ * first. Returns 0 when nothing matches. */
+int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
+/* One line saying the tree is reconstructed from a call graph, if it is. */
+void cli_say_reconstructed(const pk_profile *p, FILE *out);
 
 #endif

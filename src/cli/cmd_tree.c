@@ -25,29 +25,6 @@ static const char tree_help[] =
     "      --no-color        no colours even on a terminal\n"
     "  -h, --help            show this help\n";
 
-/* The metric the user named, or the first one whose name or unit looks
- * like time, or the first metric. */
-static int pick_metric(const pk_profile *p, const char *name, pk_index *out)
-{
-    size_t n = pk_metric_count(p), len = name ? strlen(name) : 0;
-    for (int pass = 0; pass < 2 && name; pass++) {
-        for (pk_index m = 0; m < n; m++) {
-            pk_metric met;
-            pk_metric_get(p, m, &met);
-            if (pass == 0 ? strcmp(met.name, name) == 0 : strncasecmp(met.name, name, len) == 0)
-                return *out = m, 1;
-        }
-    }
-    if (name || n == 0) return 0;
-    for (pk_index m = 0; m < n; m++) {
-        pk_metric met;
-        pk_metric_get(p, m, &met);
-        if (strcasestr(met.name, "time") || (met.unit && strcmp(met.unit, "sec") == 0))
-            return *out = m, 1;
-    }
-    return *out = 0, 1;
-}
-
 typedef struct tree_args {
     const char *metric;
     pk_tree_options opts;
@@ -72,7 +49,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
 {
     pk_index m;
     pk_metric met;
-    if (!pick_metric(p, a->metric, &m)) {
+    if (!cli_pick_metric(p, a->metric, &m, NULL)) {
         fprintf(stderr, "profkit tree: no metric named '%s'\n", a->metric ? a->metric : "");
         return CLI_BAD;
     }
@@ -93,6 +70,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
     o.color = cli_use_color(stdout, a->no_color || a->json);
     if (!st && !a->json) {
         printf("metric %s: program total %.10g\n", met.name, total);
+        cli_say_reconstructed(p, stdout);
         if (derived)
             printf("(%s values derived from the stored %s ones)\n",
                    derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",

@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -70,4 +71,49 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_)
         return NULL;
     }
     return argv[optind_];
+}
+
+/* "name" or "name:inclusive" / "name:exclusive" */
+static void split_scope(const char *spec, char *name, size_t size, pk_scope_kind *scope)
+{
+    const char *colon = strrchr(spec, ':');
+    *scope = PK_SCOPE_OTHER;
+    if (colon && (strcmp(colon + 1, "inclusive") == 0 || strcmp(colon + 1, "exclusive") == 0)) {
+        *scope = colon[1] == 'i' ? PK_SCOPE_INCLUSIVE : PK_SCOPE_EXCLUSIVE;
+        snprintf(name, size, "%.*s", (int)(colon - spec), spec);
+    } else {
+        snprintf(name, size, "%s", spec);
+    }
+}
+
+int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope)
+{
+    char name[512];
+    pk_scope_kind sk = PK_SCOPE_OTHER;
+    if (spec) split_scope(spec, name, sizeof name, &sk);
+    if (scope) *scope = sk;
+    size_t n = pk_metric_count(p), len = spec ? strlen(name) : 0;
+    for (int pass = 0; pass < 2 && spec; pass++) {
+        for (pk_index m = 0; m < n; m++) {
+            pk_metric met;
+            pk_metric_get(p, m, &met);
+            if (pass == 0 ? strcmp(met.name, name) == 0 : strncasecmp(met.name, name, len) == 0)
+                return *out = m, 1;
+        }
+    }
+    if (spec || n == 0) return 0;
+    for (pk_index m = 0; m < n; m++) {
+        pk_metric met;
+        pk_metric_get(p, m, &met);
+        if (strcasestr(met.name, "time") || (met.unit && strcmp(met.unit, "sec") == 0))
+            return *out = m, 1;
+    }
+    return *out = 0, 1;
+}
+
+void cli_say_reconstructed(const pk_profile *p, FILE *out)
+{
+    pk_profile_info pi;
+    if (pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed)
+        fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
 }

@@ -9,6 +9,7 @@
 static const cli_command commands[] = {
     {"info", "what a profile holds: format, files, counts, metric totals", cmd_info},
     {"tree", "top-down calling-context tree with inclusive and exclusive values", cmd_tree},
+    {"flat", "flat profile per function, file, module or line", cmd_flat},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile in another format (HPCToolkit v4 database)", cmd_convert},
     {"dump", "every structure of every file, one record per line", cmd_dump},

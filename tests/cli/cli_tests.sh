@@ -51,7 +51,7 @@ db=$work/sample
 # --- help and usage ---
 expect_status 0 "$profkit" --help
 grep -q "info" "$work/out" || fail "--help lists no commands"
-for cmd in info dump check tree convert; do
+for cmd in info dump check tree flat convert; do
   expect_status 0 "$profkit" $cmd --help
   grep -q "Usage: profkit $cmd" "$work/out" || fail "$cmd --help has no usage line"
 done
@@ -76,6 +76,10 @@ golden check-sample.txt "$profkit" check "$db"
 golden dump-meta-sample.txt "$profkit" dump --section headers,general,id-names,scopes,metrics,modules,source-files,functions,contexts "$db"
 golden check-future.txt "$profkit" check "$work/future"
 golden tree-cube-derived.txt "$profkit" tree --threshold 0 "$src/tests/data/cube/sample.cubex"
+golden flat-sample.txt "$profkit" flat "$db"
+golden flat-sample-file.txt "$profkit" flat --by file -m cyc:inclusive "$db"
+golden flat-cube.txt "$profkit" flat "$src/tests/data/cube/sample.cubex"
+golden flat-cube-csv.txt "$profkit" flat --csv -n 3 "$src/tests/data/cube/sample.cubex"
 golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/tests/data/cube/sample-zcubex.cubex"
 
 # --- info via the meta.db path, and as JSON ---
@@ -152,6 +156,15 @@ if [ -d "$corpus/hpctoolkit" ]; then
   expect_status 0 "$profkit" info --json "$small"
   cp "$work/out" "$work/small.json"
   json_check "$work/small.json" 'doc["title"] == "testmeas-small" and doc["metrics"][0]["program_total"] == 1.210259 and doc["counts"]["contexts"] == 13'
+  # flat's exclusive column equals callgrind_annotate's top 5 (REFERENCE.txt)
+  cg=$corpus/callgrind/generated/sort-instr-jumps.callgrind.out
+  expect_status 0 "$profkit" flat --csv -n 5 "$cg"
+  got=$(tail -n +2 "$work/out" | cut -d, -f2 | tr '\n' ' ')
+  python3 -c 'import sys; g = [float(x) for x in sys.argv[1].split()]; w = [1624884, 1556676, 763048, 696709, 680948]; sys.exit(not all(abs(a - b) <= 1e-9 * b for a, b in zip(g, w)) or len(g) != 5)' "$got" ||
+    fail "flat top 5 of $cg: $got"
+  expect_status 0 "$profkit" flat --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  cp "$work/out" "$work/flat.json"
+  json_check "$work/flat.json" 'doc["schema"] == "profkit.flat/1" and doc["rows"][0]["name"] == "MPI_Bcast" and abs(sum(r["exclusive"] for r in doc["rows"]) - doc["total"]) < 1e-9 * doc["total"]'
   for m in $(find "$corpus/hpctoolkit" -name meta.db | sort); do
     expect_status 0 "$profkit" check -q "$(dirname "$m")"
   done

@@ -1,0 +1,264 @@
+/*
+ * analysis/flat.c — the flat profile: a metric's exclusive and inclusive
+ * values per function, source file, load module or source line.
+ *
+ * Exclusive: each context's own (point) value — its exclusive value minus
+ * what its lexical children (loops, lines) hold, since HPCToolkit's
+ * exclusive scope already includes them — goes to the group of the
+ * nearest context, itself or a lexical ancestor, that names one. So a
+ * line's cost counts for its function, and nothing counts twice.
+ * Inclusive: a context's inclusive value goes to its group unless an
+ * ancestor on its call path is already in the same group: recursion
+ * counts once, as in gprof, pprof and callgrind_annotate.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "profkit/analysis.h"
+#include "profkit/callgraph.h"
+
+typedef struct flat_job {
+    const pk_profile *p;
+    pk_group_by by;
+    uint32_t *canon; /* per function: the first function of the same name and module */
+    uint64_t *key;   /* per context: its group key, or NO_KEY */
+    uint32_t *group; /* per context: index into rows, or PK_NONE */
+    pk_flat_row *rows;
+    uint32_t n_rows;
+} flat_job;
+
+#define NO_KEY UINT64_MAX
+
+typedef struct fn_ref {
+    const char *name;
+    uint32_t module, index;
+} fn_ref;
+
+static int cmp_function(const void *a, const void *b)
+{
+    const fn_ref *x = a, *y = b;
+    int d = strcmp(x->name, y->name);
+    if (d) return d;
+    if (x->module != y->module) return x->module < y->module ? -1 : 1;
+    return x->index < y->index ? -1 : x->index > y->index;
+}
+
+/* Functions that differ only in their index (a file may list one name
+ * twice, as Cube regions with different ids) form one group. */
+static pk_status canonical_functions(flat_job *j)
+{
+    const pk_profile *p = j->p;
+    fn_ref *order = malloc((p->n_functions + 1) * sizeof *order);
+    j->canon = malloc((p->n_functions + 1) * sizeof *j->canon);
+    if (!order || !j->canon) return free(order), pk_fail_nomem("grouping functions");
+    for (uint32_t i = 0; i < p->n_functions; i++) {
+        const pk_function *f = &p->functions[i];
+        order[i] = (fn_ref){f->name ? f->name : "", f->module, i};
+    }
+    qsort(order, p->n_functions, sizeof *order, cmp_function);
+    for (uint32_t k = 0; k < p->n_functions; k++) {
+        const fn_ref *f = &order[k], *prev = k ? &order[k - 1] : NULL;
+        int same = prev && *f->name && strcmp(f->name, prev->name) == 0 && f->module == prev->module;
+        j->canon[f->index] = same ? j->canon[prev->index] : f->index;
+    }
+    free(order);
+    return PK_OK;
+}
+
+/* The group a context names by itself, or NO_KEY. */
+static uint64_t own_key(const flat_job *j, const pk_ctx_rec *c)
+{
+    const pk_profile *p = j->p;
+    pk_group_by by = j->by;
+    int has_fn = (c->flags & PK_CTXF_HAS_FUNCTION) && c->function < p->n_functions;
+    const pk_function *f = has_fn ? &p->functions[c->function] : NULL;
+    switch (by) {
+    case PK_BY_FUNCTION:
+        return f ? j->canon[c->function] : NO_KEY;
+    case PK_BY_FILE:
+        if (c->flags & PK_CTXF_HAS_SRCLOC && c->file < p->n_files) return c->file;
+        return f && f->file < p->n_files ? f->file : NO_KEY;
+    case PK_BY_MODULE:
+        if (c->flags & PK_CTXF_HAS_POINT && c->module < p->n_modules) return c->module;
+        return f && f->module < p->n_modules ? f->module : NO_KEY;
+    case PK_BY_LINE:
+        if (c->flags & PK_CTXF_HAS_SRCLOC && c->file < p->n_files)
+            return (uint64_t)c->file << 32 | c->line;
+        return f && f->file < p->n_files ? (uint64_t)f->file << 32 | f->line : NO_KEY;
+    }
+    return NO_KEY;
+}
+
+static int cmp_key(const void *a, const void *b)
+{
+    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static uint32_t find_row(const flat_job *j, uint64_t key)
+{
+    size_t lo = 0, hi = j->n_rows;
+    while (lo < hi) {
+        size_t mid = (lo + hi) / 2;
+        if (j->rows[mid].key < key)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (uint32_t)lo;
+}
+
+/* One row per distinct key; each context's key (its own, else its
+ * lexical parent's: parents come first in the breadth-first order). */
+static pk_status make_groups(flat_job *j)
+{
+    const pk_profile *p = j->p;
+    j->key = malloc((p->n_ctx + 1) * sizeof *j->key);
+    j->group = malloc((p->n_ctx + 1) * sizeof *j->group);
+    j->rows = calloc(p->n_ctx + 1, sizeof *j->rows);
+    if (!j->key || !j->group || !j->rows) return pk_fail_nomem("grouping contexts");
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        const pk_ctx_rec *c = &p->ctx[i];
+        uint64_t k = own_key(j, c);
+        if (k == NO_KEY && c->relation == PK_REL_LEXICAL && c->parent < i) k = j->key[c->parent];
+        j->key[i] = k;
+        if (k != NO_KEY) j->rows[j->n_rows++].key = k;
+    }
+    qsort(j->rows, j->n_rows, sizeof *j->rows, cmp_key);
+    uint32_t n = 0;
+    for (uint32_t r = 0; r < j->n_rows; r++)
+        if (n == 0 || j->rows[r].key != j->rows[n - 1].key) j->rows[n++] = j->rows[r];
+    j->n_rows = n;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        j->group[i] = j->key[i] == NO_KEY ? PK_NONE : find_row(j, j->key[i]);
+    return PK_OK;
+}
+
+/* Exclusive: point values into their groups; contexts counted. */
+static void add_exclusive(flat_job *j, const double *excl)
+{
+    const pk_profile *p = j->p;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        const pk_ctx_rec *c = &p->ctx[i];
+        double own = excl[i];
+        for (uint32_t k = 0; k < c->n_children; k++) {
+            uint32_t ch = c->first_child + k;
+            if (p->ctx[ch].relation == PK_REL_LEXICAL) own -= excl[ch];
+        }
+        if (j->group[i] == PK_NONE) continue;
+        j->rows[j->group[i]].exclusive += own;
+        if (own_key(j, c) != NO_KEY) j->rows[j->group[i]].n_contexts++;
+    }
+}
+
+/* Inclusive: a depth-first walk keeping, per group, how many contexts of
+ * the current call path belong to it; only the outermost one counts. */
+static pk_status add_inclusive(flat_job *j, const double *incl)
+{
+    const pk_profile *p = j->p;
+    uint32_t *active = calloc(j->n_rows + 1, sizeof *active);
+    uint32_t *stack = malloc((p->n_ctx + 1) * sizeof *stack), *next = NULL;
+    next = malloc((p->n_ctx + 1) * sizeof *next);
+    if (!active || !stack || !next) {
+        free(active), free(stack), free(next);
+        return pk_fail_nomem("summing inclusive values");
+    }
+    uint32_t depth = 0;
+    if (p->n_ctx) stack[depth] = 0, next[depth++] = 0;
+    while (depth) {
+        uint32_t c = stack[depth - 1], k = next[depth - 1]++, g = j->group[c];
+        if (k == 0 && g != PK_NONE && active[g]++ == 0) j->rows[g].inclusive += incl[c];
+        if (k < p->ctx[c].n_children) {
+            stack[depth] = p->ctx[c].first_child + k, next[depth++] = 0;
+            continue;
+        }
+        if (g != PK_NONE) active[g]--;
+        depth--;
+    }
+    free(active), free(stack), free(next);
+    return PK_OK;
+}
+
+static int by_exclusive(const void *a, const void *b)
+{
+    const pk_flat_row *x = a, *y = b;
+    if (x->exclusive != y->exclusive) return x->exclusive > y->exclusive ? -1 : 1;
+    if (x->inclusive != y->inclusive) return x->inclusive > y->inclusive ? -1 : 1;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+pk_status pk_flat_profile(const pk_profile *p, const double *inclusive, const double *exclusive,
+                          pk_group_by by, pk_flat_row **rows, size_t *n_rows)
+{
+    if (!p || !rows || !n_rows || (!inclusive && !exclusive))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_flat_profile: NULL argument");
+    if (by > PK_BY_LINE) return pk_fail(PK_ERR_INVALID_ARG, "pk_flat_profile: unknown grouping");
+    flat_job j = {.p = p, .by = by};
+    pk_status st = canonical_functions(&j);
+    if (!st) st = make_groups(&j);
+    if (!st && exclusive) add_exclusive(&j, exclusive);
+    if (!st && inclusive) st = add_inclusive(&j, inclusive);
+    free(j.key), free(j.group), free(j.canon);
+    if (st) {
+        free(j.rows);
+        return st;
+    }
+    qsort(j.rows, j.n_rows, sizeof *j.rows, by_exclusive);
+    *rows = j.rows, *n_rows = j.n_rows;
+    return PK_OK;
+}
+
+void pk_flat_free(pk_flat_row *rows)
+{
+    free(rows);
+}
+
+size_t pk_flat_row_name(const pk_profile *p, pk_group_by by, const pk_flat_row *row, char *buf,
+                        size_t size)
+{
+    uint32_t k = (uint32_t)(by == PK_BY_LINE ? row->key >> 32 : row->key);
+    switch (by) {
+    case PK_BY_FUNCTION:
+        return (size_t)snprintf(buf, size, "%s",
+                                k < p->n_functions && p->functions[k].name ? p->functions[k].name
+                                                                           : "<unknown function>");
+    case PK_BY_FILE:
+        return (size_t)snprintf(buf, size, "%s", k < p->n_files ? p->files[k].path : "?");
+    case PK_BY_MODULE:
+        return (size_t)snprintf(buf, size, "%s", k < p->n_modules ? p->modules[k].path : "?");
+    case PK_BY_LINE:
+        return (size_t)snprintf(buf, size, "%s:%u", k < p->n_files ? p->files[k].path : "?",
+                                (uint32_t)row->key);
+    }
+    return (size_t)snprintf(buf, size, "?");
+}
+
+/* The call graph's event holding metric m, or SIZE_MAX. */
+static size_t event_of_metric(const pk_profile *p, pk_index m, size_t n_events)
+{
+    for (size_t e = 0; e < n_events; e++) {
+        pk_cg_event ev;
+        if (pk_callgraph_event(p, e, &ev) == PK_OK && ev.metric == m) return e;
+    }
+    return SIZE_MAX;
+}
+
+pk_status pk_flat_callgraph_inclusive(const pk_profile *p, pk_index metric, pk_flat_row *rows,
+                                      size_t n_rows, int *used)
+{
+    pk_cg_summary sum;
+    *used = 0;
+    if (pk_callgraph_summary(p, &sum) != PK_OK) return PK_OK; /* no call graph: nothing to do */
+    size_t e = event_of_metric(p, metric, sum.n_events);
+    if (e == SIZE_MAX) return PK_OK;
+    pk_cg_function_cost *cost = malloc((p->n_functions + 1) * sizeof *cost);
+    if (!cost) return pk_fail_nomem("reading function costs");
+    pk_status st = pk_callgraph_function_costs(p, PK_NONE, e, cost, NULL, NULL);
+    for (size_t r = 0; r < n_rows && !st; r++)
+        rows[r].inclusive = rows[r].key < p->n_functions ? cost[rows[r].key].inclusive : 0;
+    free(cost);
+    *used = !st;
+    return st;
+}

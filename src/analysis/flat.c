@@ -60,7 +60,8 @@ static pk_status canonical_functions(flat_job *j)
     qsort(order, p->n_functions, sizeof *order, cmp_function);
     for (uint32_t k = 0; k < p->n_functions; k++) {
         const fn_ref *f = &order[k], *prev = k ? &order[k - 1] : NULL;
-        int same = prev && *f->name && strcmp(f->name, prev->name) == 0 && f->module == prev->module;
+        int same =
+            prev && *f->name && strcmp(f->name, prev->name) == 0 && f->module == prev->module;
         j->canon[f->index] = same ? j->canon[prev->index] : f->index;
     }
     free(order);

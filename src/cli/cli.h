@@ -48,6 +48,12 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
  * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the
  * first. Returns 0 when nothing matches. */
 int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
+/* Inclusive and exclusive values of metric m at every context, stored or
+ * derived (pk_context_scope_values()); *excl becomes NULL when exclusive
+ * values cannot be had (a min/max metric stored inclusive). *derived is
+ * the scope kind that was derived (PK_SCOPE_INCLUSIVE/EXCLUSIVE), or 0. */
+pk_status cli_scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
+                           int *derived);
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 

@@ -168,14 +168,8 @@ static void write_json(const flat_view *v)
 /* Per-context inclusive and exclusive values (stored or derived). */
 static pk_status context_values(flat_view *v, pk_index m, double *incl, double **excl)
 {
-    size_t n = pk_context_count(v->p);
-    int d_incl = 0, d_excl = 0;
-    pk_status st = pk_context_scope_values(v->p, m, PK_SCOPE_INCLUSIVE, incl, n, &d_incl);
-    if (st) return st;
-    if (pk_context_scope_values(v->p, m, PK_SCOPE_EXCLUSIVE, *excl, n, &d_excl) != PK_OK)
-        *excl = NULL; /* a min/max metric stored inclusive */
-    v->derived = d_incl || (d_excl && *excl);
-    return pk_metric_program_total(v->p, m, &v->total);
+    pk_status st = cli_scope_values(v->p, m, incl, excl, &v->derived);
+    return st ? st : pk_metric_program_total(v->p, m, &v->total);
 }
 
 static int show_flat(const pk_profile *p, const flat_args *a)
@@ -220,12 +214,15 @@ static int parse_by(const char *s, pk_group_by *out)
 
 static int parse_flat_args(int argc, char **argv, flat_args *a)
 {
-    static const struct option opts[] = {
-        {"metric", required_argument, NULL, 'm'}, {"by", required_argument, NULL, 'b'},
-        {"top", required_argument, NULL, 'n'},    {"threshold", required_argument, NULL, 't'},
-        {"json", no_argument, NULL, 'j'},         {"csv", no_argument, NULL, 'c'},
-        {"no-color", no_argument, NULL, 'C'},     {"help", no_argument, NULL, 'h'},
-        {0}};
+    static const struct option opts[] = {{"metric", required_argument, NULL, 'm'},
+                                         {"by", required_argument, NULL, 'b'},
+                                         {"top", required_argument, NULL, 'n'},
+                                         {"threshold", required_argument, NULL, 't'},
+                                         {"json", no_argument, NULL, 'j'},
+                                         {"csv", no_argument, NULL, 'c'},
+                                         {"no-color", no_argument, NULL, 'C'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {0}};
     int c;
     char *end;
     while ((c = getopt_long(argc, argv, "m:n:t:h", opts, NULL)) != -1) {

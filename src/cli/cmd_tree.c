@@ -2,11 +2,9 @@
  * cli/cmd_tree.c — `profkit tree`: the top-down calling-context tree of
  * one metric, inclusive and exclusive, summed over all threads/ranks.
  */
-#define _GNU_SOURCE
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 #include "cli.h"
 
@@ -31,20 +29,6 @@ typedef struct tree_args {
     int json, no_color;
 } tree_args;
 
-/* Inclusive and exclusive values of metric m at every context, stored or
- * derived; a metric whose exclusive values cannot be derived shows none. */
-static pk_status scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
-                              int *derived)
-{
-    size_t n = pk_context_count(p);
-    int d_incl = 0, d_excl = 0;
-    pk_status st = pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, n, &d_incl);
-    if (st) return st;
-    if (pk_context_scope_values(p, m, PK_SCOPE_EXCLUSIVE, *excl, n, &d_excl) != PK_OK) *excl = NULL;
-    *derived = d_incl ? PK_SCOPE_INCLUSIVE : d_excl && *excl ? PK_SCOPE_EXCLUSIVE : 0;
-    return PK_OK;
-}
-
 static int show_tree(const pk_profile *p, const tree_args *a)
 {
     pk_index m;
@@ -64,7 +48,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
         return CLI_BAD;
     }
     int derived = 0;
-    pk_status st = scope_values(p, m, incl, &excl, &derived);
+    pk_status st = cli_scope_values(p, m, incl, &excl, &derived);
     if (!st) st = pk_metric_program_total(p, m, &total);
     pk_tree_options o = a->opts;
     o.color = cli_use_color(stdout, a->no_color || a->json);

@@ -117,3 +117,16 @@ void cli_say_reconstructed(const pk_profile *p, FILE *out)
     if (pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed)
         fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
 }
+
+pk_status cli_scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
+                           int *derived)
+{
+    size_t n = pk_context_count(p);
+    int d_incl = 0, d_excl = 0;
+    pk_status st = pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, n, &d_incl);
+    if (st) return st;
+    if (pk_context_scope_values(p, m, PK_SCOPE_EXCLUSIVE, *excl, n, &d_excl) != PK_OK)
+        *excl = NULL; /* a min/max metric stored inclusive */
+    *derived = d_incl ? PK_SCOPE_INCLUSIVE : d_excl && *excl ? PK_SCOPE_EXCLUSIVE : 0;
+    return PK_OK;
+}

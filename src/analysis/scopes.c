@@ -121,20 +121,13 @@ static pk_status clamped_points(const pk_profile *p, pk_index col, double *out)
     return st;
 }
 
-static int has_plain_locations(const pk_profile *p)
-{
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary) return 1;
-    return 0;
-}
-
 /* exclusive from inclusive (sum-combined metrics only): point values, then
  * each lexical child's exclusive value added into its parent. */
 static pk_status exclusive_from_inclusive(const pk_profile *p, pk_index col, int clamp, double *out,
                                           unsigned char *seen, const uint32_t *order)
 {
     pk_status st;
-    if (clamp && has_plain_locations(p)) {
+    if (clamp && pk_has_plain_locations(p)) {
         st = clamped_points(p, col, out);
     } else {
         st = pk_context_combined(p, col, out, seen);

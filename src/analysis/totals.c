@@ -161,6 +161,13 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
     return run_totals(p, out, NULL, NULL);
 }
 
+int pk_has_plain_locations(const pk_profile *p)
+{
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (!p->locs[l].is_summary) return 1;
+    return 0;
+}
+
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
 {
     if (!*seen || how == PK_COMBINE_SUM || how == PK_COMBINE_OTHER)
@@ -180,9 +187,7 @@ void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
 static pk_index summary_stand_in(const pk_profile *p, pk_index column)
 {
     const pk_column *col = &p->columns[column];
-    if (col->is_summary) return PK_NONE;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary) return PK_NONE;
+    if (col->is_summary || pk_has_plain_locations(p)) return PK_NONE;
     for (uint32_t c = 0; c < p->n_columns; c++) {
         const pk_column *s = &p->columns[c];
         if (s->is_summary && s->stat == PK_STAT_SUM && s->metric == col->metric &&
@@ -294,9 +299,7 @@ static int exclusive_sum_is_total(const pk_profile *p, pk_index m, const double 
 static void program_totals(const pk_profile *p, const double *columns, const double *root,
                            const double *entries, double *out)
 {
-    int plain = 0;
-    for (uint32_t l = 0; l < p->n_locs && !plain; l++)
-        plain = !p->locs[l].is_summary;
+    int plain = pk_has_plain_locations(p);
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         pk_index col;
         out[m] = NAN;

@@ -7,6 +7,9 @@
 
 #include "model/model.h"
 
+/* 1 if some location holds plain (non-summary) values. */
+int pk_has_plain_locations(const pk_profile *p);
+
 /* Fold x into *acc with `how`; *seen says whether *acc holds a value yet
  * (min and max start from the first value, not from 0). */
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x);

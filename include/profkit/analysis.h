@@ -43,6 +43,54 @@ PK_API pk_status pk_context_scope_values(const pk_profile *profile, pk_index met
                                          pk_scope_kind kind, double *out, size_t n_out,
                                          int *derived);
 
+/* How per-context values of several locations become one. */
+typedef enum pk_across {
+    PK_ACROSS_SUM = 0, /* the metric's own combine: sum (min/max for min/max metrics) */
+    PK_ACROSS_MEAN = 1,   /* sum / number of selected locations */
+    PK_ACROSS_MIN = 2,    /* smallest value of a selected location (0 if one has none) */
+    PK_ACROSS_MAX = 3,    /* largest value of a selected location */
+    PK_ACROSS_STDDEV = 4, /* population standard deviation over the selected locations */
+} pk_across;
+
+/* Mark the non-summary locations `selector` names in selected[0..n) (n =
+ * pk_location_count()): a comma-separated list of KIND=ID terms matched
+ * case-insensitively against the identifier tuple's kind names and
+ * logical ids ("rank=3,thread=0"; a term absent from a tuple does not
+ * match), or "#N" for location index N. *n_matched (may be NULL) gets the
+ * count. PK_ERR_INVALID_ARG for a malformed selector, PK_ERR_NOT_FOUND
+ * when it names no location. */
+PK_API pk_status pk_location_select(const pk_profile *profile, const char *selector,
+                                    unsigned char *selected, size_t n, size_t *n_matched);
+
+/* pk_context_scope_values() over a chosen set of locations with a chosen
+ * statistic: `selected` (n = pk_location_count() flags, NULL = every
+ * non-summary location) and `stat`. Each location's values are taken in
+ * `kind` (derived per location when stored in the other scope, unsigned
+ * metrics clamped per location) before the statistic combines them.
+ * With selected == NULL and PK_ACROSS_SUM this is exactly
+ * pk_context_scope_values(). A selected location without a value at a
+ * context counts as 0 for sum-like metrics, and as absent for min/max
+ * metrics (whose PK_ACROSS_SUM is their own min/max). Other statistics need per-location values:
+ * PK_ERR_UNSUPPORTED on a profile holding only summary statistics. */
+PK_API pk_status pk_context_stat_values(const pk_profile *profile, pk_index metric,
+                                        pk_scope_kind kind, const unsigned char *selected,
+                                        pk_across stat, double *out, size_t n_out, int *derived);
+
+/* Narrow per-context inclusive and exclusive values (either may be NULL)
+ * in place to part of the program, by POSIX extended regular expressions
+ * matched against context names (pk_context_name()); NULL or "" skips a
+ * filter. `focus`: only what runs inside a matching context counts
+ * (pprof's -focus): values inside the outermost matching contexts stay,
+ * values elsewhere become 0, and ancestors' inclusive values shrink to
+ * the sum of the matching subtrees below them. `hide`: matching contexts
+ * and everything below them are dropped (pprof's -ignore), their inclusive
+ * values taken off their ancestors. Sum-like metrics only (PK_ERR_UNSUPPORTED
+ * otherwise); PK_ERR_INVALID_ARG for a bad expression. *n_matched (may be
+ * NULL) counts contexts matching either expression. */
+PK_API pk_status pk_context_filter(const pk_profile *profile, pk_index metric, const char *focus,
+                                   const char *hide, double *inclusive, double *exclusive,
+                                   size_t *n_matched);
+
 /* The human-facing total of a metric: its inclusive value at the root,
  * combined over the non-summary locations (or, without any, the summary's
  * SUM statistic). A metric stored only exclusive gets the inclusive value

@@ -64,11 +64,16 @@ typedef struct pk_tree_options {
     double threshold;   /* hide contexts below this % of the total (0 shows all) */
     uint32_t max_depth; /* 0: no limit */
     int color;          /* ANSI colours */
+    unsigned width;     /* text: shorten names in the middle to fit this many
+                           columns; 0 never shortens */
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)
  * exclusive values per context, as percentages of `total`. Children are
- * sorted by inclusive value, largest first. */
+ * sorted by inclusive value, largest first. The hot path is marked ('*'
+ * in text, "hot": true in JSON): from the root, the largest child as long
+ * as it holds at least half of its parent's inclusive value (hpcviewer's
+ * rule). */
 PK_API pk_status pk_tree_write_text(FILE *out, const pk_profile *profile, const double *inclusive,
                                     const double *exclusive, double total,
                                     const pk_tree_options *opts);

@@ -27,7 +27,7 @@
 
 /* Context indexes ordered deepest first, so each context comes before its
  * parent (a counting sort on depth). */
-static uint32_t *deepest_first(const pk_profile *p)
+uint32_t *pk_deepest_first(const pk_profile *p)
 {
     uint32_t max_depth = 0;
     for (uint32_t i = 0; i < p->n_ctx; i++)
@@ -55,14 +55,25 @@ static int lexical_child(const pk_profile *p, uint32_t c)
     return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
 }
 
+/* Point values in out become exclusive ones: each lexical child's
+ * exclusive value added into its parent, deepest first (points clamped at
+ * 0 first when asked). */
+static void lexical_fold(const pk_profile *p, int clamp_points, double *out, const uint32_t *order)
+{
+    for (uint32_t c = 0; c < p->n_ctx && clamp_points; c++)
+        if (out[c] < 0) out[c] = 0;
+    for (uint32_t k = 0; k < p->n_ctx; k++) {
+        uint32_t c = order[k];
+        if (lexical_child(p, c)) out[p->ctx[c].parent] += out[c];
+    }
+}
+
 /* inclusive from exclusive: point = exclusive minus what lexical children
  * hold (min/max: exclusive already is the subtree's point min/max), then
  * every context folds into its parent, deepest first. */
-static pk_status inclusive_from_exclusive(const pk_profile *p, pk_index col, pk_combine how,
-                                          double *out, unsigned char *seen, const uint32_t *order)
+void pk_inclusive_in_place(const pk_profile *p, pk_combine how, double *out, unsigned char *seen,
+                           const uint32_t *order)
 {
-    pk_status st = pk_context_combined(p, col, out, seen);
-    if (st) return st;
     int linear = how == PK_COMBINE_SUM || how == PK_COMBINE_OTHER;
     for (uint32_t k = p->n_ctx; k-- > 0 && linear;) { /* shallowest first: out[c] is exclusive */
         uint32_t c = order[k];
@@ -76,7 +87,14 @@ static pk_status inclusive_from_exclusive(const pk_profile *p, pk_index col, pk_
         else if (seen[c])
             pk_combine_into(how, &out[parent], &seen[parent], out[c]);
     }
-    return PK_OK;
+}
+
+static pk_status inclusive_from_exclusive(const pk_profile *p, pk_index col, pk_combine how,
+                                          double *out, unsigned char *seen, const uint32_t *order)
+{
+    pk_status st = pk_context_combined(p, col, out, seen);
+    if (!st) pk_inclusive_in_place(p, how, out, seen, order);
+    return st;
 }
 
 /* Point values of one unsigned location: its inclusive value minus its
@@ -121,25 +139,30 @@ static pk_status clamped_points(const pk_profile *p, pk_index col, double *out)
     return st;
 }
 
+/* Exclusive values from the inclusive ones in out (one location's when
+ * clamp_points is set), with point values clamped at 0 if asked. */
+void pk_exclusive_in_place(const pk_profile *p, int clamp_points, double *out,
+                           const uint32_t *order)
+{
+    for (uint32_t k = p->n_ctx; k-- > 0;) { /* shallowest first: out[c] is inclusive */
+        uint32_t c = order[k];
+        if (p->ctx[c].parent < p->n_ctx) out[p->ctx[c].parent] -= out[c];
+    }
+    lexical_fold(p, clamp_points, out, order);
+}
+
 /* exclusive from inclusive (sum-combined metrics only): point values, then
  * each lexical child's exclusive value added into its parent. */
 static pk_status exclusive_from_inclusive(const pk_profile *p, pk_index col, int clamp, double *out,
                                           unsigned char *seen, const uint32_t *order)
 {
-    pk_status st;
     if (clamp && pk_has_plain_locations(p)) {
-        st = clamped_points(p, col, out);
-    } else {
-        st = pk_context_combined(p, col, out, seen);
-        for (uint32_t k = p->n_ctx; k-- > 0 && !st;) { /* shallowest first: out[c] is inclusive */
-            uint32_t c = order[k];
-            if (p->ctx[c].parent < p->n_ctx) out[p->ctx[c].parent] -= out[c];
-        }
+        pk_status st = clamped_points(p, col, out);
+        if (!st) lexical_fold(p, 0, out, order);
+        return st;
     }
-    for (uint32_t k = 0; k < p->n_ctx && !st; k++) { /* deepest first: out[c] is final */
-        uint32_t c = order[k];
-        if (lexical_child(p, c)) out[p->ctx[c].parent] += out[c];
-    }
+    pk_status st = pk_context_combined(p, col, out, seen);
+    if (!st) pk_exclusive_in_place(p, 0, out, order);
     return st;
 }
 
@@ -154,7 +177,7 @@ pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind ki
                        "from the inclusive ones this profile stores",
                        m->name);
     unsigned char *seen = malloc(p->n_ctx ? p->n_ctx : 1);
-    uint32_t *order = deepest_first(p);
+    uint32_t *order = pk_deepest_first(p);
     pk_status st = seen && order ? PK_OK : pk_fail_nomem("deriving a scope");
     if (!st && kind == PK_SCOPE_INCLUSIVE)
         st = inclusive_from_exclusive(p, from, m->combine, out, seen, order);

@@ -15,4 +15,18 @@
 pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index from,
                           double *out);
 
+/* Context indexes ordered deepest first (each before its parent);
+ * malloc'ed, NULL when out of memory. */
+uint32_t *pk_deepest_first(const pk_profile *p);
+
+/* In place, on values of one location or combined ones: exclusive values
+ * (seen[c]: c has a value, needed by min/max) become inclusive ones... */
+void pk_inclusive_in_place(const pk_profile *p, pk_combine how, double *out, unsigned char *seen,
+                           const uint32_t *order);
+/* ...and inclusive values of a sum-like metric become exclusive ones; with
+ * clamp_points (one location of an unsigned metric) point values below 0
+ * count as 0. */
+void pk_exclusive_in_place(const pk_profile *p, int clamp_points, double *out,
+                           const uint32_t *order);
+
 #endif /* PK_ANALYSIS_SCOPES_H */

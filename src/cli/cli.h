@@ -8,6 +8,7 @@
 #ifndef PK_CLI_H
 #define PK_CLI_H
 
+#include <getopt.h>
 #include <stdio.h>
 
 #include "profkit/profkit.h"
@@ -37,6 +38,8 @@ int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
+/* Columns of the terminal `f` is, 0 when it is not one (never shorten). */
+unsigned cli_terminal_width(FILE *f);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after
@@ -48,13 +51,77 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
  * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the
  * first. Returns 0 when nothing matches. */
 int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
-/* Inclusive and exclusive values of metric m at every context, stored or
- * derived (pk_context_scope_values()); *excl becomes NULL when exclusive
- * values cannot be had (a min/max metric stored inclusive). *derived is
- * the scope kind that was derived (PK_SCOPE_INCLUSIVE/EXCLUSIVE), or 0. */
-pk_status cli_scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
-                           int *derived);
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
+
+/* --- view.c: the options every analysis command shares --------------- */
+
+/* getopt codes of the shared long options without a short form. */
+enum {
+    CLI_OPT_LOCATION = 1000,
+    CLI_OPT_STAT,
+    CLI_OPT_FOCUS,
+    CLI_OPT_HIDE,
+    CLI_OPT_JSON,
+    CLI_OPT_CSV,
+    CLI_OPT_NO_COLOR,
+};
+/* Entries for a struct option array (short forms: -m, -t, -n). */
+#define CLI_VIEW_LONG_OPTIONS                                                                      \
+    {"metric", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},        \
+        {"top", required_argument, NULL, 'n'},                                                     \
+        {"location", required_argument, NULL, CLI_OPT_LOCATION},                                   \
+        {"stat", required_argument, NULL, CLI_OPT_STAT},                                           \
+        {"focus", required_argument, NULL, CLI_OPT_FOCUS},                                         \
+        {"hide", required_argument, NULL, CLI_OPT_HIDE},                                           \
+        {"json", no_argument, NULL, CLI_OPT_JSON}, {"csv", no_argument, NULL, CLI_OPT_CSV},        \
+        {"no-color", no_argument, NULL, CLI_OPT_NO_COLOR}
+/* Help text of the shared options, for each command's --help. */
+#define CLI_VIEW_HELP                                                                              \
+    "  -m, --metric NAME[:SCOPE]  metric (exact name, or a case-insensitive\n"                     \
+    "                        prefix; SCOPE inclusive or exclusive); default:\n"                    \
+    "                        the first time-like metric\n"                                         \
+    "      --location SEL    only the locations SEL names: KIND=ID[,KIND=ID...]\n"                 \
+    "                        (rank=3,thread=0; rank=3 is all threads of rank 3)\n"                 \
+    "                        or #N (index N in 'profkit threads')\n"                               \
+    "      --stat STAT       combine locations by sum (default), mean, min, max\n"                 \
+    "                        or stddev\n"                                                          \
+    "      --focus REGEX     only what runs inside contexts whose name matches\n"                  \
+    "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
+    "      --no-color        no colours even on a terminal\n"
+
+typedef struct cli_view {
+    const char *metric, *location, *focus, *hide;
+    pk_across stat;
+    double threshold;
+    size_t top;
+    int json, csv, no_color;
+} cli_view;
+
+/* What a view selects: the metric and its per-context values. */
+typedef struct cli_view_values {
+    pk_index metric;
+    pk_metric met;
+    pk_scope_kind scope; /* from NAME:SCOPE, else PK_SCOPE_OTHER */
+    double *incl, *excl; /* excl NULL when it cannot be had (min/max metric) */
+    double total;        /* root inclusive before --focus/--hide */
+    int derived;         /* scope kind derived from the other, or 0 */
+    unsigned char *selected;
+    size_t n_selected, n_matched;
+} cli_view_values;
+
+const char *cli_stat_name(pk_across stat);
+/* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
+int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
+/* Checks between options once all are read; 0 or a usage status. */
+int cli_view_check(const char *cmd, const cli_view *v);
+/* Pick the metric and compute its values; CLI_OK or an exit status (the
+ * error reported). Free with cli_view_values_free(). */
+int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v,
+                     cli_view_values *out);
+void cli_view_values_free(cli_view_values *vals);
+/* The header lines: metric, total, locations, derivations, filters. */
+void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
+                       FILE *out);
 
 #endif

@@ -17,36 +17,29 @@ static const char flat_help[] =
     "recursion counted once) per function, summed over all non-summary\n"
     "locations, as values and percentages of the program total. Sorted by\n"
     "exclusive value, largest first.\n\n"
-    "Options:\n"
-    "  -m, --metric NAME[:SCOPE]  metric (exact name, or a case-insensitive\n"
-    "                        prefix); SCOPE inclusive or exclusive sorts by it;\n"
-    "                        default: the first time-like metric, exclusive\n"
+    "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
     "  -t, --threshold PCT   hide rows below PCT %% of the total (default 0)\n"
     "      --json            the rows as JSON (docs/json.md, profkit.flat/1)\n"
     "      --csv             the rows as CSV (header line, then one row each)\n"
-    "      --no-color        no colours even on a terminal\n"
     "  -h, --help            show this help\n";
 
 typedef struct flat_args {
-    const char *metric;
+    cli_view view;
     pk_group_by by;
-    size_t top;
-    double threshold;
-    int json, csv, no_color;
 } flat_args;
 
 static const char *const by_names[] = {"function", "file", "module", "line"};
 
 typedef struct flat_view {
     const pk_profile *p;
-    pk_metric met;
     const flat_args *a;
+    cli_view_values vals;
     pk_flat_row *rows;
     size_t n_rows, shown;
     double total;
-    int sort_inclusive, derived, from_callgraph;
+    int sort_inclusive, from_callgraph;
 } flat_view;
 
 static int by_inclusive(const void *a, const void *b)
@@ -65,10 +58,10 @@ static double pct(double v, double total)
 static size_t rows_shown(const flat_view *v)
 {
     size_t n = 0;
-    for (; n < v->n_rows && (v->a->top == 0 || n < v->a->top); n++) {
+    for (; n < v->n_rows && (v->a->view.top == 0 || n < v->a->view.top); n++) {
         const pk_flat_row *r = &v->rows[n];
         double key = v->sort_inclusive ? r->inclusive : r->exclusive;
-        if (v->a->threshold > 0 && fabs(pct(key, v->total)) < v->a->threshold) break;
+        if (v->a->view.threshold > 0 && fabs(pct(key, v->total)) < v->a->view.threshold) break;
     }
     return n;
 }
@@ -76,13 +69,10 @@ static size_t rows_shown(const flat_view *v)
 static void write_text(const flat_view *v)
 {
     char name[1024], ex[32], in[32];
-    int color = cli_use_color(stdout, v->a->no_color);
-    printf("metric %s: program total %.10g\n", v->met.name, v->total);
+    int color = cli_use_color(stdout, v->a->view.no_color);
+    cli_view_describe(v->p, &v->a->view, &v->vals, stdout);
     if (v->from_callgraph)
         printf("(inclusive values from the call graph, cycles collapsed as KCachegrind does)\n");
-    else
-        cli_say_reconstructed(v->p, stdout);
-    if (v->derived) printf("(some values derived from the other stored scope)\n");
     printf("grouped by %s; inclusive values count recursion once\n\n", by_names[v->a->by]);
     if (v->n_rows == 0) printf("(no contexts name a %s)\n", by_names[v->a->by]);
     printf("%18s  %18s  %s\n", "exclusive", "inclusive", by_names[v->a->by]);
@@ -137,7 +127,7 @@ static void write_json(const flat_view *v)
     pk_json_key(&j, "schema");
     pk_json_string(&j, "profkit.flat/1");
     pk_json_key(&j, "metric");
-    pk_json_string(&j, v->met.name);
+    pk_json_string(&j, v->vals.met.name);
     pk_json_key(&j, "by");
     pk_json_string(&j, by_names[v->a->by]);
     pk_json_key(&j, "total");
@@ -165,43 +155,38 @@ static void write_json(const flat_view *v)
     pk_json_finish(&j);
 }
 
-/* Per-context inclusive and exclusive values (stored or derived). */
-static pk_status context_values(flat_view *v, pk_index m, double *incl, double **excl)
+/* The call graph's exact inclusive costs, where nothing narrowed the
+ * view to part of the locations or contexts. */
+static int callgraph_applies(const cli_view *v)
 {
-    pk_status st = cli_scope_values(v->p, m, incl, excl, &v->derived);
-    return st ? st : pk_metric_program_total(v->p, m, &v->total);
+    return !v->location && v->stat == PK_ACROSS_SUM && !(v->focus && *v->focus) &&
+           !(v->hide && *v->hide);
 }
 
 static int show_flat(const pk_profile *p, const flat_args *a)
 {
     flat_view v = {.p = p, .a = a};
-    pk_index m;
-    pk_scope_kind scope;
-    if (!cli_pick_metric(p, a->metric, &m, &scope)) {
-        fprintf(stderr, "profkit flat: no metric named '%s'\n", a->metric ? a->metric : "");
-        return CLI_BAD;
+    int rc = cli_view_compute("flat", p, &a->view, &v.vals);
+    if (rc) return rc;
+    v.total = v.vals.total;
+    pk_status st = pk_flat_profile(p, v.vals.incl, v.vals.excl, a->by, &v.rows, &v.n_rows);
+    if (!st && a->by == PK_BY_FUNCTION && callgraph_applies(&a->view))
+        st = pk_flat_callgraph_inclusive(p, v.vals.metric, v.rows, v.n_rows, &v.from_callgraph);
+    if (st) {
+        cli_view_values_free(&v.vals);
+        return cli_library_error("flat", st);
     }
-    pk_metric_get(p, m, &v.met);
-    size_t n = pk_context_count(p);
-    double *incl = calloc(n ? n : 1, sizeof *incl), *excl_buf = calloc(n ? n : 1, sizeof *excl_buf);
-    double *excl = excl_buf;
-    pk_status st = incl && excl ? context_values(&v, m, incl, &excl) : PK_ERR_NOMEM;
-    if (!st) st = pk_flat_profile(p, incl, excl, a->by, &v.rows, &v.n_rows);
-    if (!st && a->by == PK_BY_FUNCTION)
-        st = pk_flat_callgraph_inclusive(p, m, v.rows, v.n_rows, &v.from_callgraph);
-    free(incl);
-    free(excl_buf);
-    if (st) return st == PK_ERR_NOMEM ? CLI_BAD : cli_library_error("flat", st);
-    v.sort_inclusive = scope == PK_SCOPE_INCLUSIVE || !excl;
+    v.sort_inclusive = v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
     v.shown = rows_shown(&v);
-    if (a->json)
+    if (a->view.json)
         write_json(&v);
-    else if (a->csv)
+    else if (a->view.csv)
         write_csv(&v);
     else
         write_text(&v);
     pk_flat_free(v.rows);
+    cli_view_values_free(&v.vals);
     return CLI_OK;
 }
 
@@ -214,49 +199,28 @@ static int parse_by(const char *s, pk_group_by *out)
 
 static int parse_flat_args(int argc, char **argv, flat_args *a)
 {
-    static const struct option opts[] = {{"metric", required_argument, NULL, 'm'},
+    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"by", required_argument, NULL, 'b'},
-                                         {"top", required_argument, NULL, 'n'},
-                                         {"threshold", required_argument, NULL, 't'},
-                                         {"json", no_argument, NULL, 'j'},
-                                         {"csv", no_argument, NULL, 'c'},
-                                         {"no-color", no_argument, NULL, 'C'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
-    int c;
-    char *end;
+    int c, rc;
     while ((c = getopt_long(argc, argv, "m:n:t:h", opts, NULL)) != -1) {
-        if (c == 'm') {
-            a->metric = optarg;
-        } else if (c == 'b') {
+        if (c == 'b') {
             if (!parse_by(optarg, &a->by))
                 return cli_usage_error("flat", "--by wants function, file, module or line");
-        } else if (c == 'n') {
-            a->top = (size_t)strtoul(optarg, &end, 10);
-            if (*end || !*optarg || *optarg == '-')
-                return cli_usage_error("flat", "--top wants a number");
-        } else if (c == 't') {
-            a->threshold = strtod(optarg, &end);
-            if (*end || a->threshold < 0 || a->threshold > 100)
-                return cli_usage_error("flat", "--threshold wants a percentage, got '%s'", optarg);
-        } else if (c == 'j' || c == 'c') {
-            *(c == 'j' ? &a->json : &a->csv) = 1;
-        } else if (c == 'C') {
-            a->no_color = 1;
         } else if (c == 'h') {
             fputs(flat_help, stdout);
             return -1;
-        } else {
-            return cli_usage_error("flat", "unknown option");
+        } else if ((rc = cli_view_option("flat", &a->view, c, optarg)) != 0) {
+            return rc;
         }
     }
-    if (a->json && a->csv) return cli_usage_error("flat", "--json and --csv exclude each other");
-    return CLI_OK;
+    return cli_view_check("flat", &a->view);
 }
 
 int cmd_flat(int argc, char **argv)
 {
-    flat_args a = {NULL, PK_BY_FUNCTION, 25, 0, 0, 0, 0};
+    flat_args a = {.view = {.top = 25}, .by = PK_BY_FUNCTION};
     int rc = parse_flat_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
     const char *path = cli_one_path("flat", argc, argv, optind);

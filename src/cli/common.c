@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
+#include <sys/ioctl.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -42,6 +43,15 @@ int cli_use_color(FILE *f, int disabled)
     const char *term = getenv("TERM");
     if (no_color && *no_color) return 0;
     return !(term && strcmp(term, "dumb") == 0);
+}
+
+unsigned cli_terminal_width(FILE *f)
+{
+    struct winsize ws;
+    if (!isatty(fileno(f))) return 0;
+    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    const char *columns = getenv("COLUMNS");
+    return columns ? (unsigned)strtoul(columns, NULL, 10) : 80;
 }
 
 const char *cli_bytes(char *buf, size_t size, unsigned long long n)
@@ -116,17 +126,4 @@ void cli_say_reconstructed(const pk_profile *p, FILE *out)
     pk_profile_info pi;
     if (pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed)
         fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
-}
-
-pk_status cli_scope_values(const pk_profile *p, pk_index m, double *incl, double **excl,
-                           int *derived)
-{
-    size_t n = pk_context_count(p);
-    int d_incl = 0, d_excl = 0;
-    pk_status st = pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, n, &d_incl);
-    if (st) return st;
-    if (pk_context_scope_values(p, m, PK_SCOPE_EXCLUSIVE, *excl, n, &d_excl) != PK_OK)
-        *excl = NULL; /* a min/max metric stored inclusive */
-    *derived = d_incl ? PK_SCOPE_INCLUSIVE : d_excl && *excl ? PK_SCOPE_EXCLUSIVE : 0;
-    return PK_OK;
 }

@@ -19,6 +19,7 @@ typedef struct tree_walk {
     double total;
     pk_tree_options o;
     size_t hidden;
+    unsigned char *hot; /* on the hot path */
     FILE *out;
     pk_json json;
 } tree_walk;
@@ -45,6 +46,30 @@ static int shown(const tree_walk *w, pk_index i, uint32_t depth)
     if (w->o.max_depth && depth > w->o.max_depth) return 0;
     if (w->o.threshold <= 0) return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
     return fabs(w->incl[i]) >= w->o.threshold / 100.0 * fabs(w->total);
+}
+
+/* hot[c] = 1 along the hot path: the root, then while the largest child
+ * holds at least half of its parent's inclusive value. */
+static pk_status mark_hot_path(tree_walk *w)
+{
+    size_t n = pk_context_count(w->p);
+    w->hot = calloc(n ? n : 1, 1);
+    if (!w->hot) return pk_fail_nomem("drawing the tree");
+    if (n == 0) return PK_OK;
+    pk_index node = 0;
+    for (;;) {
+        w->hot[node] = 1;
+        pk_context c;
+        pk_context_get(w->p, node, &c);
+        pk_index best = PK_NONE;
+        for (uint32_t i = 0; i < c.n_children; i++)
+            if (best == PK_NONE || fabs(w->incl[c.first_child + i]) > fabs(w->incl[best]))
+                best = c.first_child + i;
+        if (best == PK_NONE || w->incl[node] == 0 ||
+            fabs(w->incl[best]) < 0.5 * fabs(w->incl[node]))
+            return PK_OK;
+        node = best;
+    }
 }
 
 typedef void (*tree_fn)(tree_walk *w, pk_index node, uint32_t depth, int enter);
@@ -101,6 +126,15 @@ static void text_cell(FILE *out, double v, double total)
         fprintf(out, "%10s %6s", buf, "-");
 }
 
+/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"). */
+static void shorten_middle(char *name, size_t len, size_t room)
+{
+    if (room < 9 || len <= room) return;
+    size_t head = (room - 3) / 2, tail = room - 3 - head;
+    memmove(name + head + 3, name + len - tail, tail + 1);
+    memcpy(name + head, "...", 3);
+}
+
 static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     if (!enter) return;
@@ -109,16 +143,21 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     pk_context_get(w->p, node, &c);
     size_t len = pk_context_name(w->p, node, name, sizeof name);
     if (c.relation == PK_REL_INLINED_CALL && len < sizeof name)
-        snprintf(name + len, sizeof name - len, " [inlined]");
+        len += (size_t)snprintf(name + len, sizeof name - len, " [inlined]");
+    if (len >= sizeof name) len = sizeof name - 1;
+    unsigned indent = 2 * (depth > 60 ? 60 : depth);
+    if (w->o.width) shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
     text_cell(w->out, w->incl[node], w->total);
     fputs("  ", w->out);
     if (w->excl)
         text_cell(w->out, w->excl[node], w->total);
     else
         fprintf(w->out, "%17s", "-");
-    fprintf(w->out, "  %*s", (int)(2 * (depth > 60 ? 60 : depth)), "");
+    fprintf(w->out, " %c%*s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "");
     if (w->o.color && depth > 0) {
-        const char *color = c.kind == PK_CTX_FUNCTION ? "\033[1m" : "\033[2m";
+        const char *color = w->hot[node]             ? "\033[1;31m"
+                            : c.kind == PK_CTX_FUNCTION ? "\033[1m"
+                                                        : "\033[2m";
         fprintf(w->out, "%s%s\033[0m\n", color, name);
     } else {
         fprintf(w->out, "%s\n", name);
@@ -129,13 +168,19 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
                              const double *exclusive, double total, const pk_tree_options *opts)
 {
     if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
-    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0}, 0, out, {0}};
+    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0, 0}, 0, NULL, out, {0}};
     if (opts) w.o = *opts;
+    pk_status st = mark_hot_path(&w);
+    if (st) return st;
     fprintf(out, "%17s  %17s  %s\n", "inclusive", "exclusive", "context");
-    pk_status st = walk(&w, text_node);
-    if (w.hidden)
+    st = walk(&w, text_node);
+    free(w.hot);
+    if (w.hidden && w.o.threshold > 0)
         fprintf(out, "(%zu contexts below %g%% of the total or deeper than the limit not shown)\n",
                 w.hidden, w.o.threshold);
+    else if (w.hidden)
+        fprintf(out, "(%zu contexts without a value or deeper than the limit not shown)\n",
+                w.hidden);
     return st;
 }
 
@@ -171,6 +216,8 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         pk_json_double(j, w->excl[node]);
     else
         pk_json_null(j);
+    pk_json_key(j, "hot");
+    pk_json_bool(j, w->hot[node]);
     pk_json_key(j, "children");
     pk_json_array_begin(j);
 }
@@ -179,8 +226,10 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
                              const double *exclusive, double total, const pk_tree_options *opts)
 {
     if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
-    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0}, 0, out, {0}};
+    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0, 0}, 0, NULL, out, {0}};
     if (opts) w.o = *opts;
+    pk_status st = mark_hot_path(&w);
+    if (st) return st;
     pk_json_init(&w.json, out, 1);
     pk_json_object_begin(&w.json);
     pk_json_key(&w.json, "schema");
@@ -188,7 +237,8 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
     pk_json_key(&w.json, "root");
-    pk_status st = walk(&w, json_node);
+    st = walk(&w, json_node);
+    free(w.hot);
     pk_json_key(&w.json, "hidden");
     pk_json_uint(&w.json, w.hidden);
     pk_json_object_end(&w.json);

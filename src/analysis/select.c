@@ -1,0 +1,230 @@
+/*
+ * analysis/select.c — per-context values of a chosen set of locations
+ * (threads, ranks) under a chosen statistic: what `--location` and
+ * `--stat` of the analysis commands ask for.
+ *
+ * The plain sum over every location is pk_context_scope_values(). Every
+ * other choice takes each selected location's values on its own, in the
+ * wanted scope (derived per location when the profile stores the other
+ * one, so an unsigned metric is clamped exactly where CubeLib clamps it),
+ * and folds them into running sums, sums of squares, minima and maxima.
+ * The cost is one pass over each selected location's stored values plus
+ * O(contexts) per location, with five arrays of one double per context.
+ */
+#include <ctype.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+#include "model/model.h"
+#include "profkit/analysis.h"
+#include "scopes.h"
+#include "totals.h"
+
+/* Does location l's identifier tuple hold KIND=ID (term of len bytes)? */
+static int has_ident(const pk_profile *p, uint32_t l, const char *term, size_t len, int *bad)
+{
+    const char *eq = memchr(term, '=', len);
+    char *end;
+    if (!eq || eq == term) return *bad = 1, 0;
+    unsigned long id = strtoul(eq + 1, &end, 10);
+    if (end != term + len || end == eq + 1) return *bad = 1, 0;
+    size_t klen = (size_t)(eq - term);
+    const pk_loc_rec *loc = &p->locs[l];
+    for (uint32_t i = 0; i < loc->n_ids; i++) {
+        const char *kind = loc->ids[i].kind_name;
+        if (kind && strlen(kind) == klen && strncasecmp(kind, term, klen) == 0 &&
+            loc->ids[i].logical == id)
+            return 1;
+    }
+    return 0;
+}
+
+static int matches_all_terms(const pk_profile *p, uint32_t l, const char *sel, int *bad)
+{
+    while (*sel) {
+        size_t len = strcspn(sel, ",");
+        while (len && isspace((unsigned char)*sel))
+            sel++, len--;
+        if (!has_ident(p, l, sel, len, bad)) return 0;
+        sel += len + (sel[len] == ',');
+    }
+    return 1;
+}
+
+pk_status pk_location_select(const pk_profile *p, const char *sel, unsigned char *selected,
+                             size_t n, size_t *n_matched)
+{
+    if (!p || !sel || !selected || n < p->n_locs)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_location_select: bad arguments");
+    size_t count = 0;
+    int bad = 0;
+    memset(selected, 0, p->n_locs);
+    if (sel[0] == '#') {
+        char *end;
+        unsigned long i = strtoul(sel + 1, &end, 10);
+        if (*end || end == sel + 1)
+            return pk_fail(PK_ERR_INVALID_ARG, "location selector '%s': #N wants a number", sel);
+        if (i < p->n_locs && !p->locs[i].is_summary) selected[i] = 1, count = 1;
+    } else {
+        for (uint32_t l = 0; l < p->n_locs && !bad; l++)
+            if (!p->locs[l].is_summary && matches_all_terms(p, l, sel, &bad))
+                selected[l] = 1, count++;
+    }
+    if (bad)
+        return pk_fail(PK_ERR_INVALID_ARG,
+                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0) "
+                       "or #N",
+                       sel);
+    if (count == 0) return pk_fail(PK_ERR_NOT_FOUND, "no location matches '%s'", sel);
+    if (n_matched) *n_matched = count;
+    return PK_OK;
+}
+
+/* Running statistics over locations, one slot per context. */
+typedef struct stat_acc {
+    double *sum, *sumsq, *min, *max, *count;
+    double *one;         /* the current location's values */
+    unsigned char *seen; /* the current location's contexts with a value */
+    uint32_t *order;     /* deepest first, for derivations */
+    int skip_absent; /* min/max metrics: a location without a value is not a 0 */
+    size_t n_locations;
+} stat_acc;
+
+static void acc_free(stat_acc *a)
+{
+    free(a->sum), free(a->sumsq), free(a->min), free(a->max), free(a->count);
+    free(a->one), free(a->seen);
+    free(a->order);
+}
+
+static pk_status acc_init(const pk_profile *p, stat_acc *a)
+{
+    size_t n = p->n_ctx ? p->n_ctx : 1;
+    memset(a, 0, sizeof *a);
+    a->sum = calloc(n, sizeof(double)), a->sumsq = calloc(n, sizeof(double));
+    a->count = calloc(n, sizeof(double));
+    a->min = malloc(n * sizeof(double)), a->max = malloc(n * sizeof(double));
+    a->one = malloc(n * sizeof(double)), a->seen = malloc(n);
+    a->order = pk_deepest_first(p);
+    if (a->sum && a->sumsq && a->min && a->max && a->count && a->one && a->seen && a->order)
+        return PK_OK;
+    acc_free(a);
+    return pk_fail_nomem("combining locations");
+}
+
+/* Location l's values of `col` in out (0 where none), combined within the
+ * location with `how` when one context holds several. */
+static void location_column(const pk_profile *p, uint32_t l, pk_index col, pk_combine how,
+                            double *out, unsigned char *seen)
+{
+    memset(seen, 0, p->n_ctx);
+    for (uint32_t c = 0; c < p->n_ctx; c++)
+        out[c] = 0.0;
+    pk_cursor cur;
+    pk_value v;
+    pk_location_values_begin(p, l, &cur);
+    while (pk_cursor_next(&cur, &v))
+        if (v.column == col && v.context != PK_NONE)
+            pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
+}
+
+static void acc_add(const pk_profile *p, stat_acc *a)
+{
+    a->n_locations++;
+    for (uint32_t c = 0; c < p->n_ctx; c++) {
+        double x = a->one[c];
+        if (a->skip_absent && !a->seen[c]) continue;
+        int first = a->count[c]++ == 0;
+        a->sum[c] += x;
+        a->sumsq[c] += x * x;
+        a->min[c] = first || x < a->min[c] ? x : a->min[c];
+        a->max[c] = first || x > a->max[c] ? x : a->max[c];
+    }
+}
+
+/* "Sum" of a min/max metric is its own combine: the smallest or largest.
+ * Statistics over locations count the locations with a value there (min/max
+ * metrics) or all selected locations (sum-like metrics: no value is 0). */
+static void acc_result(const pk_profile *p, const stat_acc *a, pk_across stat, const pk_metric *m,
+                       double *out)
+{
+    if (stat == PK_ACROSS_SUM && m->combine == PK_COMBINE_MIN) stat = PK_ACROSS_MIN;
+    if (stat == PK_ACROSS_SUM && m->combine == PK_COMBINE_MAX) stat = PK_ACROSS_MAX;
+    for (uint32_t c = 0; c < p->n_ctx; c++) {
+        double n = a->skip_absent ? a->count[c] : (double)a->n_locations;
+        double mean = n > 0 ? a->sum[c] / n : 0, var = n > 0 ? a->sumsq[c] / n - mean * mean : 0;
+        switch (stat) {
+        case PK_ACROSS_SUM: out[c] = a->sum[c]; break;
+        case PK_ACROSS_MEAN: out[c] = mean; break;
+        case PK_ACROSS_MIN: out[c] = a->count[c] > 0 ? a->min[c] : 0; break;
+        case PK_ACROSS_MAX: out[c] = a->count[c] > 0 ? a->max[c] : 0; break;
+        case PK_ACROSS_STDDEV: out[c] = var > 0 ? sqrt(var) : 0; break;
+        }
+    }
+}
+
+/* One location's values of the metric in the wanted scope, in a->one. */
+static void location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const pk_metric *m,
+                           pk_index col, int derive_kind)
+{
+    location_column(p, l, col, m->combine, a->one, a->seen);
+    if (derive_kind == PK_SCOPE_INCLUSIVE)
+        pk_inclusive_in_place(p, m->combine, a->one, a->seen, a->order);
+    else if (derive_kind == PK_SCOPE_EXCLUSIVE)
+        pk_exclusive_in_place(p, (m->flags & PK_METRIC_UNSIGNED) != 0, a->one, a->order);
+}
+
+/* The metric's column to read and the scope to derive from it (0: none). */
+static pk_status source_column(const pk_profile *p, pk_index metric, pk_scope_kind kind,
+                               pk_index *col, int *derive_kind)
+{
+    const pk_metric *m = &p->metrics[metric];
+    pk_scope_kind other = kind == PK_SCOPE_INCLUSIVE ? PK_SCOPE_EXCLUSIVE : PK_SCOPE_INCLUSIVE;
+    *derive_kind = 0;
+    if (pk_column_find(p, metric, kind, col) == PK_OK) return PK_OK;
+    if (pk_column_find(p, metric, other, col) != PK_OK)
+        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
+                       m->name);
+    if (kind == PK_SCOPE_EXCLUSIVE && m->combine != PK_COMBINE_SUM &&
+        m->combine != PK_COMBINE_OTHER)
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "metric '%s' combines by min/max: its exclusive values cannot be derived "
+                       "from the inclusive ones this profile stores",
+                       m->name);
+    *derive_kind = kind;
+    return PK_OK;
+}
+
+pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_kind kind,
+                                 const unsigned char *selected, pk_across stat, double *out,
+                                 size_t n_out, int *derived)
+{
+    if (!selected && stat == PK_ACROSS_SUM)
+        return pk_context_scope_values(p, metric, kind, out, n_out, derived);
+    if (!p || !out || metric >= p->n_metrics || n_out < p->n_ctx || stat > PK_ACROSS_STDDEV ||
+        (kind != PK_SCOPE_INCLUSIVE && kind != PK_SCOPE_EXCLUSIVE))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_context_stat_values: bad arguments");
+    if (!pk_has_plain_locations(p))
+        return pk_fail(PK_ERR_UNSUPPORTED, "this profile holds only summary statistics, not the "
+                                           "per-location values a location choice or a "
+                                           "statistic across locations needs");
+    pk_index col;
+    int derive_kind;
+    pk_status st = source_column(p, metric, kind, &col, &derive_kind);
+    stat_acc a;
+    if (!st) st = acc_init(p, &a);
+    if (st) return st;
+    const pk_metric *m = &p->metrics[metric];
+    a.skip_absent = m->combine == PK_COMBINE_MIN || m->combine == PK_COMBINE_MAX;
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        if (p->locs[l].is_summary || (selected && !selected[l])) continue;
+        location_scope(p, &a, l, m, col, derive_kind);
+        acc_add(p, &a);
+    }
+    acc_result(p, &a, stat, m, out);
+    acc_free(&a);
+    if (derived) *derived = derive_kind != 0;
+    return PK_OK;
+}

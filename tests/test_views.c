@@ -82,11 +82,16 @@ static double expected_stat(double **v, size_t nl, size_t n, size_t c, pk_across
     }
     double mean = sum / (double)n, var = sumsq / (double)n - mean * mean;
     switch (stat) {
-    case PK_ACROSS_SUM: return sum;
-    case PK_ACROSS_MEAN: return mean;
-    case PK_ACROSS_MIN: return lo;
-    case PK_ACROSS_MAX: return hi;
-    default: return var > 0 ? sqrt(var) : 0;
+    case PK_ACROSS_SUM:
+        return sum;
+    case PK_ACROSS_MEAN:
+        return mean;
+    case PK_ACROSS_MIN:
+        return lo;
+    case PK_ACROSS_MAX:
+        return hi;
+    default:
+        return var > 0 ? sqrt(var) : 0;
     }
 }
 

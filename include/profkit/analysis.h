@@ -45,7 +45,7 @@ PK_API pk_status pk_context_scope_values(const pk_profile *profile, pk_index met
 
 /* How per-context values of several locations become one. */
 typedef enum pk_across {
-    PK_ACROSS_SUM = 0, /* the metric's own combine: sum (min/max for min/max metrics) */
+    PK_ACROSS_SUM = 0,    /* the metric's own combine: sum (min/max for min/max metrics) */
     PK_ACROSS_MEAN = 1,   /* sum / number of selected locations */
     PK_ACROSS_MIN = 2,    /* smallest value of a selected location (0 if one has none) */
     PK_ACROSS_MAX = 3,    /* largest value of a selected location */
@@ -144,6 +144,48 @@ PK_API pk_status pk_flat_callgraph_inclusive(const pk_profile *profile, pk_index
  * returns the length it needed, as snprintf. */
 PK_API size_t pk_flat_row_name(const pk_profile *profile, pk_group_by by, const pk_flat_row *row,
                                char *buf, size_t size);
+
+/* The calling-context tree as stacks of function frames (what flame
+ * graphs, folded stacks, callers and callees show): only function
+ * contexts open a frame, loops, lines and instructions fold into the
+ * function around them, and sibling frames of equal name merge. Frame 0 is
+ * the root; a frame's parent comes before it; children are linked through
+ * first_child/next_sibling (PK_NONE ends). Contexts without a known parent
+ * (unlisted) are left out, as the tree leaves them out. */
+typedef struct pk_frame {
+    pk_index parent; /* PK_NONE for frame 0 */
+    pk_index first_child, next_sibling;
+    pk_index context;   /* the first context merged into it: its name */
+    uint32_t depth;     /* root 0 */
+    uint64_t name_hash; /* equal names, equal hashes */
+    double inclusive;   /* sum over the merged contexts */
+    double self;        /* inclusive minus the children's */
+} pk_frame;
+
+/* Frames from per-context inclusive values (pk_context_stat_values()).
+ * Free *frames with pk_frames_free(). */
+PK_API pk_status pk_frames_build(const pk_profile *profile, const double *inclusive,
+                                 pk_frame **frames, size_t *n);
+PK_API void pk_frames_free(pk_frame *frames);
+/* The frame's display name (its context's, pk_context_name()). */
+PK_API size_t pk_frame_name(const pk_profile *profile, const pk_frame *frame, char *buf,
+                            size_t size);
+/* The frames named `name` (exactly, or else matching it as a POSIX
+ * extended regular expression), each counted once under recursion: only
+ * frames with no matching ancestor count. `callers` = 0 gives the
+ * top-down tree below them (callees, merged by name path; frame 0 is the
+ * merged function itself); 1 gives the bottom-up tree above them (frame 0
+ * the function, its children its callers, theirs the callers' callers,
+ * each with the function's inclusive and self values on that path: a
+ * frame's `self` there is the function's own value, not the caller's).
+ * PK_ERR_NOT_FOUND when no frame matches. */
+PK_API pk_status pk_frames_around(const pk_profile *profile, const pk_frame *frames, size_t n,
+                                  const char *name, int callers, pk_frame **out, size_t *n_out);
+/* For every frame of `a` (of profile pa), the frame of `b` (profile pb)
+ * at the same path of names, or PK_NONE: b_of_a holds n_a indexes. */
+PK_API pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                 const pk_profile *pb, const pk_frame *b, size_t n_b,
+                                 pk_index *b_of_a);
 
 /* Recomputing what hpcprof computes from raw measurements. */
 typedef struct pk_derive_options {

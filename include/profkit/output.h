@@ -83,6 +83,43 @@ PK_API pk_status pk_tree_write_json(FILE *out, const pk_profile *profile, const 
                                     const double *exclusive, double total,
                                     const pk_tree_options *opts);
 
+/* Flame graphs of a frame tree (pk_frames_build(), profkit/analysis.h). */
+typedef struct pk_flame_options {
+    const char *title;    /* NULL: "Flame Graph" */
+    const char *subtitle; /* a line under the title (metric, total), or NULL */
+    int icicle;           /* root at the top, growing down */
+    unsigned width;       /* drawing width in pixels; 0: 1200 */
+    /* Differential: the base profile's inclusive value of each frame
+     * (NaN where the base has no such frame), or NULL. Widths stay this
+     * profile's; colour shows the change (red grew, blue shrank). */
+    const double *base;
+} pk_flame_options;
+/* A self-contained interactive SVG (tooltips, click to zoom, search):
+ * siblings sorted widest first, frames narrower than 0.1 pixel left out.
+ * `frames` needs PK_FRAME-style values as pk_frames_build() makes them;
+ * the frame struct is declared in profkit/analysis.h. */
+struct pk_frame;
+PK_API pk_status pk_flame_write_svg(FILE *out, const pk_profile *profile,
+                                    const struct pk_frame *frames, size_t n,
+                                    const pk_flame_options *opts);
+/* Folded stacks, one line per frame with a positive self value:
+ * "main;solve;dot 2.5" (the root left out; ';' inside names becomes ':'),
+ * what flamegraph.pl, speedscope and inferno read. */
+PK_API pk_status pk_flame_write_folded(FILE *out, const pk_profile *profile,
+                                       const struct pk_frame *frames, size_t n);
+/* A frame tree (pk_frames_build(), pk_frames_around()) as an indented
+ * text tree with inclusive and self values and percentages of `total`,
+ * children largest first, pruned like pk_tree_write_text(); `value_label`
+ * names the first column ("inclusive" by default). */
+PK_API pk_status pk_frames_write_text(FILE *out, const pk_profile *profile,
+                                      const struct pk_frame *frames, size_t n, double total,
+                                      const pk_tree_options *opts);
+/* The same as nested JSON objects {"name","inclusive","self","children"}
+ * (docs/json.md, profkit.frames/1). */
+PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
+                                      const struct pk_frame *frames, size_t n, double total,
+                                      const char *function, int callers,
+                                      const pk_tree_options *opts);
 #ifdef __cplusplus
 }
 #endif

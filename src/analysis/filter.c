@@ -145,8 +145,9 @@ pk_status pk_context_filter(const pk_profile *p, pk_index metric, const char *fo
     if (!have_focus && !have_hide) return PK_OK;
     pk_combine how = p->metrics[metric].combine;
     if (how != PK_COMBINE_SUM && how != PK_COMBINE_OTHER)
-        return pk_fail(PK_ERR_UNSUPPORTED, "metric '%s' combines by min/max: --focus and --hide "
-                                           "need values that add up",
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "metric '%s' combines by min/max: --focus and --hide "
+                       "need values that add up",
                        p->metrics[metric].name);
     uint32_t *order = pk_deepest_first(p);
     pk_status st = order ? PK_OK : pk_fail_nomem("filtering contexts");

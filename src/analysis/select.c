@@ -88,7 +88,7 @@ typedef struct stat_acc {
     double *one;         /* the current location's values */
     unsigned char *seen; /* the current location's contexts with a value */
     uint32_t *order;     /* deepest first, for derivations */
-    int skip_absent; /* min/max metrics: a location without a value is not a 0 */
+    int skip_absent;     /* min/max metrics: a location without a value is not a 0 */
     size_t n_locations;
 } stat_acc;
 
@@ -156,11 +156,21 @@ static void acc_result(const pk_profile *p, const stat_acc *a, pk_across stat, c
         double n = a->skip_absent ? a->count[c] : (double)a->n_locations;
         double mean = n > 0 ? a->sum[c] / n : 0, var = n > 0 ? a->sumsq[c] / n - mean * mean : 0;
         switch (stat) {
-        case PK_ACROSS_SUM: out[c] = a->sum[c]; break;
-        case PK_ACROSS_MEAN: out[c] = mean; break;
-        case PK_ACROSS_MIN: out[c] = a->count[c] > 0 ? a->min[c] : 0; break;
-        case PK_ACROSS_MAX: out[c] = a->count[c] > 0 ? a->max[c] : 0; break;
-        case PK_ACROSS_STDDEV: out[c] = var > 0 ? sqrt(var) : 0; break;
+        case PK_ACROSS_SUM:
+            out[c] = a->sum[c];
+            break;
+        case PK_ACROSS_MEAN:
+            out[c] = mean;
+            break;
+        case PK_ACROSS_MIN:
+            out[c] = a->count[c] > 0 ? a->min[c] : 0;
+            break;
+        case PK_ACROSS_MAX:
+            out[c] = a->count[c] > 0 ? a->max[c] : 0;
+            break;
+        case PK_ACROSS_STDDEV:
+            out[c] = var > 0 ? sqrt(var) : 0;
+            break;
         }
     }
 }

@@ -27,6 +27,9 @@ int cmd_check(int argc, char **argv);
 int cmd_tree(int argc, char **argv);
 int cmd_flat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
+int cmd_flame(int argc, char **argv);
+int cmd_callers(int argc, char **argv);
+int cmd_callees(int argc, char **argv);
 
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -68,14 +71,16 @@ enum {
 };
 /* Entries for a struct option array (short forms: -m, -t, -n). */
 #define CLI_VIEW_LONG_OPTIONS                                                                      \
-    {"metric", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},        \
+    {"metric", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},         \
         {"top", required_argument, NULL, 'n'},                                                     \
         {"location", required_argument, NULL, CLI_OPT_LOCATION},                                   \
         {"stat", required_argument, NULL, CLI_OPT_STAT},                                           \
         {"focus", required_argument, NULL, CLI_OPT_FOCUS},                                         \
         {"hide", required_argument, NULL, CLI_OPT_HIDE},                                           \
         {"json", no_argument, NULL, CLI_OPT_JSON}, {"csv", no_argument, NULL, CLI_OPT_CSV},        \
-        {"no-color", no_argument, NULL, CLI_OPT_NO_COLOR}
+    {                                                                                              \
+        "no-color", no_argument, NULL, CLI_OPT_NO_COLOR                                            \
+    }
 /* Help text of the shared options, for each command's --help. */
 #define CLI_VIEW_HELP                                                                              \
     "  -m, --metric NAME[:SCOPE]  metric (exact name, or a case-insensitive\n"                     \
@@ -117,8 +122,7 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
 int cli_view_check(const char *cmd, const cli_view *v);
 /* Pick the metric and compute its values; CLI_OK or an exit status (the
  * error reported). Free with cli_view_values_free(). */
-int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v,
-                     cli_view_values *out);
+int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
 void cli_view_values_free(cli_view_values *vals);
 /* The header lines: metric, total, locations, derivations, filters. */
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,

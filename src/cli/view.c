@@ -36,14 +36,29 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
 {
     char *end;
     switch (c) {
-    case 'm': v->metric = arg; return 0;
-    case CLI_OPT_LOCATION: v->location = arg; return 0;
-    case CLI_OPT_FOCUS: v->focus = arg; return 0;
-    case CLI_OPT_HIDE: v->hide = arg; return 0;
-    case CLI_OPT_JSON: v->json = 1; return 0;
-    case CLI_OPT_CSV: v->csv = 1; return 0;
-    case CLI_OPT_NO_COLOR: v->no_color = 1; return 0;
-    case 't': return parse_percent(cmd, arg, &v->threshold);
+    case 'm':
+        v->metric = arg;
+        return 0;
+    case CLI_OPT_LOCATION:
+        v->location = arg;
+        return 0;
+    case CLI_OPT_FOCUS:
+        v->focus = arg;
+        return 0;
+    case CLI_OPT_HIDE:
+        v->hide = arg;
+        return 0;
+    case CLI_OPT_JSON:
+        v->json = 1;
+        return 0;
+    case CLI_OPT_CSV:
+        v->csv = 1;
+        return 0;
+    case CLI_OPT_NO_COLOR:
+        v->no_color = 1;
+        return 0;
+    case 't':
+        return parse_percent(cmd, arg, &v->threshold);
     case CLI_OPT_STAT:
         if (!parse_stat(arg, &v->stat))
             return cli_usage_error(cmd, "--stat wants sum, mean, min, max or stddev");
@@ -52,7 +67,8 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
         v->top = (size_t)strtoul(arg, &end, 10);
         if (*end || !*arg || *arg == '-') return cli_usage_error(cmd, "--top wants a number");
         return 0;
-    default: return cli_usage_error(cmd, "unknown option");
+    default:
+        return cli_usage_error(cmd, "unknown option");
     }
 }
 
@@ -107,8 +123,7 @@ static pk_status compute(const pk_profile *p, const cli_view *v, cli_view_values
     return st;
 }
 
-int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v,
-                     cli_view_values *out)
+int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out)
 {
     memset(out, 0, sizeof *out);
     if (!cli_pick_metric(p, v->metric, &out->metric, &out->scope)) {
@@ -141,7 +156,9 @@ void cli_view_values_free(cli_view_values *vals)
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out)
 {
-    const char *what = v->stat != PK_ACROSS_SUM ? "at the root" : v->location ? "total" : "program total";
+    const char *what = v->stat != PK_ACROSS_SUM ? "at the root"
+                       : v->location            ? "total"
+                                                : "program total";
     fprintf(out, "metric %s: %s %.10g", vals->met.name, what, vals->total);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", vals->n_selected,

@@ -146,7 +146,8 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         len += (size_t)snprintf(name + len, sizeof name - len, " [inlined]");
     if (len >= sizeof name) len = sizeof name - 1;
     unsigned indent = 2 * (depth > 60 ? 60 : depth);
-    if (w->o.width) shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
+    if (w->o.width)
+        shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
     text_cell(w->out, w->incl[node], w->total);
     fputs("  ", w->out);
     if (w->excl)
@@ -155,7 +156,7 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         fprintf(w->out, "%17s", "-");
     fprintf(w->out, " %c%*s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "");
     if (w->o.color && depth > 0) {
-        const char *color = w->hot[node]             ? "\033[1;31m"
+        const char *color = w->hot[node]                ? "\033[1;31m"
                             : c.kind == PK_CTX_FUNCTION ? "\033[1m"
                                                         : "\033[2m";
         fprintf(w->out, "%s%s\033[0m\n", color, name);

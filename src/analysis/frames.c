@@ -1,0 +1,143 @@
+/*
+ * analysis/frames.c — the calling-context tree seen as stacks of function
+ * frames: what flame graphs, folded stacks, speedscope, callers/callees
+ * and diffs show.
+ *
+ * Only function contexts open a frame; loops, lines and instructions fold
+ * into the function around them (unless nothing encloses them, then they
+ * name their own frame). Sibling frames with the same name merge, as
+ * flamegraph.pl merges equal stacks, so two contexts of one function
+ * reached from different call sites of the same caller become one frame.
+ * Names are compared through a 64-bit hash of the displayed name (cached
+ * per function), with the strings compared on every hash hit.
+ */
+#include <regex.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "profkit/analysis.h"
+#include "frames.h"
+
+
+uint64_t pk_frames_hash_name(const char *s)
+{
+    uint64_t h = 1469598103934665603ull; /* FNV-1a */
+    for (; *s; s++)
+        h = (h ^ (unsigned char)*s) * 1099511628211ull;
+    return h ? h : 1;
+}
+
+pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context, uint64_t hash,
+                           pk_index *out)
+{
+    uint64_t key[PK_KMAP_WORDS] = {parent, hash};
+    uint32_t found;
+    int added;
+    if (b->n == b->cap) {
+        size_t cap = b->cap ? 2 * b->cap : 256;
+        pk_frame *f = realloc(b->f, cap * sizeof *f);
+        if (!f) return pk_fail_nomem("building frames");
+        b->f = f, b->cap = cap;
+    }
+    if (pk_kmap_upsert(&b->kids, key, (uint32_t)b->n, &found, &added) < 0)
+        return pk_fail_nomem("building frames");
+    if (added) {
+        pk_frame *f = &b->f[b->n++];
+        memset(f, 0, sizeof *f);
+        f->parent = parent, f->context = context, f->name_hash = hash;
+        f->first_child = f->next_sibling = PK_NONE;
+        if (parent != PK_NONE) {
+            f->depth = b->f[parent].depth + 1;
+            f->next_sibling = b->f[parent].first_child;
+            b->f[parent].first_child = found;
+        }
+    }
+    *out = found;
+    return PK_OK;
+}
+
+/* The name hash of context c, cached per function in fn_hash. */
+static uint64_t context_hash(const pk_profile *p, uint32_t c, uint64_t *fn_hash)
+{
+    uint32_t fn = p->ctx[c].function;
+    if (fn < p->n_functions && fn_hash[fn]) return fn_hash[fn];
+    char name[PK_FRAME_NAME_MAX];
+    pk_context_name(p, c, name, sizeof name);
+    uint64_t h = pk_frames_hash_name(name);
+    if (fn < p->n_functions) fn_hash[fn] = h;
+    return h;
+}
+
+/* Does context c open a frame of its own? */
+static int opens_frame(const pk_profile *p, uint32_t c, pk_index parent_frame)
+{
+    const pk_ctx_rec *r = &p->ctx[c];
+    if (r->kind == PK_CTX_FUNCTION) return 1;
+    return parent_frame == 0 && r->kind != PK_CTX_ENTRY; /* nothing encloses it */
+}
+
+/* self = inclusive minus the children's; rounding dust (below 1e-12 of
+ * the root) becomes 0 so flame graphs draw no slivers. */
+void pk_frames_finish(pk_frame *f, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        f[i].self = f[i].inclusive;
+    for (size_t i = n; i-- > 1;) /* children come after their parent */
+        f[f[i].parent].self -= f[i].inclusive;
+    double dust = 1e-12 * (f[0].inclusive < 0 ? -f[0].inclusive : f[0].inclusive);
+    for (size_t i = 0; i < n; i++)
+        if (f[i].self < dust && f[i].self > -dust) f[i].self = 0;
+}
+
+static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of, uint64_t *fn_hash)
+{
+    const pk_profile *p = b->p;
+    pk_index root;
+    pk_status st = pk_frames_add(b, PK_NONE, 0, pk_frames_hash_name("<program root>"), &root);
+    frame_of[0] = root;
+    b->f[root].inclusive = incl[0];
+    for (uint32_t c = 1; c < p->n_ctx && !st; c++) { /* parents come first */
+        uint32_t parent = p->ctx[c].parent;
+        frame_of[c] = PK_NONE;
+        if (parent >= c || frame_of[parent] == PK_NONE) continue; /* unlisted */
+        pk_index pf = frame_of[parent];
+        if (!opens_frame(p, c, pf)) {
+            frame_of[c] = pf;
+            continue;
+        }
+        st = pk_frames_add(b, pf, c, context_hash(p, c, fn_hash), &frame_of[c]);
+        if (!st) b->f[frame_of[c]].inclusive += incl[c];
+    }
+    return st;
+}
+
+pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **frames, size_t *n)
+{
+    if (!p || !incl || !frames || !n) return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_build: NULL");
+    if (p->n_ctx == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no contexts");
+    pk_frames_builder b = {.p = p};
+    pk_index *frame_of = malloc(p->n_ctx * sizeof *frame_of);
+    uint64_t *fn_hash = calloc(p->n_functions ? p->n_functions : 1, sizeof *fn_hash);
+    pk_status st = frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash)
+                                       : pk_fail_nomem("building frames");
+    free(frame_of), free(fn_hash);
+    pk_kmap_free(&b.kids);
+    if (st) {
+        free(b.f);
+        return st;
+    }
+    pk_frames_finish(b.f, b.n);
+    *frames = b.f, *n = b.n;
+    return PK_OK;
+}
+
+void pk_frames_free(pk_frame *frames)
+{
+    free(frames);
+}
+
+size_t pk_frame_name(const pk_profile *p, const pk_frame *f, char *buf, size_t size)
+{
+    return pk_context_name(p, f->context, buf, size);
+}

@@ -1,0 +1,161 @@
+/*
+ * output/frames.c — frame trees (callers, callees) as indented text or
+ * nested JSON. Like output/tree.c the walk keeps its own stack, so deep
+ * recursion in the profiled program cannot overflow ours.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profkit/analysis.h"
+#include "profkit/output.h"
+#include "util/error.h"
+
+typedef struct fwalk {
+    const pk_profile *p;
+    const pk_frame *f;
+    double total;
+    pk_tree_options o;
+    size_t hidden;
+    FILE *out;
+    pk_json json;
+} fwalk;
+
+typedef struct kid {
+    double key;
+    pk_index i;
+} kid;
+
+static int largest_first(const void *a, const void *b)
+{
+    const kid *x = a, *y = b;
+    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    return x->i < y->i ? -1 : 1;
+}
+
+static int shown(const fwalk *w, pk_index i)
+{
+    if (w->o.max_depth && w->f[i].depth > w->o.max_depth) return 0;
+    if (w->o.threshold <= 0) return w->f[i].inclusive != 0;
+    return fabs(w->f[i].inclusive) >= w->o.threshold / 100.0 * fabs(w->total);
+}
+
+typedef void (*frame_fn)(fwalk *w, pk_index i, int enter);
+
+static pk_status walk(fwalk *w, size_t n, frame_fn fn)
+{
+    pk_index *stack = malloc(2 * n * sizeof *stack);
+    kid *kids = malloc(n * sizeof *kids);
+    if (!stack || !kids) {
+        free(stack), free(kids);
+        return pk_fail_nomem("drawing frames");
+    }
+    size_t top = 0;
+    stack[top++] = 0;
+    while (top) {
+        pk_index entry = stack[--top];
+        if (entry & 0x80000000u) { /* leaving */
+            fn(w, entry & 0x7fffffffu, 0);
+            continue;
+        }
+        fn(w, entry, 1);
+        stack[top++] = entry | 0x80000000u;
+        size_t k = 0;
+        for (pk_index c = w->f[entry].first_child; c != PK_NONE; c = w->f[c].next_sibling) {
+            if (shown(w, c))
+                kids[k++] = (kid){fabs(w->f[c].inclusive), c};
+            else
+                w->hidden++;
+        }
+        qsort(kids, k, sizeof *kids, largest_first);
+        while (k)
+            stack[top++] = kids[--k].i;
+    }
+    free(stack), free(kids);
+    return PK_OK;
+}
+
+static void cell(FILE *out, double v, double total)
+{
+    char buf[32];
+    pk_format_value(buf, sizeof buf, v);
+    if (total != 0.0)
+        fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
+    else
+        fprintf(out, "%10s %6s", buf, "-");
+}
+
+static void text_frame(fwalk *w, pk_index i, int enter)
+{
+    if (!enter) return;
+    char name[1024];
+    const pk_frame *f = &w->f[i];
+    pk_frame_name(w->p, f, name, sizeof name);
+    cell(w->out, f->inclusive, w->total);
+    fputs("  ", w->out);
+    cell(w->out, f->self, w->total);
+    uint32_t d = f->depth > 60 ? 60 : f->depth;
+    fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "",
+            name, w->o.color && d == 0 ? "\033[0m" : "");
+}
+
+pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
+                               double total, const pk_tree_options *opts)
+{
+    if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
+    fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0}, .out = out};
+    if (opts) w.o = *opts;
+    fprintf(out, "%17s  %17s  %s\n", "inclusive", "self", "function");
+    pk_status st = walk(&w, n, text_frame);
+    if (w.hidden)
+        fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",
+                w.hidden, w.o.threshold);
+    return st;
+}
+
+static void json_frame(fwalk *w, pk_index i, int enter)
+{
+    pk_json *j = &w->json;
+    if (!enter) {
+        pk_json_array_end(j);
+        pk_json_object_end(j);
+        return;
+    }
+    char name[1024];
+    pk_frame_name(w->p, &w->f[i], name, sizeof name);
+    pk_json_object_begin(j);
+    pk_json_key(j, "name");
+    pk_json_string(j, name);
+    pk_json_key(j, "inclusive");
+    pk_json_double(j, w->f[i].inclusive);
+    pk_json_key(j, "self");
+    pk_json_double(j, w->f[i].self);
+    pk_json_key(j, "children");
+    pk_json_array_begin(j);
+}
+
+pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
+                               double total, const char *function, int callers,
+                               const pk_tree_options *opts)
+{
+    if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
+    fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0}, .out = out};
+    if (opts) w.o = *opts;
+    pk_json_init(&w.json, out, 1);
+    pk_json_object_begin(&w.json);
+    pk_json_key(&w.json, "schema");
+    pk_json_string(&w.json, "profkit.frames/1");
+    pk_json_key(&w.json, "view");
+    pk_json_string(&w.json, function ? (callers ? "callers" : "callees") : "frames");
+    pk_json_key(&w.json, "function");
+    pk_json_string(&w.json, function);
+    pk_json_key(&w.json, "total");
+    pk_json_double(&w.json, total);
+    pk_json_key(&w.json, "root");
+    pk_status st = walk(&w, n, json_frame);
+    pk_json_key(&w.json, "hidden");
+    pk_json_uint(&w.json, w.hidden);
+    pk_json_object_end(&w.json);
+    pk_json_finish(&w.json);
+    return st;
+}

@@ -76,6 +76,13 @@ PK_API pk_status pk_context_stat_values(const pk_profile *profile, pk_index metr
                                         pk_scope_kind kind, const unsigned char *selected,
                                         pk_across stat, double *out, size_t n_out, int *derived);
 
+/* Each location's program total of `metric` (its inclusive value at the
+ * root: read there when stored, else the sum of its exclusive values over
+ * contexts that are not lexically inside another), NaN for summary
+ * locations. `out` holds pk_location_count() doubles. */
+PK_API pk_status pk_location_totals(const pk_profile *profile, pk_index metric, double *out,
+                                    size_t n_out);
+
 /* Narrow per-context inclusive and exclusive values (either may be NULL)
  * in place to part of the program, by POSIX extended regular expressions
  * matched against context names (pk_context_name()); NULL or "" skips a

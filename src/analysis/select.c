@@ -238,3 +238,36 @@ pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_
     if (derived) *derived = derive_kind != 0;
     return PK_OK;
 }
+
+/* One location's total: the root's inclusive value, or its exclusive
+ * values summed over contexts not lexically inside another. */
+static double location_total(const pk_profile *p, uint32_t l, pk_index col, int inclusive)
+{
+    double sum = 0;
+    pk_cursor cur;
+    pk_value v;
+    pk_location_values_begin(p, l, &cur);
+    while (pk_cursor_next(&cur, &v)) {
+        if (v.column != col || v.context >= p->n_ctx) continue;
+        const pk_ctx_rec *c = &p->ctx[v.context];
+        if (inclusive ? v.context == 0
+                      : !(c->relation == PK_REL_LEXICAL && c->parent < p->n_ctx) &&
+                            !(c->flags & PK_CTXF_UNLISTED))
+            sum += v.value;
+    }
+    return sum;
+}
+
+pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, size_t n_out)
+{
+    if (!p || !out || metric >= p->n_metrics || n_out < p->n_locs)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_location_totals: bad arguments");
+    pk_index col;
+    int inclusive = pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col) == PK_OK;
+    if (!inclusive && pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &col) != PK_OK)
+        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
+                       p->metrics[metric].name);
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        out[l] = p->locs[l].is_summary ? NAN : location_total(p, l, col, inclusive);
+    return PK_OK;
+}

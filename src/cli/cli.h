@@ -28,6 +28,7 @@ int cmd_tree(int argc, char **argv);
 int cmd_flat(int argc, char **argv);
 int cmd_convert(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
+int cmd_threads(int argc, char **argv);
 int cmd_callers(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 

@@ -12,6 +12,8 @@ static const cli_command commands[] = {
     {"flat", "flat profile per function, file, module or line", cmd_flat},
     {"callers", "bottom-up tree: who calls a function, and who calls them", cmd_callers},
     {"callees", "top-down tree below one function, merged over its call sites", cmd_callees},
+    {"threads", "per-location totals: min/max/mean/stddev, imbalance, worst locations",
+     cmd_threads},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile in another format (HPCToolkit v4 database)", cmd_convert},

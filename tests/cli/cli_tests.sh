@@ -91,6 +91,23 @@ expect_status 2 "$profkit" tree --location thread "$db"
 expect_status 2 "$profkit" flat --stat median "$db"
 expect_status 2 "$profkit" flat --focus '(' "$db"
 grep -q "focus expression" "$work/err" || fail "bad --focus expression not explained"
+golden threads-sample.txt "$profkit" threads "$db"
+golden threads-cube-csv.txt "$profkit" threads --csv "$src/tests/data/cube/sample.cubex"
+golden callers-sample.txt "$profkit" callers "$db" memcpy
+golden callees-sample.txt "$profkit" callees -t 0 "$db" main
+golden callees-callgrind.txt "$profkit" callees -t 0 "$src/tests/data/callgrind/sample.callgrind" work
+golden callers-cube-regex.txt "$profkit" callers "$src/tests/data/cube/sample.cubex" 'ev.n'
+golden flame-sample.folded "$profkit" flame --folded "$db"
+golden flame-cube.folded "$profkit" flame --folded --location '#0' "$src/tests/data/cube/sample.cubex"
+expect_status 1 "$profkit" callers "$db" no_such_function
+grep -q "no function named or matching 'no_such_function'" "$work/err" || fail "unknown function not explained"
+expect_status 2 "$profkit" callees "$db"
+expect_status 0 "$profkit" callers --json "$db" solve
+json_check "$work/out" 'doc["schema"] == "profkit.frames/1" and doc["view"] == "callers" and doc["root"]["name"] == "solve" and doc["root"]["children"][0]["name"] == "main"'
+expect_status 0 "$profkit" threads --json "$db"
+json_check "$work/out" 'doc["schema"] == "profkit.threads/1" and doc["count"] == 4 and abs(doc["sum"] - 7.025) < 1e-12 and doc["locations"][0]["total"] == doc["max"]'
+expect_status 0 "$profkit" flame "$db" -o "$work/f.svg"
+grep -q "<title>solve (3.025, 43.06%)</title>" "$work/f.svg" || fail "flame SVG lacks solve's tooltip"
 golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/tests/data/cube/sample-zcubex.cubex"
 
 # --- info via the meta.db path, and as JSON ---
@@ -176,6 +193,15 @@ if [ -d "$corpus/hpctoolkit" ]; then
   expect_status 0 "$profkit" flat --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
   cp "$work/out" "$work/flat.json"
   json_check "$work/flat.json" 'doc["schema"] == "profkit.flat/1" and doc["rows"][0]["name"] == "MPI_Bcast" and abs(sum(r["exclusive"] for r in doc["rows"]) - doc["total"]) < 1e-9 * doc["total"]'
+  # folded stacks add up to the program total, in every format
+  for f in "$corpus/cube/hatchet-scorep-cpi/profile.cubex" "$cg" "$small"; do
+    expect_status 0 "$profkit" flame --folded "$f"
+    t=$("$profkit" tree --json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')
+    python3 -c 'import sys; s = sum(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1])); t = float(sys.argv[2]); sys.exit(abs(s - t) > 1e-9 * abs(t))' "$work/out" "$t" ||
+      fail "folded stacks of $f do not add up to $t"
+  done
+  expect_status 0 "$profkit" threads --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  json_check "$work/out" 'doc["count"] == 4'
   for m in $(find "$corpus/hpctoolkit" -name meta.db | sort); do
     expect_status 0 "$profkit" check -q "$(dirname "$m")"
   done

@@ -194,6 +194,28 @@ PK_API pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t
                                  const pk_profile *pb, const pk_frame *b, size_t n_b,
                                  pk_index *b_of_a);
 
+/* One line of a comparison between profile A (the base) and B: indexes
+ * of the matched entities in each (PK_NONE where one lacks it: added in
+ * B, or removed from A) with their inclusive and self/exclusive values. */
+typedef struct pk_diff_row {
+    pk_index a, b;
+    double a_incl, b_incl;
+    double a_self, b_self;
+} pk_diff_row;
+/* Every frame of either profile, matched by its path of names, sorted by
+ * the absolute change of the inclusive value (largest first), then of
+ * the self value. Free *rows with pk_diff_free(). */
+PK_API pk_status pk_diff_frames(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                const pk_profile *pb, const pk_frame *b, size_t n_b,
+                                pk_diff_row **rows, size_t *n_rows);
+/* Every row of two flat profiles (pk_flat_profile(), same `by`) matched
+ * by display name, sorted by the absolute change of the exclusive value
+ * (largest first), then of the inclusive value; a/b index the rows. */
+PK_API pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_t n_a,
+                              const pk_profile *pb, const pk_flat_row *rb, size_t n_b,
+                              pk_group_by by, pk_diff_row **rows, size_t *n_rows);
+PK_API void pk_diff_free(pk_diff_row *rows);
+
 /* Recomputing what hpcprof computes from raw measurements. */
 typedef struct pk_derive_options {
     uint32_t flags;   /* reserved, 0 */

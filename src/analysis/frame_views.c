@@ -60,7 +60,8 @@ static pk_status callees(pk_frames_builder *b, const pk_frame *f, size_t n,
     for (size_t i = 0; i < n && !st; i++) {
         map[i] = PK_NONE;
         if (outer[i]) {
-            if (root == PK_NONE) st = pk_frames_add(b, PK_NONE, f[i].context, f[i].name_hash, &root);
+            if (root == PK_NONE)
+                st = pk_frames_add(b, PK_NONE, f[i].context, f[i].name_hash, &root);
             map[i] = root;
         } else if (i > 0 && map[f[i].parent] != PK_NONE) {
             st = pk_frames_add(b, map[f[i].parent], f[i].context, f[i].name_hash, &map[i]);
@@ -133,8 +134,8 @@ static int same_name(const pk_profile *pa, const pk_frame *a, const pk_profile *
     return strcmp(x, y) == 0;
 }
 
-pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a,
-                          const pk_profile *pb, const pk_frame *b, size_t n_b, pk_index *b_of_a)
+pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a, const pk_profile *pb,
+                          const pk_frame *b, size_t n_b, pk_index *b_of_a)
 {
     if (!pa || !a || !pb || !b || !b_of_a || !n_a || !n_b)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_match: bad arguments");

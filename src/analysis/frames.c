@@ -15,10 +15,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "frames.h"
 #include "model/model.h"
 #include "profkit/analysis.h"
-#include "frames.h"
-
 
 uint64_t pk_frames_hash_name(const char *s)
 {
@@ -29,7 +28,7 @@ uint64_t pk_frames_hash_name(const char *s)
 }
 
 pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context, uint64_t hash,
-                           pk_index *out)
+                        pk_index *out)
 {
     uint64_t key[PK_KMAP_WORDS] = {parent, hash};
     uint32_t found;
@@ -90,7 +89,8 @@ void pk_frames_finish(pk_frame *f, size_t n)
         if (f[i].self < dust && f[i].self > -dust) f[i].self = 0;
 }
 
-static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of, uint64_t *fn_hash)
+static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of,
+                       uint64_t *fn_hash)
 {
     const pk_profile *p = b->p;
     pk_index root;
@@ -119,8 +119,8 @@ pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **fr
     pk_frames_builder b = {.p = p};
     pk_index *frame_of = malloc(p->n_ctx * sizeof *frame_of);
     uint64_t *fn_hash = calloc(p->n_functions ? p->n_functions : 1, sizeof *fn_hash);
-    pk_status st = frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash)
-                                       : pk_fail_nomem("building frames");
+    pk_status st =
+        frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash) : pk_fail_nomem("building frames");
     free(frame_of), free(fn_hash);
     pk_kmap_free(&b.kids);
     if (st) {

@@ -15,8 +15,7 @@ static const char flame_help[] =
     "come back) and search (Ctrl-F or 'Search'). Each box is a function on the\n"
     "call stack; its width is its inclusive value. Loops and lines fold into\n"
     "their function; equal stacks merge.\n\n"
-    "Options:\n" CLI_VIEW_HELP
-    "  -o, --output FILE     write there instead of standard output\n"
+    "Options:\n" CLI_VIEW_HELP "  -o, --output FILE     write there instead of standard output\n"
     "      --folded          folded stacks (\"main;solve;dot 2.5\") instead of SVG,\n"
     "                        for flamegraph.pl, inferno or speedscope\n"
     "      --icicle          root at the top, stacks growing down\n"
@@ -75,8 +74,8 @@ static int parse_flame_args(int argc, char **argv, flame_args *a)
 }
 
 /* Frames of one profile under the view (metric by name for the base). */
-static int frames_of(const pk_profile *p, const cli_view *v, cli_view_values *vals,
-                     pk_frame **f, size_t *n)
+static int frames_of(const pk_profile *p, const cli_view *v, cli_view_values *vals, pk_frame **f,
+                     size_t *n)
 {
     int rc = cli_view_compute("flame", p, v, vals);
     if (rc) return rc;
@@ -85,8 +84,8 @@ static int frames_of(const pk_profile *p, const cli_view *v, cli_view_values *va
 }
 
 /* base[i]: the base profile's inclusive value of frame i, NaN if absent. */
-static int base_values(const char *path, const cli_view *v, const char *metric,
-                       const pk_profile *p, const pk_frame *f, size_t n, double **base)
+static int base_values(const char *path, const cli_view *v, const char *metric, const pk_profile *p,
+                       const pk_frame *f, size_t n, double **base)
 {
     pk_profile *bp;
     int rc = cli_open("flame", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &bp);

@@ -188,8 +188,8 @@ static int show(const pk_profile *p, const cli_view *v)
 
 int cmd_threads(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'},
-                                         {0}};
+    static const struct option opts[] = {
+        CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 10};
     int c, rc;
     while ((c = getopt_long(argc, argv, "m:n:h", opts, NULL)) != -1) {

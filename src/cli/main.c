@@ -14,6 +14,7 @@ static const cli_command commands[] = {
     {"callees", "top-down tree below one function, merged over its call sites", cmd_callees},
     {"threads", "per-location totals: min/max/mean/stddev, imbalance, worst locations",
      cmd_threads},
+    {"diff", "what changed between two profiles, per function and per call path", cmd_diff},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile in another format (HPCToolkit v4 database)", cmd_convert},

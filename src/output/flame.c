@@ -72,10 +72,18 @@ static void xml_text(FILE *out, const char *s)
 {
     for (; *s; s++) {
         switch (*s) {
-        case '&': fputs("&amp;", out); break;
-        case '<': fputs("&lt;", out); break;
-        case '>': fputs("&gt;", out); break;
-        case '"': fputs("&quot;", out); break;
+        case '&':
+            fputs("&amp;", out);
+            break;
+        case '<':
+            fputs("&lt;", out);
+            break;
+        case '>':
+            fputs("&gt;", out);
+            break;
+        case '"':
+            fputs("&quot;", out);
+            break;
         default:
             if ((unsigned char)*s >= 0x20) fputc(*s, out);
         }
@@ -88,8 +96,8 @@ static void frame_color(char *buf, size_t size, const pk_frame *f, const double 
 {
     if (!base) {
         uint64_t h = f->name_hash;
-        snprintf(buf, size, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 50),
-                 (unsigned)((h >> 8) % 230), (unsigned)((h >> 16) % 55));
+        snprintf(buf, size, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 50), (unsigned)((h >> 8) % 230),
+                 (unsigned)((h >> 16) % 55));
         return;
     }
     if (isnan(*base)) {
@@ -114,8 +122,8 @@ static void write_frame(FILE *out, const pk_profile *p, const pk_frame *f, pk_in
     pk_frame_name(p, &f[i], name, sizeof name);
     pk_format_value(value, sizeof value, f[i].inclusive);
     frame_color(color, sizeof color, &f[i], o->base ? &o->base[i] : NULL, max_delta);
-    fprintf(out, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%u\" data-n=\"",
-            l->x[i], f[i].inclusive / root, f[i].depth);
+    fprintf(out, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%u\" data-n=\"", l->x[i],
+            f[i].inclusive / root, f[i].depth);
     xml_text(out, name);
     fputs("\"><title>", out);
     xml_text(out, name);
@@ -126,36 +134,39 @@ static void write_frame(FILE *out, const pk_profile *p, const pk_frame *f, pk_in
     } else if (o->base) {
         fputs("; not in the base", out);
     }
-    fprintf(out, ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-                 "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n",
-            MARGIN + l->x[i] * o->width, y, w, FRAME_H - 1, color,
-            MARGIN + l->x[i] * o->width + 3, y + FRAME_H - 4.5);
+    fprintf(out,
+            ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
+            "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n",
+            MARGIN + l->x[i] * o->width, y, w, FRAME_H - 1, color, MARGIN + l->x[i] * o->width + 3,
+            y + FRAME_H - 4.5);
 }
 
 static void write_head(FILE *out, const pk_flame_options *o, double height)
 {
     unsigned total_w = o->width + 2 * MARGIN;
-    fprintf(out,
-            "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
-            "height=\"%.0f\" viewBox=\"0 0 %u %.0f\" data-fw=\"%u\">\n"
-            "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
-            "g.f{cursor:pointer}g.f:hover rect{stroke:#000;stroke-width:0.5}"
-            "g.f text{pointer-events:none}g.parent rect{opacity:0.5}g.hit rect{fill:#e040e0}"
-            "#title{font-size:17px;text-anchor:middle}#sub{text-anchor:middle;fill:#555}"
-            ".btn{cursor:pointer}#reset{opacity:0.3}</style>\n"
-            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafaf5\"/>\n<text id=\"title\" x=\"%u\" "
-            "y=\"24\">",
-            total_w, height, total_w, height, o->width, total_w / 2);
+    fprintf(
+        out,
+        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+        "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
+        "height=\"%.0f\" viewBox=\"0 0 %u %.0f\" data-fw=\"%u\">\n"
+        "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
+        "g.f{cursor:pointer}g.f:hover rect{stroke:#000;stroke-width:0.5}"
+        "g.f text{pointer-events:none}g.parent rect{opacity:0.5}g.hit rect{fill:#e040e0}"
+        "#title{font-size:17px;text-anchor:middle}#sub{text-anchor:middle;fill:#555}"
+        ".btn{cursor:pointer}#reset{opacity:0.3}</style>\n"
+        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafaf5\"/>\n<text id=\"title\" x=\"%u\" "
+        "y=\"24\">",
+        total_w, height, total_w, height, o->width, total_w / 2);
     xml_text(out, o->title ? o->title : "Flame Graph");
     fprintf(out, "</text>\n<text id=\"sub\" x=\"%u\" y=\"44\">", total_w / 2);
     xml_text(out, o->subtitle ? o->subtitle : "");
-    fprintf(out,
-            "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
-            "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
-            "<text id=\"matched\" x=\"%u\" y=\"%.0f\" text-anchor=\"end\"> </text>\n"
-            "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n",
-            MARGIN, total_w - MARGIN, total_w - MARGIN, height - 12, MARGIN, height - 12);
+    fprintf(
+        out,
+        "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
+        "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
+        "<text id=\"matched\" x=\"%u\" y=\"%.0f\" text-anchor=\"end\"> </text>\n"
+        "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n",
+        MARGIN, total_w - MARGIN, total_w - MARGIN, height - 12, MARGIN, height - 12);
 }
 
 static double largest_change(const pk_frame *f, size_t n, const double *base)
@@ -198,8 +209,7 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
 }
 
 /* Append frame i's name to the path buffer at *len, ';' separated. */
-static int push_name(const pk_profile *p, const pk_frame *f, char **path, size_t *cap,
-                     size_t *len)
+static int push_name(const pk_profile *p, const pk_frame *f, char **path, size_t *cap, size_t *len)
 {
     char name[NAME_MAX];
     size_t k = pk_frame_name(p, f, name, sizeof name);

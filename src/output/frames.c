@@ -95,8 +95,8 @@ static void text_frame(fwalk *w, pk_index i, int enter)
     fputs("  ", w->out);
     cell(w->out, f->self, w->total);
     uint32_t d = f->depth > 60 ? 60 : f->depth;
-    fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "",
-            name, w->o.color && d == 0 ? "\033[0m" : "");
+    fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "", name,
+            w->o.color && d == 0 ? "\033[0m" : "");
 }
 
 pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,

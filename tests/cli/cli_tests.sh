@@ -22,11 +22,11 @@ expect_status() {
   [ "$got" -eq "$want" ] || fail "exit $got (want $want): $* ($(head -c 300 "$work/err"))"
 }
 
-# golden NAME CMD... : stdout (with the work dir replaced by DB) equals expected/NAME
+# golden NAME CMD... : stdout (work dir, corpus and source paths replaced) equals expected/NAME
 golden() {
   local name=$1; shift
   checks=$((checks + 1))
-  "$@" 2>&1 | sed -e "s|$work/sample|DB|g" -e "s|$work|WORK|g" -e "s|$corpus|CORPUS|g" \
+  "$@" 2>&1 | sed -e "s|$work/sample|DB|g" -e "s|$work|WORK|g" -e "s|$corpus|CORPUS|g" -e "s|$src|SRC|g" \
     >"$work/$name"
   if [ "${UPDATE_GOLDEN:-0}" = 1 ]; then cp "$work/$name" "$expected/$name"; return; fi
   diff -u "$expected/$name" "$work/$name" >&2 || fail "output of '$*' differs from expected/$name"
@@ -108,6 +108,12 @@ expect_status 0 "$profkit" threads --json "$db"
 json_check "$work/out" 'doc["schema"] == "profkit.threads/1" and doc["count"] == 4 and abs(doc["sum"] - 7.025) < 1e-12 and doc["locations"][0]["total"] == doc["max"]'
 expect_status 0 "$profkit" flame "$db" -o "$work/f.svg"
 grep -q "<title>solve (3.025, 43.06%)</title>" "$work/f.svg" || fail "flame SVG lacks solve's tooltip"
+golden diff-callgrind.txt "$profkit" diff "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
+expect_status 0 "$profkit" convert -q "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/b.d" --to hpctoolkit
+golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callgrind/sample.callgrind" "$work/b.d"
+expect_status 0 "$profkit" diff --json "$src/tests/data/callgrind/sample-b.callgrind" "$work/b.d"
+json_check "$work/out" 'doc["schema"] == "profkit.diff/1" and doc["functions"] == [] and doc["paths"] == [] and doc["a_total"] == doc["b_total"] == 480'
+expect_status 2 "$profkit" diff "$db"
 golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/tests/data/cube/sample-zcubex.cubex"
 
 # --- info via the meta.db path, and as JSON ---

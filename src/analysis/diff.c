@@ -1,0 +1,136 @@
+/*
+ * analysis/diff.c — what changed between two profiles, whatever formats
+ * they come from: frames matched by their path of function names (a
+ * calling context in one run is "the same" as in another when the same
+ * functions called each other to reach it), and flat rows matched by
+ * their display name. Rows come out sorted by the size of the change.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "frames.h"
+
+static int by_change(const void *x, const void *y)
+{
+    const pk_diff_row *a = x, *b = y;
+    double da = fabs(a->b_incl - a->a_incl), db = fabs(b->b_incl - b->a_incl);
+    double sa = fabs(a->b_self - a->a_self), sb = fabs(b->b_self - b->a_self);
+    if (da != db) return da < db ? 1 : -1;
+    if (sa != sb) return sa < sb ? 1 : -1;
+    if (a->a != b->a) return a->a < b->a ? -1 : 1;
+    return a->b < b->b ? -1 : a->b > b->b;
+}
+
+static int by_self_change(const void *x, const void *y)
+{
+    const pk_diff_row *a = x, *b = y;
+    double sa = fabs(a->b_self - a->a_self), sb = fabs(b->b_self - b->a_self);
+    if (sa != sb) return sa < sb ? 1 : -1;
+    return by_change(x, y);
+}
+
+pk_status pk_diff_frames(const pk_profile *pa, const pk_frame *a, size_t n_a, const pk_profile *pb,
+                         const pk_frame *b, size_t n_b, pk_diff_row **rows, size_t *n_rows)
+{
+    pk_index *b_of_a = malloc(n_a * sizeof *b_of_a);
+    unsigned char *b_seen = calloc(n_b ? n_b : 1, 1);
+    pk_diff_row *r = malloc((n_a + n_b) * sizeof *r);
+    pk_status st = b_of_a && b_seen && r ? pk_frames_match(pa, a, n_a, pb, b, n_b, b_of_a)
+                                         : pk_fail_nomem("comparing profiles");
+    size_t n = 0;
+    for (size_t i = 0; i < n_a && !st; i++) {
+        pk_index j = b_of_a[i];
+        r[n++] = (pk_diff_row){(pk_index)i, j, a[i].inclusive, j == PK_NONE ? 0 : b[j].inclusive,
+                               a[i].self, j == PK_NONE ? 0 : b[j].self};
+        if (j != PK_NONE) b_seen[j] = 1;
+    }
+    for (size_t j = 0; j < n_b && !st; j++)
+        if (!b_seen[j]) r[n++] = (pk_diff_row){PK_NONE, (pk_index)j, 0, b[j].inclusive, 0, b[j].self};
+    free(b_of_a), free(b_seen);
+    if (st) {
+        free(r);
+        return st;
+    }
+    qsort(r, n, sizeof *r, by_change);
+    *rows = r, *n_rows = n;
+    return PK_OK;
+}
+
+typedef struct named {
+    char *name;
+    pk_index row;
+} named;
+
+static int by_name(const void *x, const void *y)
+{
+    return strcmp(((const named *)x)->name, ((const named *)y)->name);
+}
+
+/* The rows' display names, sorted, for lookups by name. */
+static named *name_rows(const pk_profile *p, pk_group_by by, const pk_flat_row *rows, size_t n)
+{
+    named *v = calloc(n ? n : 1, sizeof *v);
+    char buf[PK_FRAME_NAME_MAX];
+    for (size_t i = 0; v && i < n; i++) {
+        pk_flat_row_name(p, by, &rows[i], buf, sizeof buf);
+        v[i] = (named){strdup(buf), (pk_index)i};
+        if (!v[i].name) {
+            for (size_t k = 0; k < i; k++)
+                free(v[k].name);
+            free(v);
+            return NULL;
+        }
+    }
+    if (v) qsort(v, n, sizeof *v, by_name);
+    return v;
+}
+
+static void free_names(named *v, size_t n)
+{
+    for (size_t i = 0; v && i < n; i++)
+        free(v[i].name);
+    free(v);
+}
+
+/* Merge two name-sorted lists into rows (rows with equal names pair). */
+static size_t pair_rows(const named *x, size_t nx, const named *y, size_t ny,
+                        const pk_flat_row *ra, const pk_flat_row *rb, pk_diff_row *r)
+{
+    size_t i = 0, j = 0, n = 0;
+    while (i < nx || j < ny) {
+        int c = i == nx ? 1 : j == ny ? -1 : strcmp(x[i].name, y[j].name);
+        pk_index a = c <= 0 ? x[i].row : PK_NONE, b = c >= 0 ? y[j].row : PK_NONE;
+        r[n++] = (pk_diff_row){a,
+                               b,
+                               a == PK_NONE ? 0 : ra[a].inclusive,
+                               b == PK_NONE ? 0 : rb[b].inclusive,
+                               a == PK_NONE ? 0 : ra[a].exclusive,
+                               b == PK_NONE ? 0 : rb[b].exclusive};
+        i += c <= 0, j += c >= 0;
+    }
+    return n;
+}
+
+pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_t n_a,
+                       const pk_profile *pb, const pk_flat_row *rb, size_t n_b, pk_group_by by,
+                       pk_diff_row **rows, size_t *n_rows)
+{
+    named *x = name_rows(pa, by, ra, n_a), *y = name_rows(pb, by, rb, n_b);
+    pk_diff_row *r = malloc((n_a + n_b + 1) * sizeof *r);
+    if (!x || !y || !r) {
+        free_names(x, n_a), free_names(y, n_b), free(r);
+        return pk_fail_nomem("comparing flat profiles");
+    }
+    size_t n = pair_rows(x, n_a, y, n_b, ra, rb, r);
+    free_names(x, n_a), free_names(y, n_b);
+    qsort(r, n, sizeof *r, by_self_change);
+    *rows = r, *n_rows = n;
+    return PK_OK;
+}
+
+void pk_diff_free(pk_diff_row *rows)
+{
+    free(rows);
+}

@@ -1,0 +1,224 @@
+/*
+ * cli/cmd_diff.c — `profkit diff A B`: what changed from profile A (the
+ * base) to profile B, per function and per calling path, whatever the
+ * two files' formats.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cli.h"
+
+static const char diff_help[] =
+    "Usage: profkit diff [options] A B\n\n"
+    "Compare profile B against the base A, for one metric (the same name in\n"
+    "both): per function, exclusive and inclusive values and their change,\n"
+    "largest change of the exclusive value first; then per calling path\n"
+    "(the chain of function names from the entry, matched across files of\n"
+    "any format), largest change of the inclusive value first. Paths only in\n"
+    "B are marked [added], only in A [removed].\n\n"
+    "Options:\n" CLI_VIEW_HELP
+    "  -n, --top N           show N rows of each table (default 15; 0 = all)\n"
+    "  -t, --threshold PCT   hide rows whose change is below PCT %% of A's total\n"
+    "      --json            as JSON (docs/json.md, profkit.diff/1)\n"
+    "  -h, --help            show this help\n";
+
+typedef struct side {
+    pk_profile *p;
+    cli_view_values vals;
+    pk_frame *frames;
+    size_t n_frames;
+    pk_flat_row *flat;
+    size_t n_flat;
+} side;
+
+static void side_free(side *s)
+{
+    pk_flat_free(s->flat);
+    pk_frames_free(s->frames);
+    cli_view_values_free(&s->vals);
+    pk_profile_free(s->p);
+}
+
+static int load_side(const char *path, const cli_view *v, side *s)
+{
+    int rc = cli_open("diff", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &s->p);
+    if (!rc) rc = cli_view_compute("diff", s->p, v, &s->vals);
+    if (rc) return rc;
+    pk_status st = pk_frames_build(s->p, s->vals.incl, &s->frames, &s->n_frames);
+    if (!st)
+        st = pk_flat_profile(s->p, s->vals.incl, s->vals.excl, PK_BY_FUNCTION, &s->flat,
+                             &s->n_flat);
+    return st ? cli_library_error("diff", st) : CLI_OK;
+}
+
+static const char *status_of(const pk_diff_row *r)
+{
+    return r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
+}
+
+/* "main > solve > dot", keeping the innermost frames when it is long. */
+static void path_of(const side *s, pk_index i, char *buf, size_t size)
+{
+    char name[256];
+    size_t need = 0, kept = 0, used = 0;
+    pk_index chain[64];
+    for (pk_index f = i; f != PK_NONE && f != 0 && kept < 64; f = s->frames[f].parent) {
+        need += pk_frame_name(s->p, &s->frames[f], name, sizeof name) + 3;
+        if (need + 8 > size) break;
+        chain[kept++] = f;
+    }
+    int cut = kept > 0 && s->frames[chain[kept - 1]].parent != 0;
+    buf[0] = 0;
+    if (cut) used += (size_t)snprintf(buf, size, "... > ");
+    while (kept-- > 0 && used < size) {
+        pk_frame_name(s->p, &s->frames[chain[kept]], name, sizeof name);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", name, kept ? " > " : "");
+    }
+    if (!buf[0]) snprintf(buf, size, "<program root>");
+}
+
+static int row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self)
+{
+    double change = self ? r->b_self - r->a_self : r->b_incl - r->a_incl;
+    if (v->top && k >= v->top) return 0;
+    if (change == 0 && ((r->a != PK_NONE && r->b != PK_NONE) ||
+                        (r->a_incl == 0 && r->b_incl == 0 && r->a_self == 0 && r->b_self == 0)))
+        return 0;
+    return !(v->threshold > 0 && total != 0 && fabs(100 * change / total) < v->threshold);
+}
+
+static void cell(double a, double b)
+{
+    char x[32], y[32], d[32], signed_d[40];
+    pk_format_value(x, sizeof x, a), pk_format_value(y, sizeof y, b);
+    pk_format_value(d, sizeof d, b - a);
+    snprintf(signed_d, sizeof signed_d, "%s%s", b - a > 0 ? "+" : "", d);
+    printf("%10s %10s %-11s", x, y, signed_d);
+}
+
+static void text_functions(const side *a, const side *b, const pk_diff_row *r, size_t n,
+                           const cli_view *v)
+{
+    char name[1024];
+    printf("per function (exclusive: in the function itself; inclusive: with its callees)\n");
+    printf("%10s %10s %-11s %10s %10s %-11s %s\n", "A excl", "B excl", "change", "A incl",
+           "B incl", "change", " function");
+    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++, k++) {
+        if (r[i].a != PK_NONE)
+            pk_flat_row_name(a->p, PK_BY_FUNCTION, &a->flat[r[i].a], name, sizeof name);
+        else
+            pk_flat_row_name(b->p, PK_BY_FUNCTION, &b->flat[r[i].b], name, sizeof name);
+        cell(r[i].a_self, r[i].b_self);
+        cell(r[i].a_incl, r[i].b_incl);
+        printf(" %s%s%s\n", name, r[i].a == PK_NONE ? " [added]" : "",
+               r[i].b == PK_NONE ? " [removed]" : "");
+    }
+}
+
+static void text_paths(const side *a, const side *b, const pk_diff_row *r, size_t n,
+                       const cli_view *v)
+{
+    char path[1024];
+    printf("\nper calling path (inclusive)\n");
+    printf("%10s %10s %-11s %7s  %s\n", "A incl", "B incl", "change", "of A", "path");
+    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 0); i++, k++) {
+        if (r[i].a != PK_NONE)
+            path_of(a, r[i].a, path, sizeof path);
+        else
+            path_of(b, r[i].b, path, sizeof path);
+        cell(r[i].a_incl, r[i].b_incl);
+        double pct = a->vals.total ? 100 * (r[i].b_incl - r[i].a_incl) / a->vals.total : 0;
+        printf(" %+6.1f%%  %s%s%s\n", pct, path, r[i].a == PK_NONE ? " [added]" : "",
+               r[i].b == PK_NONE ? " [removed]" : "");
+    }
+}
+
+static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_row *r, size_t n,
+                      const cli_view *v, int paths)
+{
+    char name[1024];
+    pk_json_array_begin(j);
+    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, !paths); i++, k++) {
+        const side *s = r[i].a != PK_NONE ? a : b;
+        pk_index at = r[i].a != PK_NONE ? r[i].a : r[i].b;
+        if (paths)
+            path_of(s, at, name, sizeof name);
+        else
+            pk_flat_row_name(s->p, PK_BY_FUNCTION, &s->flat[at], name, sizeof name);
+        pk_json_object_begin(j);
+        pk_json_key(j, paths ? "path" : "function"), pk_json_string(j, name);
+        pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
+        pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
+        pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
+        pk_json_key(j, paths ? "a_self" : "a_exclusive"), pk_json_double(j, r[i].a_self);
+        pk_json_key(j, paths ? "b_self" : "b_exclusive"), pk_json_double(j, r[i].b_self);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
+static void write_json(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
+                       const pk_diff_row *pr, size_t np, const cli_view *v)
+{
+    pk_json j;
+    pk_json_init(&j, stdout, 1);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "schema"), pk_json_string(&j, "profkit.diff/1");
+    pk_json_key(&j, "metric"), pk_json_string(&j, a->vals.met.name);
+    pk_json_key(&j, "a_total"), pk_json_double(&j, a->vals.total);
+    pk_json_key(&j, "b_total"), pk_json_double(&j, b->vals.total);
+    pk_json_key(&j, "functions");
+    json_rows(&j, a, b, fr, nf, v, 0);
+    pk_json_key(&j, "paths");
+    json_rows(&j, a, b, pr, np, v, 1);
+    pk_json_object_end(&j);
+    pk_json_finish(&j);
+}
+
+static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb)
+{
+    pk_diff_row *fr = NULL, *pr = NULL;
+    size_t nf = 0, np = 0;
+    pk_status st = pk_diff_flat(a->p, a->flat, a->n_flat, b->p, b->flat, b->n_flat,
+                                PK_BY_FUNCTION, &fr, &nf);
+    if (!st) st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
+    if (!st && v->json) {
+        write_json(a, b, fr, nf, pr, np, v);
+    } else if (!st) {
+        double d = b->vals.total - a->vals.total;
+        printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
+               a->vals.met.name, pa, a->vals.total, pb, b->vals.total, d,
+               a->vals.total ? 100 * d / a->vals.total : 0.0);
+        cli_say_reconstructed(a->p, stdout);
+        cli_say_reconstructed(b->p, stdout);
+        putchar('\n');
+        text_functions(a, b, fr, nf, v);
+        text_paths(a, b, pr, np, v);
+    }
+    pk_diff_free(fr), pk_diff_free(pr);
+    return st ? cli_library_error("diff", st) : CLI_OK;
+}
+
+int cmd_diff(int argc, char **argv)
+{
+    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'},
+                                         {0}};
+    cli_view v = {.top = 15};
+    int c, rc;
+    while ((c = getopt_long(argc, argv, "m:t:n:h", opts, NULL)) != -1) {
+        if (c == 'h') return fputs(diff_help, stdout), CLI_OK;
+        if (c == CLI_OPT_CSV) return cli_usage_error("diff", "no CSV form; try --json");
+        if ((rc = cli_view_option("diff", &v, c, optarg)) != 0) return rc;
+    }
+    if ((rc = cli_view_check("diff", &v)) != 0) return rc;
+    if (argc - optind != 2) return cli_usage_error("diff", "want two profiles, A and B");
+    side a = {0}, b = {0};
+    rc = load_side(argv[optind], &v, &a);
+    cli_view vb = v;
+    if (!rc) vb.metric = a.vals.met.name; /* the same metric by name */
+    if (!rc) rc = load_side(argv[optind + 1], &vb, &b);
+    if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1]);
+    side_free(&a), side_free(&b);
+    return rc;
+}

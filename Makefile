@@ -27,11 +27,7 @@ build: $(BUILD)/CMakeCache.txt
 
 demo: deps
 	@$(MAKE) --no-print-directory build
-	@rm -rf $(BUILD)/demo-db
-	@$(BUILD)/pk-mkdb $(BUILD)/demo-db
-	@echo; echo '$$ profkit info $(BUILD)/demo-db'; $(BUILD)/profkit info $(BUILD)/demo-db
-	@echo; echo '$$ profkit tree $(BUILD)/demo-db'; $(BUILD)/profkit tree $(BUILD)/demo-db
-	@echo; echo '$$ profkit check $(BUILD)/demo-db'; $(BUILD)/profkit check $(BUILD)/demo-db
+	@scripts/demo.sh $(BUILD)
 
 check: deps
 	@$(MAKE) --no-print-directory build

@@ -209,8 +209,9 @@ PK_API pk_status pk_diff_frames(const pk_profile *pa, const pk_frame *a, size_t 
                                 const pk_profile *pb, const pk_frame *b, size_t n_b,
                                 pk_diff_row **rows, size_t *n_rows);
 /* Every row of two flat profiles (pk_flat_profile(), same `by`) matched
- * by display name, sorted by the absolute change of the exclusive value
- * (largest first), then of the inclusive value; a/b index the rows. */
+ * by display name (rows of one side sharing a name summed into the first), sorted by the absolute
+ * change of the exclusive value (largest first), then of the inclusive value; a/b index the rows.
+ */
 PK_API pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_t n_a,
                               const pk_profile *pb, const pk_flat_row *rb, size_t n_b,
                               pk_group_by by, pk_diff_row **rows, size_t *n_rows);

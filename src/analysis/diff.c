@@ -42,12 +42,14 @@ pk_status pk_diff_frames(const pk_profile *pa, const pk_frame *a, size_t n_a, co
     size_t n = 0;
     for (size_t i = 0; i < n_a && !st; i++) {
         pk_index j = b_of_a[i];
-        r[n++] = (pk_diff_row){(pk_index)i, j, a[i].inclusive, j == PK_NONE ? 0 : b[j].inclusive,
-                               a[i].self, j == PK_NONE ? 0 : b[j].self};
+        r[n++] = (pk_diff_row){(pk_index)i,    j,
+                               a[i].inclusive, j == PK_NONE ? 0 : b[j].inclusive,
+                               a[i].self,      j == PK_NONE ? 0 : b[j].self};
         if (j != PK_NONE) b_seen[j] = 1;
     }
     for (size_t j = 0; j < n_b && !st; j++)
-        if (!b_seen[j]) r[n++] = (pk_diff_row){PK_NONE, (pk_index)j, 0, b[j].inclusive, 0, b[j].self};
+        if (!b_seen[j])
+            r[n++] = (pk_diff_row){PK_NONE, (pk_index)j, 0, b[j].inclusive, 0, b[j].self};
     free(b_of_a), free(b_seen);
     if (st) {
         free(r);
@@ -94,9 +96,27 @@ static void free_names(named *v, size_t n)
     free(v);
 }
 
+/* Rows of one side with equal names (one function name in two load
+ * modules, say) become one: values summed into the first. */
+static size_t fold_equal_names(named *v, size_t n, const pk_flat_row *rows, pk_flat_row *out)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (k > 0 && strcmp(v[k - 1].name, v[i].name) == 0) {
+            out[v[k - 1].row].inclusive += rows[v[i].row].inclusive;
+            out[v[k - 1].row].exclusive += rows[v[i].row].exclusive;
+            free(v[i].name);
+            continue;
+        }
+        out[v[i].row] = rows[v[i].row];
+        v[k++] = v[i];
+    }
+    return k;
+}
+
 /* Merge two name-sorted lists into rows (rows with equal names pair). */
-static size_t pair_rows(const named *x, size_t nx, const named *y, size_t ny,
-                        const pk_flat_row *ra, const pk_flat_row *rb, pk_diff_row *r)
+static size_t pair_rows(const named *x, size_t nx, const named *y, size_t ny, const pk_flat_row *ra,
+                        const pk_flat_row *rb, pk_diff_row *r)
 {
     size_t i = 0, j = 0, n = 0;
     while (i < nx || j < ny) {
@@ -119,12 +139,14 @@ pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_t n_a,
 {
     named *x = name_rows(pa, by, ra, n_a), *y = name_rows(pb, by, rb, n_b);
     pk_diff_row *r = malloc((n_a + n_b + 1) * sizeof *r);
-    if (!x || !y || !r) {
-        free_names(x, n_a), free_names(y, n_b), free(r);
+    pk_flat_row *fa = malloc((n_a + 1) * sizeof *fa), *fb = malloc((n_b + 1) * sizeof *fb);
+    if (!x || !y || !r || !fa || !fb) {
+        free_names(x, n_a), free_names(y, n_b), free(r), free(fa), free(fb);
         return pk_fail_nomem("comparing flat profiles");
     }
-    size_t n = pair_rows(x, n_a, y, n_b, ra, rb, r);
-    free_names(x, n_a), free_names(y, n_b);
+    size_t nx = fold_equal_names(x, n_a, ra, fa), ny = fold_equal_names(y, n_b, rb, fb);
+    size_t n = pair_rows(x, nx, y, ny, fa, fb, r);
+    free_names(x, nx), free_names(y, ny), free(fa), free(fb);
     qsort(r, n, sizeof *r, by_self_change);
     *rows = r, *n_rows = n;
     return PK_OK;

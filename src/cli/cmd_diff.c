@@ -47,8 +47,8 @@ static int load_side(const char *path, const cli_view *v, side *s)
     if (rc) return rc;
     pk_status st = pk_frames_build(s->p, s->vals.incl, &s->frames, &s->n_frames);
     if (!st)
-        st = pk_flat_profile(s->p, s->vals.incl, s->vals.excl, PK_BY_FUNCTION, &s->flat,
-                             &s->n_flat);
+        st =
+            pk_flat_profile(s->p, s->vals.incl, s->vals.excl, PK_BY_FUNCTION, &s->flat, &s->n_flat);
     return st ? cli_library_error("diff", st) : CLI_OK;
 }
 
@@ -102,8 +102,8 @@ static void text_functions(const side *a, const side *b, const pk_diff_row *r, s
 {
     char name[1024];
     printf("per function (exclusive: in the function itself; inclusive: with its callees)\n");
-    printf("%10s %10s %-11s %10s %10s %-11s %s\n", "A excl", "B excl", "change", "A incl",
-           "B incl", "change", " function");
+    printf("%10s %10s %-11s %10s %10s %-11s %s\n", "A excl", "B excl", "change", "A incl", "B incl",
+           "change", " function");
     for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++, k++) {
         if (r[i].a != PK_NONE)
             pk_flat_row_name(a->p, PK_BY_FUNCTION, &a->flat[r[i].a], name, sizeof name);
@@ -180,9 +180,10 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
-    pk_status st = pk_diff_flat(a->p, a->flat, a->n_flat, b->p, b->flat, b->n_flat,
-                                PK_BY_FUNCTION, &fr, &nf);
-    if (!st) st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
+    pk_status st =
+        pk_diff_flat(a->p, a->flat, a->n_flat, b->p, b->flat, b->n_flat, PK_BY_FUNCTION, &fr, &nf);
+    if (!st)
+        st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
     if (!st && v->json) {
         write_json(a, b, fr, nf, pr, np, v);
     } else if (!st) {
@@ -202,8 +203,8 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
 
 int cmd_diff(int argc, char **argv)
 {
-    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'},
-                                         {0}};
+    static const struct option opts[] = {
+        CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 15};
     int c, rc;
     while ((c = getopt_long(argc, argv, "m:t:n:h", opts, NULL)) != -1) {

@@ -17,18 +17,20 @@ static const cli_command commands[] = {
     {"diff", "what changed between two profiles, per function and per call path", cmd_diff},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
-    {"convert", "write a profile in another format (HPCToolkit v4 database)", cmd_convert},
+    {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},
     {"dump", "every structure of every file, one record per line", cmd_dump},
 };
 
 static void usage(FILE *out)
 {
     fprintf(out, "Usage: profkit <command> [options] PATH\n\n"
-                 "Inspect, check and analyze call-path performance profiles.\n"
-                 "Reads HPCToolkit v4 databases (directories with meta.db).\n\nCommands:\n");
+                 "Inspect, check, analyze and convert call-path performance profiles:\n"
+                 "HPCToolkit v4 databases (directories with meta.db), Cube4 .cubex files,\n"
+                 "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nRun 'profkit <command> --help' for the options of a command.\n"
+    fprintf(out, "\nRun 'profkit <command> --help' for the options of a command;\n"
+                 "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
 

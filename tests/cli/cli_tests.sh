@@ -68,6 +68,15 @@ expect_status 1 "$profkit" info "$src"
 grep -q "not a profile profkit can read" "$work/err" || fail "unknown format not explained"
 expect_status 0 "$profkit" --version
 
+# --- every command in 'profkit --help' has --help and a section in the man page ---
+expect_status 0 "$profkit" --help
+for c in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$work/out"); do
+  expect_status 0 "$profkit" "$c" --help
+  head -3 "$work/out" | grep -q "profkit $c " || fail "'profkit $c --help' does not start with its usage"
+  checks=$((checks + 1))
+  grep -q "^\.BI \"$c " "$src/man/profkit.1" || fail "man/profkit.1 does not document '$c'"
+done
+
 # --- golden text outputs ---
 golden info-sample.txt "$profkit" info "$db"
 golden tree-sample.txt "$profkit" tree "$db"

@@ -65,8 +65,8 @@ int main(int argc, char **argv)
         accelerate(bs, n, 0.001);
         move(bs, n, 0.001);
     }
-    printf("bodies %d steps %d split depth %d energy %.6f -> %.6f\n", n, steps, split_depth(n),
-           e0, energy(bs, n));
+    printf("bodies %d steps %d split depth %d energy %.6f -> %.6f\n", n, steps, split_depth(n), e0,
+           energy(bs, n));
     free(bs);
     return 0;
 }

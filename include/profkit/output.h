@@ -120,6 +120,16 @@ PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
                                       const struct pk_frame *frames, size_t n, double total,
                                       const char *function, int callers,
                                       const pk_tree_options *opts);
+/* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
+ * one "sampled" profile per non-summary location, the stacks of its frame
+ * tree (pk_frames_build()) weighted by their self values of `metric`,
+ * frames shared by name; `name` titles the file. */
+PK_API pk_status pk_export_speedscope(FILE *out, const pk_profile *profile, pk_index metric,
+                                      const char *name);
+/* Every stored value of the non-summary locations as a tidy CSV table:
+ * location,context,path,metric,scope,value (context is the context index,
+ * path its chain of names from the root joined by ';'). */
+PK_API pk_status pk_export_csv(FILE *out, const pk_profile *profile);
 #ifdef __cplusplus
 }
 #endif

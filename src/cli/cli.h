@@ -59,6 +59,14 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 
+/* --- convert_export.c: one-way exports of `convert` --- */
+enum { CLI_EXPORT_FOLDED = 1, CLI_EXPORT_SPEEDSCOPE = 2, CLI_EXPORT_CSV = 3 };
+/* The export --to names (or OUTPUT's suffix implies), else 0. */
+int cli_export_kind(const char *to, const char *output);
+/* Read INPUT and write the export; returns the exit status. */
+int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
+               int quiet);
+
 /* --- view.c: the options every analysis command shares --------------- */
 
 /* getopt codes of the shared long options without a short form. */

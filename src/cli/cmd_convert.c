@@ -28,12 +28,21 @@ static const char convert_help[] =
     "  cube         Cube 4.4 .cubex archive; opens in CubeGUI, cube_dump and\n"
     "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
     "               Lines and loops fold into their function's call-tree node\n"
-    "               (docs/cube.md).\n\n"
+    "               (docs/cube.md).\n"
+    "Exports for other tools (not read back), of one metric (-m) where it matters:\n"
+    "  folded       folded stacks \"main;solve;dot 2.5\" (flamegraph.pl, inferno);\n"
+    "               default for OUTPUT ending in '.folded'\n"
+    "  speedscope   speedscope's JSON, one profile per thread/rank; default for\n"
+    "               '.speedscope.json'\n"
+    "  csv          every stored value: location,context,path,metric,scope,value\n"
+    "               (pandas.read_csv); default for '.csv'\n\n"
     "The output is written under a temporary name and renamed into place, so a\n"
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
     "only with --force.\n\n"
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"
+    "  -m, --metric NAME   the metric of folded and speedscope exports (default:\n"
+    "                      the first time-like metric)\n"
     "  -t, --to FORMAT     output format (see above)\n"
     "  -f, --force         replace an existing output\n"
     "  -r, --recompute     recompute every propagated scope (function, lex_aware,\n"
@@ -105,7 +114,7 @@ static void show_progress(void *user, uint64_t done, uint64_t total)
 }
 
 typedef struct convert_args {
-    const char *input, *output, *to;
+    const char *input, *output, *to, *metric;
     uint32_t write_flags;
     int quiet, recompute;
 } convert_args;
@@ -113,16 +122,24 @@ typedef struct convert_args {
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
-        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
-        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
-        {"split", no_argument, 0, 'S'},        {"compress", no_argument, 0, 'z'},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"no-trace", no_argument, 0, 'T'},
+                                             {"recompute", no_argument, 0, 'r'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"split", no_argument, 0, 'S'},
+                                             {"compress", no_argument, 0, 'z'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"metric", required_argument, 0, 'm'},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:frqzh", longopts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "o:t:m:frqzh", longopts, NULL)) != -1) {
         switch (c) {
+        case 'm':
+            a->metric = optarg;
+            break;
         case 'o':
             a->output = optarg;
             break;
@@ -178,11 +195,16 @@ int cmd_convert(int argc, char **argv)
     convert_args a = {0};
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    int export_kind = cli_export_kind(a.to, a.output);
+    if (export_kind)
+        return cli_export(export_kind, a.input, a.output, a.metric,
+                          (a.write_flags & PK_WRITE_FORCE) != 0, a.quiet);
     pk_format format;
     if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
-            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube)"
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, folded, "
+                   "speedscope, csv)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
     pk_profile *p;

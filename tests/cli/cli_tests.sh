@@ -68,6 +68,17 @@ expect_status 1 "$profkit" info "$src"
 grep -q "not a profile profkit can read" "$work/err" || fail "unknown format not explained"
 expect_status 0 "$profkit" --version
 
+# speedscope's own file-format schema (npm package), to validate exports
+# against, when npm and python3-jsonschema are at hand
+speedscope_schema=
+if command -v npm >/dev/null && python3 -c 'import jsonschema' 2>/dev/null &&
+  (cd "$work" && timeout 60 npm pack -q speedscope@1.25.0 >/dev/null 2>&1 &&
+    tar xzf speedscope-1.25.0.tgz package/dist/release/file-format-schema.json); then
+  speedscope_schema=$work/package/dist/release/file-format-schema.json
+else
+  echo "note: speedscope exports checked for structure only (no npm or python3-jsonschema)" >&2
+fi
+
 # --- every command in 'profkit --help' has --help and a section in the man page ---
 expect_status 0 "$profkit" --help
 for c in $(sed -n 's/^  \([a-z]*\) .*/\1/p' "$work/out"); do
@@ -123,6 +134,38 @@ golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callg
 expect_status 0 "$profkit" diff --json "$src/tests/data/callgrind/sample-b.callgrind" "$work/b.d"
 json_check "$work/out" 'doc["schema"] == "profkit.diff/1" and doc["functions"] == [] and doc["paths"] == [] and doc["a_total"] == doc["b_total"] == 480'
 expect_status 2 "$profkit" diff "$db"
+# --- convert's exports ---
+expect_status 0 "$profkit" convert "$db" -o "$work/s.folded"
+diff -u "$expected/flame-sample.folded" "$work/s.folded" >&2 || fail "convert --to folded differs from flame --folded"
+expect_status 1 "$profkit" convert "$db" -o "$work/s.folded"
+expect_status 0 "$profkit" convert -q -f "$db" -o "$work/s.csv"
+golden convert-sample-head.csv head -4 "$work/s.csv"
+checks=$((checks + 1))
+python3 - "$work/s.csv" <<'PY' || fail "tidy CSV: root values do not add up to the program total"
+import csv, sys
+rows = list(csv.DictReader(open(sys.argv[1])))
+root = sum(float(r["value"]) for r in rows if r["context"] == "0" and r["metric"] == "CPUTIME (sec)" and r["scope"] == "execution")
+assert abs(root - 7.025) < 1e-9, root
+assert {r["scope"] for r in rows} >= {"point", "function", "execution"}
+PY
+for f in "$db" "$src/tests/data/cube/sample.cubex" "$src/tests/data/callgrind/sample.callgrind"; do
+  expect_status 0 "$profkit" convert -q -f --to speedscope "$f" -o "$work/s.json"
+  checks=$((checks + 1))
+  python3 - "$work/s.json" "$speedscope_schema" <<'PY' || fail "speedscope export of $f"
+import json, sys
+doc = json.load(open(sys.argv[1]))
+assert doc["$schema"] == "https://www.speedscope.app/file-format-schema.json"
+frames = doc["shared"]["frames"]
+assert doc["profiles"] and all(p["type"] == "sampled" for p in doc["profiles"])
+for p in doc["profiles"]:
+    assert len(p["samples"]) == len(p["weights"])
+    assert all(0 <= i < len(frames) for s in p["samples"] for i in s)
+    assert abs(sum(p["weights"]) - p["endValue"]) <= 1e-9 * abs(p["endValue"])
+if sys.argv[2]:  # speedscope's own schema, when npm could fetch it
+    import jsonschema
+    jsonschema.validate(doc, json.load(open(sys.argv[2])))
+PY
+done
 golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/tests/data/cube/sample-zcubex.cubex"
 
 # --- info via the meta.db path, and as JSON ---

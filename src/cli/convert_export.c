@@ -1,0 +1,78 @@
+/*
+ * cli/convert_export.c — `profkit convert --to folded|speedscope|csv`:
+ * one-way exports for other tools, written under a temporary name and
+ * renamed into place like every profkit output.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+static const char *const export_names[] = {"folded", "speedscope", "csv"};
+static const char *const export_suffixes[] = {".folded", ".speedscope.json", ".csv"};
+
+static int ends_with(const char *s, const char *suffix)
+{
+    size_t n = strlen(s), k = strlen(suffix);
+    return n >= k && strcmp(s + n - k, suffix) == 0;
+}
+
+int cli_export_kind(const char *to, const char *output)
+{
+    for (int i = 0; i < 3; i++)
+        if (to ? strcmp(to, export_names[i]) == 0 : ends_with(output, export_suffixes[i]))
+            return i + 1;
+    return 0;
+}
+
+static pk_status write_export(int kind, FILE *out, const pk_profile *p, pk_index m,
+                              const char *name)
+{
+    if (kind == CLI_EXPORT_CSV) return pk_export_csv(out, p);
+    if (kind == CLI_EXPORT_SPEEDSCOPE) return pk_export_speedscope(out, p, m, name);
+    size_t nc = pk_context_count(p), n = 0;
+    double *incl = malloc((nc ? nc : 1) * sizeof *incl);
+    pk_frame *f = NULL;
+    pk_status st = incl ? pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, nc, NULL)
+                        : PK_ERR_NOMEM;
+    if (!st) st = pk_frames_build(p, incl, &f, &n);
+    if (!st) st = pk_flame_write_folded(out, p, f, n);
+    pk_frames_free(f);
+    free(incl);
+    return st;
+}
+
+int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
+               int quiet)
+{
+    if (!force && access(output, F_OK) == 0) {
+        fprintf(stderr, "profkit convert: %s already exists (use --force to replace it)\n", output);
+        return CLI_BAD;
+    }
+    pk_profile *p;
+    int rc = cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    if (rc) return rc;
+    pk_index m = 0;
+    if (kind != CLI_EXPORT_CSV && !cli_pick_metric(p, metric, &m, NULL)) {
+        fprintf(stderr, "profkit convert: no metric named '%s'\n", metric ? metric : "");
+        pk_profile_free(p);
+        return CLI_BAD;
+    }
+    char tmp[4096];
+    snprintf(tmp, sizeof tmp, "%s.profkit-tmp", output);
+    FILE *out = fopen(tmp, "w");
+    pk_status st = out ? write_export(kind, out, p, m, input) : PK_ERR_IO;
+    if (out && fclose(out) != 0 && !st) st = PK_ERR_IO;
+    if (!st && rename(tmp, output) != 0) st = PK_ERR_IO;
+    if (st) {
+        remove(tmp);
+        if (st == PK_ERR_IO) fprintf(stderr, "profkit convert: cannot write %s\n", output);
+        rc = st == PK_ERR_IO ? CLI_BAD : cli_library_error("convert", st);
+    } else if (!quiet) {
+        printf("wrote %s (%s)\n", output, export_names[kind - 1]);
+    }
+    pk_profile_free(p);
+    return rc;
+}

@@ -1,0 +1,189 @@
+/*
+ * output/export.c — one-way exports of a profile for other tools:
+ * speedscope's JSON file format (one sampled profile per location) and a
+ * tidy CSV table (one row per stored value) for pandas and spreadsheets.
+ *
+ * speedscope (https://www.speedscope.app/file-format-schema.json): frames
+ * are shared by all profiles; a "sampled" profile lists stacks of frame
+ * indexes, outermost first, with a weight each. Our stacks are the frame
+ * tree's paths, weighted by their self values.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "profkit/analysis.h"
+#include "profkit/output.h"
+#include "util/error.h"
+#include "util/kmap.h"
+
+typedef struct shared_frames {
+    pk_kmap by_name; /* name hash -> shared index */
+    uint32_t n;
+} shared_frames;
+
+static const char *speedscope_unit(const char *unit)
+{
+    if (!unit) return "none";
+    if (strcmp(unit, "sec") == 0 || strcmp(unit, "s") == 0 || strcmp(unit, "seconds") == 0)
+        return "seconds";
+    if (strcmp(unit, "ms") == 0) return "milliseconds";
+    if (strcmp(unit, "us") == 0) return "microseconds";
+    if (strcmp(unit, "ns") == 0) return "nanoseconds";
+    if (strcmp(unit, "bytes") == 0 || strcmp(unit, "B") == 0) return "bytes";
+    return "none";
+}
+
+/* The shared index of a frame's name; *added when it is new. */
+static int shared_index(shared_frames *s, const pk_frame *f, uint32_t *out, int *added)
+{
+    uint64_t key[PK_KMAP_WORDS] = {f->name_hash};
+    if (pk_kmap_upsert(&s->by_name, key, s->n, out, added) < 0) return -1;
+    if (*added) s->n++;
+    return 0;
+}
+
+/* One location's frames: inclusive values of that location alone. */
+static pk_status location_frames(const pk_profile *p, pk_index metric, pk_index loc,
+                                 unsigned char *sel, double *incl, pk_frame **f, size_t *n)
+{
+    size_t nl = pk_location_count(p), nc = pk_context_count(p);
+    memset(sel, 0, nl);
+    sel[loc] = 1;
+    pk_status st =
+        pk_context_stat_values(p, metric, PK_SCOPE_INCLUSIVE, sel, PK_ACROSS_SUM, incl, nc, NULL);
+    return st ? st : pk_frames_build(p, incl, f, n);
+}
+
+/* Write the shared frame list: one pass over every location's frames. */
+static pk_status write_frames(pk_json *j, const pk_profile *p, pk_index metric, unsigned char *sel,
+                              double *incl, shared_frames *s)
+{
+    char name[1024];
+    pk_status st = PK_OK;
+    pk_json_array_begin(j);
+    for (pk_index l = 0; l < pk_location_count(p) && !st; l++) {
+        pk_location loc;
+        pk_location_get(p, l, &loc);
+        pk_frame *f = NULL;
+        size_t n = 0;
+        if (loc.is_summary) continue;
+        st = location_frames(p, metric, l, sel, incl, &f, &n);
+        for (size_t i = 1; i < n && !st; i++) {
+            uint32_t idx;
+            int added;
+            if (shared_index(s, &f[i], &idx, &added) < 0) st = pk_fail_nomem("speedscope frames");
+            if (st || !added) continue;
+            pk_frame_name(p, &f[i], name, sizeof name);
+            pk_json_object_begin(j);
+            pk_json_key(j, "name"), pk_json_string(j, name);
+            pk_json_object_end(j);
+        }
+        pk_frames_free(f);
+    }
+    pk_json_array_end(j);
+    return st;
+}
+
+/* Stacks of one location's frames with positive self values. */
+static void write_samples(pk_json *j, const pk_frame *f, size_t n, shared_frames *s,
+                          uint32_t *stack)
+{
+    pk_json_key(j, "samples");
+    pk_json_array_begin(j);
+    for (size_t i = 1; i < n; i++) {
+        if (!(f[i].self > 0)) continue;
+        size_t depth = 0;
+        for (pk_index k = (pk_index)i; k != 0 && k != PK_NONE; k = f[k].parent) {
+            uint32_t idx;
+            int added;
+            shared_index(s, &f[k], &idx, &added); /* known: written before */
+            stack[depth++] = idx;
+        }
+        pk_json_array_begin(j);
+        while (depth)
+            pk_json_uint(j, stack[--depth]);
+        pk_json_array_end(j);
+    }
+    pk_json_array_end(j);
+    pk_json_key(j, "weights");
+    pk_json_array_begin(j);
+    for (size_t i = 1; i < n; i++)
+        if (f[i].self > 0) pk_json_double(j, f[i].self);
+    pk_json_array_end(j);
+}
+
+static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric, pk_index l,
+                               unsigned char *sel, double *incl, shared_frames *s)
+{
+    char name[256];
+    pk_metric met;
+    pk_frame *f = NULL;
+    size_t n = 0;
+    pk_metric_get(p, metric, &met);
+    uint32_t *stack = NULL, max_depth = 0;
+    pk_status st = location_frames(p, metric, l, sel, incl, &f, &n);
+    for (size_t i = 0; !st && i < n; i++)
+        max_depth = f[i].depth > max_depth ? f[i].depth : max_depth;
+    if (!st && !(stack = malloc((max_depth + 2) * sizeof *stack)))
+        st = pk_fail_nomem("speedscope stacks");
+    if (!st) {
+        pk_location_name(p, l, name, sizeof name);
+        pk_json_object_begin(j);
+        pk_json_key(j, "type"), pk_json_string(j, "sampled");
+        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_key(j, "unit"), pk_json_string(j, speedscope_unit(met.unit));
+        pk_json_key(j, "startValue"), pk_json_double(j, 0);
+        pk_json_key(j, "endValue"), pk_json_double(j, f[0].inclusive > 0 ? f[0].inclusive : 0);
+        write_samples(j, f, n, s, stack);
+        pk_json_object_end(j);
+    }
+    free(stack);
+    pk_frames_free(f);
+    return st;
+}
+
+static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metric,
+                                 const char *name, unsigned char *sel, double *incl)
+{
+    shared_frames s = {{0}, 0};
+    pk_json_object_begin(j);
+    pk_json_key(j, "$schema");
+    pk_json_string(j, "https://www.speedscope.app/file-format-schema.json");
+    pk_json_key(j, "name"), pk_json_string(j, name);
+    pk_json_key(j, "exporter"), pk_json_string(j, "profkit");
+    pk_json_key(j, "activeProfileIndex"), pk_json_uint(j, 0);
+    pk_json_key(j, "shared");
+    pk_json_object_begin(j);
+    pk_json_key(j, "frames");
+    pk_status st = write_frames(j, p, metric, sel, incl, &s);
+    pk_json_object_end(j);
+    pk_json_key(j, "profiles");
+    pk_json_array_begin(j);
+    for (pk_index l = 0; l < pk_location_count(p) && !st; l++) {
+        pk_location loc;
+        pk_location_get(p, l, &loc);
+        if (!loc.is_summary) st = write_profile(j, p, metric, l, sel, incl, &s);
+    }
+    pk_json_array_end(j);
+    pk_json_object_end(j);
+    pk_json_finish(j);
+    pk_kmap_free(&s.by_name);
+    return st;
+}
+
+pk_status pk_export_speedscope(FILE *out, const pk_profile *p, pk_index metric, const char *name)
+{
+    if (!out || !p || metric >= pk_metric_count(p))
+        return pk_fail(PK_ERR_INVALID_ARG, "speedscope: bad arguments");
+    size_t nl = pk_location_count(p), nc = pk_context_count(p);
+    unsigned char *sel = malloc(nl ? nl : 1);
+    double *incl = malloc((nc ? nc : 1) * sizeof *incl);
+    pk_json j;
+    pk_json_init(&j, out, 0);
+    pk_status st = sel && incl ? speedscope_body(&j, p, metric, name ? name : "profile", sel, incl)
+                               : pk_fail_nomem("speedscope export");
+    free(sel), free(incl);
+    if (!st && ferror(out)) st = pk_fail(PK_ERR_IO, "speedscope: write error");
+    return st;
+}

@@ -217,6 +217,26 @@ PK_API pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_
                               pk_group_by by, pk_diff_row **rows, size_t *n_rows);
 PK_API void pk_diff_free(pk_diff_row *rows);
 
+/* What one trace says about time (nanoseconds). A sample holds until the
+ * next; the last one counts for nothing. In a sampled trace an interval
+ * longer than ten times the median interval (`period_ns`) is a gap:
+ * counted in n_gaps and gap_ns, credited to no context. A trace with "not
+ * running" samples (context id 0) records events (GPU streams) and has no
+ * gaps: event_based is 1. */
+typedef struct pk_trace_summary {
+    uint64_t n_samples, begin, end;
+    uint64_t period_ns; /* median interval between samples */
+    int event_based;    /* has "not running" samples: no gap detection */
+    double running_ns;  /* in samples with a context */
+    double idle_ns;     /* in samples saying "not running" (or an unknown context) */
+    uint64_t n_gaps;
+    double gap_ns, largest_gap_ns;
+} pk_trace_summary;
+/* Summarise trace `trace`; when by_context is not NULL (n_ctx =
+ * pk_context_count() doubles), add each context's running time to it. */
+PK_API pk_status pk_trace_summarize(const pk_profile *profile, pk_index trace, double *by_context,
+                                    size_t n_ctx, pk_trace_summary *out);
+
 /* Recomputing what hpcprof computes from raw measurements. */
 typedef struct pk_derive_options {
     uint32_t flags;   /* reserved, 0 */

@@ -35,8 +35,8 @@ static pk_status write_export(int kind, FILE *out, const pk_profile *p, pk_index
     size_t nc = pk_context_count(p), n = 0;
     double *incl = malloc((nc ? nc : 1) * sizeof *incl);
     pk_frame *f = NULL;
-    pk_status st = incl ? pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, nc, NULL)
-                        : PK_ERR_NOMEM;
+    pk_status st =
+        incl ? pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, nc, NULL) : PK_ERR_NOMEM;
     if (!st) st = pk_frames_build(p, incl, &f, &n);
     if (!st) st = pk_flame_write_folded(out, p, f, n);
     pk_frames_free(f);

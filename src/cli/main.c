@@ -16,6 +16,7 @@ static const cli_command commands[] = {
      cmd_threads},
     {"diff", "what changed between two profiles, per function and per call path", cmd_diff},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
+    {"trace", "traces: time per function and location, idle time, sample gaps", cmd_trace},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},
     {"dump", "every structure of every file, one record per line", cmd_dump},

@@ -143,8 +143,8 @@ static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric,
     return st;
 }
 
-static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metric,
-                                 const char *name, unsigned char *sel, double *incl)
+static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metric, const char *name,
+                                 unsigned char *sel, double *incl)
 {
     shared_frames s = {{0}, 0};
     pk_json_object_begin(j);

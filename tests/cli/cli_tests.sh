@@ -134,6 +134,11 @@ golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callg
 expect_status 0 "$profkit" diff --json "$src/tests/data/callgrind/sample-b.callgrind" "$work/b.d"
 json_check "$work/out" 'doc["schema"] == "profkit.diff/1" and doc["functions"] == [] and doc["paths"] == [] and doc["a_total"] == doc["b_total"] == 480'
 expect_status 2 "$profkit" diff "$db"
+# --- trace ---
+golden trace-sample.txt "$profkit" trace "$db"
+expect_status 1 "$profkit" trace "$src/tests/data/cube/sample.cubex"
+grep -q "has no traces" "$work/err" || fail "trace without traces not explained"
+
 # --- convert's exports ---
 expect_status 0 "$profkit" convert "$db" -o "$work/s.folded"
 diff -u "$expected/flame-sample.folded" "$work/s.folded" >&2 || fail "convert --to folded differs from flame --folded"
@@ -257,6 +262,11 @@ if [ -d "$corpus/hpctoolkit" ]; then
     t=$("$profkit" tree --json "$f" | python3 -c 'import json,sys; print(json.load(sys.stdin)["total"])')
     python3 -c 'import sys; s = sum(float(l.rsplit(" ", 1)[1]) for l in open(sys.argv[1])); t = float(sys.argv[2]); sys.exit(abs(s - t) > 1e-9 * abs(t))' "$work/out" "$t" ||
       fail "folded stacks of $f do not add up to $t"
+  done
+  # every traced nanosecond is running, idle or in a gap
+  for t in $(find "$corpus/hpctoolkit" -name trace.db | sort | head -8); do
+    expect_status 0 "$profkit" trace --json "$(dirname "$t")"
+    json_check "$work/out" 'all(abs(l["running_ns"] + l["idle_ns"] + l["gap_ns"] - (l["end_ns"] - l["begin_ns"])) <= 1e-9 * max(1, l["end_ns"] - l["begin_ns"]) for l in doc["locations"] if l["samples"] > 1)'
   done
   expect_status 0 "$profkit" threads --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
   json_check "$work/out" 'doc["count"] == 4'

@@ -27,27 +27,9 @@ static const char callers_help[] =
 
 static int parse_args(const char *cmd, int argc, char **argv, cli_view *v, pk_tree_options *o)
 {
-    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
-                                         {"depth", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0}};
-    int c, rc;
-    char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
-        if (c == 'd') {
-            o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
-            if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
-        } else if (c == 'h') {
-            fputs(callers_help, stdout);
-            return -1;
-        } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error(cmd, "a tree has no CSV form; try --json");
-        } else if ((rc = cli_view_option(cmd, v, c, optarg)) != 0) {
-            return rc;
-        }
-    }
-    if (argc - optind != 2) return cli_usage_error(cmd, "want PATH and FUNCTION");
-    return cli_view_check(cmd, v);
+    int rc = cli_parse_tree_options(cmd, callers_help, argc, argv, v, o);
+    if (rc) return rc;
+    return argc - optind == 2 ? 0 : cli_usage_error(cmd, "want PATH and FUNCTION");
 }
 
 static void header(const char *cmd, const pk_profile *p, const cli_view *v,

@@ -76,8 +76,8 @@ static size_t function_times(const pk_profile *p, const double *by_ctx, fn_time 
     return n;
 }
 
-static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f,
-                     size_t nf, size_t top)
+static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f, size_t nf,
+                     size_t top)
 {
     uint64_t begin = 0, end = 0;
     double total = 0;
@@ -87,8 +87,8 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
         total += l[i].s.running_ns;
     printf("%zu traces over %.6f s (%llu .. %llu ns)\n\n", nl, (end - begin) / 1e9,
            (unsigned long long)begin, (unsigned long long)end);
-    printf("%9s %11s %11s %10s %10s %5s %10s  %s\n", "samples", "start (s)", "span (s)",
-           "running", "idle", "gaps", "in gaps", "location");
+    printf("%9s %11s %11s %10s %10s %5s %10s  %s\n", "samples", "start (s)", "span (s)", "running",
+           "idle", "gaps", "in gaps", "location");
     for (size_t i = 0; i < nl && (top == 0 || i < top); i++) {
         const pk_trace_summary *s = &l[i].s;
         char gaps[24];
@@ -100,8 +100,8 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
         }
         printf("%9llu %11.6f %11.6f %10.6f %10.6f %5s %10.6f  %s\n",
                (unsigned long long)s->n_samples, (s->begin - begin) / 1e9,
-               (s->end - s->begin) / 1e9, s->running_ns / 1e9, s->idle_ns / 1e9, gaps, s->gap_ns / 1e9,
-               name);
+               (s->end - s->begin) / 1e9, s->running_ns / 1e9, s->idle_ns / 1e9, gaps,
+               s->gap_ns / 1e9, name);
     }
     if (top && nl > top) printf("(%zu quieter locations not shown)\n", nl - top);
     printf("\n%12s %6s  %s\n", "time (s)", "share", "function");
@@ -111,8 +111,7 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
     }
 }
 
-static void json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f,
-                     size_t nf)
+static void json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f, size_t nf)
 {
     uint64_t begin = 0, end = 0;
     char name[256];

@@ -46,34 +46,10 @@ static int show_tree(const pk_profile *p, const tree_args *a)
     return st ? cli_library_error("tree", st) : CLI_OK;
 }
 
-static int parse_tree_args(int argc, char **argv, tree_args *a)
-{
-    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
-                                         {"depth", required_argument, NULL, 'd'},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0}};
-    int c, rc;
-    char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
-        if (c == 'd') {
-            a->opts.max_depth = (uint32_t)strtoul(optarg, &end, 10);
-            if (*end || !*optarg) return cli_usage_error("tree", "--depth wants a number");
-        } else if (c == 'h') {
-            fputs(tree_help, stdout);
-            return -1;
-        } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error("tree", "a tree has no CSV form; try --json");
-        } else if ((rc = cli_view_option("tree", &a->view, c, optarg)) != 0) {
-            return rc;
-        }
-    }
-    return cli_view_check("tree", &a->view);
-}
-
 int cmd_tree(int argc, char **argv)
 {
     tree_args a = {.view = {.threshold = 1.0}};
-    int rc = parse_tree_args(argc, argv, &a);
+    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts);
     if (rc) return rc < 0 ? CLI_OK : rc;
     const char *path = cli_one_path("tree", argc, argv, optind);
     if (!path) return CLI_USAGE;

@@ -177,3 +177,28 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
         fprintf(out, ": %zu contexts match; percentages of the unfiltered total)\n",
                 vals->n_matched);
 }
+
+int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
+                           pk_tree_options *o)
+{
+    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
+                                         {"depth", required_argument, NULL, 'd'},
+                                         {"help", no_argument, NULL, 'h'},
+                                         {0}};
+    int c, rc;
+    char *end;
+    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
+        if (c == 'd') {
+            o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
+            if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
+        } else if (c == 'h') {
+            fputs(help, stdout);
+            return -1;
+        } else if (c == CLI_OPT_CSV) {
+            return cli_usage_error(cmd, "a tree has no CSV form; try --json");
+        } else if ((rc = cli_view_option(cmd, v, c, optarg)) != 0) {
+            return rc;
+        }
+    }
+    return cli_view_check(cmd, v);
+}

@@ -7,6 +7,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells.h"
 #include "profkit/analysis.h"
 #include "profkit/output.h"
 #include "util/error.h"
@@ -75,25 +76,15 @@ static pk_status walk(fwalk *w, size_t n, frame_fn fn)
     return PK_OK;
 }
 
-static void cell(FILE *out, double v, double total)
-{
-    char buf[32];
-    pk_format_value(buf, sizeof buf, v);
-    if (total != 0.0)
-        fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
-    else
-        fprintf(out, "%10s %6s", buf, "-");
-}
-
 static void text_frame(fwalk *w, pk_index i, int enter)
 {
     if (!enter) return;
     char name[1024];
     const pk_frame *f = &w->f[i];
     pk_frame_name(w->p, f, name, sizeof name);
-    cell(w->out, f->inclusive, w->total);
+    pk_write_value_share(w->out, f->inclusive, w->total);
     fputs("  ", w->out);
-    cell(w->out, f->self, w->total);
+    pk_write_value_share(w->out, f->self, w->total);
     uint32_t d = f->depth > 60 ? 60 : f->depth;
     fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "", name,
             w->o.color && d == 0 ? "\033[0m" : "");

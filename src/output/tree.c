@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cells.h"
 #include "profkit/output.h"
 #include "util/error.h"
 
@@ -116,16 +117,6 @@ static pk_status walk(tree_walk *w, tree_fn fn)
     return PK_OK;
 }
 
-static void text_cell(FILE *out, double v, double total)
-{
-    char buf[32];
-    pk_format_value(buf, sizeof buf, v);
-    if (total != 0.0)
-        fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
-    else
-        fprintf(out, "%10s %6s", buf, "-");
-}
-
 /* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"). */
 static void shorten_middle(char *name, size_t len, size_t room)
 {
@@ -148,10 +139,10 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     unsigned indent = 2 * (depth > 60 ? 60 : depth);
     if (w->o.width)
         shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
-    text_cell(w->out, w->incl[node], w->total);
+    pk_write_value_share(w->out, w->incl[node], w->total);
     fputs("  ", w->out);
     if (w->excl)
-        text_cell(w->out, w->excl[node], w->total);
+        pk_write_value_share(w->out, w->excl[node], w->total);
     else
         fprintf(w->out, "%17s", "-");
     fprintf(w->out, " %c%*s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "");

@@ -12,7 +12,11 @@
  *    holds the terms;
  *  - focus and hide split the program: what a focus keeps plus what the
  *    same hide keeps is the whole, and the kept part equals the sum of the
- *    outermost matching contexts' inclusive values.
+ *    outermost matching contexts' inclusive values;
+ *  - frame trees (flame graphs, callers, callees, diffs) add up: self
+ *    values sum to the root, a profile matches itself frame for frame,
+ *    and the callers and callees views of a function agree on its value,
+ *    on a Cube, a Callgrind and an HPCToolkit file.
  */
 #include <math.h>
 #include <setjmp.h>
@@ -251,6 +255,55 @@ static void focus_and_hide_split_the_program(void **state)
     pk_profile_free(p);
 }
 
+/* Frames add up: self values sum to the root, a profile matches itself
+ * frame for frame, and callers/callees of a function agree on its value. */
+static void check_frames(const pk_profile *p, const char *what)
+{
+    size_t nc = pk_context_count(p), n = 0, n_up = 0, n_down = 0;
+    double *incl = malloc(nc * sizeof *incl);
+    pk_frame *f = NULL, *up = NULL, *down = NULL;
+    pk_index m = 0;
+    assert_int_equal(pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, incl, nc, NULL), PK_OK);
+    assert_int_equal(pk_frames_build(p, incl, &f, &n), PK_OK);
+    double self = 0;
+    for (size_t i = 0; i < n; i++)
+        self += f[i].self;
+    if (fabs(self - f[0].inclusive) > 1e-9 * fabs(f[0].inclusive))
+        fail_msg("%s: frames' self values sum to %.17g, root %.17g", what, self, f[0].inclusive);
+    pk_index *map = malloc(n * sizeof *map);
+    assert_int_equal(pk_frames_match(p, f, n, p, f, n, map), PK_OK);
+    for (size_t i = 0; i < n; i++)
+        assert_int_equal(map[i], i);
+    size_t best = n > 1 ? 1 : 0; /* the widest frame below the root */
+    for (size_t i = 1; i < n; i++)
+        if (f[i].inclusive > f[best].inclusive) best = i;
+    char name[1024];
+    pk_frame_name(p, &f[best], name, sizeof name);
+    assert_int_equal(pk_frames_around(p, f, n, name, 1, &up, &n_up), PK_OK);
+    assert_int_equal(pk_frames_around(p, f, n, name, 0, &down, &n_down), PK_OK);
+    assert_true(close_enough(up[0].inclusive, down[0].inclusive));
+    assert_true(up[0].inclusive >= f[best].inclusive * (1 - 1e-12));
+    pk_frames_free(up), pk_frames_free(down), pk_frames_free(f);
+    free(map), free(incl);
+}
+
+static void frames_add_up_in_every_format(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "cube/hatchet-scorep-cpi/profile.cubex",
+        "cube/extrap-lulesh-p27-v45/profile.cubex",
+        "callgrind/generated/sort-instr-jumps.callgrind.out",
+        "callgrind/generated/mt-threads.callgrind.out.3938-01",
+        "hpctoolkit/hpctoolkit-tests-dbase/small.d",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        pk_profile *p = open_corpus(files[i]);
+        check_frames(p, files[i]);
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     if (!tu_corpus_dir()) {
@@ -261,6 +314,7 @@ int main(void)
         cmocka_unit_test(stats_match_per_location_values),
         cmocka_unit_test(selectors_pick_tuples),
         cmocka_unit_test(focus_and_hide_split_the_program),
+        cmocka_unit_test(frames_add_up_in_every_format),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -71,11 +71,6 @@ static size_t mark_inside(const pk_profile *p, matcher *m, const uint32_t *order
     return hits;
 }
 
-static int lexical_child(const pk_profile *p, uint32_t c)
-{
-    return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
-}
-
 /* Outside the focus, a context keeps only what its children inside keep. */
 static void keep_inside(const pk_profile *p, const uint32_t *order, const unsigned char *inside,
                         double *incl, double *excl)
@@ -89,7 +84,7 @@ static void keep_inside(const pk_profile *p, const uint32_t *order, const unsign
         uint32_t c = order[k], parent = p->ctx[c].parent;
         if (parent >= p->n_ctx || inside[parent]) continue;
         if (incl) incl[parent] += incl[c];
-        if (excl && lexical_child(p, c)) excl[parent] += excl[c];
+        if (excl && pk_lexical_child(p, c)) excl[parent] += excl[c];
     }
 }
 
@@ -107,7 +102,7 @@ static pk_status drop_inside(const pk_profile *p, const uint32_t *order,
         uint32_t c = order[k], parent = p->ctx[c].parent;
         if (parent >= p->n_ctx || inside[parent]) continue;
         lost_incl[parent] += inside[c] ? (incl ? incl[c] : 0) : lost_incl[c];
-        if (lexical_child(p, c))
+        if (pk_lexical_child(p, c))
             lost_excl[parent] += inside[c] ? (excl ? excl[c] : 0) : lost_excl[c];
     }
     for (uint32_t c = 0; c < p->n_ctx; c++) {

@@ -49,12 +49,6 @@ uint32_t *pk_deepest_first(const pk_profile *p)
     return order;
 }
 
-/* Is c's parent a real context that encloses it lexically? */
-static int lexical_child(const pk_profile *p, uint32_t c)
-{
-    return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
-}
-
 /* Point values in out become exclusive ones: each lexical child's
  * exclusive value added into its parent, deepest first (points clamped at
  * 0 first when asked). */
@@ -64,7 +58,7 @@ static void lexical_fold(const pk_profile *p, int clamp_points, double *out, con
         if (out[c] < 0) out[c] = 0;
     for (uint32_t k = 0; k < p->n_ctx; k++) {
         uint32_t c = order[k];
-        if (lexical_child(p, c)) out[p->ctx[c].parent] += out[c];
+        if (pk_lexical_child(p, c)) out[p->ctx[c].parent] += out[c];
     }
 }
 
@@ -77,7 +71,7 @@ void pk_inclusive_in_place(const pk_profile *p, pk_combine how, double *out, uns
     int linear = how == PK_COMBINE_SUM || how == PK_COMBINE_OTHER;
     for (uint32_t k = p->n_ctx; k-- > 0 && linear;) { /* shallowest first: out[c] is exclusive */
         uint32_t c = order[k];
-        if (lexical_child(p, c)) out[p->ctx[c].parent] -= out[c];
+        if (pk_lexical_child(p, c)) out[p->ctx[c].parent] -= out[c];
     }
     for (uint32_t k = 0; k < p->n_ctx; k++) { /* deepest first: out[c] is final */
         uint32_t c = order[k], parent = p->ctx[c].parent;

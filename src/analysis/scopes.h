@@ -15,6 +15,13 @@
 pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index from,
                           double *out);
 
+/* Is c's parent a real context that encloses it lexically (a loop or
+ * line inside its function)? */
+static inline int pk_lexical_child(const pk_profile *p, uint32_t c)
+{
+    return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
+}
+
 /* Context indexes ordered deepest first (each before its parent);
  * malloc'ed, NULL when out of memory. */
 uint32_t *pk_deepest_first(const pk_profile *p);

@@ -122,12 +122,7 @@ static void location_column(const pk_profile *p, uint32_t l, pk_index col, pk_co
     memset(seen, 0, p->n_ctx);
     for (uint32_t c = 0; c < p->n_ctx; c++)
         out[c] = 0.0;
-    pk_cursor cur;
-    pk_value v;
-    pk_location_values_begin(p, l, &cur);
-    while (pk_cursor_next(&cur, &v))
-        if (v.column == col && v.context != PK_NONE)
-            pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
+    pk_combine_location(p, l, col, how, out, seen);
 }
 
 static void acc_add(const pk_profile *p, stat_acc *a)
@@ -251,8 +246,7 @@ static double location_total(const pk_profile *p, uint32_t l, pk_index col, int 
         if (v.column != col || v.context >= p->n_ctx) continue;
         const pk_ctx_rec *c = &p->ctx[v.context];
         if (inclusive ? v.context == 0
-                      : !(c->relation == PK_REL_LEXICAL && c->parent < p->n_ctx) &&
-                            !(c->flags & PK_CTXF_UNLISTED))
+                      : !pk_lexical_child(p, v.context) && !(c->flags & PK_CTXF_UNLISTED))
             sum += v.value;
     }
     return sum;

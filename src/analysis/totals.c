@@ -197,6 +197,17 @@ static pk_index summary_stand_in(const pk_profile *p, pk_index column)
     return PK_NONE;
 }
 
+void pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
+                         double *out, unsigned char *seen)
+{
+    pk_cursor c;
+    pk_value v;
+    pk_location_values_begin(p, l, &c);
+    while (pk_cursor_next(&c, &v))
+        if (v.column == column && v.context != PK_NONE)
+            pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
+}
+
 pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
                               unsigned char *seen)
 {
@@ -210,15 +221,9 @@ pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
     memset(seen, 0, p->n_ctx);
     for (uint32_t i = 0; i < p->n_ctx; i++)
         out[i] = 0.0;
-    for (uint32_t l = 0; l < p->n_locs; l++) {
-        if (p->locs[l].is_summary != col->is_summary) continue;
-        pk_cursor c;
-        pk_value v;
-        pk_location_values_begin(p, l, &c);
-        while (pk_cursor_next(&c, &v))
-            if (v.column == column && v.context != PK_NONE)
-                pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
-    }
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (p->locs[l].is_summary == col->is_summary)
+            pk_combine_location(p, l, column, how, out, seen);
     free(own);
     return PK_OK;
 }

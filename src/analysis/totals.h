@@ -14,6 +14,10 @@ int pk_has_plain_locations(const pk_profile *p);
  * (min and max start from the first value, not from 0). */
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x);
 
+/* Fold location l's values of `column` into out/seen with `how`. */
+void pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
+                         double *out, unsigned char *seen);
+
 /* pk_context_totals() without the argument checks, and with `seen`
  * (n_ctx bytes, may be NULL) telling which contexts had any value. */
 pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,

@@ -6,7 +6,10 @@
  * speedscope (https://www.speedscope.app/file-format-schema.json): frames
  * are shared by all profiles; a "sampled" profile lists stacks of frame
  * indexes, outermost first, with a weight each. Our stacks are the frame
- * tree's paths, weighted by their self values.
+ * tree's paths, weighted by their self values. Each location's frame tree
+ * is built once: shared frame indexes are handed out while the profiles
+ * are written, and the shared list comes after them (JSON members have no
+ * order).
  */
 #include <math.h>
 #include <stdlib.h>
@@ -18,8 +21,9 @@
 #include "util/kmap.h"
 
 typedef struct shared_frames {
-    pk_kmap by_name; /* name hash -> shared index */
-    uint32_t n;
+    pk_kmap by_name;   /* name hash -> shared index */
+    pk_index *context; /* per shared index: a context with that name */
+    uint32_t n, cap;
 } shared_frames;
 
 static const char *speedscope_unit(const char *unit)
@@ -34,12 +38,19 @@ static const char *speedscope_unit(const char *unit)
     return "none";
 }
 
-/* The shared index of a frame's name; *added when it is new. */
-static int shared_index(shared_frames *s, const pk_frame *f, uint32_t *out, int *added)
+/* The shared index of a frame's name, handed out on first sight. */
+static int shared_index(shared_frames *s, const pk_frame *f, uint32_t *out)
 {
     uint64_t key[PK_KMAP_WORDS] = {f->name_hash};
-    if (pk_kmap_upsert(&s->by_name, key, s->n, out, added) < 0) return -1;
-    if (*added) s->n++;
+    int added;
+    if (s->n == s->cap) {
+        uint32_t cap = s->cap ? 2 * s->cap : 1024;
+        pk_index *grown = realloc(s->context, cap * sizeof *grown);
+        if (!grown) return -1;
+        s->context = grown, s->cap = cap;
+    }
+    if (pk_kmap_upsert(&s->by_name, key, s->n, out, &added) < 0) return -1;
+    if (added) s->context[s->n++] = f->context;
     return 0;
 }
 
@@ -55,51 +66,31 @@ static pk_status location_frames(const pk_profile *p, pk_index metric, pk_index 
     return st ? st : pk_frames_build(p, incl, f, n);
 }
 
-/* Write the shared frame list: one pass over every location's frames. */
-static pk_status write_frames(pk_json *j, const pk_profile *p, pk_index metric, unsigned char *sel,
-                              double *incl, shared_frames *s)
+static void write_frames(pk_json *j, const pk_profile *p, const shared_frames *s)
 {
     char name[1024];
-    pk_status st = PK_OK;
     pk_json_array_begin(j);
-    for (pk_index l = 0; l < pk_location_count(p) && !st; l++) {
-        pk_location loc;
-        pk_location_get(p, l, &loc);
-        pk_frame *f = NULL;
-        size_t n = 0;
-        if (loc.is_summary) continue;
-        st = location_frames(p, metric, l, sel, incl, &f, &n);
-        for (size_t i = 1; i < n && !st; i++) {
-            uint32_t idx;
-            int added;
-            if (shared_index(s, &f[i], &idx, &added) < 0) st = pk_fail_nomem("speedscope frames");
-            if (st || !added) continue;
-            pk_frame_name(p, &f[i], name, sizeof name);
-            pk_json_object_begin(j);
-            pk_json_key(j, "name"), pk_json_string(j, name);
-            pk_json_object_end(j);
-        }
-        pk_frames_free(f);
+    for (uint32_t i = 0; i < s->n; i++) {
+        pk_context_name(p, s->context[i], name, sizeof name);
+        pk_json_object_begin(j);
+        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_object_end(j);
     }
     pk_json_array_end(j);
-    return st;
 }
 
 /* Stacks of one location's frames with positive self values. */
-static void write_samples(pk_json *j, const pk_frame *f, size_t n, shared_frames *s,
-                          uint32_t *stack)
+static pk_status write_samples(pk_json *j, const pk_frame *f, size_t n, shared_frames *s,
+                               uint32_t *stack)
 {
     pk_json_key(j, "samples");
     pk_json_array_begin(j);
     for (size_t i = 1; i < n; i++) {
         if (!(f[i].self > 0)) continue;
         size_t depth = 0;
-        for (pk_index k = (pk_index)i; k != 0 && k != PK_NONE; k = f[k].parent) {
-            uint32_t idx;
-            int added;
-            shared_index(s, &f[k], &idx, &added); /* known: written before */
-            stack[depth++] = idx;
-        }
+        for (pk_index k = (pk_index)i; k != 0 && k != PK_NONE; k = f[k].parent)
+            if (shared_index(s, &f[k], &stack[depth++]) < 0)
+                return pk_fail_nomem("speedscope frames");
         pk_json_array_begin(j);
         while (depth)
             pk_json_uint(j, stack[--depth]);
@@ -111,6 +102,7 @@ static void write_samples(pk_json *j, const pk_frame *f, size_t n, shared_frames
     for (size_t i = 1; i < n; i++)
         if (f[i].self > 0) pk_json_double(j, f[i].self);
     pk_json_array_end(j);
+    return PK_OK;
 }
 
 static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric, pk_index l,
@@ -135,7 +127,7 @@ static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric,
         pk_json_key(j, "unit"), pk_json_string(j, speedscope_unit(met.unit));
         pk_json_key(j, "startValue"), pk_json_double(j, 0);
         pk_json_key(j, "endValue"), pk_json_double(j, f[0].inclusive > 0 ? f[0].inclusive : 0);
-        write_samples(j, f, n, s, stack);
+        st = write_samples(j, f, n, s, stack);
         pk_json_object_end(j);
     }
     free(stack);
@@ -146,18 +138,14 @@ static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric,
 static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metric, const char *name,
                                  unsigned char *sel, double *incl)
 {
-    shared_frames s = {{0}, 0};
+    shared_frames s = {{0}, NULL, 0, 0};
+    pk_status st = PK_OK;
     pk_json_object_begin(j);
     pk_json_key(j, "$schema");
     pk_json_string(j, "https://www.speedscope.app/file-format-schema.json");
     pk_json_key(j, "name"), pk_json_string(j, name);
     pk_json_key(j, "exporter"), pk_json_string(j, "profkit");
     pk_json_key(j, "activeProfileIndex"), pk_json_uint(j, 0);
-    pk_json_key(j, "shared");
-    pk_json_object_begin(j);
-    pk_json_key(j, "frames");
-    pk_status st = write_frames(j, p, metric, sel, incl, &s);
-    pk_json_object_end(j);
     pk_json_key(j, "profiles");
     pk_json_array_begin(j);
     for (pk_index l = 0; l < pk_location_count(p) && !st; l++) {
@@ -166,9 +154,15 @@ static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metri
         if (!loc.is_summary) st = write_profile(j, p, metric, l, sel, incl, &s);
     }
     pk_json_array_end(j);
+    pk_json_key(j, "shared");
+    pk_json_object_begin(j);
+    pk_json_key(j, "frames");
+    write_frames(j, p, &s);
+    pk_json_object_end(j);
     pk_json_object_end(j);
     pk_json_finish(j);
     pk_kmap_free(&s.by_name);
+    free(s.context);
     return st;
 }
 

@@ -89,10 +89,13 @@ typedef struct pk_flame_options {
     const char *subtitle; /* a line under the title (metric, total), or NULL */
     int icicle;           /* root at the top, growing down */
     unsigned width;       /* drawing width in pixels; 0: 1200 */
-    /* Differential: the base profile's inclusive value of each frame
-     * (NaN where the base has no such frame), or NULL. Widths stay this
-     * profile's; colour shows the change (red grew, blue shrank). */
+    /* Differential: the base profile's inclusive and self values of each
+     * frame (NaN where the base has no such frame), or NULL. Widths stay
+     * this profile's; colour shows the change of the self value, where the
+     * cost itself moved (red grew, blue shrank, deeper for more); tooltips
+     * give the change of the inclusive value. */
     const double *base;
+    const double *base_self;
 } pk_flame_options;
 /* A self-contained interactive SVG (tooltips, click to zoom, search):
  * siblings sorted widest first, frames narrower than 0.1 pixel left out.

@@ -20,8 +20,9 @@ static const char flame_help[] =
     "                        for flamegraph.pl, inferno or speedscope\n"
     "      --icicle          root at the top, stacks growing down\n"
     "      --diff BASE       differential: widths from PATH, colour from the change\n"
-    "                        against profile BASE (red grew, blue shrank; frames\n"
-    "                        matched by their path of function names)\n"
+    "                        of each frame's self value against profile BASE (red\n"
+    "                        grew, blue shrank; frames matched by their path of\n"
+    "                        function names); tooltips give the inclusive change\n"
     "      --title TEXT      title of the graph (default: the file name)\n"
     "      --width PX        drawing width in pixels (default 1200)\n"
     "  -h, --help            show this help\n";
@@ -96,11 +97,13 @@ static int base_values(const char *path, const cli_view *v, const char *metric, 
     pk_frame *bf = NULL;
     size_t bn = 0;
     pk_index *map = malloc(n * sizeof *map);
-    *base = malloc(n * sizeof **base);
+    *base = malloc(2 * n * sizeof **base);
     rc = map && *base ? frames_of(bp, &bv, &bvals, &bf, &bn) : CLI_BAD;
     if (!rc && pk_frames_match(p, f, n, bp, bf, bn, map) != PK_OK) rc = CLI_BAD;
-    for (size_t i = 0; !rc && i < n; i++)
+    for (size_t i = 0; !rc && i < n; i++) {
         (*base)[i] = map[i] == PK_NONE ? NAN : bf[map[i]].inclusive;
+        (*base)[n + i] = map[i] == PK_NONE ? NAN : bf[map[i]].self;
+    }
     free(map);
     pk_frames_free(bf);
     cli_view_values_free(&bvals);
@@ -124,6 +127,7 @@ static int draw(const pk_profile *p, flame_args *a, const char *path, FILE *out)
         a->o.title = a->title ? a->title : path;
         a->o.subtitle = sub;
         a->o.base = base;
+        a->o.base_self = base ? base + n : NULL;
         pk_status st = a->folded ? pk_flame_write_folded(out, p, f, n)
                                  : pk_flame_write_svg(out, p, f, n, &a->o);
         if (st) rc = cli_library_error("flame", st);

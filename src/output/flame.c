@@ -91,21 +91,21 @@ static void xml_text(FILE *out, const char *s)
 }
 
 /* flamegraph.pl's "hot" palette, chosen by the name so it is stable. */
-static void frame_color(char *buf, size_t size, const pk_frame *f, const double *base,
+static void frame_color(char *buf, size_t size, const pk_frame *f, const double *base_self,
                         double max_delta)
 {
-    if (!base) {
+    if (!base_self) {
         uint64_t h = f->name_hash;
         snprintf(buf, size, "rgb(%u,%u,%u)", 205 + (unsigned)(h % 50), (unsigned)((h >> 8) % 230),
                  (unsigned)((h >> 16) % 55));
         return;
     }
-    if (isnan(*base)) {
+    if (isnan(*base_self)) {
         snprintf(buf, size, "rgb(255,90,90)"); /* new in this profile */
         return;
     }
-    double r = max_delta > 0 ? (f->inclusive - *base) / max_delta : 0;
-    unsigned fade = (unsigned)(200 * (1 - fabs(r))) + 55;
+    double r = max_delta > 0 ? (f->self - *base_self) / max_delta : 0;
+    unsigned fade = (unsigned)(180 * (1 - fabs(r))) + 55; /* unchanged: light grey */
     if (r >= 0)
         snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);
     else
@@ -121,7 +121,7 @@ static void write_frame(FILE *out, const pk_profile *p, const pk_frame *f, pk_in
                          : TOP + (double)(l->max_depth - f[i].depth) * FRAME_H;
     pk_frame_name(p, &f[i], name, sizeof name);
     pk_format_value(value, sizeof value, f[i].inclusive);
-    frame_color(color, sizeof color, &f[i], o->base ? &o->base[i] : NULL, max_delta);
+    frame_color(color, sizeof color, &f[i], o->base_self ? &o->base_self[i] : NULL, max_delta);
     fprintf(out, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%u\" data-n=\"", l->x[i],
             f[i].inclusive / root, f[i].depth);
     xml_text(out, name);
@@ -169,12 +169,12 @@ static void write_head(FILE *out, const pk_flame_options *o, double height)
         MARGIN, total_w - MARGIN, total_w - MARGIN, height - 12, MARGIN, height - 12);
 }
 
-static double largest_change(const pk_frame *f, size_t n, const double *base)
+static double largest_change(const pk_frame *f, size_t n, const double *base_self)
 {
     double m = 0;
-    for (size_t i = 0; base && i < n; i++)
-        if (!isnan(base[i]) && fabs(f[i].inclusive - base[i]) > m)
-            m = fabs(f[i].inclusive - base[i]);
+    for (size_t i = 0; base_self && i < n; i++)
+        if (!isnan(base_self[i]) && fabs(f[i].self - base_self[i]) > m)
+            m = fabs(f[i].self - base_self[i]);
     return m;
 }
 
@@ -193,7 +193,8 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
     pk_status st = place_frames(f, n, min_frac, &l);
     if (st) return st;
     double height = TOP + (l.max_depth + 1.0) * FRAME_H + BOTTOM, max_delta = 0;
-    max_delta = largest_change(f, n, o.base);
+    if (!o.base || !o.base_self) o.base = o.base_self = NULL; /* both or neither */
+    max_delta = largest_change(f, n, o.base_self);
     write_head(out, &o, height);
     for (size_t i = 0; i < n; i++) {
         if (f[i].inclusive / f[0].inclusive < min_frac)

@@ -105,8 +105,10 @@ static void frame_color(char *buf, size_t size, const pk_frame *f, const double 
         return;
     }
     double r = max_delta > 0 ? (f->self - *base_self) / max_delta : 0;
-    unsigned fade = (unsigned)(180 * (1 - fabs(r))) + 55; /* unchanged: light grey */
-    if (r >= 0)
+    unsigned fade = (unsigned)(180 * (1 - fabs(r))) + 55;
+    if (r == 0)
+        snprintf(buf, size, "rgb(235,235,235)"); /* unchanged */
+    else if (r > 0)
         snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);
     else
         snprintf(buf, size, "rgb(%u,%u,255)", fade, fade);

@@ -160,16 +160,37 @@ static pk_status exclusive_from_inclusive(const pk_profile *p, pk_index col, int
     return st;
 }
 
-pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index from,
-                          double *out)
+/* Exclusive values of a min/max metric cannot come from inclusive ones. */
+static pk_status check_derivable(const pk_metric *m, pk_scope_kind kind)
 {
-    const pk_metric *m = &p->metrics[metric];
     int sum_like = m->combine == PK_COMBINE_SUM || m->combine == PK_COMBINE_OTHER;
     if (kind == PK_SCOPE_EXCLUSIVE && !sum_like)
         return pk_fail(PK_ERR_UNSUPPORTED,
                        "metric '%s' combines by min/max: its exclusive values cannot be derived "
                        "from the inclusive ones this profile stores",
                        m->name);
+    return PK_OK;
+}
+
+pk_status pk_scope_source(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index *col,
+                          int *derive)
+{
+    pk_scope_kind other = kind == PK_SCOPE_INCLUSIVE ? PK_SCOPE_EXCLUSIVE : PK_SCOPE_INCLUSIVE;
+    *derive = 0;
+    if (pk_column_find(p, metric, kind, col) == PK_OK) return PK_OK;
+    if (pk_column_find(p, metric, other, col) != PK_OK)
+        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
+                       p->metrics[metric].name);
+    *derive = 1;
+    return check_derivable(&p->metrics[metric], kind);
+}
+
+pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index from,
+                          double *out)
+{
+    const pk_metric *m = &p->metrics[metric];
+    pk_status check = check_derivable(m, kind);
+    if (check) return check;
     unsigned char *seen = malloc(p->n_ctx ? p->n_ctx : 1);
     uint32_t *order = pk_deepest_first(p);
     pk_status st = seen && order ? PK_OK : pk_fail_nomem("deriving a scope");
@@ -195,14 +216,12 @@ pk_status pk_context_scope_values(const pk_profile *p, pk_index metric, pk_scope
         return pk_fail(PK_ERR_INVALID_ARG, "pk_context_scope_values: room for %zu of %u contexts",
                        n_out, p->n_ctx);
     pk_index col;
+    int derive;
     if (derived) *derived = 0;
-    if (pk_column_find(p, metric, kind, &col) == PK_OK)
-        return pk_context_combined(p, col, out, NULL);
-    pk_scope_kind other = kind == PK_SCOPE_INCLUSIVE ? PK_SCOPE_EXCLUSIVE : PK_SCOPE_INCLUSIVE;
-    if (pk_column_find(p, metric, other, &col) != PK_OK)
-        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
-                       p->metrics[metric].name);
-    pk_status st = pk_derive_scope(p, metric, kind, col, out);
+    pk_status st = pk_scope_source(p, metric, kind, &col, &derive);
+    if (st) return st;
+    if (!derive) return pk_context_combined(p, col, out, NULL);
+    st = pk_derive_scope(p, metric, kind, col, out);
     if (!st && derived) *derived = 1;
     return st;
 }

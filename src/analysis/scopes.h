@@ -8,6 +8,13 @@
 
 #include "model/model.h"
 
+/* Where `metric`'s values in `kind` (inclusive or exclusive) come from:
+ * its own column (*derive 0), or the other scope's to derive from
+ * (*derive 1). PK_ERR_NOT_FOUND with neither scope; PK_ERR_UNSUPPORTED
+ * for the exclusive values of a min/max metric stored inclusive. */
+pk_status pk_scope_source(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index *col,
+                          int *derive);
+
 /* Per-context values of `metric` in `kind` (inclusive or exclusive),
  * derived from column `from` (the metric's plain column in the other
  * scope), whether or not the profile also stores `kind`. `out` holds

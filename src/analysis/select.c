@@ -181,27 +181,6 @@ static void location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const p
         pk_exclusive_in_place(p, (m->flags & PK_METRIC_UNSIGNED) != 0, a->one, a->order);
 }
 
-/* The metric's column to read and the scope to derive from it (0: none). */
-static pk_status source_column(const pk_profile *p, pk_index metric, pk_scope_kind kind,
-                               pk_index *col, int *derive_kind)
-{
-    const pk_metric *m = &p->metrics[metric];
-    pk_scope_kind other = kind == PK_SCOPE_INCLUSIVE ? PK_SCOPE_EXCLUSIVE : PK_SCOPE_INCLUSIVE;
-    *derive_kind = 0;
-    if (pk_column_find(p, metric, kind, col) == PK_OK) return PK_OK;
-    if (pk_column_find(p, metric, other, col) != PK_OK)
-        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
-                       m->name);
-    if (kind == PK_SCOPE_EXCLUSIVE && m->combine != PK_COMBINE_SUM &&
-        m->combine != PK_COMBINE_OTHER)
-        return pk_fail(PK_ERR_UNSUPPORTED,
-                       "metric '%s' combines by min/max: its exclusive values cannot be derived "
-                       "from the inclusive ones this profile stores",
-                       m->name);
-    *derive_kind = kind;
-    return PK_OK;
-}
-
 pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_kind kind,
                                  const unsigned char *selected, pk_across stat, double *out,
                                  size_t n_out, int *derived)
@@ -217,7 +196,8 @@ pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_
                                            "statistic across locations needs");
     pk_index col;
     int derive_kind;
-    pk_status st = source_column(p, metric, kind, &col, &derive_kind);
+    pk_status st = pk_scope_source(p, metric, kind, &col, &derive_kind);
+    if (derive_kind) derive_kind = kind;
     stat_acc a;
     if (!st) st = acc_init(p, &a);
     if (st) return st;
@@ -257,10 +237,10 @@ pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, 
     if (!p || !out || metric >= p->n_metrics || n_out < p->n_locs)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_location_totals: bad arguments");
     pk_index col;
-    int inclusive = pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col) == PK_OK;
-    if (!inclusive && pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &col) != PK_OK)
-        return pk_fail(PK_ERR_NOT_FOUND, "metric '%s' has neither inclusive nor exclusive values",
-                       p->metrics[metric].name);
+    int from_exclusive;
+    pk_status st = pk_scope_source(p, metric, PK_SCOPE_INCLUSIVE, &col, &from_exclusive);
+    if (st) return st;
+    int inclusive = !from_exclusive;
     for (uint32_t l = 0; l < p->n_locs; l++)
         out[l] = p->locs[l].is_summary ? NAN : location_total(p, l, col, inclusive);
     return PK_OK;

@@ -52,6 +52,11 @@ const char *cli_bytes(char *buf, size_t size, unsigned long long n);
  * printing a usage error). */
 const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
 
+/* The one PATH left after getopt (argv[optind]) opened with `flags`;
+ * *path (may be NULL) gets it. CLI_OK or an exit status (reported). */
+int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
+                 pk_profile **out);
+
 /* The metric `spec` names: "NAME" or "NAME:inclusive|exclusive" (exact, or
  * a case-insensitive prefix; *scope, if not NULL, gets the suffix's kind or
  * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the

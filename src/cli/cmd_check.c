@@ -114,11 +114,10 @@ int cmd_check(int argc, char **argv)
         else
             return cli_usage_error("check", "unknown option");
     }
-    const char *path = cli_one_path("check", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     ck.color = cli_use_color(stdout, ck.json);
+    const char *path;
     pk_profile *p;
-    int rc = cli_open("check", path, PK_OPEN_KEEP_GOING, &p);
+    int rc = cli_open_arg("check", argc, argv, PK_OPEN_KEEP_GOING, &path, &p);
     if (rc) return rc;
     for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
         pk_diagnostic d;

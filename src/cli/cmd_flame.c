@@ -143,10 +143,9 @@ int cmd_flame(int argc, char **argv)
     flame_args a = {0};
     int rc = parse_flame_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    const char *path = cli_one_path("flame", argc, argv, optind);
-    if (!path) return CLI_USAGE;
+    const char *path;
     pk_profile *p;
-    rc = cli_open("flame", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    rc = cli_open_arg("flame", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &path, &p);
     if (rc) return rc;
     FILE *out = a.output ? fopen(a.output, "w") : stdout;
     if (!out) {

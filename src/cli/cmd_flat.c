@@ -223,10 +223,8 @@ int cmd_flat(int argc, char **argv)
     flat_args a = {.view = {.top = 25}, .by = PK_BY_FUNCTION};
     int rc = parse_flat_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    const char *path = cli_one_path("flat", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     pk_profile *p;
-    rc = cli_open("flat", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    rc = cli_open_arg("flat", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show_flat(p, &a);
     pk_profile_free(p);

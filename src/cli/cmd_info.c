@@ -370,10 +370,8 @@ int cmd_info(int argc, char **argv)
         else
             return cli_usage_error("info", "unknown option");
     }
-    const char *path = cli_one_path("info", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     info in = {0};
-    int rc = cli_open("info", path, PK_OPEN_BY_FUNCTION, &in.p);
+    int rc = cli_open_arg("info", argc, argv, PK_OPEN_BY_FUNCTION, NULL, &in.p);
     if (rc) return rc;
     rc = gather(&in);
     if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);

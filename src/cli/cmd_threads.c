@@ -199,10 +199,8 @@ int cmd_threads(int argc, char **argv)
         if ((rc = cli_view_option("threads", &v, c, optarg)) != 0) return rc;
     }
     if ((rc = cli_view_check("threads", &v)) != 0) return rc;
-    const char *path = cli_one_path("threads", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     pk_profile *p;
-    rc = cli_open("threads", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    rc = cli_open_arg("threads", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show(p, &v);
     pk_profile_free(p);

@@ -207,10 +207,8 @@ int cmd_trace(int argc, char **argv)
             return cli_usage_error("trace", "unknown option");
         }
     }
-    const char *path = cli_one_path("trace", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     pk_profile *p;
-    int rc = cli_open("trace", path, PK_OPEN_NO_CCT, &p);
+    int rc = cli_open_arg("trace", argc, argv, PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = summarize(p, json, top);
     pk_profile_free(p);

@@ -51,10 +51,8 @@ int cmd_tree(int argc, char **argv)
     tree_args a = {.view = {.threshold = 1.0}};
     int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    const char *path = cli_one_path("tree", argc, argv, optind);
-    if (!path) return CLI_USAGE;
     pk_profile *p;
-    rc = cli_open("tree", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    rc = cli_open_arg("tree", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show_tree(p, &a);
     pk_profile_free(p);

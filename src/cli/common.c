@@ -3,6 +3,7 @@
  * the right exit status, opening a profile, terminal detection.
  */
 #define _GNU_SOURCE
+#include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -81,6 +82,15 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_)
         return NULL;
     }
     return argv[optind_];
+}
+
+int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
+                 pk_profile **out)
+{
+    const char *arg = cli_one_path(cmd, argc, argv, optind);
+    if (!arg) return CLI_USAGE;
+    if (path) *path = arg;
+    return cli_open(cmd, arg, flags, out);
 }
 
 /* "name" or "name:inclusive" / "name:exclusive" */

@@ -65,6 +65,11 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 
+/* --- formats.c: the written format named by --to NAME, or implied by an
+ * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
+int cli_format_from_name(const char *name, pk_format *out);
+int cli_format_from_path(const char *path, pk_format *out);
+
 /* --- convert_export.c: one-way exports of `convert` --- */
 enum { CLI_EXPORT_FOLDED = 1, CLI_EXPORT_SPEEDSCOPE = 2, CLI_EXPORT_CSV = 3 };
 /* The export --to names (or OUTPUT's suffix implies), else 0. */

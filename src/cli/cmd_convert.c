@@ -57,45 +57,6 @@ static const char convert_help[] =
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 input unreadable or write failed, 2 usage error.\n";
 
-static int format_from_name(const char *name, pk_format *out)
-{
-    if (strcmp(name, "hpctoolkit") == 0 || strcmp(name, "hpctoolkit4") == 0) {
-        *out = PK_FORMAT_HPCTOOLKIT_V4;
-        return 1;
-    }
-    if (strcmp(name, "callgrind") == 0) {
-        *out = PK_FORMAT_CALLGRIND;
-        return 1;
-    }
-    if (strcmp(name, "cube") == 0 || strcmp(name, "cubex") == 0) {
-        *out = PK_FORMAT_CUBE;
-        return 1;
-    }
-    return 0;
-}
-
-/* The format OUTPUT's name implies, if any. */
-static int format_from_path(const char *path, pk_format *out)
-{
-    size_t n = strlen(path);
-    while (n > 1 && path[n - 1] == '/')
-        n--;
-    if (n >= 2 && path[n - 2] == '.' && path[n - 1] == 'd') {
-        *out = PK_FORMAT_HPCTOOLKIT_V4;
-        return 1;
-    }
-    if (n >= 6 && strncmp(path + n - 6, ".cubex", 6) == 0) {
-        *out = PK_FORMAT_CUBE;
-        return 1;
-    }
-    const char *base = strrchr(path, '/');
-    if (strstr(base ? base : path, "callgrind")) {
-        *out = PK_FORMAT_CALLGRIND;
-        return 1;
-    }
-    return 0;
-}
-
 static double now_seconds(void)
 {
     struct timespec ts;
@@ -200,7 +161,7 @@ int cmd_convert(int argc, char **argv)
         return cli_export(export_kind, a.input, a.output, a.metric,
                           (a.write_flags & PK_WRITE_FORCE) != 0, a.quiet);
     pk_format format;
-    if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
+    if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
             a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, folded, "

@@ -275,6 +275,30 @@ typedef void (*pk_problem_fn)(void *user, const pk_diagnostic *problem);
 PK_API pk_status pk_profile_verify(const pk_profile *profile, pk_problem_fn fn, void *user,
                                    size_t *n_problems);
 
+/* ------------------------------------------------------------------ */
+/* Merging profiles                                                   */
+/* ------------------------------------------------------------------ */
+
+typedef struct pk_merge_options {
+    /* 0: append every location of every input (when two inputs have a
+     * location with the same identifier tuple, every location gets a
+     * leading RUN element with its input's position, so none is lost).
+     * 1: locations with the same identifier tuple become one location
+     * holding the mean over the inputs that have it; traces are left out
+     * (a mean of timelines is not a timeline). */
+    int mean;
+} pk_merge_options;
+
+/* Unite `n` profiles (any formats) into a new, self-contained *out: the
+ * inputs may be freed afterwards. Modules, files, functions, metrics and
+ * scopes are matched by name; contexts by their path from the root (each
+ * step's kind, relation, function, source position and code point), so a
+ * context only some inputs have is kept with their values. Summary
+ * locations are dropped (statistics of the inputs are not statistics of
+ * the union; writers recompute them). `opts` may be NULL. */
+PK_API pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
+                                  const pk_merge_options *opts, pk_profile **out);
+
 #ifdef __cplusplus
 }
 #endif

@@ -30,6 +30,7 @@ int cmd_convert(int argc, char **argv);
 int cmd_flame(int argc, char **argv);
 int cmd_threads(int argc, char **argv);
 int cmd_diff(int argc, char **argv);
+int cmd_merge(int argc, char **argv);
 int cmd_trace(int argc, char **argv);
 int cmd_callers(int argc, char **argv);
 int cmd_callees(int argc, char **argv);

@@ -19,6 +19,7 @@ static const cli_command commands[] = {
     {"trace", "traces: time per function and location, idle time, sample gaps", cmd_trace},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},
+    {"merge", "combine runs or parts of a run into one profile", cmd_merge},
     {"dump", "every structure of every file, one record per line", cmd_dump},
 };
 

@@ -134,6 +134,18 @@ golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callg
 expect_status 0 "$profkit" diff --json "$src/tests/data/callgrind/sample-b.callgrind" "$work/b.d"
 json_check "$work/out" 'doc["schema"] == "profkit.diff/1" and doc["functions"] == [] and doc["paths"] == [] and doc["a_total"] == doc["b_total"] == 480'
 expect_status 2 "$profkit" diff "$db"
+# --- merge ---
+expect_status 0 "$profkit" merge -q "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/m.d"
+golden merge-threads.txt "$profkit" threads "$work/m.d"
+golden merge-flat.txt "$profkit" flat "$work/m.d"
+expect_status 0 "$profkit" merge --mean "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/mean.d"
+grep -q "merged 2 profiles: .* 2 locations (averaged)" "$work/out" || fail "merge --mean does not report what it merged"
+golden merge-mean-flat.txt "$profkit" flat "$work/mean.d"
+expect_status 1 "$profkit" merge "$src/tests/data/callgrind/sample.callgrind" "$work/mean.d" -o "$work/mean.d"
+grep -q "already exists" "$work/err" || fail "merge overwrote without --force"
+expect_status 2 "$profkit" merge "$db" -o "$work/one.d"
+expect_status 2 "$profkit" merge "$db" "$db" -o "$work/x.unknown"
+expect_status 1 "$profkit" merge "$db" "$work/does-not-exist" -o "$work/y.d"
 # --- trace ---
 golden trace-sample.txt "$profkit" trace "$db"
 expect_status 1 "$profkit" trace "$src/tests/data/cube/sample.cubex"

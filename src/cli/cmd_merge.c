@@ -1,0 +1,127 @@
+/*
+ * cli/cmd_merge.c — `profkit merge`: combine several profiles (runs of one
+ * program, or parts of one run) into one, written in any format profkit
+ * writes. The work is pk_profile_merge(); this file reads the inputs,
+ * chooses the output format and reports.
+ */
+#define _GNU_SOURCE
+#include <getopt.h>
+#include <stdlib.h>
+
+#include "cli.h"
+
+static const char merge_help[] =
+    "Usage: profkit merge [options] INPUT INPUT... -o OUTPUT [--to FORMAT]\n\n"
+    "Combine profiles into one. Inputs may be in any format profkit reads, and\n"
+    "in different formats. Calling contexts are matched by their path from the\n"
+    "root (function names, source positions, code addresses), so a call path\n"
+    "only some inputs have is kept with their values; metrics are matched by\n"
+    "name.\n\n"
+    "By default every location (thread, rank, GPU stream) of every input is kept.\n"
+    "When two inputs have a location with the same identity (two runs: both\n"
+    "have rank 0, thread 0), each location gets a leading RUN element naming its\n"
+    "input (RUN 0 = the first INPUT), so none is lost. With --mean, locations\n"
+    "with the same identity become one, holding the mean over the inputs that\n"
+    "have it: the average of repeated runs; traces are then left out.\n"
+    "Statistics across locations (HPCToolkit's summary profile) are recomputed\n"
+    "by the writer, not taken from the inputs.\n\n"
+    "FORMAT is hpctoolkit, cube or callgrind (see `profkit convert --help`); by\n"
+    "default it follows OUTPUT's name as in convert.\n\n"
+    "Options:\n"
+    "  -o, --output PATH   where to write (required)\n"
+    "  -t, --to FORMAT     output format\n"
+    "      --mean          average locations with the same identity\n"
+    "  -f, --force         replace an existing output\n"
+    "  -q, --quiet         print nothing on success\n"
+    "  -h, --help          show this help\n\n"
+    "Exit status: 0 written, 1 an input unreadable or the write failed, 2 usage error.\n";
+
+typedef struct merge_args {
+    const char *output, *to;
+    int mean, force, quiet;
+} merge_args;
+
+/* 0 to go on, -1 after --help, else the exit status. */
+static int parse(int argc, char **argv, merge_args *a)
+{
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
+        {"mean", no_argument, 0, 'M'},         {"force", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
+        {0, 0, 0, 0}};
+    int c;
+    optind = 1;
+    while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {
+        if (c == 'o')
+            a->output = optarg;
+        else if (c == 't')
+            a->to = optarg;
+        else if (c == 'M')
+            a->mean = 1;
+        else if (c == 'f')
+            a->force = 1;
+        else if (c == 'q')
+            a->quiet = 1;
+        else if (c == 'h')
+            return fputs(merge_help, stdout), -1;
+        else
+            return cli_usage_error("merge", "unknown option");
+    }
+    if (argc - optind < 2) return cli_usage_error("merge", "give at least two INPUTs");
+    if (!a->output) return cli_usage_error("merge", "missing -o OUTPUT");
+    return 0;
+}
+
+static int open_all(int n, char **paths, pk_profile **profiles)
+{
+    for (int i = 0; i < n; i++) {
+        int rc = cli_open("merge", paths[i], 0, &profiles[i]);
+        if (rc) return rc;
+    }
+    return 0;
+}
+
+static int merge_and_write(pk_profile **in, int n, const merge_args *a, pk_format format)
+{
+    pk_merge_options mo = {a->mean};
+    pk_profile *merged;
+    pk_status st = pk_profile_merge((const pk_profile *const *)in, (size_t)n, &mo, &merged);
+    if (st) return cli_library_error("merge", st);
+    pk_write_options wo = {.flags = a->force ? PK_WRITE_FORCE : 0};
+    pk_write_stats stats;
+    st = pk_profile_write(merged, format, a->output, &wo, &stats);
+    size_t n_locs = pk_location_count(merged), n_ctx = pk_context_count(merged);
+    pk_profile_free(merged);
+    if (st) return cli_library_error("merge", st);
+    if (!a->quiet) {
+        char b[32];
+        printf("merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
+               a->mean ? " (averaged)" : "");
+        printf("wrote %s: %u files, %s, %llu values\n", a->output, stats.n_files,
+               cli_bytes(b, sizeof b, stats.bytes), (unsigned long long)stats.n_values);
+    }
+    return CLI_OK;
+}
+
+int cmd_merge(int argc, char **argv)
+{
+    merge_args a = {0};
+    int rc = parse(argc, argv, &a);
+    if (rc) return rc < 0 ? CLI_OK : rc;
+    pk_format format;
+    if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
+        return cli_usage_error("merge",
+                               a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, "
+                                      "cube)"
+                                    : "cannot tell the format of '%s': give --to",
+                               a.to ? a.to : a.output);
+    int n = argc - optind;
+    pk_profile **in = calloc((size_t)n, sizeof *in);
+    if (!in) return cli_library_error("merge", PK_ERR_NOMEM);
+    rc = open_all(n, argv + optind, in);
+    if (!rc) rc = merge_and_write(in, n, &a, format);
+    for (int i = 0; i < n; i++)
+        pk_profile_free(in[i]);
+    free(in);
+    return rc;
+}

@@ -27,3 +27,7 @@ hyperfine -w 1 -r 5 -N --export-markdown "$work/views.md" \
 for c in "tree $db" "flat $db" "flame $db -o $work/flame.svg"; do
   /usr/bin/time -f "peak RSS %M KB: profkit $c" "$profkit" $c >/dev/null
 done
+# merge: the database with itself (2 x 8 locations, 56 M values), once
+rm -rf "$work/merged.d"
+/usr/bin/time -f "%e s, peak RSS %M KB: profkit merge db db" "$profkit" merge -q "$db" "$db" -o "$work/merged.d"
+rm -rf "$work/merged.d"

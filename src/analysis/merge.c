@@ -288,15 +288,19 @@ static pk_status merge_columns(mg_state *s)
         for (uint32_t k = 0; k < p->n_columns && !st; k++) {
             const pk_column *c = &p->columns[k];
             if (c->is_summary || c->metric >= p->n_metrics || c->scope >= p->n_scopes) continue;
-            pk_column g = {s->in[i].metric[c->metric], s->in[i].scope[c->scope], 0, PK_STAT_NONE,
-                           NULL, c->combine, m->n_columns};
+            pk_column g = {s->in[i].metric[c->metric],
+                           s->in[i].scope[c->scope],
+                           0,
+                           PK_STAT_NONE,
+                           NULL,
+                           c->combine,
+                           m->n_columns};
             uint64_t key[PK_KMAP_WORDS] = {g.metric, g.scope};
             int added;
             st = lookup(s, key, m->n_columns, &s->in[i].column[k], &added);
             if (st || !added) continue;
             if (m->n_columns >= UINT16_MAX)
-                return pk_fail(PK_ERR_UNSUPPORTED, "merge: more than %u value columns",
-                               UINT16_MAX);
+                return pk_fail(PK_ERR_UNSUPPORTED, "merge: more than %u value columns", UINT16_MAX);
             if (pk_vec_reserve((void **)&m->columns, &cap, m->n_columns + 1u, sizeof *m->columns))
                 return pk_fail_nomem("merging columns");
             st = pk_model_map_column(m, 0, m->n_columns, m->n_columns);
@@ -326,11 +330,16 @@ static pk_status context_node(mg_state *s, size_t i, uint32_t k)
     r.file = remap(in->file, c->file);
     r.module = remap(in->module, c->module);
     r.entry_name = copy_str(s, c->entry_name);
-    uint64_t key[PK_KMAP_WORDS] = {
-        unlisted ? (uint64_t)i << 32 | UINT32_MAX : parent,
-        (uint64_t)r.kind | (uint64_t)r.relation << 8 | (uint64_t)r.entry << 16 |
-            (uint64_t)(r.flags & ~PK_CTXF_UNLISTED) << 32,
-        r.function, r.file, r.line, r.module, unlisted ? c->id : r.offset, (uintptr_t)r.entry_name};
+    uint64_t key[PK_KMAP_WORDS] = {unlisted ? (uint64_t)i << 32 | UINT32_MAX : parent,
+                                   (uint64_t)r.kind | (uint64_t)r.relation << 8 |
+                                       (uint64_t)r.entry << 16 |
+                                       (uint64_t)(r.flags & ~PK_CTXF_UNLISTED) << 32,
+                                   r.function,
+                                   r.file,
+                                   r.line,
+                                   r.module,
+                                   unlisted ? c->id : r.offset,
+                                   (uintptr_t)r.entry_name};
     int added;
     pk_status st = lookup(s, key, (uint32_t)s->n_nodes, &in->node[k], &added);
     if (st || !added) return st;
@@ -389,6 +398,12 @@ static pk_status lay_out(mg_state *s)
     for (uint32_t n = 1; n < s->n_nodes && !st; n++)
         if (s->nodes[n].rec.parent == PK_NONE) st = emit_context(s, n, PK_NONE);
     free(queue);
+    for (size_t i = 0; i < s->n_in && !st; i++) { /* one lookup per value later */
+        const mg_input *in = &s->in[i];
+        st = index_array(&s->in[i].ctx, in->p->n_ctx);
+        for (uint32_t k = 0; k < in->p->n_ctx && !st; k++)
+            in->ctx[k] = s->ctx_of_node[in->node[k]];
+    }
     return st ? st : pk_model_index_contexts(s->m);
 }
 
@@ -464,7 +479,8 @@ static void free_state(mg_state *s)
     for (size_t i = 0; s->in && i < s->n_in; i++) {
         mg_input *in = &s->in[i];
         free(in->module), free(in->file), free(in->function), free(in->metric);
-        free(in->scope), free(in->column), free(in->kind), free(in->node), free(in->loc);
+        free(in->scope), free(in->column), free(in->kind), free(in->node), free(in->ctx),
+            free(in->loc);
     }
     free(s->in), free(s->nodes), free(s->ctx_of_node);
     free(s->met_owner), free(s->fn_owner), free(s->loc_members);

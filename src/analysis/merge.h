@@ -15,6 +15,7 @@ typedef struct mg_input {
     const pk_profile *p;
     uint32_t *module, *file, *function, *metric, *scope, *column, *kind;
     uint32_t *node; /* context index -> merged tree node */
+    uint32_t *ctx;  /* context index -> merged context index (after layout) */
     uint32_t *loc;  /* location index -> merged location, PK_NONE if dropped */
 } mg_input;
 
@@ -33,7 +34,7 @@ typedef struct mg_state {
     pk_kmap map; /* reused by each dimension in turn */
     mg_node *nodes;
     size_t n_nodes, cap_nodes;
-    uint32_t *ctx_of_node; /* node -> context index in m */
+    uint32_t *ctx_of_node;          /* node -> context index in m */
     uint32_t *met_owner, *fn_owner; /* input that created each merged entity */
     uint32_t *loc_members;          /* per merged location: how many inputs fed it */
 } mg_state;
@@ -46,9 +47,7 @@ pk_status mg_traces(mg_state *s);
 /* Merged context index of context `ctx` of input `i` (PK_NONE if none). */
 static inline uint32_t mg_ctx(const mg_state *s, size_t i, uint32_t ctx)
 {
-    if (ctx >= s->in[i].p->n_ctx) return PK_NONE;
-    uint32_t node = s->in[i].node[ctx];
-    return node == PK_NONE ? PK_NONE : s->ctx_of_node[node];
+    return ctx < s->in[i].p->n_ctx ? s->in[i].ctx[ctx] : PK_NONE;
 }
 
 #endif

@@ -124,8 +124,8 @@ static pk_status lay_out_locations(mg_state *s, loc_ref *refs, size_t n, uint32_
     uint32_t *loc_of_group = malloc((n ? n : 1) * sizeof *loc_of_group);
     m->locs = pk_arena_array(&m->arena, n + 1, sizeof *m->locs);
     s->loc_members = calloc(n + 1, sizeof *s->loc_members);
-    pk_status st = loc_of_group && m->locs && s->loc_members ? PK_OK
-                                                             : pk_fail_nomem("merging locations");
+    pk_status st =
+        loc_of_group && m->locs && s->loc_members ? PK_OK : pk_fail_nomem("merging locations");
     if (!st) memset(loc_of_group, 0xff, (n ? n : 1) * sizeof *loc_of_group);
     for (size_t r = 0; r < n && !st; r++) {
         uint32_t g = s->mean ? refs[r].group : (uint32_t)r;
@@ -163,48 +163,88 @@ typedef struct mg_val {
     double v;
 } mg_val;
 
-static int cmp_val(const void *a, const void *b)
-{
-    uint64_t x = ((const mg_val *)a)->key, y = ((const mg_val *)b)->key;
-    return x < y ? -1 : x > y;
-}
+/* Buffers reused for every location: gathered values, their sorted copy,
+ * and one counter per context for the counting sort. */
+typedef struct mg_sorter {
+    mg_val *buf, *tmp;
+    size_t n, cap, cap_tmp;
+    uint32_t *count; /* n_ctx + 1 */
+} mg_sorter;
 
-/* Append the values of location l of input i to *buf. */
-static pk_status gather(mg_state *s, size_t i, uint32_t l, mg_val **buf, size_t *n, size_t *cap)
+/* Append the values of location l of input i. */
+static pk_status gather(mg_state *s, size_t i, uint32_t l, mg_sorter *so)
 {
     pk_cursor c;
     pk_value v;
-    pk_status st = pk_location_values_begin(s->in[i].p, l, &c);
+    const mg_input *in = &s->in[i];
+    pk_status st = pk_location_values_begin(in->p, l, &c);
     while (!st && pk_cursor_next(&c, &v)) {
-        uint32_t ctx = mg_ctx(s, i, v.context);
-        uint32_t col = v.column == PK_NONE ? PK_NONE : s->in[i].column[v.column];
+        uint32_t ctx = v.context < in->p->n_ctx ? in->ctx[v.context] : PK_NONE;
+        uint32_t col = v.column == PK_NONE ? PK_NONE : in->column[v.column];
         if (ctx == PK_NONE || col == PK_NONE) continue;
-        if (pk_vec_reserve((void **)buf, cap, *n + 1, sizeof **buf))
+        if (pk_vec_reserve((void **)&so->buf, &so->cap, so->n + 1, sizeof *so->buf))
             return pk_fail_nomem("merging values");
-        (*buf)[(*n)++] = (mg_val){(uint64_t)ctx << 32 | col, v.value};
+        so->buf[so->n++] = (mg_val){(uint64_t)ctx << 32 | col, v.value};
     }
     return st;
 }
 
-/* Sort, add up equal keys, scale, and store as location l's plane. */
-static pk_status make_plane(mg_state *s, uint32_t l, mg_val *v, size_t n)
+/* Order so->buf by context (a counting sort: contexts are dense) and each
+ * context's few values by column; returns the ordered array. Values of one
+ * input usually arrive in order already. */
+static mg_val *sort_values(const mg_state *s, mg_sorter *so)
 {
-    qsort(v, n, sizeof *v, cmp_val);
-    size_t nv = 0, nidx = 0;
+    size_t n = so->n, r = 1;
+    while (r < n && so->buf[r - 1].key <= so->buf[r].key)
+        r++;
+    if (r >= n) return so->buf;
+    uint32_t n_ctx = s->m->n_ctx, *count = so->count;
+    memset(count, 0, ((size_t)n_ctx + 1) * sizeof *count);
+    for (r = 0; r < n; r++)
+        count[(so->buf[r].key >> 32) + 1]++;
+    for (uint32_t c = 0; c < n_ctx; c++)
+        count[c + 1] += count[c];
+    for (r = 0; r < n; r++)
+        so->tmp[count[so->buf[r].key >> 32]++] = so->buf[r];
+    for (r = 1; r < n; r++) { /* insertion sort: runs are a few columns long */
+        mg_val x = so->tmp[r];
+        size_t k = r;
+        for (; k > 0 && so->tmp[k - 1].key > x.key; k--)
+            so->tmp[k] = so->tmp[k - 1];
+        so->tmp[k] = x;
+    }
+    return so->tmp;
+}
+
+/* Add up equal keys, drop zeros, scale; returns how many are kept and
+ * the number of distinct contexts in *nidx. */
+static size_t combine_values(mg_val *v, size_t n, double scale, size_t *nidx)
+{
+    size_t nv = 0, kept = 0;
     for (size_t r = 0; r < n; r++) {
         if (nv && v[nv - 1].key == v[r].key)
             v[nv - 1].v += v[r].v;
         else
             v[nv++] = v[r];
     }
-    double scale = s->mean ? 1.0 / s->loc_members[l] : 1.0;
-    size_t kept = 0;
+    *nidx = 0;
     for (size_t r = 0; r < nv; r++) {
         if (v[r].v == 0) continue;
-        if (!kept || v[kept - 1].key >> 32 != v[r].key >> 32) nidx++;
+        if (!kept || v[kept - 1].key >> 32 != v[r].key >> 32) (*nidx)++;
         v[kept++] = (mg_val){v[r].key, v[r].v * scale};
     }
-    unsigned char *mem = pk_model_alloc_owned(s->m, kept * PK_LM_VAL_SIZE + nidx * PK_LM_IDX_SIZE + 1);
+    return kept;
+}
+
+/* Store the gathered values as location l's plane. */
+static pk_status make_plane(mg_state *s, uint32_t l, mg_sorter *so)
+{
+    if (pk_vec_reserve((void **)&so->tmp, &so->cap_tmp, so->n + 1, sizeof *so->tmp))
+        return pk_fail_nomem("merging values");
+    mg_val *v = sort_values(s, so);
+    size_t nidx, kept = combine_values(v, so->n, s->mean ? 1.0 / s->loc_members[l] : 1.0, &nidx);
+    unsigned char *mem =
+        pk_model_alloc_owned(s->m, kept * PK_LM_VAL_SIZE + nidx * PK_LM_IDX_SIZE + 1);
     if (!mem) return PK_ERR_NOMEM;
     pk_plane *pl = &s->m->locs[l].plane;
     *pl = (pk_plane){mem, mem + kept * PK_LM_VAL_SIZE, kept, (uint32_t)nidx};
@@ -221,34 +261,48 @@ static pk_status make_plane(mg_state *s, uint32_t l, mg_val *v, size_t n)
     return PK_OK;
 }
 
-pk_status mg_values(mg_state *s)
+/* The (input, location) pairs feeding each merged location, in input
+ * order: members[start[l] .. start[l + 1]). */
+static pk_status list_members(const mg_state *s, uint32_t **start_out, uint64_t **members_out)
 {
-    pk_profile *m = s->m;
-    /* members of each merged location, in input order */
-    uint32_t *start = calloc(m->n_locs + 1u, sizeof *start);
+    uint32_t n_locs = s->m->n_locs;
     size_t total = 0;
     for (size_t i = 0; i < s->n_in; i++)
         total += s->in[i].p->n_locs;
+    uint32_t *start = calloc(n_locs + 1u, sizeof *start), *fill = calloc(n_locs + 1u, sizeof *fill);
     uint64_t *member = malloc((total ? total : 1) * sizeof *member);
-    mg_val *buf = NULL;
-    size_t cap = 0;
-    pk_status st = start && member ? PK_OK : pk_fail_nomem("merging values");
-    for (uint32_t l = 0; l < m->n_locs && !st; l++)
+    if (!start || !fill || !member) {
+        free(start), free(fill), free(member);
+        return pk_fail_nomem("merging values");
+    }
+    for (uint32_t l = 0; l < n_locs; l++)
         start[l + 1] = start[l] + s->loc_members[l];
-    uint32_t *fill = st ? NULL : calloc(m->n_locs + 1u, sizeof *fill);
-    if (!st && !fill) st = pk_fail_nomem("merging values");
-    for (size_t i = 0; i < s->n_in && !st; i++)
+    for (size_t i = 0; i < s->n_in; i++)
         for (uint32_t l = 0; l < s->in[i].p->n_locs; l++) {
             uint32_t to = s->in[i].loc[l];
             if (to != PK_NONE) member[start[to] + fill[to]++] = (uint64_t)i << 32 | l;
         }
-    for (uint32_t l = 0; l < m->n_locs && !st; l++) {
-        size_t n = 0;
+    free(fill);
+    *start_out = start, *members_out = member;
+    return PK_OK;
+}
+
+pk_status mg_values(mg_state *s)
+{
+    uint32_t *start = NULL;
+    uint64_t *member = NULL;
+    pk_status st = list_members(s, &start, &member);
+    if (st) return st;
+    mg_sorter so = {0};
+    so.count = malloc(((size_t)s->m->n_ctx + 1) * sizeof *so.count);
+    if (!so.count) st = pk_fail_nomem("merging values");
+    for (uint32_t l = 0; l < s->m->n_locs && !st; l++) {
+        so.n = 0;
         for (uint32_t k = start[l]; k < start[l + 1] && !st; k++)
-            st = gather(s, member[k] >> 32, (uint32_t)member[k], &buf, &n, &cap);
-        if (!st) st = make_plane(s, l, buf, n);
+            st = gather(s, member[k] >> 32, (uint32_t)member[k], &so);
+        if (!st) st = make_plane(s, l, &so);
     }
-    free(start), free(member), free(buf), free(fill);
+    free(start), free(member), free(so.buf), free(so.tmp), free(so.count);
     return st;
 }
 
@@ -264,8 +318,8 @@ static pk_status copy_trace(mg_state *s, size_t i, const pk_trace_rec *t, pk_tra
         uint32_t merged = ctx == PK_NONE ? PK_NONE : mg_ctx(s, i, ctx);
         memcpy(mem + k * PK_SAMPLE_SIZE, rec, 8);
         /* 0 is "not running"; an id the input did not know stays unknown */
-        pk_put_le32(mem + k * PK_SAMPLE_SIZE + 8, merged == PK_NONE ? (id ? UINT32_MAX : 0)
-                                                                     : (uint32_t)s->m->ctx[merged].id);
+        pk_put_le32(mem + k * PK_SAMPLE_SIZE + 8,
+                    merged == PK_NONE ? (id ? UINT32_MAX : 0) : (uint32_t)s->m->ctx[merged].id);
     }
     *to = (pk_trace_rec){s->in[i].loc[t->location], mem, t->n};
     return PK_OK;
@@ -284,7 +338,8 @@ pk_status mg_traces(mg_state *s)
     for (size_t i = 0; i < s->n_in && !st; i++) {
         const pk_profile *p = s->in[i].p;
         for (uint32_t t = 0; t < p->n_traces && !st; t++) {
-            if (p->traces[t].location >= p->n_locs || s->in[i].loc[p->traces[t].location] == PK_NONE)
+            if (p->traces[t].location >= p->n_locs ||
+                s->in[i].loc[p->traces[t].location] == PK_NONE)
                 continue;
             st = copy_trace(s, i, &p->traces[t], &m->traces[m->n_traces]);
             if (!st) m->locs[m->traces[m->n_traces].location].trace = m->n_traces, m->n_traces++;

@@ -44,11 +44,13 @@ typedef struct merge_args {
 /* 0 to go on, -1 after --help, else the exit status. */
 static int parse(int argc, char **argv, merge_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
-        {"mean", no_argument, 0, 'M'},         {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},        {"help", no_argument, 0, 'h'},
-        {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"mean", no_argument, 0, 'M'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {

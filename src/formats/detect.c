@@ -10,6 +10,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk.h"
+#include "formats/hpcrun/hr_dump.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -79,6 +80,13 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
                            path);
         return cube_open(path, opts, out);
     }
+    if (hr_detect_path(path)) {
+        if (emit) return hr_dump(path, emit, user, sections);
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "%s: an hpcrun measurement file; profkit dump prints it (as hpcproftt "
+                       "does), analysis reads it as part of its measurement directory",
+                       path);
+    }
     if (cg_detect_path(path)) {
         if (emit) return cg_dump(path, emit, user, sections);
         return cg_open(path, opts, out);
@@ -124,6 +132,8 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
     if (!fn || (n && (!names || !data || !sizes)))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_dump_memory: NULL argument");
     pk_error_clear();
+    if (format == PK_FORMAT_HPCRUN && n == 1)
+        return hr_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format == PK_FORMAT_CALLGRIND && n == 1)
         return cg_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
@@ -135,5 +145,6 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
 const char *const *pk_dump_sections(pk_format format)
 {
     if (format == PK_FORMAT_CALLGRIND) return cg_section_names;
+    if (format == PK_FORMAT_HPCRUN) return hr_section_names;
     return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
 }

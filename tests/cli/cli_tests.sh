@@ -277,5 +277,31 @@ else
   echo "SKIPPED corpus CLI checks: no corpus at $corpus" >&2
 fi
 
+# --- hpcrun measurement files: dump prints what hpcproftt prints ---
+# The expected files were compared line by line with upstream's printing
+# code built outside the project (docs/hpcrun.md) before they were kept.
+meas=$corpus/hpctoolkit/hpctoolkit-tests-meas
+if [ -d "$meas" ]; then
+  sm=$meas/small.m/testmeas-small-000000-000-11ac0300-5560-0
+  gpu=$meas/loops-hip-amd-t.m/testmeas-loops-hip-000000-500-590a0500-3186-0.hpcrun
+  golden dump-hpcrun-small.txt "$profkit" dump "$sm.hpcrun"
+  golden dump-hpctrace-small.txt "$profkit" dump "$sm.hpctrace"
+  golden dump-hpcrun-gpu.txt "$profkit" dump "$gpu"
+  golden dump-hpcrun-grep.txt "$profkit" dump -g "$sm.hpcrun" "$gpu"
+  golden dump-hpcrun-lm.txt "$profkit" dump --lm $(ls "$meas"/*/*.hpcrun | sort)
+  # 02.00/03.00: no real file exists, so one is made from small.m (pk-mkhpcrun)
+  "$(dirname "$mkdb")/pk-mkhpcrun" --version 02.00 --epochs 2 "$sm.hpcrun" "$work/small-v2.hpcrun"
+  golden dump-hpcrun-dense.txt "$profkit" dump "$work/small-v2.hpcrun"
+  expect_status 0 "$profkit" dump --json "$sm.hpcrun"
+  python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=[x for x in r if x["type"]=="value"]; sys.exit(not (len(v)==5 and abs(sum(x["fields"]["value"] for x in v)-1.210259)<1e-9))' "$work/out" ||
+    fail "dump --json of $sm.hpcrun: not the 5 values summing to 1.210259"
+  expect_status 2 "$profkit" dump --lm "$corpus/hpctoolkit/hpctoolkit-tests-dbase/small.d"
+  head -c 3000 "$sm.hpcrun" >"$work/cut.hpcrun"
+  expect_status 1 "$profkit" dump "$work/cut.hpcrun"
+  grep -q "cut.hpcrun: footer at byte" "$work/err" || fail "dump of a cut .hpcrun does not name the footer: $(cat "$work/err")"
+else
+  echo "SKIPPED hpcrun CLI checks: no corpus at $meas" >&2
+fi
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

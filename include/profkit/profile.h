@@ -61,6 +61,11 @@ enum {
      * functions and call arcs whatever the file size; what `info` and
      * `check` use on files that may be bigger than memory. */
     PK_OPEN_BY_FUNCTION = 1u << 3,
+    /* hpcrun measurements: do not read the load modules named in the
+     * loadmap for symbols; frames stay "module+0xoffset" (what hpcprof
+     * makes without binaries). For output that must not depend on which
+     * binaries this machine has. */
+    PK_OPEN_NO_SYMBOLS = 1u << 4,
 };
 
 typedef struct pk_open_options {

@@ -11,6 +11,7 @@
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk.h"
 #include "formats/hpcrun/hr_dump.h"
+#include "formats/hpcrun/measure.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -40,7 +41,8 @@ static pk_status not_recognised(const char *path)
     return pk_fail(PK_ERR_UNKNOWN_FORMAT,
                    "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
                    "directories, i.e. directories with a meta.db, and Callgrind, Cachegrind and "
-                   "Xdebug profile files, plain or gzip-compressed, and Cube4 .cubex archives)",
+                   "Xdebug profile files, plain or gzip-compressed, Cube4 .cubex archives, and "
+                   "hpcrun measurement directories or .hpcrun files)",
                    path);
 }
 
@@ -74,6 +76,7 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
     if (hpctoolkit_dir(path, dir, sizeof dir))
         return hk_open_dir(dir, opts, emit, user, sections, out);
+    if (!emit && hm_detect_path(path)) return hm_open(path, opts, out);
     if (cube_detect_file(path)) {
         if (emit)
             return pk_fail(PK_ERR_UNSUPPORTED, "%s: profkit dump does not read Cube files yet",
@@ -119,6 +122,7 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
         return cg_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format == PK_FORMAT_CUBE && n == 1)
         return cube_open_memory(names[0], data[0], sizes[0], opts, out);
+    if (format == PK_FORMAT_HPCRUN) return hm_open_memory(n, names, data, sizes, opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

@@ -238,8 +238,8 @@ pk_status hm_build_locations(hm_build *b, const uint32_t *new_index)
     for (uint32_t l = 0; l < b->n_locs && !st; l++) {
         hm_loc *hl = &b->locs[l];
         uint32_t at = p->n_locs++;
-        p->locs[at] = (pk_loc_rec){.raw_index = at, .n_ids = hl->n_ids, .ids = idents[l],
-                                   .trace = PK_NONE};
+        p->locs[at] =
+            (pk_loc_rec){.raw_index = at, .n_ids = hl->n_ids, .ids = idents[l], .trace = PK_NONE};
         st = make_plane(b, hl, new_index, &p->locs[at].plane);
         if (!st && hl->has_trace) st = make_trace(b, hl, at, new_index);
         if (!st)

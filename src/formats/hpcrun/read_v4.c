@@ -35,9 +35,9 @@ static pk_status read_footer(hr_file *f)
     ft->magic = w[13];
     if (ft->magic != HR_FOOTER_MAGIC)
         return pk_fail(PK_ERR_FORMAT,
-                       "%s: footer at byte %" PRIu64 ": magic 0x%016" PRIx64
-                       " is not HPCRUNsm (file truncated or not finished by hpcrun)",
-                       f->name, at + 104, ft->magic);
+                       "%s: footer at byte %" PRIu64 ": magic at byte %" PRIu64 " is 0x%016" PRIx64
+                       ", not HPCRUNsm (file truncated or not finished by hpcrun)",
+                       f->name, at, at + 104, ft->magic);
     if (ft->footer_start != at)
         return pk_fail(PK_ERR_FORMAT,
                        "%s: footer at byte %" PRIu64 ": it says it starts at byte %" PRIu64 "%s",

@@ -303,5 +303,26 @@ else
   echo "SKIPPED hpcrun CLI checks: no corpus at $meas" >&2
 fi
 
+# --- hpcrun measurement directories open as one profile ---
+# Without symbols (PROFKIT_NO_SYMBOLS): this machine's binaries (libgomp)
+# are not the measured ones, and goldens must not depend on them.
+if [ -d "$meas" ]; then
+  golden meas-tree-small.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" tree "$meas/small.m"
+  golden meas-threads-small.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/small.m"
+  golden meas-tree-loops.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" tree -n 25 "$meas/loops-cputime-t.m"
+  golden meas-threads-loops.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/loops-cputime-t.m"
+  golden meas-info-cuda.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" info "$meas/loops-cuda-nvidia-t.m"
+  # the measurement converts to a database with the same per-thread totals
+  expect_status 0 env PROFKIT_NO_SYMBOLS=1 "$profkit" convert "$meas/loops-cputime-t.m" --to hpctoolkit -o "$work/meas.d"
+  env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/loops-cputime-t.m" >"$work/m1"
+  "$profkit" threads "$work/meas.d" >"$work/m2"
+  checks=$((checks + 1))
+  diff -q "$work/m1" "$work/m2" >/dev/null || fail "threads of loops-cputime-t.m and of its conversion differ"
+  mkdir -p "$work/cutmeas" && cp "$meas/small.m/"*.hpc* "$work/cutmeas/" && chmod u+w "$work/cutmeas/"*
+  head -c 5000 "$sm.hpcrun" >"$work/cutmeas/$(basename "$sm").hpcrun"
+  expect_status 1 "$profkit" tree "$work/cutmeas"
+  grep -q "$(basename "$sm").hpcrun: footer" "$work/err" || fail "tree of a measurement with a cut file does not name it: $(cat "$work/err")"
+fi
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -249,9 +249,33 @@ pk_status hm_build_locations(hm_build *b, const uint32_t *new_index)
     return st;
 }
 
+/* Keep only the load modules some context or function refers to, as
+ * hpcprof's meta.db does (a loadmap lists every library mapped). */
+static pk_status drop_unused_modules(pk_profile *p)
+{
+    uint32_t *map = malloc(((size_t)p->n_modules + 1) * sizeof *map);
+    if (!map) return pk_fail_nomem("listing load modules");
+    memset(map, 0xff, ((size_t)p->n_modules + 1) * sizeof *map);
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (p->ctx[i].module != PK_NONE) map[p->ctx[i].module] = 0;
+    for (uint32_t i = 0; i < p->n_functions; i++)
+        if (p->functions[i].module != PK_NONE) map[p->functions[i].module] = 0;
+    uint32_t n = 0;
+    for (uint32_t m = 0; m < p->n_modules; m++)
+        if (map[m] == 0) p->modules[n] = p->modules[m], map[m] = n++;
+    p->n_modules = n;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (p->ctx[i].module != PK_NONE) p->ctx[i].module = map[p->ctx[i].module];
+    for (uint32_t i = 0; i < p->n_functions; i++)
+        if (p->functions[i].module != PK_NONE) p->functions[i].module = map[p->functions[i].module];
+    free(map);
+    return PK_OK;
+}
+
 pk_status hm_finish_model(hm_build *b, const uint32_t *new_index)
 {
-    pk_status st = setup_metrics(b);
+    pk_status st = drop_unused_modules(b->p);
+    if (!st) st = setup_metrics(b);
     if (!st) st = hm_build_locations(b, new_index);
     int measured = 0;
     for (uint32_t m = 0; m < b->n_metrics; m++)

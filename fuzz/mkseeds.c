@@ -4,11 +4,13 @@
  * the fuzzer's framing (four u32 lengths, then the files).
  *
  *   mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]
+ *   mkseeds --hpcrun OUTDIR CORPUS_MEASUREMENTS_DIR   (seeds for fuzz_hpcrun: plain files)
  */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "fixtures/hpcrun_dense.h"
 #include "fixtures/v4_builder.h"
 #include "support/testutil.h"
 
@@ -35,6 +37,17 @@ static int write_seed(const char *dir, const char *name, unsigned char *const da
     return fclose(f);
 }
 
+/* One unframed seed file DIR/KIND-N. */
+static void write_blob(const char *dir, const char *kind, size_t n, const void *data, size_t size)
+{
+    char path[4096];
+    snprintf(path, sizeof path, "%s/%s-%zu", dir, kind, n);
+    FILE *f = fopen(path, "wb");
+    if (!f) return;
+    fwrite(data, 1, size, f);
+    fclose(f);
+}
+
 static int fixture_seeds(const char *dir)
 {
     fx_db v[4] = {*fx_sample_db(), *fx_sample_db(), *fx_sample_db(), *fx_sample_db()};
@@ -57,8 +70,47 @@ static int fixture_seeds(const char *dir)
     return 0;
 }
 
+/* hpcrun seeds: the measurement files under `meas` (<= 64 KiB) and a
+ * 02.00 and a 03.00 image (two epochs, logical unwind) of each profile. */
+static int hpcrun_seeds(const char *dir, const char *meas)
+{
+    char **files;
+    size_t n = tu_find_files(meas, ".hpcrun", &files), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t size;
+        unsigned char *d = tu_read_file(files[i], &size);
+        if (!d || size > 65536) {
+            free(d);
+            continue;
+        }
+        static const fx_dense_options opts[2] = {{"02.00", 1, 0, 0}, {"03.00", 2, 1, 1}};
+        pk_arena a;
+        pk_arena_init(&a);
+        hr_file f;
+        write_blob(dir, "hpcrun", k++, d, size);
+        for (int j = 0; j < 2 && hr_parse(files[i], d, size, &a, &f) == PK_OK; j++) {
+            pk_buf b = {0};
+            if (fx_write_dense(&f, &opts[j], &b) == 0) write_blob(dir, "dense", k++, b.data, b.len);
+            pk_buf_free(&b);
+        }
+        pk_arena_free(&a);
+        free(d);
+    }
+    tu_free_list(files, n);
+    n = tu_find_files(meas, ".hpctrace", &files);
+    for (size_t i = 0; i < n && i < 8; i++) {
+        size_t size;
+        unsigned char *d = tu_read_file(files[i], &size);
+        if (d && size <= 65536) write_blob(dir, "hpctrace", k++, d, size);
+        free(d);
+    }
+    tu_free_list(files, n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc == 4 && strcmp(argv[1], "--hpcrun") == 0) return hpcrun_seeds(argv[2], argv[3]);
     if (argc < 2) {
         fprintf(stderr, "usage: mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]\n");
         return 2;

@@ -51,3 +51,12 @@ if [ -d "$corpus/cube" ]; then
     -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
 fi
 run fuzz_cube "$seeds" "$here/cube.dict" 65536
+
+# hpcrun measurement files: the corpus measurements <= 64 KiB and 02.00/03.00
+# images made from them (there are no real ones).
+seeds=$build/fuzz-seeds/hpcrun
+rm -rf "$seeds"; mkdir -p "$seeds"
+if [ -d "$corpus/hpctoolkit/hpctoolkit-tests-meas" ]; then
+  "$build/fuzz/fuzz_mkseeds" --hpcrun "$seeds" "$corpus/hpctoolkit/hpctoolkit-tests-meas"
+fi
+run fuzz_hpcrun "$seeds" "$here/hpcrun.dict" 65536

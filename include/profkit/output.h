@@ -53,6 +53,19 @@ PK_API void pk_record_write_text(FILE *out, const pk_record *record);
 /* One dump record as a JSON object on one line. */
 PK_API void pk_record_write_json(FILE *out, const pk_record *record);
 
+/* hpcproftt's text for hpcrun measurement files (.hpcrun, .hpctrace),
+ * line for line (docs/hpcrun.md): a banner with the path, then every
+ * structure. The whole file is checked before anything but the banner is
+ * written; on damage the error names file, structure and byte offset. */
+typedef struct pk_hpcrun_text_options {
+    int load_modules_only; /* hpcproftt --lm: only the paths of modules to analyze */
+    int easy_grep;         /* hpcproftt -g: sparse values one line per CCT node */
+} pk_hpcrun_text_options;
+PK_API pk_status pk_hpcrun_write_text(FILE *out, const char *path,
+                                      const pk_hpcrun_text_options *opts);
+/* 1 if `path` starts with the .hpcrun magic, 2 with the .hpctrace one, else 0. */
+PK_API int pk_hpcrun_file_kind(const char *path);
+
 /* Shortest "%.17g"-or-shorter text of v that reads back exactly. */
 PK_API size_t pk_format_double(char *buf, size_t size, double v);
 /* Compact human-facing number with about 4 significant digits

@@ -42,6 +42,7 @@ typedef enum pk_format {
     PK_FORMAT_HPCTOOLKIT_V4 = 1, /* HPCToolkit database: meta.db + profile.db ... */
     PK_FORMAT_CALLGRIND = 2,     /* Callgrind / Cachegrind / Xdebug profile data file */
     PK_FORMAT_CUBE = 3,          /* Cube4 .cubex (Score-P, Scalasca, CubeLib) */
+    PK_FORMAT_HPCRUN = 4,        /* hpcrun measurement: .hpcrun (+ .hpctrace) files */
 } pk_format;
 
 /* Open flags. */
@@ -60,6 +61,11 @@ enum {
      * functions and call arcs whatever the file size; what `info` and
      * `check` use on files that may be bigger than memory. */
     PK_OPEN_BY_FUNCTION = 1u << 3,
+    /* hpcrun measurements: do not read the load modules named in the
+     * loadmap for symbols; frames stay "module+0xoffset" (what hpcprof
+     * makes without binaries). For output that must not depend on which
+     * binaries this machine has. */
+    PK_OPEN_NO_SYMBOLS = 1u << 4,
 };
 
 typedef struct pk_open_options {

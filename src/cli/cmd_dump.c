@@ -1,7 +1,10 @@
 /*
  * cli/cmd_dump.c — `profkit dump`: every structure of every file of a
  * profile, one record per line (text, or JSON lines with --json). The
- * layout is documented in docs/dump.md.
+ * layout is documented in docs/dump.md. hpcrun measurement files
+ * (.hpcrun, .hpctrace) print as HPCToolkit's hpcproftt prints them
+ * (docs/hpcrun.md), with its --lm and --grep options, so the two can be
+ * diffed; --json gives them as records like every other format.
  */
 #define _GNU_SOURCE
 #include <getopt.h>
@@ -9,17 +12,25 @@
 #include "cli.h"
 
 static const char dump_help[] =
-    "Usage: profkit dump [--json] [--section NAME[,NAME...]] PATH\n\n"
+    "Usage: profkit dump [--json] [--section NAME[,NAME...]] PATH...\n"
+    "       profkit dump [-l|--lm] [-g|--grep] FILE.hpcrun|FILE.hpctrace...\n\n"
     "Print every structure of every file of the profile, one record per line:\n"
     "  <file> 0x<offset> <type> key=value ...\n"
     "with the byte offset of each structure, the ids the file uses, and every\n"
     "field (docs/dump.md). Damaged input: the records read before the damage\n"
     "are printed, then the error, and the exit status is 1.\n\n"
+    "hpcrun measurement files (.hpcrun profiles, .hpctrace traces) are printed\n"
+    "exactly as HPCToolkit's hpcproftt prints them, each after a banner with its\n"
+    "name (docs/hpcrun.md); --json prints them as records instead.\n\n"
     "Options:\n"
     "  --json             one JSON object per line instead of text\n"
     "  --section LIST     only these sections (comma-separated)\n"
     "  --list-sections    print the section names and exit\n"
+    "  -l, --lm           hpcrun files: only the load modules to analyze (hpcproftt --lm)\n"
+    "  -g, --grep         hpcrun files: sparse values one line per CCT node (hpcproftt -g)\n"
     "  -h, --help         show this help\n";
+
+enum { OPT_LIST_SECTIONS = 1001 };
 
 static int write_record(void *user, const pk_record *r)
 {
@@ -38,31 +49,56 @@ static void list_sections(void)
         printf("%s\n", names[i]);
 }
 
+/* Dump one PATH: hpcproftt's text for measurement files, records else. */
+static int dump_one(const char *path, int json, const pk_dump_options *dopts,
+                    const pk_hpcrun_text_options *topts)
+{
+    int hpcrun = !json && !dopts->sections && pk_hpcrun_file_kind(path) != 0;
+    if (!hpcrun && (topts->load_modules_only || topts->easy_grep))
+        return cli_usage_error("dump",
+                               "--lm and --grep print hpcrun measurement files as "
+                               "hpcproftt does (not with --json or --section); '%s' is not one",
+                               path);
+    pk_status st = hpcrun ? pk_hpcrun_write_text(stdout, path, topts)
+                          : pk_dump(path, dopts, write_record, &json);
+    fflush(stdout);
+    if (st) return cli_library_error("dump", st);
+    return ferror(stdout) ? CLI_BAD : CLI_OK;
+}
+
 int cmd_dump(int argc, char **argv)
 {
     static const struct option opts[] = {{"json", no_argument, NULL, 'j'},
                                          {"section", required_argument, NULL, 's'},
-                                         {"list-sections", no_argument, NULL, 'l'},
+                                         {"list-sections", no_argument, NULL, OPT_LIST_SECTIONS},
+                                         {"lm", no_argument, NULL, 'l'},
+                                         {"grep", no_argument, NULL, 'g'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int json = 0, c;
     pk_dump_options dopts = {NULL};
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    pk_hpcrun_text_options topts = {0, 0};
+    while ((c = getopt_long(argc, argv, "hlg", opts, NULL)) != -1) {
         if (c == 'j')
             json = 1;
         else if (c == 's')
             dopts.sections = optarg;
-        else if (c == 'l')
+        else if (c == OPT_LIST_SECTIONS)
             return list_sections(), CLI_OK;
+        else if (c == 'l')
+            topts.load_modules_only = 1;
+        else if (c == 'g')
+            topts.easy_grep = 1;
         else if (c == 'h')
             return fputs(dump_help, stdout), CLI_OK;
         else
             return cli_usage_error("dump", "unknown option");
     }
-    const char *path = cli_one_path("dump", argc, argv, optind);
-    if (!path) return CLI_USAGE;
-    pk_status st = pk_dump(path, &dopts, write_record, &json);
-    fflush(stdout);
-    if (st) return cli_library_error("dump", st);
-    return ferror(stdout) ? CLI_BAD : CLI_OK;
+    if (optind >= argc) return cli_usage_error("dump", "missing PATH");
+    /* Like hpcproftt, stop at the first file that cannot be read. */
+    for (int i = optind; i < argc; i++) {
+        int rc = dump_one(argv[i], json, &dopts, &topts);
+        if (rc != CLI_OK) return rc;
+    }
+    return CLI_OK;
 }

@@ -33,6 +33,8 @@ int cli_library_error(const char *cmd, pk_status st)
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out)
 {
     pk_open_options opts = {flags};
+    const char *no_symbols = getenv("PROFKIT_NO_SYMBOLS"); /* hpcrun: see profkit(1) */
+    if (no_symbols && *no_symbols && strcmp(no_symbols, "0") != 0) opts.flags |= PK_OPEN_NO_SYMBOLS;
     pk_status st = pk_profile_open(path, &opts, out);
     return st ? cli_library_error(cmd, st) : CLI_OK;
 }

@@ -9,6 +9,8 @@
 
 #include "formats/callgrind/callgrind.h"
 #include "formats/cube/cube.h"
+#include "formats/hpcrun/hr_dump.h"
+#include "formats/hpcrun/measure.h"
 #include "formats/hpctoolkit/hpctk.h"
 #include "profkit/dump.h"
 #include "util/error.h"
@@ -39,7 +41,8 @@ static pk_status not_recognised(const char *path)
     return pk_fail(PK_ERR_UNKNOWN_FORMAT,
                    "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
                    "directories, i.e. directories with a meta.db, and Callgrind, Cachegrind and "
-                   "Xdebug profile files, plain or gzip-compressed, and Cube4 .cubex archives)",
+                   "Xdebug profile files, plain or gzip-compressed, Cube4 .cubex archives, and "
+                   "hpcrun measurement directories or .hpcrun files)",
                    path);
 }
 
@@ -73,11 +76,19 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
     if (hpctoolkit_dir(path, dir, sizeof dir))
         return hk_open_dir(dir, opts, emit, user, sections, out);
+    if (!emit && hm_detect_path(path)) return hm_open(path, opts, out);
     if (cube_detect_file(path)) {
         if (emit)
             return pk_fail(PK_ERR_UNSUPPORTED, "%s: profkit dump does not read Cube files yet",
                            path);
         return cube_open(path, opts, out);
+    }
+    if (hr_detect_path(path)) {
+        if (emit) return hr_dump(path, emit, user, sections);
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "%s: an hpcrun measurement file; profkit dump prints it (as hpcproftt "
+                       "does), analysis reads it as part of its measurement directory",
+                       path);
     }
     if (cg_detect_path(path)) {
         if (emit) return cg_dump(path, emit, user, sections);
@@ -111,6 +122,7 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
         return cg_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format == PK_FORMAT_CUBE && n == 1)
         return cube_open_memory(names[0], data[0], sizes[0], opts, out);
+    if (format == PK_FORMAT_HPCRUN) return hm_open_memory(n, names, data, sizes, opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);
@@ -124,6 +136,8 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
     if (!fn || (n && (!names || !data || !sizes)))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_dump_memory: NULL argument");
     pk_error_clear();
+    if (format == PK_FORMAT_HPCRUN && n == 1)
+        return hr_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format == PK_FORMAT_CALLGRIND && n == 1)
         return cg_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
@@ -135,5 +149,6 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
 const char *const *pk_dump_sections(pk_format format)
 {
     if (format == PK_FORMAT_CALLGRIND) return cg_section_names;
+    if (format == PK_FORMAT_HPCRUN) return hr_section_names;
     return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
 }

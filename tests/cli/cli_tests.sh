@@ -289,5 +289,52 @@ else
   echo "SKIPPED corpus CLI checks: no corpus at $corpus" >&2
 fi
 
+# --- hpcrun measurement files: dump prints what hpcproftt prints ---
+# The expected files were compared line by line with upstream's printing
+# code built outside the project (docs/hpcrun.md) before they were kept.
+meas=$corpus/hpctoolkit/hpctoolkit-tests-meas
+if [ -d "$meas" ]; then
+  sm=$meas/small.m/testmeas-small-000000-000-11ac0300-5560-0
+  gpu=$meas/loops-hip-amd-t.m/testmeas-loops-hip-000000-500-590a0500-3186-0.hpcrun
+  golden dump-hpcrun-small.txt "$profkit" dump "$sm.hpcrun"
+  golden dump-hpctrace-small.txt "$profkit" dump "$sm.hpctrace"
+  golden dump-hpcrun-gpu.txt "$profkit" dump "$gpu"
+  golden dump-hpcrun-grep.txt "$profkit" dump -g "$sm.hpcrun" "$gpu"
+  golden dump-hpcrun-lm.txt "$profkit" dump --lm $(ls "$meas"/*/*.hpcrun | sort)
+  # 02.00/03.00: no real file exists, so one is made from small.m (pk-mkhpcrun)
+  "$(dirname "$mkdb")/pk-mkhpcrun" --version 02.00 --epochs 2 "$sm.hpcrun" "$work/small-v2.hpcrun"
+  golden dump-hpcrun-dense.txt "$profkit" dump "$work/small-v2.hpcrun"
+  expect_status 0 "$profkit" dump --json "$sm.hpcrun"
+  python3 -c 'import json,sys; r=[json.loads(l) for l in open(sys.argv[1])]; v=[x for x in r if x["type"]=="value"]; sys.exit(not (len(v)==5 and abs(sum(x["fields"]["value"] for x in v)-1.210259)<1e-9))' "$work/out" ||
+    fail "dump --json of $sm.hpcrun: not the 5 values summing to 1.210259"
+  expect_status 2 "$profkit" dump --lm "$corpus/hpctoolkit/hpctoolkit-tests-dbase/small.d"
+  head -c 3000 "$sm.hpcrun" >"$work/cut.hpcrun"
+  expect_status 1 "$profkit" dump "$work/cut.hpcrun"
+  grep -q "cut.hpcrun: footer at byte" "$work/err" || fail "dump of a cut .hpcrun does not name the footer: $(cat "$work/err")"
+else
+  echo "SKIPPED hpcrun CLI checks: no corpus at $meas" >&2
+fi
+
+# --- hpcrun measurement directories open as one profile ---
+# Without symbols (PROFKIT_NO_SYMBOLS): this machine's binaries (libgomp)
+# are not the measured ones, and goldens must not depend on them.
+if [ -d "$meas" ]; then
+  golden meas-tree-small.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" tree "$meas/small.m"
+  golden meas-threads-small.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/small.m"
+  golden meas-tree-loops.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" tree -n 25 "$meas/loops-cputime-t.m"
+  golden meas-threads-loops.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/loops-cputime-t.m"
+  golden meas-info-cuda.txt env PROFKIT_NO_SYMBOLS=1 "$profkit" info "$meas/loops-cuda-nvidia-t.m"
+  # the measurement converts to a database with the same per-thread totals
+  expect_status 0 env PROFKIT_NO_SYMBOLS=1 "$profkit" convert "$meas/loops-cputime-t.m" --to hpctoolkit -o "$work/meas.d"
+  env PROFKIT_NO_SYMBOLS=1 "$profkit" threads "$meas/loops-cputime-t.m" >"$work/m1"
+  "$profkit" threads "$work/meas.d" >"$work/m2"
+  checks=$((checks + 1))
+  diff -q "$work/m1" "$work/m2" >/dev/null || fail "threads of loops-cputime-t.m and of its conversion differ"
+  mkdir -p "$work/cutmeas" && cp "$meas/small.m/"*.hpc* "$work/cutmeas/" && chmod u+w "$work/cutmeas/"*
+  head -c 5000 "$sm.hpcrun" >"$work/cutmeas/$(basename "$sm").hpcrun"
+  expect_status 1 "$profkit" tree "$work/cutmeas"
+  grep -q "$(basename "$sm").hpcrun: footer" "$work/err" || fail "tree of a measurement with a cut file does not name it: $(cat "$work/err")"
+fi
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -1,0 +1,180 @@
+/*
+ * formats/hpcrun/symbols.c — resolving load-module offsets to function,
+ * inlined calls and source line with elfutils (libdwfl/libdw).
+ *
+ * hpcprof gets the same facts from hpcstruct files; without them, the
+ * binaries themselves are the only source. Each module is reported to
+ * its own offline Dwfl session once, so separate debug files found
+ * through .gnu_debuglink or build-id (/usr/lib/debug) are used as well.
+ * Only regular files are opened: a loadmap may name anything.
+ */
+#include "formats/hpcrun/symbols.h"
+
+#ifdef PK_HAVE_LIBDW
+
+#define _GNU_SOURCE
+#include <dwarf.h>
+#include <elfutils/libdw.h>
+#include <elfutils/libdwfl.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+
+typedef struct hs_module {
+    Dwfl *dwfl; /* NULL once tried and failed */
+    Dwfl_Module *mod;
+    GElf_Addr bias;
+    int tried;
+} hs_module;
+
+struct hs_resolver {
+    hs_module *mods; /* by module number */
+    size_t n_mods;
+};
+
+static char *debuginfo_path;
+static const Dwfl_Callbacks callbacks = {
+    .find_debuginfo = dwfl_standard_find_debuginfo,
+    .section_address = dwfl_offline_section_address,
+    .debuginfo_path = &debuginfo_path,
+};
+
+hs_resolver *hs_new(void)
+{
+    return calloc(1, sizeof(hs_resolver));
+}
+
+void hs_free(hs_resolver *r)
+{
+    if (!r) return;
+    for (size_t i = 0; i < r->n_mods; i++)
+        if (r->mods[i].dwfl) dwfl_end(r->mods[i].dwfl);
+    free(r->mods);
+    free(r);
+}
+
+static void open_module(hs_module *m, const char *path)
+{
+    struct stat st;
+    m->tried = 1;
+    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    Dwfl *d = dwfl_begin(&callbacks);
+    if (!d) return;
+    Dwfl_Module *mod = dwfl_report_offline(d, "", path, -1);
+    if (!mod || dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_module_getelf(mod, &m->bias)) {
+        dwfl_end(d);
+        return;
+    }
+    m->dwfl = d, m->mod = mod;
+}
+
+static hs_module *module_of(hs_resolver *r, uint32_t module, const char *path)
+{
+    if (module >= r->n_mods) {
+        size_t n = r->n_mods ? r->n_mods : 16;
+        while (n <= module)
+            n *= 2;
+        hs_module *m = realloc(r->mods, n * sizeof *m);
+        if (!m) return NULL;
+        memset(m + r->n_mods, 0, (n - r->n_mods) * sizeof *m);
+        r->mods = m, r->n_mods = n;
+    }
+    hs_module *m = &r->mods[module];
+    if (!m->tried) open_module(m, path);
+    return m->dwfl ? m : NULL;
+}
+
+static const char *die_name(Dwarf_Die *die)
+{
+    Dwarf_Attribute a;
+    const char *s = NULL;
+    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a)) s = dwarf_formstring(&a);
+    if (!s && dwarf_attr_integrate(die, DW_AT_name, &a)) s = dwarf_formstring(&a);
+    return s;
+}
+
+static uint32_t udata_attr(Dwarf_Die *die, unsigned name)
+{
+    Dwarf_Attribute a;
+    Dwarf_Word w = 0;
+    if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &w) != 0 || w > UINT32_MAX) return 0;
+    return (uint32_t)w;
+}
+
+static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
+{
+    Dwarf_Files *files;
+    size_t n;
+    Dwarf_Attribute a;
+    Dwarf_Word idx;
+    if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) != 0) return NULL;
+    if (dwarf_getsrcfiles(cu, &files, &n) != 0 || idx >= n) return NULL;
+    return dwarf_filesrc(files, idx, NULL, NULL);
+}
+
+/* Definition and inlining chain from the DWARF scopes around addr. */
+static void dwarf_scopes(hs_module *m, GElf_Addr addr, hs_frame *out)
+{
+    Dwarf_Addr dbias;
+    Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &dbias);
+    Dwarf_Die *scopes = NULL;
+    int n = cu ? dwarf_getscopes(cu, addr - dbias, &scopes) : -1;
+    int sub = -1;
+    for (int i = 0; i < n && sub < 0; i++)
+        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) sub = i;
+    if (sub >= 0) {
+        int line = 0;
+        if (!out->function) out->function = die_name(&scopes[sub]);
+        out->decl_file = dwarf_decl_file(&scopes[sub]);
+        if (dwarf_decl_line(&scopes[sub], &line) == 0 && line > 0) out->decl_line = (uint32_t)line;
+        for (int i = sub - 1; i >= 0 && out->n_inline < HS_MAX_INLINE; i--) {
+            if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+            hs_inline *in = &out->inl[out->n_inline++];
+            in->function = die_name(&scopes[i]);
+            in->call_file = call_file(cu, &scopes[i]);
+            in->call_line = udata_attr(&scopes[i], DW_AT_call_line);
+        }
+    }
+    free(scopes);
+}
+
+int hs_lookup(hs_resolver *r, uint32_t module, const char *path, uint64_t offset, hs_frame *out)
+{
+    memset(out, 0, sizeof *out);
+    hs_module *m = r ? module_of(r, module, path) : NULL;
+    if (!m) return 0;
+    GElf_Addr addr = offset + m->bias;
+    GElf_Off off = 0;
+    GElf_Sym sym;
+    out->function = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+    out->entry = out->function ? offset - off : offset;
+    dwarf_scopes(m, addr, out);
+    Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+    int line = 0;
+    if (ln) out->file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+    out->line = out->file && line > 0 ? (uint32_t)line : 0;
+    if (!out->line) out->file = NULL;
+    return out->function != NULL;
+}
+
+#else /* !PK_HAVE_LIBDW: this build cannot read binaries */
+
+#include <stddef.h>
+
+hs_resolver *hs_new(void)
+{
+    return NULL;
+}
+
+void hs_free(hs_resolver *r)
+{
+    (void)r;
+}
+
+int hs_lookup(hs_resolver *r, uint32_t module, const char *path, uint64_t offset, hs_frame *out)
+{
+    (void)r, (void)module, (void)path, (void)offset, (void)out;
+    return 0;
+}
+
+#endif

@@ -250,7 +250,8 @@ pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, c
                        "written?)",
                        (unsigned long long)(f->size - 8), footer);
     HK_EMIT(r, f, 0, HK_S_HEADERS, "file", HK_S("format", format_id), HK_U("major", f->major),
-            HK_U("minor", f->minor), HK_X("size", f->size), HK_S("footer", footer ? footer : "(none)"));
+            HK_U("minor", f->minor), HK_X("size", f->size),
+            HK_S("footer", footer ? footer : "(none)"));
     f->n_sect = n_sect;
     for (unsigned i = 0; i < n_sect; i++) {
         uint64_t sz = pk_le64(f->data + 0x10 + 16 * i), p = pk_le64(f->data + 0x18 + 16 * i);

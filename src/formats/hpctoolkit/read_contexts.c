@@ -258,10 +258,8 @@ pk_status hk_read_context_tree(hk_reader *r)
     if (st) return st;
     const hk_region *sec = &f->sect[HK_MS_CONTEXT];
     unsigned ctx_size = inter ? HK_V40I_SZ_CTX : HK_SZ_CTX;
-    walk w = {.r = r,
-              .f = f,
-              .max_nodes = 1 + (sec->hi - sec->lo) / ctx_size,
-              .ctx_size = ctx_size};
+    walk w = {
+        .r = r, .f = f, .max_nodes = 1 + (sec->hi - sec->lo) / ctx_size, .ctx_size = ctx_size};
     st = inter ? walk_roots(&w, h) : walk_tree(&w, &entries);
     free(w.kids);
     if (st) return st;

@@ -342,7 +342,8 @@ static pk_status read_metrics_v40i(hk_reader *r, hk_file *f, metrics_hdr *mh)
     uint64_t sz_scope = d[0x0d];
     mh->sz_summary = d[0x0e];
     HK_EMIT(r, f, mh->h, HK_S_HEADERS, "layout", HK_S("name", "intermediate"),
-            HK_U("szMetric", d[0x0c]), HK_U("szScope", sz_scope), HK_U("szSummary", mh->sz_summary));
+            HK_U("szMetric", d[0x0c]), HK_U("szScope", sz_scope),
+            HK_U("szSummary", mh->sz_summary));
     if (sz_scope < HK_V40I_SZ_PS || mh->sz_summary < HK_V40I_SZ_SS)
         return hk_fail(f,
                        "Performance Metrics section at 0x%llx: szMetric %u is the intermediate "
@@ -350,9 +351,9 @@ static pk_status read_metrics_v40i(hk_reader *r, hk_file *f, metrics_hdr *mh)
                        "%d / %d",
                        (unsigned long long)mh->h, d[0x0c], (unsigned long long)sz_scope,
                        (unsigned long long)mh->sz_summary, HK_V40I_SZ_PS, HK_V40I_SZ_SS);
-    pk_status st = hk_array_in_section(r, f, HK_MS_METRICS, "Performance Metrics: pMetrics",
-                                       pk_le64(d), pk_le32(d + 8), d[0x0c], HK_V40I_SZ_MD,
-                                       &mh->metrics);
+    pk_status st =
+        hk_array_in_section(r, f, HK_MS_METRICS, "Performance Metrics: pMetrics", pk_le64(d),
+                            pk_le32(d + 8), d[0x0c], HK_V40I_SZ_MD, &mh->metrics);
     uint64_t n_ps = 0, n_cols = 0;
     if (!st) st = count_v40i(f, mh, sz_scope, &n_ps, &n_cols);
     if (st) return st;

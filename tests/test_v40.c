@@ -81,7 +81,8 @@ static void round_trip(const pk_profile *a, const char *label)
         assert_string_equal(fn.name, fx_v40_entry_placeholder(x.entry));
     }
     if (problems(b) != problems(a))
-        fail_msg("%s: %zu problems reported, the original has %zu", label, problems(b), problems(a));
+        fail_msg("%s: %zu problems reported, the original has %zu", label, problems(b),
+                 problems(a));
     int layout = 0;
     const char *names[4] = {"meta.db"};
     const void *data[4] = {img[0].data};

@@ -1,7 +1,9 @@
 /*
  * fuzz/mkseeds.c — write seed inputs for fuzz_hpctoolkit: the fixture
  * databases in several layouts and the small databases of the corpus, in
- * the fuzzer's framing (four u32 lengths, then the files).
+ * the fuzzer's framing (four u32 lengths, then the files). Each database
+ * is also seeded rewritten in the intermediate v4.0 layout (generated:
+ * no real file in that layout is known; tests/fixtures/v40_writer.h).
  *
  *   mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]
  *   mkseeds --hpcrun OUTDIR CORPUS_MEASUREMENTS_DIR   (seeds for fuzz_hpcrun: plain files)
@@ -11,6 +13,7 @@
 #include <string.h>
 
 #include "fixtures/hpcrun_dense.h"
+#include "fixtures/v40_writer.h"
 #include "fixtures/v4_builder.h"
 #include "support/testutil.h"
 
@@ -48,6 +51,40 @@ static void write_blob(const char *dir, const char *kind, size_t n, const void *
     fclose(f);
 }
 
+/* The database in `img` (or the directory `path`), read by profkit and
+ * written in the intermediate v4.0 layout, as seed "<name>-v40". */
+static int v40_seed(const char *dir, const char *name, fx_image *img, const char *path)
+{
+    pk_profile *p = NULL;
+    pk_status st;
+    if (path) {
+        st = pk_profile_open(path, NULL, &p);
+    } else {
+        const char *names[4];
+        const void *data[4];
+        uint64_t sizes[4];
+        size_t n = 0;
+        for (int k = 0; k < 4; k++)
+            if (img[k].data)
+                names[n] = img[k].name, data[n] = img[k].data, sizes[n++] = img[k].size;
+        st = pk_profile_open_memory(PK_FORMAT_HPCTOOLKIT_V4, n, names, data, sizes, NULL, &p);
+    }
+    if (st != PK_OK) return 0; /* not every corpus directory is a v4 database */
+    fx_image out[4];
+    int rc = fx_build_v40(p, out, NULL);
+    pk_profile_free(p);
+    if (rc) return 0;
+    unsigned char *data[4];
+    size_t size[4];
+    char seed[48];
+    for (int k = 0; k < 4; k++)
+        data[k] = out[k].data, size[k] = out[k].size;
+    snprintf(seed, sizeof seed, "%s-v40", name);
+    rc = write_seed(dir, seed, data, size);
+    fx_free(out);
+    return rc;
+}
+
 static int fixture_seeds(const char *dir)
 {
     fx_db v[4] = {*fx_sample_db(), *fx_sample_db(), *fx_sample_db(), *fx_sample_db()};
@@ -64,6 +101,7 @@ static int fixture_seeds(const char *dir)
             data[k] = img[k].data, size[k] = img[k].size;
         snprintf(name, sizeof name, "fixture-%d", i);
         int rc = write_seed(dir, name, data, size);
+        if (!rc) rc = v40_seed(dir, name, img, NULL);
         fx_free(img);
         if (rc) return rc;
     }
@@ -124,6 +162,7 @@ int main(int argc, char **argv)
         tu_load_db(dbs[i], &db);
         snprintf(name, sizeof name, "corpus-%zu", i);
         write_seed(argv[1], name, db.data, db.size);
+        v40_seed(argv[1], name, NULL, dbs[i]);
         tu_free_db(&db);
     }
     if (n) tu_free_list(dbs, n);

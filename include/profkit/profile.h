@@ -111,6 +111,11 @@ typedef struct pk_profile_info {
     /* 1 if the calling-context tree was reconstructed from a call graph
      * (Callgrind): approximate, and every output showing it must say so. */
     int reconstructed;
+    /* Which variant of the format's layout was read, when a format has
+     * several under one version number: "intermediate" for the pre-release
+     * HPCToolkit v4.0 layout (docs/hpctoolkit-v4.0-intermediate.md); NULL
+     * for the format's only or final layout. */
+    const char *layout;
 } pk_profile_info;
 
 PK_API pk_status pk_profile_get_info(const pk_profile *profile, pk_profile_info *out);

@@ -232,6 +232,10 @@ static void print_json(const info *in)
     pk_json_string(&j, in->pi.format_name);
     pk_json_key(&j, "version");
     pk_json_string(&j, version);
+    if (in->pi.layout) { /* only for formats with several layouts under one version */
+        pk_json_key(&j, "layout");
+        pk_json_string(&j, in->pi.layout);
+    }
     pk_json_key(&j, "title");
     pk_json_string(&j, in->pi.title);
     pk_json_key(&j, "description");
@@ -323,9 +327,10 @@ static void text_metric(const info *in, pk_index m)
 static void print_text(const info *in)
 {
     const pk_profile *p = in->p;
-    printf("%s: %s %s, format %u.%u%s\n", in->pi.path, in->pi.format_name,
+    printf("%s: %s %s, format %u.%u%s%s%s%s\n", in->pi.path, in->pi.format_name,
            in->pi.format == PK_FORMAT_HPCTOOLKIT_V4 ? "database" : "profile", in->pi.version_major,
-           in->pi.version_minor,
+           in->pi.version_minor, in->pi.layout ? " (" : "", in->pi.layout ? in->pi.layout : "",
+           in->pi.layout ? " layout)" : "",
            in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
     printf("  %-12s %s\n", "title", in->pi.title ? in->pi.title : "-");
     text_files(p);

@@ -94,6 +94,7 @@ struct pk_profile {
     pk_format format;
     const char *format_name;
     unsigned major, minor;
+    const char *layout; /* variant of the format's layout, or NULL (pk_profile_info) */
     const char *title, *description, *path;
     int complete;
     int reconstructed; /* CCT reconstructed from the call graph */

@@ -150,6 +150,7 @@ pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
     CHECK_ARGS(p, out);
     out->format = p->format;
     out->format_name = p->format_name;
+    out->layout = p->layout;
     out->version_major = p->major;
     out->version_minor = p->minor;
     out->title = p->title;

@@ -15,4 +15,10 @@
 /* `label` prefixes failure messages (e.g. the database path). */
 void tu_assert_same_model(const pk_profile *a, const pk_profile *b, const char *label);
 
+/* The same, for `b` written from `a` in the intermediate v4.0 layout
+ * (tests/fixtures/v40_writer.h), which has no entry points: each entry
+ * context of `a` must be, in `b`, a function context reached by a call
+ * whose function is one of the name-only functions appended after a's. */
+void tu_assert_same_model_v40(const pk_profile *a, const pk_profile *b, const char *label);
+
 #endif

@@ -239,18 +239,19 @@ pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, c
     pk_status st = check_magic(f, format_id);
     if (!st) st = check_version(r, f);
     if (st) return st;
-    if (f->size < header_size + 8)
+    if (f->size < header_size + (footer ? 8 : 0))
         return hk_fail(f,
                        "file header at 0x0: file of %llu bytes is too small for the %llu-byte "
                        "header and the footer (truncated?)",
                        (unsigned long long)f->size, (unsigned long long)header_size);
-    if (memcmp(f->data + f->size - 8, footer, 8) != 0)
+    if (footer && memcmp(f->data + f->size - 8, footer, 8) != 0)
         return hk_fail(f,
                        "footer at 0x%llx: expected '%s' (file truncated or not completely "
                        "written?)",
                        (unsigned long long)(f->size - 8), footer);
     HK_EMIT(r, f, 0, HK_S_HEADERS, "file", HK_S("format", format_id), HK_U("major", f->major),
-            HK_U("minor", f->minor), HK_X("size", f->size), HK_S("footer", footer));
+            HK_U("minor", f->minor), HK_X("size", f->size),
+            HK_S("footer", footer ? footer : "(none)"));
     f->n_sect = n_sect;
     for (unsigned i = 0; i < n_sect; i++) {
         uint64_t sz = pk_le64(f->data + 0x10 + 16 * i), p = pk_le64(f->data + 0x18 + 16 * i);

@@ -43,6 +43,20 @@
 #define HK_SZ_TRACE_HDR       0x18
 #define HK_SZ_ID              0x10
 
+/* The intermediate v4.0 layout (shared/specs/hpctoolkit-database-v4.md,
+ * docs/hpctoolkit-v4.0-intermediate.md): same magic and version numbers,
+ * smaller structures. meta.db's szMetric tells the layouts apart (24 here,
+ * 32 in the final layout); profile.db, cct.db and trace.db are read in the
+ * layout of their meta.db. */
+#define HK_V40I_SZ_METRICS_HDR 0x0f
+#define HK_V40I_SZ_MD          0x18
+#define HK_V40I_SZ_PS          0x18
+#define HK_V40I_SZ_SS          0x10
+#define HK_V40I_SZ_CONTEXT_HDR 0x10
+#define HK_V40I_SZ_CTX         0x18
+#define HK_V40I_SZ_PROFILE     0x28
+#define HK_V40I_SZ_TRACE_SECT  0x0d
+
 enum hk_file_id { HK_META, HK_PROFILE, HK_CCT, HK_TRACE, HK_NFILES };
 
 /* meta.db sections, in the order of its header. */
@@ -103,6 +117,7 @@ typedef struct hk_array {
 
 typedef struct hk_reader {
     pk_profile *p;
+    int intermediate; /* meta.db is in the intermediate v4.0 layout (decided by szMetric) */
     uint32_t flags;   /* PK_OPEN_* */
     unsigned threads; /* pk_open_options.threads */
     hk_file f[HK_NFILES];
@@ -200,7 +215,8 @@ pk_status hk_array_in_section(hk_reader *r, const hk_file *f, unsigned sec, cons
                               hk_array *a);
 
 /* Validate magic, format id, version, footer and the section table of
- * a file; `n_sect` sections are required. */
+ * a file; `n_sect` sections are required. A NULL footer is not checked
+ * (the intermediate layout's trace.db has none). */
 pk_status hk_read_file_header(hk_reader *r, hk_file *f, const char *format_id, const char *footer,
                               unsigned n_sect, uint64_t header_size);
 

@@ -5,8 +5,16 @@
  * queue, so a node's children end up at consecutive indexes and no
  * recursion depends on the file. A damaged file could make children arrays
  * overlap or point back at an ancestor; every {Ctx} takes at least 32
- * bytes of the section, so more nodes than section_size / 32 means the
+ * bytes of the section (24 in the intermediate layout), so more nodes than
+ * section_size / that size means the
  * arrays are reused, and the walk stops with an error instead of looping.
+ *
+ * The intermediate v4.0 layout has no entry points: the section header is
+ * {szRoots, pRoots}, an array of ordinary {Ctx} that become children of
+ * the global root. Its {Ctx} is 24 bytes (flex words at 0x18) and has no
+ * `propagation` field; the bit is derived from the relation, which is
+ * what every final-layout file in the corpus stores (field notes §a,
+ * item 2: set exactly when the relation is lexical).
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -25,6 +33,7 @@ typedef struct walk {
     kids *kids; /* by context index */
     size_t cap_kids;
     uint64_t max_nodes;
+    unsigned ctx_size; /* fixed part of a {Ctx}: HK_SZ_CTX, or HK_V40I_SZ_CTX */
 } walk;
 
 static pk_status remember_kids(walk *w, uint32_t index, uint64_t ptr, uint64_t size)
@@ -50,7 +59,7 @@ static pk_status read_flex(walk *w, uint64_t e, pk_ctx_rec *c)
                        "Context %llu at 0x%llx: flags 0x%x need %u flex words, nFlexWords "
                        "is %u",
                        (unsigned long long)c->id, (unsigned long long)e, flags, need, n_flex);
-    const unsigned char *word = d + 0x20;
+    const unsigned char *word = d + w->ctx_size;
     unsigned k = 0;
     pk_status st = PK_OK;
     if (flags & 1) {
@@ -123,7 +132,7 @@ static pk_status read_context(walk *w, uint64_t e, uint32_t parent)
     c->raw_kind = d[0x16];
     c->relation = c->raw_relation < 3 ? relations[c->raw_relation] : PK_REL_UNKNOWN;
     c->kind = c->raw_kind < 4 ? lexical_kinds[c->raw_kind] : PK_CTX_UNKNOWN;
-    c->propagation = pk_le16(d + 0x18);
+    c->propagation = w->r->intermediate ? c->raw_relation == 0 : pk_le16(d + 0x18);
     if (c->id == 0)
         return hk_fail(w->f, "Context at 0x%llx: ctxId 0 is reserved for the global context",
                        (unsigned long long)e);
@@ -146,7 +155,7 @@ static pk_status read_children(walk *w, uint32_t parent)
     uint64_t off = k.ptr, end = k.ptr + k.size;
     uint32_t first = p->n_ctx;
     while (off < end && !st) {
-        if (end - off < HK_SZ_CTX || end - off < HK_SZ_CTX + 8ull * w->f->data[off + 0x17])
+        if (end - off < w->ctx_size || end - off < w->ctx_size + 8ull * w->f->data[off + 0x17])
             return hk_fail(w->f,
                            "Context at 0x%llx: runs past the end of its parent's children "
                            "array [0x%llx, 0x%llx)",
@@ -156,7 +165,7 @@ static pk_status read_children(walk *w, uint32_t parent)
             return hk_fail(w->f, "Context Tree: more contexts than the section can hold "
                                  "(children arrays overlap or form a cycle)");
         st = read_context(w, off, parent);
-        off += HK_SZ_CTX + 8ull * w->f->data[off + 0x17];
+        off += w->ctx_size + 8ull * w->f->data[off + 0x17];
     }
     p->ctx[parent].first_child = p->n_ctx > first ? first : PK_NONE;
     p->ctx[parent].n_children = p->n_ctx - first;
@@ -222,20 +231,36 @@ static pk_status walk_tree(walk *w, const hk_array *entries)
     return st;
 }
 
+/* Intermediate layout: the roots array is the global root's children. */
+static pk_status walk_roots(walk *w, uint64_t h)
+{
+    const unsigned char *d = w->f->data + h;
+    HK_EMIT(w->r, w->f, h, HK_S_CONTEXTS, "roots", HK_X("pRoots", pk_le64(d + 8)),
+            HK_X("szRoots", pk_le64(d)));
+    pk_status st = add_root(w->r);
+    if (!st) st = remember_kids(w, 0, pk_le64(d + 8), pk_le64(d));
+    for (uint32_t i = 0; !st && i < w->r->p->n_ctx; i++)
+        st = read_children(w, i);
+    return st;
+}
+
 pk_status hk_read_context_tree(hk_reader *r)
 {
     hk_file *f = &r->f[HK_META];
     uint64_t h;
     hk_array entries;
-    pk_status st = hk_section_header(f, HK_MS_CONTEXT, 0x0b, &h);
-    if (!st)
+    int inter = r->intermediate;
+    pk_status st = hk_section_header(f, HK_MS_CONTEXT, inter ? HK_V40I_SZ_CONTEXT_HDR : 0x0b, &h);
+    if (!st && !inter)
         st = hk_array_in_section(r, f, HK_MS_CONTEXT, "Context Tree: pEntryPoints",
                                  pk_le64(f->data + h), pk_le16(f->data + h + 8), f->data[h + 0x0a],
                                  HK_SZ_ENTRY, &entries);
     if (st) return st;
     const hk_region *sec = &f->sect[HK_MS_CONTEXT];
-    walk w = {.r = r, .f = f, .max_nodes = 1 + (sec->hi - sec->lo) / HK_SZ_CTX};
-    st = walk_tree(&w, &entries);
+    unsigned ctx_size = inter ? HK_V40I_SZ_CTX : HK_SZ_CTX;
+    walk w = {
+        .r = r, .f = f, .max_nodes = 1 + (sec->hi - sec->lo) / ctx_size, .ctx_size = ctx_size};
+    st = inter ? walk_roots(&w, h) : walk_tree(&w, &entries);
     free(w.kids);
     if (st) return st;
     if (pk_model_index_contexts(r->p) != PK_OK)

@@ -3,6 +3,13 @@
  * propagation scopes {PS}, metric descriptions {MD}, their instantiated
  * scopes {PSI} (propMetricId -> column) and summary statistics {SS}
  * (statMetricId -> summary column).
+ *
+ * The intermediate v4.0 layout (szMetric 24 instead of 32) nests things
+ * differently: no scope table; each {MD} holds {PS} records that name
+ * their scope by string and carry the propMetricId and that scope's
+ * {SS} summaries. It is read into the same model: scopes collected by
+ * name in order of first use, columns in the final layout's order (a
+ * metric's plain columns, then its summaries).
  */
 #include <stdio.h>
 #include <string.h>
@@ -196,14 +203,189 @@ static pk_status read_metric(hk_reader *r, hk_file *f, const metrics_hdr *mh, ui
     return st;
 }
 
+/* ---- the intermediate v4.0 layout ---- */
+
+/* What the final layout's scope table would say for a scope name: the
+ * names and (type, propagationIndex) pairs hpcprof writes (field notes
+ * §a item 6). Any other name is a custom scope. */
+static void scope_by_name(pk_scope *s)
+{
+    static const struct {
+        const char *name;
+        unsigned type, index;
+    } known[] = {{"point", 1, 255}, {"function", 3, 0}, {"execution", 2, 255}};
+    s->raw_type = 0;
+    s->propagation_index = 255;
+    for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
+        if (strcmp(s->name, known[i].name) == 0) {
+            s->raw_type = (uint8_t)known[i].type;
+            s->propagation_index = (uint8_t)known[i].index;
+        }
+    s->kind = scope_kind(s->raw_type, s->name);
+}
+
+/* The scope named `name` (interned), added on first use. */
+static uint32_t scope_index(hk_reader *r, const hk_file *f, uint64_t e, const char *name)
+{
+    pk_profile *p = r->p;
+    for (uint32_t i = 0; i < p->n_scopes; i++)
+        if (strcmp(p->scopes[i].name, name) == 0) return i;
+    pk_scope *s = &p->scopes[p->n_scopes];
+    s->name = name;
+    scope_by_name(s);
+    HK_EMIT(r, f, e, HK_S_SCOPES, "scope", HK_U("index", p->n_scopes), HK_S("name", s->name),
+            HK_U("type", s->raw_type), HK_U("propagation_index", s->propagation_index));
+    return p->n_scopes++;
+}
+
+/* First pass: check each {MD}'s {PS} array and each {PS}'s {SS} array
+ * against the section; count {PS} records and columns. */
+static pk_status count_v40i(const hk_file *f, const metrics_hdr *mh, uint64_t sz_scope,
+                            uint64_t *n_ps, uint64_t *n_cols)
+{
+    hk_region in = f->sect[HK_MS_METRICS];
+    *n_ps = *n_cols = 0;
+    for (uint64_t m = 0; m < mh->metrics.count; m++) {
+        const unsigned char *d = f->data + mh->metrics.base + m * mh->metrics.stride;
+        uint64_t ptr = pk_le64(d + 0x10), n = pk_le16(d + 8);
+        pk_status st = hk_check_range(f, in, ptr, n, sz_scope, "nScopes", "Metric %llu: pScopes",
+                                      (unsigned long long)m);
+        for (uint64_t i = 0; !st && i < n; i++) {
+            const unsigned char *s = f->data + ptr + i * sz_scope;
+            uint16_t n_sum = pk_le16(s + 8);
+            st = hk_check_range(f, in, pk_le64(s + 0x10), n_sum, mh->sz_summary, "nSummaries",
+                                "Metric %llu Scope %llu: pSummaries", (unsigned long long)m,
+                                (unsigned long long)i);
+            *n_cols += 1 + (uint64_t)n_sum;
+        }
+        if (st) return st;
+        *n_ps += n;
+    }
+    return PK_OK;
+}
+
+/* The {SS} records of {PS} `i` (at e) of metric m: summary columns. */
+static pk_status read_summaries_v40i(hk_reader *r, hk_file *f, const metrics_hdr *mh, uint32_t m,
+                                     uint64_t e, uint32_t scope)
+{
+    const unsigned char *ps = f->data + e;
+    uint64_t ptr = pk_le64(ps + 0x10), n = pk_le16(ps + 8);
+    pk_status st = PK_OK;
+    for (uint64_t k = 0; !st && k < n; k++) {
+        uint64_t s = ptr + k * mh->sz_summary;
+        const unsigned char *d = f->data + s;
+        pk_column col = {.metric = m, .scope = scope, .is_summary = 1};
+        st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d), 0, &col.formula,
+                                "Metric %u Summary Statistic %llu: pFormula", m,
+                                (unsigned long long)k);
+        if (st) break;
+        unsigned combine = d[8];
+        col.combine = combine <= 2 ? (pk_combine)combine : PK_COMBINE_OTHER;
+        if (combine > 2)
+            hk_diag(r, hk_unknown_enum_severity(f), "unknown-enum", f, "Summary Statistic", s,
+                    "unknown combine function %u", combine);
+        col.stat = stat_kind(col.formula, col.combine);
+        col.raw_id = pk_le16(d + 0x0a);
+        st = add_column(r, f, s, 1, col.raw_id, col);
+        HK_EMIT(r, f, s, HK_S_METRICS, "summary", HK_U("metric", m), HK_U("scope", scope),
+                HK_S("scope_name", r->p->scopes[scope].name), HK_S("formula", col.formula),
+                HK_U("combine", combine), HK_U("stat_metric_id", col.raw_id));
+    }
+    return st;
+}
+
+/* One {MD} (24 bytes): name, then its {PS} records (plain columns), then
+ * their summaries. */
+static pk_status read_metric_v40i(hk_reader *r, hk_file *f, const metrics_hdr *mh,
+                                  uint64_t sz_scope, uint32_t m)
+{
+    uint64_t e = mh->metrics.base + (uint64_t)m * mh->metrics.stride;
+    const unsigned char *d = f->data + e;
+    pk_metric *met = &r->p->metrics[m];
+    pk_status st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d), 0, &met->name,
+                                      "Metric %u: pName", m);
+    if (st) return st;
+    met->unit = unit_of(r, met->name);
+    met->parent = PK_NONE;
+    met->combine = PK_COMBINE_SUM;
+    uint64_t ptr = pk_le64(d + 0x10), n = pk_le16(d + 8);
+    HK_EMIT(r, f, e, HK_S_METRICS, "metric", HK_U("index", m), HK_S("name", met->name),
+            HK_X("pScopes", ptr), HK_U("nScopes", n));
+    for (uint64_t i = 0; !st && i < n; i++) {
+        uint64_t s = ptr + i * sz_scope;
+        const char *name;
+        st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(f->data + s), 0, &name,
+                                "Metric %u Scope %llu: pScope", m, (unsigned long long)i);
+        if (st) break;
+        uint32_t scope = scope_index(r, f, s, name);
+        uint16_t raw = pk_le16(f->data + s + 0x0a);
+        st = add_column(r, f, s, 0, raw, (pk_column){.metric = m, .scope = scope, .raw_id = raw});
+        HK_EMIT(r, f, s, HK_S_METRICS, "metric-scope", HK_U("metric", m), HK_U("scope", scope),
+                HK_S("scope_name", name), HK_U("prop_metric_id", raw),
+                HK_U("nSummaries", pk_le16(f->data + s + 8)),
+                HK_X("pSummaries", pk_le64(f->data + s + 0x10)));
+    }
+    for (uint64_t i = 0; !st && i < n; i++) {
+        uint64_t s = ptr + i * sz_scope;
+        const char *name; /* checked by the loop above: this finds the same scope */
+        st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(f->data + s), 0, &name,
+                                "Metric %u Scope %llu: pScope", m, (unsigned long long)i);
+        if (!st) st = read_summaries_v40i(r, f, mh, m, s, scope_index(r, f, s, name));
+    }
+    return st;
+}
+
+static pk_status read_metrics_v40i(hk_reader *r, hk_file *f, metrics_hdr *mh)
+{
+    pk_profile *p = r->p;
+    const unsigned char *d = f->data + mh->h;
+    uint64_t sz_scope = d[0x0d];
+    mh->sz_summary = d[0x0e];
+    HK_EMIT(r, f, mh->h, HK_S_HEADERS, "layout", HK_S("name", "intermediate"),
+            HK_U("szMetric", d[0x0c]), HK_U("szScope", sz_scope),
+            HK_U("szSummary", mh->sz_summary));
+    if (sz_scope < HK_V40I_SZ_PS || mh->sz_summary < HK_V40I_SZ_SS)
+        return hk_fail(f,
+                       "Performance Metrics section at 0x%llx: szMetric %u is the intermediate "
+                       "v4.0 layout's, but szScope %llu / szSummary %llu are smaller than its "
+                       "%d / %d",
+                       (unsigned long long)mh->h, d[0x0c], (unsigned long long)sz_scope,
+                       (unsigned long long)mh->sz_summary, HK_V40I_SZ_PS, HK_V40I_SZ_SS);
+    pk_status st =
+        hk_array_in_section(r, f, HK_MS_METRICS, "Performance Metrics: pMetrics", pk_le64(d),
+                            pk_le32(d + 8), d[0x0c], HK_V40I_SZ_MD, &mh->metrics);
+    uint64_t n_ps = 0, n_cols = 0;
+    if (!st) st = count_v40i(f, mh, sz_scope, &n_ps, &n_cols);
+    if (st) return st;
+    uint32_t n = (uint32_t)mh->metrics.count;
+    p->metrics = pk_arena_array(&p->arena, n ? n : 1, sizeof *p->metrics);
+    p->columns = pk_arena_array(&p->arena, n_cols ? n_cols : 1, sizeof *p->columns);
+    p->scopes = pk_arena_array(&p->arena, n_ps ? n_ps : 1, sizeof *p->scopes);
+    if (!p->metrics || !p->columns || !p->scopes) return pk_fail_nomem("reading metrics");
+    p->n_metrics = n;
+    for (uint32_t m = 0; m < n && !st; m++)
+        st = read_metric_v40i(r, f, mh, sz_scope, m);
+    return st;
+}
+
 pk_status hk_read_metrics(hk_reader *r)
 {
     hk_file *f = &r->f[HK_META];
     pk_profile *p = r->p;
     metrics_hdr mh;
-    pk_status st = hk_section_header(f, HK_MS_METRICS, 0x1b, &mh.h);
+    pk_status st = hk_section_header(f, HK_MS_METRICS, HK_V40I_SZ_METRICS_HDR, &mh.h);
     if (st) return st;
     const unsigned char *d = f->data + mh.h;
+    /* The layout is decided here, by the stored size of a metric
+     * description: 32 bytes (or more, in a newer minor version) in the
+     * final layout, 24 in the intermediate one. */
+    if (d[0x0c] < HK_SZ_MD && d[0x0c] >= HK_V40I_SZ_MD) {
+        r->intermediate = 1;
+        p->layout = "intermediate";
+        return read_metrics_v40i(r, f, &mh);
+    }
+    st = hk_section_header(f, HK_MS_METRICS, 0x1b, &mh.h);
+    if (st) return st;
     mh.sz_inst = d[0x0d];
     mh.sz_summary = d[0x0e];
     if (mh.sz_inst < HK_SZ_PSI || mh.sz_summary < HK_SZ_SS)

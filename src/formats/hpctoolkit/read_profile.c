@@ -10,6 +10,9 @@
  * Anything else is a format error. Ids that name nothing (contexts meta.db
  * does not list, unknown metric ids), zero and non-finite values are
  * tolerated and reported.
+ *
+ * In the intermediate v4.0 layout a {PI} is 40 bytes, without the flags
+ * word: the first profile is the summary profile by position.
  */
 #include <math.h>
 #include <stdio.h>
@@ -180,7 +183,8 @@ static pk_status read_profile_info(hk_reader *r, const hk_file *f, uint32_t i, u
     const unsigned char *d = f->data + e;
     uint64_t n_vals = pk_le64(d), p_vals = pk_le64(d + 8), p_idx = pk_le64(d + 0x18);
     uint64_t p_tuple = pk_le64(d + 0x20);
-    uint32_t n_ctx = pk_le32(d + 0x10), flags = pk_le32(d + 0x28);
+    uint32_t n_ctx = pk_le32(d + 0x10);
+    uint32_t flags = r->intermediate ? i == 0 : pk_le32(d + 0x28);
     *loc = (pk_loc_rec){.raw_index = i, .is_summary = flags & 1, .trace = PK_NONE};
     HK_EMIT(r, f, e, HK_S_PROFILES, "profile", HK_U("index", i), HK_B("is_summary", flags & 1),
             HK_X("flags", flags), HK_U("nValues", n_vals), HK_X("pValues", p_vals),
@@ -293,9 +297,12 @@ pk_status hk_read_profiles(hk_reader *r)
     uint64_t h;
     pk_status st = hk_read_file_header(r, f, "prof", "_prof.db", 2, HK_SZ_PROF_HEADER);
     if (!st) st = hk_section_header(f, PI_SECTION, 0x0d, &h);
+    /* meta.db decided the layout: a 40-byte {PI} next to a final-layout
+     * meta.db is refused as too small, like any other shrunken size. */
     if (!st)
         st = hk_array_in_section(r, f, PI_SECTION, "Profile Info: pProfiles", pk_le64(f->data + h),
-                                 pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_PROFILE, &a);
+                                 pk_le32(f->data + h + 8), f->data[h + 0x0c],
+                                 r->intermediate ? HK_V40I_SZ_PROFILE : HK_SZ_PROFILE, &a);
     if (st) return st;
     uint32_t n = (uint32_t)a.count;
     pk_loc_rec *locs = pk_arena_array(&p->arena, n ? n : 1, sizeof *locs);

@@ -7,7 +7,12 @@
  * what the spec promises (increasing time, no two "not running" samples in
  * a row, ids meta.db lists, times inside the header's range) and
  * departures are reported, not fatal: a trace remains usable with them.
+ *
+ * The intermediate v4.0 layout's trace.db has no footer and no
+ * [minTimestamp, maxTimestamp] in its section header (13 bytes): the
+ * range is then that of the samples.
  */
+#include <stdint.h>
 #include <stdio.h>
 
 #include "hpctk.h"
@@ -15,6 +20,7 @@
 typedef struct trace_stats {
     uint64_t backwards, double_idle, unknown_ctx, out_of_range;
     uint64_t first_off;
+    uint64_t min_time, max_time; /* over the samples scanned */
 } trace_stats;
 
 static void note_first(trace_stats *ts, uint64_t off)
@@ -37,6 +43,8 @@ static void scan_samples(hk_reader *r, const hk_file *f, uint32_t t, const pk_tr
         if (id != 0 && pk_model_ctx_find(r->p, id) == PK_NONE && ts->unknown_ctx++ == 0)
             note_first(ts, off);
         if ((time < lo || time > hi) && ts->out_of_range++ == 0) note_first(ts, off);
+        if (time < ts->min_time) ts->min_time = time;
+        if (time > ts->max_time) ts->max_time = time;
         prev_time = time;
         prev_id = id;
         if (emit)
@@ -86,7 +94,7 @@ static void link_location(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e
 }
 
 static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e,
-                                 uint64_t lo, uint64_t hi, pk_trace_rec *tr)
+                                 uint64_t lo, uint64_t hi, pk_trace_rec *tr, trace_stats *ts)
 {
     const unsigned char *d = f->data + e;
     uint32_t prof = pk_le32(d);
@@ -105,9 +113,9 @@ static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uin
     tr->samples = f->data + start;
     tr->n = (end - start) / PK_SAMPLE_SIZE;
     link_location(r, f, t, e, prof, tr);
-    trace_stats ts = {0};
-    scan_samples(r, f, t, tr, lo, hi, &ts);
-    report_trace_stats(r, f, t, &ts);
+    *ts = (trace_stats){.min_time = UINT64_MAX};
+    scan_samples(r, f, t, tr, lo, hi, ts);
+    report_trace_stats(r, f, t, ts);
     return PK_OK;
 }
 
@@ -117,20 +125,29 @@ pk_status hk_read_traces(hk_reader *r)
     pk_profile *p = r->p;
     hk_array a;
     uint64_t h;
-    pk_status st = hk_read_file_header(r, f, "trce", "trace.db", 1, HK_SZ_TRACE_HEADER);
-    if (!st) st = hk_section_header(f, 0, 0x20, &h);
+    int inter = r->intermediate;
+    pk_status st =
+        hk_read_file_header(r, f, "trce", inter ? NULL : "trace.db", 1, HK_SZ_TRACE_HEADER);
+    if (!st) st = hk_section_header(f, 0, inter ? HK_V40I_SZ_TRACE_SECT : 0x20, &h);
     if (!st)
         st = hk_array_in_section(r, f, 0, "Context Trace Headers: pTraces", pk_le64(f->data + h),
                                  pk_le32(f->data + h + 8), f->data[h + 0x0c], HK_SZ_TRACE_HDR, &a);
     if (st) return st;
-    uint64_t lo = pk_le64(f->data + h + 0x10), hi = pk_le64(f->data + h + 0x18);
-    HK_EMIT(r, f, h, HK_S_TRACES, "trace-range", HK_U("nTraces", a.count), HK_U("minTimestamp", lo),
-            HK_U("maxTimestamp", hi));
+    uint64_t lo = inter ? 0 : pk_le64(f->data + h + 0x10);
+    uint64_t hi = inter ? UINT64_MAX : pk_le64(f->data + h + 0x18);
+    if (!inter)
+        HK_EMIT(r, f, h, HK_S_TRACES, "trace-range", HK_U("nTraces", a.count),
+                HK_U("minTimestamp", lo), HK_U("maxTimestamp", hi));
     uint32_t n = (uint32_t)a.count;
     pk_trace_rec *traces = pk_arena_array(&p->arena, n ? n : 1, sizeof *traces);
     if (!traces) return pk_fail_nomem("reading traces");
-    for (uint32_t t = 0; t < n && !st; t++)
-        st = read_trace_line(r, f, t, a.base + (uint64_t)t * a.stride, lo, hi, &traces[t]);
+    uint64_t min_time = UINT64_MAX, max_time = 0;
+    for (uint32_t t = 0; t < n && !st; t++) {
+        trace_stats ts = {.min_time = UINT64_MAX};
+        st = read_trace_line(r, f, t, a.base + (uint64_t)t * a.stride, lo, hi, &traces[t], &ts);
+        min_time = ts.min_time < min_time ? ts.min_time : min_time;
+        max_time = ts.max_time > max_time ? ts.max_time : max_time;
+    }
     if (st) {
         for (uint32_t l = 0; l < p->n_locs; l++)
             p->locs[l].trace = PK_NONE;
@@ -142,8 +159,12 @@ pk_status hk_read_traces(hk_reader *r)
                 (unsigned long long)hi);
     p->traces = traces;
     p->n_traces = n;
+    if (inter) { /* no stored range: the samples' own, if there are any */
+        lo = min_time;
+        hi = max_time;
+    }
     p->trace_begin = lo;
     p->trace_end = hi;
-    p->has_trace_range = 1;
+    p->has_trace_range = !inter || min_time <= max_time;
     return PK_OK;
 }

@@ -103,7 +103,6 @@ static pk_status describe(hx_reader *r, tables *t, uint32_t k, pk_ctx_rec *c)
     if (lm == PK_NONE && n->lm < 0 && n->parent != PK_NONE) lm = t->nlm[n->parent];
     t->nfile[k] = file, t->nlm[k] = lm;
     c->id = n->id;
-    c->raw_kind = n->tag;
     switch (n->tag) {
     case HX_PF:
     case HX_PR:
@@ -123,6 +122,16 @@ static pk_status describe(hx_reader *r, tables *t, uint32_t k, pk_ctx_rec *c)
     if (n->tag == HX_C && n->has_v && lm != PK_NONE)
         c->flags |= PK_CTXF_HAS_POINT, c->module = lm, c->offset = n->v;
     return PK_OK;
+}
+
+/* The file has no numeric kinds; the raw ones are v4's codes for the same
+ * kind and relation (lexicalType 0 function, 1 loop, 2 line; relation 0
+ * lexical, 1 call, 2 inlined call), so a converted database keeps them. */
+static void set_raw_codes(pk_ctx_rec *c)
+{
+    c->raw_kind = c->kind == PK_CTX_LOOP ? 1 : c->kind == PK_CTX_LINE ? 2 : 0;
+    c->raw_relation = c->relation == PK_REL_CALL ? 1 : c->relation == PK_REL_INLINED_CALL ? 2 : 0;
+    c->propagation = c->relation == PK_REL_LEXICAL; /* hpcprof's bit 0 ("function" scope) */
 }
 
 static int cmp_u64(const void *a, const void *b)
@@ -215,7 +224,7 @@ static pk_status lay_out(hx_reader *r, tables *t)
     uint32_t n_in[3] = {0, 0, 0}, tail = 0;
     t->nfile[0] = t->nlm[0] = PK_NONE;
     pk_status st = add_entries(r, t, cls, n_in);
-    uint32_t base = r->p->n_ctx; /* context of queue position h: base + h */
+    uint32_t base = r->p->n_ctx;         /* context of queue position h: base + h */
     for (int k = 0; k < 3 && !st; k++) { /* top-level nodes, grouped by entry point */
         if (cls[k] < 0) continue;
         r->p->ctx[cls[k]].first_child = base + tail, r->p->ctx[cls[k]].n_children = n_in[k];
@@ -240,6 +249,7 @@ static pk_status lay_out(hx_reader *r, tables *t)
         c->parent = n->parent ? r->ctx_of_node[n->parent] : (uint32_t)cls[entry_class(r, t, n)];
         c->depth = r->p->ctx[c->parent].depth + 1;
         st = describe(r, t, k, c);
+        set_raw_codes(c);
     }
     free(queue);
     qsort(r->tops, r->n_tops, sizeof *r->tops, cmp_u64);

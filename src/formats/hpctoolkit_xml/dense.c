@@ -120,7 +120,8 @@ static pk_status sum_entries(hx_reader *r, const hx_file *f, uint64_t at, const 
                                "node id %llu has values, but experiment.xml's tree ends at id "
                                "%llu and profkit numbers its entry points from there",
                                (unsigned long long)id, (unsigned long long)r->max_id);
-            if (slot >= 0 && r->plain_incl[j]) ent[(uint64_t)slot * dr->nm + j] += be_f64(row + j * 8);
+            if (slot >= 0 && r->plain_incl[j])
+                ent[(uint64_t)slot * dr->nm + j] += be_f64(row + j * 8);
         }
     }
     return PK_OK;
@@ -191,8 +192,9 @@ static pk_status read_values(hx_reader *r, const hx_file *f, uint64_t at, uint64
                              struct hx_loc *loc)
 {
     const unsigned char *d = f->data + at;
-    if (len < 32) return hx_fail(f, "metric-db header", at, "%llu bytes, the header alone is 32",
-                                 (unsigned long long)len);
+    if (len < 32)
+        return hx_fail(f, "metric-db header", at, "%llu bytes, the header alone is 32",
+                       (unsigned long long)len);
     if (memcmp(d, "HPCPROF-metricdb__", 18) != 0)
         return hx_fail(f, "metric-db header", at, "magic is not HPCPROF-metricdb__");
     if (memcmp(d + 18, "00.10", 5) != 0 || d[23] != 'b')
@@ -214,8 +216,10 @@ static pk_status read_values(hx_reader *r, const hx_file *f, uint64_t at, uint64
                        (unsigned long long)nodes);
     if (32 + nodes * nm * 8 != len)
         return hx_fail(f, "metric-db values", at + 32 + nodes * nm * 8,
-                       "%llu bytes follow the last value", (unsigned long long)(len - 32 - nodes * nm * 8));
-    if (loc->plane.idx) return hx_fail(f, "metric-db", at, "a second metric-db file for this thread");
+                       "%llu bytes follow the last value",
+                       (unsigned long long)(len - 32 - nodes * nm * 8));
+    if (loc->plane.idx)
+        return hx_fail(f, "metric-db", at, "a second metric-db file for this thread");
     dense_rows dr = {d + 32, nodes, nm};
     double *ent = calloc(3 * nm + 1, sizeof *ent);
     if (!ent) return pk_fail_nomem("reading metric-db values");
@@ -229,7 +233,8 @@ pk_status hx_read_metric_db(hx_reader *r, const hx_file *f)
 {
     uint32_t rank = 0, thread = 0;
     if (!rank_thread_of(f->name, &rank, &thread))
-        return hx_fail(f, "file name", 0, "no -RANK-THREAD- in the name (hpcprof writes "
+        return hx_fail(f, "file name", 0,
+                       "no -RANK-THREAD- in the name (hpcprof writes "
                        "PROG-RANK-THREAD-HOST-PID-GEN.metric-db)");
     struct hx_loc *loc;
     pk_status st = location(r, rank, thread, f->name, &loc);
@@ -250,12 +255,14 @@ static pk_status read_trace(hx_reader *r, const hx_file *f, uint64_t at, uint64_
     if (has_flags && memcmp(d + 18, "01.01", 5) != 0)
         return hx_fail(f, "hpctrace header", at + 18, "version '%.5s' (profkit reads 01.00, 01.01)",
                        (const char *)d + 18);
-    if (len < hdr) return hx_fail(f, "hpctrace header", at, "truncated (%llu of %llu bytes)",
-                                  (unsigned long long)len, (unsigned long long)hdr);
+    if (len < hdr)
+        return hx_fail(f, "hpctrace header", at, "truncated (%llu of %llu bytes)",
+                       (unsigned long long)len, (unsigned long long)hdr);
     if (has_flags) flags = be64(d + 24);
     uint64_t rec = flags & 1 ? 16 : 12, n = (len - hdr) / rec;
     if ((len - hdr) % rec)
-        return hx_fail(f, "hpctrace record", at + hdr + n * rec, "truncated record (%llu of %llu bytes)",
+        return hx_fail(f, "hpctrace record", at + hdr + n * rec,
+                       "truncated record (%llu of %llu bytes)",
                        (unsigned long long)((len - hdr) % rec), (unsigned long long)rec);
     if (loc->trace) return hx_fail(f, "hpctrace", at, "a second trace for this thread");
     unsigned char *out = pk_model_alloc_owned(r->p, n * PK_SAMPLE_SIZE + 1);
@@ -282,7 +289,8 @@ pk_status hx_read_hpctrace(hx_reader *r, const hx_file *f)
 {
     uint32_t rank = 0, thread = 0;
     if (!rank_thread_of(f->name, &rank, &thread))
-        return hx_fail(f, "file name", 0, "no -RANK-THREAD- in the name (hpcrun writes "
+        return hx_fail(f, "file name", 0,
+                       "no -RANK-THREAD- in the name (hpcrun writes "
                        "PROG-RANK-THREAD-HOST-PID-GEN.hpctrace)");
     struct hx_loc *loc;
     pk_status st = location(r, rank, thread, f->name, &loc);
@@ -295,8 +303,9 @@ static pk_status read_merged(hx_reader *r, const hx_file *f,
                                                struct hx_loc *))
 {
     const unsigned char *d = f->data;
-    if (f->size < 16) return hx_fail(f, "merged file header", 0, "truncated (%llu bytes)",
-                                     (unsigned long long)f->size);
+    if (f->size < 16)
+        return hx_fail(f, "merged file header", 0, "truncated (%llu bytes)",
+                       (unsigned long long)f->size);
     if (be64(d + f->size - 8) != MDB_MARKER)
         return hx_fail(f, "end marker", f->size - 8,
                        "missing (0xFFFFFFFFDEADF00D): the file is truncated or not a merged file");
@@ -311,9 +320,8 @@ static pk_status read_merged(hx_reader *r, const hx_file *f,
         if (off < lo || next < off || next > end)
             return hx_fail(f, "merged file index", 8 + 16 * i + 8,
                            "entry %llu: offset 0x%llx..0x%llx is outside 0x%llx..0x%llx",
-                           (unsigned long long)i, (unsigned long long)off,
-                           (unsigned long long)next, (unsigned long long)lo,
-                           (unsigned long long)end);
+                           (unsigned long long)i, (unsigned long long)off, (unsigned long long)next,
+                           (unsigned long long)lo, (unsigned long long)end);
         struct hx_loc *loc;
         pk_status st = location(r, be32(e), be32(e + 4), f->name, &loc);
         if (!st) st = read(r, f, off, next - off, loc);

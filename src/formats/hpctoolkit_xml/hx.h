@@ -40,11 +40,11 @@ typedef struct hx_node {
     uint32_t parent; /* node index; PK_NONE for the root */
     uint32_t first_kid, last_kid, next_sib, n_kids;
     uint8_t tag;
-    uint64_t id;    /* the i attribute (root: 0) */
-    uint32_t line;  /* l */
-    int64_t lm, f;  /* load module / file ids, -1 if absent */
-    const char *n;  /* procedure: id or name as written (interned), or NULL */
-    uint64_t v;     /* address (C), valid if has_v */
+    uint64_t id;   /* the i attribute (root: 0) */
+    uint32_t line; /* l */
+    int64_t lm, f; /* load module / file ids, -1 if absent */
+    const char *n; /* procedure: id or name as written (interned), or NULL */
+    uint64_t v;    /* address (C), valid if has_v */
     int has_v;
     uint64_t it; /* trace id, valid if has_it */
     int has_it;
@@ -63,11 +63,11 @@ typedef struct hx_mval {
 typedef struct hx_metric {
     uint32_t i;
     const char *name, *desc;
-    char t; /* 'i'nclusive, 'e'xclusive, 'n'il */
-    uint32_t db_id;        /* MetricDB db-id (column in the dense rows) */
-    int64_t db_num;        /* MetricDB db-num-metrics, -1 if absent */
-    int64_t db_header;     /* MetricDB db-header-sz, -1 if absent */
-    const char *db_glob;   /* MetricDB db-glob, or NULL */
+    char t;              /* 'i'nclusive, 'e'xclusive, 'n'il */
+    uint32_t db_id;      /* MetricDB db-id (column in the dense rows) */
+    int64_t db_num;      /* MetricDB db-num-metrics, -1 if absent */
+    int64_t db_header;   /* MetricDB db-header-sz, -1 if absent */
+    const char *db_glob; /* MetricDB db-glob, or NULL */
     uint64_t xml_off;
 } hx_metric;
 
@@ -112,7 +112,7 @@ typedef struct hx_reader {
         const unsigned char *trace; /* LE samples (owned), or NULL */
         uint64_t n_samples;
         const char *source; /* file name, for messages */
-    } *locs;
+    } * locs;
     size_t n_locs, cap_locs;
     /* Entry points the reader adds above the top-level nodes: ids
      * max_id + 1 + slot; tops[] the top-level node ids (id << 8 | slot),

@@ -36,10 +36,12 @@ static const struct {
     const char *formula;
     pk_combine combine;
 } stats[] = {
-    {"Sum", PK_STAT_SUM, "$$", PK_COMBINE_SUM},      {"Min", PK_STAT_MIN, "$$", PK_COMBINE_MIN},
-    {"Max", PK_STAT_MAX, "$$", PK_COMBINE_MAX},      {"Mean", PK_STAT_OTHER, "Mean", PK_COMBINE_OTHER},
-    {"StdDev", PK_STAT_OTHER, "StdDev", PK_COMBINE_OTHER},
-    {"CfVar", PK_STAT_OTHER, "CfVar", PK_COMBINE_OTHER},
+    {"Sum", PK_STAT_SUM, "$$", PK_COMBINE_SUM},
+    {"Min", PK_STAT_MIN, "$$", PK_COMBINE_MIN},
+    {"Max", PK_STAT_MAX, "$$", PK_COMBINE_MAX},
+    {"Mean", PK_STAT_OTHER, "Mean", PK_COMBINE_SUM},
+    {"StdDev", PK_STAT_OTHER, "StdDev", PK_COMBINE_SUM},
+    {"CfVar", PK_STAT_OTHER, "CfVar", PK_COMBINE_SUM},
 };
 
 /* "cycles:Sum (I)" -> base "cycles", Sum, inclusive. The (I)/(E) suffix
@@ -49,7 +51,7 @@ static pk_status parse_name(hx_reader *r, const hx_metric *m, int summary, parse
     const char *n = m->name;
     size_t len = strlen(n);
     out->scope = m->t;
-    out->stat = PK_STAT_OTHER, out->formula = "raw", out->combine = PK_COMBINE_OTHER;
+    out->stat = PK_STAT_OTHER, out->formula = "raw", out->combine = PK_COMBINE_SUM;
     if (len >= 4 && n[len - 4] == ' ' && n[len - 3] == '(' && n[len - 1] == ')' &&
         (n[len - 2] == 'I' || n[len - 2] == 'E')) {
         if (out->scope == 'n') out->scope = n[len - 2] == 'I' ? 'i' : 'e';
@@ -135,6 +137,26 @@ static pk_status add_missing_plain(hx_reader *r, uint32_t next_raw)
     return PK_OK;
 }
 
+/* Columns grouped by metric, plain before summary (stable otherwise): the
+ * order a v4 meta.db lists them in ({PSI} then {SS} per metric), so a
+ * converted database reads back with the same column numbers. */
+static void order_columns(pk_profile *p)
+{
+    for (uint32_t i = 1; i < p->n_columns; i++) { /* insertion sort: few columns */
+        pk_column c = p->columns[i];
+        uint32_t j = i;
+        for (; j > 0; j--) {
+            const pk_column *b = &p->columns[j - 1];
+            if (b->metric < c.metric || (b->metric == c.metric && b->is_summary <= c.is_summary))
+                break;
+            p->columns[j] = *b;
+        }
+        p->columns[j] = c;
+    }
+    for (uint32_t i = 0; i < p->n_columns; i++)
+        p->col_of_raw[p->columns[i].is_summary][p->columns[i].raw_id] = i;
+}
+
 pk_status hx_build_metrics(hx_reader *r)
 {
     pk_profile *p = r->p;
@@ -151,7 +173,8 @@ pk_status hx_build_metrics(hx_reader *r)
         parsed_name pn;
         st = parse_name(r, m, 0, &pn);
         if (st) break;
-        pk_column col = {.metric = metric_index(r, pn.base), .scope = scope_index(r, pn.scope),
+        pk_column col = {.metric = metric_index(r, pn.base),
+                         .scope = scope_index(r, pn.scope),
                          .raw_id = m->db_id};
         if (m->db_id >= next_raw) next_raw = m->db_id + 1;
         st = add_column(r, 0, col, m->xml_off, "MetricDB");
@@ -162,18 +185,18 @@ pk_status hx_build_metrics(hx_reader *r)
         st = parse_name(r, m, 1, &pn);
         if (st) break;
         uint32_t met = metric_index(r, pn.base);
-        if (!p->metrics[met].description) p->metrics[met].description = m->desc;
-        pk_column col = {met,        scope_index(r, pn.scope), 1, pn.stat, pn.formula,
-                         pn.combine, m->i};
+        pk_column col = {met, scope_index(r, pn.scope), 1, pn.stat, pn.formula, pn.combine, m->i};
         st = add_column(r, 1, col, m->xml_off, "Metric");
     }
     if (!st) st = add_missing_plain(r, next_raw);
+    if (!st) order_columns(p);
     r->n_db_ids = next_raw;
     r->plain_incl = calloc(next_raw + 1, 1);
     if (!st && !r->plain_incl) st = pk_fail_nomem("reading metrics");
     for (uint32_t j = 0; j < next_raw && !st; j++) {
         uint32_t c = pk_model_col_of(p, 0, j);
-        r->plain_incl[j] = c != PK_NONE && p->scopes[p->columns[c].scope].kind == PK_SCOPE_INCLUSIVE;
+        r->plain_incl[j] =
+            c != PK_NONE && p->scopes[p->columns[c].scope].kind == PK_SCOPE_INCLUSIVE;
     }
     return st;
 }

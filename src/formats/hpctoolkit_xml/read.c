@@ -62,8 +62,8 @@ static pk_status set_ids(hx_reader *r, pk_loc_rec *l, const struct hx_loc *h, in
     if (!ids) return pk_fail_nomem("adding locations");
     uint32_t n = 0;
     if (mp) ids[n++] = (pk_ident){2, p->id_kind_names[2], 0, h->rank, h->rank};
-    if (mt || !mp) ids[n++] = (pk_ident){3, p->id_kind_names[3], 0, mt || mp ? h->thread : pos,
-                                         h->thread};
+    if (mt || !mp)
+        ids[n++] = (pk_ident){3, p->id_kind_names[3], 0, mt || mp ? h->thread : pos, h->thread};
     l->ids = ids, l->n_ids = n;
     return PK_OK;
 }
@@ -114,7 +114,9 @@ static pk_status attach_traces(hx_reader *r)
         }
     }
     double u = r->x.trace_units > 0 ? 1e9 / r->x.trace_units : 1;
-    if (r->x.has_trace_db && r->x.trace_max)
+    if (r->x.has_trace_db && r->x.trace_max && u == 1) /* ns: exact */
+        lo = r->x.trace_min, hi = r->x.trace_max;
+    else if (r->x.has_trace_db && r->x.trace_max)
         lo = (uint64_t)((double)r->x.trace_min * u), hi = (uint64_t)((double)r->x.trace_max * u);
     p->trace_begin = lo <= hi ? lo : 0, p->trace_end = lo <= hi ? hi : 0;
     p->has_trace_range = 1;
@@ -145,7 +147,8 @@ static pk_status finish_locations(hx_reader *r)
     pk_status st = PK_OK;
     for (size_t i = 0; i < r->n_locs && !st; i++) {
         pk_loc_rec *l = &locs[i + 1];
-        *l = (pk_loc_rec){.raw_index = (uint32_t)i + 1, .trace = PK_NONE, .plane = r->locs[i].plane};
+        *l =
+            (pk_loc_rec){.raw_index = (uint32_t)i + 1, .trace = PK_NONE, .plane = r->locs[i].plane};
         st = set_ids(r, l, &r->locs[i], mp, mt, (uint32_t)i);
     }
     p->locs = locs, p->n_locs = (uint32_t)r->n_locs + 1;
@@ -176,8 +179,8 @@ static void note_source(hx_reader *r, const char *role, const hx_file *f)
             return;
         }
     pk_source_rec *s = pk_model_add_source(p, role);
-    if (s) s->present = s->loaded = 1, s->size = f->size, s->major = r->x.major,
-           s->minor = r->x.minor;
+    if (s)
+        s->present = s->loaded = 1, s->size = f->size, s->major = r->x.major, s->minor = r->x.minor;
 }
 
 /* Read the files (experiment.xml among them) into r->p. */
@@ -272,16 +275,19 @@ static pk_status list_files(const char *path, char ***out, size_t *n_out)
     pk_status st = PK_OK;
     for (struct dirent *e; (e = readdir(d)) && !st;) {
         file_kind k = kind_of(e->d_name);
-        if (k == K_OTHER || (k == K_MDB && strcmp(e->d_name, "experiment-1.mdb") != 0 &&
-                             strcmp(e->d_name, "experiment.mdb") != 0) ||
+        if (k == K_OTHER ||
+            (k == K_MDB && strcmp(e->d_name, "experiment-1.mdb") != 0 &&
+             strcmp(e->d_name, "experiment.mdb") != 0) ||
             (k == K_MT && strcmp(e->d_name, "experiment.mt") != 0))
             continue;
         has[k] = 1, mdb1 |= strcmp(e->d_name, "experiment-1.mdb") == 0;
         if (n == cap) {
             cap = cap ? 2 * cap : 64;
             char **t = realloc(names, cap * sizeof *t);
-            if (!t) st = pk_fail_nomem("listing the database");
-            else names = t;
+            if (!t)
+                st = pk_fail_nomem("listing the database");
+            else
+                names = t;
         }
         if (!st && !(names[n++] = strdup(e->d_name))) st = pk_fail_nomem("listing the database");
     }
@@ -291,8 +297,10 @@ static pk_status list_files(const char *path, char ***out, size_t *n_out)
         file_kind fk = kind_of(names[i]);
         int drop = (fk == K_METRICDB && has[K_MDB]) || (fk == K_TRACE && has[K_MT]) ||
                    (fk == K_MDB && mdb1 && strcmp(names[i], "experiment.mdb") == 0);
-        if (drop) free(names[i]);
-        else names[k++] = names[i];
+        if (drop)
+            free(names[i]);
+        else
+            names[k++] = names[i];
     }
     if (names) qsort(names, k, sizeof *names, cmp_str);
     *out = names, *n_out = k;

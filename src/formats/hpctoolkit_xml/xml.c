@@ -169,7 +169,8 @@ static void start_metric(parser *ps, const char *el, const XML_Char **atts, int 
     uint64_t i, u;
     int has;
     if (!need_u64(ps, el, atts, "i", &i)) return;
-    if (i > 0xffff) return fail_at(ps, el, "metric id %llu does not fit 16 bits", (unsigned long long)i);
+    if (i > 0xffff)
+        return fail_at(ps, el, "metric id %llu does not fit 16 bits", (unsigned long long)i);
     m.i = (uint32_t)i;
     m.name = intern(ps, attr_of(atts, "n") ? attr_of(atts, "n") : "");
     m.desc = intern(ps, attr_of(atts, "md"));
@@ -177,7 +178,8 @@ static void start_metric(parser *ps, const char *el, const XML_Char **atts, int 
     if (is_db) {
         u = i;
         if (!opt_u64(ps, el, atts, "db-id", 0, &u, NULL)) return;
-        if (u > 0xffff) return fail_at(ps, el, "db-id %llu does not fit 16 bits", (unsigned long long)u);
+        if (u > 0xffff)
+            return fail_at(ps, el, "db-id %llu does not fit 16 bits", (unsigned long long)u);
         m.db_id = (uint32_t)u;
         if (!opt_u64(ps, el, atts, "db-num-metrics", 0, &u, &has)) return;
         if (has) m.db_num = u > 0xffff ? 0x10000 : (int64_t)u;
@@ -233,8 +235,13 @@ static int add_node(parser *ps, hx_node *n)
 static void start_node(parser *ps, const char *el, enum hx_tag tag, const XML_Char **atts)
 {
     hx_exp *x = &ps->r->x;
-    hx_node n = {.parent = ps->cur, .first_kid = PK_NONE, .next_sib = PK_NONE, .tag = (uint8_t)tag,
-                 .lm = -1, .f = -1, .xml_off = here(ps)};
+    hx_node n = {.parent = ps->cur,
+                 .first_kid = PK_NONE,
+                 .next_sib = PK_NONE,
+                 .tag = (uint8_t)tag,
+                 .lm = -1,
+                 .f = -1,
+                 .xml_off = here(ps)};
     uint64_t line = 0;
     if (!need_u64(ps, el, atts, "i", &n.id)) return;
     if (n.id < 2 || n.id >= HX_ENTRY_ID_BASE)
@@ -267,8 +274,10 @@ static void start_m(parser *ps, const char *el, const XML_Char **atts)
     const char *v = attr_of(atts, "v");
     char *end;
     double d = v ? strtod(v, &end) : 0;
-    if (!v || !*v || *end) return fail_at(ps, el, "attribute v=\"%.40s\" is not a number", v ? v : "");
-    if (id > 0xffff) return fail_at(ps, el, "metric id n=%llu does not fit 16 bits", (unsigned long long)id);
+    if (!v || !*v || *end)
+        return fail_at(ps, el, "attribute v=\"%.40s\" is not a number", v ? v : "");
+    if (id > 0xffff)
+        return fail_at(ps, el, "metric id n=%llu does not fit 16 bits", (unsigned long long)id);
     if (pk_vec_reserve((void **)&x->mvals, &x->cap_mvals, x->n_mvals + 1, sizeof *x->mvals))
         return nomem(ps);
     x->mvals[x->n_mvals++] = (hx_mval){ps->cur, (uint32_t)id, d, here(ps)};
@@ -293,8 +302,13 @@ static void XMLCALL on_start(void *user, const XML_Char *el, const XML_Char **at
     }
     if (strcmp(el, "SecCallPathProfileData") == 0) {
         if (x->n_nodes) return fail_at(ps, el, "a second calling-context tree");
-        hx_node root = {.parent = PK_NONE, .first_kid = PK_NONE, .next_sib = PK_NONE,
-                        .tag = HX_ROOT, .lm = -1, .f = -1, .xml_off = here(ps)};
+        hx_node root = {.parent = PK_NONE,
+                        .first_kid = PK_NONE,
+                        .next_sib = PK_NONE,
+                        .tag = HX_ROOT,
+                        .lm = -1,
+                        .f = -1,
+                        .xml_off = here(ps)};
         if (!add_node(ps, &root)) return;
         ps->in_data = 1, ps->cur = 0;
     } else if (strcmp(el, "Header") == 0 || strcmp(el, "SecCallPathProfile") == 0) {

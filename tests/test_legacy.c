@@ -32,11 +32,14 @@
 
 static char g_root[1024];
 
-static const char *const dbs[] = {
-    "hatchet-cpi-v2",         "hatchet-allgather-v2",         "hpcviewer-2023.01-xml/acc_f3",
-    "hpcviewer-2023.01-xml/bug-empty", "hpcviewer-2023.01-xml/bug-nometric",
-    "hpcviewer-2023.01-xml/bug-no-gpu-trace", "hpcviewer-2023.01-xml/inline.xml.db",
-    "hpcviewer-2023.01-xml/vectorAdd"};
+static const char *const dbs[] = {"hatchet-cpi-v2",
+                                  "hatchet-allgather-v2",
+                                  "hpcviewer-2023.01-xml/acc_f3",
+                                  "hpcviewer-2023.01-xml/bug-empty",
+                                  "hpcviewer-2023.01-xml/bug-nometric",
+                                  "hpcviewer-2023.01-xml/bug-no-gpu-trace",
+                                  "hpcviewer-2023.01-xml/inline.xml.db",
+                                  "hpcviewer-2023.01-xml/vectorAdd"};
 
 static pk_profile *open_db(const char *name)
 {
@@ -257,9 +260,12 @@ int main(void)
     }
     snprintf(g_root, sizeof g_root, "%s/hpctoolkit", corpus);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(cpi_matches_hatchet),     cmocka_unit_test(allgather_matches_hatchet),
-        cmocka_unit_test(summary_is_sum_of_threads), cmocka_unit_test(traces_are_read),
-        cmocka_unit_test(round_trip),              cmocka_unit_test(truncation),
+        cmocka_unit_test(cpi_matches_hatchet),
+        cmocka_unit_test(allgather_matches_hatchet),
+        cmocka_unit_test(summary_is_sum_of_threads),
+        cmocka_unit_test(traces_are_read),
+        cmocka_unit_test(round_trip),
+        cmocka_unit_test(truncation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

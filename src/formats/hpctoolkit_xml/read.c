@@ -137,7 +137,7 @@ static pk_status attach_traces(hx_reader *r)
 static pk_status finish_locations(hx_reader *r)
 {
     pk_profile *p = r->p;
-    qsort(r->locs, r->n_locs, sizeof *r->locs, cmp_loc);
+    if (r->n_locs) qsort(r->locs, r->n_locs, sizeof *r->locs, cmp_loc);
     pk_loc_rec *locs = pk_arena_array(&p->arena, r->n_locs + 1, sizeof *locs);
     if (!locs) return pk_fail_nomem("adding locations");
     locs[0] = p->locs[0];

@@ -60,3 +60,27 @@ if [ -d "$corpus/hpctoolkit/hpctoolkit-tests-meas" ]; then
   "$build/fuzz/fuzz_mkseeds" --hpcrun "$seeds" "$corpus/hpctoolkit/hpctoolkit-tests-meas"
 fi
 run fuzz_hpcrun "$seeds" "$here/hpcrun.dict" 65536
+
+# Legacy HPCToolkit (experiment.xml 2.x): each small corpus database's
+# experiment.xml with each of its files, framed as fuzz_hpctoolkit_xml.c reads.
+seeds=$build/fuzz-seeds/hpctoolkit_xml
+rm -rf "$seeds"; mkdir -p "$seeds"
+if [ -d "$corpus/hpctoolkit" ]; then
+  python3 - "$corpus/hpctoolkit" "$seeds" <<'PY'
+import os, struct, sys
+root, out = sys.argv[1], sys.argv[2]
+kinds = {".metric-db": 0, ".mdb": 1, ".hpctrace": 2, ".mt": 3}
+n = 0
+for d, _, files in os.walk(root):
+    if "experiment.xml" not in files: continue
+    xml = open(os.path.join(d, "experiment.xml"), "rb").read()
+    if len(xml) > 300000: continue
+    others = [f for f in sorted(files) if os.path.splitext(f)[1] in kinds][:2] or [None]
+    for f in others:
+        b = open(os.path.join(d, f), "rb").read()[:200000] if f else b""
+        k = kinds[os.path.splitext(f)[1]] if f else 0
+        open(os.path.join(out, "seed%d" % n), "wb").write(struct.pack("<IIB", len(xml), len(b), k) + xml + b)
+        n += 1
+PY
+fi
+run fuzz_hpctoolkit_xml "$seeds" "$here/hpctoolkit_xml.dict" 600000

@@ -12,6 +12,7 @@
 #include "formats/hpcrun/hr_dump.h"
 #include "formats/hpcrun/measure.h"
 #include "formats/hpctoolkit/hpctk.h"
+#include "formats/hpctoolkit_xml/hx.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -31,18 +32,12 @@ static void parent_dir(const char *path, char *buf, size_t size)
 /* Explain what the path looks like when no reader takes it. */
 static pk_status not_recognised(const char *path)
 {
-    char probe[4096];
-    snprintf(probe, sizeof probe, "%s/experiment.xml", path);
-    if (pk_path_is_dir(path) && pk_path_exists(probe))
-        return pk_fail(PK_ERR_UNSUPPORTED,
-                       "%s: an HPCToolkit database in the older experiment.xml layout; "
-                       "profkit reads v4 databases (meta.db) so far",
-                       path);
     return pk_fail(PK_ERR_UNKNOWN_FORMAT,
-                   "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
-                   "directories, i.e. directories with a meta.db, and Callgrind, Cachegrind and "
-                   "Xdebug profile files, plain or gzip-compressed, Cube4 .cubex archives, and "
-                   "hpcrun measurement directories or .hpcrun files)",
+                   "%s: not a profile profkit can read (it reads HPCToolkit database "
+                   "directories, i.e. directories with a meta.db or a legacy experiment.xml, "
+                   "Callgrind, Cachegrind and Xdebug profile files, plain or gzip-compressed, "
+                   "Cube4 .cubex archives, and hpcrun measurement directories or .hpcrun "
+                   "files)",
                    path);
 }
 
@@ -66,6 +61,21 @@ static int hpctoolkit_dir(const char *path, char *dir, size_t size)
     return 0;
 }
 
+/* A legacy (experiment.xml) database directory behind `path`: the
+ * directory itself or its experiment.xml. */
+static int legacy_dir(const char *path, char *dir, size_t size)
+{
+    const char *base = strrchr(path, '/');
+    base = base ? base + 1 : path;
+    if (pk_path_is_dir(path))
+        snprintf(dir, size, "%s", path);
+    else if (strcmp(base, "experiment.xml") == 0)
+        parent_dir(path, dir, size);
+    else
+        return 0;
+    return hx_detect_dir(dir) != 0;
+}
+
 static pk_status open_path(const char *path, const pk_open_options *opts, pk_record_fn emit,
                            void *user, const char *sections, pk_profile **out)
 {
@@ -77,6 +87,12 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     if (hpctoolkit_dir(path, dir, sizeof dir))
         return hk_open_dir(dir, opts, emit, user, sections, out);
     if (!emit && hm_detect_path(path)) return hm_open(path, opts, out);
+    if (legacy_dir(path, dir, sizeof dir)) {
+        if (emit)
+            return pk_fail(PK_ERR_UNSUPPORTED,
+                           "%s: profkit dump does not read experiment.xml databases yet", path);
+        return hx_open_dir(dir, opts, out);
+    }
     if (cube_detect_file(path)) {
         if (emit)
             return pk_fail(PK_ERR_UNSUPPORTED, "%s: profkit dump does not read Cube files yet",
@@ -123,6 +139,7 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
     if (format == PK_FORMAT_CUBE && n == 1)
         return cube_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format == PK_FORMAT_HPCRUN) return hm_open_memory(n, names, data, sizes, opts, out);
+    if (format == PK_FORMAT_HPCTOOLKIT_XML) return hx_open_memory(n, names, data, sizes, opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

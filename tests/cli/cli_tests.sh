@@ -285,6 +285,10 @@ if [ -d "$corpus/hpctoolkit" ]; then
   for m in $(find "$corpus/hpctoolkit" -name meta.db | sort); do
     expect_status 0 "$profkit" check -q "$(dirname "$m")"
   done
+  # legacy experiment.xml 2.x databases (Hatchet's test data, hpcviewer's)
+  golden tree-legacy-cpi.txt "$profkit" tree -n 12 "$corpus/hpctoolkit/hatchet-cpi-v2"
+  golden flat-legacy-inline.txt "$profkit" flat -n 10 "$corpus/hpctoolkit/hpcviewer-2023.01-xml/inline.xml.db"
+  golden threads-legacy-allgather.txt "$profkit" threads "$corpus/hpctoolkit/hatchet-allgather-v2"
 else
   echo "SKIPPED corpus CLI checks: no corpus at $corpus" >&2
 fi

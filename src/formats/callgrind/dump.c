@@ -11,6 +11,7 @@
 #include "callgrind.h"
 #include "model/callgraph.h"
 #include "util/error.h"
+#include "util/namelist.h"
 
 const char *const cg_section_names[] = {"parts", "events", "functions", "costs",
                                         "calls", "jumps",  NULL};
@@ -27,15 +28,7 @@ typedef struct dumper {
 
 static int wanted(const dumper *d, const char *section)
 {
-    if (!d->sections) return 1;
-    size_t len = strlen(section);
-    for (const char *s = d->sections; *s;) {
-        const char *c = strchr(s, ',');
-        size_t l = c ? (size_t)(c - s) : strlen(s);
-        if (l == len && memcmp(s, section, len) == 0) return 1;
-        s += l + (c != NULL);
-    }
-    return 0;
+    return pk_namelist_has(d->sections, section);
 }
 
 static void put_u(dumper *d, const char *k, uint64_t v)

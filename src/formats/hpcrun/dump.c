@@ -13,6 +13,7 @@
 #include "formats/hpcrun/hr_dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
+#include "util/namelist.h"
 
 const char *const hr_section_names[] = {"header",    "epochs", "loadmap", "metrics", "cct",
                                         "id-tuples", "values", "footer",  "trace",   NULL};
@@ -33,15 +34,7 @@ typedef struct dumper {
 
 static int wanted(const dumper *d, const char *section)
 {
-    if (!d->sections) return 1;
-    size_t len = strlen(section);
-    for (const char *s = d->sections; *s;) {
-        const char *c = strchr(s, ',');
-        size_t l = c ? (size_t)(c - s) : strlen(s);
-        if (l == len && memcmp(s, section, len) == 0) return 1;
-        s += l + (c != NULL);
-    }
-    return 0;
+    return pk_namelist_has(d->sections, section);
 }
 
 static void put_u(dumper *d, const char *k, uint64_t v)

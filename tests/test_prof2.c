@@ -280,8 +280,10 @@ int main(void)
     snprintf(g_dir, sizeof g_dir, "%s/hpctoolkit/hpcviewer-2022.06-prof2-draft/empty-trace",
              corpus);
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(opens_with_hpcviewer_values), cmocka_unit_test(totals_match_raw_bytes),
-        cmocka_unit_test(cct_agrees_with_profile),     cmocka_unit_test(round_trip),
+        cmocka_unit_test(opens_with_hpcviewer_values),
+        cmocka_unit_test(totals_match_raw_bytes),
+        cmocka_unit_test(cct_agrees_with_profile),
+        cmocka_unit_test(round_trip),
         cmocka_unit_test(truncation),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

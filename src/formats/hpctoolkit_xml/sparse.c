@@ -23,15 +23,15 @@
 #include "util/bytes.h"
 #include "util/vec.h"
 
-#define PI_SIZE 52     /* Profile Info */
-#define CI_SIZE 22     /* Context Info */
-#define PVAL_SIZE 10   /* profile.db (f64, u16 metric) */
-#define PCTX_SIZE 12   /* profile.db (u32 context, u64 index) */
-#define CVAL_SIZE 12   /* cct.db (f64, u32 profile) */
-#define CMET_SIZE 10   /* cct.db (u16 metric, u64 index) */
-#define IDT_ELEM 18    /* id tuple element: u16 kind, u64 physical, u64 logical */
-#define PROF_END 0x656E6421u
-#define CCT_END 0x6564u
+#define PI_SIZE   52 /* Profile Info */
+#define CI_SIZE   22 /* Context Info */
+#define PVAL_SIZE 10 /* profile.db (f64, u16 metric) */
+#define PCTX_SIZE 12 /* profile.db (u32 context, u64 index) */
+#define CVAL_SIZE 12 /* cct.db (f64, u32 profile) */
+#define CMET_SIZE 10 /* cct.db (u16 metric, u64 index) */
+#define IDT_ELEM  18 /* id tuple element: u16 kind, u64 physical, u64 logical */
+#define PROF_END  0x656E6421u
+#define CCT_END   0x6564u
 
 static uint16_t be16(const unsigned char *d)
 {
@@ -67,12 +67,11 @@ static pk_status check_header(const hx_file *f, const char *magic, const char *f
     if (f->size < 24 + 16 * n_sec_min + 8)
         return hx_fail(f, "header", 0, "%llu bytes, too short for the header and footer",
                        (unsigned long long)f->size);
-    if (memcmp(f->data, magic, 16) != 0)
-        return hx_fail(f, "header", 0, "magic is not %s", magic);
+    if (memcmp(f->data, magic, 16) != 0) return hx_fail(f, "header", 0, "magic is not %s", magic);
     /* hpcprof2 wrote 1.0 (tracedb.h); the draft FORMATS.md says 4.0 */
     if (!((f->data[16] == 1 || f->data[16] == 4) && f->data[17] == 0))
-        return hx_fail(f, "header", 16, "version %u.%u (profkit reads 1.0 and 4.0)",
-                       f->data[16], f->data[17]);
+        return hx_fail(f, "header", 16, "version %u.%u (profkit reads 1.0 and 4.0)", f->data[16],
+                       f->data[17]);
     uint64_t end = f->size;
     if (footer) {
         if (memcmp(f->data + f->size - 8, footer, 8) != 0)
@@ -98,7 +97,8 @@ static pk_status check_header(const hx_file *f, const char *magic, const char *f
 static pk_status check_tuple(const hx_file *f, uint64_t off, uint64_t lo, uint64_t hi,
                              uint32_t prof)
 {
-    if (!inside(off, 2, lo, hi) || !inside(off + 2, (uint64_t)be16(f->data + off) * IDT_ELEM, lo, hi))
+    if (!inside(off, 2, lo, hi) ||
+        !inside(off + 2, (uint64_t)be16(f->data + off) * IDT_ELEM, lo, hi))
         return hx_fail(f, "Profile Info", 0,
                        "profile %u: identifier tuple at 0x%llx is outside its section", prof,
                        (unsigned long long)off);
@@ -114,7 +114,8 @@ static pk_status check_prof_block(hx_reader *r, const hx_file *f, uint32_t p, ui
     uint32_t nc = be32(e + 40);
     uint64_t end = f->size - 8;
     if (nv == 0 && nc == 0) return PK_OK; /* as in cct.db: an empty block may be absent */
-    if (nv > end / PVAL_SIZE || !inside(off, nv * PVAL_SIZE + ((uint64_t)nc + 1) * PCTX_SIZE, 0, end))
+    if (nv > end / PVAL_SIZE ||
+        !inside(off, nv * PVAL_SIZE + ((uint64_t)nc + 1) * PCTX_SIZE, 0, end))
         return hx_fail(f, "Profile Info", at + 32,
                        "profile %u: %llu values and %u contexts at 0x%llx do not fit the file", p,
                        (unsigned long long)nv, nc, (unsigned long long)off);
@@ -126,7 +127,8 @@ static pk_status check_prof_block(hx_reader *r, const hx_file *f, uint32_t p, ui
         if (i == nc ? id != PROF_END : id == PROF_END || (i && id <= be32(c - PCTX_SIZE)))
             return hx_fail(f, "profile context index", where,
                            i == nc ? "profile %u: end marker 0x656E6421 missing"
-                                   : "profile %u: context ids not ascending", p);
+                                   : "profile %u: context ids not ascending",
+                           p);
         if (idx < prev_idx || idx > nv || (i == 0 && idx != 0) || (i == nc && idx != nv))
             return hx_fail(f, "profile context index", where + 4,
                            "profile %u: value index %llu out of order (0..%llu)", p,
@@ -354,7 +356,8 @@ static pk_status walk_profile(hx_reader *r, prof_walk *w, plane_out *o)
             if (c == PK_NONE)
                 return hx_fail(f, "profile values", off + v * PVAL_SIZE + 8,
                                "profile %u: metric id %u is not in experiment.xml's "
-                               "MetricDBTable", w->prof, be16(rec + 8));
+                               "MetricDBTable",
+                               w->prof, be16(rec + 8));
             if (val == 0) continue;
             put(o, be16(rec + 8), val);
             if (o->vals && slot >= 0 && sums_at_entry(p, c))
@@ -454,8 +457,7 @@ static int prof_run(hx_reader *r, uint32_t prof, uint32_t c, uint64_t *lo, uint6
 
 static const unsigned char *prof_val(hx_reader *r, uint32_t prof, uint64_t v)
 {
-    const unsigned char *e =
-        r->draft.profile_db->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE;
+    const unsigned char *e = r->draft.profile_db->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE;
     return r->draft.profile_db->data + be64(e + 44) + v * PVAL_SIZE;
 }
 
@@ -468,8 +470,8 @@ static int ctx_agrees(hx_reader *r, uint32_t c, const unsigned char *e, uint8_t 
     const unsigned char *cd = r->draft.cct_db->data;
     uint64_t nv = be64(e + 4), off = be64(e + 14), count = 0, lo, hi;
     uint32_t nm = be16(e + 12), metrics = 0;
-    int written = (nv || nm) &&
-                  !all_zero(cd + off, nv * CVAL_SIZE + ((uint64_t)nm + 1) * CMET_SIZE),
+    int written =
+            (nv || nm) && !all_zero(cd + off, nv * CVAL_SIZE + ((uint64_t)nm + 1) * CMET_SIZE),
         ok = 1;
     for (uint32_t p = 1; p < r->draft.n_prof; p++) {
         if (!prof_run(r, p, c, &lo, &hi)) continue;

@@ -36,8 +36,9 @@ static uint64_t be64(const unsigned char *d)
 static pk_status check_header(hx_reader *r, const hx_file *f, uint32_t *n, uint64_t *hdr)
 {
     const unsigned char *d = f->data;
-    if (f->size < 56) return hx_fail(f, "header", 0, "%llu bytes, the header alone is 56",
-                                     (unsigned long long)f->size);
+    if (f->size < 56)
+        return hx_fail(f, "header", 0, "%llu bytes, the header alone is 56",
+                       (unsigned long long)f->size);
     if (memcmp(d, "HPCPROF-tracedb_", 16) != 0)
         return hx_fail(f, "header", 0, "magic is not HPCPROF-tracedb_");
     if (!((d[16] == 1 || d[16] == 4) && d[17] == 0))

@@ -84,3 +84,18 @@ for d, _, files in os.walk(root):
 PY
 fi
 run fuzz_hpctoolkit_xml "$seeds" "$here/hpctoolkit_xml.dict" 600000
+
+# The draft "Prof2" database (experiment.xml 4.0 + profile.db, cct.db,
+# trace.db): the corpus sample, framed as fuzz_prof2.c reads.
+seeds=$build/fuzz-seeds/prof2
+rm -rf "$seeds"; mkdir -p "$seeds"
+draft=$corpus/hpctoolkit/hpcviewer-2022.06-prof2-draft/empty-trace
+if [ -d "$draft" ]; then
+  python3 - "$draft" "$seeds/seed0" <<'PY'
+import os, struct, sys
+parts = [open(os.path.join(sys.argv[1], f), "rb").read()
+         for f in ("experiment.xml", "profile.db", "cct.db", "trace.db")]
+open(sys.argv[2], "wb").write(struct.pack("<4I", *map(len, parts)) + b"".join(parts))
+PY
+fi
+run fuzz_prof2 "$seeds" "$here/prof2.dict" 65536

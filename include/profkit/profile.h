@@ -39,11 +39,12 @@ typedef uint32_t pk_index;
 
 typedef enum pk_format {
     PK_FORMAT_UNKNOWN = 0,
-    PK_FORMAT_HPCTOOLKIT_V4 = 1,  /* HPCToolkit database: meta.db + profile.db ... */
-    PK_FORMAT_CALLGRIND = 2,      /* Callgrind / Cachegrind / Xdebug profile data file */
-    PK_FORMAT_CUBE = 3,           /* Cube4 .cubex (Score-P, Scalasca, CubeLib) */
-    PK_FORMAT_HPCRUN = 4,         /* hpcrun measurement: .hpcrun (+ .hpctrace) files */
-    PK_FORMAT_HPCTOOLKIT_XML = 5, /* legacy HPCToolkit database: experiment.xml 2.x + metric-db */
+    PK_FORMAT_HPCTOOLKIT_V4 = 1,    /* HPCToolkit database: meta.db + profile.db ... */
+    PK_FORMAT_CALLGRIND = 2,        /* Callgrind / Cachegrind / Xdebug profile data file */
+    PK_FORMAT_CUBE = 3,             /* Cube4 .cubex (Score-P, Scalasca, CubeLib) */
+    PK_FORMAT_HPCRUN = 4,           /* hpcrun measurement: .hpcrun (+ .hpctrace) files */
+    PK_FORMAT_HPCTOOLKIT_XML = 5,   /* legacy HPCToolkit database: experiment.xml 2.x + metric-db */
+    PK_FORMAT_HPCTOOLKIT_DRAFT = 6, /* draft "Prof2" database: experiment.xml 4.0 + profile.db */
 } pk_format;
 
 /* Open flags. */

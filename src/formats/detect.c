@@ -140,6 +140,8 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
         return cube_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format == PK_FORMAT_HPCRUN) return hm_open_memory(n, names, data, sizes, opts, out);
     if (format == PK_FORMAT_HPCTOOLKIT_XML) return hx_open_memory(n, names, data, sizes, opts, out);
+    if (format == PK_FORMAT_HPCTOOLKIT_DRAFT)
+        return hx_open_memory(n, names, data, sizes, opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

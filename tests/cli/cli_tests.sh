@@ -289,6 +289,8 @@ if [ -d "$corpus/hpctoolkit" ]; then
   golden tree-legacy-cpi.txt "$profkit" tree -n 12 "$corpus/hpctoolkit/hatchet-cpi-v2"
   golden flat-legacy-inline.txt "$profkit" flat -n 10 "$corpus/hpctoolkit/hpcviewer-2023.01-xml/inline.xml.db"
   golden threads-legacy-allgather.txt "$profkit" threads "$corpus/hpctoolkit/hatchet-allgather-v2"
+  # the draft "Prof2" database (experiment.xml 4.0 + big-endian profile.db), hpcviewer's test data
+  golden tree-prof2-draft.txt "$profkit" tree -n 20 "$corpus/hpctoolkit/hpcviewer-2022.06-prof2-draft/empty-trace"
 else
   echo "SKIPPED corpus CLI checks: no corpus at $corpus" >&2
 fi

@@ -277,14 +277,33 @@ static pk_status index_trace_ids(hx_reader *r)
     return PK_OK;
 }
 
+/* 4.0: the IdentifierNameTable's names, by kind (the 2.x files have
+ * none; their locations use the v4 kinds RANK and THREAD). */
+static pk_status kind_names_of(hx_reader *r)
+{
+    pk_profile *p = r->p;
+    const hx_exp *x = &r->x;
+    p->id_kind_names = (const char **)kind_names;
+    p->n_id_kinds = sizeof kind_names / sizeof kind_names[0];
+    if (!x->n_idnames) return PK_OK;
+    uint64_t n = 0;
+    for (size_t i = 0; i < x->n_idnames; i++)
+        if (x->idnames[i].id + 1 > n) n = x->idnames[i].id + 1;
+    const char **names = pk_arena_array(&p->arena, n, sizeof *names);
+    if (!names) return pk_fail_nomem("reading the IdentifierNameTable");
+    for (size_t i = 0; i < x->n_idnames; i++)
+        names[x->idnames[i].id] = x->idnames[i].name;
+    p->id_kind_names = names, p->n_id_kinds = (uint32_t)n;
+    return PK_OK;
+}
+
 pk_status hx_build_model(hx_reader *r)
 {
     pk_profile *p = r->p;
     p->title = r->x.title;
-    p->id_kind_names = (const char **)kind_names;
-    p->n_id_kinds = sizeof kind_names / sizeof kind_names[0];
     tables t = {0};
-    pk_status st = build_tables(r, &t);
+    pk_status st = kind_names_of(r);
+    if (!st) st = build_tables(r, &t);
     if (!st) st = lay_out(r, &t);
     if (!st) st = index_trace_ids(r);
     if (p->functions) { /* the profile owns the table from here, whatever happens */

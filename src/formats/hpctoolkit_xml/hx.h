@@ -3,8 +3,10 @@
  * HPCToolkit databases built around experiment.xml: the legacy 2.x
  * databases (experiment.xml 2.0-2.2 + dense *.metric-db files, or the
  * experiment-1.mdb / experiment.mt files hpcviewer merges them into, and
- * *.hpctrace traces). docs/hpctoolkit-legacy.md says what every value
- * means and where the tools differ from the DTD.
+ * *.hpctrace traces), and the 2021-22 draft "Prof2" database (experiment.xml
+ * 4.0 + sparse big-endian profile.db / cct.db / trace.db).
+ * docs/hpctoolkit-legacy.md and docs/hpctoolkit-draft.md say what every
+ * value means and where the tools differ from the DTD.
  *
  * experiment.xml is parsed once, streaming (expat), into an hx_exp: its
  * tables and its calling-context tree with the summary values <M> of each
@@ -49,6 +51,7 @@ typedef struct hx_node {
     uint64_t it; /* trace id, valid if has_it */
     int has_it;
     uint64_t xml_off; /* byte offset of the element */
+    int no_db_id;     /* 4.0: written with a negative i (id assigned later) */
 } hx_node;
 
 /* A summary value <M n= v=> of a node. */
@@ -68,6 +71,7 @@ typedef struct hx_metric {
     int64_t db_num;      /* MetricDB db-num-metrics, -1 if absent */
     int64_t db_header;   /* MetricDB db-header-sz, -1 if absent */
     const char *db_glob; /* MetricDB db-glob, or NULL */
+    const char *view;    /* 4.0 Metric: <MetricFormula t="view" frm=>, or NULL */
     uint64_t xml_off;
 } hx_metric;
 
@@ -88,6 +92,8 @@ typedef struct hx_exp {
     size_t n_metrics, cap_metrics, n_dbs, cap_dbs;
     hx_table_ent *lms, *files, *procs;
     size_t n_lms, cap_lms, n_files, cap_files, n_procs, cap_procs;
+    hx_table_ent *idnames; /* 4.0 IdentifierNameTable: kind -> name */
+    size_t n_idnames, cap_idnames;
     int has_trace_db;
     double trace_units; /* ticks per second, 0 if not given */
     uint64_t trace_min, trace_max;
@@ -111,7 +117,9 @@ typedef struct hx_reader {
         pk_plane plane;
         const unsigned char *trace; /* LE samples (owned), or NULL */
         uint64_t n_samples;
-        const char *source; /* file name, for messages */
+        const char *source;  /* file name, for messages */
+        const pk_ident *ids; /* 4.0: the profile's identifier tuple */
+        uint32_t n_ids;
     } * locs;
     size_t n_locs, cap_locs;
     /* Entry points the reader adds above the top-level nodes: ids
@@ -125,6 +133,12 @@ typedef struct hx_reader {
     int trace_unordered;
     uint64_t trace_unknown;
     pk_idset unlisted; /* node ids with values but no node in the tree */
+    /* 4.0 (draft "Prof2"): profile.db / cct.db, checked by hx_draft_scan */
+    struct hx_draft {
+        const hx_file *profile_db, *cct_db;
+        uint32_t n_prof, n_ctx;
+        uint64_t pi_off, idt_lo, idt_hi, ci_off, cct_unwritten;
+    } draft;
 } hx_reader;
 
 /* ---- xml.c ---- */
@@ -145,6 +159,15 @@ pk_status hx_read_mdb(hx_reader *r, const hx_file *f);
 pk_status hx_read_hpctrace(hx_reader *r, const hx_file *f);
 pk_status hx_read_mt(hx_reader *r, const hx_file *f);
 pk_status hx_finish_locations(hx_reader *r);
+
+/* ---- sparse.c, trace4.c: the draft 4.0 database's binary files ---- */
+/* Check profile.db (required) and cct.db (optional), number the nodes
+ * written with a negative id; before hx_build_model. */
+pk_status hx_draft_scan(hx_reader *r, const hx_file *profile_db, const hx_file *cct_db);
+/* Profile values into the summary and one location per profile; cct.db
+ * compared with them; after hx_build_model. */
+pk_status hx_draft_values(hx_reader *r);
+pk_status hx_read_trace_db(hx_reader *r, const hx_file *f);
 
 /* Fail with "<file>: <structure> at byte <off>: <message>". */
 pk_status hx_fail(const hx_file *f, const char *structure, uint64_t off, const char *fmt, ...)

@@ -15,6 +15,10 @@
  * "function" (exclusive; legacy hpcprof's exclusive differs from v4's
  * "function" at loops and inlined code, docs/hpctoolkit-legacy.md),
  * t="nil" -> "point".
+ *
+ * The draft 4.0 experiment.xml differs: <MetricDB i=> are profile.db's
+ * per-thread metric ids, and the summary values sit under invisible
+ * "...:PARTIAL:k" metrics that the shown ones view (draft_storage).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -157,6 +161,28 @@ static void order_columns(pk_profile *p)
         p->col_of_raw[p->columns[i].is_summary][p->columns[i].raw_id] = i;
 }
 
+/* 4.0: the summary profile stores each statistic under an invisible
+ * "<metric>:PARTIAL:<k>" id; the column hpcviewer shows ("<metric>:Sum
+ * (I)") is a view <MetricFormula t="view" frm="$<id>"/> of it. The view
+ * becomes the column, with the partial's id as its raw id; partials and
+ * other views are not columns. */
+static int draft_storage(const hx_exp *x, const hx_metric *m, uint32_t *raw)
+{
+    if (strstr(m->name, ":PARTIAL:") || !m->view || m->view[0] != '$') return 0;
+    uint32_t id = 0;
+    const char *s = m->view + 1;
+    if (!*s) return 0;
+    for (; *s >= '0' && *s <= '9' && id <= 0xffff; s++)
+        id = id * 10 + (uint32_t)(*s - '0');
+    if (*s || id > 0xffff) return 0;
+    for (size_t i = 0; i < x->n_metrics; i++)
+        if (x->metrics[i].i == id && strstr(x->metrics[i].name, ":PARTIAL:")) {
+            *raw = id;
+            return 1;
+        }
+    return 0;
+}
+
 pk_status hx_build_metrics(hx_reader *r)
 {
     pk_profile *p = r->p;
@@ -179,15 +205,26 @@ pk_status hx_build_metrics(hx_reader *r)
         if (m->db_id >= next_raw) next_raw = m->db_id + 1;
         st = add_column(r, 0, col, m->xml_off, "MetricDB");
     }
+    uint64_t skipped = 0;
     for (size_t i = 0; i < x->n_metrics && !st; i++) {
         const hx_metric *m = &x->metrics[i];
+        uint32_t raw = m->i;
+        if (x->major == 4 && !draft_storage(x, m, &raw)) {
+            skipped += strstr(m->name, ":PARTIAL:") == NULL;
+            continue;
+        }
         parsed_name pn;
         st = parse_name(r, m, 1, &pn);
         if (st) break;
         uint32_t met = metric_index(r, pn.base);
-        pk_column col = {met, scope_index(r, pn.scope), 1, pn.stat, pn.formula, pn.combine, m->i};
+        pk_column col = {met, scope_index(r, pn.scope), 1, pn.stat, pn.formula, pn.combine, raw};
         st = add_column(r, 1, col, m->xml_off, "Metric");
     }
+    if (!st && skipped)
+        st = pk_model_diag(p, PK_SEV_WARNING, "draft-metric", "experiment.xml", "MetricTable", 0, 0,
+                           "%llu metrics are views with a formula other than \"$N\"; profkit "
+                           "does not evaluate view formulas, so they are left out",
+                           (unsigned long long)skipped);
     if (!st) st = add_missing_plain(r, next_raw);
     if (!st) order_columns(p);
     r->n_db_ids = next_raw;

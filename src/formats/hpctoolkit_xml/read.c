@@ -137,7 +137,8 @@ static pk_status attach_traces(hx_reader *r)
 static pk_status finish_locations(hx_reader *r)
 {
     pk_profile *p = r->p;
-    if (r->n_locs) qsort(r->locs, r->n_locs, sizeof *r->locs, cmp_loc);
+    int draft = r->x.major == 4; /* profile.db order, tuples from the file */
+    if (r->n_locs && !draft) qsort(r->locs, r->n_locs, sizeof *r->locs, cmp_loc);
     pk_loc_rec *locs = pk_arena_array(&p->arena, r->n_locs + 1, sizeof *locs);
     if (!locs) return pk_fail_nomem("adding locations");
     locs[0] = p->locs[0];
@@ -149,7 +150,10 @@ static pk_status finish_locations(hx_reader *r)
         pk_loc_rec *l = &locs[i + 1];
         *l =
             (pk_loc_rec){.raw_index = (uint32_t)i + 1, .trace = PK_NONE, .plane = r->locs[i].plane};
-        st = set_ids(r, l, &r->locs[i], mp, mt, (uint32_t)i);
+        if (draft)
+            l->ids = r->locs[i].ids, l->n_ids = r->locs[i].n_ids;
+        else
+            st = set_ids(r, l, &r->locs[i], mp, mt, (uint32_t)i);
     }
     p->locs = locs, p->n_locs = (uint32_t)r->n_locs + 1;
     if (!st) st = add_unlisted(r);
@@ -157,7 +161,17 @@ static pk_status finish_locations(hx_reader *r)
     return st;
 }
 
-typedef enum { K_XML, K_MDB, K_METRICDB, K_MT, K_TRACE, K_OTHER } file_kind;
+typedef enum {
+    K_XML,
+    K_MDB,
+    K_METRICDB,
+    K_MT,
+    K_TRACE,
+    K_PROFILE_DB,
+    K_CCT_DB,
+    K_TRACE_DB,
+    K_OTHER
+} file_kind;
 
 static file_kind kind_of(const char *name)
 {
@@ -167,6 +181,9 @@ static file_kind kind_of(const char *name)
     if (ends_with(b, ".metric-db")) return K_METRICDB;
     if (ends_with(b, ".mt")) return K_MT;
     if (ends_with(b, ".hpctrace")) return K_TRACE;
+    if (strcmp(b, "profile.db") == 0) return K_PROFILE_DB;
+    if (strcmp(b, "cct.db") == 0) return K_CCT_DB;
+    if (strcmp(b, "trace.db") == 0) return K_TRACE_DB;
     return K_OTHER;
 }
 
@@ -183,14 +200,38 @@ static void note_source(hx_reader *r, const char *role, const hx_file *f)
         s->present = s->loaded = 1, s->size = f->size, s->major = r->x.major, s->minor = r->x.minor;
 }
 
+/* The draft 4.0 database: profile.db checked (and cct.db) before the
+ * model is built, values and traces after. */
+static pk_status run_draft(hx_reader *r, const hx_file *const by_kind[K_OTHER])
+{
+    pk_status st = hx_draft_scan(r, by_kind[K_PROFILE_DB], by_kind[K_CCT_DB]);
+    if (!st) st = hx_build_model(r);
+    if (!st) st = hx_draft_values(r);
+    if (!st && by_kind[K_TRACE_DB] && !(r->flags & PK_OPEN_NO_TRACES))
+        st = hx_read_trace_db(r, by_kind[K_TRACE_DB]);
+    if (st) return st;
+    static const char *const roles[] = {"experiment.xml", "profile.db", "cct.db", "trace.db"};
+    static const file_kind kinds[] = {K_XML, K_PROFILE_DB, K_CCT_DB, K_TRACE_DB};
+    for (size_t i = 0; i < 4; i++)
+        if (by_kind[kinds[i]]) note_source(r, roles[i], by_kind[kinds[i]]);
+    st = finish_locations(r);
+    r->p->format = PK_FORMAT_HPCTOOLKIT_DRAFT;
+    r->p->format_name = "hpctoolkit-draft";
+    r->p->major = r->x.major, r->p->minor = r->x.minor;
+    if (!st) st = pk_model_finish_diagnostics(r->p);
+    return st;
+}
+
 /* Read the files (experiment.xml among them) into r->p. */
 static pk_status run(hx_reader *r, const hx_file *files, size_t n)
 {
-    const hx_file *xml = NULL;
+    const hx_file *by_kind[K_OTHER] = {0};
     for (size_t i = 0; i < n; i++)
-        if (kind_of(files[i].name) == K_XML) xml = &files[i];
+        if (kind_of(files[i].name) != K_OTHER) by_kind[kind_of(files[i].name)] = &files[i];
+    const hx_file *xml = by_kind[K_XML];
     if (!xml) return pk_fail(PK_ERR_FORMAT, "experiment.xml: missing");
     pk_status st = hx_parse_xml(r, xml);
+    if (!st && r->x.major == 4) return run_draft(r, by_kind);
     if (!st) st = hx_build_model(r);
     if (st) return st;
     note_source(r, "experiment.xml", xml);
@@ -219,7 +260,7 @@ static void reader_free(hx_reader *r)
 {
     hx_exp *x = &r->x;
     free(x->nodes), free(x->mvals), free(x->metrics), free(x->dbs);
-    free(x->lms), free(x->files), free(x->procs);
+    free(x->lms), free(x->files), free(x->procs), free(x->idnames);
     free(r->ctx_of_node), free(r->locs), free(r->tops), free(r->plain_incl);
     pk_kmap_free(&r->trace_ids);
     pk_idset_free(&r->unlisted);

@@ -1,8 +1,9 @@
 /*
  * formats/hpctoolkit_xml/xml.c — streaming (expat) parse of a legacy
- * experiment.xml into an hx_exp: version, title, the metric tables, the
- * load module / file / procedure tables, and the calling-context tree
- * (PF, Pr, A, L, C, S elements) with each node's summary values <M>.
+ * experiment.xml (2.x, or the 4.0 of the draft "Prof2" database) into an
+ * hx_exp: version, title, the metric tables (4.0: with their view
+ * formulas), the identifier names (4.0), the load module / file / procedure tables, and the
+ * calling-context tree (PF, Pr, A, L, C, S elements) with each node's summary values <M>.
  *
  * Nothing is interpreted here beyond syntax: numbers are checked to be
  * numbers, and each error names experiment.xml, the element and its byte
@@ -28,6 +29,7 @@ typedef struct parser {
     int seen_root, in_data;
     uint32_t cur; /* current tree node, PK_NONE outside SecCallPathProfileData */
     int in_metric_table;
+    int in_metric; /* inside a <Metric> (its <MetricFormula> children) */
 } parser;
 
 static uint64_t here(parser *ps)
@@ -136,11 +138,36 @@ static void start_root(parser *ps, const char *el, const XML_Char **atts)
         return;
     }
     x->major = maj, x->minor = min;
-    if (maj != 2)
+    if (maj != 2 && !(maj == 4 && min == 0))
         fail_at(ps, el,
                 "version %u.%u: profkit reads the legacy experiment.xml versions 2.0 to 2.2 "
-                "(4.0 is the 2021-22 draft \"Prof2\" database, not read yet)",
+                "and 4.0 (the 2021-22 draft \"Prof2\" database)",
                 maj, min);
+}
+
+/* <Identifier i= n=> of a 4.0 IdentifierNameTable: kind -> name. */
+static void start_identifier(parser *ps, const char *el, const XML_Char **atts)
+{
+    hx_exp *x = &ps->r->x;
+    uint64_t kind;
+    if (!need_u64(ps, el, atts, "i", &kind)) return;
+    if (kind > 0xffff)
+        return fail_at(ps, el, "identifier kind %llu does not fit 16 bits",
+                       (unsigned long long)kind);
+    const char *name = intern(ps, attr_of(atts, "n") ? attr_of(atts, "n") : "");
+    if (!name) return;
+    if (pk_vec_reserve((void **)&x->idnames, &x->cap_idnames, x->n_idnames + 1, sizeof *x->idnames))
+        return nomem(ps);
+    x->idnames[x->n_idnames++] = (hx_table_ent){kind, name};
+}
+
+/* <MetricFormula t="view" frm=> of a 4.0 <Metric>: what hpcviewer shows. */
+static void start_formula(parser *ps, const XML_Char **atts)
+{
+    hx_exp *x = &ps->r->x;
+    const char *t = attr_of(atts, "t"), *frm = attr_of(atts, "frm");
+    if (!ps->in_metric || !x->n_metrics || !t || strcmp(t, "view") != 0 || !frm) return;
+    x->metrics[x->n_metrics - 1].view = intern(ps, frm);
 }
 
 /* <LoadModule>, <File>, <Procedure>: id -> name. */
@@ -243,10 +270,17 @@ static void start_node(parser *ps, const char *el, enum hx_tag tag, const XML_Ch
                  .f = -1,
                  .xml_off = here(ps)};
     uint64_t line = 0;
-    if (!need_u64(ps, el, atts, "i", &n.id)) return;
-    if (n.id < 2 || n.id >= HX_ENTRY_ID_BASE)
-        return fail_at(ps, el, "node id i=%llu: ids 0 and 1 are the root's, ids are 32-bit",
-                       (unsigned long long)n.id);
+    int64_t sid;
+    if (x->major == 4 && parse_i64(attr_of(atts, "i"), &sid) && sid < 0) {
+        /* 4.0: hpcprof writes a call site C as i="-N", an id no *.db uses
+         * (hpcviewer finds no values for it); it gets a context id later. */
+        n.no_db_id = 1;
+    } else {
+        if (!need_u64(ps, el, atts, "i", &n.id)) return;
+        if (n.id < (x->major == 4 ? 1u : 2u) || n.id >= HX_ENTRY_ID_BASE)
+            return fail_at(ps, el, "node id i=%llu: %s, ids are 32-bit", (unsigned long long)n.id,
+                           x->major == 4 ? "id 0 is the root's" : "ids 0 and 1 are the root's");
+    }
     if (!opt_u64(ps, el, atts, "l", 0, &line, NULL)) return;
     n.line = line > 0x7fffffff ? 0 : (uint32_t)line;
     if (!parse_i64(attr_of(atts, "lm"), &n.lm)) n.lm = -1;
@@ -315,6 +349,11 @@ static void XMLCALL on_start(void *user, const XML_Char *el, const XML_Char **at
         if (!x->title && attr_of(atts, "n")) x->title = intern(ps, attr_of(atts, "n"));
     } else if (strcmp(el, "Metric") == 0) {
         start_metric(ps, el, atts, 0);
+        ps->in_metric = 1;
+    } else if (strcmp(el, "MetricFormula") == 0) {
+        start_formula(ps, atts);
+    } else if (strcmp(el, "Identifier") == 0) {
+        start_identifier(ps, el, atts);
     } else if (strcmp(el, "MetricDB") == 0) {
         start_metric(ps, el, atts, 1);
     } else if (strcmp(el, "TraceDB") == 0) {
@@ -331,6 +370,7 @@ static void XMLCALL on_start(void *user, const XML_Char *el, const XML_Char **at
 static void XMLCALL on_end(void *user, const XML_Char *el)
 {
     parser *ps = user;
+    if (!ps->st && strcmp(el, "Metric") == 0) ps->in_metric = 0;
     if (ps->st || !ps->in_data) return;
     if (node_tag(el) != HX_ROOT)
         ps->cur = ps->r->x.nodes[ps->cur].parent;

@@ -91,8 +91,8 @@ static pk_status read_line(hx_reader *r, const hx_file *f, uint64_t at)
 
 pk_status hx_read_trace_db(hx_reader *r, const hx_file *f)
 {
-    uint32_t n;
-    uint64_t hdr, skipped = 0;
+    uint32_t n = 0;
+    uint64_t hdr = 0, skipped = 0;
     pk_status st = check_header(r, f, &n, &hdr);
     for (uint32_t i = 0; i < n && !st; i++) {
         uint64_t at = hdr + (uint64_t)i * TH_SIZE;

@@ -42,6 +42,7 @@ typedef enum pk_format {
     PK_FORMAT_HPCTOOLKIT_V4 = 1, /* HPCToolkit database: meta.db + profile.db ... */
     PK_FORMAT_CALLGRIND = 2,     /* Callgrind / Cachegrind / Xdebug profile data file */
     PK_FORMAT_CUBE = 3,          /* Cube4 .cubex (Score-P, Scalasca, CubeLib) */
+    PK_FORMAT_JSON = 7,          /* profkit's own full-model JSON (docs/json.md) */
 } pk_format;
 
 /* Open flags. */

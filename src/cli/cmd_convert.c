@@ -71,6 +71,10 @@ static int format_from_name(const char *name, pk_format *out)
         *out = PK_FORMAT_CUBE;
         return 1;
     }
+    if (strcmp(name, "json") == 0) {
+        *out = PK_FORMAT_JSON;
+        return 1;
+    }
     return 0;
 }
 
@@ -86,6 +90,10 @@ static int format_from_path(const char *path, pk_format *out)
     }
     if (n >= 6 && strncmp(path + n - 6, ".cubex", 6) == 0) {
         *out = PK_FORMAT_CUBE;
+        return 1;
+    }
+    if (n >= 5 && strncmp(path + n - 5, ".json", 5) == 0) { /* .speedscope.json: an export */
+        *out = PK_FORMAT_JSON;
         return 1;
     }
     const char *base = strrchr(path, '/');
@@ -203,8 +211,8 @@ int cmd_convert(int argc, char **argv)
     if (a.to ? !format_from_name(a.to, &format) : !format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
-            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, folded, "
-                   "speedscope, csv)"
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, json, "
+                   "folded, speedscope, csv)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
     pk_profile *p;

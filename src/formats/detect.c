@@ -10,6 +10,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk.h"
+#include "formats/json/json.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -39,7 +40,8 @@ static pk_status not_recognised(const char *path)
     return pk_fail(PK_ERR_UNKNOWN_FORMAT,
                    "%s: not a profile profkit can read (it reads HPCToolkit v4 database "
                    "directories, i.e. directories with a meta.db, and Callgrind, Cachegrind and "
-                   "Xdebug profile files, plain or gzip-compressed, and Cube4 .cubex archives)",
+                   "Xdebug profile files, plain or gzip-compressed, Cube4 .cubex archives and "
+                   "profkit's own JSON)",
                    path);
 }
 
@@ -79,6 +81,13 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
                            path);
         return cube_open(path, opts, out);
     }
+    if (json_detect_file(path)) {
+        if (emit)
+            return pk_fail(PK_ERR_UNSUPPORTED,
+                           "%s: profkit dump does not read profkit JSON (it is already text)",
+                           path);
+        return json_open(path, opts, out);
+    }
     if (cg_detect_path(path)) {
         if (emit) return cg_dump(path, emit, user, sections);
         return cg_open(path, opts, out);
@@ -111,6 +120,8 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
         return cg_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format == PK_FORMAT_CUBE && n == 1)
         return cube_open_memory(names[0], data[0], sizes[0], opts, out);
+    if (format == PK_FORMAT_JSON && n == 1)
+        return json_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

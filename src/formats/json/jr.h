@@ -102,8 +102,8 @@ typedef struct jr {
     pk_status st;
 
     jr_frame fr[JR_MAX_FRAMES];
-    int depth;      /* frames in use */
-    uint64_t skip;  /* nesting depth inside an ignored member */
+    int depth;     /* frames in use */
+    uint64_t skip; /* nesting depth inside an ignored member */
     jr_tok *toks;
     size_t n_toks, cap_toks;
     char *text;
@@ -112,7 +112,7 @@ typedef struct jr {
     /* growing model arrays (adopted by the profile at the end) */
     size_t cap_modules, cap_files, cap_functions, cap_metrics, cap_scopes, cap_columns;
     size_t cap_locs, cap_traces, cap_id_kinds;
-    jr_plane loc;          /* the location being read */
+    jr_plane loc;           /* the location being read */
     unsigned char *samples; /* the trace being read */
     size_t cap_samples;
     uint64_t n_samples;
@@ -166,16 +166,16 @@ pk_status jr_get_list(jr *r, const char *key, int null_ok, const jr_tok **first,
 pk_status jr_intern(jr *r, const jr_tok *t, const char *field, const char **out);
 
 /* --- record handlers --- */
-pk_status jr_record(jr *r, jr_kind kind, uint64_t index);         /* read_rec.c */
-pk_status jr_list_begin(jr *r, jr_kind kind);                      /* read_rec.c */
-pk_status jr_list_end(jr *r, jr_kind kind, uint64_t n);            /* read_rec.c */
-pk_status jr_record_begin(jr *r, jr_kind kind);                   /* read_loc.c */
-pk_status jr_loc_record(jr *r, jr_kind kind, uint64_t index);      /* read_loc.c */
-pk_status jr_loc_finish(jr *r);                                    /* read_loc.c */
-pk_status jr_cg_record(jr *r, jr_kind kind, uint64_t index);       /* read_cg.c */
-pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t);   /* read_cg.c */
-pk_status jr_cg_begin(jr *r);                                      /* read_cg.c */
-pk_status jr_cg_finish(jr *r);                                     /* read_cg.c */
+pk_status jr_record(jr *r, jr_kind kind, uint64_t index);        /* read_rec.c */
+pk_status jr_list_begin(jr *r, jr_kind kind);                    /* read_rec.c */
+pk_status jr_list_end(jr *r, jr_kind kind, uint64_t n);          /* read_rec.c */
+pk_status jr_record_begin(jr *r, jr_kind kind);                  /* read_loc.c */
+pk_status jr_loc_record(jr *r, jr_kind kind, uint64_t index);    /* read_loc.c */
+pk_status jr_loc_finish(jr *r);                                  /* read_loc.c */
+pk_status jr_cg_record(jr *r, jr_kind kind, uint64_t index);     /* read_cg.c */
+pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t); /* read_cg.c */
+pk_status jr_cg_begin(jr *r);                                    /* read_cg.c */
+pk_status jr_cg_finish(jr *r);                                   /* read_cg.c */
 pk_status jr_free(jr *r); /* read_loc.c: also hands the model's tables to the profile */
 /* The nested array `key` of the current record must be there. */
 pk_status jr_require_array(jr *r, const char *key);

@@ -30,23 +30,34 @@ typedef struct member {
     uint8_t required;
 } member;
 
-static const member top_members[] = {
-    {"schema", F_SCALARS, R_TOP, 1},         {"generator", F_SCALARS, R_TOP, 0},
-    {"profile", F_OBJREC, R_PROFILE, 1},     {"identifier_kinds", F_ARRREC, R_IDKINDS, 1},
-    {"modules", F_LIST, R_MODULE, 1},        {"files", F_LIST, R_FILE, 1},
-    {"functions", F_LIST, R_FUNCTION, 1},    {"metrics", F_LIST, R_METRIC, 1},
-    {"scopes", F_LIST, R_SCOPE, 1},          {"columns", F_LIST, R_COLUMN, 1},
-    {"contexts", F_LIST, R_CONTEXT, 1},      {"locations", F_LIST, R_LOCATION, 1},
-    {"traces", F_LIST, R_TRACE, 1},          {"attributes", F_LIST, R_ATTR, 1},
-    {"diagnostics", F_LIST, R_DIAG, 1},      {"callgraph", F_SECTION, R_CG, 0},
-    {NULL, 0, 0, 0}};
+static const member top_members[] = {{"schema", F_SCALARS, R_TOP, 1},
+                                     {"generator", F_SCALARS, R_TOP, 0},
+                                     {"profile", F_OBJREC, R_PROFILE, 1},
+                                     {"identifier_kinds", F_ARRREC, R_IDKINDS, 1},
+                                     {"modules", F_LIST, R_MODULE, 1},
+                                     {"files", F_LIST, R_FILE, 1},
+                                     {"functions", F_LIST, R_FUNCTION, 1},
+                                     {"metrics", F_LIST, R_METRIC, 1},
+                                     {"scopes", F_LIST, R_SCOPE, 1},
+                                     {"columns", F_LIST, R_COLUMN, 1},
+                                     {"contexts", F_LIST, R_CONTEXT, 1},
+                                     {"locations", F_LIST, R_LOCATION, 1},
+                                     {"traces", F_LIST, R_TRACE, 1},
+                                     {"attributes", F_LIST, R_ATTR, 1},
+                                     {"diagnostics", F_LIST, R_DIAG, 1},
+                                     {"callgraph", F_SECTION, R_CG, 0},
+                                     {NULL, 0, 0, 0}};
 
-static const member cg_members[] = {
-    {"positions", F_SCALARS, R_CG, 1},     {"by_function", F_SCALARS, R_CG, 1},
-    {"model_functions", F_SCALARS, R_CG, 1}, {"extra_functions", F_ARRREC, R_CG_EXTRA, 1},
-    {"events", F_LIST, R_EVENT, 1},        {"parts", F_LIST, R_PART, 1},
-    {"self", F_LIST, R_SELF, 1},           {"calls", F_LIST, R_CALL, 1},
-    {"jumps", F_LIST, R_JUMP, 1},          {NULL, 0, 0, 0}};
+static const member cg_members[] = {{"positions", F_SCALARS, R_CG, 1},
+                                    {"by_function", F_SCALARS, R_CG, 1},
+                                    {"model_functions", F_SCALARS, R_CG, 1},
+                                    {"extra_functions", F_ARRREC, R_CG_EXTRA, 1},
+                                    {"events", F_LIST, R_EVENT, 1},
+                                    {"parts", F_LIST, R_PART, 1},
+                                    {"self", F_LIST, R_SELF, 1},
+                                    {"calls", F_LIST, R_CALL, 1},
+                                    {"jumps", F_LIST, R_JUMP, 1},
+                                    {NULL, 0, 0, 0}};
 
 /* Containers inside object records: (record kind, key) -> frame. */
 static const struct {
@@ -54,20 +65,22 @@ static const struct {
     const char *key;
     uint8_t type, kind;
 } nested[] = {
-    {R_PROFILE, "sources", F_LIST, R_SOURCE},       {R_PROFILE, "format_version", F_SCALARS, 0},
-    {R_PROFILE, "trace_range", F_SCALARS, 0},       {R_SOURCE, "version", F_SCALARS, 0},
-    {R_CONTEXT, "raw", F_SCALARS, 0},               {R_LOCATION, "ids", F_LIST, R_IDENT},
-    {R_LOCATION, "values", F_LIST, R_VALROW},       {R_TRACE, "samples", F_LIST, R_SAMPLE},
-    {R_PART, "descs", F_SCALARS, 0},                {R_PART, "summary", F_SCALARS, 0},
+    {R_PROFILE, "sources", F_LIST, R_SOURCE}, {R_PROFILE, "format_version", F_SCALARS, 0},
+    {R_PROFILE, "trace_range", F_SCALARS, 0}, {R_SOURCE, "version", F_SCALARS, 0},
+    {R_CONTEXT, "raw", F_SCALARS, 0},         {R_LOCATION, "ids", F_LIST, R_IDENT},
+    {R_LOCATION, "values", F_LIST, R_VALROW}, {R_TRACE, "samples", F_LIST, R_SAMPLE},
+    {R_PART, "descs", F_SCALARS, 0},          {R_PART, "summary", F_SCALARS, 0},
     {R_PART, "totals", F_SCALARS, 0},
 };
 
 static const char *const kind_names[R_COUNT] = {
-    "document",   "profile",   "source",      "identifier kinds", "module",
-    "file",       "function",  "metric",      "scope",            "column",
-    "context",    "location",  "identifier",  "row of values",    "trace",
-    "sample",     "attribute", "diagnostic",  "call graph",       "extra function names",
-    "event",      "part",      "self cost",   "call",             "jump"};
+    "document",   "profile",       "source",     "identifier kinds",
+    "module",     "file",          "function",   "metric",
+    "scope",      "column",        "context",    "location",
+    "identifier", "row of values", "trace",      "sample",
+    "attribute",  "diagnostic",    "call graph", "extra function names",
+    "event",      "part",          "self cost",  "call",
+    "jump"};
 
 static int is_array_record(unsigned kind)
 {
@@ -155,7 +168,8 @@ static const member *section_members(const jr_frame *f)
 
 static pk_status top_scalar(jr *r, const char *key, const jr_tok *t)
 {
-    if (strcmp(key, "generator") == 0) return t->type == JT_STR ? PK_OK : jr_err(r, t, key, "must be a string");
+    if (strcmp(key, "generator") == 0)
+        return t->type == JT_STR ? PK_OK : jr_err(r, t, key, "must be a string");
     const char *s = jr_text(r, t);
     if (t->type != JT_STR || strncmp(s, JSON_SCHEMA_PREFIX, strlen(JSON_SCHEMA_PREFIX)) != 0)
         return jr_err(r, t, key, "must be \"%s\"", JSON_SCHEMA);
@@ -185,7 +199,9 @@ static int on_scalar(jr *r, jr_type type, const void *s, size_t len, int b)
         const member *m = find_member(section_members(f), f->key, &rank);
         if (!m) return 1; /* an unknown member: ignored (a later minor addition) */
         if (m->type != F_SCALARS)
-            return jr_err(r, NULL, f->key, "must be %s", m->type == F_LIST || m->type == F_ARRREC ? "an array" : "an object"), 0;
+            return jr_err(r, NULL, f->key, "must be %s",
+                          m->type == F_LIST || m->type == F_ARRREC ? "an array" : "an object"),
+                   0;
         jr_tok t = {0, 0, (uint32_t)len, (uint8_t)type, 0, (uint8_t)b, jr_offset(r)};
         size_t mark = r->n_text;
         t.text = add_text(r, s, len);
@@ -243,10 +259,14 @@ static int open_member(jr *r, jr_frame *f, int is_map)
     if (m->type == F_SCALARS || (m->type == F_OBJREC || m->type == F_SECTION) != is_map)
         return jr_err(r, NULL, f->key, "must be %s",
                       m->type == F_SCALARS ? "a single value"
-                      : is_map ? "an array, not an object" : "an object, not an array"),
+                      : is_map             ? "an array, not an object"
+                                           : "an object, not an array"),
                0;
     if (rank <= f->last_member)
-        return jr_err(r, NULL, f->key, "comes after \"%s\": members must appear in the order docs/json.md gives", section_members(f)[f->last_member].key), 0;
+        return jr_err(r, NULL, f->key,
+                      "comes after \"%s\": members must appear in the order docs/json.md gives",
+                      section_members(f)[f->last_member].key),
+               0;
     f->last_member = (int8_t)rank;
     f->seen |= 1u << rank;
     if (!push(r, (jr_frame_type)m->type, m->kind)) return 0;
@@ -394,7 +414,12 @@ static int cb_key(void *u, const unsigned char *s, size_t len)
         int rank;
         const member *m = find_member(section_members(f), f->key, &rank);
         if (m && m->type == F_SCALARS) {
-            if (rank <= f->last_member) return jr_err(r, NULL, f->key, "appears twice or out of order"), 0;
+            if (rank <= f->last_member)
+                return jr_err(r, NULL, f->key,
+                              "comes after \"%s\": members must appear in the order "
+                              "docs/json.md gives",
+                              section_members(f)[f->last_member].key),
+                       0;
             f->last_member = (int8_t)rank;
             f->seen |= 1u << rank;
         }
@@ -402,9 +427,9 @@ static int cb_key(void *u, const unsigned char *s, size_t len)
     return 1;
 }
 
-static const yajl_callbacks callbacks = {cb_null,      cb_bool, NULL,        NULL,
-                                         cb_number,    cb_string, cb_start_map, cb_key,
-                                         cb_end,       cb_start_array, cb_end};
+static const yajl_callbacks callbacks = {cb_null,   cb_bool,        NULL,         NULL,
+                                         cb_number, cb_string,      cb_start_map, cb_key,
+                                         cb_end,    cb_start_array, cb_end};
 
 /* ---- detection and the driver ---- */
 
@@ -452,17 +477,20 @@ static pk_status syntax_error(jr *r, const unsigned char *chunk, size_t len, int
     size_t l = strlen(msg);
     while (l && (msg[l - 1] == '\n' || msg[l - 1] == ' '))
         msg[--l] = 0;
-    if (at_end)
-        return jr_err(r, NULL, NULL, "the file ends in the middle of the document (%s): "
-                      "it is cut off", msg);
-    return jr_err(r, NULL, NULL, "not valid JSON: %s", msg);
+    if (!at_end) return jr_err(r, NULL, NULL, "not valid JSON: %s", msg);
+    yajl_handle h = r->h;
+    r->h = NULL; /* the offset is the end of the file */
+    jr_err(r, NULL, NULL, "the file ends in the middle of the document (%s): it is cut off", msg);
+    r->h = h;
+    return r->st;
 }
 
 static pk_status parse_all(jr *r, const pk_mapfile *m)
 {
     pk_release rel;
     pk_release_start(&rel, m);
-    uint64_t off = 0;
+    /* a UTF-8 byte order mark, which RFC 8259 lets a parser ignore */
+    uint64_t off = m->size >= 3 && memcmp(m->data, "\xef\xbb\xbf", 3) == 0 ? 3 : 0;
     while (off < m->size) {
         size_t len = m->size - off < WINDOW ? (size_t)(m->size - off) : WINDOW;
         r->base = off;

@@ -4,8 +4,8 @@
  * self costs, call arcs and jumps, each reference checked against the
  * functions, files, locations and metrics read before it.
  */
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jr.h"
@@ -46,8 +46,8 @@ pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t)
     } else if (strcmp(key, "model_functions") == 0) {
         TRY(jr_u64(r, t, key, UINT32_MAX, &v));
         if (v != r->p->n_functions)
-            return jr_err(r, t, key, "%llu, but the model has %u functions",
-                          (unsigned long long)v, r->p->n_functions);
+            return jr_err(r, t, key, "%llu, but the model has %u functions", (unsigned long long)v,
+                          r->p->n_functions);
     }
     return PK_OK;
 }
@@ -198,8 +198,8 @@ static pk_status row_begin(jr *r, row *w, size_t want, const char *what)
     size_t n;
     w->r = r, w->t = jr_rec_toks(r, &n), w->i = 0;
     if (n != want)
-        return jr_err(r, NULL, NULL, "a %s row has %zu elements here, not %zu (docs/json.md)",
-                      what, want, n);
+        return jr_err(r, NULL, NULL, "a %s row has %zu elements here, not %zu (docs/json.md)", what,
+                      n, want);
     return PK_OK;
 }
 

@@ -225,8 +225,7 @@ pk_status jr_loc_finish(jr *r)
     for (uint32_t l = 0; l < p->n_locs; l++) {
         uint32_t t = p->locs[l].trace;
         if (t != PK_NONE && (t >= p->n_traces || p->traces[t].location != l))
-            return jr_err(r, NULL, NULL,
-                          "location %u names trace %u, but %s", l, t,
+            return jr_err(r, NULL, NULL, "location %u names trace %u, but %s", l, t,
                           t >= p->n_traces ? "there is no such trace"
                                            : "that trace belongs to another location");
     }

@@ -9,8 +9,8 @@
  */
 #include <errno.h>
 #include <math.h>
-#include <stdlib.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jr.h"
@@ -114,7 +114,8 @@ pk_status jr_intern(jr *r, const jr_tok *t, const char *field, const char **out)
 pk_status jr_get_str(jr *r, const char *key, int null_ok, const char **out)
 {
     const jr_tok *t = jr_field(r, key);
-    if (!t) return jr_err(r, NULL, key, "missing (a string%s is required)", null_ok ? " or null" : "");
+    if (!t)
+        return jr_err(r, NULL, key, "missing (a string%s is required)", null_ok ? " or null" : "");
     if (t->type == JT_NULL && !null_ok) return jr_err(r, t, key, "must be a string, not null");
     return jr_intern(r, t, key, out);
 }
@@ -190,7 +191,8 @@ pk_status jr_require_array(jr *r, const char *key)
     const jr_tok *t = jr_field(r, key);
     if (!t) return jr_err(r, NULL, key, "missing (an array is required)");
     if (t->type != JT_LIST || t->b == 2)
-        return jr_err(r, t, key, "must be an array, not %s", t->b == 2 ? "an object" : type_name(t));
+        return jr_err(r, t, key, "must be an array, not %s",
+                      t->b == 2 ? "an object" : type_name(t));
     return PK_OK;
 }
 
@@ -204,7 +206,8 @@ pk_status jr_require_array(jr *r, const char *key)
 
 static pk_status grow(jr *r, void **arr, size_t *cap, size_t need, size_t elem)
 {
-    if (need > PK_NONE - 1) return jr_err(r, NULL, NULL, "too many records (at most %u)", PK_NONE - 1);
+    if (need > PK_NONE - 1)
+        return jr_err(r, NULL, NULL, "too many records (at most %u)", PK_NONE - 1);
     if (pk_vec_reserve(arr, cap, need, elem)) return r->st = pk_fail_nomem("reading JSON");
     return PK_OK;
 }
@@ -447,12 +450,11 @@ static pk_status metrics_done(jr *r)
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         uint32_t up = p->metrics[m].parent, steps = 0;
         if (up != PK_NONE && up >= p->n_metrics)
-            return jr_err(r, NULL, NULL, "metric %u: parent %u does not exist (%u metrics)", m,
-                          up, p->n_metrics);
+            return jr_err(r, NULL, NULL, "metric %u: parent %u does not exist (%u metrics)", m, up,
+                          p->n_metrics);
         while (up != PK_NONE && steps++ <= p->n_metrics)
             up = p->metrics[up].parent;
-        if (up != PK_NONE)
-            return jr_err(r, NULL, NULL, "metric %u: its parents form a cycle", m);
+        if (up != PK_NONE) return jr_err(r, NULL, NULL, "metric %u: its parents form a cycle", m);
     }
     return PK_OK;
 }

@@ -159,7 +159,8 @@ void jw_list_end(jw *w, uint64_t n)
 
 void jw_progress(jw *w)
 {
-    if (w->opts && w->opts->progress) w->opts->progress(w->opts->progress_user, w->o.offset, w->total);
+    if (w->opts && w->opts->progress)
+        w->opts->progress(w->opts->progress_user, w->o.offset, w->total);
 }
 
 /* ---- the model ---- */

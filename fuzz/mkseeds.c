@@ -1,9 +1,12 @@
 /*
  * fuzz/mkseeds.c — write seed inputs for fuzz_hpctoolkit: the fixture
  * databases in several layouts and the small databases of the corpus, in
- * the fuzzer's framing (four u32 lengths, then the files).
+ * the fuzzer's framing (four u32 lengths, then the files). With --json,
+ * seeds for fuzz_json: each profile given (any format) written as
+ * profkit.model/1 JSON, when that is at most MAX_SEED bytes.
  *
  *   mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]
+ *   mkseeds --json OUTDIR PROFILE...
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -57,8 +60,25 @@ static int fixture_seeds(const char *dir)
     return 0;
 }
 
+static int json_seeds(const char *dir, int n, char **paths)
+{
+    for (int i = 0; i < n; i++) {
+        pk_profile *p;
+        char out[4096];
+        snprintf(out, sizeof out, "%s/seed-%d.json", dir, i);
+        if (pk_profile_open(paths[i], NULL, &p) != PK_OK) continue;
+        pk_write_options w = {PK_WRITE_FORCE, NULL, NULL};
+        pk_write_stats st;
+        if (pk_profile_write(p, PK_FORMAT_JSON, out, &w, &st) == PK_OK && st.bytes > MAX_SEED)
+            remove(out);
+        pk_profile_free(p);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--json") == 0) return json_seeds(argv[2], argc - 3, argv + 3);
     if (argc < 2) {
         fprintf(stderr, "usage: mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]\n");
         return 2;

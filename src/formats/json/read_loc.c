@@ -9,7 +9,9 @@
  * must come in ascending context id and columns ascending within a row,
  * as the model keeps them (lookups binary-search them).
  */
+#include <math.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "jr.h"
@@ -62,6 +64,45 @@ static pk_status rec_ident(jr *r)
     return PK_OK;
 }
 
+/* The common cases without building a field name: 1 if *t is a plain
+ * unsigned integer <= max (or a finite number), else 0 and the caller
+ * asks jr_u64 / jr_double for the error. */
+static int quick_u64(const jr *r, const jr_tok *t, uint64_t max, uint64_t *out)
+{
+    if (t->type != JT_NUM || t->len > 19) return 0;
+    uint64_t v = 0;
+    for (const char *c = jr_text(r, t); *c; c++) {
+        if (*c < '0' || *c > '9') return 0;
+        v = v * 10 + (uint64_t)(*c - '0');
+    }
+    *out = v;
+    return v <= max;
+}
+
+static int quick_double(const jr *r, const jr_tok *t, double *out)
+{
+    if (t->type != JT_NUM) return 0;
+    char *end;
+    *out = strtod(jr_text(r, t), &end);
+    return !*end && isfinite(*out);
+}
+
+static pk_status row_u64(jr *r, const jr_tok *t, size_t i, uint64_t max, uint64_t *out)
+{
+    if (quick_u64(r, t, max, out)) return PK_OK;
+    char field[32];
+    snprintf(field, sizeof field, "[%zu]", i);
+    return jr_u64(r, t, field, max, out);
+}
+
+static pk_status row_double(jr *r, const jr_tok *t, size_t i, double *out)
+{
+    if (quick_double(r, t, out)) return PK_OK;
+    char field[32];
+    snprintf(field, sizeof field, "[%zu]", i);
+    return jr_double(r, t, field, out);
+}
+
 /* [context id, column, value, column, value...] */
 static pk_status rec_valrow(jr *r)
 {
@@ -74,7 +115,7 @@ static pk_status rec_valrow(jr *r)
                       "(%zu elements)",
                       n);
     uint64_t ctx;
-    TRY(jr_u64(r, &t[0], "[0]", UINT32_MAX, &ctx));
+    TRY(row_u64(r, &t[0], 0, UINT32_MAX, &ctx));
     if (pk_model_ctx_find(r->p, ctx) == PK_NONE)
         return jr_err(r, &t[0], "[0]", "no context has id %llu", (unsigned long long)ctx);
     if ((int64_t)ctx <= l->last_ctx)
@@ -92,18 +133,18 @@ static pk_status rec_valrow(jr *r)
     pk_put_le64(rec + 4, l->nvals);
     int64_t last_col = -1;
     for (size_t i = 0; i < k; i++) {
-        char field[32];
         uint64_t col;
         double v;
-        snprintf(field, sizeof field, "[%zu]", 1 + 2 * i);
-        TRY(jr_u64(r, &t[1 + 2 * i], field, UINT16_MAX, &col));
-        if ((int64_t)col <= last_col)
+        TRY(row_u64(r, &t[1 + 2 * i], 1 + 2 * i, UINT16_MAX, &col));
+        if ((int64_t)col <= last_col) {
+            char field[32];
+            snprintf(field, sizeof field, "[%zu]", 1 + 2 * i);
             return jr_err(r, &t[1 + 2 * i], field,
                           "column %llu after %lld: columns must ascend within a row",
                           (unsigned long long)col, (long long)last_col);
+        }
         last_col = (int64_t)col;
-        snprintf(field, sizeof field, "[%zu]", 2 + 2 * i);
-        TRY(jr_double(r, &t[2 + 2 * i], field, &v));
+        TRY(row_double(r, &t[2 + 2 * i], 2 + 2 * i, &v));
         unsigned char *val = l->vals + (l->nvals + i) * PK_LM_VAL_SIZE;
         pk_put_le16(val, (uint16_t)col);
         pk_put_le64(val + 2, pk_f64_bits(v));
@@ -151,8 +192,11 @@ static pk_status rec_location(jr *r)
     if (!ids) return nomem(r);
     if (l->n_ids) memcpy(ids, l->ids, l->n_ids * sizeof *ids);
     loc->ids = ids, loc->n_ids = (uint32_t)l->n_ids;
-    /* the plane's buffers belong to the profile from now on */
-    unsigned char *vals = l->vals, *idx = l->idx;
+    /* the plane's buffers belong to the profile from now on, at their
+     * size (they grew by doubling) */
+    unsigned char *vals = l->vals, *idx = l->idx, *fit;
+    if (vals && (fit = realloc(vals, l->nvals * PK_LM_VAL_SIZE + 1))) vals = fit;
+    if (idx && (fit = realloc(idx, (size_t)l->nidx * PK_LM_IDX_SIZE + 1))) idx = fit;
     l->vals = l->idx = NULL;
     if ((vals && pk_model_adopt_owned(p, vals)) || (idx && pk_model_adopt_owned(p, idx)))
         return r->st = PK_ERR_NOMEM;
@@ -168,8 +212,8 @@ static pk_status rec_sample(jr *r)
     const jr_tok *t = jr_rec_toks(r, &n);
     if (n != 2) return jr_err(r, NULL, NULL, "a sample is [time, context id] (%zu elements)", n);
     uint64_t time, ctx;
-    TRY(jr_u64(r, &t[0], "[0]", UINT64_MAX, &time));
-    TRY(jr_u64(r, &t[1], "[1]", UINT32_MAX, &ctx));
+    TRY(row_u64(r, &t[0], 0, UINT64_MAX, &time));
+    TRY(row_u64(r, &t[1], 1, UINT32_MAX, &ctx));
     if (pk_vec_reserve((void **)&r->samples, &r->cap_samples, (r->n_samples + 1) * PK_SAMPLE_SIZE,
                        1))
         return nomem(r);

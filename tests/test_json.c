@@ -164,7 +164,8 @@ static void test_callgrind(void **state)
     size_t n = tu_find_files(root, "", &files), done = 0;
     for (size_t i = 0; i < n; i++) {
         size_t l = strlen(files[i]);
-        if (l > 3 && (strcmp(files[i] + l - 3, ".md") == 0 || strcmp(files[i] + l - 4, ".txt") == 0))
+        if (l > 3 &&
+            (strcmp(files[i] + l - 3, ".md") == 0 || strcmp(files[i] + l - 4, ".txt") == 0))
             continue;
         round_trip(files[i]);
         done++;

@@ -178,8 +178,8 @@ static void test_references(void **state)
     damage("\"columns\"", "\"metric\": 1", "\"metric\": 2", "$.columns[5].metric", "out of range");
     damage("\"locations\"", "\n    [1, 2, 557", "\n    [2000, 2, 557",
            "$.locations[0].values[1][0]", "no context has id 2000");
-    damage("\"locations\"", "\n    [1, 2, 557, 5, ", "\n    [1, 2, 557, 9, ", "$.locations[0].values",
-           "column 9, but no plain column has that raw_id");
+    damage("\"locations\"", "\n    [1, 2, 557, 5, ", "\n    [1, 2, 557, 9, ",
+           "$.locations[0].values", "column 9, but no plain column has that raw_id");
     damage("\"callgraph\"", "\"self\": [\n   [0, 0, ", "\"self\": [\n   [3, 0, ",
            "$.callgraph.self[0][0]", "3 is out of range");
 }
@@ -206,8 +206,8 @@ static void test_structure(void **state)
     damage("\"contexts\"", "\"id\": 1, \"parent\": 0", "\"id\": 1, \"parent\": null",
            "$.contexts[1].parent", "only the root");
     damage("\"contexts\"", "\"id\": 3, ", "\"id\": 2, ", "$.contexts", "used twice");
-    damage("\"locations\"", "\n    [1, 2, 557", "\n    [0, 2, 557",
-           "$.locations[0].values[1][0]", "rows must come in ascending context id");
+    damage("\"locations\"", "\n    [1, 2, 557", "\n    [0, 2, 557", "$.locations[0].values[1][0]",
+           "rows must come in ascending context id");
     damage("\"functions\"", ", \"line\": 0}", "}", "$.functions[0].line", "missing");
     damage(NULL, "\"diagnostics\": [", "\"diagnosticz\": [", "$",
            "the document has no \"diagnostics\" member");
@@ -221,8 +221,9 @@ static void test_structure(void **state)
            "$.locations[0].values[1]", "[context id, column, value");
     damage("\"modules\"", "\"/usr/bin/demo\"", "\"/usr/bin\\u0000demo\"", "$.modules[0]",
            "NUL character");
-    damage("\"callgraph\"", "\"jumps\": [\n   [0, 0, 0, 12, 4104, 0, ", "\"jumps\": [\n   [0, 0, 0, ",
-           "$.callgraph.jumps[0]", "a jump row has 11 elements here, not 14");
+    damage("\"callgraph\"", "\"jumps\": [\n   [0, 0, 0, 12, 4104, 0, ",
+           "\"jumps\": [\n   [0, 0, 0, ", "$.callgraph.jumps[0]",
+           "a jump row has 11 elements here, not 14");
     damage("\"callgraph\"", "0, true, 2, 3]", "0, 1, 2, 3]", "$.callgraph.jumps[0][11]",
            "must be true or false");
 }
@@ -255,8 +256,8 @@ static void test_special_values(void **state)
     size_t n, m, m2;
     char *json = cg_json(&n);
     char *a = edited(json, "\"locations\"", "\n    [0, 2, 557", "\n    [0, 2, \"-Infinity\"", &m);
-    char *b = edited(a, "\"locations\"", "\n    [1, 2, 557", "\n    [1, 2, \"NaN:0x7ff0000000000123\"",
-                     &m2);
+    char *b = edited(a, "\"locations\"", "\n    [1, 2, 557",
+                     "\n    [1, 2, \"NaN:0x7ff0000000000123\"", &m2);
     pk_profile *p;
     if (open_bytes(b, m2, &p)) fail_msg("%s", pk_error_last());
     pk_cursor c;
@@ -280,6 +281,28 @@ static void test_special_values(void **state)
     tu_assert_same_model(p, q, "special values");
     pk_profile_free(p), pk_profile_free(q);
     free(json), free(a), free(b);
+}
+
+/* A name that is not UTF-8 (a Latin-1 source) is kept byte for byte. */
+static void test_latin1_names(void **state)
+{
+    (void)state;
+    size_t n, m;
+    char *json = cg_json(&n);
+    char *bad = edited(json, "\"functions\"", "\"main\"", "\"m\xe9in\"", &m);
+    pk_profile *p, *q;
+    if (open_bytes(bad, m, &p)) fail_msg("%s", pk_error_last());
+    pk_function f;
+    assert_int_equal(pk_function_get(p, 0, &f), PK_OK);
+    assert_string_equal(f.name, "m\xe9in");
+    char out[128];
+    snprintf(out, sizeof out, "%s/latin1.json", g_tmp);
+    pk_write_options o = {.flags = PK_WRITE_FORCE};
+    assert_int_equal(pk_profile_write(p, PK_FORMAT_JSON, out, &o, NULL), PK_OK);
+    assert_int_equal(pk_profile_open(out, NULL, &q), PK_OK);
+    tu_assert_same_model(p, q, "latin-1 name");
+    pk_profile_free(p), pk_profile_free(q);
+    free(json), free(bad);
 }
 
 static void test_random_damage(void **state)
@@ -350,10 +373,11 @@ int main(void)
     snprintf(g_tmp, sizeof g_tmp, "/tmp/pk-json-damage-XXXXXX");
     if (!mkdtemp(g_tmp)) return 1;
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_reads_back),    cmocka_unit_test(test_every_prefix),
-        cmocka_unit_test(test_wrong_types),   cmocka_unit_test(test_references), cmocka_unit_test(test_cube_attributes),
-        cmocka_unit_test(test_structure),     cmocka_unit_test(test_schema_and_syntax),
-        cmocka_unit_test(test_special_values), cmocka_unit_test(test_random_damage),
+        cmocka_unit_test(test_reads_back),        cmocka_unit_test(test_every_prefix),
+        cmocka_unit_test(test_wrong_types),       cmocka_unit_test(test_references),
+        cmocka_unit_test(test_cube_attributes),   cmocka_unit_test(test_structure),
+        cmocka_unit_test(test_schema_and_syntax), cmocka_unit_test(test_special_values),
+        cmocka_unit_test(test_latin1_names),      cmocka_unit_test(test_random_damage),
         cmocka_unit_test(test_detection),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);

@@ -16,6 +16,7 @@ typedef struct jw {
     pk_write_stats *stats;
     pk_out o;
     uint64_t total; /* estimated bytes, for progress */
+    uint64_t next_progress;
     int no_trace;
 } jw;
 

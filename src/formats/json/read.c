@@ -525,6 +525,10 @@ static pk_status open_map(const char *path, const pk_mapfile *m, pk_profile **ou
     if (!r.file) st = pk_fail_nomem("opening");
     p->format = PK_FORMAT_JSON, p->format_name = "json", p->major = 1, p->minor = 0;
     if (!st && !(r.h = yajl_alloc(&callbacks, NULL, &r))) st = pk_fail_nomem("opening");
+    /* Strings are the model's bytes: normally UTF-8, but a source file
+     * may name things in another encoding, which the writer keeps as it
+     * is (docs/json.md), so it reads back exactly. */
+    if (!st) yajl_config(r.h, yajl_dont_validate_strings, 1);
     if (!st) st = parse_all(&r, m);
     if (!st && r.depth)
         st = jr_err(&r, NULL, NULL, "the file ends in the middle of the document: it is cut off");

@@ -157,10 +157,12 @@ void jw_list_end(jw *w, uint64_t n)
     jw_raw(w, n ? "\n ]" : "]");
 }
 
+/* Progress at most every 1/256 of the estimated size (a few hundred calls). */
 void jw_progress(jw *w)
 {
-    if (w->opts && w->opts->progress)
-        w->opts->progress(w->opts->progress_user, w->o.offset, w->total);
+    if (!w->opts || !w->opts->progress || w->o.offset < w->next_progress) return;
+    w->next_progress = w->o.offset + w->total / 256 + 1;
+    w->opts->progress(w->opts->progress_user, w->o.offset, w->total);
 }
 
 /* ---- the model ---- */
@@ -397,6 +399,7 @@ static void put_values(jw *w, const pk_plane *pl)
             jw_raw(w, ", ");
             jw_double(w, pk_le_f64(val + 2));
         }
+        if ((i & 0xfff) == 0xfff) jw_progress(w);
         w->stats->n_values += end > start ? end - start : 0;
         jw_raw(w, "]");
     }

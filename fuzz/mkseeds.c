@@ -6,6 +6,7 @@
  * no real file in that layout is known; tests/fixtures/v40_writer.h).
  *
  *   mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]
+ *   mkseeds --json OUTDIR PROFILE...   (seeds for fuzz_json: each profile as profkit.model/1 JSON)
  *   mkseeds --hpcrun OUTDIR CORPUS_MEASUREMENTS_DIR   (seeds for fuzz_hpcrun: plain files)
  */
 #include <stdio.h>
@@ -146,9 +147,26 @@ static int hpcrun_seeds(const char *dir, const char *meas)
     return 0;
 }
 
+static int json_seeds(const char *dir, int n, char **paths)
+{
+    for (int i = 0; i < n; i++) {
+        pk_profile *p;
+        char out[4096];
+        snprintf(out, sizeof out, "%s/seed-%d.json", dir, i);
+        if (pk_profile_open(paths[i], NULL, &p) != PK_OK) continue;
+        pk_write_options w = {PK_WRITE_FORCE, NULL, NULL};
+        pk_write_stats st;
+        if (pk_profile_write(p, PK_FORMAT_JSON, out, &w, &st) == PK_OK && st.bytes > MAX_SEED)
+            remove(out);
+        pk_profile_free(p);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc == 4 && strcmp(argv[1], "--hpcrun") == 0) return hpcrun_seeds(argv[2], argv[3]);
+    if (argc > 2 && strcmp(argv[1], "--json") == 0) return json_seeds(argv[2], argc - 3, argv + 3);
     if (argc < 2) {
         fprintf(stderr, "usage: mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]\n");
         return 2;

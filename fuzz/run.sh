@@ -99,3 +99,16 @@ open(sys.argv[2], "wb").write(struct.pack("<4I", *map(len, parts)) + b"".join(pa
 PY
 fi
 run fuzz_prof2 "$seeds" "$here/prof2.dict" 65536
+
+# profkit.model/1 JSON: the project's samples and small corpus profiles of
+# every format, written as JSON (at most 256 KiB each).
+seeds=$build/fuzz-seeds/json
+rm -rf "$seeds"; mkdir -p "$seeds"
+inputs=("$here/../tests/data/callgrind/sample.callgrind" "$here/../tests/data/cube/sample.cubex")
+if [ -d "$corpus" ]; then
+  while IFS= read -r f; do inputs+=("$f"); done < <(
+    find "$corpus/callgrind" "$corpus/cube" -type f -size -64k ! -name '*.md' ! -name '*.txt'
+    find "$corpus/hpctoolkit" -name meta.db -size -64k -exec dirname {} \;)
+fi
+"$build/fuzz/fuzz_mkseeds" --json "$seeds" "${inputs[@]}"
+run fuzz_json "$seeds" "$here/json.dict" 300000

@@ -45,6 +45,7 @@ typedef enum pk_format {
     PK_FORMAT_HPCRUN = 4,           /* hpcrun measurement: .hpcrun (+ .hpctrace) files */
     PK_FORMAT_HPCTOOLKIT_XML = 5,   /* legacy HPCToolkit database: experiment.xml 2.x + metric-db */
     PK_FORMAT_HPCTOOLKIT_DRAFT = 6, /* draft "Prof2" database: experiment.xml 4.0 + profile.db */
+    PK_FORMAT_JSON = 7,             /* profkit's own full-model JSON (docs/json.md) */
 } pk_format;
 
 /* Open flags. */

@@ -29,6 +29,10 @@ static const char convert_help[] =
     "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
     "               Lines and loops fold into their function's call-tree node\n"
     "               (docs/cube.md).\n"
+    "  json         profkit.model/1: the whole model (contexts, metrics, every\n"
+    "               value exactly, traces, attributes, call graph) as JSON that\n"
+    "               profkit reads back like any profile (docs/json.md). Chosen\n"
+    "               by default when OUTPUT ends in '.json' (not '.speedscope.json').\n"
     "Exports for other tools (not read back), of one metric (-m) where it matters:\n"
     "  folded       folded stacks \"main;solve;dot 2.5\" (flamegraph.pl, inferno);\n"
     "               default for OUTPUT ending in '.folded'\n"
@@ -164,8 +168,8 @@ int cmd_convert(int argc, char **argv)
     if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
-            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, folded, "
-                   "speedscope, csv)"
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, json, "
+                   "folded, speedscope, csv)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
     pk_profile *p;

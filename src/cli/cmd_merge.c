@@ -25,8 +25,8 @@ static const char merge_help[] =
     "have it: the average of repeated runs; traces are then left out.\n"
     "Statistics across locations (HPCToolkit's summary profile) are recomputed\n"
     "by the writer, not taken from the inputs.\n\n"
-    "FORMAT is hpctoolkit, cube or callgrind (see `profkit convert --help`); by\n"
-    "default it follows OUTPUT's name as in convert.\n\n"
+    "FORMAT is hpctoolkit, cube, callgrind or json (see `profkit convert --help`);\n"
+    "by default it follows OUTPUT's name as in convert.\n\n"
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"
     "  -t, --to FORMAT     output format\n"
@@ -114,7 +114,7 @@ int cmd_merge(int argc, char **argv)
     if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
         return cli_usage_error("merge",
                                a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, "
-                                      "cube)"
+                                      "cube, json)"
                                     : "cannot tell the format of '%s': give --to",
                                a.to ? a.to : a.output);
     int n = argc - optind;

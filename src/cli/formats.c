@@ -20,6 +20,10 @@ int cli_format_from_name(const char *name, pk_format *out)
         *out = PK_FORMAT_CUBE;
         return 1;
     }
+    if (strcmp(name, "json") == 0) {
+        *out = PK_FORMAT_JSON;
+        return 1;
+    }
     return 0;
 }
 
@@ -35,6 +39,10 @@ int cli_format_from_path(const char *path, pk_format *out)
     }
     if (n >= 6 && strncmp(path + n - 6, ".cubex", 6) == 0) {
         *out = PK_FORMAT_CUBE;
+        return 1;
+    }
+    if (n >= 5 && strncmp(path + n - 5, ".json", 5) == 0) { /* .speedscope.json: an export */
+        *out = PK_FORMAT_JSON;
         return 1;
     }
     const char *base = strrchr(path, '/');

@@ -13,6 +13,7 @@
 #include "formats/hpcrun/measure.h"
 #include "formats/hpctoolkit/hpctk.h"
 #include "formats/hpctoolkit_xml/hx.h"
+#include "formats/json/json.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -36,8 +37,8 @@ static pk_status not_recognised(const char *path)
                    "%s: not a profile profkit can read (it reads HPCToolkit database "
                    "directories, i.e. directories with a meta.db or a legacy experiment.xml, "
                    "Callgrind, Cachegrind and Xdebug profile files, plain or gzip-compressed, "
-                   "Cube4 .cubex archives, and hpcrun measurement directories or .hpcrun "
-                   "files)",
+                   "Cube4 .cubex archives, hpcrun measurement directories or .hpcrun "
+                   "files, and profkit's own JSON)",
                    path);
 }
 
@@ -106,6 +107,13 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
                        "does), analysis reads it as part of its measurement directory",
                        path);
     }
+    if (json_detect_file(path)) {
+        if (emit)
+            return pk_fail(PK_ERR_UNSUPPORTED,
+                           "%s: profkit dump does not read profkit JSON (it is already text)",
+                           path);
+        return json_open(path, opts, out);
+    }
     if (cg_detect_path(path)) {
         if (emit) return cg_dump(path, emit, user, sections);
         return cg_open(path, opts, out);
@@ -142,6 +150,8 @@ pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *
     if (format == PK_FORMAT_HPCTOOLKIT_XML) return hx_open_memory(n, names, data, sizes, opts, out);
     if (format == PK_FORMAT_HPCTOOLKIT_DRAFT)
         return hx_open_memory(n, names, data, sizes, opts, out);
+    if (format == PK_FORMAT_JSON && n == 1)
+        return json_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

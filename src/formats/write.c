@@ -6,6 +6,7 @@
 #include "formats/callgrind/callgrind.h"
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk_write.h"
+#include "formats/json/json.h"
 #include "util/error.h"
 
 pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *path,
@@ -30,6 +31,8 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
         return cg_write(p, path, opts, stats);
     case PK_FORMAT_CUBE:
         return cube_write(p, path, opts, stats);
+    case PK_FORMAT_JSON:
+        return json_write(p, path, opts, stats);
     default:
         return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
     }

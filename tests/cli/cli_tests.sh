@@ -239,6 +239,37 @@ mkdir -p "$work/precious" && touch "$work/precious/keep"
 expect_status 1 "$profkit" convert -f "$db" -o "$work/precious" --to hpctoolkit
 [ -e "$work/precious/keep" ] || fail "convert --force replaced a directory that is not a database"
 
+# --- convert --to json: profkit's own model (docs/json.md), read back as it was ---
+cgs=$src/tests/data/callgrind/sample.callgrind
+expect_status 0 "$profkit" convert -q "$cgs" -o "$work/cg.json"
+golden convert-json-callgrind.json cat "$work/cg.json"
+json_check "$work/cg.json" 'doc["schema"] == "profkit.model/1" and len(doc["contexts"]) == 29 and doc["profile"]["reconstructed"] and len(doc["callgraph"]["calls"]) > 0'
+golden tree-json-callgrind.txt "$profkit" tree "$work/cg.json"
+"$profkit" tree "$cgs" >"$work/tree-a" 2>&1
+"$profkit" tree "$work/cg.json" >"$work/tree-b" 2>&1
+checks=$((checks + 1))
+diff -u "$work/tree-a" "$work/tree-b" >&2 || fail "tree of the JSON copy differs from the original's"
+expect_status 0 "$profkit" convert -q --to json "$db" -o "$work/db.model"
+golden info-json-sample.txt "$profkit" info "$work/db.model"
+golden trace-json-sample.txt "$profkit" trace "$work/db.model"
+"$profkit" flat "$db" >"$work/flat-a" 2>&1
+"$profkit" flat "$work/db.model" >"$work/flat-b" 2>&1
+checks=$((checks + 1))
+diff -u "$work/flat-a" "$work/flat-b" >&2 || fail "flat of the JSON copy differs from the original's"
+expect_status 0 "$profkit" convert -q "$work/db.model" -o "$work/db-back.d"
+expect_status 0 "$profkit" check -q "$work/db-back.d"
+expect_status 0 "$profkit" threads --json "$db"
+json_check "$work/out" 'doc["schema"] == "profkit.threads/1"'
+expect_status 1 "$profkit" info "$work/out"
+grep -q "not a profile profkit can read" "$work/err" || fail "other JSON taken for a profile"
+head -c 2000 "$work/cg.json" >"$work/cut.json"
+expect_status 1 "$profkit" info "$work/cut.json"
+grep -q "cut.json: byte 2000, \$.* cut off" "$work/err" || fail "cut JSON not explained: $(cat "$work/err")"
+sed 's/"profkit.model\/1"/"profkit.model\/9"/' "$work/cg.json" >"$work/v9.json"
+expect_status 1 "$profkit" info "$work/v9.json"
+grep -q 'schema "profkit.model/9" is not one this profkit reads' "$work/err" || fail "newer schema not explained"
+expect_status 1 "$profkit" convert "$cgs" -o "$work/cg.json"
+
 # --- damaged databases ---
 cp -r "$db" "$work/damaged"
 chmod -R u+w "$work/damaged"

@@ -182,10 +182,12 @@ static pk_status build_contexts(cube_read *r, pk_kmap *files, size_t *fcap)
         free(tmp);
         return pk_fail_nomem("reading the call tree");
     }
-    pk_status st = sort_ids(r, &a->regions[0].id, sizeof *a->regions, a->n_regions,
-                            "region id defined twice:", &regions);
+    /* no &array[0] of an empty (NULL) array: undefined even unread */
+    pk_status st = sort_ids(r, a->n_regions ? &a->regions[0].id : NULL, sizeof *a->regions,
+                            a->n_regions, "region id defined twice:", &regions);
     if (!st)
-        st = sort_ids(r, &a->cnodes[0].id, sizeof *a->cnodes, n, "cnode id defined twice:", &ids);
+        st = sort_ids(r, n ? &a->cnodes[0].id : NULL, sizeof *a->cnodes, n,
+                      "cnode id defined twice:", &ids);
     uint64_t root_id = !st && n ? (ids[n - 1] >> 32) + 1 : 0; /* ids: only if sorted */
     if (!st && root_id > UINT32_MAX) st = format_error(r, "cnode id too large:", UINT32_MAX);
     for (size_t i = 0; i < n && !st; i++)

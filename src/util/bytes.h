@@ -46,6 +46,35 @@ static inline double pk_le_f64(const void *p)
     return d;
 }
 
+static inline uint16_t pk_be16(const void *p)
+{
+    uint16_t v;
+    memcpy(&v, p, sizeof v);
+    return PK_HOST_BIG_ENDIAN ? v : __builtin_bswap16(v);
+}
+
+static inline uint32_t pk_be32(const void *p)
+{
+    uint32_t v;
+    memcpy(&v, p, sizeof v);
+    return PK_HOST_BIG_ENDIAN ? v : __builtin_bswap32(v);
+}
+
+static inline uint64_t pk_be64(const void *p)
+{
+    uint64_t v;
+    memcpy(&v, p, sizeof v);
+    return PK_HOST_BIG_ENDIAN ? v : __builtin_bswap64(v);
+}
+
+static inline double pk_be_f64(const void *p)
+{
+    uint64_t bits = pk_be64(p);
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
 static inline void pk_put_le16(void *p, uint16_t v)
 {
     if (PK_HOST_BIG_ENDIAN) v = __builtin_bswap16(v);

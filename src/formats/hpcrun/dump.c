@@ -100,8 +100,8 @@ static void dump_metric(dumper *d, const hr_metric *m, uint32_t id)
     put_u(d, "partner", m->partner);
     put_u(d, "show", m->show);
     put_b(d, "show_percent", m->show_percent);
-    put_x(d, "raw_flags_0", hr_be64(m->raw_flags));
-    put_x(d, "raw_flags_1", hr_be64(m->raw_flags + 8));
+    put_x(d, "raw_flags_0", pk_be64(m->raw_flags));
+    put_x(d, "raw_flags_1", pk_be64(m->raw_flags + 8));
     put_b(d, "old_layout", m->old_layout);
     put_u(d, "period", m->period);
     put_s(d, "formula", m->formula);

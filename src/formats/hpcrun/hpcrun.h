@@ -34,6 +34,7 @@
 
 #include "profkit/status.h"
 #include "util/arena.h"
+#include "util/bytes.h"
 
 /* ---------------------------------------------------------------------
  * Primitives
@@ -273,18 +274,6 @@ int hr_detect_path(const char *path);
  * Accessors for the bulk data (bounds were checked by the parser)
  * ------------------------------------------------------------------- */
 
-static inline uint16_t hr_be16(const uint8_t *p)
-{
-    return (uint16_t)((unsigned)p[0] << 8 | p[1]);
-}
-static inline uint32_t hr_be32(const uint8_t *p)
-{
-    return (uint32_t)p[0] << 24 | (uint32_t)p[1] << 16 | (uint32_t)p[2] << 8 | p[3];
-}
-static inline uint64_t hr_be64(const uint8_t *p)
-{
-    return (uint64_t)hr_be32(p) << 32 | hr_be32(p + 4);
-}
 /* A raw 8-byte value word as a double (val_fmt REAL) — integer-format
  * words are used as uint64_t directly. */
 static inline double hr_word_real(uint64_t word)
@@ -298,8 +287,8 @@ static inline double hr_word_real(uint64_t word)
 static inline void hr_sparse_value(const hr_sparse *s, uint64_t i, uint16_t *metric, uint64_t *word)
 {
     const uint8_t *p = s->values + i * HR_SPARSE_VALUE_SIZE;
-    *word = hr_be64(p);
-    *metric = hr_be16(p + 8);
+    *word = pk_be64(p);
+    *metric = pk_be16(p + 8);
 }
 
 /* Index entry k (k <= n_nz_nodes; entry n_nz_nodes is the "end!" one):
@@ -308,14 +297,14 @@ static inline void hr_sparse_index(const hr_sparse *s, uint32_t k, uint32_t *nod
                                    uint64_t *start)
 {
     const uint8_t *p = s->index + (uint64_t)k * HR_SPARSE_INDEX_SIZE;
-    *node_id = hr_be32(p);
-    *start = hr_be64(p + 4);
+    *node_id = pk_be32(p);
+    *start = pk_be64(p + 4);
 }
 
 /* 02/03 dense value word of metric m of a node. */
 static inline uint64_t hr_dense_value(const hr_cct_node *n, uint32_t m)
 {
-    return hr_be64(n->dense + (uint64_t)m * 8);
+    return pk_be64(n->dense + (uint64_t)m * 8);
 }
 
 /* Trace record i. metric is HR_TRACE_NO_METRIC unless data-centric. */
@@ -324,9 +313,9 @@ static inline void hr_trace_record(const hr_trace *t, uint64_t i, uint64_t *time
                                    uint32_t *metric)
 {
     const uint8_t *p = t->records + i * t->record_size;
-    *time = hr_be64(p);
-    *node_id = hr_be32(p + 8);
-    *metric = (t->flags & HR_TRACE_DATA_CENTRIC) ? hr_be32(p + 12) : HR_TRACE_NO_METRIC;
+    *time = pk_be64(p);
+    *node_id = pk_be32(p + 8);
+    *metric = (t->flags & HR_TRACE_DATA_CENTRIC) ? pk_be32(p + 12) : HR_TRACE_NO_METRIC;
 }
 
 /* The pretty name hpcproftt prints for a placeholder (lm_id 0) node, e.g.

@@ -31,19 +31,19 @@ static inline uint8_t hr_take8(hr_cur *c)
 }
 static inline uint16_t hr_take16(hr_cur *c)
 {
-    uint16_t v = hr_be16(c->data + c->pos);
+    uint16_t v = pk_be16(c->data + c->pos);
     c->pos += 2;
     return v;
 }
 static inline uint32_t hr_take32(hr_cur *c)
 {
-    uint32_t v = hr_be32(c->data + c->pos);
+    uint32_t v = pk_be32(c->data + c->pos);
     c->pos += 4;
     return v;
 }
 static inline uint64_t hr_take64(hr_cur *c)
 {
-    uint64_t v = hr_be64(c->data + c->pos);
+    uint64_t v = pk_be64(c->data + c->pos);
     c->pos += 8;
     return v;
 }

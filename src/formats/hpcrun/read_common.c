@@ -153,7 +153,7 @@ static void decode_flags(hr_metric *m, int rule)
         m->show = b[6], m->show_percent = b[7];
         return;
     }
-    uint64_t w = hr_be64(b); /* gcc x86-64 bit-fields, least significant first */
+    uint64_t w = pk_be64(b); /* gcc x86-64 bit-fields, least significant first */
     m->old_layout = 1;
     m->type = w & 0xf, m->val_ty = (w >> 4) & 0xf, m->val_fmt = (w >> 8) & 0xf;
     m->move2proc = 0;

@@ -26,7 +26,7 @@ static pk_status read_footer(hr_file *f)
                        f->name, f->size, HR_FOOTER_SIZE);
     uint64_t at = f->size - HR_FOOTER_SIZE, w[14];
     for (int i = 0; i < 14; i++)
-        w[i] = hr_be64(f->data + at + 8 * (uint64_t)i);
+        w[i] = pk_be64(f->data + at + 8 * (uint64_t)i);
     hr_footer *ft = &f->footer;
     hr_span *spans[6] = {&ft->hdr, &ft->loadmap, &ft->cct, &ft->metrics, &ft->iddict, &ft->sparse};
     for (int i = 0; i < 6; i++)

@@ -38,7 +38,7 @@ pk_status hr_trace_parse(const char *name, const void *data, uint64_t size, hr_t
         return pk_fail(PK_ERR_FORMAT,
                        "%s: trace header flags at byte %d need 8 bytes, but the file has %" PRIu64,
                        name, HR_MAGIC_LEN + 6, size);
-    out->flags = out->has_flags ? hr_be64(d + HR_MAGIC_LEN + 6) : 0;
+    out->flags = out->has_flags ? pk_be64(d + HR_MAGIC_LEN + 6) : 0;
     out->record_size = (out->flags & HR_TRACE_DATA_CENTRIC) ? 16 : 12;
     uint64_t body = size - out->header_size;
     out->n_records = body / out->record_size;

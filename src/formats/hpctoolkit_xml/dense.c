@@ -25,22 +25,6 @@
 #include "util/bytes.h"
 #include "util/vec.h"
 
-static uint32_t be32(const unsigned char *d)
-{
-    return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-static uint64_t be64(const unsigned char *d)
-{
-    return (uint64_t)be32(d) << 32 | be32(d + 4);
-}
-static double be_f64(const unsigned char *d)
-{
-    uint64_t b = be64(d);
-    double v;
-    memcpy(&v, &b, 8);
-    return v;
-}
-
 #define MDB_MARKER 0xFFFFFFFFDEADF00Dull
 
 /* The location of (rank, thread), added if new. */
@@ -96,7 +80,7 @@ typedef struct dense_rows {
 /* +0 and -0 are both "no value". */
 static int nonzero(const unsigned char *e)
 {
-    return be64(e) << 1 != 0;
+    return pk_be64(e) << 1 != 0;
 }
 
 static uint64_t row_id(uint64_t k)
@@ -121,7 +105,7 @@ static pk_status sum_entries(hx_reader *r, const hx_file *f, uint64_t at, const 
                                "%llu and profkit numbers its entry points from there",
                                (unsigned long long)id, (unsigned long long)r->max_id);
             if (slot >= 0 && r->plain_incl[j])
-                ent[(uint64_t)slot * dr->nm + j] += be_f64(row + j * 8);
+                ent[(uint64_t)slot * dr->nm + j] += pk_be_f64(row + j * 8);
         }
     }
     return PK_OK;
@@ -140,7 +124,7 @@ static void put_run(plane_out *o, uint64_t id, const unsigned char *row, const d
 {
     uint64_t start = o->nv;
     for (uint64_t j = 0; j < nm; j++) {
-        double v = row ? be_f64(row + j * 8) : dv[j];
+        double v = row ? pk_be_f64(row + j * 8) : dv[j];
         if (row ? !nonzero(row + j * 8) : v == 0) continue;
         if (o->vals) {
             pk_put_le16(o->vals + o->nv * PK_LM_VAL_SIZE, (uint16_t)j);
@@ -201,7 +185,7 @@ static pk_status read_values(hx_reader *r, const hx_file *f, uint64_t at, uint64
         return hx_fail(f, "metric-db header", at + 18,
                        "version/endianness '%.6s' (profkit reads 00.10, big-endian 'b')",
                        (const char *)d + 18);
-    uint64_t nodes = be32(d + 24), nm = be32(d + 28);
+    uint64_t nodes = pk_be32(d + 24), nm = pk_be32(d + 28);
     if (nm != r->n_db_ids)
         return hx_fail(f, "metric-db header", at + 28,
                        "%llu metrics per node, but experiment.xml's MetricDBTable has %u",
@@ -258,7 +242,7 @@ static pk_status read_trace(hx_reader *r, const hx_file *f, uint64_t at, uint64_
     if (len < hdr)
         return hx_fail(f, "hpctrace header", at, "truncated (%llu of %llu bytes)",
                        (unsigned long long)len, (unsigned long long)hdr);
-    if (has_flags) flags = be64(d + 24);
+    if (has_flags) flags = pk_be64(d + 24);
     uint64_t rec = flags & 1 ? 16 : 12, n = (len - hdr) / rec;
     if ((len - hdr) % rec)
         return hx_fail(f, "hpctrace record", at + hdr + n * rec,
@@ -271,7 +255,7 @@ static pk_status read_trace(hx_reader *r, const hx_file *f, uint64_t at, uint64_
     uint64_t prev = 0;
     for (uint64_t i = 0; i < n; i++) {
         const unsigned char *e = d + hdr + i * rec;
-        uint64_t t = be64(e), key[PK_KMAP_WORDS] = {be32(e + 8)};
+        uint64_t t = pk_be64(e), key[PK_KMAP_WORDS] = {pk_be32(e + 8)};
         uint32_t ctx = 0;
         if (key[0] && !pk_kmap_get(&r->trace_ids, key, &ctx)) r->trace_unknown++;
         /* hpcrun 03.00+ writes ns (TraceDB u="1000000000"); other units scale */
@@ -306,24 +290,24 @@ static pk_status read_merged(hx_reader *r, const hx_file *f,
     if (f->size < 16)
         return hx_fail(f, "merged file header", 0, "truncated (%llu bytes)",
                        (unsigned long long)f->size);
-    if (be64(d + f->size - 8) != MDB_MARKER)
+    if (pk_be64(d + f->size - 8) != MDB_MARKER)
         return hx_fail(f, "end marker", f->size - 8,
                        "missing (0xFFFFFFFFDEADF00D): the file is truncated or not a merged file");
-    uint64_t n = be32(d + 4), end = f->size - 8;
+    uint64_t n = pk_be32(d + 4), end = f->size - 8;
     if (n > (end - 8) / 16)
         return hx_fail(f, "merged file index", 8, "%llu entries of 16 bytes do not fit",
                        (unsigned long long)n);
     uint64_t lo = 8 + 16 * n;
     for (uint64_t i = 0; i < n; i++) {
         const unsigned char *e = d + 8 + 16 * i;
-        uint64_t off = be64(e + 8), next = i + 1 < n ? be64(e + 24) : end;
+        uint64_t off = pk_be64(e + 8), next = i + 1 < n ? pk_be64(e + 24) : end;
         if (off < lo || next < off || next > end)
             return hx_fail(f, "merged file index", 8 + 16 * i + 8,
                            "entry %llu: offset 0x%llx..0x%llx is outside 0x%llx..0x%llx",
                            (unsigned long long)i, (unsigned long long)off, (unsigned long long)next,
                            (unsigned long long)lo, (unsigned long long)end);
         struct hx_loc *loc;
-        pk_status st = location(r, be32(e), be32(e + 4), f->name, &loc);
+        pk_status st = location(r, pk_be32(e), pk_be32(e + 4), f->name, &loc);
         if (!st) st = read(r, f, off, next - off, loc);
         if (st) return st;
         lo = next;

@@ -33,26 +33,6 @@
 #define PROF_END  0x656E6421u
 #define CCT_END   0x6564u
 
-static uint16_t be16(const unsigned char *d)
-{
-    return (uint16_t)(d[0] << 8 | d[1]);
-}
-static uint32_t be32(const unsigned char *d)
-{
-    return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-static uint64_t be64(const unsigned char *d)
-{
-    return (uint64_t)be32(d) << 32 | be32(d + 4);
-}
-static double be_f64(const unsigned char *d)
-{
-    uint64_t b = be64(d);
-    double v;
-    memcpy(&v, &b, 8);
-    return v;
-}
-
 /* Whether [off, off + len) lies within [lo, hi). */
 static int inside(uint64_t off, uint64_t len, uint64_t lo, uint64_t hi)
 {
@@ -79,12 +59,12 @@ static pk_status check_header(const hx_file *f, const char *magic, const char *f
                            "missing (\"%.8s\"): the file is truncated or damaged", footer);
         end -= 8;
     }
-    *n_items = be32(f->data + 18);
-    unsigned n_sec = be16(f->data + 22);
+    *n_items = pk_be32(f->data + 18);
+    unsigned n_sec = pk_be16(f->data + 22);
     if (n_sec < n_sec_min)
         return hx_fail(f, "header", 22, "%u sections, expected at least %u", n_sec, n_sec_min);
     for (unsigned s = 0; s < n_sec_min; s++) {
-        sec[s][0] = be64(f->data + 24 + 16 * s), sec[s][1] = be64(f->data + 32 + 16 * s);
+        sec[s][0] = pk_be64(f->data + 24 + 16 * s), sec[s][1] = pk_be64(f->data + 32 + 16 * s);
         if (!inside(sec[s][1], sec[s][0], 24 + 16 * (uint64_t)n_sec, end))
             return hx_fail(f, "header", 24 + 16 * s,
                            "section %u at 0x%llx, %llu bytes, is outside the file", s,
@@ -98,7 +78,7 @@ static pk_status check_tuple(const hx_file *f, uint64_t off, uint64_t lo, uint64
                              uint32_t prof)
 {
     if (!inside(off, 2, lo, hi) ||
-        !inside(off + 2, (uint64_t)be16(f->data + off) * IDT_ELEM, lo, hi))
+        !inside(off + 2, (uint64_t)pk_be16(f->data + off) * IDT_ELEM, lo, hi))
         return hx_fail(f, "Profile Info", 0,
                        "profile %u: identifier tuple at 0x%llx is outside its section", prof,
                        (unsigned long long)off);
@@ -110,8 +90,9 @@ static pk_status check_tuple(const hx_file *f, uint64_t off, uint64_t lo, uint64
 static pk_status check_prof_block(hx_reader *r, const hx_file *f, uint32_t p, uint64_t *max_ctx)
 {
     const unsigned char *e = f->data + r->draft.pi_off + (uint64_t)p * PI_SIZE;
-    uint64_t nv = be64(e + 32), off = be64(e + 44), at = r->draft.pi_off + (uint64_t)p * PI_SIZE;
-    uint32_t nc = be32(e + 40);
+    uint64_t nv = pk_be64(e + 32), off = pk_be64(e + 44),
+             at = r->draft.pi_off + (uint64_t)p * PI_SIZE;
+    uint32_t nc = pk_be32(e + 40);
     uint64_t end = f->size - 8;
     if (nv == 0 && nc == 0) return PK_OK; /* as in cct.db: an empty block may be absent */
     if (nv > end / PVAL_SIZE ||
@@ -122,9 +103,9 @@ static pk_status check_prof_block(hx_reader *r, const hx_file *f, uint32_t p, ui
     const unsigned char *c = f->data + off + nv * PVAL_SIZE;
     uint64_t prev_idx = 0;
     for (uint32_t i = 0; i <= nc; i++, c += PCTX_SIZE) {
-        uint32_t id = be32(c);
-        uint64_t idx = be64(c + 4), where = (uint64_t)(c - f->data);
-        if (i == nc ? id != PROF_END : id == PROF_END || (i && id <= be32(c - PCTX_SIZE)))
+        uint32_t id = pk_be32(c);
+        uint64_t idx = pk_be64(c + 4), where = (uint64_t)(c - f->data);
+        if (i == nc ? id != PROF_END : id == PROF_END || (i && id <= pk_be32(c - PCTX_SIZE)))
             return hx_fail(f, "profile context index", where,
                            i == nc ? "profile %u: end marker 0x656E6421 missing"
                                    : "profile %u: context ids not ascending",
@@ -153,7 +134,7 @@ static pk_status scan_profile_db(hx_reader *r, const hx_file *f, uint64_t *max_c
     r->draft.pi_off = sec[0][1], r->draft.idt_lo = sec[1][1];
     r->draft.idt_hi = sec[1][1] + sec[1][0];
     for (uint32_t p = 0; p < n && !st; p++) {
-        uint64_t idt = be64(f->data + sec[0][1] + (uint64_t)p * PI_SIZE);
+        uint64_t idt = pk_be64(f->data + sec[0][1] + (uint64_t)p * PI_SIZE);
         st = check_tuple(f, idt, r->draft.idt_lo, r->draft.idt_hi, p);
         if (!st) st = check_prof_block(r, f, p, max_ctx);
     }
@@ -173,14 +154,14 @@ static int all_zero(const unsigned char *d, uint64_t n)
 static pk_status check_ctx_block(hx_reader *r, const hx_file *f, uint64_t at)
 {
     const unsigned char *e = f->data + at;
-    uint64_t nv = be64(e + 4), off = be64(e + 14), end = f->size - 8;
-    uint32_t nm = be16(e + 12);
+    uint64_t nv = pk_be64(e + 4), off = pk_be64(e + 14), end = f->size - 8;
+    uint32_t nm = pk_be16(e + 12);
     uint64_t len = nv * CVAL_SIZE + ((uint64_t)nm + 1) * CMET_SIZE;
     if (nv == 0 && nm == 0) return PK_OK; /* hpcprof2 writes no block, not even the end marker */
     if (nv > end / CVAL_SIZE || !inside(off, len, 0, end))
         return hx_fail(f, "Context Info", at + 4,
                        "context %u: %llu values and %u metrics at 0x%llx do not fit the file",
-                       be32(e), (unsigned long long)nv, nm, (unsigned long long)off);
+                       pk_be32(e), (unsigned long long)nv, nm, (unsigned long long)off);
     if (all_zero(f->data + off, len)) {
         r->draft.cct_unwritten++;
         return PK_OK;
@@ -188,9 +169,9 @@ static pk_status check_ctx_block(hx_reader *r, const hx_file *f, uint64_t at)
     const unsigned char *m = f->data + off + nv * CVAL_SIZE;
     uint64_t prev = 0;
     for (uint32_t i = 0; i <= nm; i++, m += CMET_SIZE) {
-        uint64_t idx = be64(m + 2), where = (uint64_t)(m - f->data);
-        uint16_t id = be16(m);
-        if (i == nm ? id != CCT_END : (i && id <= be16(m - CMET_SIZE)))
+        uint64_t idx = pk_be64(m + 2), where = (uint64_t)(m - f->data);
+        uint16_t id = pk_be16(m);
+        if (i == nm ? id != CCT_END : (i && id <= pk_be16(m - CMET_SIZE)))
             return hx_fail(f, "context metric index", where,
                            i == nm ? "end marker 0x6564 missing" : "metric ids not ascending");
         if (idx < prev || idx > nv || (i == 0 && idx != 0) || (i == nm && idx != nv))
@@ -200,7 +181,7 @@ static pk_status check_ctx_block(hx_reader *r, const hx_file *f, uint64_t at)
         prev = idx;
     }
     for (uint64_t v = 0; v < nv; v++) {
-        uint32_t prof = be32(f->data + off + v * CVAL_SIZE + 8);
+        uint32_t prof = pk_be32(f->data + off + v * CVAL_SIZE + 8);
         if (prof >= r->draft.n_prof)
             return hx_fail(f, "context values", off + v * CVAL_SIZE + 8,
                            "profile index %u, profile.db has %u", prof, r->draft.n_prof);
@@ -219,8 +200,8 @@ static pk_status scan_cct_db(hx_reader *r, const hx_file *f, uint64_t *max_ctx)
                        (unsigned long long)sec[0][0]);
     for (uint32_t c = 0; c < n && !st; c++) {
         uint64_t at = sec[0][1] + (uint64_t)c * CI_SIZE;
-        if (be32(f->data + at) != c) /* the draft: Context Info c is at ci_ptr + 22 c */
-            return hx_fail(f, "Context Info", at, "context id %u in slot %u", be32(f->data + at),
+        if (pk_be32(f->data + at) != c) /* the draft: Context Info c is at ci_ptr + 22 c */
+            return hx_fail(f, "Context Info", at, "context id %u in slot %u", pk_be32(f->data + at),
                            c);
         st = check_ctx_block(r, f, at);
     }
@@ -337,18 +318,18 @@ static pk_status walk_profile(hx_reader *r, prof_walk *w, plane_out *o)
     const hx_file *f = r->draft.profile_db;
     pk_profile *p = r->p;
     const unsigned char *e = f->data + r->draft.pi_off + (uint64_t)w->prof * PI_SIZE;
-    uint64_t nv = be64(e + 32), off = be64(e + 44);
-    uint32_t nc = be32(e + 40), nc_cols = p->n_columns;
+    uint64_t nv = pk_be64(e + 32), off = pk_be64(e + 44);
+    uint32_t nc = pk_be32(e + 40), nc_cols = p->n_columns;
     if (nv == 0) nc = 0; /* an empty profile (checked: no contexts either) */
     const unsigned char *ctx = f->data + off + nv * PVAL_SIZE;
     for (uint32_t i = 0; i < nc; i++, ctx += PCTX_SIZE) {
-        uint32_t id = be32(ctx);
+        uint32_t id = pk_be32(ctx);
         int slot = hx_top_slot(r, id);
         uint64_t start = o->nv;
-        for (uint64_t v = be64(ctx + 4); v < be64(ctx + 4 + PCTX_SIZE); v++) {
+        for (uint64_t v = pk_be64(ctx + 4); v < pk_be64(ctx + 4 + PCTX_SIZE); v++) {
             const unsigned char *rec = f->data + off + v * PVAL_SIZE;
-            double val = be_f64(rec);
-            uint32_t c = pk_model_col_of(p, w->summary, be16(rec + 8));
+            double val = pk_be_f64(rec);
+            uint32_t c = pk_model_col_of(p, w->summary, pk_be16(rec + 8));
             if (c == PK_NONE && w->summary) {
                 w->dropped += o->vals != NULL;
                 continue;
@@ -357,14 +338,14 @@ static pk_status walk_profile(hx_reader *r, prof_walk *w, plane_out *o)
                 return hx_fail(f, "profile values", off + v * PVAL_SIZE + 8,
                                "profile %u: metric id %u is not in experiment.xml's "
                                "MetricDBTable",
-                               w->prof, be16(rec + 8));
+                               w->prof, pk_be16(rec + 8));
             if (val == 0) continue;
-            put(o, be16(rec + 8), val);
+            put(o, pk_be16(rec + 8), val);
             if (o->vals && slot >= 0 && sums_at_entry(p, c))
                 w->ent[(uint64_t)slot * nc_cols + c] += val;
         }
         if (close_run(o, id, start))
-            return hx_fail(f, "profile values", off + be64(ctx + 4) * PVAL_SIZE,
+            return hx_fail(f, "profile values", off + pk_be64(ctx + 4) * PVAL_SIZE,
                            "profile %u: context %u has a metric id twice", w->prof, id);
     }
     for (unsigned s = 0; s < r->n_entries; s++) {
@@ -410,8 +391,8 @@ static pk_status tuple_of(hx_reader *r, uint32_t prof, struct hx_loc *loc)
 {
     const hx_file *f = r->draft.profile_db;
     pk_profile *p = r->p;
-    uint64_t off = be64(f->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE);
-    uint16_t n = be16(f->data + off);
+    uint64_t off = pk_be64(f->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE);
+    uint16_t n = pk_be16(f->data + off);
     pk_ident *ids = pk_arena_array(&p->arena, n + 1u, sizeof *ids);
     if (!ids) return pk_fail_nomem("reading identifier tuples");
     for (uint16_t i = 0; i < n; i++) {
@@ -419,14 +400,14 @@ static pk_status tuple_of(hx_reader *r, uint32_t prof, struct hx_loc *loc)
         /* kind in the low 14 bits, hpcviewer's "interpret" in the top 2:
          * 0 both ids valid, 1/2 the physical id identifies it (hpcviewer
          * shows "physical*"), 3 logical only */
-        uint16_t kind = be16(e) & 0x3fff, interpret = be16(e) >> 14;
-        uint64_t logical = be64(e + 10);
+        uint16_t kind = pk_be16(e) & 0x3fff, interpret = pk_be16(e) >> 14;
+        uint64_t logical = pk_be64(e + 10);
         if (logical > UINT32_MAX)
             return hx_fail(f, "identifier tuple", off + 2 + i * IDT_ELEM + 10,
                            "logical id %llu does not fit 32 bits", (unsigned long long)logical);
         ids[i] = (pk_ident){kind, kind < p->n_id_kinds ? p->id_kind_names[kind] : NULL,
                             interpret == 1 || interpret == 2 ? PK_ID_PHYSICAL : 0,
-                            (uint32_t)logical, be64(e + 2)};
+                            (uint32_t)logical, pk_be64(e + 2)};
     }
     loc->ids = ids, loc->n_ids = n;
     return PK_OK;
@@ -437,14 +418,14 @@ static int prof_run(hx_reader *r, uint32_t prof, uint32_t c, uint64_t *lo, uint6
 {
     const hx_file *f = r->draft.profile_db;
     const unsigned char *e = f->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE;
-    uint64_t nv = be64(e + 32), off = be64(e + 44);
-    uint32_t a = 0, b = be32(e + 40);
+    uint64_t nv = pk_be64(e + 32), off = pk_be64(e + 44);
+    uint32_t a = 0, b = pk_be32(e + 40);
     const unsigned char *ctx = f->data + off + nv * PVAL_SIZE;
     while (a < b) {
-        uint32_t mid = a + (b - a) / 2, id = be32(ctx + (uint64_t)mid * PCTX_SIZE);
+        uint32_t mid = a + (b - a) / 2, id = pk_be32(ctx + (uint64_t)mid * PCTX_SIZE);
         if (id == c) {
-            *lo = be64(ctx + (uint64_t)mid * PCTX_SIZE + 4);
-            *hi = be64(ctx + (uint64_t)mid * PCTX_SIZE + 4 + PCTX_SIZE);
+            *lo = pk_be64(ctx + (uint64_t)mid * PCTX_SIZE + 4);
+            *hi = pk_be64(ctx + (uint64_t)mid * PCTX_SIZE + 4 + PCTX_SIZE);
             return 1;
         }
         if (id < c)
@@ -458,7 +439,7 @@ static int prof_run(hx_reader *r, uint32_t prof, uint32_t c, uint64_t *lo, uint6
 static const unsigned char *prof_val(hx_reader *r, uint32_t prof, uint64_t v)
 {
     const unsigned char *e = r->draft.profile_db->data + r->draft.pi_off + (uint64_t)prof * PI_SIZE;
-    return r->draft.profile_db->data + be64(e + 44) + v * PVAL_SIZE;
+    return r->draft.profile_db->data + pk_be64(e + 44) + v * PVAL_SIZE;
 }
 
 /* Whether cct.db's context c (Context Info at e) holds what the
@@ -468,36 +449,36 @@ static const unsigned char *prof_val(hx_reader *r, uint32_t prof, uint64_t v)
 static int ctx_agrees(hx_reader *r, uint32_t c, const unsigned char *e, uint8_t *seen)
 {
     const unsigned char *cd = r->draft.cct_db->data;
-    uint64_t nv = be64(e + 4), off = be64(e + 14), count = 0, lo, hi;
-    uint32_t nm = be16(e + 12), metrics = 0;
+    uint64_t nv = pk_be64(e + 4), off = pk_be64(e + 14), count = 0, lo, hi;
+    uint32_t nm = pk_be16(e + 12), metrics = 0;
     int written =
             (nv || nm) && !all_zero(cd + off, nv * CVAL_SIZE + ((uint64_t)nm + 1) * CMET_SIZE),
         ok = 1;
     for (uint32_t p = 1; p < r->draft.n_prof; p++) {
         if (!prof_run(r, p, c, &lo, &hi)) continue;
         for (uint64_t v = lo; v < hi; v++) {
-            uint16_t m = be16(prof_val(r, p, v) + 8);
+            uint16_t m = pk_be16(prof_val(r, p, v) + 8);
             metrics += !seen[m], seen[m] = 1, count++;
         }
     }
     ok = count == nv && metrics == nm;
     for (uint32_t i = 0; written && ok && i < nm; i++) { /* each value in profile.db */
         const unsigned char *mr = cd + off + nv * CVAL_SIZE + (uint64_t)i * CMET_SIZE;
-        for (uint64_t v = be64(mr + 2); ok && v < be64(mr + 2 + CMET_SIZE); v++) {
+        for (uint64_t v = pk_be64(mr + 2); ok && v < pk_be64(mr + 2 + CMET_SIZE); v++) {
             const unsigned char *rec = cd + off + v * CVAL_SIZE;
-            uint32_t p = be32(rec + 8);
+            uint32_t p = pk_be32(rec + 8);
             int found = 0;
             if (p && prof_run(r, p, c, &lo, &hi))
                 for (uint64_t k = lo; k < hi && !found; k++)
-                    found = be16(prof_val(r, p, k) + 8) == be16(mr) &&
-                            be64(prof_val(r, p, k)) == be64(rec);
+                    found = pk_be16(prof_val(r, p, k) + 8) == pk_be16(mr) &&
+                            pk_be64(prof_val(r, p, k)) == pk_be64(rec);
             ok = found;
         }
     }
     for (uint32_t p = 1; p < r->draft.n_prof; p++) /* clear the scratch map */
         if (prof_run(r, p, c, &lo, &hi))
             for (uint64_t v = lo; v < hi; v++)
-                seen[be16(prof_val(r, p, v) + 8)] = 0;
+                seen[pk_be16(prof_val(r, p, v) + 8)] = 0;
     return ok;
 }
 

@@ -24,15 +24,6 @@
 #define TH_SIZE 22
 #define TS_SIZE 12
 
-static uint32_t be32(const unsigned char *d)
-{
-    return (uint32_t)d[0] << 24 | (uint32_t)d[1] << 16 | (uint32_t)d[2] << 8 | d[3];
-}
-static uint64_t be64(const unsigned char *d)
-{
-    return (uint64_t)be32(d) << 32 | be32(d + 4);
-}
-
 static pk_status check_header(hx_reader *r, const hx_file *f, uint32_t *n, uint64_t *hdr)
 {
     const unsigned char *d = f->data;
@@ -43,16 +34,16 @@ static pk_status check_header(hx_reader *r, const hx_file *f, uint32_t *n, uint6
         return hx_fail(f, "header", 0, "magic is not HPCPROF-tracedb_");
     if (!((d[16] == 1 || d[16] == 4) && d[17] == 0))
         return hx_fail(f, "header", 16, "version %u.%u (profkit reads 1.0 and 4.0)", d[16], d[17]);
-    *n = be32(d + 18);
-    uint64_t size = be64(d + 24);
-    *hdr = be64(d + 32);
-    if (be32(d + 22) >> 16 < 1) return hx_fail(f, "header", 22, "no sections");
+    *n = pk_be32(d + 18);
+    uint64_t size = pk_be64(d + 24);
+    *hdr = pk_be64(d + 32);
+    if (pk_be32(d + 22) >> 16 < 1) return hx_fail(f, "header", 22, "no sections");
     if (*hdr < 56 || *hdr > f->size || size > f->size - *hdr || (uint64_t)*n * TH_SIZE > size)
         return hx_fail(f, "header", 24,
                        "%u trace headers of 22 bytes in %llu bytes at 0x%llx do not fit the file",
                        *n, (unsigned long long)size, (unsigned long long)*hdr);
     r->x.has_trace_db = 1, r->x.trace_units = 0;
-    r->x.trace_min = be64(d + 40), r->x.trace_max = be64(d + 48);
+    r->x.trace_min = pk_be64(d + 40), r->x.trace_max = pk_be64(d + 48);
     return PK_OK;
 }
 
@@ -60,8 +51,8 @@ static pk_status check_header(hx_reader *r, const hx_file *f, uint32_t *n, uint6
 static pk_status read_line(hx_reader *r, const hx_file *f, uint64_t at)
 {
     const unsigned char *e = f->data + at;
-    uint32_t prof = be32(e);
-    uint64_t lo = be64(e + 6), hi = be64(e + 14);
+    uint32_t prof = pk_be32(e);
+    uint64_t lo = pk_be64(e + 6), hi = pk_be64(e + 14);
     if (prof == 0 || prof > r->n_locs)
         return hx_fail(f, "trace header", at, "profile index %u (profile.db has 1..%zu)", prof,
                        r->n_locs);
@@ -77,7 +68,7 @@ static pk_status read_line(hx_reader *r, const hx_file *f, uint64_t at)
     if (!out) return PK_ERR_NOMEM;
     for (uint64_t i = 0; i < n; i++) {
         const unsigned char *s = f->data + lo + i * TS_SIZE;
-        uint64_t t = be64(s), key[PK_KMAP_WORDS] = {be32(s + 8)};
+        uint64_t t = pk_be64(s), key[PK_KMAP_WORDS] = {pk_be32(s + 8)};
         uint32_t ctx = 0;
         if (key[0] && !pk_kmap_get(&r->trace_ids, key, &ctx)) r->trace_unknown++;
         if (t < prev) r->trace_unordered++;

@@ -301,6 +301,16 @@ static void garbage_is_refused_with_a_message(void **s)
     static const char too_many[] = "events: Ir\nfn=main\n1 2 3\n";
     assert_int_equal(open_bytes(too_many, sizeof too_many - 1, 0, &p), PK_ERR_FORMAT);
     assert_non_null(strstr(pk_error_last(), "more costs"));
+    /* found by fuzz_callgrind: totals stored for one event, then read by two;
+     * and the refused line's new event must still size the cost rows */
+    static const char events_again[] = "events: Ir\nsummary: 5\nevents: Ir Dr\nfn=main\n1 5\n";
+    assert_int_equal(open_bytes(events_again, sizeof events_again - 1, 0, &p), PK_ERR_FORMAT);
+    assert_non_null(strstr(pk_error_last(), "'events:' after 'summary:'"));
+    /* with KEEP_GOING the line is skipped and the part keeps its one event */
+    assert_int_equal(open_bytes(events_again, sizeof events_again - 1, PK_OPEN_KEEP_GOING, &p),
+                     PK_OK);
+    assert_int_equal(tu_count_diagnostics(p, "bad-line", PK_SEV_ERROR), 1);
+    pk_profile_free(p);
 }
 
 static void split_writer_round_trips_as_one_run(void **s)

@@ -179,10 +179,16 @@ static pk_status header_events(cg_parser *ps, const char *v, const char *e)
         cap = (uint32_t)c;
         if (!st) cols[n++] = ev;
     }
-    if (!st && !n) st = cgp_bad(ps, "'events:' names no event");
-    if (st) {
+    /* summary:/totals: values are stored by the columns of their time;
+     * new columns would give them other meanings (and another length).
+     * cgp_bad() returns PK_OK with PK_OPEN_KEEP_GOING: the line is skipped. */
+    int refused = !st && (!n || ps->bp->summary || ps->bp->totals);
+    if (refused)
+        st = cgp_bad(ps, n ? "'events:' after 'summary:' or 'totals:' in the same part"
+                           : "'events:' names no event");
+    if (st || refused) {
         free(cols);
-        return st;
+        return st ? st : size_scratch(ps); /* cgb_event() may have added events */
     }
     free(ps->bp->col_event);
     ps->bp->col_event = cols, ps->bp->n_cols = n;

@@ -182,6 +182,14 @@ static void test_references(void **state)
            "$.locations[0].values", "column 9, but no plain column has that raw_id");
     damage("\"callgraph\"", "\"self\": [\n   [0, 0, ", "\"self\": [\n   [3, 0, ",
            "$.callgraph.self[0][0]", "3 is out of range");
+    /* found by fuzz_json: metric 0's parent chain reaches metric 1, whose
+     * parent does not exist; every parent is checked before any walk */
+    size_t n, m1, m2;
+    char *json = cg_json(&n);
+    char *a = edited(json, "\"metrics\"", "\"parent\": null", "\"parent\": 1", &m1);
+    char *b = edited(a, "\"Dr\"", "\"parent\": null", "\"parent\": 99", &m2);
+    EXPECT(b, m2, "metric 1: parent 99 does not exist");
+    free(json), free(a), free(b);
 }
 
 static void test_cube_attributes(void **state)

@@ -448,10 +448,13 @@ static pk_status metrics_done(jr *r)
 {
     pk_profile *p = r->p;
     for (uint32_t m = 0; m < p->n_metrics; m++) {
-        uint32_t up = p->metrics[m].parent, steps = 0;
+        uint32_t up = p->metrics[m].parent;
         if (up != PK_NONE && up >= p->n_metrics)
             return jr_err(r, NULL, NULL, "metric %u: parent %u does not exist (%u metrics)", m, up,
                           p->n_metrics);
+    }
+    for (uint32_t m = 0; m < p->n_metrics; m++) { /* every parent exists: walk the chains */
+        uint32_t up = p->metrics[m].parent, steps = 0;
         while (up != PK_NONE && steps++ <= p->n_metrics)
             up = p->metrics[up].parent;
         if (up != PK_NONE) return jr_err(r, NULL, NULL, "metric %u: its parents form a cycle", m);

@@ -130,6 +130,25 @@ static pk_status read_scope_insts(hk_reader *r, hk_file *f, const metrics_hdr *m
     return st;
 }
 
+/* A summary column once its record is located: `col` has metric, scope
+ * and formula; the combine byte and raw id are read here. Both layouts
+ * store the same fields, at different offsets. */
+static pk_status add_summary(hk_reader *r, hk_file *f, uint64_t e, pk_column col, unsigned combine,
+                             uint16_t raw_id)
+{
+    col.combine = combine <= 2 ? (pk_combine)combine : PK_COMBINE_OTHER;
+    if (combine > 2)
+        hk_diag(r, hk_unknown_enum_severity(f), "unknown-enum", f, "Summary Statistic", e,
+                "unknown combine function %u", combine);
+    col.stat = stat_kind(col.formula, col.combine);
+    col.raw_id = raw_id;
+    pk_status st = add_column(r, f, e, 1, col.raw_id, col);
+    HK_EMIT(r, f, e, HK_S_METRICS, "summary", HK_U("metric", col.metric), HK_U("scope", col.scope),
+            HK_S("scope_name", r->p->scopes[col.scope].name), HK_S("formula", col.formula),
+            HK_U("combine", combine), HK_U("stat_metric_id", col.raw_id));
+    return st;
+}
+
 /* {SS}[nSummaries] of metric m: one summary column each (array checked by
  * count_columns()). */
 static pk_status read_summaries(hk_reader *r, hk_file *f, const metrics_hdr *mh, uint32_t m,
@@ -146,18 +165,7 @@ static pk_status read_summaries(hk_reader *r, hk_file *f, const metrics_hdr *mh,
             st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d + 8), 0, &col.formula,
                                     "Metric %u Summary Statistic %llu: pFormula", m,
                                     (unsigned long long)i);
-        if (st) break;
-        unsigned combine = d[0x10];
-        col.combine = combine <= 2 ? (pk_combine)combine : PK_COMBINE_OTHER;
-        if (combine > 2)
-            hk_diag(r, hk_unknown_enum_severity(f), "unknown-enum", f, "Summary Statistic", e,
-                    "unknown combine function %u", combine);
-        col.stat = stat_kind(col.formula, col.combine);
-        col.raw_id = pk_le16(d + 0x12);
-        st = add_column(r, f, e, 1, col.raw_id, col);
-        HK_EMIT(r, f, e, HK_S_METRICS, "summary", HK_U("metric", m), HK_U("scope", col.scope),
-                HK_S("scope_name", r->p->scopes[col.scope].name), HK_S("formula", col.formula),
-                HK_U("combine", combine), HK_U("stat_metric_id", col.raw_id));
+        if (!st) st = add_summary(r, f, e, col, d[0x10], pk_le16(d + 0x12));
     }
     return st;
 }
@@ -278,18 +286,7 @@ static pk_status read_summaries_v40i(hk_reader *r, hk_file *f, const metrics_hdr
         st = hk_string_interned(r, f, f->sect[HK_MS_METRICS], pk_le64(d), 0, &col.formula,
                                 "Metric %u Summary Statistic %llu: pFormula", m,
                                 (unsigned long long)k);
-        if (st) break;
-        unsigned combine = d[8];
-        col.combine = combine <= 2 ? (pk_combine)combine : PK_COMBINE_OTHER;
-        if (combine > 2)
-            hk_diag(r, hk_unknown_enum_severity(f), "unknown-enum", f, "Summary Statistic", s,
-                    "unknown combine function %u", combine);
-        col.stat = stat_kind(col.formula, col.combine);
-        col.raw_id = pk_le16(d + 0x0a);
-        st = add_column(r, f, s, 1, col.raw_id, col);
-        HK_EMIT(r, f, s, HK_S_METRICS, "summary", HK_U("metric", m), HK_U("scope", scope),
-                HK_S("scope_name", r->p->scopes[scope].name), HK_S("formula", col.formula),
-                HK_U("combine", combine), HK_U("stat_metric_id", col.raw_id));
+        if (!st) st = add_summary(r, f, s, col, d[8], pk_le16(d + 0x0a));
     }
     return st;
 }

@@ -18,6 +18,13 @@ for arg in "$@"; do
   esac
 done
 
+# The ecosystems' own readers the conversion matrix checks outputs with
+# (../shared/ref-tools, when present) need packages of their own.
+reftools=${PROFKIT_REFTOOLS:-$(dirname "$0")/../../shared/ref-tools}
+if [ -x "$reftools/install-deps.sh" ]; then
+  "$reftools/install-deps.sh" || echo "install-deps: the reference readers' packages failed to install" >&2
+fi
+
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -26,15 +26,30 @@ extern "C" {
 /* Compress values where the format can (Cube: ZCUBEX.DATA, one zlib
  * stream per call-tree row, as Score-P 1.x wrote them). */
 #define PK_WRITE_COMPRESS 0x8u
+/* Refuse to leave anything out: where the target format cannot hold part of
+ * the profile (a min-combined metric in Callgrind, traces in Cube...), fail
+ * with PK_ERR_UNSUPPORTED instead of writing the rest. */
+#define PK_WRITE_STRICT 0x10u
 
 /* Progress callback: `done` of `total` units of work (bytes, roughly).
  * Called from the writing thread, at most a few hundred times. */
 typedef void (*pk_progress_fn)(void *user, uint64_t done, uint64_t total);
 
+/* Loss callback: the writer leaves `item` out (or changes it) because the
+ * target format cannot hold it; `reason` is a complete sentence saying why
+ * and what was written instead, if anything. Called once per item (a
+ * metric, the traces, a kind of attribute), from the writing thread,
+ * before anything is renamed into place. Nothing is ever left out without
+ * this call: a writer with no callback to call still leaves the item out,
+ * and under PK_WRITE_STRICT it fails instead. */
+typedef void (*pk_loss_fn)(void *user, const char *item, const char *reason);
+
 typedef struct pk_write_options {
     uint32_t flags;          /* PK_WRITE_* */
     pk_progress_fn progress; /* may be NULL */
     void *progress_user;
+    pk_loss_fn loss; /* may be NULL */
+    void *loss_user;
 } pk_write_options;
 
 /* What a writer wrote (all optional to look at). */
@@ -43,6 +58,7 @@ typedef struct pk_write_stats {
     uint64_t n_values;         /* non-zero values written (all locations) */
     uint32_t n_files;          /* files written */
     uint32_t n_skipped_traces; /* traces tied to no location (damaged source): left out */
+    uint32_t n_losses;         /* items reported through the loss callback */
 } pk_write_stats;
 
 /* Write `profile` as `format` at `path`. For PK_FORMAT_HPCTOOLKIT_V4 `path`
@@ -50,7 +66,9 @@ typedef struct pk_write_stats {
  * profile has traces, metrics/default.yaml). PK_ERR_IO if `path` exists and
  * PK_WRITE_FORCE is not given; PK_ERR_INVALID_ARG for an incomplete
  * profile (opened with PK_OPEN_KEEP_GOING after damage), which would
- * otherwise be written as if complete. `opts` and `stats` may be NULL. */
+ * otherwise be written as if complete; PK_ERR_UNSUPPORTED when the profile
+ * holds something the format cannot hold and PK_WRITE_STRICT is given.
+ * `opts` and `stats` may be NULL. */
 PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, const char *path,
                                   const pk_write_options *opts, pk_write_stats *stats);
 

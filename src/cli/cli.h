@@ -39,6 +39,9 @@ int cmd_callees(int argc, char **argv);
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the library's last error; returns the exit status it deserves. */
 int cli_library_error(const char *cmd, pk_status st);
+/* pk_loss_fn for writers: names on stderr what the output (the `output`
+ * path) leaves out and why, one line per item. */
+void cli_report_loss(void *output, const char *item, const char *reason);
 /* Open a profile, reporting failure; returns CLI_OK or an exit status. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */

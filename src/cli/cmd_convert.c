@@ -57,9 +57,13 @@ static const char convert_help[] =
     "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
     "                      the name OUTPUT, as callgrind's per-thread files are)\n"
     "  -z, --compress      compress values where the format can (cube: ZCUBEX.DATA)\n"
+    "      --strict        fail (exit 1, nothing written) instead of leaving out\n"
+    "                      what the output format cannot hold; without it each\n"
+    "                      such item is named on stderr once (docs/conversion.md)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
-    "Exit status: 0 written, 1 input unreadable or write failed, 2 usage error.\n";
+    "Exit status: 0 written, 1 input unreadable, not writable in this format or\n"
+    "write failed, 2 usage error.\n";
 
 static double now_seconds(void)
 {
@@ -87,17 +91,13 @@ typedef struct convert_args {
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-                                             {"to", required_argument, 0, 't'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"no-trace", no_argument, 0, 'T'},
-                                             {"recompute", no_argument, 0, 'r'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"split", no_argument, 0, 'S'},
-                                             {"compress", no_argument, 0, 'z'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {"metric", required_argument, 0, 'm'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
+        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
+        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
+        {"split", no_argument, 0, 'S'},        {"compress", no_argument, 0, 'z'},
+        {"help", no_argument, 0, 'h'},         {"metric", required_argument, 0, 'm'},
+        {"strict", no_argument, 0, 'X'},       {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:m:frqzh", longopts, NULL)) != -1) {
@@ -122,6 +122,9 @@ static int parse(int argc, char **argv, convert_args *a)
             break;
         case 'S':
             a->write_flags |= PK_WRITE_SPLIT;
+            break;
+        case 'X':
+            a->write_flags |= PK_WRITE_STRICT;
             break;
         case 'q':
             a->quiet = 1;
@@ -187,14 +190,20 @@ int cmd_convert(int argc, char **argv)
             printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
                    rep.n_statistics, now_seconds() - t0);
     }
-    pk_write_options o = {.flags = a.write_flags};
+    pk_write_options o = {
+        .flags = a.write_flags, .loss = cli_report_loss, .loss_user = (void *)a.output};
     if (!a.quiet && isatty(2)) o.progress = show_progress;
     pk_write_stats stats;
     t0 = now_seconds();
     pk_status st = pk_profile_write(p, format, a.output, &o, &stats);
     if (o.progress) fputs("\r\033[K", stderr);
     pk_profile_free(p);
-    if (st) return cli_library_error("convert", st);
+    if (st) {
+        /* The arguments were fine by now: what failed is this profile in
+         * this format, or the output file system: exit 1, not 2. */
+        cli_library_error("convert", st);
+        return CLI_BAD;
+    }
     if (!a.quiet) report(&a, &stats, now_seconds() - t0);
     return CLI_OK;
 }

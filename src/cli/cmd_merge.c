@@ -89,7 +89,9 @@ static int merge_and_write(pk_profile **in, int n, const merge_args *a, pk_forma
     pk_profile *merged;
     pk_status st = pk_profile_merge((const pk_profile *const *)in, (size_t)n, &mo, &merged);
     if (st) return cli_library_error("merge", st);
-    pk_write_options wo = {.flags = a->force ? PK_WRITE_FORCE : 0};
+    pk_write_options wo = {.flags = a->force ? PK_WRITE_FORCE : 0,
+                           .loss = cli_report_loss,
+                           .loss_user = (void *)a->output};
     pk_write_stats stats;
     st = pk_profile_write(merged, format, a->output, &wo, &stats);
     size_t n_locs = pk_location_count(merged), n_ctx = pk_context_count(merged);

@@ -30,6 +30,11 @@ int cli_library_error(const char *cmd, pk_status st)
     return st == PK_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD;
 }
 
+void cli_report_loss(void *output, const char *item, const char *reason)
+{
+    fprintf(stderr, "profkit: %s: left out %s: %s\n", (const char *)output, item, reason);
+}
+
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out)
 {
     pk_open_options opts = {flags};

@@ -1,0 +1,250 @@
+#!/usr/bin/env python3
+"""The conversion matrix: every input profile x one writer, checked twice.
+
+For each input (the corpus's profiles of every format and the project's own
+samples) this converts to WRITER with `profkit convert` and checks
+
+  1. convert exits 0; what it reports as left out ("left out ITEM") is
+     recorded and excused, nothing else may be missing;
+  2. profkit reads the output back with the same metrics, the locations the
+     writer documents, the same per-metric program totals, and the same
+     exclusive and inclusive value per function for the source's top 20
+     functions of every metric (after the unit scaling the writer records in
+     the metric's unit);
+  3. the target ecosystem's own readers (ref_WRITER.py, run once on the whole
+     batch) open the output with the same totals.
+
+usage: matrix.py --profkit BIN --writer W --work DIR [--corpus DIR]
+                 [--reftools DIR] [--only REGEX] [--table FILE] [EXTRA_INPUT...]
+Exit 0 when every cell passes, 1 otherwise. The table it prints is the one
+the issue notes quote: input x (convert, readback, reference readers).
+"""
+import argparse
+import json
+import math
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
+import matrix_common as mc  # noqa: E402
+
+EXT = {"hpctoolkit": ".d", "cube": ".cubex", "callgrind": ".callgrind", "json": ".json"}
+TOP = 20
+MAX_METRICS = 24  # per input: the flat comparison runs profkit twice per metric
+
+
+def find_inputs(corpus):
+    """Every profile of the corpus, by the layout SOURCES.md describes."""
+    out = []
+    if not corpus or not os.path.isdir(corpus):
+        return out
+    for root, dirs, files in os.walk(corpus):
+        dirs.sort()
+        if "meta.db" in files or "experiment.xml" in files:
+            out.append(root)
+            dirs[:] = []
+            continue
+        if root.endswith(".m") and any(f.endswith(".hpcrun") for f in files):
+            out.append(root)
+            dirs[:] = []
+            continue
+        sets = []
+        for f in sorted(files):
+            p = os.path.join(root, f)
+            if f.endswith((".md", ".txt", ".license", ".yaml")):
+                continue
+            if f.endswith(".cubex"):
+                out.append(p)
+            elif os.sep + "callgrind" + os.sep in p:
+                m = re.match(r"(.*\.\d+)-\d\d$", f)  # a run's per-thread files: open by base
+                if m:
+                    if m.group(1) not in sets:
+                        sets.append(m.group(1))
+                else:
+                    out.append(p)
+        out.extend(os.path.join(root, b) for b in sets)
+    return out
+
+
+def slug(path, corpus):
+    rel = os.path.relpath(path, corpus) if corpus and path.startswith(corpus) else path
+    return re.sub(r"[^A-Za-z0-9._-]+", "_", rel.strip("./"))
+
+
+def convert(pk, src, out, writer):
+    r = mc.run([pk, "convert", "--to", writer, "-o", out, src])
+    lost = [ln for ln in r.stderr.splitlines() if ": left out " in ln]
+    other = [ln for ln in r.stderr.splitlines() if ln and ": left out " not in ln]
+    return r.returncode, lost, other
+
+
+def lost_metric_names(lost):
+    names = set()
+    for ln in lost:
+        m = re.search(r": left out metric (.+?): ", ln)
+        if m:
+            names.add(m.group(1).strip("'\""))
+    return names
+
+
+def expected_locations(writer, src_info):
+    n = src_info["counts"]["locations"]
+    if writer == "callgrind":
+        return 1  # one part holding the sum over locations unless --split/--location
+    return n
+
+
+def by_name(rows):
+    """Flat rows summed by function name: functions of one name in several
+    modules or files (strcmp in ld.so and libc) are one row per name."""
+    out = {}
+    for r in rows:
+        o = out.setdefault(r["name"], {"name": r["name"], "exclusive": 0.0, "inclusive": 0.0,
+                                        "contexts": 0})
+        for k in ("exclusive", "inclusive", "contexts"):
+            o[k] += r.get(k, 0)
+    return out
+
+
+def compare_flat(pk, src, out, sname, oname, scale, incl_tol, problems):
+    """The source's top functions of one metric against the output's."""
+    a = mc.flat(pk, src, sname, 0)
+    if a is None:
+        return
+    b = mc.flat(pk, out, oname, 0)
+    if b is None:
+        problems.append("flat of %r fails on the output" % oname)
+        return
+    rows = by_name(b["rows"])
+    top = sorted(by_name(a["rows"]).values(), key=lambda r: -abs(r["exclusive"]))
+    for r in top[:TOP]:
+        got = rows.get(r["name"])
+        if got is None:
+            if abs(r["exclusive"]) + abs(r["inclusive"]) > 0:
+                problems.append("function %r (metric %r) missing in output" % (r["name"], sname))
+            continue
+        # A writer that scales to integers rounds each stored value by up to 1/2.
+        slack = 0.5 * (r.get("contexts", 1) + 1) if scale != 1 else 0.0
+        for key in ("exclusive", "inclusive"):
+            tol = incl_tol if key == "inclusive" else 0.0
+            want = r[key] * scale
+            if not mc.close(want, got[key], 1e-9 + slack + tol * abs(want)):
+                problems.append("function %r metric %r %s: source %r%s, output %r"
+                                % (r["name"], sname, key, r[key],
+                                   "" if scale == 1 else " (x%g)" % scale, got[key]))
+
+
+def check_readback(pk, writer, src, out, src_info, lost, problems):
+    oinfo = mc.info(pk, out)
+    if oinfo is None:
+        problems.append("profkit cannot read the output back")
+        return None
+    if not oinfo.get("complete", True):
+        problems.append("profkit reads the output as incomplete")
+    lost_names = lost_metric_names(lost)
+    want = expected_locations(writer, src_info)
+    if oinfo["counts"]["locations"] != want:
+        problems.append("locations: %d in output, %d expected" % (oinfo["counts"]["locations"], want))
+    omet = mc.metric_index(oinfo)
+    # A call graph's calling-context tree is reconstructed: a function's
+    # inclusive value there is within 1 % of the call graph's exact one.
+    incl_tol = 0.01 if src_info.get("reconstructed") and writer in ("hpctoolkit", "cube") else 0.0
+    compared = 0
+    for m in src_info["metrics"]:
+        name = m["name"]
+        om = mc.match_metric(omet, name)
+        if om is None:
+            if name not in lost_names and mc.norm(name) not in {mc.norm(x) for x in lost_names}:
+                problems.append("metric %r missing in output and not reported as left out" % name)
+            continue
+        scale = mc.unit_scale(m.get("unit"), om.get("unit"), name)
+        if scale is None:
+            problems.append("metric %r: unit %r became %r, no known scaling"
+                            % (name, m.get("unit"), om.get("unit")))
+            continue
+        st, ot = m.get("program_total"), om.get("program_total")
+        if st is not None and not mc.close(st * scale, ot):
+            problems.append("metric %r program total: source %r%s, output %r"
+                            % (name, st, "" if scale == 1 else " (x%g)" % scale, ot))
+        if compared < MAX_METRICS and st:
+            compared += 1
+            compare_flat(pk, src, out, name, om["name"], scale, incl_tol, problems)
+    return oinfo
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profkit", required=True)
+    ap.add_argument("--writer", required=True, choices=sorted(EXT))
+    ap.add_argument("--work", required=True)
+    ap.add_argument("--corpus", default=os.environ.get("PROFKIT_CORPUS"))
+    ap.add_argument("--reftools", default=os.environ.get("PROFKIT_REFTOOLS"))
+    ap.add_argument("--only", default=None, help="only inputs whose path matches")
+    ap.add_argument("--table", default=None, help="also write the table here")
+    ap.add_argument("extra", nargs="*", help="the project's own samples")
+    a = ap.parse_args()
+    os.environ["PROFKIT_NO_SYMBOLS"] = "1"  # hpcrun: output must not depend on this machine
+    inputs = [p for p in a.extra if os.path.exists(p)]
+    corpus_inputs = find_inputs(a.corpus)
+    if not corpus_inputs:
+        print("matrix: corpus not found (%r): only the project's own samples" % a.corpus)
+    inputs += corpus_inputs
+    if a.only:
+        inputs = [p for p in inputs if re.search(a.only, p)]
+    wdir = os.path.join(a.work, a.writer)
+    shutil.rmtree(wdir, ignore_errors=True)
+    os.makedirs(wdir)
+    cells, batch = [], []
+    for src in inputs:
+        name = slug(src, a.corpus)
+        cell = {"input": name, "convert": "-", "readback": "-", "reference": "-", "problems": [],
+                "lost": []}
+        cells.append(cell)
+        src_info = mc.info(a.profkit, src)
+        if src_info is None:
+            cell["problems"].append("profkit cannot read the input")
+            cell["convert"] = "FAIL"
+            continue
+        out = os.path.join(wdir, name + EXT[a.writer])
+        rc, lost, other = convert(a.profkit, src, out, a.writer)
+        cell["lost"] = lost
+        if rc != 0 or other:
+            cell["convert"] = "FAIL"
+            cell["problems"].append("convert exit %d: %s" % (rc, " | ".join(other)[:400]))
+            continue
+        cell["convert"] = "ok" if not lost else "ok (%d left out)" % len(lost)
+        probs = []
+        check_readback(a.profkit, a.writer, src, out, src_info, lost, probs)
+        cell["readback"] = "ok" if not probs else "FAIL"
+        cell["problems"] += probs
+        sinfo_path = out + ".source-info.json"
+        with open(sinfo_path, "w") as f:
+            json.dump(src_info, f)
+        batch.append((cell, sinfo_path, out))
+    ref_script = os.path.join(HERE, "ref_%s.py" % a.writer)
+    if batch and os.path.exists(ref_script):
+        verdicts = mc.run_reference(ref_script, a.reftools, a.profkit,
+                                    [(s, o) for _, s, o in batch], wdir)
+        for cell, _, out in batch:
+            v = verdicts.get(out)
+            if v is None:
+                cell["reference"] = "FAIL"
+                cell["problems"].append("reference check gave no verdict")
+            elif v.get("skipped"):
+                cell["reference"] = "skip"
+            else:
+                cell["reference"] = "ok" if v["ok"] else "FAIL"
+                cell["problems"] += ["reference: " + p for p in v.get("problems", [])]
+                cell["readers"] = v.get("readers", {})
+    elif batch:
+        for cell, _, _ in batch:
+            cell["reference"] = "n/a"
+    return mc.report(a.writer, cells, a.table)
+
+
+if __name__ == "__main__":
+    sys.exit(main())

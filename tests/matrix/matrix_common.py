@@ -1,0 +1,214 @@
+"""Shared pieces of the conversion matrix (matrix.py) and its per-writer
+reference checks (ref_*.py): running profkit, comparing numbers, units."""
+import json
+import math
+import os
+import re
+import subprocess
+import sys
+
+REL_TOL = 1e-6
+
+
+def run(cmd, **kw):
+    return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
+
+
+def info(pk, path):
+    r = run([pk, "info", "--json", path])
+    if r.returncode != 0:
+        return None
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
+def flat(pk, path, metric, top=20):
+    """`profkit flat --json` of one metric (exact name), the top N rows (0: all)."""
+    r = run([pk, "flat", "--json", "-m", metric, "-n", str(top), path])
+    if r.returncode != 0:
+        return None
+    try:
+        return json.loads(r.stdout)
+    except ValueError:
+        return None
+
+
+def close(a, b, abs_tol=1e-9):
+    if a is None or b is None:
+        return a is None and b is None
+    if isinstance(a, float) and math.isnan(a):
+        return isinstance(b, float) and math.isnan(b)
+    return a == b or abs(a - b) <= REL_TOL * max(abs(a), abs(b)) + abs_tol
+
+
+def norm(name):
+    """Metric names as formats that allow fewer characters spell them."""
+    return re.sub(r"[^a-z0-9]", "", name.lower())
+
+
+def metric_index(info_doc):
+    return {m["name"]: m for m in info_doc.get("metrics", [])}
+
+
+def match_metric(index, name):
+    if name in index:
+        return index[name]
+    n = norm(name)
+    hits = [m for k, m in index.items() if norm(k) == n]
+    return hits[0] if len(hits) == 1 else None
+
+
+# Units by dimension and size in the dimension's base unit.
+_UNITS = {
+    "s": ("time", 1.0), "sec": ("time", 1.0), "secs": ("time", 1.0), "second": ("time", 1.0),
+    "seconds": ("time", 1.0), "ms": ("time", 1e-3), "msec": ("time", 1e-3),
+    "us": ("time", 1e-6), "usec": ("time", 1e-6), "\u00b5s": ("time", 1e-6),
+    "microseconds": ("time", 1e-6), "ns": ("time", 1e-9), "nsec": ("time", 1e-9),
+    "nanoseconds": ("time", 1e-9), "10ns": ("time", 1e-8),
+    "b": ("bytes", 1.0), "byte": ("bytes", 1.0), "bytes": ("bytes", 1.0),
+    "kib": ("bytes", 1024.0), "mib": ("bytes", 1024.0 ** 2), "gib": ("bytes", 1024.0 ** 3),
+}
+
+
+def unit_of(unit, name):
+    """The metric's unit: its own, or one its name ends with ("CPUTIME (sec)")."""
+    if unit:
+        return unit.strip().lower()
+    m = re.search(r"[(\[_]\s*([A-Za-z0-9\u00b5]+)\s*[)\]]?\s*$", name or "")
+    if m and m.group(1).lower() in _UNITS:
+        return m.group(1).lower()
+    return None
+
+
+def unit_scale(src_unit, out_unit, name):
+    """Factor that turns a source value into the output's value, or None
+    when the units differ in a way no known scaling explains."""
+    a, b = unit_of(src_unit, name), unit_of(out_unit, name)
+    if a == b or a is None and b is None:
+        return 1.0
+    if a in _UNITS and b in _UNITS and _UNITS[a][0] == _UNITS[b][0]:
+        return _UNITS[a][1] / _UNITS[b][1]
+    if a is None or b is None:
+        return 1.0 if (a or b) not in _UNITS else None
+    return 1.0 if a not in _UNITS and b not in _UNITS else None
+
+
+def run_reference(script, reftools, pk, pairs, wdir):
+    """Run ref_WRITER.py once over every (source info, output) pair; its
+    verdicts by output path."""
+    batch = os.path.join(wdir, "batch.tsv")
+    with open(batch, "w") as f:
+        for s, o in pairs:
+            f.write("%s\t%s\n" % (s, o))
+    cmd = [sys.executable, script, "--profkit", pk, "--batch", batch]
+    if reftools:
+        cmd += ["--reftools", reftools]
+    r = run(cmd)
+    verdicts = {}
+    for ln in r.stdout.splitlines():
+        try:
+            v = json.loads(ln)
+        except ValueError:
+            continue
+        verdicts[v.get("output")] = v
+    if r.returncode not in (0, 1) and not verdicts:
+        sys.stderr.write("reference check failed to run: %s\n" % r.stderr[-2000:])
+    return verdicts
+
+
+def report(writer, cells, table_path):
+    lines = ["conversion matrix: writer %s" % writer,
+             "%-70s %-18s %-9s %s" % ("input", "convert", "readback", "reference readers")]
+    for c in cells:
+        readers = " ".join("%s=%s" % kv for kv in sorted(c.get("readers", {}).items()))
+        lines.append("%-70s %-18s %-9s %s %s" % (c["input"][:70], c["convert"], c["readback"],
+                                               c["reference"], readers))
+    bad = [c for c in cells if c["problems"]]
+    counts = {}
+    for c in cells:
+        for k in ("convert", "readback", "reference"):
+            v = c[k].split()[0]
+            counts.setdefault(k, {}).setdefault(v, 0)
+            counts[k][v] += 1
+    lines.append("")
+    lines.append("%d inputs, %d pass, %d fail; %s" % (
+        len(cells), len(cells) - len(bad), len(bad),
+        "; ".join("%s %s" % (k, ", ".join("%s=%d" % kv for kv in sorted(v.items())))
+                  for k, v in counts.items())))
+    for c in cells:
+        for ln in c["lost"]:
+            lines.append("  note %s: %s" % (c["input"], ln.split(": left out ", 1)[-1]))
+    for c in bad:
+        lines.append("FAIL %s" % c["input"])
+        for p in c["problems"][:12]:
+            lines.append("    " + p)
+        if len(c["problems"]) > 12:
+            lines.append("    ... %d more" % (len(c["problems"]) - 12))
+    text = "\n".join(lines) + "\n"
+    sys.stdout.write(text)
+    if table_path:
+        with open(table_path, "w") as f:
+            f.write(text)
+    return 1 if bad else 0
+
+
+def ref_main(check_batch):
+    """Entry point of a ref_WRITER.py: parses --profkit/--reftools/--batch,
+    calls check_batch(ctx, [(source_info, output)]) -> {output: verdict},
+    prints one JSON line per output. A verdict is {"ok": bool, "problems":
+    [...], "readers": {reader: "ok"|"FAIL"|"skip"}} or {"skipped": why}."""
+    import argparse
+    ap = argparse.ArgumentParser()
+    ap.add_argument("--profkit", required=True)
+    ap.add_argument("--reftools", default=os.environ.get("PROFKIT_REFTOOLS"))
+    ap.add_argument("--batch", required=True)
+    a = ap.parse_args()
+    pairs = []
+    with open(a.batch) as f:
+        for ln in f:
+            s, o = ln.rstrip("\n").split("\t")
+            with open(s) as g:
+                pairs.append((json.load(g), o))
+    if not a.reftools or not os.path.isdir(a.reftools):
+        for _, o in pairs:
+            print(json.dumps({"output": o, "skipped": "reference tools not found (%r)" % a.reftools}))
+        return 0
+    verdicts = check_batch(a, pairs)
+    bad = 0
+    for _, o in pairs:
+        v = verdicts.get(o) or {"ok": False, "problems": ["no verdict"]}
+        v["output"] = o
+        bad += 0 if v.get("ok") or v.get("skipped") else 1
+        print(json.dumps(v))
+    return 1 if bad else 0
+
+
+def verdict(problems, readers):
+    return {"ok": not problems, "problems": problems, "readers": readers}
+
+
+def totals_problems(reader, src_info, got, problems, skip=()):
+    """Compare a reader's per-metric program totals ({name: value}) with
+    the source's (profkit info --json of the input), after unit scaling
+    by the output's unit where the reader reports one ({name: (value,
+    unit)} also accepted)."""
+    idx = {}
+    for name, v in got.items():
+        idx[name] = v if isinstance(v, tuple) else (v, None)
+    for m in src_info["metrics"]:
+        if m["name"] in skip:
+            continue
+        hit = idx.get(m["name"])
+        if hit is None:
+            n = norm(m["name"])
+            cand = [v for k, v in idx.items() if norm(k) == n]
+            hit = cand[0] if len(cand) == 1 else None
+        if hit is None:
+            continue  # a metric the writer left out: the matrix checks that it said so
+        value, unit = hit
+        scale = unit_scale(m.get("unit"), unit, m["name"]) if unit is not None else 1.0
+        if scale is None or not close((m["program_total"] or 0) * scale, value, 1e-6):
+            problems.append("%s: metric %r total %r, source %r" % (reader, m["name"], value,
+                                                                    m["program_total"]))

@@ -147,16 +147,11 @@ static int scopes_of(const pk_profile *p, uint32_t m, partials out[3])
     return has_any(&out[0]) || has_any(&out[1]) || has_any(&out[2]);
 }
 
-static void put_inputs(FILE *out, const pk_profile *p)
+void hk_yaml_put_inputs(FILE *out, const pk_profile *p, const unsigned char *only)
 {
-    int any = 0;
-    for (uint32_t m = 0; m < p->n_metrics && !any; m++) {
-        partials sc[3];
-        any = scopes_of(p, m, sc);
-    }
-    fputs(any ? "inputs:" : "inputs: []", out);
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         partials sc[3];
+        if (only && !only[m]) continue;
         scopes_of(p, m, sc);
         for (int s = 0; s < 3; s++)
             for (uint32_t c = 0; c < p->n_columns; c++) {
@@ -174,6 +169,12 @@ static void put_inputs(FILE *out, const pk_profile *p)
                 fprintf(out, "\n    combine: %s", combine_name(col->combine));
             }
     }
+}
+
+int hk_yaml_presented(const pk_profile *p, uint32_t m)
+{
+    partials sc[3];
+    return scopes_of(p, m, sc);
 }
 
 /* A presented statistic, as a formula over the partials. */
@@ -287,38 +288,74 @@ static int by_name(const void *a, const void *b)
     return c ? c : (x->metric > y->metric) - (x->metric < y->metric);
 }
 
-static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials sc[3])
+/* The unit, unless the name already says it as hpcprof's names do:
+ * "CPUTIME (sec)". HPCToolkit's taxonomy has no unit field: hpcviewer and
+ * hpcprof ignore the key; profkit's reader takes it back. */
+int hk_yaml_unit_needed(const pk_metric *met)
+{
+    if (!met->unit || !*met->unit) return 0;
+    size_t n = met->name ? strlen(met->name) : 0, u = strlen(met->unit);
+    return !(n > u + 2 && met->name[n - 1] == ')' && met->name[n - u - 2] == '(' &&
+             !strncmp(met->name + n - u - 1, met->unit, u));
+}
+
+static void put_unit(FILE *out, const pk_metric *met)
+{
+    if (!hk_yaml_unit_needed(met)) return;
+    fputs("\n    unit: ", out);
+    put_scalar(out, met->unit);
+}
+
+/* A metric without statistics (no values) keeps its unit and description
+ * in a root without variants: hpcviewer presents nothing for it. */
+static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials sc[3], int any)
 {
     const pk_metric *met = &p->metrics[m];
     fputs("\n  - name: ", out);
     put_scalar(out, met->name ? met->name : "");
     fputs("\n    description: ", out);
     put_scalar(out, met->description ? met->description : met->name ? met->name : "");
-    fputs("\n    variants:", out);
+    put_unit(out, met);
+    fputs(any ? "\n    variants:" : "\n    variants: {}", out); /* hpcviewer needs the key */
     for (int s = 0; s < S_N; s++)
         if (stat_available(&sc[0], s) || stat_available(&sc[1], s) || stat_available(&sc[2], s))
             put_variant(out, p, sc, s);
 }
 
-pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
+pk_status hk_yaml_put_roots(FILE *out, const pk_profile *p, const unsigned char *only)
 {
     named *order = malloc((p->n_metrics + 1u) * sizeof *order);
     if (!order) return pk_fail_nomem("writing metrics/default.yaml");
     uint32_t n = 0;
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         partials sc[3];
-        if (scopes_of(p, m, sc))
-            order[n++] = (named){p->metrics[m].name ? p->metrics[m].name : "", m};
+        const pk_metric *met = &p->metrics[m];
+        if ((!only || only[m]) &&
+            (scopes_of(p, m, sc) || hk_yaml_unit_needed(met) || met->description))
+            order[n++] = (named){met->name ? met->name : "", m};
     }
     qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
-    fputs("version: 0\n", out);
-    put_inputs(out, p);
-    fputs(n ? "\nroots:" : "\nroots: []", out);
     for (uint32_t i = 0; i < n; i++) {
         partials sc[3];
-        scopes_of(p, order[i].metric, sc);
-        put_root(out, p, order[i].metric, sc);
+        int any = scopes_of(p, order[i].metric, sc);
+        put_root(out, p, order[i].metric, sc, any);
     }
     free(order);
-    return ferror(out) ? pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed") : PK_OK;
+    return PK_OK;
+}
+
+pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
+{
+    int any = 0, roots = 0;
+    for (uint32_t m = 0; m < p->n_metrics; m++) {
+        any |= hk_yaml_presented(p, m);
+        roots |= hk_yaml_unit_needed(&p->metrics[m]) || p->metrics[m].description;
+    }
+    fputs("version: 0\n", out);
+    fputs(any ? "inputs:" : "inputs: []", out);
+    hk_yaml_put_inputs(out, p, NULL);
+    fputs(any || roots ? "\nroots:" : "\nroots: []", out);
+    pk_status st = hk_yaml_put_roots(out, p, NULL);
+    if (!st && ferror(out)) st = pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed");
+    return st;
 }

@@ -26,8 +26,12 @@ typedef struct hk_yaml_input { /* one entry of `inputs` (defaults filled in) */
     const char *metric, *scope, *formula, *combine;
 } hk_yaml_input;
 
+/* Roots nested deeper than this many `children` levels have no parent. */
+#define HK_YAML_MAX_NEST 16
+
 typedef struct hk_yaml_root { /* a presented metric of `roots`, at any depth */
     const char *name, *description, *unit;
+    size_t parent; /* the root whose `children` hold it, or (size_t)-1 */
 } hk_yaml_root;
 
 typedef struct hk_yaml {

@@ -15,6 +15,7 @@
  * formula naming variables other than $$, and a taxonomy that is missing or names statistics
  * meta.db lacks.
  */
+#define _GNU_SOURCE /* qsort_r */
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -31,27 +32,76 @@ static void warn(hk_reader *r, const char *code, const char *file, const char *s
     pk_model_diag(r->p, PK_SEV_WARNING, code, file, structure, 0, 0, "%s", msg);
 }
 
-/* Units and descriptions from the taxonomy, for the metric of the same
- * name: a unit when the name gives none, a description unless it only
- * repeats the name (hpcprof's default). */
+static int cmp_metric(const void *a, const void *b, void *user)
+{
+    const pk_profile *p = user;
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    int c = strcmp(p->metrics[x].name, p->metrics[y].name);
+    return c ? c : (x > y) - (x < y);
+}
+
+/* The first metric of that name, through `order` (indexes sorted by name). */
+static uint32_t metric_named(const pk_profile *p, const uint32_t *order, const char *name)
+{
+    size_t lo = 0, hi = p->n_metrics;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (strcmp(p->metrics[order[mid]].name, name) < 0)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < p->n_metrics && !strcmp(p->metrics[order[lo]].name, name) ? order[lo] : PK_NONE;
+}
+
+/* Would `up` as m's parent close a cycle, or a chain deeper than any
+ * taxonomy nests? */
+static int cycles(const pk_profile *p, uint32_t m, uint32_t up)
+{
+    int steps = 0;
+    for (uint32_t x = up; x < p->n_metrics; x = p->metrics[x].parent, steps++)
+        if (x == m || steps > HK_YAML_MAX_NEST) return 1;
+    return 0;
+}
+
+/* Root i's unit, description and parent, for the metric it names: a unit
+ * when the name gives none, a description unless it only repeats the name
+ * (hpcprof's default), the parent whose `children` hold it. */
+static pk_status take_root(pk_profile *p, const uint32_t *order, const hk_yaml *y, size_t i)
+{
+    const hk_yaml_root *yr = &y->roots[i];
+    uint32_t m = metric_named(p, order, yr->name);
+    if (m == PK_NONE) return PK_OK;
+    pk_metric *met = &p->metrics[m];
+    if (!met->unit && yr->unit && *yr->unit)
+        if (!(met->unit = pk_intern_cstr(&p->strings, yr->unit))) return PK_ERR_NOMEM;
+    if (!met->description && yr->description && *yr->description &&
+        strcmp(yr->description, met->name))
+        if (!(met->description = pk_intern_cstr(&p->strings, yr->description))) return PK_ERR_NOMEM;
+    uint32_t up =
+        yr->parent < y->n_roots ? metric_named(p, order, y->roots[yr->parent].name) : PK_NONE;
+    if (up != PK_NONE && met->parent == PK_NONE && up != m && !cycles(p, m, up)) met->parent = up;
+    return PK_OK;
+}
+
+/* Units, descriptions and the metric tree from the taxonomy, for the
+ * metrics its roots name (profkit names roots after metrics; hpcprof's
+ * group roots, "GPU", name none). */
 static pk_status take_roots(hk_reader *r, const hk_yaml *y)
 {
     pk_profile *p = r->p;
-    for (size_t i = 0; i < y->n_roots; i++) {
-        const hk_yaml_root *yr = &y->roots[i];
-        for (uint32_t m = 0; m < p->n_metrics; m++) {
-            pk_metric *met = &p->metrics[m];
-            if (!met->name || strcmp(met->name, yr->name)) continue;
-            if (!met->unit && yr->unit && *yr->unit)
-                if (!(met->unit = pk_intern_cstr(&p->strings, yr->unit))) return PK_ERR_NOMEM;
-            if (!met->description && yr->description && *yr->description &&
-                strcmp(yr->description, met->name))
-                if (!(met->description = pk_intern_cstr(&p->strings, yr->description)))
-                    return PK_ERR_NOMEM;
-            break;
-        }
+    uint32_t *order = malloc(((size_t)p->n_metrics + 1) * sizeof *order);
+    if (!order) return PK_ERR_NOMEM;
+    for (uint32_t m = 0; m < p->n_metrics; m++) {
+        order[m] = m;
+        if (!p->metrics[m].name) p->metrics[m].name = ""; /* meta.db names are never null */
     }
-    return PK_OK;
+    qsort_r(order, p->n_metrics, sizeof *order, cmp_metric, p);
+    pk_status st = PK_OK;
+    for (size_t i = 0; i < y->n_roots && !st; i++)
+        st = take_root(p, order, y, i);
+    free(order);
+    return st;
 }
 
 static pk_status check_yaml(hk_reader *r, const char *text, size_t len)
@@ -140,10 +190,14 @@ static void check_columns(hk_reader *r)
             warn(r, "viewer-formula", "meta.db", "Summary Statistic", msg);
             continue;
         }
+        pk_combine cb = p->metrics[c->metric].combine; /* a min/max metric's main one */
+        pk_stat want = cb == PK_COMBINE_MIN   ? PK_STAT_MIN
+                       : cb == PK_COMBINE_MAX ? PK_STAT_MAX
+                                              : PK_STAT_SUM;
         uint32_t sum = PK_NONE;
         for (uint32_t j = 0; j < p->n_columns && sum == PK_NONE; j++)
             if (p->columns[j].is_summary && p->columns[j].metric == c->metric &&
-                p->columns[j].scope == c->scope && p->columns[j].stat == PK_STAT_SUM)
+                p->columns[j].scope == c->scope && p->columns[j].stat == want)
                 sum = j;
         if (sum != PK_NONE && p->columns[sum].raw_id == c->raw_id && c->raw_id < n_stats) continue;
         snprintf(msg, sizeof msg,

@@ -39,8 +39,9 @@ static int partial(const pk_column *c)
            (!strcmp(f, "$$") || !strcmp(f, "1") || !strcmp(f, "($$^2)"));
 }
 
-/* Every plain column has a Sum statistic under its own id, and ids stay
- * below the number of statistics (hpcviewer sizes arrays by it). */
+/* Every plain column has its main statistic (Sum; Min or Max for a
+ * min/max metric) under its own id, and ids stay below the number of
+ * statistics (hpcviewer sizes arrays by it). */
 static int columns_native(const pk_profile *p)
 {
     uint32_t n_sum = 0, max_raw = 0;
@@ -52,9 +53,13 @@ static int columns_native(const pk_profile *p)
             n_sum++;
             continue;
         }
+        pk_combine cb = p->metrics[c->metric].combine; /* Min/Max for min/max metrics */
+        pk_stat main = cb == PK_COMBINE_MIN   ? PK_STAT_MIN
+                       : cb == PK_COMBINE_MAX ? PK_STAT_MAX
+                                              : PK_STAT_SUM;
         uint32_t s = pk_model_col_of(p, 1, c->raw_id);
         if (s == PK_NONE || p->columns[s].metric != c->metric || p->columns[s].scope != c->scope ||
-            p->columns[s].stat != PK_STAT_SUM)
+            p->columns[s].stat != main)
             return 0;
     }
     return max_raw < n_sum || p->n_columns == 0;

@@ -20,6 +20,8 @@
  * which keeps the anchors unique. Output without statistics other than
  * Sum is byte-identical to hpcprof's (tests/test_yaml.c).
  */
+#define _GNU_SOURCE /* open_memstream */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -322,29 +324,113 @@ static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials 
             put_variant(out, p, sc, s);
 }
 
-pk_status hk_yaml_put_roots(FILE *out, const pk_profile *p, const unsigned char *only)
+/* Where metric m goes in the taxonomy: under its parent (children keys
+ * nest, as hpcprof's GPU groups do; Cube's metric tree), unless the parent
+ * is not written or the chain is deeper than HK_YAML_MAX_DEPTH (a cycle
+ * is), then at the top. */
+static uint32_t placed_under(const pk_profile *p, const unsigned char *in, uint32_t m, int *deep)
 {
-    named *order = malloc((p->n_metrics + 1u) * sizeof *order);
-    if (!order) return pk_fail_nomem("writing metrics/default.yaml");
+    uint32_t up = p->metrics[m].parent;
+    if (up >= p->n_metrics || !in[up]) return PK_NONE;
+    uint32_t x = up;
+    for (int d = 0; x < p->n_metrics && in[x]; d++, x = p->metrics[x].parent)
+        if (d >= HK_YAML_MAX_DEPTH) {
+            *deep += 1;
+            return PK_NONE;
+        }
+    return up;
+}
+
+/* One root's text (written at depth 0), indented for `depth`. */
+static void put_nested(FILE *out, const pk_profile *p, uint32_t m, unsigned depth)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return (void)fputc('\0', out); /* fails the writer's ferror() check */
+    partials sc[3];
+    int any = scopes_of(p, m, sc);
+    put_root(mem, p, m, sc, any);
+    if (fclose(mem) != 0 || !text) return (void)free(text);
+    for (const char *c = text; *c; c++) {
+        fputc(*c, out);
+        for (unsigned i = 0; *c == '\n' && i < 4 * depth; i++)
+            fputc(' ', out);
+    }
+    free(text);
+}
+
+/* Roots in hpcprof's order (by name), each followed by its children (in
+ * that order too): first[m]..first[m + 1] of `kids` are m's, and the
+ * roots are at the end, first[n_metrics].. */
+static void put_tree(FILE *out, const pk_profile *p, const uint32_t *first, const uint32_t *kids,
+                     uint32_t *stack, unsigned *depth)
+{
+    uint32_t sp = 0, top = p->n_metrics;
+    for (uint32_t i = first[top + 1]; i-- > first[top];)
+        stack[sp++] = kids[i], depth[kids[i]] = 0;
+    while (sp) {
+        uint32_t m = stack[--sp];
+        put_nested(out, p, m, depth[m]);
+        if (first[m + 1] > first[m]) fprintf(out, "\n%*schildren:", 4 + 4 * (int)depth[m], "");
+        for (uint32_t i = first[m + 1]; i-- > first[m];)
+            stack[sp++] = kids[i], depth[kids[i]] = depth[m] + 1;
+    }
+}
+
+/* Children lists of the written metrics, each in `order` (by name). */
+static void child_lists(const pk_profile *p, const named *order, uint32_t n, const uint32_t *under,
+                        uint32_t *first, uint32_t *kids)
+{
+    uint32_t top = p->n_metrics;
+    memset(first, 0, ((size_t)top + 2) * sizeof *first);
+    for (uint32_t i = 0; i < n; i++) {
+        uint32_t u = under[order[i].metric];
+        first[(u == PK_NONE ? top : u) + 1]++;
+    }
+    for (uint32_t m = 0; m <= top; m++)
+        first[m + 1] += first[m];
+    for (uint32_t i = 0; i < n; i++) { /* fill, then shift back */
+        uint32_t u = under[order[i].metric];
+        kids[first[u == PK_NONE ? top : u]++] = order[i].metric;
+    }
+    for (uint32_t m = top + 1; m > 0; m--)
+        first[m] = first[m - 1];
+    first[0] = 0;
+}
+
+pk_status hk_yaml_put_roots(FILE *out, const pk_profile *p, const unsigned char *only, int *deep)
+{
+    size_t n_m = (size_t)p->n_metrics + 2;
+    named *order = malloc(n_m * sizeof *order);
+    unsigned char *in = calloc(n_m, 1);
+    uint32_t *under = malloc(n_m * sizeof *under), *stack = malloc(n_m * sizeof *stack);
+    uint32_t *first = malloc(n_m * sizeof *first), *kids = malloc(n_m * sizeof *kids);
+    unsigned *depth = malloc(n_m * sizeof *depth);
+    pk_status st = PK_OK;
+    if (!order || !in || !under || !stack || !first || !kids || !depth)
+        st = pk_fail_nomem("writing metrics/default.yaml");
     uint32_t n = 0;
-    for (uint32_t m = 0; m < p->n_metrics; m++) {
+    for (uint32_t m = 0; !st && m < p->n_metrics; m++) {
         partials sc[3];
         const pk_metric *met = &p->metrics[m];
         if ((!only || only[m]) &&
             (scopes_of(p, m, sc) || hk_yaml_unit_needed(met) || met->description))
-            order[n++] = (named){met->name ? met->name : "", m};
+            order[n++] = (named){met->name ? met->name : "", m}, in[m] = 1;
     }
-    qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
-    for (uint32_t i = 0; i < n; i++) {
-        partials sc[3];
-        int any = scopes_of(p, order[i].metric, sc);
-        put_root(out, p, order[i].metric, sc, any);
+    *deep = 0;
+    for (uint32_t i = 0; !st && i < n; i++)
+        under[order[i].metric] = placed_under(p, in, order[i].metric, deep);
+    if (!st) {
+        qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
+        child_lists(p, order, n, under, first, kids);
+        put_tree(out, p, first, kids, stack, depth);
     }
-    free(order);
-    return PK_OK;
+    free(order), free(in), free(under), free(stack), free(first), free(kids), free(depth);
+    return st;
 }
 
-pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
+pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out, int *deep)
 {
     int any = 0, roots = 0;
     for (uint32_t m = 0; m < p->n_metrics; m++) {
@@ -355,7 +441,7 @@ pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
     fputs(any ? "inputs:" : "inputs: []", out);
     hk_yaml_put_inputs(out, p, NULL);
     fputs(any || roots ? "\nroots:" : "\nroots: []", out);
-    pk_status st = hk_yaml_put_roots(out, p, NULL);
+    pk_status st = hk_yaml_put_roots(out, p, NULL, deep);
     if (!st && ferror(out)) st = pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed");
     return st;
 }

@@ -24,17 +24,18 @@
 #include "util/buf.h"
 
 static pk_status generate(const pk_profile *p, const unsigned char *only, int roots, char **text,
-                          size_t *len)
+                          size_t *len, int *deep)
 {
     FILE *f = open_memstream(text, len);
     if (!f) return pk_fail_nomem("writing metrics/default.yaml");
     pk_status st = PK_OK;
     if (!only)
-        st = hk_write_metrics_yaml(p, f);
+        st = hk_write_metrics_yaml(p, f, deep);
     else if (roots)
-        st = hk_yaml_put_roots(f, p, only);
+        st = hk_yaml_put_roots(f, p, only, deep);
     else
         hk_yaml_put_inputs(f, p, only);
+    if (!st && ferror(f)) st = pk_fail_nomem("writing metrics/default.yaml");
     if (fclose(f) != 0 && !st) st = pk_fail_nomem("writing metrics/default.yaml");
     if (st) free(*text), *text = NULL;
     return st;
@@ -58,12 +59,12 @@ static void put_items(pk_buf *b, const char *items, size_t indent)
 
 /* The source's text with items for the metrics `add` marks. */
 static pk_status merged(const pk_profile *p, const char *src, size_t n, const hk_yaml *y,
-                        const unsigned char *add, char **text, size_t *len)
+                        const unsigned char *add, char **text, size_t *len, int *deep)
 {
     char *in = NULL, *roots = NULL;
     size_t n_in, n_roots;
-    pk_status st = generate(p, add, 0, &in, &n_in);
-    if (!st) st = generate(p, add, 1, &roots, &n_roots);
+    pk_status st = generate(p, add, 0, &in, &n_in, deep);
+    if (!st) st = generate(p, add, 1, &roots, &n_roots, deep);
     pk_buf b = {0};
     if (!st) {
         size_t first = y->inputs_at < y->roots_at ? y->inputs_at : y->roots_at;
@@ -118,7 +119,7 @@ static const char *misfit(const pk_profile *p, const hk_yaml *y, unsigned char *
 }
 
 static pk_status keep(const pk_profile *p, const char *src, char **text, size_t *len, char *why,
-                      size_t size, int *kept)
+                      size_t size, int *kept, int *deep)
 {
     hk_yaml y;
     size_t n = strlen(src);
@@ -140,7 +141,7 @@ static pk_status keep(const pk_profile *p, const char *src, char **text, size_t 
             *text = strdup(src), *len = n, *kept = 1;
             if (!*text) st = pk_fail_nomem("writing metrics/default.yaml");
         } else if (!bad) {
-            st = merged(p, src, n, &y, add, text, len);
+            st = merged(p, src, n, &y, add, text, len, deep);
             *kept = !st;
         }
     }
@@ -149,15 +150,29 @@ static pk_status keep(const pk_profile *p, const char *src, char **text, size_t 
     return st;
 }
 
+/* Metrics nested too deep for the taxonomy went to its top. */
+static pk_status report_deep(const char *path, const pk_write_options *o, pk_write_stats *stats,
+                             int deep)
+{
+    if (!deep) return PK_OK;
+    return pk_write_lose(o, stats, path, "the metric tree below its 16th level",
+                         "metrics/default.yaml nests metrics at most %d levels deep; %d deeper "
+                         "metrics (or metrics in a parent cycle) are written at its top level",
+                         HK_YAML_MAX_DEPTH, deep);
+}
+
 pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_options *o,
                        pk_write_stats *stats, char **text, size_t *len)
 {
     *text = NULL, *len = 0;
+    int deep = 0;
     const char *src = pk_attribute_find(p, PK_ENTITY_PROFILE, 0, HK_YAML_ATTR);
+    pk_status st = PK_OK;
     if (src) {
         char why[400];
         int kept;
-        pk_status st = keep(p, src, text, len, why, sizeof why, &kept);
+        st = keep(p, src, text, len, why, sizeof why, &kept, &deep);
+        if (!st && kept) st = report_deep(path, o, stats, deep);
         if (st || kept) return st;
         st = pk_write_lose(o, stats, path, "the source's metrics/default.yaml",
                            "%s; a new one is written from the database's statistics (the "
@@ -165,5 +180,7 @@ pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_opt
                            why);
         if (st) return st;
     }
-    return generate(p, NULL, 0, text, len);
+    st = generate(p, NULL, 0, text, len, &deep);
+    if (!st) st = report_deep(path, o, stats, deep);
+    return st;
 }

@@ -21,6 +21,8 @@ enum { F_INPUTS = 1, F_ROOTS = 2 };
 
 typedef struct frame {
     int is_map, expect_key, under; /* under: F_INPUTS or F_ROOTS (top-level key above) */
+    size_t serial, up, near;       /* this mapping's number; the enclosing mapping's; the nearest */
+    size_t maps;                   /* mappings enclosing it, itself included */
     const char *key;
     const char *name, *description, *unit;          /* roots */
     const char *metric, *scope, *formula, *combine; /* inputs */
@@ -29,9 +31,10 @@ typedef struct frame {
 typedef struct walk {
     hk_yaml *y;
     frame *st;
-    size_t n, cap, cap_in, cap_roots;
-    int top_key;        /* F_* of the top-level key whose value is open */
-    size_t *pending_at; /* where the open top-level value's insertion point goes */
+    size_t n, cap, cap_in, cap_roots, cap_serial, serials;
+    size_t *root_serial; /* per root: its mapping's serial (then: which root has it) */
+    int top_key;         /* F_* of the top-level key whose value is open */
+    size_t *pending_at;  /* where the open top-level value's insertion point goes */
     int block_top, failed;
 } walk;
 
@@ -49,7 +52,15 @@ static void push(walk *w, int is_map, int under)
         w->failed = 1;
         return;
     }
-    w->st[w->n++] = (frame){.is_map = is_map, .expect_key = 1, .under = under};
+    size_t up = w->n ? w->st[w->n - 1].near : 0; /* sequences in between do not count */
+    size_t serial = is_map ? ++w->serials : 0, maps = (w->n ? w->st[w->n - 1].maps : 0) + !!is_map;
+    w->st[w->n++] = (frame){.is_map = is_map,
+                            .expect_key = 1,
+                            .under = under,
+                            .serial = serial,
+                            .up = up,
+                            .near = is_map ? serial : up,
+                            .maps = maps};
 }
 
 /* A mapping closes: an input or a presented metric? */
@@ -65,11 +76,16 @@ static void close_map(walk *w, const frame *f)
             (hk_yaml_input){f->metric, f->scope ? f->scope : "", f->formula ? f->formula : "$$",
                             f->combine ? f->combine : "sum"};
     } else if (f->under == F_ROOTS && f->name) {
-        if (pk_vec_reserve((void **)&y->roots, &w->cap_roots, y->n_roots + 1, sizeof *y->roots)) {
+        if (pk_vec_reserve((void **)&y->roots, &w->cap_roots, y->n_roots + 1, sizeof *y->roots) ||
+            pk_vec_reserve((void **)&w->root_serial, &w->cap_serial, y->n_roots + 1,
+                           sizeof *w->root_serial)) {
             w->failed = 1;
             return;
         }
-        y->roots[y->n_roots++] = (hk_yaml_root){f->name, f->description, f->unit};
+        w->root_serial[y->n_roots] = f->serial;
+        /* nesting deeper than any taxonomy profkit writes is not followed */
+        size_t up = f->maps <= 4 * HK_YAML_MAX_NEST ? f->up : 0;
+        y->roots[y->n_roots++] = (hk_yaml_root){f->name, f->description, f->unit, up};
     }
 }
 
@@ -150,6 +166,32 @@ static void on_event(walk *w, const yaml_event_t *e)
     if (f && f->is_map && !f->expect_key && e->type != YAML_MAPPING_START_EVENT) f->expect_key = 1;
 }
 
+static int cmp_pair(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Roots recorded their enclosing mapping's serial: which root is that?
+ * (A mapping between them, such as a variant, is no root: nesting in the
+ * taxonomy goes through `children` sequences only.) */
+static pk_status link_parents(walk *w)
+{
+    hk_yaml *y = w->y;
+    size_t *pairs = malloc((y->n_roots + 1) * 2 * sizeof *pairs);
+    if (!pairs) return PK_ERR_NOMEM;
+    for (size_t i = 0; i < y->n_roots; i++)
+        pairs[2 * i] = w->root_serial[i], pairs[2 * i + 1] = i;
+    qsort(pairs, y->n_roots, 2 * sizeof *pairs, cmp_pair);
+    for (size_t i = 0; i < y->n_roots; i++) {
+        size_t key[2] = {y->roots[i].parent, 0};
+        size_t *hit = key[0] ? bsearch(key, pairs, y->n_roots, 2 * sizeof *pairs, cmp_pair) : NULL;
+        y->roots[i].parent = hit ? hit[1] : (size_t)-1;
+    }
+    free(pairs);
+    return PK_OK;
+}
+
 pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
 {
     memset(y, 0, sizeof *y);
@@ -176,6 +218,8 @@ pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
     }
     yaml_parser_delete(&parser);
     free(w.st);
+    if (!st && !w.failed && link_parents(&w) != PK_OK) w.failed = 1;
+    free(w.root_serial);
     if (!st && w.failed) st = pk_fail_nomem("reading metrics/default.yaml");
     if (!st && !top_is_map)
         st = pk_fail(PK_ERR_FORMAT, "metrics/default.yaml: the document is not a mapping");

@@ -182,6 +182,7 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     int exists;
     pk_status st = may_replace(path, o, &exists);
     if (st) return st;
+    const pk_profile *source = p;
     pk_profile *shaped = NULL; /* a copy fitted to what HPCToolkit's readers need */
     char *yaml = NULL;
     size_t yaml_len = 0;
@@ -189,7 +190,7 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     if (shaped) p = shaped;
     if (!st) st = hk_yaml_text(p, path, o, stats, &yaml, &yaml_len);
     if (st) {
-        pk_profile_free(shaped);
+        hk_shape_free(source, shaped);
         return st;
     }
     char suffix[32];
@@ -203,6 +204,6 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
         if (st) remove_db_dir(tmp);
     }
     free(yaml);
-    pk_profile_free(shaped);
+    hk_shape_free(source, shaped);
     return st;
 }

@@ -19,6 +19,7 @@
 #include "hpctk_write.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "write_shape.h"
 
 typedef struct meta_w {
     const pk_profile *p;
@@ -26,6 +27,7 @@ typedef struct meta_w {
     uint64_t lo[8], hi[8];
     size_t *mod_name, *file_name, *fn_name, *entry_name; /* string offsets */
     size_t mods_at, files_at, fns_at;                    /* structure arrays */
+    int rule_bits; /* no reader set propagation bits: hpcprof's (bit 0 on lexical links) */
 } meta_w;
 
 static void begin_section(meta_w *w, int s)
@@ -360,7 +362,8 @@ static size_t put_context(meta_w *w, uint32_t i)
     pk_buf_set_u8(&w->b, e + 0x15, relation_code(c));
     pk_buf_set_u8(&w->b, e + 0x16, lexical_type(c));
     pk_buf_set_u8(&w->b, e + 0x17, (uint8_t)nflex);
-    pk_buf_set_u16(&w->b, e + 0x18, c->propagation);
+    pk_buf_set_u16(&w->b, e + 0x18,
+                   w->rule_bits ? (c->relation == PK_REL_LEXICAL ? 1 : 0) : c->propagation);
     return e;
 }
 
@@ -462,7 +465,7 @@ pk_status hk_build_meta(const pk_profile *p, pk_buf *out)
 {
     pk_status st = check_contexts(p);
     if (st) return st;
-    meta_w w = {.p = p};
+    meta_w w = {.p = p, .rule_bits = !hk_shape_bits_known(p)};
     size_t n_entries = p->ctx[0].n_children;
     w.mod_name = calloc(p->n_modules + 1u, sizeof *w.mod_name);
     w.file_name = calloc(p->n_files + 1u, sizeof *w.file_name);

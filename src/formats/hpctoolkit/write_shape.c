@@ -303,7 +303,7 @@ static pk_status shaped_traces(hk_shape *s)
         if (!s->renumbered) continue; /* kept ids: the samples stand as they are */
         unsigned char *b = pk_model_alloc_owned(q, tr->n * PK_SAMPLE_SIZE + 1);
         if (!b) return pk_fail_nomem("shaping traces");
-        memcpy(b, tr->samples, tr->n * PK_SAMPLE_SIZE);
+        if (tr->n) memcpy(b, tr->samples, tr->n * PK_SAMPLE_SIZE);
         for (uint64_t k = 0; k < tr->n; k++) {
             uint32_t id = pk_le32(b + k * PK_SAMPLE_SIZE + 8);
             uint32_t pi = id ? pk_model_ctx_find(p, id) : PK_NONE;
@@ -326,7 +326,12 @@ static pk_status shaped_header(hk_shape *s)
     q->major = 4;
     q->path = p->path;
     q->title = p->title ? p->title : ""; /* never a null pointer (hpcviewer) */
-    q->description = p->description ? p->description : "";
+    /* HPCToolkit has no flag for it: a tree rebuilt from a call graph says
+     * so where hpcviewer shows the database's description */
+    q->description = p->description     ? p->description
+                     : p->reconstructed ? "calling contexts reconstructed from a call graph: "
+                                          "approximate"
+                                        : "";
     q->modules = p->modules, q->n_modules = p->n_modules;
     q->files = p->files, q->n_files = p->n_files;
     q->functions = p->functions, q->n_functions = p->n_functions;
@@ -347,6 +352,13 @@ static void shape_free(hk_shape *s)
     free(s->q_of_ploc);
 }
 
+void hk_shape_free(const pk_profile *p, pk_profile *q)
+{
+    if (q && q->ctx == p->ctx) /* the tree was borrowed (write_shape_ctx.c) */
+        q->ctx = NULL, q->ctx_dense = NULL, q->ctx_sorted = NULL;
+    pk_profile_free(q);
+}
+
 pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
                         pk_write_stats *stats, pk_profile **out)
 {
@@ -364,7 +376,7 @@ pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_op
     if (!st) st = hs_summary_values(&s);
     shape_free(&s);
     if (st) {
-        pk_profile_free(s.q);
+        hk_shape_free(p, s.q);
         return st;
     }
     *out = s.q;

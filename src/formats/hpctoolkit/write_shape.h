@@ -54,6 +54,8 @@ typedef struct hk_shape {
     hs_col *col;              /* per shaped column */
     uint32_t *qcol_of_pcol;   /* source plain column -> shaped plain column holding it, PK_NONE */
     unsigned char *has_plain; /* per source metric: some plain location holds its values */
+    int unknown_raw;          /* some plain value has an id no column defines */
+    int plain_identity;       /* plain planes may be written as the source has them */
 
     uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
     uint32_t p_summary;  /* the source's summary location, PK_NONE */
@@ -66,11 +68,14 @@ int hk_shape_native(const pk_profile *p);
 /* 1 when the contexts' propagation bits are to be written as they are. */
 int hk_shape_bits_known(const pk_profile *p);
 
-/* The shaped copy of `p` in *out (free with pk_profile_free), or *out =
- * NULL when p is written as it is. What HPCToolkit cannot hold is reported
- * through pk_write_lose() for `path` (and fails under --strict). */
+/* The shaped copy of `p` in *out (free with hk_shape_free(p, *out)), or
+ * *out = NULL when p is written as it is. What it can, it borrows from p
+ * (the tree when it needs no change, value planes written as they are),
+ * so p must outlive it. What HPCToolkit cannot hold is reported through
+ * pk_write_lose() for `path` (and fails under --strict). */
 pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
                         pk_write_stats *stats, pk_profile **out);
+void hk_shape_free(const pk_profile *p, pk_profile *q);
 
 /* Steps of hk_shape_make(), in order. */
 pk_status hs_contexts(hk_shape *s);       /* q->ctx, s->q_of_p (write_shape_ctx.c) */
@@ -92,6 +97,9 @@ typedef struct hs_triples {
 
 /* Append (ctx, col, v) unless v is 0 (HPCToolkit stores no zeros). */
 pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v);
+/* The run [*b, *e) of a location-major plane's values at context id
+ * `id` (binary search of its index); 0 when it has none. */
+int hs_values_at(const pk_plane *pl, uint32_t id, uint64_t *b, uint64_t *e);
 /* Sort the triples and pack them into a location-major plane owned by q. */
 pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out);
 

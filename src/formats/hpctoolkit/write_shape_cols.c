@@ -105,6 +105,8 @@ static pk_status scan_plain(hk_shape *s)
             uint32_t col = pk_model_col_of(p, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
             if (col != PK_NONE && !p->columns[col].is_summary)
                 s->has_plain[p->columns[col].metric] = 1;
+            else
+                s->unknown_raw = 1; /* values no column holds: never copied as they are */
         }
     }
     return PK_OK;
@@ -346,12 +348,30 @@ static pk_status number_columns(cols_plan *c)
     pk_profile *q = c->s->q;
     q->columns = pk_arena_array(&q->arena, (size_t)c->n + 1, sizeof *q->columns);
     if (!q->columns) return pk_fail_nomem("shaping columns");
-    memcpy(q->columns, c->cols, (size_t)c->n * sizeof *c->cols);
+    if (c->n) memcpy(q->columns, c->cols, (size_t)c->n * sizeof *c->cols);
     q->n_columns = c->n;
     pk_status st = PK_OK;
     for (uint32_t i = 0; i < c->n && !st; i++)
         st = pk_model_map_column(q, q->columns[i].is_summary, q->columns[i].raw_id, i);
     return st;
+}
+
+/* Can the plain locations' planes be written as the source has them?
+ * Same context ids, no added entry, every plain column under its own id,
+ * nothing derived, no value of an unknown id. (The summary is built anew
+ * in any case.) */
+static int plain_identity(const hk_shape *s)
+{
+    const pk_profile *p = s->p, *q = s->q;
+    if (s->renumbered || s->entry != PK_NONE || s->unknown_raw) return 0;
+    for (uint32_t c = 0; c < q->n_columns; c++)
+        if (s->col[c].source == HS_DERIVED) return 0;
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        if (p->columns[c].is_summary) continue;
+        uint32_t qc = s->qcol_of_pcol[c];
+        if (qc == PK_NONE || q->columns[qc].raw_id != p->columns[c].raw_id) return 0;
+    }
+    return 1;
 }
 
 pk_status hs_columns(hk_shape *s)
@@ -376,5 +396,6 @@ pk_status hs_columns(hk_shape *s)
         return st;
     }
     s->col = c.src;
+    s->plain_identity = plain_identity(s);
     return PK_OK;
 }

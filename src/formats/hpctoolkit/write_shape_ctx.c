@@ -90,8 +90,10 @@ static const char *entry_name(pk_entry_kind e)
                                       : "unknown entry";
 }
 
-/* The shaped record at q index `qi` for source context `pi`. */
-static void fill_record(hk_shape *s, pk_ctx_rec *c, uint32_t pi, int keep_bits)
+/* The shaped record at q index `qi` for source context `pi`. Propagation
+ * bits stay as they are: the meta.db writer applies hpcprof's rule where
+ * no reader set them (hk_shape_bits_known()). */
+static void fill_record(hk_shape *s, pk_ctx_rec *c, uint32_t pi)
 {
     const pk_profile *p = s->p;
     if (pi == PK_NONE) { /* the added entry point */
@@ -110,8 +112,6 @@ static void fill_record(hk_shape *s, pk_ctx_rec *c, uint32_t pi, int keep_bits)
     if (c->kind == PK_CTX_ENTRY && !c->entry_name) c->entry_name = entry_name(c->entry);
     if (pi != 0 && c->kind != PK_CTX_ENTRY && c->relation == PK_REL_NONE)
         c->relation = PK_REL_CALL; /* a call-tree root: called from its entry point */
-    if (!keep_bits) /* hpcprof's bits: the function scope (bit 0) spans lexical links */
-        c->propagation = c->relation == PK_REL_LEXICAL && !(c->flags & PK_CTXF_UNLISTED) ? 1 : 0;
 }
 
 /* Links, depth and ids of the shaped records, from the order. */
@@ -164,6 +164,21 @@ static pk_status demote_deep_entries(hk_shape *s)
                          n);
 }
 
+/* The source's tree as it is: no entry point to add, ids kept, none to
+ * demote, every call-tree root already called from its entry point. */
+static int tree_as_is(const hk_shape *s)
+{
+    const pk_profile *p = s->p;
+    if (s->renumbered || needs_entry(p)) return 0;
+    for (uint32_t i = 1; i < p->n_ctx; i++) {
+        const pk_ctx_rec *c = &p->ctx[i];
+        if ((c->kind == PK_CTX_ENTRY && c->parent != 0) ||
+            (c->kind != PK_CTX_ENTRY && c->relation == PK_REL_NONE && c->parent != PK_NONE))
+            return 0;
+    }
+    return 1;
+}
+
 pk_status hs_contexts(hk_shape *s)
 {
     const pk_profile *p = s->p;
@@ -171,6 +186,17 @@ pk_status hs_contexts(hk_shape *s)
     uint64_t max_id;
     int add = needs_entry(p);
     s->renumbered = !ids_fit(p, &max_id) || (add && max_id + 1 > UINT32_MAX - 1);
+    s->entry = PK_NONE;
+    if (tree_as_is(s)) { /* borrowed, not copied (hk_shape_free gives it back) */
+        q->ctx = p->ctx, q->n_ctx = q->cap_ctx = p->n_ctx;
+        q->ctx_dense = p->ctx_dense, q->ctx_dense_len = p->ctx_dense_len;
+        q->ctx_sorted = p->ctx_sorted;
+        s->q_of_p = malloc(((size_t)p->n_ctx + 1) * sizeof *s->q_of_p);
+        if (!s->q_of_p) return pk_fail_nomem("shaping the calling-context tree");
+        for (uint32_t i = 0; i < p->n_ctx; i++)
+            s->q_of_p[i] = i;
+        return PK_OK;
+    }
     uint32_t n = 0;
     uint32_t *order = shaped_order(p, add, &n);
     s->q_of_p = malloc(((size_t)p->n_ctx + 1) * sizeof *s->q_of_p);
@@ -180,14 +206,12 @@ pk_status hs_contexts(hk_shape *s)
         return pk_fail_nomem("shaping the calling-context tree");
     }
     q->n_ctx = q->cap_ctx = n;
-    s->entry = PK_NONE;
-    int keep_bits = hk_shape_bits_known(p);
     for (uint32_t qi = 0; qi < n; qi++) {
         if (order[qi] == PK_NONE)
             s->entry = qi;
         else
             s->q_of_p[order[qi]] = qi;
-        fill_record(s, &q->ctx[qi], order[qi], keep_bits);
+        fill_record(s, &q->ctx[qi], order[qi]);
     }
     link_records(s, order, n, max_id);
     free(order);

@@ -65,7 +65,7 @@ pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
 {
     for (size_t i = 0; i < t->n; i++)
         t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
-    qsort(t->t, t->n, sizeof *t->t, cmp_triple);
+    if (t->n) qsort(t->t, t->n, sizeof *t->t, cmp_triple);
     uint32_t nidx = 0;
     for (size_t i = 0; i < t->n; i++)
         if (i == 0 || t->t[i].ctx != t->t[i - 1].ctx) nidx++;
@@ -294,14 +294,16 @@ static pk_status vwork_init(vwork *w, hk_shape *s)
     w->der_in = calloc((size_t)w->n_der + 1, sizeof *w->der_in);
     w->dhead = malloc(((size_t)p->n_columns + 1) * sizeof *w->dhead);
     w->dnext = malloc(((size_t)w->n_der + 1) * sizeof *w->dnext);
-    w->acc = malloc(n * sizeof *w->acc);
-    w->mark = calloc(n, 1);
-    w->set = malloc(n * sizeof *w->set);
-    w->keys = malloc(n * sizeof *w->keys);
+    if (w->n_der) { /* derivation's room: per context, only when something is derived */
+        w->acc = malloc(n * sizeof *w->acc);
+        w->mark = calloc(n, 1);
+        w->set = malloc(n * sizeof *w->set);
+        w->keys = malloc(n * sizeof *w->keys);
+    }
     w->edge = malloc(((size_t)q->n_columns + 1) * sizeof *w->edge);
     w->edge_set = malloc((size_t)q->n_columns + 1);
-    if (!w->der_col || !w->der_in || !w->dhead || !w->dnext || !w->acc || !w->mark || !w->set ||
-        !w->keys || !w->edge || !w->edge_set)
+    if (!w->der_col || !w->der_in || !w->dhead || !w->dnext || !w->edge || !w->edge_set ||
+        (w->n_der && (!w->acc || !w->mark || !w->set || !w->keys)))
         return pk_fail_nomem("shaping values");
     for (uint32_t c = 0; c < p->n_columns; c++)
         w->dhead[c] = PK_NONE;
@@ -314,6 +316,47 @@ static pk_status vwork_init(vwork *w, hk_shape *s)
     return PK_OK;
 }
 
+int hs_values_at(const pk_plane *pl, uint32_t id, uint64_t *b, uint64_t *e)
+{
+    uint32_t lo = 0, hi = pl->nidx;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (pk_le32(pl->idx + (uint64_t)mid * PK_LM_IDX_SIZE) < id)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    if (lo == pl->nidx || pk_le32(pl->idx + (uint64_t)lo * PK_LM_IDX_SIZE) != id) return 0;
+    *b = pk_le64(pl->idx + (uint64_t)lo * PK_LM_IDX_SIZE + 4);
+    *e = lo + 1 < pl->nidx ? pk_le64(pl->idx + (uint64_t)(lo + 1) * PK_LM_IDX_SIZE + 4) : pl->nvals;
+    if (*e > pl->nvals) *e = pl->nvals;
+    return *b <= *e;
+}
+
+/* Does the root hold every stored inclusive value its entry points hold
+ * (so that fill_edges() would add nothing)? w->edge_set marks the root's. */
+static int root_complete(vwork *w, const pk_plane *pl)
+{
+    const pk_profile *q = w->s->q;
+    uint64_t b, e;
+    memset(w->edge_set, 0, q->n_columns);
+    if (hs_values_at(pl, 0, &b, &e))
+        for (uint64_t v = b; v < e; v++) {
+            uint32_t qc = pk_model_col_of(q, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
+            if (qc != PK_NONE) w->edge_set[qc] = 1;
+        }
+    const pk_ctx_rec *root = &q->ctx[0];
+    for (uint32_t k = 0; k < root->n_children; k++) {
+        if (!hs_values_at(pl, (uint32_t)q->ctx[root->first_child + k].id, &b, &e)) continue;
+        for (uint64_t v = b; v < e; v++) {
+            uint32_t qc = pk_model_col_of(q, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
+            if (qc != PK_NONE && w->s->col[qc].kind == PK_SCOPE_INCLUSIVE && !w->edge_set[qc])
+                return 0;
+        }
+    }
+    return 1;
+}
+
 pk_status hs_plain_values(hk_shape *s)
 {
     const pk_profile *p = s->p;
@@ -322,6 +365,10 @@ pk_status hs_plain_values(hk_shape *s)
     for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         uint32_t ql = s->q_of_ploc[l];
         if (ql == PK_NONE || p->locs[l].is_summary) continue;
+        if (s->plain_identity && root_complete(&w, &p->locs[l].plane)) {
+            s->q->locs[ql].plane = p->locs[l].plane; /* as the source has it: no copy */
+            continue;
+        }
         st = load_location(&w, &p->locs[l].plane);
         if (!st) st = hs_pack(s->q, &w.out, &s->q->locs[ql].plane);
     }

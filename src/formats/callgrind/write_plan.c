@@ -210,6 +210,33 @@ static pk_status report_metrics(const cgw *w)
     return st;
 }
 
+/* An unsigned count whose stored inclusive values fall below their
+ * callees' in places (counter noise): its self costs there are negative,
+ * where CubeLib, pycubexr and profkit's exclusive views show 0. Said once
+ * per metric, since the file's exclusive numbers differ from those. */
+static pk_status report_negative_counts(const cgw *w)
+{
+    const pk_profile *p = w->p;
+    const pk_cg *cg = w->cg;
+    pk_status st = PK_OK;
+    for (uint32_t e = 0; e < cg->n_events && !st && !p->cg; e++) {
+        uint32_t m = cg->events[e].metric;
+        if (m >= p->n_metrics || !(p->metrics[m].flags & PK_METRIC_UNSIGNED)) continue;
+        uint64_t i = 0;
+        while (i < cg->n_self && !(cg->self_cost[i * cg->n_events + e] < 0))
+            i++;
+        if (i == cg->n_self) continue;
+        char item[600];
+        snprintf(item, sizeof item, "metric %.500s", p->metrics[m].name);
+        st = pk_write_lose(w->opts, w->stats, w->path, item,
+                           "its stored inclusive values are below their callees' in places "
+                           "(noise in unsigned counts): the self costs written there are "
+                           "negative (inclusive minus callees, so totals stay exact), where "
+                           "CubeLib and profkit's exclusive views clamp them at 0");
+    }
+    return st;
+}
+
 static int only_summaries(const pk_profile *p)
 {
     for (uint32_t l = 0; l < p->n_locs; l++)
@@ -321,6 +348,7 @@ pk_status cgw_plan(cgw *w)
     free(selected);
     if (!st && !w->n_out) st = pk_fail(PK_ERR_NOT_FOUND, "%s: no location to write", w->path);
     if (!st) st = report_others(w);
+    if (!st) st = report_negative_counts(w);
     if (!st) st = choose_events(w);
     w->positions = PK_POS_LINE | (w->cg && (w->cg->positions & PK_POS_INSTR) ? PK_POS_INSTR : 0);
     return st;

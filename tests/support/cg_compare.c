@@ -65,6 +65,25 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The lines sorted and joined, one per line (malloc'ed); frees them. */
+static char *sorted_text(lines *l)
+{
+    if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < l->n; i++)
+        total += strlen(l->v[i]) + 1;
+    char *out = malloc(total), *o = out;
+    *o = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t k = strlen(l->v[i]);
+        memcpy(o, l->v[i], k), o += k, *o++ = '\n';
+        free(l->v[i]);
+    }
+    *o = 0;
+    free(l->v);
+    return out;
+}
+
 /* Events (names, long names, formulas) and what each part says of itself. */
 static void add_headers(lines *l, const pk_profile *p, const pk_cg_summary *s)
 {
@@ -117,20 +136,7 @@ char *tu_cg_canonical(const pk_profile *p)
              (unsigned long long)x.from.instr, x.to.line, (unsigned long long)x.to.instr,
              x.conditional, x.followed, x.executed);
     }
-    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_str);
-    size_t total = 1;
-    for (size_t i = 0; i < l.n; i++)
-        total += strlen(l.v[i]) + 1;
-    char *out = malloc(total), *o = out;
-    *o = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        size_t k = strlen(l.v[i]);
-        memcpy(o, l.v[i], k), o += k, *o++ = '\n';
-        free(l.v[i]);
-    }
-    *o = 0;
-    free(l.v);
-    return out;
+    return sorted_text(&l);
 }
 
 /* Records keyed without their part, for the summed canonical text. */
@@ -217,20 +223,7 @@ char *tu_cg_canonical_summed(const pk_profile *p)
             free(r[i].key), free(r[i].v);
     }
     free(r);
-    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_str);
-    size_t total = 1;
-    for (size_t i = 0; i < l.n; i++)
-        total += strlen(l.v[i]) + 1;
-    char *out = malloc(total), *o = out;
-    *o = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        size_t k = strlen(l.v[i]);
-        memcpy(o, l.v[i], k), o += k, *o++ = '\n';
-        free(l.v[i]);
-    }
-    *o = 0;
-    free(l.v);
-    return out;
+    return sorted_text(&l);
 }
 
 static double exercise_costs(const pk_profile *p, const pk_cg_summary *s)

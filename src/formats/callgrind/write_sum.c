@@ -28,24 +28,43 @@ static void add_costs(double *dst, const double *src, uint32_t ne)
         dst[e] += src[e];
 }
 
+/* Where the records of one kind go, and their costs (NULL for jumps). */
+typedef struct table {
+    pk_kmap *map;
+    void **recs;
+    size_t *cap, size;
+    uint64_t *n;
+    double **costs;
+    size_t *ccap;
+} table;
+
+/* Index *k of the record with `key` in t: a copy of `rec` appended, its
+ * costs zeroed, when the key is new (*added). -1 when out of memory. */
+static int find_or_add(const table *t, const uint64_t key[PK_KMAP_WORDS], const void *rec,
+                       uint32_t ne, uint32_t *k, int *added)
+{
+    if (pk_kmap_upsert(t->map, key, (uint32_t)*t->n, k, added)) return -1;
+    if (!*added) return 0;
+    if (pk_vec_reserve(t->recs, t->cap, *t->n + 1, t->size) ||
+        (t->costs && pk_vec_reserve((void **)t->costs, t->ccap, (*t->n + 1) * ne, sizeof(double))))
+        return -1;
+    memcpy((char *)*t->recs + (size_t)*k * t->size, rec, t->size);
+    if (t->costs) memset(*t->costs + (uint64_t)*k * ne, 0, ne * sizeof(double));
+    ++*t->n;
+    return 0;
+}
+
 static pk_status sum_self(summer *s, uint64_t i)
 {
     pk_cg *o = s->out;
     pk_cg_self_rec r = s->in->self[i];
     r.part = 0;
     uint64_t key[PK_KMAP_WORDS] = {r.fn, (uint64_t)r.file << 32 | r.line, r.instr, r.bb};
+    table t = {&s->self_map, (void **)&o->self, &s->cap_self,     sizeof r,
+               &o->n_self,   &o->self_cost,     &s->cap_self_cost};
     uint32_t k;
     int added;
-    if (pk_kmap_upsert(&s->self_map, key, (uint32_t)o->n_self, &k, &added)) return PK_ERR_NOMEM;
-    if (added) {
-        if (pk_vec_reserve((void **)&o->self, &s->cap_self, o->n_self + 1, sizeof *o->self) ||
-            pk_vec_reserve((void **)&o->self_cost, &s->cap_self_cost, (o->n_self + 1) * s->ne,
-                           sizeof *o->self_cost))
-            return PK_ERR_NOMEM;
-        o->self[k] = r;
-        memset(o->self_cost + (uint64_t)k * s->ne, 0, s->ne * sizeof(double));
-        o->n_self++;
-    }
+    if (find_or_add(&t, key, &r, s->ne, &k, &added)) return PK_ERR_NOMEM;
     add_costs(o->self_cost + (uint64_t)k * s->ne, s->in->self_cost + i * s->ne, s->ne);
     return PK_OK;
 }
@@ -62,20 +81,12 @@ static pk_status sum_call(summer *s, uint64_t i)
                                    (uint64_t)r.to_file << 32 | r.to_line,
                                    r.to_instr,
                                    r.to_bb};
+    table t = {&s->call_map, (void **)&o->calls, &s->cap_calls,    sizeof r,
+               &o->n_calls,  &o->call_cost,      &s->cap_call_cost};
     uint32_t k;
     int added;
-    if (pk_kmap_upsert(&s->call_map, key, (uint32_t)o->n_calls, &k, &added)) return PK_ERR_NOMEM;
-    if (added) {
-        if (pk_vec_reserve((void **)&o->calls, &s->cap_calls, o->n_calls + 1, sizeof *o->calls) ||
-            pk_vec_reserve((void **)&o->call_cost, &s->cap_call_cost, (o->n_calls + 1) * s->ne,
-                           sizeof *o->call_cost))
-            return PK_ERR_NOMEM;
-        o->calls[k] = r;
-        o->calls[k].count = 0;
-        memset(o->call_cost + (uint64_t)k * s->ne, 0, s->ne * sizeof(double));
-        o->n_calls++;
-    }
-    o->calls[k].count += r.count;
+    if (find_or_add(&t, key, &r, s->ne, &k, &added)) return PK_ERR_NOMEM;
+    o->calls[k].count = (added ? 0 : o->calls[k].count) + r.count;
     add_costs(o->call_cost + (uint64_t)k * s->ne, s->in->call_cost + i * s->ne, s->ne);
     return PK_OK;
 }
@@ -93,17 +104,11 @@ static pk_status sum_jump(summer *s, uint64_t i)
                                    r.to_instr,
                                    r.to_bb,
                                    r.conditional};
+    table t = {&s->jump_map, (void **)&o->jumps, &s->cap_jumps, sizeof r, &o->n_jumps, NULL, NULL};
     uint32_t k;
     int added;
-    if (pk_kmap_upsert(&s->jump_map, key, (uint32_t)o->n_jumps, &k, &added)) return PK_ERR_NOMEM;
-    if (added) {
-        if (pk_vec_reserve((void **)&o->jumps, &s->cap_jumps, o->n_jumps + 1, sizeof *o->jumps))
-            return PK_ERR_NOMEM;
-        o->jumps[k] = r;
-        o->jumps[k].followed = o->jumps[k].executed = 0;
-        o->n_jumps++;
-    }
-    o->jumps[k].followed += r.followed, o->jumps[k].executed += r.executed;
+    if (find_or_add(&t, key, &r, 0, &k, &added)) return PK_ERR_NOMEM;
+    if (!added) o->jumps[k].followed += r.followed, o->jumps[k].executed += r.executed;
     return PK_OK;
 }
 

@@ -48,6 +48,12 @@ typedef struct conv {
     unsigned char *called; /* context entered by a call from a function */
     double *incl, *self;   /* one event's values, by context */
     uint32_t *self_rec, *call_rec, *self_at, *call_at; /* memo: record of a context in part *_at */
+    uint32_t *col_of;        /* event -> its inclusive column, else its exclusive one, or PK_NONE */
+    unsigned char *col_incl; /* event -> col_of is inclusive */
+    uint32_t *touched;       /* contexts one location's event reaches */
+    uint64_t *keys;          /* (depth, context) to sort them */
+    uint32_t n_touched;
+    unsigned char *is_touched; /* by context */
     pk_kmap self_map, call_map, extra_map;
     size_t cap_self, cap_self_cost, cap_calls, cap_call_cost, cap_parts;
     char *names; /* extra function names, NUL-terminated one after another */
@@ -316,22 +322,123 @@ static pk_status load_event(conv *c, uint32_t e, const unsigned char *selected)
     return PK_OK;
 }
 
+/* Context i's self cost and the cost of the call that entered it, for
+ * event e, into the part's records. */
+static pk_status emit(conv *c, uint32_t i, uint32_t e)
+{
+    const pk_ctx_rec *x = &c->p->ctx[i];
+    if (x->parent >= c->n && x->kind != PK_CTX_ROOT) return PK_OK; /* unlisted */
+    uint32_t r;
+    pk_status st = PK_OK;
+    if (c->self[i] != 0.0 && !(st = self_record(c, i, &r)))
+        c->cg->self_cost[(uint64_t)r * c->ne + e] += c->self[i];
+    if (!st && c->called[i] && c->incl[i] != 0.0 && !(st = call_record(c, i, &r)))
+        c->cg->call_cost[(uint64_t)r * c->ne + e] += c->incl[i];
+    return st;
+}
+
+/* One part holding the sum over `selected` (NULL: all) locations, from
+ * the model's scope derivation: O(values + contexts) per event. */
 static pk_status convert_part(conv *c, const unsigned char *selected)
 {
-    const pk_profile *p = c->p;
     pk_status st = PK_OK;
     for (uint32_t e = 0; e < c->ne && !st; e++) {
         st = load_event(c, e, selected);
-        for (uint32_t i = 0; i < c->n && !st; i++) {
-            const pk_ctx_rec *x = &p->ctx[i];
-            if (x->parent >= c->n && x->kind != PK_CTX_ROOT) continue; /* unlisted */
-            uint32_t r;
-            if (c->self[i] != 0.0 && !(st = self_record(c, i, &r)))
-                c->cg->self_cost[(uint64_t)r * c->ne + e] += c->self[i];
-            if (!st && c->called[i] && c->incl[i] != 0.0 && !(st = call_record(c, i, &r)))
-                c->cg->call_cost[(uint64_t)r * c->ne + e] += c->incl[i];
-        }
+        for (uint32_t i = 0; i < c->n && !st; i++)
+            st = emit(c, i, e);
     }
+    return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
+}
+
+/* ------------------------------------------------------------------ */
+/* One part per location: sparse                                      */
+/* ------------------------------------------------------------------ */
+
+static void touch(conv *c, uint32_t i)
+{
+    if (!c->is_touched[i]) c->is_touched[i] = 1, c->touched[c->n_touched++] = i;
+}
+
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The touched contexts, deepest first. */
+static void sort_touched(conv *c)
+{
+    for (uint32_t k = 0; k < c->n_touched; k++)
+        c->keys[k] = (uint64_t)(UINT32_MAX - c->p->ctx[c->touched[k]].depth) << 32 | c->touched[k];
+    qsort(c->keys, c->n_touched, sizeof *c->keys, cmp_u64);
+    for (uint32_t k = 0; k < c->n_touched; k++)
+        c->touched[k] = (uint32_t)c->keys[k];
+}
+
+/* Event e of metric m stored exclusive only: c->incl holds the location's
+ * exclusive values at the touched contexts. Own values are exclusive
+ * minus the lexical children's; inclusive values the own values summed
+ * up every ancestor (touched first, deepest first). */
+static void sparse_from_exclusive(conv *c)
+{
+    const pk_profile *p = c->p;
+    uint32_t n0 = c->n_touched;
+    for (uint32_t k = 0; k < n0; k++) {
+        uint32_t i = c->touched[k];
+        c->self[i] += c->incl[i];
+        if (pk_lexical_child(p, i))
+            touch(c, p->ctx[i].parent), c->self[p->ctx[i].parent] -= c->incl[i];
+    }
+    for (uint32_t k = 0; k < c->n_touched; k++) { /* grows: every ancestor once */
+        uint32_t i = c->touched[k];
+        c->incl[i] = 0;
+        if (p->ctx[i].parent < c->n) touch(c, p->ctx[i].parent);
+    }
+    sort_touched(c);
+    for (uint32_t k = 0; k < c->n_touched; k++) {
+        uint32_t i = c->touched[k];
+        c->incl[i] += c->self[i];
+        if (p->ctx[i].parent < c->n) c->incl[p->ctx[i].parent] += c->incl[i];
+    }
+}
+
+/* Location l's values of event e at the contexts they touch (and the
+ * parents their own values need), into the part's records. Costs the
+ * location's values, not the tree's size. */
+static pk_status sparse_event(conv *c, uint32_t l, uint32_t e)
+{
+    const pk_profile *p = c->p;
+    pk_cursor cur;
+    pk_value v;
+    c->n_touched = 0;
+    if (pk_location_values_begin(p, l, &cur) == PK_OK)
+        while (pk_cursor_next(&cur, &v))
+            if (v.column == c->col_of[e] && v.context < c->n)
+                touch(c, v.context), c->incl[v.context] += v.value;
+    if (c->col_incl[e]) {
+        uint32_t n0 = c->n_touched;
+        for (uint32_t k = 0; k < n0; k++) {
+            uint32_t i = c->touched[k], up = p->ctx[i].parent;
+            c->self[i] += c->incl[i];
+            if (up < c->n) touch(c, up), c->self[up] -= c->incl[i];
+        }
+    } else {
+        sparse_from_exclusive(c);
+    }
+    pk_status st = PK_OK;
+    for (uint32_t k = 0; k < c->n_touched; k++) {
+        uint32_t i = c->touched[k];
+        if (!st) st = emit(c, i, e);
+        c->incl[i] = c->self[i] = 0, c->is_touched[i] = 0;
+    }
+    return st;
+}
+
+static pk_status convert_location(conv *c, uint32_t l)
+{
+    pk_status st = PK_OK;
+    for (uint32_t e = 0; e < c->ne && !st; e++)
+        if (c->col_of[e] != PK_NONE) st = sparse_event(c, l, e);
     return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
 }
 
@@ -366,17 +473,13 @@ static pk_status convert_parts(conv *c, const pk_cg_request *rq)
         pk_status st = add_part(c, PK_NONE);
         return st ? st : convert_part(c, rq->selected);
     }
-    unsigned char *one = calloc((size_t)p->n_locs + 1, 1);
-    pk_status st = one ? PK_OK : pk_fail_nomem("building a call graph");
+    pk_status st = PK_OK;
     for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         if (p->locs[l].is_summary || (rq->selected && !rq->selected[l])) continue;
         c->part = c->cg->n_parts;
-        one[l] = 1;
         st = add_part(c, l);
-        if (!st) st = convert_part(c, one);
-        one[l] = 0;
+        if (!st) st = convert_location(c, l);
     }
-    free(one);
     return st;
 }
 
@@ -404,8 +507,22 @@ static pk_status scratch(conv *c)
     c->incl = malloc(n * sizeof *c->incl), c->self = malloc(n * sizeof *c->self);
     c->self_rec = malloc(n * sizeof *c->self_rec), c->call_rec = malloc(n * sizeof *c->call_rec);
     c->self_at = malloc(n * sizeof *c->self_at), c->call_at = malloc(n * sizeof *c->call_at);
-    if (!c->incl || !c->self || !c->self_rec || !c->call_rec || !c->self_at || !c->call_at)
+    c->touched = malloc(n * sizeof *c->touched), c->is_touched = calloc(n, 1);
+    c->keys = malloc(n * sizeof *c->keys);
+    c->col_of = malloc((c->ne + 1u) * sizeof *c->col_of), c->col_incl = calloc(c->ne + 1u, 1);
+    if (!c->incl || !c->self || !c->self_rec || !c->call_rec || !c->self_at || !c->call_at ||
+        !c->touched || !c->is_touched || !c->keys || !c->col_of || !c->col_incl)
         return pk_fail_nomem("building a call graph");
+    for (uint32_t e = 0; e < c->ne; e++) { /* sparse parts read columns directly */
+        pk_index col;
+        c->col_incl[e] = pk_column_find(c->p, c->metric_of[e], PK_SCOPE_INCLUSIVE, &col) == PK_OK;
+        if (!c->col_incl[e] &&
+            pk_column_find(c->p, c->metric_of[e], PK_SCOPE_EXCLUSIVE, &col) != PK_OK)
+            col = PK_NONE;
+        c->col_of[e] = col;
+    }
+    pk_error_clear();
+    memset(c->incl, 0, n * sizeof *c->incl), memset(c->self, 0, n * sizeof *c->self);
     memset(c->self_at, 0xff, n * sizeof *c->self_at); /* PK_NONE: no part yet */
     memset(c->call_at, 0xff, n * sizeof *c->call_at);
     return PK_OK;
@@ -416,6 +533,7 @@ static void conv_free(conv *c)
     free(c->order), free(c->metric_of), free(c->fn_of), free(c->home), free(c->called);
     free(c->incl), free(c->self), free(c->self_rec), free(c->call_rec);
     free(c->self_at), free(c->call_at), free(c->names), free(c->name_at);
+    free(c->touched), free(c->is_touched), free(c->keys), free(c->col_of), free(c->col_incl);
     pk_kmap_free(&c->self_map), pk_kmap_free(&c->call_map), pk_kmap_free(&c->extra_map);
 }
 

@@ -15,7 +15,6 @@
  *    the callee in the caller's object and file.
  */
 #include <math.h>
-#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -90,13 +89,32 @@ static double written(const cgw *w, const double *v, uint32_t k)
     return r == 0 ? 0 : r; /* no "-0" */
 }
 
+/* " " and the integer x (nearbyint()'ed), without printf's cost per
+ * value: millions of them in a big file. */
+static void put_integer(FILE *f, double x)
+{
+    if (!(fabs(x) < 9.0e18)) {
+        fprintf(f, " %.0f", x);
+        return;
+    }
+    char buf[24], *e = buf + sizeof buf, *s = e;
+    int64_t v = (int64_t)x;
+    uint64_t u = v < 0 ? 0 - (uint64_t)v : (uint64_t)v;
+    do
+        *--s = (char)('0' + u % 10);
+    while (u /= 10);
+    if (v < 0) *--s = '-';
+    *--s = ' ';
+    fwrite(s, 1, (size_t)(e - s), f);
+}
+
 static void put_costs(cgw *w, const double *v)
 {
     uint32_t last = 0; /* trailing zeros may be left out */
     for (uint32_t k = 0; k < w->n_ev; k++)
         if (written(w, v, k) != 0) last = k + 1;
     for (uint32_t k = 0; k < last; k++)
-        fprintf(w->f, " %.0f", written(w, v, k));
+        put_integer(w->f, written(w, v, k));
     w->n_values += last;
     fputc('\n', w->f);
 }
@@ -120,33 +138,42 @@ static void switch_file(cgw *w, uint32_t file, uint32_t home)
 /* ------------------------------------------------------------------ */
 
 typedef struct item {
-    uint32_t part, fn, file;
+    uint32_t part, fn;
     uint64_t idx;
 } item;
 
-static int cmp_item(const void *a, const void *b)
+/* Records ordered by (part, function, original order): two stable
+ * counting sorts (by function, then by part), linear in records plus
+ * functions and parts. fn_at is the function field's byte offset in each
+ * `stride`-byte record (the part is the first field). */
+static item *sorted_items(uint64_t n, const void *base, size_t stride, size_t fn_at, uint32_t nfn,
+                          uint32_t nparts)
 {
-    const item *x = a, *y = b;
-    if (x->part != y->part) return x->part < y->part ? -1 : 1;
-    if (x->fn != y->fn) return x->fn < y->fn ? -1 : 1;
-    if (x->file != y->file) return x->file < y->file ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* Records sorted by (part, function, file, original order): fields at
- * byte offsets fn_at and file_at of each `stride`-byte record. */
-static item *sorted_items(uint64_t n, const void *base, size_t stride, size_t fn_at, size_t file_at)
-{
-    item *it = malloc((n + 1) * sizeof *it);
-    if (!it) return NULL;
+    item *it = malloc((n + 1) * sizeof *it), *tmp = malloc((n + 1) * sizeof *tmp);
+    size_t nb = (nfn > nparts ? nfn : nparts) + 2u;
+    uint64_t *count = calloc(nb, sizeof *count);
+    if (!it || !tmp || !count) {
+        free(it), free(tmp), free(count);
+        return NULL;
+    }
     for (uint64_t i = 0; i < n; i++) {
         const char *r = (const char *)base + i * stride;
-        uint32_t part, fn, file;
-        memcpy(&part, r, 4), memcpy(&fn, r + fn_at, 4), memcpy(&file, r + file_at, 4);
-        it[i] = (item){part, fn, file, i};
+        uint32_t part, fn;
+        memcpy(&part, r, 4), memcpy(&fn, r + fn_at, 4);
+        tmp[i] = (item){part < nparts ? part : nparts, fn < nfn ? fn : nfn, i};
     }
-    qsort(it, n, sizeof *it, cmp_item);
-    return it;
+    for (int pass = 0; pass < 2; pass++) { /* LSD: function, then part */
+        item *from = pass ? it : tmp, *to = pass ? tmp : it;
+        memset(count, 0, nb * sizeof *count);
+        for (uint64_t i = 0; i < n; i++)
+            count[(pass ? from[i].part : from[i].fn) + 1]++;
+        for (size_t b = 1; b < nb; b++)
+            count[b] += count[b - 1];
+        for (uint64_t i = 0; i < n; i++)
+            to[count[pass ? from[i].part : from[i].fn]++] = from[i];
+    }
+    free(it), free(count);
+    return tmp;
 }
 
 typedef struct cursor {
@@ -377,14 +404,13 @@ static void write_part(cgw *w, cursor *c, uint32_t part, double *sum)
 pk_status cgw_write_parts(cgw *w)
 {
     const pk_cg *cg = w->cg;
-    size_t self_file = offsetof(pk_cg_self_rec, file), call_file = offsetof(pk_cg_call_rec, file);
-    cursor c = {
-        sorted_items(cg->n_self, cg->self, sizeof *cg->self, 4, self_file),
-        sorted_items(cg->n_calls, cg->calls, sizeof *cg->calls, 4, call_file),
-        sorted_items(cg->n_jumps, cg->jumps, sizeof *cg->jumps, 4, offsetof(pk_cg_jump_rec, file)),
-        0,
-        0,
-        0};
+    uint32_t nf = w->nfn, np = cg->n_parts;
+    cursor c = {sorted_items(cg->n_self, cg->self, sizeof *cg->self, 4, nf, np),
+                sorted_items(cg->n_calls, cg->calls, sizeof *cg->calls, 4, nf, np),
+                sorted_items(cg->n_jumps, cg->jumps, sizeof *cg->jumps, 4, nf, np),
+                0,
+                0,
+                0};
     double *sum = malloc((w->n_ev + 1u) * sizeof *sum);
     pk_status st = c.self && c.calls && c.jumps && sum ? PK_OK : pk_fail_nomem("writing Callgrind");
     for (uint32_t k = 0; k < w->n_out && !st; k++) {

@@ -38,22 +38,35 @@ enum { N_SCALES = sizeof scales / sizeof *scales };
 
 typedef struct scale_probe {
     double abs_sum, abs_max;
-    unsigned char off[N_SCALES]; /* some value is no integer at this scale */
+    int need; /* smallest scale index at which every value seen is an integer */
 } scale_probe;
 
 /* Is v x scales[k] an integer, up to the rounding noise of the metric's
  * largest values (never more than 0.01: a small value is not 0)? */
-static void probe(scale_probe *s, double v)
+static int integral(const scale_probe *s, double v, int k)
 {
-    for (int k = 0; k < N_SCALES; k++) {
-        double x = v * scales[k], tol = fmin(0.01, 1e-12 * s->abs_max * scales[k]);
-        if (!s->off[k] && fabs(x - nearbyint(x)) > tol) s->off[k] = 1;
-    }
+    double x = v * scales[k], tol = fmin(0.01, 1e-12 * s->abs_max * scales[k]);
+    return fabs(x - nearbyint(x)) <= tol;
 }
 
-static void measure(scale_probe *s, double v)
+/* An integer at one scale is one at every larger scale, so each value
+ * moves `need` up at most as far as it must: about one test per value. */
+static void probe(scale_probe *s, double v)
+{
+    while (s->need < N_SCALES && !integral(s, v, s->need))
+        s->need++;
+}
+
+/* Sums a reader forms: self costs over the whole part (abs_sum), and
+ * the inclusive costs of calls, each at most a total (abs_max). */
+static void measure_self(scale_probe *s, double v)
 {
     s->abs_sum += fabs(v);
+    s->abs_max = fmax(s->abs_max, fabs(v));
+}
+
+static void measure_call(scale_probe *s, double v)
+{
     s->abs_max = fmax(s->abs_max, fabs(v));
 }
 
@@ -65,18 +78,17 @@ static double choose_scale(const pk_cg *cg, uint32_t e)
 {
     scale_probe s = {0};
     for (int pass = 0; pass < 2; pass++) {
-        void (*look)(scale_probe *, double) = pass ? probe : measure;
         for (uint64_t i = 0; i < cg->n_self; i++)
-            look(&s, cg->self_cost[i * cg->n_events + e]);
+            (pass ? probe : measure_self)(&s, cg->self_cost[i * cg->n_events + e]);
         for (uint64_t i = 0; i < cg->n_calls; i++)
-            look(&s, cg->call_cost[i * cg->n_events + e]);
+            (pass ? probe : measure_call)(&s, cg->call_cost[i * cg->n_events + e]);
     }
     double best = 1;
     for (int k = 0; k < N_SCALES; k++) {
         int fits = (s.abs_sum + s.abs_max) * scales[k] <= EXACT_LIMIT;
         if (!fits) break;
         best = scales[k];
-        if (!s.off[k]) return best;
+        if (k >= s.need) return best;
     }
     return best;
 }

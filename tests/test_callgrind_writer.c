@@ -79,15 +79,21 @@ static pk_profile *open_path(const char *path)
     return p;
 }
 
-static pk_profile *open_text(const char *text)
+static pk_profile *open_flags(const char *text, uint32_t flags)
 {
     static const char *const name = "t.callgrind";
     const void *d = text;
     uint64_t n = strlen(text);
+    pk_open_options o = {.flags = flags};
     pk_profile *p;
-    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &d, &n, NULL, &p))
+    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &d, &n, &o, &p))
         fail_msg("%s", pk_error_last());
     return p;
+}
+
+static pk_profile *open_text(const char *text)
+{
+    return open_flags(text, 0);
 }
 
 static pk_index function_named(const pk_profile *p, const char *name)
@@ -318,6 +324,13 @@ static void event_lines_do_not_reorder_events(void **s)
     assert_string_equal(m.name, "sysTime");
     assert_string_equal(m.description, "sysTime (elapsed ns)");
     assert_int_equal(pk_diagnostic_count(p), 0);
+    pk_profile_free(p);
+    /* an event listed twice, read past with KEEP_GOING (found by fuzz_callgrind) */
+    p = open_flags("event: B : b\nevents: A B A\nfl=(1) a.c\nfn=(1) f\n1 3 7\n",
+                   PK_OPEN_KEEP_GOING);
+    assert_int_equal(pk_metric_get(p, 0, &m), PK_OK);
+    assert_string_equal(m.name, "A");
+    assert_int_equal(pk_metric_count(p), 2);
     pk_profile_free(p);
 }
 

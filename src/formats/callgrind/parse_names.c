@@ -191,18 +191,20 @@ static pk_status order_events(cg_parser *ps, uint32_t *cols, uint32_t n)
         in_order = cols[i] == i;
     if (ps->b->n_bparts != 1 || ps->bp->n_cols || ps->part_body || in_order) return PK_OK;
     pk_cg_event_rec *sorted = malloc(cg->n_events * sizeof *sorted);
-    unsigned char *listed = calloc(cg->n_events, 1);
-    if (!sorted || !listed) {
-        free(sorted), free(listed);
+    uint32_t *new_of = malloc(cg->n_events * sizeof *new_of), k = 0;
+    if (!sorted || !new_of) {
+        free(sorted), free(new_of);
         return pk_fail_nomem("reading events");
     }
-    uint32_t k = 0;
-    for (uint32_t i = 0; i < n; i++)
-        sorted[k++] = cg->events[cols[i]], listed[cols[i]] = 1, cols[i] = i;
+    memset(new_of, 0xff, cg->n_events * sizeof *new_of);
+    for (uint32_t i = 0; i < n; i++) /* an event listed twice (kept going past it) once */
+        if (new_of[cols[i]] == PK_NONE) new_of[cols[i]] = k, sorted[k++] = cg->events[cols[i]];
     for (uint32_t i = 0; i < cg->n_events; i++)
-        if (!listed[i]) sorted[k++] = cg->events[i];
+        if (new_of[i] == PK_NONE) new_of[i] = k, sorted[k++] = cg->events[i];
+    for (uint32_t i = 0; i < n; i++)
+        cols[i] = new_of[cols[i]];
     memcpy(cg->events, sorted, cg->n_events * sizeof *sorted);
-    free(sorted), free(listed);
+    free(sorted), free(new_of);
     return PK_OK;
 }
 

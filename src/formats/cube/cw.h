@@ -88,6 +88,7 @@ typedef struct cube_writer {
     uint32_t *cnode_of; /* context -> cnode it becomes or folds into, CUBE_NONE */
     uint32_t *wide;     /* wide-search enumeration of cnodes */
     uint32_t n_folded;  /* contexts folded into another's cnode */
+    uint32_t n_unlisted; /* unlisted contexts written under their own cnode */
     cw_region *reg;     /* regions after the functions */
     uint32_t n_reg;
     cw_stn *stn;

@@ -37,13 +37,18 @@ static pk_status traces(cube_writer *w)
 
 static pk_status folded(cube_writer *w)
 {
-    if (!w->n_folded) return PK_OK;
     char item[64];
     snprintf(item, sizeof item, "%u loop, line and instruction contexts", w->n_folded);
-    LOSE(item,
-         "a Cube call tree holds call paths only: each is folded into the cnode of the function or "
-         "call site that contains it, which holds its values (attribute 'profkit folded "
-         "contexts' counts them)");
+    if (w->n_folded)
+        LOSE(item,
+             "a Cube call tree holds call paths only: each is folded into the cnode of the "
+             "function or call site that contains it, which holds its values (attribute "
+             "'profkit folded contexts' counts them)");
+    snprintf(item, sizeof item, "%u unlisted contexts", w->n_unlisted);
+    if (w->n_unlisted)
+        LOSE(item, "the profile does not say where in the call tree they are (HPCToolkit leaves "
+                   "instruction contexts out of meta.db): their values are written under one '"
+                   CW_UNLISTED_NAME "' cnode below the root");
     return PK_OK;
 }
 

@@ -130,7 +130,7 @@ static pk_status place_unlisted(tree *t)
             w->cn[cnode] = (cw_cnode){PK_NONE, 0, region, 0};
         }
         w->cnode_of[c] = cnode;
-        w->cn[cnode].n_folded++, w->n_folded++;
+        w->cn[cnode].n_folded++, w->n_unlisted++;
     }
     return PK_OK;
 }

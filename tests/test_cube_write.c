@@ -403,22 +403,32 @@ static void scalar_metrics(jb *b, const char *scope_kind, int summary)
 static const char *thread0 =
     "[{\"kind\": 0, \"name\": \"THREAD\", \"flags\": 0, \"logical\": 0, \"physical\": 0}]";
 
+/* The model of scalar_metrics() with `locations` (JSON), written and read
+ * back; *src receives the model, the JSON text stays in b. */
+static pk_profile *scalar_round_trip(jb *b, const char *scope, int summary, const char *locations,
+                                     losses *l, pk_profile **src)
+{
+    char path[128];
+    header(b, "\"THREAD\"");
+    scalar_metrics(b, scope, summary);
+    jp(b, "], \"locations\": [%s], \"traces\": []%s", locations, tail_json);
+    *src = open_json(b);
+    return write_and_read(*src, 0, l, path);
+}
+
 /* Point values: lines fold into main by sum (n) and by min (low); the
  * unlisted context keeps its value under "<unlisted contexts>". */
 static void test_folding(void **state)
 {
     (void)state;
     jb b = {0};
-    header(&b, "\"THREAD\"");
-    scalar_metrics(&b, "point", 0);
-    jp(&b,
-       "], \"locations\": [{\"raw_index\": 0, \"summary\": false, \"trace\": null, \"ids\": %s, "
-       "\"values\": [[2, 0, 3, 1, 5], [3, 0, 4, 1, 2], [9, 0, 10]]}], \"traces\": []%s",
-       thread0, tail_json);
-    pk_profile *p = open_json(&b);
+    char locations[512];
+    snprintf(locations, sizeof locations,
+             "{\"raw_index\": 0, \"summary\": false, \"trace\": null, \"ids\": %s, \"values\": "
+             "[[2, 0, 3, 1, 5], [3, 0, 4, 1, 2], [9, 0, 10]]}",
+             thread0);
     losses l = {0};
-    char path[128];
-    pk_profile *q = write_and_read(p, 0, &l, path);
+    pk_profile *p, *q = scalar_round_trip(&b, "point", 0, locations, &l, &p);
     assert_true(lost(&l, "2 loop, line and instruction contexts") && lost(&l, "1 unlisted"));
     pk_index main_ctx = PK_NONE, unlisted = PK_NONE;
     for (pk_index c = 0; c < pk_context_count(q); c++) {
@@ -444,17 +454,14 @@ static void test_summary_only(void **state)
 {
     (void)state;
     jb b = {0};
-    header(&b, "\"THREAD\"");
-    scalar_metrics(&b, "exclusive", 1);
-    jp(&b,
-       "], \"locations\": [{\"raw_index\": 0, \"summary\": true, \"trace\": null, \"ids\": [], "
-       "\"values\": [[1, 0, 6, 1, 2, 2, 4]]}, {\"raw_index\": 1, \"summary\": false, "
-       "\"trace\": null, \"ids\": %s, \"values\": []}], \"traces\": []%s",
-       thread0, tail_json);
-    pk_profile *p = open_json(&b);
+    char locations[512];
+    snprintf(locations, sizeof locations,
+             "{\"raw_index\": 0, \"summary\": true, \"trace\": null, \"ids\": [], \"values\": "
+             "[[1, 0, 6, 1, 2, 2, 4]]}, {\"raw_index\": 1, \"summary\": false, \"trace\": null, "
+             "\"ids\": %s, \"values\": []}",
+             thread0);
     losses l = {0};
-    char path[128];
-    pk_profile *q = write_and_read(p, 0, &l, path);
+    pk_profile *p, *q = scalar_round_trip(&b, "exclusive", 1, locations, &l, &p);
     assert_true(lost(&l, "1 locations") && lost(&l, "summary statistics"));
     assert_int_equal(pk_location_count(q), 1);
     pk_index main_ctx;

@@ -1,11 +1,14 @@
 /*
  * formats/cube/write.c — writing a Cube 4.4 .cubex: a ustar archive with
  * one N.index (sparse) and N.data (plain CUBEX.DATA, or ZCUBEX.DATA with
- * one zlib stream per row when asked) per metric that has values, and
+ * one zlib stream per row when asked) per metric of a storable type, and
  * anchor.xml last, as CubeW orders them. Rows are listed in the call-tree
  * enumeration CubeLib expects for the metric's type (depth-first for
- * EXCLUSIVE, wide search for INCLUSIVE). Written to "<path>.tmp-<pid>"
- * and renamed into place when complete.
+ * EXCLUSIVE, wide search for INCLUSIVE); a row's values come from the
+ * context-major view (or, in summary mode, the summary location) through
+ * cw_ctx_values(). Everything is planned, and every loss reported, before
+ * the file is opened. Written to "<path>.tmp-<pid>" and renamed into
+ * place when complete.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>

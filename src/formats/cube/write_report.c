@@ -30,7 +30,7 @@ static pk_status traces(cube_writer *w)
     if (!samples || (w->opts && (w->opts->flags & PK_WRITE_NO_TRACE))) return PK_OK;
     LOSE("traces",
          "a Cube holds no time line: the %u trace lines (%llu samples) are not written "
-         "(--no-trace says so beforehand)",
+         "(--no-trace leaves them out without this note)",
          p->n_traces, (unsigned long long)samples);
     return PK_OK;
 }
@@ -40,15 +40,14 @@ static pk_status folded(cube_writer *w)
     char item[64];
     snprintf(item, sizeof item, "%u loop, line and instruction contexts", w->n_folded);
     if (w->n_folded)
-        LOSE(item,
-             "a Cube call tree holds call paths only: each is folded into the cnode of the "
-             "function or call site that contains it, which holds its values (attribute "
-             "'profkit folded contexts' counts them)");
+        LOSE(item, "a Cube call tree holds call paths only: each is folded into the cnode of the "
+                   "function or call site that contains it, which holds its values (attribute "
+                   "'profkit folded contexts' counts them)");
     snprintf(item, sizeof item, "%u unlisted contexts", w->n_unlisted);
     if (w->n_unlisted)
         LOSE(item, "the profile does not say where in the call tree they are (HPCToolkit leaves "
-                   "instruction contexts out of meta.db): their values are written under one '"
-                   CW_UNLISTED_NAME "' cnode below the root");
+                   "instruction contexts out of meta.db): their values are written under one "
+                   "'" CW_UNLISTED_NAME "' cnode below the root");
     return PK_OK;
 }
 
@@ -179,9 +178,11 @@ static pk_status summary_mode(cube_writer *w)
         LOSE(item, "they hold no values (the profile keeps only summary statistics): the Cube has "
                    "one location, the summary, with the sum over them (min or max for metrics "
                    "combined that way)");
-    LOSE("summary statistics", "Cube computes statistics from per-location values, which this "
-                               "profile lacks: only the sums (min, max) are written, the counts, "
-                               "sums of squares and other statistics are not");
+    if (p->locs[w->sum_loc].plane.nvals)
+        LOSE("summary statistics",
+             "Cube computes statistics from per-location values, which this "
+             "profile lacks: only the sums (min, max) are written, the counts, "
+             "sums of squares and other statistics are not");
     return PK_OK;
 }
 

@@ -267,40 +267,63 @@ static pk_status plain_data(wstate *s, const cw_metric *m, uint32_t id, uint32_t
     return PK_OK;
 }
 
+/* Append n bytes to a growing buffer; -1 when out of memory. */
+static int append(unsigned char **buf, size_t *cap, size_t used, const void *d, size_t n)
+{
+    if (used + n > *cap) {
+        size_t c = *cap ? *cap : 65536;
+        while (c < used + n)
+            c *= 2;
+        unsigned char *t = realloc(*buf, c);
+        if (!t) return -1;
+        *buf = t, *cap = c;
+    }
+    memcpy(*buf + used, d, n);
+    return 0;
+}
+
 /* ZCUBEX.DATA: u64 rows, (u64 start, u64 compressed start, u64 size) per
- * row, then the zlib streams — CubeW's layout (8-byte fields). */
+ * row, then the zlib streams — CubeW's layout (8-byte fields). The
+ * streams are held until the member's size is known: memory for the
+ * metric's compressed size, one row's bound of scratch. */
 static pk_status zlib_data(wstate *s, const cw_metric *m, uint32_t id, uint32_t n_rows)
 {
     uint64_t row_bytes = (uint64_t)s->w.n_loc * m->type.size;
     uLong bound = compressBound((uLong)row_bytes);
-    unsigned char *z = malloc((size_t)n_rows * bound + 1);
-    uint64_t *at = malloc(((size_t)n_rows + 1) * sizeof *at), used = 0;
-    if (!z || !at) {
-        free(z), free(at);
-        return pk_fail_nomem("compressing Cube data");
-    }
-    for (uint32_t i = 0; i < n_rows; i++) {
+    unsigned char *scratch = malloc(bound + 1), *z = NULL;
+    uint64_t *at = malloc(((size_t)n_rows + 1) * sizeof *at);
+    size_t used = 0, cap = 0;
+    pk_status st = scratch && at ? PK_OK : pk_fail_nomem("compressing Cube data");
+    for (uint32_t i = 0; i < n_rows && !st; i++) {
         encode_row(s, m, s->rows[i]);
         uLongf got = bound;
-        compress2(z + used, &got, s->enc, (uLong)row_bytes, Z_BEST_SPEED);
+        int zr = compress2(scratch, &got, s->enc, (uLong)row_bytes, Z_BEST_SPEED);
+        if (zr != Z_OK)
+            st = pk_fail(zr == Z_MEM_ERROR ? PK_ERR_NOMEM : PK_ERR_IO,
+                         "%s: compressing row %u of metric %u failed (zlib %d)", s->w.path, i, id,
+                         zr);
+        else if (append(&z, &cap, used, scratch, got))
+            st = pk_fail_nomem("compressing Cube data");
         at[i] = used, used += got;
     }
-    at[n_rows] = used;
-    char name[32];
-    snprintf(name, sizeof name, "%u.data", id);
-    uint64_t size = 11 + 8 + 24 * (uint64_t)n_rows + used;
-    tar_header(&s->out, name, size, s->mtime);
-    pk_out_bytes(&s->out, "ZCUBEX.DATA", 11);
-    pk_out_u64(&s->out, n_rows);
-    for (uint32_t i = 0; i < n_rows; i++) {
-        pk_out_u64(&s->out, i * row_bytes);
-        pk_out_u64(&s->out, at[i]);
-        pk_out_u64(&s->out, at[i + 1] - at[i]);
+    if (!st) {
+        at[n_rows] = used;
+        char name[32];
+        snprintf(name, sizeof name, "%u.data", id);
+        uint64_t size = 11 + 8 + 24 * (uint64_t)n_rows + used;
+        tar_header(&s->out, name, size, s->mtime);
+        pk_out_bytes(&s->out, "ZCUBEX.DATA", 11);
+        pk_out_u64(&s->out, n_rows);
+        for (uint32_t i = 0; i < n_rows; i++) {
+            pk_out_u64(&s->out, i * row_bytes);
+            pk_out_u64(&s->out, at[i]);
+            pk_out_u64(&s->out, at[i + 1] - at[i]);
+        }
+        pk_out_bytes(&s->out, z, used);
+        tar_pad(&s->out, size);
     }
-    pk_out_bytes(&s->out, z, used);
-    tar_pad(&s->out, size);
-    free(z), free(at);
-    return PK_OK;
+    free(scratch), free(z), free(at);
+    return st;
 }
 
 /* The index and data members of Cube metric i: the rows that hold a

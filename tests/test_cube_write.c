@@ -303,6 +303,24 @@ static void test_names(void **state)
     free(b.s);
 }
 
+/* The anchor of test_one_root's model: one root cnode and one system-tree
+ * root, groups before child nodes, the locations named by their tuples. */
+static void check_one_root_anchor(const char *path)
+{
+    char *xml = anchor_of(path);
+    assert_int_equal(roots_of(xml, "cnode"), 1);          /* pycubexr needs one */
+    assert_int_equal(roots_of(xml, "systemtreenode"), 1); /* and one here */
+    /* CubeLib's grammar: a node's location groups before its child nodes */
+    const char *child = strstr(xml, "<systemtreenode Id=\"1\">");
+    assert_non_null(child);
+    assert_null(strstr(child, "</systemtreenode>\n<locationgroup"));
+    assert_non_null(strstr(xml, "<name>node 0 [0xab]</name>"));
+    assert_non_null(strstr(xml, "<name>gpucontext 1 / gpustream 7</name>\n<rank>1</rank>\n"
+                                "<type>gpu</type>"));
+    assert_non_null(strstr(xml, "<name>rank 3</name>"));
+    free(xml);
+}
+
 /* ---- one root, one system tree ---- */
 
 static void test_one_root(void **state)
@@ -343,18 +361,7 @@ static void test_one_root(void **state)
     losses l = {0};
     char path[128];
     pk_profile *q = write_and_read(p, 0, &l, path);
-    char *xml = anchor_of(path);
-    assert_int_equal(roots_of(xml, "cnode"), 1);          /* pycubexr needs one */
-    assert_int_equal(roots_of(xml, "systemtreenode"), 1); /* and one here */
-    /* CubeLib's grammar: a node's location groups before its child nodes */
-    const char *child = strstr(xml, "<systemtreenode Id=\"1\">");
-    assert_non_null(child);
-    assert_null(strstr(child, "</systemtreenode>\n<locationgroup"));
-    assert_non_null(strstr(xml, "<name>node 0 [0xab]</name>"));
-    assert_non_null(strstr(xml, "<name>gpucontext 1 / gpustream 7</name>\n<rank>1</rank>\n"
-                                "<type>gpu</type>"));
-    assert_non_null(strstr(xml, "<name>rank 3</name>"));
-    free(xml);
+    check_one_root_anchor(path);
     /* read back: the model's root again, with its two entry points */
     pk_context root;
     assert_int_equal(pk_context_get(q, 0, &root), PK_OK);

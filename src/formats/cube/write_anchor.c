@@ -10,6 +10,7 @@
  * decides, is written in one loop without indentation, so its size is
  * linear in the number of cnodes.
  */
+#define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -273,10 +274,11 @@ static void cnode_open(cw_xml *b, const cube_writer *w, uint32_t i)
         const char *key = p->attrs[k].key;
         const char *colon = strncmp(key, "cube:param:", 11) == 0 ? strchr(key + 11, ':') : NULL;
         if (!colon) continue;
-        char type[16];
-        snprintf(type, sizeof type, "%.*s", (int)(colon - key - 11), key + 11);
+        char *type = strndup(key + 11, (size_t)(colon - key - 11));
+        if (!type) b->failed = 1;
         cw_add(b, "<parameter partype=\"");
         cw_esc(b, type);
+        free(type);
         cw_put(b, "\" parkey=\"", 10), cw_esc(b, colon + 1);
         cw_put(b, "\" parvalue=\"", 12), cw_esc(b, p->attrs[k].value), cw_put(b, "\"/>\n", 4);
     }

@@ -85,11 +85,11 @@ typedef struct cube_writer {
     uint32_t n_m;
     cw_cnode *cn;
     uint32_t n_cn;
-    uint32_t *cnode_of; /* context -> cnode it becomes or folds into, CUBE_NONE */
-    uint32_t *wide;     /* wide-search enumeration of cnodes */
-    uint32_t n_folded;  /* contexts folded into another's cnode */
+    uint32_t *cnode_of;  /* context -> cnode it becomes or folds into, CUBE_NONE */
+    uint32_t *wide;      /* wide-search enumeration of cnodes */
+    uint32_t n_folded;   /* contexts folded into another's cnode */
     uint32_t n_unlisted; /* unlisted contexts written under their own cnode */
-    cw_region *reg;     /* regions after the functions */
+    cw_region *reg;      /* regions after the functions */
     uint32_t n_reg;
     cw_stn *stn;
     uint32_t n_stn;

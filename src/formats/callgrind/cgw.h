@@ -46,6 +46,18 @@ typedef struct cgw {
     uint64_t n_values;
 } cgw;
 
+/* Event e's self cost of record i, and inclusive cost of call arc i: the
+ * only places the writer reads the call graph's cost storage. */
+static inline double cgw_self(const pk_cg *cg, uint64_t i, uint32_t e)
+{
+    return cg->self_cost[i * cg->n_events + e];
+}
+
+static inline double cgw_call(const pk_cg *cg, uint64_t i, uint32_t e)
+{
+    return cg->call_cost[i * cg->n_events + e];
+}
+
 /* write_plan.c: choose locations and parts, build or sum the call graph,
  * name and scale the events, report what Callgrind cannot hold. */
 pk_status cgw_plan(cgw *w);

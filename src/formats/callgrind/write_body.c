@@ -81,11 +81,14 @@ static uint32_t fn_object(const cgw *w, uint32_t fn)
     return fn < w->p->n_functions ? w->p->functions[fn].module : PK_NONE;
 }
 
-static double written(const cgw *w, const double *v, uint32_t k)
+/* Event k's value as written (scaled, rounded) of self record i, or of
+ * call arc i when `call`. */
+static double written(const cgw *w, int call, uint64_t i, uint32_t k)
 {
     const cgw_event *x = &w->ev[k];
     if (x->src >= w->cg->n_events) return 0;
-    double r = nearbyint(v[x->src] * x->scale);
+    double v = call ? cgw_call(w->cg, i, x->src) : cgw_self(w->cg, i, x->src);
+    double r = nearbyint(v * x->scale);
     return r == 0 ? 0 : r; /* no "-0" */
 }
 
@@ -108,13 +111,13 @@ static void put_integer(FILE *f, double x)
     fwrite(s, 1, (size_t)(e - s), f);
 }
 
-static void put_costs(cgw *w, const double *v)
+static void put_costs(cgw *w, int call, uint64_t i)
 {
     uint32_t last = 0; /* trailing zeros may be left out */
     for (uint32_t k = 0; k < w->n_ev; k++)
-        if (written(w, v, k) != 0) last = k + 1;
+        if (written(w, call, i, k) != 0) last = k + 1;
     for (uint32_t k = 0; k < last; k++)
-        put_integer(w->f, written(w, v, k));
+        put_integer(w->f, written(w, call, i, k));
     w->n_values += last;
     fputc('\n', w->f);
 }
@@ -216,7 +219,7 @@ static void write_calls(cgw *w, cursor *c, uint32_t part, uint32_t fn)
         put_position(w, r->to_line, r->to_instr);
         fputc('\n', w->f);
         put_position(w, r->line, r->instr);
-        put_costs(w, cg->call_cost + c->calls[c->ic].idx * cg->n_events);
+        put_costs(w, 1, c->calls[c->ic].idx);
     }
 }
 
@@ -251,7 +254,7 @@ static void write_function(cgw *w, cursor *c, uint32_t part, uint32_t fn)
         const pk_cg_self_rec *r = &cg->self[c->self[c->is].idx];
         switch_file(w, r->file, file);
         put_position(w, r->line, r->instr);
-        put_costs(w, cg->self_cost + c->self[c->is].idx * cg->n_events);
+        put_costs(w, 0, c->self[c->is].idx);
     }
     write_calls(w, c, part, fn);
     write_jumps(w, c, part, fn);
@@ -306,7 +309,7 @@ static void part_sums(const cgw *w, const cursor *c, uint32_t part, double *sum)
         const pk_cg_self_rec *r = &cg->self[c->self[j].idx];
         if (r->file < w->p->n_files && r->line) w->has_line[r->file] = 1;
         for (uint32_t k = 0; k < w->n_ev; k++)
-            sum[k] += written(w, cg->self_cost + c->self[j].idx * cg->n_events, k);
+            sum[k] += written(w, 0, c->self[j].idx, k);
     }
 }
 

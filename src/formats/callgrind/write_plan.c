@@ -79,9 +79,9 @@ static double choose_scale(const pk_cg *cg, uint32_t e)
     scale_probe s = {0};
     for (int pass = 0; pass < 2; pass++) {
         for (uint64_t i = 0; i < cg->n_self; i++)
-            (pass ? probe : measure_self)(&s, cg->self_cost[i * cg->n_events + e]);
+            (pass ? probe : measure_self)(&s, cgw_self(cg, i, e));
         for (uint64_t i = 0; i < cg->n_calls; i++)
-            (pass ? probe : measure_call)(&s, cg->call_cost[i * cg->n_events + e]);
+            (pass ? probe : measure_call)(&s, cgw_call(cg, i, e));
     }
     double best = 1;
     for (int k = 0; k < N_SCALES; k++) {
@@ -235,7 +235,7 @@ static pk_status report_negative_counts(const cgw *w)
         uint32_t m = cg->events[e].metric;
         if (m >= p->n_metrics || !(p->metrics[m].flags & PK_METRIC_UNSIGNED)) continue;
         uint64_t i = 0;
-        while (i < cg->n_self && !(cg->self_cost[i * cg->n_events + e] < 0))
+        while (i < cg->n_self && !(cgw_self(cg, i, e) < 0))
             i++;
         if (i == cg->n_self) continue;
         char item[600];

@@ -22,12 +22,6 @@ typedef struct summer {
     size_t cap_self, cap_self_cost, cap_calls, cap_call_cost, cap_jumps;
 } summer;
 
-static void add_costs(double *dst, const double *src, uint32_t ne)
-{
-    for (uint32_t e = 0; e < ne; e++)
-        dst[e] += src[e];
-}
-
 /* Where the records of one kind go, and their costs (NULL for jumps). */
 typedef struct table {
     pk_kmap *map;
@@ -65,7 +59,8 @@ static pk_status sum_self(summer *s, uint64_t i)
     uint32_t k;
     int added;
     if (find_or_add(&t, key, &r, s->ne, &k, &added)) return PK_ERR_NOMEM;
-    add_costs(o->self_cost + (uint64_t)k * s->ne, s->in->self_cost + i * s->ne, s->ne);
+    for (uint32_t e = 0; e < s->ne; e++)
+        o->self_cost[(uint64_t)k * s->ne + e] += cgw_self(s->in, i, e);
     return PK_OK;
 }
 
@@ -87,7 +82,8 @@ static pk_status sum_call(summer *s, uint64_t i)
     int added;
     if (find_or_add(&t, key, &r, s->ne, &k, &added)) return PK_ERR_NOMEM;
     o->calls[k].count = (added ? 0 : o->calls[k].count) + r.count;
-    add_costs(o->call_cost + (uint64_t)k * s->ne, s->in->call_cost + i * s->ne, s->ne);
+    for (uint32_t e = 0; e < s->ne; e++)
+        o->call_cost[(uint64_t)k * s->ne + e] += cgw_call(s->in, i, e);
     return PK_OK;
 }
 

@@ -50,6 +50,10 @@ typedef struct pk_write_options {
     void *progress_user;
     pk_loss_fn loss; /* may be NULL */
     void *loss_user;
+    /* Callgrind: write only the locations this selector names (the syntax
+     * of pk_location_select(): "rank=3,thread=0", "#N"), summed into one
+     * part, or one file each with PK_WRITE_SPLIT. NULL: every location. */
+    const char *location;
 } pk_write_options;
 
 /* What a writer wrote (all optional to look at). */

@@ -1,21 +1,38 @@
 /*
  * analysis/cct_to_cg.c — the exact call graph of a calling-context tree.
  *
- * Self cost: the value measured at each context (its point value, or its
- * inclusive value minus its children's), charged to the enclosing
- * function at the context's position (line, instruction). Call arcs: one
- * per (caller, call site, callee), from every context entered by a call,
- * with the callee context's inclusive cost; arcs of the same key in
- * different calling contexts are summed, nested recursive calls included,
- * which is exactly what Callgrind records. A CCT has no call counts: each
- * calling context counts as one call. Costs at the root and entry
- * contexts (no function) go to extra functions named after them.
+ * Functions: a context belongs to the function it names, or else to the
+ * function of the context that lexically encloses it (lines, loops and
+ * instructions inside a function). An inlined frame is a function of its
+ * own, called from where it was inlined, as HPCToolkit shows it. A frame
+ * entered by a call that names no function (hpcrun's raw instruction
+ * frames without symbols) becomes a function named as profkit names the
+ * context ("binary+0x1187"). The global root and the entry points ("main
+ * thread") are no functions: what they call has no caller.
+ *
+ * Self cost: each context's value of its own, inclusive minus the
+ * children's inclusive values, charged to its function at its position
+ * (file, line, instruction). Inclusive values come from the model's scope
+ * derivation, so metrics stored in either scope work; HPCToolkit's
+ * unlisted contexts, whose values are inside their listed ancestors'
+ * inclusive values, land where those ancestors are. Only cost that no
+ * function encloses (rare: a value at an entry point itself) goes to an
+ * extra function named after the entry point or the root.
+ *
+ * Call arcs: one per (caller, call site, callee), from every context a
+ * function's context calls, with the callee context's inclusive cost;
+ * arcs of the same key in different calling contexts are summed, nested
+ * recursive calls included, which is exactly what Callgrind records. A
+ * CCT has no call counts: each calling context with cost counts as one.
  */
+#include "cct_to_cg.h"
+
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/callgraph.h"
-#include "profkit/profile.h"
+#include "profkit/analysis.h"
+#include "scopes.h"
+#include "totals.h"
 #include "util/error.h"
 #include "util/kmap.h"
 #include "util/vec.h"
@@ -23,247 +40,517 @@
 typedef struct conv {
     const pk_profile *p;
     pk_cg *cg;
-    uint32_t ne;
-    uint32_t *point_col, *incl_col; /* by event: column or PK_NONE */
-    uint32_t *fn_of;                /* context -> call graph function */
-    double *incl, *self;            /* per context x event, for one location */
-    uint8_t *touched;
-    uint32_t *list;
-    uint32_t n_list;
-    pk_kmap self_map, call_map;
-    size_t cap_self, cap_self_cost, cap_calls, cap_call_cost, cap_extra;
+    uint32_t ne, n, part;
+    uint32_t *order;       /* contexts deepest first */
+    uint32_t *metric_of;   /* event -> metric */
+    uint32_t *fn_of;       /* context -> function, PK_NONE: none encloses it */
+    uint32_t *home;        /* context outside every function -> its entry point or root */
+    unsigned char *called; /* context entered by a call from a function */
+    double *incl, *self;   /* one event's values, by context */
+    uint32_t *self_rec, *call_rec, *self_at, *call_at; /* memo: record of a context in part *_at */
+    uint32_t *col_of;        /* event -> its inclusive column, else its exclusive one, or PK_NONE */
+    unsigned char *col_incl; /* event -> col_of is inclusive */
+    uint32_t *touched;       /* contexts one location's event reaches */
+    uint64_t *keys;          /* (depth, context) to sort them */
+    uint32_t n_touched;
+    unsigned char *is_touched; /* by context */
+    pk_kmap self_map, call_map, extra_map;
+    size_t cap_self, cap_self_cost, cap_calls, cap_call_cost, cap_parts;
+    char *names; /* extra function names, NUL-terminated one after another */
+    size_t n_names, cap_names, *name_at, cap_name_at;
 } conv;
+
+/* Does any location store a value of metric m? (Asked only of metrics
+ * without an inclusive or exclusive scope: one pass over the values.) */
+static int has_values(const pk_profile *p, uint32_t m)
+{
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        pk_cursor cur;
+        pk_value v;
+        if (pk_location_values_begin(p, l, &cur)) continue;
+        while (pk_cursor_next(&cur, &v))
+            if (v.column < p->n_columns && p->columns[v.column].metric == m) return 1;
+    }
+    return 0;
+}
+
+const char *pk_cg_metric_unfit(const pk_profile *p, pk_index m)
+{
+    const pk_metric *met = &p->metrics[m];
+    if (met->combine == PK_COMBINE_MIN || met->combine == PK_COMBINE_MAX)
+        return "its values combine by minimum or maximum, and Callgrind costs are sums (over "
+               "positions, calls and threads)";
+    pk_index col;
+    int derive;
+    pk_status st = pk_scope_source(p, m, PK_SCOPE_INCLUSIVE, &col, &derive);
+    pk_error_clear();
+    if (st == PK_OK || !has_values(p, m)) return NULL;
+    return "it has no inclusive or exclusive values, the scopes Callgrind costs come from";
+}
 
 static pk_status choose_events(conv *c)
 {
     const pk_profile *p = c->p;
     pk_cg *cg = c->cg;
     cg->events = calloc(p->n_metrics + 1u, sizeof *cg->events);
-    c->point_col = malloc((p->n_metrics + 1u) * sizeof *c->point_col);
-    c->incl_col = malloc((p->n_metrics + 1u) * sizeof *c->incl_col);
-    if (!cg->events || !c->point_col || !c->incl_col) return pk_fail_nomem("building a call graph");
+    c->metric_of = malloc((p->n_metrics + 1u) * sizeof *c->metric_of);
+    if (!cg->events || !c->metric_of) return pk_fail_nomem("building a call graph");
     for (uint32_t m = 0; m < p->n_metrics; m++) {
-        pk_index pc, ic;
-        if (pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &ic)) continue;
-        if (pk_column_find(p, m, PK_SCOPE_POINT, &pc)) pc = PK_NONE;
-        c->point_col[cg->n_events] = pc, c->incl_col[cg->n_events] = ic;
+        if (pk_cg_metric_unfit(p, m)) continue;
+        c->metric_of[cg->n_events] = m;
         cg->events[cg->n_events++] =
             (pk_cg_event_rec){p->metrics[m].name, p->metrics[m].description, NULL, m};
     }
-    pk_error_clear();
     c->ne = cg->n_events;
     return PK_OK;
 }
 
-/* Function of every context: its own, its enclosing one's, or an extra
- * function for root and entry contexts. */
-static pk_status assign_functions(conv *c)
+/* An extra function (index from n_model_functions on) for `key`, named
+ * `name` the first time the key is seen. */
+static pk_status extra_function(conv *c, const uint64_t key[PK_KMAP_WORDS], const char *name,
+                                size_t len, uint32_t *out)
 {
-    const pk_profile *p = c->p;
     pk_cg *cg = c->cg;
-    cg->n_model_functions = cg->n_functions = (uint32_t)p->n_functions;
-    c->fn_of = malloc(((size_t)p->n_ctx + 1) * sizeof *c->fn_of);
-    if (!c->fn_of) return pk_fail_nomem("building a call graph");
-    for (uint32_t i = 0; i < p->n_ctx; i++) {
-        const pk_ctx_rec *x = &p->ctx[i];
-        if (x->kind == PK_CTX_FUNCTION && x->function != PK_NONE) {
-            c->fn_of[i] = x->function;
-        } else if (x->parent != PK_NONE && x->kind != PK_CTX_ENTRY && x->parent < i) {
-            c->fn_of[i] = c->fn_of[x->parent];
-        } else {
-            const char *name = x->kind == PK_CTX_ROOT ? "<program root>"
-                               : x->entry_name        ? x->entry_name
-                                                      : "<unknown entry>";
-            if (pk_vec_reserve((void **)&cg->extra_names, &c->cap_extra,
-                               cg->n_functions - cg->n_model_functions + 1u,
-                               sizeof *cg->extra_names))
-                return pk_fail_nomem("building a call graph");
-            cg->extra_names[cg->n_functions - cg->n_model_functions] = name;
-            c->fn_of[i] = cg->n_functions++;
-        }
-    }
+    uint32_t k = cg->n_functions - cg->n_model_functions, got;
+    int added;
+    if (pk_kmap_upsert(&c->extra_map, key, k, &got, &added)) return PK_ERR_NOMEM;
+    *out = cg->n_model_functions + got;
+    if (!added) return PK_OK;
+    if (cg->n_functions == UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "too many functions");
+    if (pk_vec_reserve((void **)&c->names, &c->cap_names, c->n_names + len + 1, 1) ||
+        pk_vec_reserve((void **)&c->name_at, &c->cap_name_at, k + 1u, sizeof *c->name_at))
+        return PK_ERR_NOMEM;
+    c->name_at[k] = c->n_names;
+    memcpy(c->names + c->n_names, name, len), c->names[c->n_names + len] = 0;
+    c->n_names += len + 1;
+    cg->n_functions++;
     return PK_OK;
 }
 
-static void position_of(const pk_profile *p, uint32_t i, uint32_t *file, uint32_t *line,
-                        uint64_t *instr)
+/* A function named after context i, as profkit names it everywhere. */
+static pk_status named_after(conv *c, uint32_t i, uint64_t key0, uint32_t *out)
 {
-    const pk_ctx_rec *x = &p->ctx[i];
-    *file = PK_NONE, *line = 0, *instr = 0;
-    if (x->kind == PK_CTX_INSTRUCTION) {
-        *instr = x->offset;
-        if (x->parent != PK_NONE && p->ctx[x->parent].kind == PK_CTX_LINE) x = &p->ctx[x->parent];
+    const pk_ctx_rec *x = &c->p->ctx[i];
+    char small[256], *name = small;
+    size_t len = pk_context_name(c->p, i, small, sizeof small);
+    if (len >= sizeof small) {
+        name = malloc(len + 1);
+        if (!name) return PK_ERR_NOMEM;
+        pk_context_name(c->p, i, name, len + 1);
     }
-    if (x->flags & PK_CTXF_HAS_SRCLOC) *file = x->file, *line = x->line;
-    if (x->kind == PK_CTX_FUNCTION && x->function != PK_NONE && x->function < p->n_functions)
-        *file = p->functions[x->function].file, *line = p->functions[x->function].line;
+    uint64_t key[PK_KMAP_WORDS] = {key0,      x->kind, (uint64_t)x->module << 32 | x->file,
+                                   x->offset, x->line, key0 == 2 ? i : 0};
+    pk_status st = extra_function(c, key, name, len, out);
+    if (name != small) free(name);
+    return st;
 }
 
-static pk_status add_self(conv *c, uint32_t part, uint32_t ctx, const double *v)
+/* Function of context i (its parent done already). */
+static pk_status assign(conv *c, uint32_t i)
 {
+    const pk_profile *p = c->p;
+    const pk_ctx_rec *x = &p->ctx[i];
+    uint32_t up = x->parent < c->n ? x->parent : PK_NONE;
+    uint32_t up_fn = up != PK_NONE ? c->fn_of[up] : PK_NONE;
+    int frame = x->kind == PK_CTX_FUNCTION || x->relation == PK_REL_CALL ||
+                x->relation == PK_REL_INLINED_CALL;
+    c->fn_of[i] = c->home[i] = PK_NONE;
+    if (x->kind == PK_CTX_ROOT || x->kind == PK_CTX_ENTRY) {
+        c->home[i] = i;
+    } else if (up == PK_NONE) {
+        return PK_OK; /* unlisted: its values are inside a listed ancestor's */
+    } else if (frame && x->kind == PK_CTX_FUNCTION && x->function < p->n_functions) {
+        c->fn_of[i] = x->function;
+    } else if (frame) {
+        pk_status st = named_after(c, i, 1, &c->fn_of[i]);
+        if (st) return st;
+    } else if (up_fn != PK_NONE) {
+        c->fn_of[i] = up_fn;
+        return PK_OK;
+    } else {
+        c->home[i] = c->home[up];
+        return PK_OK;
+    }
+    c->called[i] = c->fn_of[i] != PK_NONE && up_fn != PK_NONE;
+    return PK_OK;
+}
+
+static pk_status assign_functions(conv *c)
+{
+    const pk_profile *p = c->p;
+    c->cg->n_model_functions = c->cg->n_functions = p->n_functions;
+    size_t n = (size_t)c->n + 1;
+    c->fn_of = malloc(n * sizeof *c->fn_of), c->home = malloc(n * sizeof *c->home);
+    c->called = calloc(n, 1);
+    c->order = pk_deepest_first(p);
+    pk_status st = c->fn_of && c->home && c->called && c->order ? PK_OK : PK_ERR_NOMEM;
+    for (uint32_t k = c->n; k-- > 0 && !st;) /* shallowest first: parents before children */
+        st = assign(c, c->order[k]);
+    return st;
+}
+
+/* Where context i's own cost is, in function fn: a function context at
+ * the function's definition, others at their source line, instructions
+ * also at their address; positions without a file are in fn's file. */
+static void position_of(const conv *c, uint32_t i, uint32_t fn, uint32_t *file, uint32_t *line,
+                        uint64_t *instr)
+{
+    const pk_profile *p = c->p;
+    const pk_ctx_rec *x = &p->ctx[i];
+    *file = PK_NONE, *line = 0, *instr = x->flags & PK_CTXF_HAS_POINT ? x->offset : 0;
+    if (x->kind == PK_CTX_FUNCTION && x->function < p->n_functions) {
+        *file = p->functions[x->function].file, *line = p->functions[x->function].line;
+    } else if (x->flags & PK_CTXF_HAS_SRCLOC) {
+        *file = x->file, *line = x->line;
+    } else if (x->kind == PK_CTX_INSTRUCTION && x->parent < c->n &&
+               p->ctx[x->parent].kind == PK_CTX_LINE &&
+               (p->ctx[x->parent].flags & PK_CTXF_HAS_SRCLOC)) {
+        *file = p->ctx[x->parent].file, *line = p->ctx[x->parent].line;
+    }
+    if (*file == PK_NONE && fn < p->n_functions) *file = p->functions[fn].file;
+}
+
+/* Where the call that entered context i was made: a function context
+ * that carries a source location has its call site there (Cube's cnode
+ * lines); otherwise it is where its parent is. */
+static void site_of(const conv *c, uint32_t i, uint32_t caller, uint32_t *file, uint32_t *line,
+                    uint64_t *instr)
+{
+    const pk_profile *p = c->p;
+    const pk_ctx_rec *x = &p->ctx[i];
+    if (x->kind == PK_CTX_FUNCTION && (x->flags & PK_CTXF_HAS_SRCLOC)) {
+        *file = x->file, *line = x->line, *instr = 0;
+        if (*file == PK_NONE && caller < p->n_functions) *file = p->functions[caller].file;
+        return;
+    }
+    position_of(c, x->parent, caller, file, line, instr);
+}
+
+static pk_status self_record(conv *c, uint32_t i, uint32_t *rec)
+{
+    if (c->self_at[i] == c->part) return *rec = c->self_rec[i], PK_OK;
     pk_cg *cg = c->cg;
-    pk_cg_self_rec r = {part, c->fn_of[ctx], PK_NONE, 0, 0, 0};
-    position_of(c->p, ctx, &r.file, &r.line, &r.instr);
-    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)part << 32 | r.fn, (uint64_t)r.file << 32 | r.line,
+    uint32_t fn = c->fn_of[i];
+    if (fn == PK_NONE) { /* outside every function: the entry point's or root's own */
+        pk_status st = named_after(c, c->home[i], 2, &fn);
+        if (st) return st;
+    }
+    pk_cg_self_rec r = {c->part, fn, PK_NONE, 0, 0, 0};
+    position_of(c, i, fn, &r.file, &r.line, &r.instr);
+    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)c->part << 32 | fn, (uint64_t)r.file << 32 | r.line,
                                    r.instr};
-    uint32_t i;
     int added;
-    if (pk_kmap_upsert(&c->self_map, key, (uint32_t)cg->n_self, &i, &added)) return PK_ERR_NOMEM;
+    if (pk_kmap_upsert(&c->self_map, key, (uint32_t)cg->n_self, rec, &added)) return PK_ERR_NOMEM;
     if (added) {
         if (pk_vec_reserve((void **)&cg->self, &c->cap_self, cg->n_self + 1, sizeof *cg->self) ||
             pk_vec_reserve((void **)&cg->self_cost, &c->cap_self_cost, (cg->n_self + 1) * c->ne,
                            sizeof *cg->self_cost))
             return PK_ERR_NOMEM;
-        cg->self[i] = r;
-        memset(cg->self_cost + (uint64_t)i * c->ne, 0, c->ne * sizeof(double));
+        cg->self[*rec] = r;
+        memset(cg->self_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_self++;
         if (r.instr) cg->positions |= PK_POS_INSTR;
     }
-    for (uint32_t e = 0; e < c->ne; e++)
-        cg->self_cost[(uint64_t)i * c->ne + e] += v[e];
+    c->self_at[i] = c->part, c->self_rec[i] = *rec;
     return PK_OK;
 }
 
-static pk_status add_call(conv *c, uint32_t part, uint32_t ctx, const double *v)
+static pk_status call_record(conv *c, uint32_t i, uint32_t *rec)
 {
+    if (c->call_at[i] == c->part) return *rec = c->call_rec[i], PK_OK;
     pk_cg *cg = c->cg;
-    const pk_profile *p = c->p;
-    uint32_t site = p->ctx[ctx].parent;
-    pk_cg_call_rec r = {part, c->fn_of[site], c->fn_of[ctx], PK_NONE, 0, PK_NONE, 0, 0, 0, 0, 0, 0,
-                        0};
-    position_of(p, site, &r.file, &r.line, &r.instr);
-    position_of(p, ctx, &r.to_file, &r.to_line, &r.to_instr);
-    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)part << 32 | r.caller, r.callee,
+    pk_cg_call_rec r = {
+        c->part, c->fn_of[c->p->ctx[i].parent], c->fn_of[i], PK_NONE, 0, PK_NONE, 0, 0, 0, 0, 0, 0,
+        0};
+    site_of(c, i, r.caller, &r.file, &r.line, &r.instr);
+    position_of(c, i, r.callee, &r.to_file, &r.to_line, &r.to_instr);
+    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)c->part << 32 | r.caller, r.callee,
                                    (uint64_t)r.file << 32 | r.line, r.instr};
-    uint32_t i;
     int added;
-    if (pk_kmap_upsert(&c->call_map, key, (uint32_t)cg->n_calls, &i, &added)) return PK_ERR_NOMEM;
+    if (pk_kmap_upsert(&c->call_map, key, (uint32_t)cg->n_calls, rec, &added)) return PK_ERR_NOMEM;
     if (added) {
         if (pk_vec_reserve((void **)&cg->calls, &c->cap_calls, cg->n_calls + 1,
                            sizeof *cg->calls) ||
             pk_vec_reserve((void **)&cg->call_cost, &c->cap_call_cost, (cg->n_calls + 1) * c->ne,
                            sizeof *cg->call_cost))
             return PK_ERR_NOMEM;
-        cg->calls[i] = r;
-        memset(cg->call_cost + (uint64_t)i * c->ne, 0, c->ne * sizeof(double));
+        cg->calls[*rec] = r;
+        memset(cg->call_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_calls++;
+        if (r.instr || r.to_instr) cg->positions |= PK_POS_INSTR;
     }
-    cg->calls[i].count += 1;
-    for (uint32_t e = 0; e < c->ne; e++)
-        cg->call_cost[(uint64_t)i * c->ne + e] += v[e];
+    cg->calls[*rec].count += 1; /* one more calling context with cost */
+    c->call_at[i] = c->part, c->call_rec[i] = *rec;
     return PK_OK;
 }
 
-static void load_location(conv *c, uint32_t l)
+/* Metric m's values in `kind` over the part's locations (NULL: all of
+ * them, or the summary's sum where only summaries hold values). */
+static pk_status scope_values(conv *c, uint32_t m, pk_scope_kind kind,
+                              const unsigned char *selected, double *out)
 {
-    pk_cursor cur;
-    pk_value v;
-    c->n_list = 0;
-    if (pk_location_values_begin(c->p, l, &cur)) return;
-    while (pk_cursor_next(&cur, &v)) {
-        for (uint32_t e = 0; e < c->ne; e++) {
-            double *dst = v.column == c->incl_col[e]    ? c->incl
-                          : v.column == c->point_col[e] ? c->self
-                                                        : NULL;
-            if (!dst) continue;
-            if (!c->touched[v.context]) c->touched[v.context] = 1, c->list[c->n_list++] = v.context;
-            dst[(size_t)v.context * c->ne + e] += v.value;
-        }
+    pk_index col;
+    int derive;
+    if (pk_scope_source(c->p, m, kind, &col, &derive)) { /* a metric without values */
+        pk_error_clear();
+        memset(out, 0, c->n * sizeof *out);
+        return PK_OK;
     }
+    if (selected)
+        return pk_context_stat_values(c->p, m, kind, selected, PK_ACROSS_SUM, out, c->n, NULL);
+    return pk_context_scope_values(c->p, m, kind, out, c->n, NULL);
 }
 
-static int is_call(const pk_ctx_rec *x)
-{
-    return x->kind == PK_CTX_FUNCTION && x->parent != PK_NONE &&
-           (x->relation == PK_REL_CALL || x->relation == PK_REL_INLINED_CALL);
-}
-
-static pk_status convert_location(conv *c, uint32_t l, uint32_t part)
+/* Event e's inclusive values (the costs of calls) and each context's own
+ * value, its inclusive value minus its children's: the model's point
+ * values (docs/model.md), so that the self costs below a call add up to
+ * the call's inclusive cost and all of them to the program's total, as
+ * every Callgrind reader assumes. Where a file's stored exclusive values
+ * disagree with its inclusive ones (experiment.xml rounds values to six
+ * digits and counts inlined code in its caller's exclusive value; unsigned
+ * counts whose noise the model clamps), these self costs follow the
+ * inclusive ones. Contexts not in the tree (unlisted) have no parent:
+ * their values are inside an ancestor's inclusive value already. */
+static pk_status load_event(conv *c, uint32_t e, const unsigned char *selected)
 {
     const pk_profile *p = c->p;
-    load_location(c, l);
-    uint32_t ne = c->ne;
-    /* without a point column, self = inclusive minus the children's */
-    for (uint32_t e = 0; e < ne; e++) {
-        if (c->point_col[e] != PK_NONE) continue;
-        for (uint32_t k = 0; k < c->n_list; k++)
-            c->self[(size_t)c->list[k] * ne + e] += c->incl[(size_t)c->list[k] * ne + e];
-        for (uint32_t k = 0; k < c->n_list; k++) {
-            uint32_t x = c->list[k], up = p->ctx[x].parent;
-            if (up == PK_NONE) continue;
-            if (!c->touched[up]) c->touched[up] = 1, c->list[c->n_list++] = up;
-            c->self[(size_t)up * ne + e] -= c->incl[(size_t)x * ne + e];
-        }
-    }
+    pk_status st = scope_values(c, c->metric_of[e], PK_SCOPE_INCLUSIVE, selected, c->incl);
+    if (st) return st;
+    memcpy(c->self, c->incl, c->n * sizeof *c->self);
+    for (uint32_t i = 0; i < c->n; i++)
+        if (p->ctx[i].parent < c->n) c->self[p->ctx[i].parent] -= c->incl[i];
+    return PK_OK;
+}
+
+/* Context i's self cost and the cost of the call that entered it, for
+ * event e, into the part's records. */
+static pk_status emit(conv *c, uint32_t i, uint32_t e)
+{
+    const pk_ctx_rec *x = &c->p->ctx[i];
+    if (x->parent >= c->n && x->kind != PK_CTX_ROOT) return PK_OK; /* unlisted */
+    uint32_t r;
     pk_status st = PK_OK;
-    for (uint32_t k = 0; k < c->n_list && !st; k++) {
-        uint32_t x = c->list[k];
-        const double *s = c->self + (size_t)x * ne;
-        int any = 0;
-        for (uint32_t e = 0; e < ne; e++)
-            any |= s[e] != 0.0;
-        if (any) st = add_self(c, part, x, s);
-        if (!st && is_call(&p->ctx[x])) st = add_call(c, part, x, c->incl + (size_t)x * ne);
-    }
-    for (uint32_t k = 0; k < c->n_list; k++) {
-        uint32_t x = c->list[k];
-        c->touched[x] = 0;
-        memset(c->self + (size_t)x * ne, 0, ne * sizeof(double));
-        memset(c->incl + (size_t)x * ne, 0, ne * sizeof(double));
+    if (c->self[i] != 0.0 && !(st = self_record(c, i, &r)))
+        c->cg->self_cost[(uint64_t)r * c->ne + e] += c->self[i];
+    if (!st && c->called[i] && c->incl[i] != 0.0 && !(st = call_record(c, i, &r)))
+        c->cg->call_cost[(uint64_t)r * c->ne + e] += c->incl[i];
+    return st;
+}
+
+/* One part holding the sum over `selected` (NULL: all) locations, from
+ * the model's scope derivation: O(values + contexts) per event. */
+static pk_status convert_part(conv *c, const unsigned char *selected)
+{
+    pk_status st = PK_OK;
+    for (uint32_t e = 0; e < c->ne && !st; e++) {
+        st = load_event(c, e, selected);
+        for (uint32_t i = 0; i < c->n && !st; i++)
+            st = emit(c, i, e);
     }
     return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
 }
 
-static void conv_free(conv *c)
+/* ------------------------------------------------------------------ */
+/* One part per location: sparse                                      */
+/* ------------------------------------------------------------------ */
+
+static void touch(conv *c, uint32_t i)
 {
-    free(c->point_col), free(c->incl_col), free(c->fn_of), free(c->incl), free(c->self);
-    free(c->touched), free(c->list);
-    pk_kmap_free(&c->self_map), pk_kmap_free(&c->call_map);
+    if (!c->is_touched[i]) c->is_touched[i] = 1, c->touched[c->n_touched++] = i;
 }
 
-static pk_status make_parts(conv *c)
+static int cmp_u64(const void *a, const void *b)
+{
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The touched contexts, deepest first. */
+static void sort_touched(conv *c)
+{
+    for (uint32_t k = 0; k < c->n_touched; k++)
+        c->keys[k] = (uint64_t)(UINT32_MAX - c->p->ctx[c->touched[k]].depth) << 32 | c->touched[k];
+    qsort(c->keys, c->n_touched, sizeof *c->keys, cmp_u64);
+    for (uint32_t k = 0; k < c->n_touched; k++)
+        c->touched[k] = (uint32_t)c->keys[k];
+}
+
+/* Event e of metric m stored exclusive only: c->incl holds the location's
+ * exclusive values at the touched contexts. Own values are exclusive
+ * minus the lexical children's; inclusive values the own values summed
+ * up every ancestor (touched first, deepest first). */
+static void sparse_from_exclusive(conv *c)
+{
+    const pk_profile *p = c->p;
+    uint32_t n0 = c->n_touched;
+    for (uint32_t k = 0; k < n0; k++) {
+        uint32_t i = c->touched[k];
+        c->self[i] += c->incl[i];
+        if (pk_lexical_child(p, i))
+            touch(c, p->ctx[i].parent), c->self[p->ctx[i].parent] -= c->incl[i];
+    }
+    for (uint32_t k = 0; k < c->n_touched; k++) { /* grows: every ancestor once */
+        uint32_t i = c->touched[k];
+        c->incl[i] = 0;
+        if (p->ctx[i].parent < c->n) touch(c, p->ctx[i].parent);
+    }
+    sort_touched(c);
+    for (uint32_t k = 0; k < c->n_touched; k++) {
+        uint32_t i = c->touched[k];
+        c->incl[i] += c->self[i];
+        if (p->ctx[i].parent < c->n) c->incl[p->ctx[i].parent] += c->incl[i];
+    }
+}
+
+/* Location l's values of event e at the contexts they touch (and the
+ * parents their own values need), into the part's records. Costs the
+ * location's values, not the tree's size. */
+static pk_status sparse_event(conv *c, uint32_t l, uint32_t e)
+{
+    const pk_profile *p = c->p;
+    pk_cursor cur;
+    pk_value v;
+    c->n_touched = 0;
+    if (pk_location_values_begin(p, l, &cur) == PK_OK)
+        while (pk_cursor_next(&cur, &v))
+            if (v.column == c->col_of[e] && v.context < c->n)
+                touch(c, v.context), c->incl[v.context] += v.value;
+    if (c->col_incl[e]) {
+        uint32_t n0 = c->n_touched;
+        for (uint32_t k = 0; k < n0; k++) {
+            uint32_t i = c->touched[k], up = p->ctx[i].parent;
+            c->self[i] += c->incl[i];
+            if (up < c->n) touch(c, up), c->self[up] -= c->incl[i];
+        }
+    } else {
+        sparse_from_exclusive(c);
+    }
+    pk_status st = PK_OK;
+    for (uint32_t k = 0; k < c->n_touched; k++) {
+        uint32_t i = c->touched[k];
+        if (!st) st = emit(c, i, e);
+        c->incl[i] = c->self[i] = 0, c->is_touched[i] = 0;
+    }
+    return st;
+}
+
+static pk_status convert_location(conv *c, uint32_t l)
+{
+    pk_status st = PK_OK;
+    for (uint32_t e = 0; e < c->ne && !st; e++)
+        if (c->col_of[e] != PK_NONE) st = sparse_event(c, l, e);
+    return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
+}
+
+static pk_status add_part(conv *c, uint32_t location)
 {
     const pk_profile *p = c->p;
     pk_cg *cg = c->cg;
-    cg->parts = calloc(p->n_locs + 1u, sizeof *cg->parts);
-    if (!cg->parts) return pk_fail_nomem("building a call graph");
-    for (uint32_t l = 0; l < p->n_locs; l++) {
-        if (p->locs[l].is_summary) continue;
-        uint32_t thread = cg->n_parts + 1;
-        for (uint32_t i = 0; i < p->locs[l].n_ids; i++)
-            if (p->locs[l].ids[i].kind_name && strcmp(p->locs[l].ids[i].kind_name, "THREAD") == 0)
-                thread = p->locs[l].ids[i].logical;
-        cg->parts[cg->n_parts++] = (pk_cg_part_rec){.location = l,
-                                                    .number = 1,
-                                                    .thread = thread,
-                                                    .positions = PK_POS_LINE,
-                                                    .file = p->path,
-                                                    .cmd = p->title};
+    if (pk_vec_reserve((void **)&cg->parts, &c->cap_parts, cg->n_parts + 1u, sizeof *cg->parts))
+        return pk_fail_nomem("building a call graph");
+    uint32_t thread = 1;
+    if (location != PK_NONE) {
+        thread = cg->n_parts + 1;
+        for (uint32_t i = 0; i < p->locs[location].n_ids; i++)
+            if (p->locs[location].ids[i].kind_name &&
+                strcmp(p->locs[location].ids[i].kind_name, "THREAD") == 0)
+                thread = p->locs[location].ids[i].logical;
     }
+    cg->parts[cg->n_parts++] = (pk_cg_part_rec){.location = location,
+                                                .number = 1,
+                                                .thread = thread,
+                                                .positions = PK_POS_LINE,
+                                                .file = p->path,
+                                                .cmd = p->title};
     return PK_OK;
 }
 
-pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out)
+static pk_status convert_parts(conv *c, const pk_cg_request *rq)
 {
+    const pk_profile *p = c->p;
+    int sum = rq->sum || !pk_has_plain_locations(p);
+    if (sum) {
+        pk_status st = add_part(c, PK_NONE);
+        return st ? st : convert_part(c, rq->selected);
+    }
+    pk_status st = PK_OK;
+    for (uint32_t l = 0; l < p->n_locs && !st; l++) {
+        if (p->locs[l].is_summary || (rq->selected && !rq->selected[l])) continue;
+        c->part = c->cg->n_parts;
+        st = add_part(c, l);
+        if (!st) st = convert_location(c, l);
+    }
+    return st;
+}
+
+/* The extra names as one block that pk_cg_free() releases: the pointer
+ * array followed by the strings it points into. */
+static pk_status finish_names(conv *c)
+{
+    pk_cg *cg = c->cg;
+    size_t n = cg->n_functions - cg->n_model_functions;
+    if (!n) return PK_OK;
+    char *block = malloc(n * sizeof(char *) + c->n_names);
+    if (!block) return pk_fail_nomem("building a call graph");
+    const char **names = (const char **)(void *)block;
+    char *text = block + n * sizeof(char *);
+    memcpy(text, c->names, c->n_names);
+    for (size_t k = 0; k < n; k++)
+        names[k] = text + c->name_at[k];
+    cg->extra_names = names;
+    return PK_OK;
+}
+
+static pk_status scratch(conv *c)
+{
+    size_t n = (size_t)c->n + 1;
+    c->incl = malloc(n * sizeof *c->incl), c->self = malloc(n * sizeof *c->self);
+    c->self_rec = malloc(n * sizeof *c->self_rec), c->call_rec = malloc(n * sizeof *c->call_rec);
+    c->self_at = malloc(n * sizeof *c->self_at), c->call_at = malloc(n * sizeof *c->call_at);
+    c->touched = malloc(n * sizeof *c->touched), c->is_touched = calloc(n, 1);
+    c->keys = malloc(n * sizeof *c->keys);
+    c->col_of = malloc((c->ne + 1u) * sizeof *c->col_of), c->col_incl = calloc(c->ne + 1u, 1);
+    if (!c->incl || !c->self || !c->self_rec || !c->call_rec || !c->self_at || !c->call_at ||
+        !c->touched || !c->is_touched || !c->keys || !c->col_of || !c->col_incl)
+        return pk_fail_nomem("building a call graph");
+    for (uint32_t e = 0; e < c->ne; e++) { /* sparse parts read columns directly */
+        pk_index col;
+        c->col_incl[e] = pk_column_find(c->p, c->metric_of[e], PK_SCOPE_INCLUSIVE, &col) == PK_OK;
+        if (!c->col_incl[e] &&
+            pk_column_find(c->p, c->metric_of[e], PK_SCOPE_EXCLUSIVE, &col) != PK_OK)
+            col = PK_NONE;
+        c->col_of[e] = col;
+    }
+    pk_error_clear();
+    memset(c->incl, 0, n * sizeof *c->incl), memset(c->self, 0, n * sizeof *c->self);
+    memset(c->self_at, 0xff, n * sizeof *c->self_at); /* PK_NONE: no part yet */
+    memset(c->call_at, 0xff, n * sizeof *c->call_at);
+    return PK_OK;
+}
+
+static void conv_free(conv *c)
+{
+    free(c->order), free(c->metric_of), free(c->fn_of), free(c->home), free(c->called);
+    free(c->incl), free(c->self), free(c->self_rec), free(c->call_rec);
+    free(c->self_at), free(c->call_at), free(c->names), free(c->name_at);
+    free(c->touched), free(c->is_touched), free(c->keys), free(c->col_of), free(c->col_incl);
+    pk_kmap_free(&c->self_map), pk_kmap_free(&c->call_map), pk_kmap_free(&c->extra_map);
+}
+
+pk_status pk_cg_from_cct_request(const pk_profile *p, const pk_cg_request *rq, pk_cg **out)
+{
+    static const pk_cg_request all = {NULL, 0};
     conv c = {0};
-    c.p = p;
+    c.p = p, c.n = p->n_ctx;
     c.cg = calloc(1, sizeof *c.cg);
     if (!c.cg) return pk_fail_nomem("building a call graph");
     c.cg->positions = PK_POS_LINE;
     pk_status st = choose_events(&c);
     if (!st) st = assign_functions(&c);
-    if (!st) st = make_parts(&c);
-    size_t n = (size_t)p->n_ctx + 1;
-    if (!st) {
-        c.incl = calloc(n * (c.ne + 1), sizeof *c.incl);
-        c.self = calloc(n * (c.ne + 1), sizeof *c.self);
-        c.touched = calloc(n, 1);
-        c.list = malloc(n * sizeof *c.list);
-        if (!c.incl || !c.self || !c.touched || !c.list)
-            st = pk_fail_nomem("building a call graph");
-    }
-    for (uint32_t k = 0; !st && k < c.cg->n_parts; k++)
-        st = convert_location(&c, c.cg->parts[k].location, k);
+    if (st == PK_ERR_NOMEM) st = pk_fail_nomem("building a call graph");
+    if (!st) st = scratch(&c);
+    if (!st) st = convert_parts(&c, rq ? rq : &all);
+    if (!st) st = finish_names(&c);
     conv_free(&c);
     if (st) {
         pk_cg_free(c.cg);
@@ -271,4 +558,9 @@ pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out)
     }
     *out = c.cg;
     return PK_OK;
+}
+
+pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out)
+{
+    return pk_cg_from_cct_request(p, NULL, out);
 }

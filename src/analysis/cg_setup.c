@@ -51,8 +51,8 @@ static pk_status setup_metrics(pk_profile *p)
         if (ev->formula) continue; /* inherited: no data of its own */
         if (p->n_metrics >= 16000) return pk_fail(PK_ERR_FORMAT, "too many events");
         ev->metric = p->n_metrics;
-        p->metrics[p->n_metrics++] =
-            (pk_metric){ev->name, ev->long_name, NULL, PK_NONE, PK_COMBINE_SUM};
+        p->metrics[p->n_metrics++] = (pk_metric){ev->metric_name ? ev->metric_name : ev->name,
+                                                 ev->long_name, ev->unit, PK_NONE, PK_COMBINE_SUM};
     }
     return setup_columns(p, p->n_metrics);
 }

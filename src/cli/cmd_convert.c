@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <getopt.h>
+#include <stdlib.h>
 #include <string.h>
 #include <time.h>
 #include <unistd.h>
@@ -20,11 +21,14 @@ static const char convert_help[] =
     "  hpctoolkit   HPCToolkit v4 database directory (meta.db, profile.db, cct.db,\n"
     "               trace.db when there are traces, metrics/default.yaml); opens in\n"
     "               hpcviewer. Chosen by default when OUTPUT ends in '.d'.\n"
-    "  callgrind    Callgrind file: one part per location (thread, rank, part),\n"
-    "               call arcs with inclusive costs; opens in KCachegrind and\n"
-    "               callgrind_annotate. Chosen by default when OUTPUT's name\n"
-    "               contains 'callgrind'. From a calling-context tree the call\n"
-    "               graph is exact (docs/callgrind.md).\n"
+    "  callgrind    Callgrind file: one part holding the sum over the locations\n"
+    "               (threads, ranks, parts), call arcs with inclusive costs;\n"
+    "               opens in KCachegrind and callgrind_annotate. --split writes\n"
+    "               one file per location, --location SEL only SEL's. Chosen by\n"
+    "               default when OUTPUT's name contains 'callgrind'. From a\n"
+    "               calling-context tree the call graph is exact; values that are\n"
+    "               not integers are scaled (seconds to ns...) and their unit\n"
+    "               recorded (docs/callgrind.md, docs/conversion.md).\n"
     "  cube         Cube 4.4 .cubex archive; opens in CubeGUI, cube_dump and\n"
     "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
     "               Lines and loops fold into their function's call-tree node\n"
@@ -56,6 +60,10 @@ static const char convert_help[] =
     "      --split         one file per location where the format has that form\n"
     "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
     "                      the name OUTPUT, as callgrind's per-thread files are)\n"
+    "      --location SEL  callgrind: only the locations SEL names, KIND=ID[,...]\n"
+    "                      (rank=3,thread=0; rank=3 is all threads of rank 3) or\n"
+    "                      #N (index N in 'profkit threads'), summed into one part\n"
+    "                      (one file each with --split)\n"
     "  -z, --compress      compress values where the format can (cube: ZCUBEX.DATA)\n"
     "      --strict        fail (exit 1, nothing written) instead of leaving out\n"
     "                      what the output format cannot hold; without it each\n"
@@ -83,7 +91,7 @@ static void show_progress(void *user, uint64_t done, uint64_t total)
 }
 
 typedef struct convert_args {
-    const char *input, *output, *to, *metric;
+    const char *input, *output, *to, *metric, *location;
     uint32_t write_flags;
     int quiet, recompute;
 } convert_args;
@@ -91,13 +99,19 @@ typedef struct convert_args {
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
-        {"force", no_argument, 0, 'f'},        {"no-trace", no_argument, 0, 'T'},
-        {"recompute", no_argument, 0, 'r'},    {"quiet", no_argument, 0, 'q'},
-        {"split", no_argument, 0, 'S'},        {"compress", no_argument, 0, 'z'},
-        {"help", no_argument, 0, 'h'},         {"metric", required_argument, 0, 'm'},
-        {"strict", no_argument, 0, 'X'},       {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"no-trace", no_argument, 0, 'T'},
+                                             {"recompute", no_argument, 0, 'r'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"split", no_argument, 0, 'S'},
+                                             {"compress", no_argument, 0, 'z'},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"metric", required_argument, 0, 'm'},
+                                             {"strict", no_argument, 0, 'X'},
+                                             {"location", required_argument, 0, 'L'},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:m:frqzh", longopts, NULL)) != -1) {
@@ -125,6 +139,9 @@ static int parse(int argc, char **argv, convert_args *a)
             break;
         case 'X':
             a->write_flags |= PK_WRITE_STRICT;
+            break;
+        case 'L':
+            a->location = optarg;
             break;
         case 'q':
             a->quiet = 1;
@@ -158,6 +175,18 @@ static void report(const convert_args *a, const pk_write_stats *s, double second
                s->n_skipped_traces);
 }
 
+/* A selector that names no location, or is malformed, is the user's
+ * mistake: said before anything is written. */
+static int check_location(const pk_profile *p, const char *sel)
+{
+    size_t n = pk_location_count(p);
+    unsigned char *selected = calloc(n + 1, 1);
+    if (!selected) return fprintf(stderr, "profkit convert: out of memory\n"), CLI_BAD;
+    pk_status st = pk_location_select(p, sel, selected, n, NULL);
+    free(selected);
+    return st ? cli_library_error("convert", st) : CLI_OK;
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_args a = {0};
@@ -175,9 +204,16 @@ int cmd_convert(int argc, char **argv)
                    "folded, speedscope, csv)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
+    if (a.location && format != PK_FORMAT_CALLGRIND)
+        return cli_usage_error("convert", "--location applies to callgrind output only");
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;
+    rc = a.location ? check_location(p, a.location) : CLI_OK;
+    if (rc) {
+        pk_profile_free(p);
+        return rc;
+    }
     double t0 = now_seconds();
     if (a.recompute) {
         pk_derive_report rep;
@@ -190,8 +226,10 @@ int cmd_convert(int argc, char **argv)
             printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
                    rep.n_statistics, now_seconds() - t0);
     }
-    pk_write_options o = {
-        .flags = a.write_flags, .loss = cli_report_loss, .loss_user = (void *)a.output};
+    pk_write_options o = {.flags = a.write_flags,
+                          .loss = cli_report_loss,
+                          .loss_user = (void *)a.output,
+                          .location = a.location};
     if (!a.quiet && isatty(2)) o.progress = show_progress;
     pk_write_stats stats;
     t0 = now_seconds();

@@ -11,6 +11,10 @@
 typedef struct pk_cg_event_rec {
     const char *name, *long_name, *formula;
     uint32_t metric;
+    /* What a file profkit wrote says of the event's metric (desc: "Name of
+     * X", "Unit of X"): its name where "events:" could not spell it, its
+     * unit. NULL when not said. */
+    const char *metric_name, *unit;
 } pk_cg_event_rec;
 
 typedef struct pk_cg_part_rec {

@@ -66,7 +66,8 @@ _UNITS = {
     "seconds": ("time", 1.0), "ms": ("time", 1e-3), "msec": ("time", 1e-3),
     "us": ("time", 1e-6), "usec": ("time", 1e-6), "\u00b5s": ("time", 1e-6),
     "microseconds": ("time", 1e-6), "ns": ("time", 1e-9), "nsec": ("time", 1e-9),
-    "nanoseconds": ("time", 1e-9), "10ns": ("time", 1e-8),
+    "nanoseconds": ("time", 1e-9), "10ns": ("time", 1e-8), "ps": ("time", 1e-12),
+    "fs": ("time", 1e-15), "as": ("time", 1e-18),
     "b": ("bytes", 1.0), "byte": ("bytes", 1.0), "bytes": ("bytes", 1.0),
     "kib": ("bytes", 1024.0), "mib": ("bytes", 1024.0 ** 2), "gib": ("bytes", 1024.0 ** 3),
 }
@@ -82,9 +83,24 @@ def unit_of(unit, name):
     return None
 
 
+def _factor(unit):
+    """A unit written as a multiple of another, "1e-6 B" (a millionth of a
+    byte) or "1e-6" (a millionth of the name's unit, or of 1): (1e-6, "B")."""
+    m = re.match(r"^\s*(\d+(?:\.\d*)?(?:[eE][-+]?\d+)?)(?:\s+(.*))?$", unit or "")
+    if not m:
+        return 1.0, unit
+    return float(m.group(1)), m.group(2)
+
+
 def unit_scale(src_unit, out_unit, name):
     """Factor that turns a source value into the output's value, or None
     when the units differ in a way no known scaling explains."""
+    (fa, src_unit), (fb, out_unit) = _factor(src_unit), _factor(out_unit)
+    base = _plain_unit_scale(src_unit, out_unit, name)
+    return None if base is None else base * fa / fb
+
+
+def _plain_unit_scale(src_unit, out_unit, name):
     a, b = unit_of(src_unit, name), unit_of(out_unit, name)
     if a == b or a is None and b is None:
         return 1.0

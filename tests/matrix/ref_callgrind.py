@@ -12,17 +12,22 @@ import sys
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import matrix_common as mc  # noqa: E402
 
-NUM = re.compile(r"(-?[\d,]+)(?:\s*\(\s*[\d.]+%\))?")
+# One column of callgrind_annotate's PROGRAM TOTALS line: "1,234 (56.7%)",
+# or "." for 0.
+NUM = re.compile(r"(-?[\d,]+|\.)(?:\s*\(\s*-?[\d.]+%\))?")
 
 
 def program_totals(text):
+    """Event names shown and {event: total} from callgrind_annotate's
+    output (its line reads "... PROGRAM TOTALS", or "PROGRAM TOTALS
+    (calculated)" when the file had no usable summary:/totals:)."""
     shown, totals = None, None
     for ln in text.splitlines():
         if ln.startswith("Events shown:"):
             shown = ln.split(":", 1)[1].split()
-        if ln.rstrip().endswith("PROGRAM TOTALS"):
-            nums = NUM.findall(ln.rsplit("PROGRAM TOTALS", 1)[0])
-            totals = [float(n.replace(",", "")) for n in nums]
+        if "PROGRAM TOTALS" in ln:
+            nums = NUM.findall(ln.split("PROGRAM TOTALS", 1)[0])
+            totals = [0.0 if n == "." else float(n.replace(",", "")) for n in nums]
     if shown is None or totals is None or len(shown) != len(totals):
         return shown, None
     return shown, dict(zip(shown, totals))

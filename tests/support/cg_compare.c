@@ -2,6 +2,7 @@
  * tests/support/cg_compare.c — canonical text of a call graph, and a walk
  * over every call-graph accessor for the robustness tests and the fuzzer.
  */
+#define _POSIX_C_SOURCE 200809L
 #include "cg_compare.h"
 
 #include <stdarg.h>
@@ -64,6 +65,25 @@ static int cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
+/* The lines sorted and joined, one per line (malloc'ed); frees them. */
+static char *sorted_text(lines *l)
+{
+    if (l->n) qsort(l->v, l->n, sizeof *l->v, cmp_str);
+    size_t total = 1;
+    for (size_t i = 0; i < l->n; i++)
+        total += strlen(l->v[i]) + 1;
+    char *out = malloc(total), *o = out;
+    *o = 0;
+    for (size_t i = 0; i < l->n; i++) {
+        size_t k = strlen(l->v[i]);
+        memcpy(o, l->v[i], k), o += k, *o++ = '\n';
+        free(l->v[i]);
+    }
+    *o = 0;
+    free(l->v);
+    return out;
+}
+
 /* Events (names, long names, formulas) and what each part says of itself. */
 static void add_headers(lines *l, const pk_profile *p, const pk_cg_summary *s)
 {
@@ -116,20 +136,94 @@ char *tu_cg_canonical(const pk_profile *p)
              (unsigned long long)x.from.instr, x.to.line, (unsigned long long)x.to.instr,
              x.conditional, x.followed, x.executed);
     }
-    if (l.n) qsort(l.v, l.n, sizeof *l.v, cmp_str);
-    size_t total = 1;
-    for (size_t i = 0; i < l.n; i++)
-        total += strlen(l.v[i]) + 1;
-    char *out = malloc(total), *o = out;
-    *o = 0;
-    for (size_t i = 0; i < l.n; i++) {
-        size_t k = strlen(l.v[i]);
-        memcpy(o, l.v[i], k), o += k, *o++ = '\n';
-        free(l.v[i]);
+    return sorted_text(&l);
+}
+
+/* Records keyed without their part, for the summed canonical text. */
+typedef struct keyed {
+    char *key;
+    double *v; /* a call's count first, then its costs */
+    size_t nv;
+} keyed;
+
+static int cmp_keyed(const void *a, const void *b)
+{
+    return strcmp(((const keyed *)a)->key, ((const keyed *)b)->key);
+}
+
+static void add_keyed(keyed **r, size_t *n, size_t *cap, const char *key, double first,
+                      int has_first, const double *v, size_t nv)
+{
+    if (*n == *cap) *cap = *cap ? 2 * *cap : 256, *r = realloc(*r, *cap * sizeof **r);
+    keyed *k = &(*r)[(*n)++];
+    k->key = strdup(key), k->nv = 0;
+    k->v = malloc((nv + 1) * sizeof *k->v);
+    if (has_first) k->v[k->nv++] = first;
+    for (size_t e = 0; e < nv; e++)
+        k->v[k->nv++] = v[e];
+}
+
+static void keyed_records(const pk_profile *p, const pk_cg_summary *s, keyed **r, size_t *n,
+                          size_t *cap)
+{
+    char f1[4096], f2[4096], key[9000];
+    for (uint64_t i = 0; i < s->n_costs; i++) {
+        pk_cg_cost x;
+        pk_callgraph_cost(p, i, &x);
+        function_name(p, x.function, f1, sizeof f1);
+        snprintf(key, sizeof key, "cost %s %s %u %llx %llx", f1, file_name(p, x.pos.file),
+                 x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb);
+        add_keyed(r, n, cap, key, 0, 0, x.values, s->n_events);
     }
-    *o = 0;
-    free(l.v);
-    return out;
+    for (uint64_t i = 0; i < s->n_calls; i++) {
+        pk_cg_call x;
+        pk_callgraph_call(p, i, &x);
+        function_name(p, x.caller, f1, sizeof f1), function_name(p, x.callee, f2, sizeof f2);
+        snprintf(key, sizeof key, "call %s %s %s %u %llx", f1, f2, file_name(p, x.site.file),
+                 x.site.line, (unsigned long long)x.site.instr);
+        add_keyed(r, n, cap, key, x.count, 1, x.inclusive, s->n_events);
+    }
+    for (uint64_t i = 0; i < s->n_jumps; i++) {
+        pk_cg_jump x;
+        pk_callgraph_jump(p, i, &x);
+        function_name(p, x.function, f1, sizeof f1);
+        function_name(p, x.target_function, f2, sizeof f2);
+        snprintf(key, sizeof key, "jump %s %s %u %llx -> %u %llx %d", f1, f2, x.from.line,
+                 (unsigned long long)x.from.instr, x.to.line, (unsigned long long)x.to.instr,
+                 x.conditional);
+        double v[2] = {x.followed, x.executed};
+        add_keyed(r, n, cap, key, 0, 0, v, 2);
+    }
+}
+
+char *tu_cg_canonical_summed(const pk_profile *p)
+{
+    pk_cg_summary s;
+    if (pk_callgraph_summary(p, &s)) return NULL;
+    lines l = {0};
+    for (size_t e = 0; e < s.n_events; e++) {
+        pk_cg_event ev;
+        pk_callgraph_event(p, e, &ev);
+        addf(&l, "event %zu %s [%s] [%s]", e, ev.name, ev.long_name ? ev.long_name : "-",
+             ev.formula ? ev.formula : "-");
+    }
+    keyed *r = NULL;
+    size_t n = 0, cap = 0;
+    keyed_records(p, &s, &r, &n, &cap);
+    if (n) qsort(r, n, sizeof *r, cmp_keyed);
+    for (size_t i = 0; i < n;) {
+        size_t j = i + 1;
+        for (; j < n && strcmp(r[j].key, r[i].key) == 0; j++)
+            for (size_t k = 0; k < r[i].nv; k++)
+                r[i].v[k] += r[j].v[k];
+        char c[2048];
+        costs(c, sizeof c, r[i].v, r[i].nv);
+        addf(&l, "%s%s", r[i].key, c);
+        for (; i < j; i++)
+            free(r[i].key), free(r[i].v);
+    }
+    free(r);
+    return sorted_text(&l);
 }
 
 static double exercise_costs(const pk_profile *p, const pk_cg_summary *s)

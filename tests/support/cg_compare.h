@@ -10,6 +10,10 @@
 
 /* malloc'ed text; NULL if the profile has no call graph. */
 char *tu_cg_canonical(const pk_profile *p);
+/* The same with every part summed into one (what the Callgrind writer
+ * writes by default): events, and records of equal key merged with their
+ * counts and costs added; no part headers. */
+char *tu_cg_canonical_summed(const pk_profile *p);
 
 /* Touches every call-graph accessor and computes recursion-safe function
  * costs for every event (all locations and each one); returns a sum of

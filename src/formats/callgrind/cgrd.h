@@ -127,7 +127,19 @@ typedef struct cg_parser {
     const char *creator, *cmd;
     uint64_t pid;
     cg_names names[CG_NAME_KINDS];
+    uint32_t named; /* CG_NAMED_* */
 } cg_parser;
+
+/* What name lines said so far (cg_parser.named). */
+enum {
+    CG_NAMED_COB = 1u << 0,     /* cob= for the next call (maybe "???": unknown) */
+    CG_NAMED_CFI = 1u << 1,     /* cfi=/cfl= for the next call */
+    CG_NAMED_FL = 1u << 2,      /* fl= in this file (or fn= without it, said once) */
+    CG_NAMED_FN = 1u << 3,      /* fn= in this file */
+    CG_NAMED_EVENTS = 1u << 4,  /* events: in this part's header */
+    CG_NAMED_PROFKIT = 1u << 5, /* written by profkit: its escapes and desc: lines apply */
+    CG_NAMED_PARTS = 1u << 6    /* this file has more than one part (said once) */
+};
 
 pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags);
 void cgp_free(cg_parser *ps);
@@ -164,6 +176,12 @@ pk_status cgp_header(cg_parser *ps, const char *key, size_t klen, const char *v,
 int cgp_is_name_key(const char *key, size_t klen);
 pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
 pk_status cgp_start_part(cg_parser *ps);
+/* The object and file of the callee of "calls=COUNT": cob=/cfi= when
+ * given (unknown ones included), else the current ones. Warns about what
+ * callgrind_annotate misreads (a count of 0). */
+void cgp_callee_place(cg_parser *ps, uint64_t count, uint32_t *obj, uint32_t *file);
+/* The call's cost line was read: cob=, cfi= and cfn= applied to it only. */
+void cgp_callee_done(cg_parser *ps);
 
 /* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */
 int cg_detect(const unsigned char *data, size_t len);

@@ -208,8 +208,7 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     split_position(ps, ps->target, &c.to_line, &c.to_instr, &c.to_bb);
     pk_status st = current_function(ps);
     c.caller = ps->fn;
-    ps->cob = ps->cfi = PK_NONE;
-    ps->cfn_name = NULL;
+    cgp_callee_done(ps);
     return st ? st : cgb_call(ps->b, &c, ps->values);
 }
 
@@ -285,8 +284,8 @@ static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
     memcpy(ps->target, ps->last, sizeof ps->target);
     if (!parse_position(ps, &rest, e, ps->target)) /* Xdebug writes extra fields: tolerated */
         memcpy(ps->target, ps->last, sizeof ps->target);
-    uint32_t obj = ps->cob != PK_NONE ? ps->cob : ps->ob;
-    ps->call_to_file = ps->cfi != PK_NONE ? ps->cfi : ps->fi;
+    uint32_t obj;
+    cgp_callee_place(ps, count, &obj, &ps->call_to_file);
     pk_status st = cgb_function(ps->b, ps->cfn_name, obj, ps->call_to_file, &ps->call_callee);
     ps->call_count = (double)count;
     ps->pending = 1;

@@ -12,6 +12,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cgesc.h"
 #include "cgrd.h"
 #include "util/error.h"
 #include "util/vec.h"
@@ -64,6 +65,12 @@ static pk_status size_scratch(cg_parser *ps)
 pk_status cgp_start_part(cg_parser *ps)
 {
     const cgb_part *prev = ps->have_part ? ps->bp : NULL;
+    if (prev && !(ps->named & CG_NAMED_PARTS))
+        cgp_diag(ps, PK_SEV_WARNING, "several-parts",
+                 "a second part in this file: callgrind_annotate reads one part per file (it "
+                 "warns about the later headers, adds all parts' costs and takes its totals "
+                 "from the last part)");
+    ps->named = (ps->named | (prev ? CG_NAMED_PARTS : 0)) & ~CG_NAMED_EVENTS;
     uint32_t k;
     pk_status st = cgb_new_part(ps->b, ps->file, &k);
     if (st) return st;
@@ -125,11 +132,24 @@ static const char *intern(cg_parser *ps, const char *s, const char *e)
     return pk_intern(&ps->p->strings, s, (size_t)(e - s));
 }
 
+/* v..e as text: in a file profkit wrote, with its escapes undone
+ * (cgesc.h); other writers' names are taken byte for byte. */
+static const char *intern_text(cg_parser *ps, const char *v, const char *e)
+{
+    size_t n = (size_t)(e - v);
+    if (!(ps->named & CG_NAMED_PROFKIT) || !cg_has_escape(v, n)) return intern(ps, v, e);
+    char *buf = malloc(n);
+    if (!buf) return NULL;
+    const char *r = pk_intern(&ps->p->strings, buf, cg_unescape(v, n, buf));
+    free(buf);
+    return r;
+}
+
 /* The value v..e without its surrounding blanks ("" if it is all blanks). */
 static const char *intern_trimmed(cg_parser *ps, const char *v, const char *e)
 {
     v = cgp_skip_space(v, e);
-    return intern(ps, v, trim_end(v, e));
+    return intern_text(ps, v, trim_end(v, e));
 }
 
 static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
@@ -149,9 +169,42 @@ static pk_status header_positions(cg_parser *ps, const char *v, const char *e)
         ps->pos_kind[n++] = kind, mask |= kind;
     }
     if (!n) ps->pos_kind[n++] = PK_POS_LINE, mask = PK_POS_LINE;
+    if (mask & PK_POS_BB)
+        cgp_diag(ps, PK_SEV_WARNING, "bb-positions",
+                 "'positions:' with 'bb': KCachegrind and callgrind_annotate read only 'instr' "
+                 "and 'line', and misread these cost lines");
     ps->n_pos = n;
     ps->b->cg->parts[ps->part].positions = mask;
     ps->b->cg->positions |= mask;
+    return PK_OK;
+}
+
+/* The file's first events: line orders the events (and so the metrics):
+ * an event: line before it (valgrind writes "event: sysTime : ..." first)
+ * must not make its event the first. Nothing refers to event numbers yet
+ * then: no part has columns and no cost was read. */
+static pk_status order_events(cg_parser *ps, uint32_t *cols, uint32_t n)
+{
+    pk_cg *cg = ps->b->cg;
+    int in_order = 1;
+    for (uint32_t i = 0; i < n && in_order; i++)
+        in_order = cols[i] == i;
+    if (ps->b->n_bparts != 1 || ps->bp->n_cols || ps->part_body || in_order) return PK_OK;
+    pk_cg_event_rec *sorted = malloc(cg->n_events * sizeof *sorted);
+    uint32_t *new_of = malloc(cg->n_events * sizeof *new_of), k = 0;
+    if (!sorted || !new_of) {
+        free(sorted), free(new_of);
+        return pk_fail_nomem("reading events");
+    }
+    memset(new_of, 0xff, cg->n_events * sizeof *new_of);
+    for (uint32_t i = 0; i < n; i++) /* an event listed twice (kept going past it) once */
+        if (new_of[cols[i]] == PK_NONE) new_of[cols[i]] = k, sorted[k++] = cg->events[cols[i]];
+    for (uint32_t i = 0; i < cg->n_events; i++)
+        if (new_of[i] == PK_NONE) new_of[i] = k, sorted[k++] = cg->events[i];
+    for (uint32_t i = 0; i < n; i++)
+        cols[i] = new_of[cols[i]];
+    memcpy(cg->events, sorted, cg->n_events * sizeof *sorted);
+    free(sorted), free(new_of);
     return PK_OK;
 }
 
@@ -190,8 +243,14 @@ static pk_status header_events(cg_parser *ps, const char *v, const char *e)
         free(cols);
         return st ? st : size_scratch(ps); /* cgb_event() may have added events */
     }
+    st = order_events(ps, cols, n);
+    if (st) {
+        free(cols);
+        return st;
+    }
     free(ps->bp->col_event);
     ps->bp->col_event = cols, ps->bp->n_cols = n;
+    ps->named |= CG_NAMED_EVENTS;
     return size_scratch(ps);
 }
 
@@ -209,12 +268,12 @@ static pk_status header_event(cg_parser *ps, const char *v, const char *e)
         const char *f = cgp_skip_space(v + 1, e),
                    *fe = f < e ? memchr(f, ':', (size_t)(e - f)) : NULL;
         fe = fe ? fe : e;
-        formula = intern(ps, f, trim_end(f, fe));
+        formula = intern_text(ps, f, trim_end(f, fe));
         v = fe;
     }
     if (v < e && *v == ':') {
         const char *l = cgp_skip_space(v + 1, e);
-        lng = intern(ps, l, trim_end(l, e));
+        lng = intern_text(ps, l, trim_end(l, e));
     }
     uint32_t ev;
     pk_status st = name ? cgb_event(ps->b, name, &ev) : pk_fail_nomem("reading events");
@@ -245,10 +304,33 @@ static pk_status header_numbers(cg_parser *ps, const char *v, const char *e, int
     return PK_OK;
 }
 
+/* "Name of EVENT: metric name" and "Unit of EVENT: unit": what profkit
+ * writes of a metric that "events:" cannot say. */
+static pk_status event_metadata(cg_parser *ps, const char *d)
+{
+    int name = strncmp(d, "Name of ", 8) == 0, unit = strncmp(d, "Unit of ", 8) == 0;
+    const char *ev = d + 8, *colon = strstr(ev, ": ");
+    if (!(name || unit) || !colon || colon == ev) return PK_OK;
+    const char *ename = pk_intern(&ps->p->strings, ev, (size_t)(colon - ev));
+    const char *value = pk_intern_cstr(&ps->p->strings, colon + 2);
+    uint32_t k;
+    pk_status st = ename && value ? cgb_event(ps->b, ename, &k) : pk_fail_nomem("reading desc:");
+    if (st) return st;
+    if (name)
+        ps->b->cg->events[k].metric_name = value;
+    else
+        ps->b->cg->events[k].unit = value;
+    return size_scratch(ps);
+}
+
 static pk_status header_desc(cg_parser *ps, const char *v, const char *e)
 {
     pk_cg_part_rec *part = &ps->b->cg->parts[ps->part];
     const char *d = intern_trimmed(ps, v, e);
+    if (d && (ps->named & CG_NAMED_PROFKIT)) {
+        pk_status st = event_metadata(ps, d);
+        if (st) return st;
+    }
     const char **a = realloc(part->descs, (part->n_descs + 1u) * sizeof *a);
     if (!d || !a) {
         if (a) part->descs = a;
@@ -276,6 +358,9 @@ static pk_status header_value(cg_parser *ps, const char *k, size_t n, const char
     pk_status st = PK_OK;
     if (key_is(k, n, "creator")) {
         ps->creator = part->creator = intern_trimmed(ps, v, e);
+        int ours = ps->creator && strncmp(ps->creator, "profkit", 7) == 0 &&
+                   (ps->creator[7] == ' ' || !ps->creator[7]);
+        ps->named = ours ? ps->named | CG_NAMED_PROFKIT : ps->named & ~CG_NAMED_PROFKIT;
     } else if (key_is(k, n, "cmd")) {
         ps->cmd = part->cmd = intern_trimmed(ps, v, e);
     } else if (key_is(k, n, "pid")) {
@@ -313,6 +398,12 @@ pk_status cgp_header(cg_parser *ps, const char *k, size_t n, const char *v, cons
     if (new_part) {
         pk_status st = cgp_start_part(ps);
         if (st) return st;
+    } else if ((ps->named & CG_NAMED_EVENTS) && !ps->part_body && !key_is(k, n, "summary") &&
+               !key_is(k, n, "totals")) {
+        cgp_diag(ps, PK_SEV_WARNING, "header-after-events",
+                 "'%.*s:' after 'events:': callgrind_annotate takes 'events:' for the last "
+                 "header line and warns that this line is malformed",
+                 (int)n, k);
     }
     return header_value(ps, k, n, v, e);
 }
@@ -401,11 +492,11 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
         if (s >= e || *s != ')') return cgp_bad(ps, "compressed name without ')'");
         s = cgp_skip_space(s + 1, e);
         if (s == e) return lookup_name(ps, kind, id, out);
-        *out = intern(ps, s, e); /* one_line() refused NUL bytes */
+        *out = intern_text(ps, s, e); /* one_line() refused NUL bytes */
         return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
     }
     v = cgp_skip_space(v, e); /* as after "(id)": blanks never start a name */
-    *out = intern(ps, v, e);
+    *out = intern_text(ps, v, e);
     return *out ? PK_OK : pk_fail_nomem("reading names");
 }
 
@@ -416,10 +507,30 @@ static pk_status set_function(cg_parser *ps, const char *name)
     return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
 }
 
+/* What callgrind_annotate chokes on: a function before any file, a
+ * fi=/fe= before any function. */
+static void check_order(cg_parser *ps, const char *k, size_t n)
+{
+    if (key_is(k, n, "fl")) ps->named |= CG_NAMED_FL;
+    if (key_is(k, n, "fn") && !(ps->named & CG_NAMED_FL)) {
+        cgp_diag(ps, PK_SEV_WARNING, "function-without-file",
+                 "'fn=' before any 'fl=': callgrind_annotate warns 'Use of uninitialized value "
+                 "$curr_file' and KCachegrind shows the function without a file");
+        ps->named |= CG_NAMED_FL; /* said once */
+    }
+    if ((key_is(k, n, "fi") || key_is(k, n, "fe")) && !(ps->named & CG_NAMED_FN))
+        cgp_diag(ps, PK_SEV_WARNING, "file-before-function",
+                 "'%.*s=' before the first 'fn=': callgrind_annotate stops there ('Unexpected "
+                 "fi/fe line')",
+                 (int)n, k);
+    if (key_is(k, n, "fn")) ps->named |= CG_NAMED_FN;
+}
+
 pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
 {
     int kind = name_kind(k, n);
     const char *name = NULL;
+    check_order(ps, k, n);
     pk_status st = parse_name(ps, kind, v, e, &name);
     if (st || !name) return st;
     uint32_t idx = PK_NONE;
@@ -441,9 +552,9 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     } else if (key_is(k, n, "fn")) {
         st = set_function(ps, name);
     } else if (key_is(k, n, "cob")) {
-        ps->cob = idx;
+        ps->cob = idx, ps->named |= CG_NAMED_COB;
     } else if (key_is(k, n, "cfi") || key_is(k, n, "cfl")) {
-        ps->cfi = idx;
+        ps->cfi = idx, ps->named |= CG_NAMED_CFI;
     } else if (key_is(k, n, "cfn")) {
         ps->cfn_name = name;
     } else if (key_is(k, n, "jfi")) {
@@ -452,4 +563,22 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
         st = cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
     }
     return st;
+}
+
+void cgp_callee_place(cg_parser *ps, uint64_t count, uint32_t *obj, uint32_t *file)
+{
+    /* cob=??? and cfi=??? say "unknown", not "as the caller's" */
+    *obj = ps->named & CG_NAMED_COB ? ps->cob : ps->ob;
+    *file = ps->named & CG_NAMED_CFI ? ps->cfi : ps->fi;
+    if (count == 0)
+        cgp_diag(ps, PK_SEV_WARNING, "zero-call-count",
+                 "'calls=0' (a call that began before this part): callgrind_annotate counts its "
+                 "inclusive cost as the caller's self cost");
+}
+
+void cgp_callee_done(cg_parser *ps)
+{
+    ps->cob = ps->cfi = PK_NONE;
+    ps->cfn_name = NULL;
+    ps->named &= ~(CG_NAMED_COB | CG_NAMED_CFI);
 }

@@ -29,6 +29,17 @@ else
 fi
 run fuzz_hpctoolkit "$seeds" "$here/hpctoolkit.dict" 300000
 
+# metrics/default.yaml: the corpus databases' own and the fixture's.
+seeds=$build/fuzz-seeds/hpctk_yaml
+rm -rf "$seeds"; mkdir -p "$seeds"
+if [ -d "$corpus/hpctoolkit" ]; then
+  find "$corpus/hpctoolkit" -path '*metrics/default.yaml' -size -64k \
+    -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;
+fi
+printf 'version: 0\ninputs:\n  - &a\n    metric: cycles\n    scope: execution\nroots:\n  - name: cycles\n    variants: {}\n' \
+  > "$seeds/minimal.yaml"
+run fuzz_hpctk_yaml "$seeds" "$here/hpctk_yaml.dict" 65536
+
 # Callgrind: the project's sample (plain and gzip) and corpus files <= 64 KiB.
 seeds=$build/fuzz-seeds/callgrind
 rm -rf "$seeds"; mkdir -p "$seeds"

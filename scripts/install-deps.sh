@@ -8,7 +8,7 @@
 # --with-bench  also hyperfine and GNU time (make bench)
 set -euo pipefail
 
-packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev valgrind
+packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev libyaml-dev valgrind
           chromium python3-websocket libdw-dev)
 for arg in "$@"; do
   case "$arg" in

@@ -43,12 +43,22 @@ static void every_database_loads_and_checks_clean(void **state)
         if (st == PK_ERR_UNKNOWN_FORMAT) continue; /* not a v4 database */
         if (st) fail_msg("%s: %s", dbs[i], pk_error_last());
         v4++;
+        /* The database of HPCToolkit's PR #495 tests (written before the
+         * format settled) has no metrics/default.yaml and statistic ids
+         * hpcviewer misreads: check must say so; the rest is clean. */
+        int draft = strstr(dbs[i], "hpctoolkit-pr-metadb-tests") != NULL;
+        size_t viewer = 0;
         for (size_t k = 0; k < pk_diagnostic_count(p); k++) {
             pk_diagnostic d;
             pk_diagnostic_get(p, k, &d);
+            if (draft && !strncmp(d.code, "viewer-", 7)) {
+                viewer++;
+                continue;
+            }
             if (d.severity != PK_SEV_NOTE || strcmp(d.code, "unlisted-context"))
                 fail_msg("%s: unexpected diagnostic: %s", dbs[i], d.message);
         }
+        if (draft && !viewer) fail_msg("%s: hpcviewer's problems not reported", dbs[i]);
         size_t problems = 1;
         pk_profile_verify(p, NULL, NULL, &problems);
         if (problems) fail_msg("%s: profile.db and cct.db disagree %zu times", dbs[i], problems);

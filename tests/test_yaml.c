@@ -30,7 +30,8 @@ static char *generate(const pk_profile *p)
     size_t len = 0;
     FILE *f = open_memstream(&buf, &len);
     assert_non_null(f);
-    assert_int_equal(hk_write_metrics_yaml(p, f), PK_OK);
+    int deep;
+    assert_int_equal(hk_write_metrics_yaml(p, f, &deep), PK_OK);
     fclose(f);
     return buf;
 }

@@ -253,6 +253,26 @@ static pk_status derived_program_total(const pk_profile *p, pk_index metric, dou
     return st;
 }
 
+/* A min/max metric's stored inclusive value at the root (else at the
+ * entry points), combined over the locations that hold one. */
+static pk_status combined_root(const pk_profile *p, pk_index col, int summary, pk_combine how,
+                               double *out)
+{
+    double root = 0, entries = 0, v;
+    unsigned char root_seen = 0, entries_seen = 0;
+    const pk_ctx_rec *r = &p->ctx[0];
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        if (p->locs[l].is_summary != summary) continue;
+        if (pk_value_lookup(p, l, 0, col, &v) == PK_OK && v != 0.0)
+            pk_combine_into(how, &root, &root_seen, v);
+        for (uint32_t k = 0; k < r->n_children; k++)
+            if (pk_value_lookup(p, l, r->first_child + k, col, &v) == PK_OK && v != 0.0)
+                pk_combine_into(how, &entries, &entries_seen, v);
+    }
+    *out = root_seen ? root : entries;
+    return PK_OK;
+}
+
 pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_program_total: NULL argument");
@@ -265,6 +285,9 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
         return derived_program_total(p, metric, out);
     pk_index stand_in = summary_stand_in(p, col);
     if (stand_in != PK_NONE) col = stand_in;
+    if (p->metrics[metric].combine == PK_COMBINE_MIN ||
+        p->metrics[metric].combine == PK_COMBINE_MAX)
+        return combined_root(p, col, stand_in != PK_NONE, p->metrics[metric].combine, out);
     ksum root = {0}, entries = {0};
     int root_seen = 0;
     const pk_ctx_rec *r = &p->ctx[0];
@@ -312,6 +335,10 @@ static void program_totals(const pk_profile *p, const double *columns, const dou
         pk_index col;
         out[m] = NAN;
         if (!plain || p->n_ctx == 0) { /* summary-only: cheap lookups */
+            if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
+            continue;
+        }
+        if (p->metrics[m].combine != PK_COMBINE_SUM) { /* min/max: not a sum of the roots */
             if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;
         }

@@ -314,7 +314,14 @@ if [ -d "$corpus/hpctoolkit" ]; then
   expect_status 0 "$profkit" threads --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
   json_check "$work/out" 'doc["count"] == 4'
   for m in $(find "$corpus/hpctoolkit" -name meta.db | sort); do
-    expect_status 0 "$profkit" check -q "$(dirname "$m")"
+    case $m in
+      # HPCToolkit's draft of the layout (PR #495) has no metrics/default.yaml and
+      # statistic ids hpcviewer misreads: check warns about both
+      *pr-metadb-tests-small_v4.0/*) expect_status 1 "$profkit" check "$(dirname "$m")"
+        grep -q "viewer-yaml" "$work/out" && grep -q "viewer-metric-id" "$work/out" ||
+          fail "check does not say what hpcviewer would choke on" ;;
+      *) expect_status 0 "$profkit" check -q "$(dirname "$m")" ;;
+    esac
   done
   # legacy experiment.xml 2.x databases (Hatchet's test data, hpcviewer's)
   golden tree-legacy-cpi.txt "$profkit" tree -n 12 "$corpus/hpctoolkit/hatchet-cpi-v2"

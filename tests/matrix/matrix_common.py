@@ -205,7 +205,7 @@ def verdict(problems, readers):
     return {"ok": not problems, "problems": problems, "readers": readers}
 
 
-def totals_problems(reader, src_info, got, problems, skip=()):
+def totals_problems(reader, src_info, got, problems, skip=(), rel_tol=0.0):
     """Compare a reader's per-metric program totals ({name: value}) with
     the source's (profkit info --json of the input), after unit scaling
     by the output's unit where the reader reports one ({name: (value,
@@ -225,6 +225,7 @@ def totals_problems(reader, src_info, got, problems, skip=()):
             continue  # a metric the writer left out: the matrix checks that it said so
         value, unit = hit
         scale = unit_scale(m.get("unit"), unit, m["name"]) if unit is not None else 1.0
-        if scale is None or not close((m["program_total"] or 0) * scale, value, 1e-6):
+        want = (m["program_total"] or 0) * scale if scale is not None else None
+        if want is None or not close(want, value, 1e-6 + rel_tol * abs(want)):
             problems.append("%s: metric %r total %r, source %r" % (reader, m["name"], value,
                                                                     m["program_total"]))

@@ -21,4 +21,11 @@ void tu_assert_same_model(const pk_profile *a, const pk_profile *b, const char *
  * whose function is one of the name-only functions appended after a's. */
 void tu_assert_same_model_v40(const pk_profile *a, const pk_profile *b, const char *label);
 
+/* The same, for `b` written by the HPCToolkit writer from an `a` it had to
+ * fit to HPCToolkit's readers (formats/hpctoolkit/write_shape.h; ids kept,
+ * no entry point added): metrics, scopes and columns are matched by what
+ * they mean, not by index or stored id; every value of a is in b bit for
+ * bit; b may hold more (scopes derived, statistics combined). */
+void tu_assert_same_model_shaped(const pk_profile *a, const pk_profile *b, const char *label);
+
 #endif

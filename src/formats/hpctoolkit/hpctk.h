@@ -118,6 +118,8 @@ typedef struct hk_array {
 typedef struct hk_reader {
     pk_profile *p;
     int intermediate; /* meta.db is in the intermediate v4.0 layout (decided by szMetric) */
+    const char *dir;  /* the database directory (metrics/default.yaml), or NULL */
+    int null_strings; /* General Properties pointers that are 0: 1 title, 2 description */
     uint32_t flags;   /* PK_OPEN_* */
     unsigned threads; /* pk_open_options.threads */
     hk_file f[HK_NFILES];
@@ -251,6 +253,10 @@ pk_status hk_read_context_tree(hk_reader *r); /* read_contexts.c */
 pk_status hk_read_profiles(hk_reader *r);     /* read_profile.c */
 pk_status hk_read_cct(hk_reader *r);          /* read_cct.c */
 pk_status hk_read_traces(hk_reader *r);       /* read_trace.c */
+/* metrics/default.yaml of r->dir, and what hpcviewer would choke on
+ * (read_viewer.c). */
+pk_status hk_read_yaml(hk_reader *r, const char *dir);
+void hk_viewer_checks(hk_reader *r);
 /* Remember, for file `fid`, a context id that meta.db does not list. */
 pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id);
 

@@ -51,6 +51,25 @@ pk_status hk_write_db(const pk_profile *p, const char *path, const pk_write_opti
  * §a, "METRICS.yaml taxonomy"), written to `out`. One root per metric that
  * has summary statistics; inputs name the summary statistics stored in the
  * profile (metric, scope, formula, combine) exactly as meta.db lists them. */
-pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out);
+pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out, int *deep);
+/* Pieces of it, for metrics with only[m] set (NULL: all): the `inputs`
+ * items and the `roots` items, each item starting with "\n  - ". Roots
+ * nest by the metric tree (`children`), at most HK_YAML_MAX_DEPTH levels:
+ * *deep counts metrics put at the top because theirs is deeper. */
+#define HK_YAML_MAX_DEPTH 16
+void hk_yaml_put_inputs(FILE *out, const pk_profile *p, const unsigned char *only);
+pk_status hk_yaml_put_roots(FILE *out, const pk_profile *p, const unsigned char *only, int *deep);
+/* Does metric m have statistics a root presents? */
+int hk_yaml_presented(const pk_profile *p, uint32_t m);
+/* Does the metric's unit need a `unit` key (its name does not end in
+ * "(unit)", hpcprof's way)? */
+int hk_yaml_unit_needed(const pk_metric *met);
+
+/* The text of metrics/default.yaml for `p` (write_yaml_keep.c): the
+ * source database's own (profile attribute HK_YAML_ATTR) when it still
+ * fits p, with items added for metrics it does not mention; a new one
+ * otherwise, the old one reported as left out. *text is malloc'ed. */
+pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_options *o,
+                       pk_write_stats *stats, char **text, size_t *len);
 
 #endif

@@ -163,6 +163,8 @@ static pk_status hk_run(hk_reader *r)
     if (!st) st = add_unlisted(r);
     if (!st) st = attach_cct(r);
     if (!st) st = read_optional(r, HK_TRACE, hk_read_traces, PK_OPEN_NO_TRACES);
+    if (!st && r->dir) st = hk_read_yaml(r, r->dir);
+    if (!st) hk_viewer_checks(r);
     if (!st) st = pk_model_finish_diagnostics(p);
     return st;
 }
@@ -243,7 +245,7 @@ pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_f
     hk_reader r;
     pk_status st = reader_init(&r, opts, emit, user, sections);
     if (!st) {
-        r.p->path = pk_intern_cstr(&r.p->strings, path);
+        r.p->path = r.dir = pk_intern_cstr(&r.p->strings, path);
         if (!r.p->path) st = pk_fail_nomem("opening a database");
     }
     for (int f = 0; !st && f < HK_NFILES; f++) {

@@ -21,6 +21,11 @@ static pk_status read_general(hk_reader *r, hk_file *f)
     if (st) return st;
     HK_EMIT(r, f, h, HK_S_GENERAL, "general", HK_S("title", r->p->title),
             HK_S("description", r->p->description));
+    /* A null pointer is a fault (hpcviewer's check); an empty string is how
+     * a writer says "none" without one (profkit writes none so). */
+    r->null_strings = (!r->p->title ? 1 : 0) | (!r->p->description ? 2 : 0);
+    if (r->p->title && !*r->p->title) r->p->title = NULL;
+    if (r->p->description && !*r->p->description) r->p->description = NULL;
     return PK_OK;
 }
 

@@ -191,6 +191,21 @@ static pk_status count_columns(const hk_file *f, const metrics_hdr *mh, uint64_t
     return PK_OK;
 }
 
+/* meta.db has no per-metric combine: a metric whose statistics all
+ * combine by min (or all by max) is such a metric (profkit writes a Cube
+ * min_time so); any other combines by sum. */
+static void infer_combine(pk_profile *p, uint32_t m)
+{
+    int seen[PK_COMBINE_OTHER + 1] = {0};
+    for (uint32_t i = 0; i < p->n_columns; i++)
+        if (p->columns[i].metric == m && p->columns[i].is_summary)
+            seen[p->columns[i].combine <= PK_COMBINE_OTHER ? p->columns[i].combine
+                                                           : PK_COMBINE_OTHER]++;
+    if (!seen[PK_COMBINE_SUM] && !seen[PK_COMBINE_OTHER] &&
+        (!seen[PK_COMBINE_MIN] != !seen[PK_COMBINE_MAX]))
+        p->metrics[m].combine = seen[PK_COMBINE_MIN] ? PK_COMBINE_MIN : PK_COMBINE_MAX;
+}
+
 static pk_status read_metric(hk_reader *r, hk_file *f, const metrics_hdr *mh, uint32_t m)
 {
     uint64_t e = mh->metrics.base + (uint64_t)m * mh->metrics.stride;
@@ -208,6 +223,7 @@ static pk_status read_metric(hk_reader *r, hk_file *f, const metrics_hdr *mh, ui
             HK_X("pSummaries", pk_le64(d + 0x10)), HK_U("nSummaries", n_sum));
     st = read_scope_insts(r, f, mh, m, pk_le64(d + 8), n_inst);
     if (!st) st = read_summaries(r, f, mh, m, pk_le64(d + 0x10), n_sum);
+    if (!st) infer_combine(r->p, m);
     return st;
 }
 

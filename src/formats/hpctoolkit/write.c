@@ -21,6 +21,7 @@
 #include "util/error.h"
 #include "util/mapfile.h"
 #include "util/outfile.h"
+#include "write_shape.h"
 
 #define PATH_SIZE 4096
 
@@ -63,19 +64,15 @@ static pk_status write_meta(const pk_profile *p, const char *dir, uint64_t *byte
     return st;
 }
 
-static pk_status write_yaml(const pk_profile *p, const char *dir, uint64_t *bytes)
+static pk_status write_yaml(const char *dir, const char *text, size_t len, uint64_t *bytes)
 {
     char path[PATH_SIZE];
     join(path, dir, "/metrics");
     if (mkdir(path, 0755) != 0)
         return pk_fail(PK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
     join(path, dir, "/metrics/default.yaml");
-    FILE *f = fopen(path, "wx");
-    if (!f) return pk_fail(PK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
-    pk_status st = hk_write_metrics_yaml(p, f);
-    long size = ftell(f);
-    if (fclose(f) != 0 && !st) st = pk_fail(PK_ERR_IO, "%s: write failed", path);
-    if (size > 0) *bytes += (uint64_t)size;
+    pk_status st = pk_write_file(path, text, len);
+    if (!st) *bytes += len;
     return st;
 }
 
@@ -101,7 +98,7 @@ static uint64_t expected_bytes(const pk_profile *p)
 }
 
 static pk_status write_files(const pk_profile *p, const char *dir, const pk_write_options *o,
-                             pk_write_stats *stats)
+                             pk_write_stats *stats, const char *yaml, size_t yaml_len)
 {
     hk_order order;
     char path[PATH_SIZE];
@@ -119,7 +116,7 @@ static pk_status write_files(const pk_profile *p, const char *dir, const pk_writ
     int traces = (p->n_traces || p->has_trace_range) && !(o && (o->flags & PK_WRITE_NO_TRACE));
     join(path, dir, "/trace.db");
     if (!st && traces) st = hk_write_trace_db(p, &order, path, &bytes, &stats->n_skipped_traces);
-    if (!st) st = write_yaml(p, dir, &bytes);
+    if (!st) st = write_yaml(dir, yaml, yaml_len, &bytes);
     step(&pr, bytes);
     stats->bytes = bytes;
     stats->n_files = 4u + (traces ? 1u : 0u);
@@ -185,13 +182,28 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     int exists;
     pk_status st = may_replace(path, o, &exists);
     if (st) return st;
+    const pk_profile *source = p;
+    pk_profile *shaped = NULL; /* a copy fitted to what HPCToolkit's readers need */
+    char *yaml = NULL;
+    size_t yaml_len = 0;
+    st = hk_shape_make(p, path, o, stats, &shaped);
+    if (shaped) p = shaped;
+    if (!st) st = hk_yaml_text(p, path, o, stats, &yaml, &yaml_len);
+    if (st) {
+        hk_shape_free(source, shaped);
+        return st;
+    }
     char suffix[32];
     snprintf(suffix, sizeof suffix, ".tmp-%ld", (long)getpid());
     join(tmp, path, suffix);
-    if (mkdir(tmp, 0755) != 0)
-        return pk_fail(PK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    st = write_files(p, tmp, o, stats);
-    if (!st) st = install(tmp, path, exists);
-    if (st) remove_db_dir(tmp);
+    if (mkdir(tmp, 0755) != 0) {
+        st = pk_fail(PK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
+    } else {
+        st = write_files(p, tmp, o, stats, yaml, yaml_len);
+        if (!st) st = install(tmp, path, exists);
+        if (st) remove_db_dir(tmp);
+    }
+    free(yaml);
+    hk_shape_free(source, shaped);
     return st;
 }

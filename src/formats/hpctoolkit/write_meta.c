@@ -19,6 +19,7 @@
 #include "hpctk_write.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "write_shape.h"
 
 typedef struct meta_w {
     const pk_profile *p;
@@ -26,6 +27,7 @@ typedef struct meta_w {
     uint64_t lo[8], hi[8];
     size_t *mod_name, *file_name, *fn_name, *entry_name; /* string offsets */
     size_t mods_at, files_at, fns_at;                    /* structure arrays */
+    int rule_bits; /* no reader set propagation bits: hpcprof's (bit 0 on lexical links) */
 } meta_w;
 
 static void begin_section(meta_w *w, int s)
@@ -45,12 +47,14 @@ static size_t str_or_zero(pk_buf *b, const char *s)
     return s ? pk_buf_str(b, s) : 0;
 }
 
+/* Title and description are never null pointers: hpcviewer 2023 fails to
+ * open such a database and 2024 shows garbage as its title. */
 static void put_general(meta_w *w)
 {
     begin_section(w, HK_MS_GENERAL);
     size_t h = pk_buf_zeros(&w->b, 0x10);
-    pk_buf_set_u64(&w->b, h, str_or_zero(&w->b, w->p->title));
-    pk_buf_set_u64(&w->b, h + 8, str_or_zero(&w->b, w->p->description));
+    pk_buf_set_u64(&w->b, h, pk_buf_str(&w->b, w->p->title ? w->p->title : ""));
+    pk_buf_set_u64(&w->b, h + 8, pk_buf_str(&w->b, w->p->description ? w->p->description : ""));
     end_section(w, HK_MS_GENERAL);
 }
 
@@ -216,8 +220,14 @@ static void put_strings(meta_w *w)
     for (uint32_t i = 0; i < p->n_functions; i++)
         w->fn_name[i] = str_or_zero(&w->b, p->functions[i].name);
     const pk_ctx_rec *root = &p->ctx[0];
-    for (uint32_t k = 0; k < root->n_children; k++)
-        w->entry_name[k] = str_or_zero(&w->b, p->ctx[root->first_child + k].entry_name);
+    for (uint32_t k = 0; k < root->n_children; k++) { /* hpcviewer names entries by these */
+        const pk_ctx_rec *e = &p->ctx[root->first_child + k];
+        const char *name = e->entry_name                     ? e->entry_name
+                           : e->entry == PK_ENTRY_MAIN       ? "main thread"
+                           : e->entry == PK_ENTRY_APP_THREAD ? "application thread"
+                                                             : "unknown entry";
+        w->entry_name[k] = pk_buf_str(&w->b, name);
+    }
     end_section(w, HK_MS_STRINGS);
 }
 
@@ -317,14 +327,6 @@ static uint16_t entry_code(const pk_ctx_rec *c)
     }
 }
 
-/* Propagation bits: as stored for an HPCToolkit source; otherwise what
- * hpcprof sets (bit 0, the "function" scope, on lexical contexts). */
-static uint16_t propagation_bits(const pk_profile *p, const pk_ctx_rec *c)
-{
-    if (p->format == PK_FORMAT_HPCTOOLKIT_V4) return c->propagation;
-    return c->relation == PK_REL_LEXICAL ? 1 : 0;
-}
-
 static unsigned flex_words(const pk_ctx_rec *c)
 {
     return (c->flags & PK_CTXF_HAS_FUNCTION ? 1 : 0) + (c->flags & PK_CTXF_HAS_SRCLOC ? 2 : 0) +
@@ -360,7 +362,8 @@ static size_t put_context(meta_w *w, uint32_t i)
     pk_buf_set_u8(&w->b, e + 0x15, relation_code(c));
     pk_buf_set_u8(&w->b, e + 0x16, lexical_type(c));
     pk_buf_set_u8(&w->b, e + 0x17, (uint8_t)nflex);
-    pk_buf_set_u16(&w->b, e + 0x18, propagation_bits(w->p, c));
+    pk_buf_set_u16(&w->b, e + 0x18,
+                   w->rule_bits ? (c->relation == PK_REL_LEXICAL ? 1 : 0) : c->propagation);
     return e;
 }
 
@@ -462,7 +465,7 @@ pk_status hk_build_meta(const pk_profile *p, pk_buf *out)
 {
     pk_status st = check_contexts(p);
     if (st) return st;
-    meta_w w = {.p = p};
+    meta_w w = {.p = p, .rule_bits = !hk_shape_bits_known(p)};
     size_t n_entries = p->ctx[0].n_children;
     w.mod_name = calloc(p->n_modules + 1u, sizeof *w.mod_name);
     w.file_name = calloc(p->n_files + 1u, sizeof *w.file_name);

@@ -20,6 +20,8 @@
  * which keeps the anchors unique. Output without statistics other than
  * Sum is byte-identical to hpcprof's (tests/test_yaml.c).
  */
+#define _GNU_SOURCE /* open_memstream */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -147,16 +149,11 @@ static int scopes_of(const pk_profile *p, uint32_t m, partials out[3])
     return has_any(&out[0]) || has_any(&out[1]) || has_any(&out[2]);
 }
 
-static void put_inputs(FILE *out, const pk_profile *p)
+void hk_yaml_put_inputs(FILE *out, const pk_profile *p, const unsigned char *only)
 {
-    int any = 0;
-    for (uint32_t m = 0; m < p->n_metrics && !any; m++) {
-        partials sc[3];
-        any = scopes_of(p, m, sc);
-    }
-    fputs(any ? "inputs:" : "inputs: []", out);
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         partials sc[3];
+        if (only && !only[m]) continue;
         scopes_of(p, m, sc);
         for (int s = 0; s < 3; s++)
             for (uint32_t c = 0; c < p->n_columns; c++) {
@@ -174,6 +171,12 @@ static void put_inputs(FILE *out, const pk_profile *p)
                 fprintf(out, "\n    combine: %s", combine_name(col->combine));
             }
     }
+}
+
+int hk_yaml_presented(const pk_profile *p, uint32_t m)
+{
+    partials sc[3];
+    return scopes_of(p, m, sc);
 }
 
 /* A presented statistic, as a formula over the partials. */
@@ -287,38 +290,158 @@ static int by_name(const void *a, const void *b)
     return c ? c : (x->metric > y->metric) - (x->metric < y->metric);
 }
 
-static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials sc[3])
+/* The unit, unless the name already says it as hpcprof's names do:
+ * "CPUTIME (sec)". HPCToolkit's taxonomy has no unit field: hpcviewer and
+ * hpcprof ignore the key; profkit's reader takes it back. */
+int hk_yaml_unit_needed(const pk_metric *met)
+{
+    if (!met->unit || !*met->unit) return 0;
+    size_t n = met->name ? strlen(met->name) : 0, u = strlen(met->unit);
+    return !(n > u + 2 && met->name[n - 1] == ')' && met->name[n - u - 2] == '(' &&
+             !strncmp(met->name + n - u - 1, met->unit, u));
+}
+
+static void put_unit(FILE *out, const pk_metric *met)
+{
+    if (!hk_yaml_unit_needed(met)) return;
+    fputs("\n    unit: ", out);
+    put_scalar(out, met->unit);
+}
+
+/* A metric without statistics (no values) keeps its unit and description
+ * in a root without variants: hpcviewer presents nothing for it. */
+static void put_root(FILE *out, const pk_profile *p, uint32_t m, const partials sc[3], int any)
 {
     const pk_metric *met = &p->metrics[m];
     fputs("\n  - name: ", out);
     put_scalar(out, met->name ? met->name : "");
     fputs("\n    description: ", out);
     put_scalar(out, met->description ? met->description : met->name ? met->name : "");
-    fputs("\n    variants:", out);
+    put_unit(out, met);
+    fputs(any ? "\n    variants:" : "\n    variants: {}", out); /* hpcviewer needs the key */
     for (int s = 0; s < S_N; s++)
         if (stat_available(&sc[0], s) || stat_available(&sc[1], s) || stat_available(&sc[2], s))
             put_variant(out, p, sc, s);
 }
 
-pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out)
+/* Where metric m goes in the taxonomy: under its parent (children keys
+ * nest, as hpcprof's GPU groups do; Cube's metric tree), unless the parent
+ * is not written or the chain is deeper than HK_YAML_MAX_DEPTH (a cycle
+ * is), then at the top. */
+static uint32_t placed_under(const pk_profile *p, const unsigned char *in, uint32_t m, int *deep)
 {
-    named *order = malloc((p->n_metrics + 1u) * sizeof *order);
-    if (!order) return pk_fail_nomem("writing metrics/default.yaml");
-    uint32_t n = 0;
-    for (uint32_t m = 0; m < p->n_metrics; m++) {
-        partials sc[3];
-        if (scopes_of(p, m, sc))
-            order[n++] = (named){p->metrics[m].name ? p->metrics[m].name : "", m};
+    uint32_t up = p->metrics[m].parent;
+    if (up >= p->n_metrics || !in[up]) return PK_NONE;
+    uint32_t x = up;
+    for (int d = 0; x < p->n_metrics && in[x]; d++, x = p->metrics[x].parent)
+        if (d >= HK_YAML_MAX_DEPTH) {
+            *deep += 1;
+            return PK_NONE;
+        }
+    return up;
+}
+
+/* One root's text (written at depth 0), indented for `depth`. */
+static void put_nested(FILE *out, const pk_profile *p, uint32_t m, unsigned depth)
+{
+    char *text = NULL;
+    size_t len = 0;
+    FILE *mem = open_memstream(&text, &len);
+    if (!mem) return (void)fputc('\0', out); /* fails the writer's ferror() check */
+    partials sc[3];
+    int any = scopes_of(p, m, sc);
+    put_root(mem, p, m, sc, any);
+    if (fclose(mem) != 0 || !text) return (void)free(text);
+    for (const char *c = text; *c; c++) {
+        fputc(*c, out);
+        for (unsigned i = 0; *c == '\n' && i < 4 * depth; i++)
+            fputc(' ', out);
     }
-    qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
-    fputs("version: 0\n", out);
-    put_inputs(out, p);
-    fputs(n ? "\nroots:" : "\nroots: []", out);
+    free(text);
+}
+
+/* Roots in hpcprof's order (by name), each followed by its children (in
+ * that order too): first[m]..first[m + 1] of `kids` are m's, and the
+ * roots are at the end, first[n_metrics].. */
+static void put_tree(FILE *out, const pk_profile *p, const uint32_t *first, const uint32_t *kids,
+                     uint32_t *stack, unsigned *depth)
+{
+    uint32_t sp = 0, top = p->n_metrics;
+    for (uint32_t i = first[top + 1]; i-- > first[top];)
+        stack[sp++] = kids[i], depth[kids[i]] = 0;
+    while (sp) {
+        uint32_t m = stack[--sp];
+        put_nested(out, p, m, depth[m]);
+        if (first[m + 1] > first[m]) fprintf(out, "\n%*schildren:", 4 + 4 * (int)depth[m], "");
+        for (uint32_t i = first[m + 1]; i-- > first[m];)
+            stack[sp++] = kids[i], depth[kids[i]] = depth[m] + 1;
+    }
+}
+
+/* Children lists of the written metrics, each in `order` (by name). */
+static void child_lists(const pk_profile *p, const named *order, uint32_t n, const uint32_t *under,
+                        uint32_t *first, uint32_t *kids)
+{
+    uint32_t top = p->n_metrics;
+    memset(first, 0, ((size_t)top + 2) * sizeof *first);
     for (uint32_t i = 0; i < n; i++) {
-        partials sc[3];
-        scopes_of(p, order[i].metric, sc);
-        put_root(out, p, order[i].metric, sc);
+        uint32_t u = under[order[i].metric];
+        first[(u == PK_NONE ? top : u) + 1]++;
     }
-    free(order);
-    return ferror(out) ? pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed") : PK_OK;
+    for (uint32_t m = 0; m <= top; m++)
+        first[m + 1] += first[m];
+    for (uint32_t i = 0; i < n; i++) { /* fill, then shift back */
+        uint32_t u = under[order[i].metric];
+        kids[first[u == PK_NONE ? top : u]++] = order[i].metric;
+    }
+    for (uint32_t m = top + 1; m > 0; m--)
+        first[m] = first[m - 1];
+    first[0] = 0;
+}
+
+pk_status hk_yaml_put_roots(FILE *out, const pk_profile *p, const unsigned char *only, int *deep)
+{
+    size_t n_m = (size_t)p->n_metrics + 2;
+    named *order = malloc(n_m * sizeof *order);
+    unsigned char *in = calloc(n_m, 1);
+    uint32_t *under = malloc(n_m * sizeof *under), *stack = malloc(n_m * sizeof *stack);
+    uint32_t *first = malloc(n_m * sizeof *first), *kids = malloc(n_m * sizeof *kids);
+    unsigned *depth = malloc(n_m * sizeof *depth);
+    pk_status st = PK_OK;
+    if (!order || !in || !under || !stack || !first || !kids || !depth)
+        st = pk_fail_nomem("writing metrics/default.yaml");
+    uint32_t n = 0;
+    for (uint32_t m = 0; !st && m < p->n_metrics; m++) {
+        partials sc[3];
+        const pk_metric *met = &p->metrics[m];
+        if ((!only || only[m]) &&
+            (scopes_of(p, m, sc) || hk_yaml_unit_needed(met) || met->description))
+            order[n++] = (named){met->name ? met->name : "", m}, in[m] = 1;
+    }
+    *deep = 0;
+    for (uint32_t i = 0; !st && i < n; i++)
+        under[order[i].metric] = placed_under(p, in, order[i].metric, deep);
+    if (!st) {
+        qsort(order, n, sizeof *order, by_name); /* hpcprof presents them sorted by name */
+        child_lists(p, order, n, under, first, kids);
+        put_tree(out, p, first, kids, stack, depth);
+    }
+    free(order), free(in), free(under), free(stack), free(first), free(kids), free(depth);
+    return st;
+}
+
+pk_status hk_write_metrics_yaml(const pk_profile *p, FILE *out, int *deep)
+{
+    int any = 0, roots = 0;
+    for (uint32_t m = 0; m < p->n_metrics; m++) {
+        any |= hk_yaml_presented(p, m);
+        roots |= hk_yaml_unit_needed(&p->metrics[m]) || p->metrics[m].description;
+    }
+    fputs("version: 0\n", out);
+    fputs(any ? "inputs:" : "inputs: []", out);
+    hk_yaml_put_inputs(out, p, NULL);
+    fputs(any || roots ? "\nroots:" : "\nroots: []", out);
+    pk_status st = hk_yaml_put_roots(out, p, NULL, deep);
+    if (!st && ferror(out)) st = pk_fail(PK_ERR_IO, "metrics/default.yaml: write failed");
+    return st;
 }

@@ -1,0 +1,106 @@
+/*
+ * formats/hpctoolkit/write_shape.h — fitting any model to what HPCToolkit
+ * readers need before the v4 writer lays it out (docs/hpctoolkit-writer.md,
+ * "From other formats").
+ *
+ * hpcviewer and HPCToolkit's own reader assume more than FORMATS.md says:
+ * one global root with id 0 and entry points directly below it; a summary
+ * profile holding each (metric, scope)'s Sum statistic under the same id
+ * as the per-profile values (hpcviewer indexes cct.db and its per-thread
+ * arrays with the statistic's id); identifier kinds 0-7 only; statistic
+ * formulas over $$ only; the execution scope of every metric (the program
+ * total). A model read from a database hpcprof wrote meets all of that and
+ * is written as it is (zero copy). Any other model is first copied into
+ * a shaped profile that does: write_shape.c decides and assembles it,
+ * write_shape_ctx.c maps contexts, write_shape_cols.c scopes and columns,
+ * write_shape_vals.c and write_shape_sum.c the values.
+ */
+#ifndef PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H
+#define PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H
+
+#include "model/model.h"
+#include "profkit/write.h"
+
+/* Where a column of the shaped profile takes its values from. */
+typedef enum hs_source {
+    HS_NONE,     /* no values (a statistic the source has none of) */
+    HS_STORED,   /* the source column `from`, value for value */
+    HS_DERIVED,  /* plain: derived along the tree from the source column `from` */
+    HS_COMBINED, /* summary: combined over the plain locations from shaped column `from` */
+} hs_source;
+
+/* How a combined statistic is computed from the plain values. */
+typedef enum hs_reduce { HS_SUM, HS_MIN, HS_MAX, HS_COUNT, HS_SUMSQ } hs_reduce;
+
+typedef struct hs_col {
+    hs_source source;
+    uint32_t from;     /* source column (STORED, DERIVED) or shaped plain column (COMBINED) */
+    uint8_t reduce;    /* hs_reduce, for HS_COMBINED */
+    uint8_t from_kind; /* pk_scope_kind of `from`, for HS_DERIVED */
+    uint8_t kind;      /* pk_scope_kind of the column itself */
+} hs_col;
+
+typedef struct hk_shape {
+    const pk_profile *p; /* the source model */
+    pk_profile *q;       /* the shaped copy */
+    const char *path;    /* the target, for loss reports */
+    const pk_write_options *o;
+    pk_write_stats *stats;
+
+    uint32_t *q_of_p; /* source context -> shaped context */
+    uint32_t entry;   /* shaped index of the entry point the writer added, or PK_NONE */
+    int renumbered;   /* context ids differ from the source's */
+
+    hs_col *col;              /* per shaped column */
+    uint32_t *qcol_of_pcol;   /* source plain column -> shaped plain column holding it, PK_NONE */
+    unsigned char *has_plain; /* per source metric: some plain location holds its values */
+    int unknown_raw;          /* some plain value has an id no column defines */
+    int plain_identity;       /* plain planes may be written as the source has them */
+
+    uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
+    uint32_t p_summary;  /* the source's summary location, PK_NONE */
+} hk_shape;
+
+/* 1 when the model can be written as it is: it meets every assumption
+ * above (whatever format it was read from: a JSON copy of a database is
+ * written as the database would be). */
+int hk_shape_native(const pk_profile *p);
+/* 1 when the contexts' propagation bits are to be written as they are. */
+int hk_shape_bits_known(const pk_profile *p);
+
+/* The shaped copy of `p` in *out (free with hk_shape_free(p, *out)), or
+ * *out = NULL when p is written as it is. What it can, it borrows from p
+ * (the tree when it needs no change, value planes written as they are),
+ * so p must outlive it. What HPCToolkit cannot hold is reported through
+ * pk_write_lose() for `path` (and fails under --strict). */
+pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
+                        pk_write_stats *stats, pk_profile **out);
+void hk_shape_free(const pk_profile *p, pk_profile *q);
+
+/* Steps of hk_shape_make(), in order. */
+pk_status hs_contexts(hk_shape *s);       /* q->ctx, s->q_of_p (write_shape_ctx.c) */
+pk_status hs_columns(hk_shape *s);        /* q->scopes, q->columns, s->col (write_shape_cols.c) */
+pk_status hs_plain_values(hk_shape *s);   /* plain locations' planes (write_shape_vals.c) */
+pk_status hs_summary_values(hk_shape *s); /* the summary plane (write_shape_sum.c) */
+
+/* A value on its way into a plane: sorted by (ctx, col), then packed. */
+typedef struct hs_triple {
+    uint32_t ctx;
+    uint16_t col;
+    double v;
+} hs_triple;
+
+typedef struct hs_triples {
+    hs_triple *t;
+    size_t n, cap;
+} hs_triples;
+
+/* Append (ctx, col, v) unless v is 0 (HPCToolkit stores no zeros). */
+pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v);
+/* The run [*b, *e) of a location-major plane's values at context id
+ * `id` (binary search of its index); 0 when it has none. */
+int hs_values_at(const pk_plane *pl, uint32_t id, uint64_t *b, uint64_t *e);
+/* Sort the triples and pack them into a location-major plane owned by q. */
+pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out);
+
+#endif

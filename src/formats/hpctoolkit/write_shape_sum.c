@@ -1,0 +1,196 @@
+/*
+ * formats/hpctoolkit/write_shape_sum.c — the summary profile of the
+ * shaped profile (profile.db profile 0): statistics combined over the
+ * plain locations' values, and those the source stored and the writer
+ * keeps (write_shape_cols.c says which is which).
+ *
+ * Combining walks the context-major view of the shaped values (cct.db's
+ * layout, built once and written as cct.db too): per context and plain
+ * column, the run of values over locations is reduced to each statistic
+ * that asks for it. Count and sum of squares follow hpcprof's partials
+ * "1" and "($$^2)" (field notes §d); a location without a stored value
+ * at a context counts as absent, since sparse files hold no zeros.
+ */
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "util/buf.h"
+#include "util/bytes.h"
+#include "write_shape.h"
+
+/* Combined statistics, grouped by the plain column they reduce. */
+typedef struct reducer {
+    uint32_t *first; /* plain raw id -> first entry of `list`, PK_NONE */
+    uint32_t *next;  /* entry -> next entry of the same plain column */
+    uint32_t *col;   /* entry -> summary column */
+    uint32_t n_raw;
+} reducer;
+
+static pk_status reducer_init(reducer *r, const hk_shape *s)
+{
+    const pk_profile *q = s->q;
+    r->n_raw = q->n_raw[0];
+    r->first = malloc(((size_t)r->n_raw + 1) * sizeof *r->first);
+    r->next = malloc(((size_t)q->n_columns + 1) * sizeof *r->next);
+    r->col = malloc(((size_t)q->n_columns + 1) * sizeof *r->col);
+    if (!r->first || !r->next || !r->col) return pk_fail_nomem("combining statistics");
+    for (uint32_t i = 0; i < r->n_raw; i++)
+        r->first[i] = PK_NONE;
+    uint32_t n = 0;
+    for (uint32_t c = q->n_columns; c-- > 0;) {
+        if (s->col[c].source != HS_COMBINED) continue;
+        uint32_t raw = q->columns[s->col[c].from].raw_id;
+        r->col[n] = c;
+        r->next[n] = r->first[raw];
+        r->first[raw] = n++;
+    }
+    return PK_OK;
+}
+
+static void reducer_free(reducer *r)
+{
+    free(r->first);
+    free(r->next);
+    free(r->col);
+}
+
+/* One statistic over a run of (location, value) records. */
+static double reduce(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t how)
+{
+    double acc = 0;
+    for (uint64_t v = b; v < e; v++) {
+        double x = pk_le_f64(vals + v * PK_CM_VAL_SIZE + 4);
+        if (how == HS_COUNT)
+            acc += 1;
+        else if (how == HS_SUMSQ)
+            acc += x * x;
+        else if (how == HS_SUM || v == b)
+            acc = how == HS_SUM ? acc + x : x;
+        else
+            acc = how == HS_MIN ? fmin(acc, x) : fmax(acc, x);
+    }
+    return acc;
+}
+
+static pk_status combine_context(const hk_shape *s, const reducer *r, uint32_t ctx, hs_triples *out)
+{
+    const pk_plane *pl = &s->q->cm[ctx];
+    pk_status st = PK_OK;
+    for (uint32_t k = 0; k < pl->nidx && !st; k++) {
+        const unsigned char *x = pl->idx + (uint64_t)k * PK_CM_IDX_SIZE;
+        uint32_t raw = pk_le16(x);
+        uint64_t b = pk_le64(x + 2),
+                 e = k + 1 < pl->nidx ? pk_le64(x + 2 + PK_CM_IDX_SIZE) : pl->nvals;
+        for (uint32_t j = raw < r->n_raw ? r->first[raw] : PK_NONE; j != PK_NONE && !st;
+             j = r->next[j]) {
+            uint32_t c = r->col[j];
+            st = hs_push(out, ctx, s->q->columns[c].raw_id,
+                         reduce(pl->vals, b, e, s->col[c].reduce));
+        }
+    }
+    return st;
+}
+
+/* The summary, context by context in id order (the plane's order), so
+ * nothing but one context's values is ever sorted. */
+typedef struct sum_job {
+    const hk_shape *s;
+    reducer r;
+    uint32_t *q_of_pcol; /* source statistic -> shaped statistic it is kept as */
+    uint32_t *p_of_q;    /* shaped context -> source context, PK_NONE for an added one */
+    hs_triples here;     /* this context's values */
+    pk_buf vals, idx;
+    uint64_t nvals;
+    uint32_t nidx;
+} sum_job;
+
+/* The source's own statistics at shaped context qi. */
+static pk_status stored_at(sum_job *j, uint32_t qi)
+{
+    const pk_profile *p = j->s->p, *q = j->s->q;
+    uint32_t pi = j->p_of_q[qi];
+    uint64_t b, e;
+    if (j->s->p_summary == PK_NONE || pi == PK_NONE ||
+        !hs_values_at(&p->locs[j->s->p_summary].plane, (uint32_t)p->ctx[pi].id, &b, &e))
+        return PK_OK;
+    const pk_plane *pl = &p->locs[j->s->p_summary].plane;
+    pk_status st = PK_OK;
+    for (uint64_t v = b; v < e && !st; v++) {
+        const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
+        uint32_t pc = pk_model_col_of(p, 1, pk_le16(rec));
+        uint32_t qc = pc == PK_NONE ? PK_NONE : j->q_of_pcol[pc];
+        if (qc != PK_NONE) st = hs_push(&j->here, qi, q->columns[qc].raw_id, pk_le_f64(rec + 2));
+    }
+    return st;
+}
+
+static int by_col(const void *a, const void *b)
+{
+    const hs_triple *x = a, *y = b;
+    return (x->col > y->col) - (x->col < y->col);
+}
+
+/* Context id `id` (shaped index qi): its values, sorted, appended. */
+static pk_status append_context(sum_job *j, uint64_t id, uint32_t qi)
+{
+    j->here.n = 0;
+    pk_status st = combine_context(j->s, &j->r, qi, &j->here);
+    if (!st) st = stored_at(j, qi);
+    if (st || !j->here.n) return st;
+    qsort(j->here.t, j->here.n, sizeof *j->here.t, by_col);
+    unsigned char rec[PK_LM_IDX_SIZE > PK_LM_VAL_SIZE ? PK_LM_IDX_SIZE : PK_LM_VAL_SIZE];
+    pk_put_le32(rec, (uint32_t)id);
+    pk_put_le64(rec + 4, j->nvals);
+    pk_buf_bytes(&j->idx, rec, PK_LM_IDX_SIZE);
+    j->nidx++;
+    for (size_t k = 0; k < j->here.n; k++) {
+        pk_put_le16(rec, j->here.t[k].col);
+        pk_put_le64(rec + 2, pk_f64_bits(j->here.t[k].v));
+        pk_buf_bytes(&j->vals, rec, PK_LM_VAL_SIZE);
+    }
+    j->nvals += j->here.n;
+    return PK_OK;
+}
+
+static pk_status sum_init(sum_job *j, const hk_shape *s)
+{
+    const pk_profile *p = s->p, *q = s->q;
+    j->q_of_pcol = malloc(((size_t)p->n_columns + 1) * sizeof *j->q_of_pcol);
+    j->p_of_q = malloc(((size_t)q->n_ctx + 1) * sizeof *j->p_of_q);
+    if (!j->q_of_pcol || !j->p_of_q) return pk_fail_nomem("combining statistics");
+    for (uint32_t i = 0; i < p->n_columns; i++)
+        j->q_of_pcol[i] = PK_NONE;
+    for (uint32_t c = 0; c < q->n_columns; c++)
+        if (q->columns[c].is_summary && s->col[c].source == HS_STORED)
+            j->q_of_pcol[s->col[c].from] = c;
+    for (uint32_t i = 0; i < q->n_ctx; i++)
+        j->p_of_q[i] = PK_NONE;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        j->p_of_q[s->q_of_p[i]] = i;
+    return reducer_init(&j->r, s);
+}
+
+pk_status hs_summary_values(hk_shape *s)
+{
+    pk_profile *q = s->q;
+    sum_job j = {.s = s};
+    pk_status st = pk_model_ensure_cm(q);
+    if (!st) st = sum_init(&j, s);
+    uint64_t max_id = 0;
+    for (uint32_t i = 0; i < q->n_ctx; i++)
+        max_id = q->ctx[i].id > max_id ? q->ctx[i].id : max_id;
+    for (uint64_t id = 0; id <= max_id && !st; id++) {
+        uint32_t qi = pk_model_ctx_find(q, id);
+        if (qi != PK_NONE) st = append_context(&j, id, qi);
+    }
+    if (!st && (j.vals.failed || j.idx.failed)) st = pk_fail_nomem("combining statistics");
+    unsigned char *vals = j.vals.data, *idx = j.idx.data;
+    if (!st && vals) st = pk_model_adopt_owned(q, vals), j.vals.data = NULL;
+    if (!st && idx) st = pk_model_adopt_owned(q, idx), j.idx.data = NULL;
+    if (!st) q->locs[0].plane = (pk_plane){vals, idx, j.nvals, j.nidx};
+    reducer_free(&j.r);
+    free(j.q_of_pcol), free(j.p_of_q), free(j.here.t);
+    pk_buf_free(&j.vals), pk_buf_free(&j.idx);
+    return st;
+}

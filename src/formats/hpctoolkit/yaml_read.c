@@ -1,0 +1,253 @@
+/*
+ * formats/hpctoolkit/yaml_read.c — reading metrics/default.yaml's inputs,
+ * presented metrics and insertion points (hk_yaml.h).
+ *
+ * One pass over libyaml's events with an explicit stack of open mappings
+ * and sequences: a mapping directly inside the top-level `inputs`
+ * sequence is an input, any mapping inside `roots` with a `name` is a
+ * presented metric. Top-level keys must sit at column 0 for items to be
+ * insertable: the writer adds text at the line where the next top-level
+ * key (or the end of the mapping) starts.
+ */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <yaml.h>
+
+#include "hk_yaml.h"
+#include "util/vec.h"
+
+enum { F_INPUTS = 1, F_ROOTS = 2 };
+
+typedef struct frame {
+    int is_map, expect_key, under; /* under: F_INPUTS or F_ROOTS (top-level key above) */
+    size_t serial, up, near;       /* this mapping's number; the enclosing mapping's; the nearest */
+    size_t maps;                   /* mappings enclosing it, itself included */
+    const char *key;
+    const char *name, *description, *unit;          /* roots */
+    const char *metric, *scope, *formula, *combine; /* inputs */
+} frame;
+
+typedef struct walk {
+    hk_yaml *y;
+    frame *st;
+    size_t n, cap, cap_in, cap_roots, cap_serial, serials;
+    size_t *root_serial; /* per root: its mapping's serial (then: which root has it) */
+    int top_key;         /* F_* of the top-level key whose value is open */
+    size_t *pending_at;  /* where the open top-level value's insertion point goes */
+    int block_top, failed;
+} walk;
+
+static const char *copy(walk *w, const yaml_event_t *e)
+{
+    char *s =
+        pk_arena_strndup(&w->y->arena, (const char *)e->data.scalar.value, e->data.scalar.length);
+    if (!s) w->failed = 1;
+    return s;
+}
+
+static void push(walk *w, int is_map, int under)
+{
+    if (pk_vec_reserve((void **)&w->st, &w->cap, w->n + 1, sizeof *w->st)) {
+        w->failed = 1;
+        return;
+    }
+    size_t up = w->n ? w->st[w->n - 1].near : 0; /* sequences in between do not count */
+    size_t serial = is_map ? ++w->serials : 0, maps = (w->n ? w->st[w->n - 1].maps : 0) + !!is_map;
+    w->st[w->n++] = (frame){.is_map = is_map,
+                            .expect_key = 1,
+                            .under = under,
+                            .serial = serial,
+                            .up = up,
+                            .near = is_map ? serial : up,
+                            .maps = maps};
+}
+
+/* A mapping closes: an input or a presented metric? */
+static void close_map(walk *w, const frame *f)
+{
+    hk_yaml *y = w->y;
+    if (f->under == F_INPUTS && w->n == 2 && f->metric) { /* top map, inputs seq, item */
+        if (pk_vec_reserve((void **)&y->inputs, &w->cap_in, y->n_inputs + 1, sizeof *y->inputs)) {
+            w->failed = 1;
+            return;
+        }
+        y->inputs[y->n_inputs++] =
+            (hk_yaml_input){f->metric, f->scope ? f->scope : "", f->formula ? f->formula : "$$",
+                            f->combine ? f->combine : "sum"};
+    } else if (f->under == F_ROOTS && f->name) {
+        if (pk_vec_reserve((void **)&y->roots, &w->cap_roots, y->n_roots + 1, sizeof *y->roots) ||
+            pk_vec_reserve((void **)&w->root_serial, &w->cap_serial, y->n_roots + 1,
+                           sizeof *w->root_serial)) {
+            w->failed = 1;
+            return;
+        }
+        w->root_serial[y->n_roots] = f->serial;
+        /* nesting deeper than any taxonomy profkit writes is not followed */
+        size_t up = f->maps <= 4 * HK_YAML_MAX_NEST ? f->up : 0;
+        y->roots[y->n_roots++] = (hk_yaml_root){f->name, f->description, f->unit, up};
+    }
+}
+
+/* A scalar value for key `k` of mapping f. */
+static void take_value(walk *w, frame *f, const yaml_event_t *e)
+{
+    static const struct {
+        const char *key;
+        size_t off;
+    } fields[] = {
+        {"name", offsetof(frame, name)},      {"description", offsetof(frame, description)},
+        {"unit", offsetof(frame, unit)},      {"metric", offsetof(frame, metric)},
+        {"scope", offsetof(frame, scope)},    {"formula", offsetof(frame, formula)},
+        {"combine", offsetof(frame, combine)}};
+    for (size_t i = 0; f->key && i < sizeof fields / sizeof fields[0]; i++)
+        if (!strcmp(f->key, fields[i].key))
+            *(const char **)((char *)f + fields[i].off) = copy(w, e);
+}
+
+/* A top-level key: which section starts, and where the one before ends. */
+static void top_key(walk *w, const yaml_event_t *e, const char *key)
+{
+    if (w->pending_at) *w->pending_at = w->block_top ? e->start_mark.index : (size_t)-1;
+    w->pending_at = NULL;
+    w->top_key = !strcmp(key, "inputs") ? F_INPUTS : !strcmp(key, "roots") ? F_ROOTS : 0;
+    if (e->start_mark.column != 0) w->block_top = 0;
+}
+
+/* The value of a top-level key opens: is it a block sequence we can add to? */
+static void top_value(walk *w, const yaml_event_t *e)
+{
+    if (!w->top_key) return;
+    hk_yaml *y = w->y;
+    int block = e->type == YAML_SEQUENCE_START_EVENT &&
+                e->data.sequence_start.style == YAML_BLOCK_SEQUENCE_STYLE;
+    size_t *at = w->top_key == F_INPUTS ? &y->inputs_at : &y->roots_at;
+    size_t *indent = w->top_key == F_INPUTS ? &y->inputs_indent : &y->roots_indent;
+    *at = (size_t)-1;
+    if (!block) return;
+    *indent = e->start_mark.column;
+    w->pending_at = at;
+}
+
+static void on_event(walk *w, const yaml_event_t *e)
+{
+    frame *f = w->n ? &w->st[w->n - 1] : NULL;
+    int under = f ? (w->n == 1 ? w->top_key : f->under) : 0;
+    int is_value = f && f->is_map && !f->expect_key;
+    switch (e->type) {
+    case YAML_MAPPING_START_EVENT:
+    case YAML_SEQUENCE_START_EVENT:
+        if (w->n == 1 && is_value) top_value(w, e);
+        if (w->n == 0 && e->type == YAML_MAPPING_START_EVENT)
+            w->block_top = e->data.mapping_start.style == YAML_BLOCK_MAPPING_STYLE;
+        push(w, e->type == YAML_MAPPING_START_EVENT, under);
+        return;
+    case YAML_MAPPING_END_EVENT:
+    case YAML_SEQUENCE_END_EVENT: {
+        frame done = w->st[--w->n];
+        if (done.is_map) close_map(w, &done);
+        if (w->n == 0 && w->pending_at)
+            *w->pending_at = w->block_top ? e->start_mark.index : (size_t)-1;
+        f = w->n ? &w->st[w->n - 1] : NULL;
+        break;
+    }
+    case YAML_SCALAR_EVENT:
+        if (f && f->is_map && f->expect_key) {
+            f->key = copy(w, e);
+            if (w->n == 1 && f->key) top_key(w, e, f->key);
+            f->expect_key = 0;
+            return;
+        }
+        if (is_value) take_value(w, f, e);
+        break;
+    default: /* aliases, stream and document events */
+        break;
+    }
+    if (f && f->is_map && !f->expect_key && e->type != YAML_MAPPING_START_EVENT) f->expect_key = 1;
+}
+
+static int cmp_pair(const void *a, const void *b)
+{
+    const size_t *x = a, *y = b;
+    return (x[0] > y[0]) - (x[0] < y[0]);
+}
+
+/* Roots recorded their enclosing mapping's serial: which root is that?
+ * (A mapping between them, such as a variant, is no root: nesting in the
+ * taxonomy goes through `children` sequences only.) */
+static pk_status link_parents(walk *w)
+{
+    hk_yaml *y = w->y;
+    size_t *pairs = malloc((y->n_roots + 1) * 2 * sizeof *pairs);
+    if (!pairs) return PK_ERR_NOMEM;
+    for (size_t i = 0; i < y->n_roots; i++)
+        pairs[2 * i] = w->root_serial[i], pairs[2 * i + 1] = i;
+    qsort(pairs, y->n_roots, 2 * sizeof *pairs, cmp_pair);
+    for (size_t i = 0; i < y->n_roots; i++) {
+        size_t key[2] = {y->roots[i].parent, 0};
+        size_t *hit = key[0] ? bsearch(key, pairs, y->n_roots, 2 * sizeof *pairs, cmp_pair) : NULL;
+        y->roots[i].parent = hit ? hit[1] : (size_t)-1;
+    }
+    free(pairs);
+    return PK_OK;
+}
+
+pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
+{
+    memset(y, 0, sizeof *y);
+    pk_arena_init(&y->arena);
+    y->inputs_at = y->roots_at = (size_t)-1;
+    yaml_parser_t parser;
+    if (!yaml_parser_initialize(&parser)) return pk_fail_nomem("reading metrics/default.yaml");
+    yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
+    walk w = {.y = y};
+    pk_status st = PK_OK;
+    int top_is_map = 0, done = 0;
+    while (!done && !st && !w.failed) {
+        yaml_event_t e;
+        if (!yaml_parser_parse(&parser, &e)) {
+            st = pk_fail(PK_ERR_FORMAT, "metrics/default.yaml: line %zu column %zu: %s",
+                         parser.problem_mark.line + 1, parser.problem_mark.column + 1,
+                         parser.problem ? parser.problem : "not YAML");
+            break;
+        }
+        if (e.type == YAML_MAPPING_START_EVENT && w.n == 0) top_is_map = 1;
+        done = e.type == YAML_STREAM_END_EVENT || e.type == YAML_DOCUMENT_END_EVENT;
+        on_event(&w, &e);
+        yaml_event_delete(&e);
+    }
+    yaml_parser_delete(&parser);
+    free(w.st);
+    if (!st && !w.failed && link_parents(&w) != PK_OK) w.failed = 1;
+    free(w.root_serial);
+    if (!st && w.failed) st = pk_fail_nomem("reading metrics/default.yaml");
+    if (!st && !top_is_map)
+        st = pk_fail(PK_ERR_FORMAT, "metrics/default.yaml: the document is not a mapping");
+    return st;
+}
+
+void hk_yaml_free(hk_yaml *y)
+{
+    free(y->inputs);
+    free(y->roots);
+    pk_arena_free(&y->arena);
+    memset(y, 0, sizeof *y);
+}
+
+static const char *combine_name(pk_combine c)
+{
+    return c == PK_COMBINE_MIN ? "min" : c == PK_COMBINE_MAX ? "max" : "sum";
+}
+
+int hk_yaml_input_known(const pk_profile *p, const hk_yaml_input *in)
+{
+    for (uint32_t i = 0; i < p->n_columns; i++) {
+        const pk_column *c = &p->columns[i];
+        const char *m = p->metrics[c->metric].name, *s = p->scopes[c->scope].name;
+        if (c->is_summary && m && s && !strcmp(m, in->metric) && !strcmp(s, in->scope) &&
+            !strcmp(c->formula ? c->formula : "$$", in->formula) &&
+            !strcmp(combine_name(c->combine), in->combine))
+            return 1;
+    }
+    return 0;
+}

@@ -44,6 +44,10 @@ int cli_library_error(const char *cmd, pk_status st);
 void cli_report_loss(void *output, const char *item, const char *reason);
 /* Open a profile, reporting failure; returns CLI_OK or an exit status. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
+/* Free a profile a command is done with, and return `rc`, or CLI_BAD when
+ * one of its files shrank while the command used it (pk_profile_intact):
+ * what it printed then came partly from zeros, and stderr says so. */
+int cli_close(const char *cmd, pk_profile *p, int rc);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */

@@ -79,8 +79,7 @@ static int run(const char *cmd, int argc, char **argv)
     rc = cli_open(cmd, argv[optind], PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
     if (rc) return rc;
     rc = show(cmd, p, &v, &o, argv[optind + 1]);
-    pk_profile_free(p);
-    return rc;
+    return cli_close(cmd, p, rc);
 }
 
 int cmd_callers(int argc, char **argv)

@@ -126,6 +126,6 @@ int cmd_check(int argc, char **argv)
     }
     pk_profile_verify(p, report, &ck, NULL);
     summarize(&ck, p, path);
-    pk_profile_free(p);
-    return ck.count[PK_SEV_ERROR] || ck.count[PK_SEV_WARNING] ? CLI_BAD : CLI_OK;
+    return cli_close("check", p,
+                     ck.count[PK_SEV_ERROR] || ck.count[PK_SEV_WARNING] ? CLI_BAD : CLI_OK);
 }

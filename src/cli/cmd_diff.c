@@ -32,12 +32,12 @@ typedef struct side {
     size_t n_flat;
 } side;
 
-static void side_free(side *s)
+static int side_free(side *s, int rc)
 {
     pk_flat_free(s->flat);
     pk_frames_free(s->frames);
     cli_view_values_free(&s->vals);
-    pk_profile_free(s->p);
+    return cli_close("diff", s->p, rc);
 }
 
 static int load_side(const char *path, const cli_view *v, side *s)
@@ -220,6 +220,6 @@ int cmd_diff(int argc, char **argv)
     if (!rc) vb.metric = a.vals.met.name; /* the same metric by name */
     if (!rc) rc = load_side(argv[optind + 1], &vb, &b);
     if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1]);
-    side_free(&a), side_free(&b);
-    return rc;
+    rc = side_free(&a, rc);
+    return side_free(&b, rc);
 }

@@ -159,6 +159,5 @@ int cmd_flame(int argc, char **argv)
         rc = CLI_BAD;
     }
     if (rc && a.output) remove(a.output);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("flame", p, rc);
 }

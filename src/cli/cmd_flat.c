@@ -227,6 +227,5 @@ int cmd_flat(int argc, char **argv)
     rc = cli_open_arg("flat", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show_flat(p, &a);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("flat", p, rc);
 }

@@ -382,6 +382,5 @@ int cmd_info(int argc, char **argv)
     if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);
     free(in.totals);
     free(in.programs);
-    pk_profile_free(in.p);
-    return rc;
+    return cli_close("info", in.p, rc);
 }

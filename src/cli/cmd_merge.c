@@ -125,7 +125,7 @@ int cmd_merge(int argc, char **argv)
     rc = open_all(n, argv + optind, in);
     if (!rc) rc = merge_and_write(in, n, &a, format);
     for (int i = 0; i < n; i++)
-        pk_profile_free(in[i]);
+        rc = cli_close("merge", in[i], rc);
     free(in);
     return rc;
 }

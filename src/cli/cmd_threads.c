@@ -203,6 +203,5 @@ int cmd_threads(int argc, char **argv)
     rc = cli_open_arg("threads", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show(p, &v);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("threads", p, rc);
 }

@@ -211,6 +211,5 @@ int cmd_trace(int argc, char **argv)
     int rc = cli_open_arg("trace", argc, argv, PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = summarize(p, json, top);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("trace", p, rc);
 }

@@ -44,6 +44,15 @@ int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out
     return st ? cli_library_error(cmd, st) : CLI_OK;
 }
 
+int cli_close(const char *cmd, pk_profile *p, int rc)
+{
+    if (!p) return rc;
+    pk_status st = pk_profile_intact(p);
+    if (st) rc = cli_library_error(cmd, st);
+    pk_profile_free(p);
+    return rc;
+}
+
 int cli_use_color(FILE *f, int disabled)
 {
     if (disabled || !isatty(fileno(f))) return 0;

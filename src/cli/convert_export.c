@@ -73,6 +73,5 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
     } else if (!quiet) {
         printf("wrote %s (%s)\n", output, export_names[kind - 1]);
     }
-    pk_profile_free(p);
-    return rc;
+    return cli_close("convert", p, rc);
 }

@@ -44,6 +44,13 @@ int cli_library_error(const char *cmd, pk_status st);
 void cli_report_loss(void *output, const char *item, const char *reason);
 /* Open a profile, reporting failure; returns CLI_OK or an exit status. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
+/* A size: N with an optional K, M, G or T (powers of 1024, "KiB"/"KB"
+ * too), or "unlimited" (UINT64_MAX). 0 when it is not one. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* The memory budget PROFKIT_MAX_MEMORY (or `profkit --max-memory`) sets,
+ * 0 (the library's default) when unset; CLI_USAGE, reported, when it is
+ * not a size. */
+int cli_max_memory(uint64_t *out);
 /* Free a profile a command is done with, and return `rc`, or CLI_BAD when
  * one of its files shrank while the command used it (pk_profile_intact):
  * what it printed then came partly from zeros, and stderr says so. */

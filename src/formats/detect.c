@@ -160,7 +160,8 @@ pk_status pk_profile_open(const char *path, const pk_open_options *opts, pk_prof
 pk_status pk_dump(const char *path, const pk_dump_options *opts, pk_record_fn fn, void *user)
 {
     if (!fn) return pk_fail(PK_ERR_INVALID_ARG, "pk_dump: NULL callback");
-    return open_checked(path, NULL, fn, user, opts ? opts->sections : NULL, NULL);
+    pk_open_options o = {.max_memory = opts ? opts->max_memory : 0};
+    return open_checked(path, &o, fn, user, opts ? opts->sections : NULL, NULL);
 }
 
 pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *names,

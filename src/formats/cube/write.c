@@ -4,8 +4,8 @@
  * one zlib stream per row when asked) per metric that has values, and
  * anchor.xml last, as CubeW orders them. Rows are listed in the call-tree
  * enumeration CubeLib expects for the metric's type (depth-first for
- * EXCLUSIVE, wide search for INCLUSIVE). Written to "<path>.tmp-<pid>"
- * and renamed into place when complete.
+ * EXCLUSIVE, wide search for INCLUSIVE). Written under a temporary name
+ * and put in place when complete (util/safeout.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -320,26 +320,18 @@ pk_status cube_write(const pk_profile *p, const char *path, const pk_write_optio
                      pk_write_stats *stats)
 {
     uint32_t flags = opts ? opts->flags : 0;
-    if (!(flags & PK_WRITE_FORCE) && access(path, F_OK) == 0)
-        return pk_fail(PK_ERR_IO, "%s: exists (use --force to replace it)", path);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     wstate s = {.w = {.p = p, .compress = (flags & PK_WRITE_COMPRESS) != 0},
                 .mtime = (long)time(NULL),
                 .stats = stats};
     pk_arena a;
     pk_arena_init(&a);
-    pk_status st = prepare(&s, &a);
-    if (!st) st = pk_out_open(&s.out, tmp);
+    pk_status st = pk_out_create(&s.out, path, flags & PK_WRITE_FORCE);
+    if (!st) st = prepare(&s, &a);
     if (!st) {
         st = write_archive(&s);
-        pk_status cst = pk_out_close(&s.out);
-        if (!st) st = cst;
         stats->bytes = s.out.offset, stats->n_files = 1;
-        if (!st && rename(tmp, path) != 0)
-            st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-        if (st) unlink(tmp);
     }
+    if (s.out.safe) st = pk_out_commit(&s.out, st);
     cw_free(&s.w);
     free(s.loc_col), free(s.row), free(s.enc), free(s.rows), free(s.mem_start), free(s.mem);
     pk_arena_free(&a);

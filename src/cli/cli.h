@@ -61,6 +61,11 @@ void cli_info_callgraph(const pk_profile *p);
 int cli_use_color(FILE *f, int disabled);
 /* Columns of the terminal `f` is, 0 when it is not one (never shorten). */
 unsigned cli_terminal_width(FILE *f);
+/* A name from a profile as text output shows it (pk_text_escape: escape
+ * sequences, newlines, invalid UTF-8 made visible), in one of a few
+ * rotating buffers: valid until the eighth call after it, enough for one
+ * printf with several names. NULL gives "-". */
+const char *cli_text(const char *s);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after

@@ -65,7 +65,7 @@ static void report(void *user, const pk_diagnostic *d)
     }
     static const char *const colors[] = {"\033[36m", "\033[33m", "\033[31m"};
     printf("%s%s%s: %s [%s]\n", ck->color ? colors[d->severity] : "", severity_name(d->severity),
-           ck->color ? "\033[0m" : "", d->message, d->code);
+           ck->color ? "\033[0m" : "", cli_text(d->message), cli_text(d->code));
 }
 
 static void summarize(const checker *ck, const pk_profile *p, const char *path)
@@ -86,11 +86,11 @@ static void summarize(const checker *ck, const pk_profile *p, const char *path)
         pk_json_finish(&j);
         return;
     }
-    printf("%s: checked", path);
+    printf("%s: checked", cli_text(path));
     for (size_t i = 0; i < pk_source_count(p); i++) {
         pk_source s;
         pk_source_get(p, i, &s);
-        if (s.present) printf(" %s%s", s.name, s.loaded ? "" : " (unreadable)");
+        if (s.present) printf(" %s%s", cli_text(s.name), s.loaded ? "" : " (unreadable)");
     }
     printf(": %zu errors, %zu warnings, %zu notes\n", ck->count[PK_SEV_ERROR],
            ck->count[PK_SEV_WARNING], ck->count[PK_SEV_NOTE]);

@@ -111,7 +111,7 @@ static void text_functions(const side *a, const side *b, const pk_diff_row *r, s
             pk_flat_row_name(b->p, PK_BY_FUNCTION, &b->flat[r[i].b], name, sizeof name);
         cell(r[i].a_self, r[i].b_self);
         cell(r[i].a_incl, r[i].b_incl);
-        printf(" %s%s%s\n", name, r[i].a == PK_NONE ? " [added]" : "",
+        printf(" %s%s%s\n", cli_text(name), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
 }
@@ -129,7 +129,7 @@ static void text_paths(const side *a, const side *b, const pk_diff_row *r, size_
             path_of(b, r[i].b, path, sizeof path);
         cell(r[i].a_incl, r[i].b_incl);
         double pct = a->vals.total ? 100 * (r[i].b_incl - r[i].a_incl) / a->vals.total : 0;
-        printf(" %+6.1f%%  %s%s%s\n", pct, path, r[i].a == PK_NONE ? " [added]" : "",
+        printf(" %+6.1f%%  %s%s%s\n", pct, cli_text(path), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
 }
@@ -189,8 +189,8 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     } else if (!st) {
         double d = b->vals.total - a->vals.total;
         printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
-               a->vals.met.name, pa, a->vals.total, pb, b->vals.total, d,
-               a->vals.total ? 100 * d / a->vals.total : 0.0);
+               cli_text(a->vals.met.name), cli_text(pa), a->vals.total, cli_text(pb), b->vals.total,
+               d, a->vals.total ? 100 * d / a->vals.total : 0.0);
         cli_say_reconstructed(a->p, stdout);
         cli_say_reconstructed(b->p, stdout);
         putchar('\n');

@@ -82,7 +82,7 @@ static void write_text(const flat_view *v)
         pk_format_value(in, sizeof in, r->inclusive);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s\n", ex, pct(r->exclusive, v->total), in,
-               pct(r->inclusive, v->total), color && i == 0 ? "\033[1m" : "", name,
+               pct(r->inclusive, v->total), color && i == 0 ? "\033[1m" : "", cli_text(name),
                color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)

@@ -101,7 +101,7 @@ static int merge_and_write(pk_profile **in, int n, const merge_args *a, pk_forma
         char b[32];
         printf("merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
                a->mean ? " (averaged)" : "");
-        printf("wrote %s: %u files, %s, %llu values\n", a->output, stats.n_files,
+        printf("wrote %s: %u files, %s, %llu values\n", cli_text(a->output), stats.n_files,
                cli_bytes(b, sizeof b, stats.bytes), (unsigned long long)stats.n_values);
     }
     return CLI_OK;

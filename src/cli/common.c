@@ -28,13 +28,17 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_library_error(const char *cmd, pk_status st)
 {
-    fprintf(stderr, "profkit %s: %s\n", cmd, pk_error_last());
+    /* messages quote names from files */
+    fprintf(stderr, "profkit %s: ", cmd);
+    pk_text_put(stderr, pk_error_last());
+    fputc('\n', stderr);
     return st == PK_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD;
 }
 
 void cli_report_loss(void *output, const char *item, const char *reason)
 {
-    fprintf(stderr, "profkit: %s: left out %s: %s\n", (const char *)output, item, reason);
+    fprintf(stderr, "profkit: %s: left out %s: %s\n", cli_text(output), cli_text(item),
+            cli_text(reason));
 }
 
 int cli_parse_size(const char *s, uint64_t *out)
@@ -108,6 +112,15 @@ unsigned cli_terminal_width(FILE *f)
     if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
     const char *columns = getenv("COLUMNS");
     return columns ? (unsigned)strtoul(columns, NULL, 10) : 80;
+}
+
+const char *cli_text(const char *s)
+{
+    static char ring[8][2048];
+    static unsigned next;
+    char *buf = ring[next++ % 8];
+    pk_text_escape(s ? s : "-", buf, sizeof ring[0]);
+    return buf;
 }
 
 const char *cli_bytes(char *buf, size_t size, unsigned long long n)

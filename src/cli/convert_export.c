@@ -52,7 +52,7 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
     if (rc) return rc;
     pk_index m = 0;
     if (kind != CLI_EXPORT_CSV && !cli_pick_metric(p, metric, &m, NULL)) {
-        fprintf(stderr, "profkit convert: no metric named '%s'\n", metric ? metric : "");
+        fprintf(stderr, "profkit convert: no metric named '%s'\n", cli_text(metric ? metric : ""));
         return cli_close("convert", p, CLI_BAD);
     }
     pk_output *out;
@@ -67,6 +67,6 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
     if (st)
         rc = cli_library_error("convert", st);
     else if (!quiet)
-        printf("wrote %s (%s)\n", output, export_names[kind - 1]);
+        printf("wrote %s (%s)\n", cli_text(output), export_names[kind - 1]);
     return cli_close("convert", p, rc);
 }

@@ -16,6 +16,7 @@
 #include "profkit/analysis.h"
 #include "profkit/output.h"
 #include "util/error.h"
+#include "util/text_escape.h"
 
 #define FRAME_H  16
 #define TOP      64
@@ -68,25 +69,27 @@ static pk_status place_frames(const pk_frame *f, size_t n, double min_frac, layo
     return PK_OK;
 }
 
+/* Well-formed XML text or attribute value whatever the bytes: markup
+ * characters as entities, and what XML cannot hold (control characters,
+ * bytes that are not UTF-8) in the visible form text output uses. */
 static void xml_text(FILE *out, const char *s)
 {
-    for (; *s; s++) {
-        switch (*s) {
-        case '&':
-            fputs("&amp;", out);
-            break;
-        case '<':
-            fputs("&lt;", out);
-            break;
-        case '>':
-            fputs("&gt;", out);
-            break;
-        case '"':
-            fputs("&quot;", out);
-            break;
-        default:
-            if ((unsigned char)*s >= 0x20) fputc(*s, out);
-        }
+    size_t avail = strlen(s);
+    while (avail) {
+        char esc[8];
+        size_t n, k;
+        const char *piece = pk_text_unit((const unsigned char *)s, avail, esc, &n, &k);
+        const char *entity = piece != s  ? NULL
+                             : *s == '&' ? "&amp;"
+                             : *s == '<' ? "&lt;"
+                             : *s == '>' ? "&gt;"
+                             : *s == '"' ? "&quot;"
+                                         : NULL;
+        if (entity)
+            fputs(entity, out);
+        else
+            fwrite(piece, 1, n, out);
+        s += k, avail -= k;
     }
 }
 
@@ -211,12 +214,15 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
     return ferror(out) ? pk_fail(PK_ERR_IO, "flame: write error") : PK_OK;
 }
 
-/* Append frame i's name to the path buffer at *len, ';' separated. */
+/* Append frame i's name to the path buffer at *len, ';' separated; a
+ * control character or invalid byte in the name in its visible form
+ * (text_escape.h), so no name can break a line or a terminal. */
 static int push_name(const pk_profile *p, const pk_frame *f, char **path, size_t *cap, size_t *len)
 {
-    char name[NAME_MAX];
-    size_t k = pk_frame_name(p, f, name, sizeof name);
-    if (k >= sizeof name) k = sizeof name - 1;
+    char raw[NAME_MAX], name[2 * NAME_MAX];
+    pk_frame_name(p, f, raw, sizeof raw);
+    size_t k = pk_text_escape(raw, name, sizeof name);
+    if (k >= sizeof name) k = strlen(name);
     if (*len + k + 2 > *cap) {
         size_t cap2 = 2 * (*len + k + 2);
         char *grown = realloc(*path, cap2);
@@ -225,7 +231,7 @@ static int push_name(const pk_profile *p, const pk_frame *f, char **path, size_t
     }
     if (*len) (*path)[(*len)++] = ';';
     for (size_t j = 0; j < k; j++)
-        (*path)[(*len)++] = name[j] == ';' ? ':' : name[j] == '\n' ? ' ' : name[j];
+        (*path)[(*len)++] = name[j] == ';' ? ':' : name[j];
     (*path)[*len] = 0;
     return 0;
 }

@@ -79,9 +79,10 @@ static pk_status walk(fwalk *w, size_t n, frame_fn fn)
 static void text_frame(fwalk *w, pk_index i, int enter)
 {
     if (!enter) return;
-    char name[1024];
+    char raw[1024], name[2048];
     const pk_frame *f = &w->f[i];
-    pk_frame_name(w->p, f, name, sizeof name);
+    pk_frame_name(w->p, f, raw, sizeof raw);
+    pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
     pk_write_value_share(w->out, f->inclusive, w->total);
     fputs("  ", w->out);
     pk_write_value_share(w->out, f->self, w->total);

@@ -117,11 +117,16 @@ static pk_status walk(tree_walk *w, tree_fn fn)
     return PK_OK;
 }
 
-/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"). */
+/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"),
+ * between whole UTF-8 characters. */
 static void shorten_middle(char *name, size_t len, size_t room)
 {
     if (room < 9 || len <= room) return;
     size_t head = (room - 3) / 2, tail = room - 3 - head;
+    while (head > 0 && ((unsigned char)name[head] & 0xc0) == 0x80)
+        head--;
+    while (tail > 0 && ((unsigned char)name[len - tail] & 0xc0) == 0x80)
+        tail--;
     memmove(name + head + 3, name + len - tail, tail + 1);
     memcpy(name + head, "...", 3);
 }
@@ -129,10 +134,12 @@ static void shorten_middle(char *name, size_t len, size_t room)
 static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     if (!enter) return;
-    char name[512];
+    char raw[512], name[1024];
     pk_context c;
     pk_context_get(w->p, node, &c);
-    size_t len = pk_context_name(w->p, node, name, sizeof name);
+    pk_context_name(w->p, node, raw, sizeof raw);
+    size_t len = pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
+    if (len >= sizeof name) len = strlen(name);
     if (c.relation == PK_REL_INLINED_CALL && len < sizeof name)
         len += (size_t)snprintf(name + len, sizeof name - len, " [inlined]");
     if (len >= sizeof name) len = sizeof name - 1;

@@ -166,7 +166,7 @@ static void release_range(pk_release *r, const unsigned char *to)
 void pk_release_advance(pk_release *r, const void *pos)
 {
     const unsigned char *p = pos;
-    if (!r->m || p < r->m->data || p > r->m->data + r->m->size) return;
+    if (!r->m || !p || p < r->m->data || p > r->m->data + r->m->size) return;
     if (!r->from || p < r->from) { /* first position, or the scan jumped back */
         r->from = p;
         return;
@@ -177,6 +177,6 @@ void pk_release_advance(pk_release *r, const void *pos)
 void pk_release_finish(pk_release *r, const void *pos)
 {
     const unsigned char *p = pos;
-    if (!r->m || !r->from || p < r->from || p > r->m->data + r->m->size) return;
+    if (!r->m || !r->from || !p || p < r->from || p > r->m->data + r->m->size) return;
     release_range(r, p);
 }

@@ -261,8 +261,8 @@ static inline const unsigned char *hk_plane_lo(const pk_plane *pl)
 }
 static inline const unsigned char *hk_plane_hi(const pk_plane *pl, unsigned vsize, unsigned isize)
 {
-    const unsigned char *v = pl->vals + pl->nvals * vsize,
-                        *i = pl->idx + (uint64_t)pl->nidx * isize;
+    const unsigned char *v = pl->vals ? pl->vals + pl->nvals * vsize : NULL,
+                        *i = pl->idx ? pl->idx + (uint64_t)pl->nidx * isize : NULL;
     return v > i ? v : i;
 }
 

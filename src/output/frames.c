@@ -27,17 +27,21 @@ typedef struct kid {
     pk_index i;
 } kid;
 
+/* Largest first, NaN before all (seen, and a consistent order). */
 static int largest_first(const void *a, const void *b)
 {
     const kid *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    int nx = isnan(x->key), ny = isnan(y->key);
+    if (nx != ny) return nx ? -1 : 1;
+    if (!nx && x->key != y->key) return x->key < y->key ? 1 : -1;
     return x->i < y->i ? -1 : 1;
 }
 
 static int shown(const fwalk *w, pk_index i)
 {
     if (w->o.max_depth && w->f[i].depth > w->o.max_depth) return 0;
-    if (w->o.threshold <= 0) return w->f[i].inclusive != 0;
+    if (isnan(w->f[i].inclusive) || isnan(w->f[i].self)) return 1; /* never hidden as small */
+    if (w->o.threshold <= 0 || isnan(w->total)) return w->f[i].inclusive != 0;
     return fabs(w->f[i].inclusive) >= w->o.threshold / 100.0 * fabs(w->total);
 }
 

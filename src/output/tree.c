@@ -35,17 +35,24 @@ typedef struct kid {
     pk_index node;
 } kid;
 
+/* Largest first; a NaN (a damaged or undefined value) before all, so it
+ * is seen, and the order stays consistent for qsort. */
 static int by_inclusive_desc(const void *a, const void *b)
 {
     const kid *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    int nx = isnan(x->key), ny = isnan(y->key);
+    if (nx != ny) return nx ? -1 : 1;
+    if (!nx && x->key != y->key) return x->key < y->key ? 1 : -1;
     return x->node < y->node ? -1 : 1;
 }
 
 static int shown(const tree_walk *w, pk_index i, uint32_t depth)
 {
     if (w->o.max_depth && depth > w->o.max_depth) return 0;
-    if (w->o.threshold <= 0) return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
+    /* NaN compares false with everything: shown, never hidden as "small" */
+    if (isnan(w->incl[i]) || (w->excl && isnan(w->excl[i]))) return 1;
+    if (w->o.threshold <= 0 || isnan(w->total))
+        return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
     return fabs(w->incl[i]) >= w->o.threshold / 100.0 * fabs(w->total);
 }
 

@@ -90,6 +90,10 @@ typedef struct pk_output pk_output;
 PK_API pk_status pk_output_open(const char *path, uint32_t flags, pk_output **out);
 /* The stream to write to (the temporary file). */
 PK_API FILE *pk_output_stream(pk_output *output);
+/* PK_OK while every write to the stream has succeeded; else PK_ERR_IO with
+ * a message naming the file, how far it got and why (disk full, file too
+ * large...): what to report when a writer says only "write error". */
+PK_API pk_status pk_output_status(pk_output *output);
 /* Flush, close and put the file in place; frees `output`. A write error
  * anywhere before (disk full...) fails it, naming the file and the
  * reason, and nothing is left behind. */

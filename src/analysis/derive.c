@@ -152,7 +152,7 @@ static void add_partials(worker *w, const pk_profile *p, const dp_plan *plan)
 static unsigned char *out_grow(out_buf *o, size_t n)
 {
     if (o->failed) return NULL;
-    if (o->len + n > o->cap) {
+    if (o->len + n > o->cap || !o->data) { /* even for n = 0: NULL + 0 is undefined */
         size_t cap = o->cap ? o->cap : 1u << 20;
         while (cap < o->len + n)
             cap *= 2;

@@ -155,6 +155,7 @@ int cmd_flame(int argc, char **argv)
     pk_status st = a.output ? pk_output_open(a.output, a.force ? PK_WRITE_FORCE : 0, &file) : PK_OK;
     if (st) return cli_close("flame", p, cli_library_error("flame", st));
     rc = draw(p, &a, path, file ? pk_output_stream(file) : stdout);
+    if (rc && file && pk_output_status(file)) rc = cli_library_error("flame", PK_ERR_IO); /* why */
     if (!rc && (st = pk_profile_intact(p)) != PK_OK) rc = cli_library_error("flame", st);
     if (file && rc) pk_output_abort(file);
     if (file && !rc && (st = pk_output_commit(file)) != PK_OK) rc = cli_library_error("flame", st);

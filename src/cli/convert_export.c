@@ -59,6 +59,7 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
     pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);
     if (st) return cli_close("convert", p, cli_library_error("convert", st));
     st = write_export(kind, pk_output_stream(out), p, m, input);
+    if (st == PK_ERR_IO && pk_output_status(out)) st = PK_ERR_IO; /* its message says why */
     if (!st) st = pk_profile_intact(p); /* nothing made from a file that shrank */
     if (st)
         pk_output_abort(out);

@@ -68,14 +68,26 @@ FILE *pk_output_stream(pk_output *o)
     return o ? o->f : NULL;
 }
 
+static pk_status write_failed(const pk_output *o)
+{
+    return pk_fail(PK_ERR_IO, "%s: write failed after %llu bytes: %s", o->s.target,
+                   (unsigned long long)o->written, strerror(o->error ? o->error : EIO));
+}
+
+pk_status pk_output_status(pk_output *o)
+{
+    if (!o) return pk_fail(PK_ERR_INVALID_ARG, "pk_output_status: NULL output");
+    if (!o->error) fflush(o->f); /* what is still buffered may fail too */
+    return o->error || ferror(o->f) ? write_failed(o) : PK_OK;
+}
+
 pk_status pk_output_commit(pk_output *o)
 {
     if (!o) return pk_fail(PK_ERR_INVALID_ARG, "pk_output_commit: NULL output");
     int bad = fclose(o->f) != 0 || o->error;
     pk_status st = PK_OK;
     if (bad) {
-        st = pk_fail(PK_ERR_IO, "%s: write failed after %llu bytes: %s", o->s.target,
-                     (unsigned long long)o->written, strerror(o->error ? o->error : EIO));
+        st = write_failed(o);
         pk_safeout_abort(&o->s);
     } else {
         st = pk_safeout_commit(&o->s);

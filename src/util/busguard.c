@@ -104,16 +104,31 @@ static void on_sigbus(int sig, siginfo_t *si, void *ctx)
     chain(sig, si, ctx);
 }
 
-static void install(void)
+static void page_size_once(void)
 {
     long ps = sysconf(_SC_PAGESIZE);
     if (ps > 0) page_size = (uintptr_t)ps;
-    struct sigaction sa;
-    memset(&sa, 0, sizeof sa);
-    sa.sa_sigaction = on_sigbus;
-    sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
-    sigemptyset(&sa.sa_mask);
-    if (sigaction(SIGBUS, &sa, &previous) == 0) atomic_store(&installed, 1);
+}
+
+/* Ours first in line for SIGBUS, the handler found there next. Checked
+ * at every new mapping: a program (or test harness) that installs its own
+ * handler after profkit's gets profkit's back in front of it, chained, so
+ * it still receives every SIGBUS that is not from profkit's mappings. */
+static void install(void)
+{
+    static pthread_mutex_t lock = PTHREAD_MUTEX_INITIALIZER;
+    struct sigaction cur, sa;
+    pthread_mutex_lock(&lock);
+    if (sigaction(SIGBUS, NULL, &cur) == 0 &&
+        !((cur.sa_flags & SA_SIGINFO) && cur.sa_sigaction == on_sigbus)) {
+        memset(&sa, 0, sizeof sa);
+        sa.sa_sigaction = on_sigbus;
+        sa.sa_flags = SA_SIGINFO | SA_ONSTACK | SA_RESTART;
+        sigemptyset(&sa.sa_mask);
+        previous = cur; /* before ours can run */
+        if (sigaction(SIGBUS, &sa, NULL) == 0) atomic_store(&installed, 1);
+    }
+    pthread_mutex_unlock(&lock);
 }
 
 static pk_guard *claim(void)
@@ -136,7 +151,8 @@ static pk_guard *claim(void)
 
 pk_guard *pk_guard_add(const void *base, uint64_t len)
 {
-    pthread_once(&install_once, install);
+    pthread_once(&install_once, page_size_once);
+    install();
     if (!atomic_load(&installed)) return NULL;
     pk_guard *g = claim();
     if (!g) return NULL;

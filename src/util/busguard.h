@@ -7,7 +7,9 @@
  * kills the process. The guard turns that into damage a reader can
  * report: a process-wide SIGBUS handler (installed once, when the first
  * file is mapped, and chaining to whatever handler was there before)
- * looks the faulting address up in a registry of profkit's mappings; for
+ * looks the faulting address up in a registry of profkit's mappings (and
+ * put back in front, still chaining, when a mapping is made after the
+ * program installed a handler of its own); for
  * one of them it maps zero-filled memory over the rest of the mapping,
  * records where the file ended, and returns, so the reader goes on over
  * zeros and its caller reports the damage (mapfile.h). Any other SIGBUS

@@ -40,27 +40,6 @@
 #include "util/gzip.h"
 #include "util/mapfile.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/pk-hostile-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_remove_tree(g_dir);
-    return 0;
-}
-
-static void in_dir(char *buf, size_t size, const char *name)
-{
-    snprintf(buf, size, "%s/%s", g_dir, name);
-}
-
 /* ---- class 1: budgets ---- */
 
 /* n bytes of zeros, gzip-compressed (about 1000:1). */
@@ -126,11 +105,11 @@ static void fifos_devices_and_sockets_are_refused(void **state)
 {
     (void)state;
     char fifo[128], sock[96];
-    in_dir(fifo, sizeof fifo, "input.fifo");
+    tu_scratch_path(fifo, sizeof fifo, "input.fifo");
     assert_int_equal(mkfifo(fifo, 0600), 0);
     expect_refused(fifo, "is a FIFO");
     expect_refused("/dev/null", "is a character device");
-    in_dir(sock, sizeof sock, "input.sock");
+    tu_scratch_path(sock, sizeof sock, "input.sock");
     int s = socket(AF_UNIX, SOCK_STREAM, 0);
     struct sockaddr_un a = {.sun_family = AF_UNIX};
     snprintf(a.sun_path, sizeof a.sun_path, "%s", sock);
@@ -143,7 +122,7 @@ static void a_fifo_as_trace_db_is_refused_or_dropped(void **state)
 {
     (void)state;
     char db[128], trace[160];
-    in_dir(db, sizeof db, "fifo.d");
+    tu_scratch_path(db, sizeof db, "fifo.d");
     assert_int_equal(fx_write_dir(fx_sample_db(), db), 0);
     snprintf(trace, sizeof trace, "%s/trace.db", db);
     assert_int_equal(unlink(trace), 0);
@@ -182,7 +161,7 @@ static void a_shrunk_mapping_reads_zeros_and_is_damage(void **state)
 {
     (void)state;
     char path[128];
-    in_dir(path, sizeof path, "shrinks.bin");
+    tu_scratch_path(path, sizeof path, "shrinks.bin");
     size_t page = (size_t)sysconf(_SC_PAGESIZE), n = 4 * page;
     write_bytes(path, n, 0xab);
     pk_mapfile m;
@@ -240,8 +219,8 @@ static void other_sigbus_reaches_the_programs_handler(void **state)
 {
     (void)state;
     char path[128], mine[128];
-    in_dir(path, sizeof path, "guarded.bin");
-    in_dir(mine, sizeof mine, "not-profkits.bin");
+    tu_scratch_path(path, sizeof path, "guarded.bin");
+    tu_scratch_path(mine, sizeof mine, "not-profkits.bin");
     write_bytes(path, 8192, 1);
     write_bytes(mine, 8192, 1);
     pid_t pid = fork();
@@ -271,11 +250,22 @@ static void other_sigbus_reaches_the_programs_handler(void **state)
 
 static const char sample[] = "events: Ir\nfn=main\n1 18446744073709551615\n";
 
+/* A Callgrind file's text opened from memory. */
+static pk_profile *open_callgrind(const char *name, const char *text)
+{
+    const void *data = text;
+    uint64_t size = strlen(text);
+    pk_profile *p = NULL;
+    assert_int_equal(pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, NULL, &p),
+                     PK_OK);
+    return p;
+}
+
 static void a_run_opened_by_base_name_keeps_its_names(void **state)
 {
     (void)state;
     char base[128], part[160];
-    in_dir(base, sizeof base, "callgrind.out.77");
+    tu_scratch_path(base, sizeof base, "callgrind.out.77");
     for (int k = 1; k <= 3; k++) {
         snprintf(part, sizeof part, "%s-%02d", base, k);
         FILE *f = fopen(part, "w");
@@ -299,12 +289,7 @@ static void a_run_opened_by_base_name_keeps_its_names(void **state)
 static void the_largest_cost_is_read(void **state)
 {
     (void)state;
-    const char *name = "max.callgrind";
-    const void *data = sample;
-    uint64_t size = sizeof sample - 1;
-    pk_profile *p;
-    assert_int_equal(pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, NULL, &p),
-                     PK_OK);
+    pk_profile *p = open_callgrind("max.callgrind", sample);
     double total = 0;
     assert_int_equal(pk_metric_program_total(p, 0, &total), PK_OK);
     assert_true(total == 18446744073709551615.0);
@@ -317,12 +302,7 @@ static void formulas_no_tool_can_compute_are_reported(void **state)
     static const char text[] = "events: Ir Dr\nevent: A = B + Ir\nevent: B = 2*A\n"
                                "event: C = C\nevent: D = Nope + Dr\nevent: E = Ir + Dr\n"
                                "fn=main\n1 10 5\n";
-    const char *name = "formulas.callgrind";
-    const void *data = text;
-    uint64_t size = sizeof text - 1;
-    pk_profile *p;
-    assert_int_equal(pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, NULL, &p),
-                     PK_OK);
+    pk_profile *p = open_callgrind("formulas.callgrind", text);
     assert_int_equal(tu_count_diagnostics(p, "formula-cycle", PK_SEV_WARNING), 2); /* A-B, C */
     assert_int_equal(tu_count_diagnostics(p, "formula-unknown-event", PK_SEV_WARNING), 1);
     pk_profile_free(p);
@@ -341,5 +321,8 @@ int main(void)
         cmocka_unit_test(the_largest_cost_is_read),
         cmocka_unit_test(formulas_no_tool_can_compute_are_reported),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    if (tu_scratch_make("pk-hostile")) return 1;
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    tu_scratch_remove();
+    return failed;
 }

@@ -34,31 +34,10 @@
 #include "profkit/profkit.h"
 #include "support/testutil.h"
 
-static char g_dir[64];
-
-static int setup(void **state)
-{
-    (void)state;
-    snprintf(g_dir, sizeof g_dir, "/tmp/pk-hostile-out-XXXXXX");
-    return mkdtemp(g_dir) ? 0 : -1;
-}
-
-static int teardown(void **state)
-{
-    (void)state;
-    tu_remove_tree(g_dir);
-    return 0;
-}
-
-static void in_dir(char *buf, size_t size, const char *name)
-{
-    snprintf(buf, size, "%s/%s", g_dir, name);
-}
-
-/* Entries of g_dir whose name has `part` in it. */
+/* Entries of the scratch directory whose name has `part` in it. */
 static int count_entries(const char *part)
 {
-    DIR *d = opendir(g_dir);
+    DIR *d = opendir(tu_scratch_dir());
     int n = 0;
     for (struct dirent *e; d && (e = readdir(d));)
         n += strstr(e->d_name, part) != NULL;
@@ -133,8 +112,8 @@ static void deep_trees_export_in_linear_size(void **state)
     const uint32_t n = 100000;
     pk_profile *p = chain(n, 0, "f%d");
     char csv[128], ss[128];
-    in_dir(csv, sizeof csv, "deep.csv");
-    in_dir(ss, sizeof ss, "deep.speedscope.json");
+    tu_scratch_path(csv, sizeof csv, "deep.csv");
+    tu_scratch_path(ss, sizeof ss, "deep.speedscope.json");
     pk_output *o;
     assert_int_equal(pk_output_open(csv, 0, &o), PK_OK);
     assert_int_equal(pk_export_csv(pk_output_stream(o), p), PK_OK);
@@ -185,7 +164,7 @@ static void racing_writers_never_clobber(void **state)
 {
     (void)state;
     char path[128];
-    in_dir(path, sizeof path, "race.txt");
+    tu_scratch_path(path, sizeof path, "race.txt");
     enum { N = 8 };
     pid_t pid[N];
     for (int i = 0; i < N; i++) {
@@ -222,8 +201,8 @@ static void symlinks_are_neither_followed_nor_replaced(void **state)
 {
     (void)state;
     char victim[128], link[128];
-    in_dir(victim, sizeof victim, "victim.txt");
-    in_dir(link, sizeof link, "planted.csv");
+    tu_scratch_path(victim, sizeof victim, "victim.txt");
+    tu_scratch_path(link, sizeof link, "planted.csv");
     FILE *f = fopen(victim, "w");
     fputs("precious\n", f);
     fclose(f);
@@ -242,7 +221,7 @@ static void force_replaces_only_profkits_own_outputs(void **state)
     (void)state;
     char src[64], fake[128], notes[160], meta[160], out[128];
     pk_profile *p = tu_open_fixture(fx_sample_db(), src);
-    in_dir(fake, sizeof fake, "fake.d"); /* a meta.db beside other files */
+    tu_scratch_path(fake, sizeof fake, "fake.d"); /* a meta.db beside other files */
     mkdir(fake, 0755);
     snprintf(meta, sizeof meta, "%s/meta.db", fake);
     snprintf(notes, sizeof notes, "%s/notes.txt", fake);
@@ -251,7 +230,7 @@ static void force_replaces_only_profkits_own_outputs(void **state)
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, fake, &o, NULL), PK_ERR_IO);
     assert_non_null(strstr(pk_error_last(), "cannot tell that it wrote it"));
     assert_int_equal(access(notes, F_OK), 0);
-    in_dir(out, sizeof out, "own.d"); /* profkit's own: replaced */
+    tu_scratch_path(out, sizeof out, "own.d"); /* profkit's own: replaced */
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL), PK_OK);
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL), PK_ERR_IO);
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, &o, NULL), PK_OK);
@@ -259,10 +238,10 @@ static void force_replaces_only_profkits_own_outputs(void **state)
     fclose(fopen(notes, "w"));
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, &o, NULL), PK_ERR_IO);
     assert_int_equal(access(notes, F_OK), 0);
-    in_dir(out, sizeof out, "own.json"); /* a file: its mark */
+    tu_scratch_path(out, sizeof out, "own.json"); /* a file: its mark */
     assert_int_equal(pk_profile_write(p, PK_FORMAT_JSON, out, NULL, NULL), PK_OK);
     assert_int_equal(pk_profile_write(p, PK_FORMAT_JSON, out, &o, NULL), PK_OK);
-    in_dir(out, sizeof out, "user.txt");
+    tu_scratch_path(out, sizeof out, "user.txt");
     fclose(fopen(out, "w"));
     write_text(out, "x\n", PK_WRITE_FORCE, PK_ERR_IO);
     assert_int_equal(count_entries(".tmp-"), 0);
@@ -273,7 +252,7 @@ static void temporaries_go_on_failure_and_on_cleanup(void **state)
 {
     (void)state;
     char path[128];
-    in_dir(path, sizeof path, "pending.txt");
+    tu_scratch_path(path, sizeof path, "pending.txt");
     pk_output *o;
     assert_int_equal(pk_output_open(path, 0, &o), PK_OK);
     fputs("half", pk_output_stream(o));
@@ -282,7 +261,8 @@ static void temporaries_go_on_failure_and_on_cleanup(void **state)
     assert_int_equal(count_entries(".pending.txt.tmp-"), 0);
     pk_output_abort(o);
     assert_int_equal(access(path, F_OK), -1);
-    in_dir(path, sizeof path, "no/such/dir/x.json"); /* cannot be created: no leak (ASan) */
+    tu_scratch_path(path, sizeof path,
+                    "no/such/dir/x.json"); /* cannot be created: no leak (ASan) */
     char src[64];
     pk_profile *p = tu_open_fixture(fx_sample_db(), src);
     assert_int_equal(pk_profile_write(p, PK_FORMAT_JSON, path, NULL, NULL), PK_ERR_IO);
@@ -295,7 +275,7 @@ static void write_errors_name_their_reason(void **state)
 {
     (void)state;
     char path[128];
-    in_dir(path, sizeof path, "too-big.txt");
+    tu_scratch_path(path, sizeof path, "too-big.txt");
     pid_t pid = fork();
     if (pid == 0) { /* a file size limit: writes fail with EFBIG */
         struct rlimit rl = {1 << 16, 1 << 16};
@@ -394,5 +374,8 @@ int main(void)
         cmocka_unit_test(names_are_shown_visibly),
         cmocka_unit_test(the_tree_shows_names_and_nans_safely),
     };
-    return cmocka_run_group_tests(tests, setup, teardown);
+    if (tu_scratch_make("pk-hostile-out")) return 1;
+    int failed = cmocka_run_group_tests(tests, NULL, NULL);
+    tu_scratch_remove();
+    return failed;
 }

@@ -58,10 +58,14 @@ static int show(const char *cmd, const pk_profile *p, const cli_view *v, pk_tree
     if (!rc) {
         o->threshold = v->threshold;
         o->color = cli_use_color(stdout, v->no_color || v->json);
+        o->metric = vals.met.name;
         if (!v->json) header(cmd, p, v, &vals, around, function);
         st = v->json ? pk_frames_write_json(stdout, p, around, n, vals.total, function, callers, o)
                      : pk_frames_write_text(stdout, p, around, n, vals.total, o);
-        if (st) rc = cli_library_error(cmd, st);
+        if (st)
+            rc = cli_library_error(cmd, st);
+        else if (v->json)
+            rc = cli_output_done(cmd);
     }
     pk_frames_free(around);
     pk_frames_free(all);

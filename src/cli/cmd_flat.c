@@ -118,9 +118,8 @@ static void write_csv(const flat_view *v)
     }
 }
 
-static void write_json(const flat_view *v)
+static int write_json(const flat_view *v)
 {
-    char name[1024];
     pk_json j;
     pk_json_init(&j, stdout, 1);
     pk_json_object_begin(&j);
@@ -136,10 +135,9 @@ static void write_json(const flat_view *v)
     pk_json_array_begin(&j);
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
-        pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         pk_json_object_begin(&j);
         pk_json_key(&j, "name");
-        pk_json_string(&j, name);
+        cli_json_flat_row_name(&j, v->p, v->a->by, r);
         pk_json_key(&j, "exclusive");
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
@@ -152,7 +150,7 @@ static void write_json(const flat_view *v)
     pk_json_key(&j, "hidden");
     pk_json_uint(&j, v->n_rows - v->shown);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("flat", &j);
 }
 
 /* The call graph's exact inclusive costs, where nothing narrowed the
@@ -180,14 +178,14 @@ static int show_flat(const pk_profile *p, const flat_args *a)
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
     v.shown = rows_shown(&v);
     if (a->view.json)
-        write_json(&v);
+        rc = write_json(&v);
     else if (a->view.csv)
         write_csv(&v);
     else
         write_text(&v);
     pk_flat_free(v.rows);
     cli_view_values_free(&v.vals);
-    return CLI_OK;
+    return rc;
 }
 
 static int parse_by(const char *s, pk_group_by *out)

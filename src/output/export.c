@@ -74,12 +74,10 @@ static pk_status location_frames(const pk_profile *p, pk_index metric, pk_index 
 
 static void write_frames(pk_json *j, const pk_profile *p, const shared_frames *s)
 {
-    char name[1024];
     pk_json_array_begin(j);
     for (uint32_t i = 0; i < s->n; i++) {
-        pk_context_name(p, s->context[i], name, sizeof name);
         pk_json_object_begin(j);
-        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_key(j, "name"), pk_json_context_name(j, p, s->context[i]);
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
@@ -133,7 +131,6 @@ static pk_status write_events(pk_json *j, const pk_frame *f, size_t n, shared_fr
 static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric, pk_index l,
                                unsigned char *sel, double *incl, shared_frames *s)
 {
-    char name[256];
     pk_metric met;
     pk_frame *f = NULL;
     size_t n = 0;
@@ -141,10 +138,9 @@ static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric,
     pk_metric_get(p, metric, &met);
     pk_status st = location_frames(p, metric, l, sel, incl, &f, &n);
     if (!st) {
-        pk_location_name(p, l, name, sizeof name);
         pk_json_object_begin(j);
         pk_json_key(j, "type"), pk_json_string(j, "evented");
-        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_key(j, "name"), pk_json_location_name(j, p, l);
         pk_json_key(j, "unit"), pk_json_string(j, speedscope_unit(met.unit));
         pk_json_key(j, "startValue"), pk_json_double(j, 0);
         st = write_events(j, f, n, s, &end);
@@ -180,7 +176,8 @@ static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metri
     write_frames(j, p, &s);
     pk_json_object_end(j);
     pk_json_object_end(j);
-    pk_json_finish(j);
+    pk_status done = pk_json_finish(j); /* always: it frees the writer */
+    if (!st) st = done;
     pk_kmap_free(&s.by_name);
     free(s.context);
     return st;

@@ -154,10 +154,15 @@ static void write_text(const char *path, const char *text, uint32_t flags, pk_st
     assert_int_equal(st, want);
 }
 
+/* A file's text, NUL-terminated (tu_read_file's buffer is exactly its size). */
 static char *slurp(const char *path)
 {
     size_t n;
-    return (char *)tu_read_file(path, &n);
+    unsigned char *d = tu_read_file(path, &n);
+    char *text = d ? malloc(n + 1) : NULL;
+    if (text) memcpy(text, d, n), text[n] = '\0';
+    free(d);
+    return text;
 }
 
 static void racing_writers_never_clobber(void **state)

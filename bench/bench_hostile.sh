@@ -8,7 +8,7 @@
 # Inputs (made in WORK by tests/hostile/*.py): Cube files that claim
 # 30,000 x 30,000 dense values (all-zero ZCUBEX rows gzip-wrapped; rows of
 # real zlib streams of zeros), gzip bombs of 1 GiB (the whole archive;
-# anchor.xml), calling-context chains 10,000 and 100,000 deep (CSV,
+# anchor.xml), 10,000 metric definitions sharing one 1 MB data member, calling-context chains 10,000 and 100,000 deep (CSV,
 # speedscope and folded exports). Each run is limited to 120 s and 16 GB of
 # address space; a row reads "exit status, peak RSS, seconds".
 set -u
@@ -22,6 +22,7 @@ py=/usr/bin/python3
 [ -e "$work/tiny-rows.cubex" ] || "$py" "$here/tests/hostile/mk_cube.py" tiny-rows "$work/tiny-rows.cubex" 30000
 [ -e "$work/gzip-bomb.cubex" ] || "$py" "$here/tests/hostile/mk_cube.py" gzip-bomb "$work/gzip-bomb.cubex" 1024
 [ -e "$work/anchor-bomb.cubex" ] || "$py" "$here/tests/hostile/mk_cube.py" anchor-bomb "$work/anchor-bomb.cubex" 1024
+[ -e "$work/shared-data.cubex" ] || "$py" "$here/tests/hostile/mk_cube.py" shared-data "$work/shared-data.cubex" 10000
 [ -e "$work/deep10k.json" ] || "$py" "$here/tests/hostile/mk_deep.py" "$work/deep10k.json" 10000
 [ -e "$work/deep100k.json" ] || "$py" "$here/tests/hostile/mk_deep.py" "$work/deep100k.json" 100000
 
@@ -53,6 +54,7 @@ row "info zero-rows ($(size "$work/zero-rows.cubex"))" info "$work/zero-rows.cub
 row "info tiny-rows ($(size "$work/tiny-rows.cubex"))" info "$work/tiny-rows.cubex"
 row "info gzip-bomb ($(size "$work/gzip-bomb.cubex"))" info "$work/gzip-bomb.cubex"
 row "info anchor-bomb ($(size "$work/anchor-bomb.cubex"))" info "$work/anchor-bomb.cubex"
+row "info shared-data ($(size "$work/shared-data.cubex"))" info "$work/shared-data.cubex"
 for d in 10k 100k; do
   f=$work/deep$d.json
   row "csv, chain $d ($(size "$f"))" convert -q -f "$f" -o "$work/out.csv"

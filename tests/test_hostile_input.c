@@ -88,6 +88,52 @@ static void inflating_past_the_budget_is_refused(void **state)
     assert_int_equal(b.limit, (1ull << 40) * PK_BUDGET_RATIO);
 }
 
+typedef struct offsets {
+    uint64_t at[64];
+    size_t n;
+} offsets;
+
+static int note_profile(void *user, const pk_record *r)
+{
+    offsets *o = user;
+    if (strcmp(r->file, "profile.db") == 0 && strcmp(r->type, "profile") == 0 && o->n < 64)
+        o->at[o->n++] = r->offset;
+    return 0;
+}
+
+/* Profiles that all point at one value block: more than profile.db holds,
+ * work and memory its bytes do not pay for. Charged to the budget. */
+static void shared_value_blocks_are_charged(void **state)
+{
+    (void)state;
+    fx_image img[4];
+    assert_int_equal(fx_build(fx_sample_db(), img), 0);
+    const char *names[4];
+    const void *data[4];
+    uint64_t sizes[4];
+    for (int i = 0; i < 4; i++)
+        names[i] = img[i].name, data[i] = img[i].data, sizes[i] = img[i].size;
+    offsets o = {{0}, 0};
+    assert_int_equal(
+        pk_dump_memory(PK_FORMAT_HPCTOOLKIT_V4, 4, names, data, sizes, NULL, note_profile, &o),
+        PK_OK);
+    assert_true(o.n >= 3);
+    for (size_t i = 2; i < o.n; i++) /* nValues, pValues, nCtxs, pCtxIndices of profile 1 */
+        memcpy(img[1].data + o.at[i], img[1].data + o.at[1], 0x20);
+    pk_open_options opts = {0, 1, 1}; /* a budget of one byte: no excess is affordable */
+    pk_profile *p = NULL;
+    assert_int_equal(
+        pk_profile_open_memory(PK_FORMAT_HPCTOOLKIT_V4, 4, names, data, sizes, &opts, &p),
+        PK_ERR_LIMIT);
+    assert_non_null(strstr(pk_error_last(), "profile.db: profile 3"));
+    assert_non_null(strstr(pk_error_last(), "blocks shared between entries"));
+    opts.max_memory = 0; /* the default budget affords a few shared blocks */
+    assert_int_equal(
+        pk_profile_open_memory(PK_FORMAT_HPCTOOLKIT_V4, 4, names, data, sizes, &opts, &p), PK_OK);
+    pk_profile_free(p);
+    fx_free(img);
+}
+
 /* ---- class 2: file types ---- */
 
 static void expect_refused(const char *path, const char *kind)
@@ -312,6 +358,7 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(inflating_past_the_budget_is_refused),
+        cmocka_unit_test(shared_value_blocks_are_charged),
         cmocka_unit_test(fifos_devices_and_sockets_are_refused),
         cmocka_unit_test(a_fifo_as_trace_db_is_refused_or_dropped),
         cmocka_unit_test(a_shrunk_mapping_reads_zeros_and_is_damage),

@@ -12,6 +12,9 @@ Usage: mk_cube.py KIND OUT [N]
               extra member first: the whole tar inflates to N MiB.
   anchor-bomb anchor.xml gzip-compressed (as Score-P 1.x wrote it), padded
               with N MiB of spaces.
+  shared-data N metric definitions that all have id 0, so all read the one
+              0.data member (1000 cnodes x 128 locations, 1 MB): N MB of
+              rows claimed by a file of about N * 200 bytes more.
 Standard library only.
 """
 import gzip, io, struct, sys, tarfile, zlib
@@ -20,11 +23,13 @@ kind, out = sys.argv[1], sys.argv[2]
 n = int(sys.argv[3]) if len(sys.argv) > 3 else 30000
 
 
-def anchor(nc, nl, pad=0):
-    x = ['<?xml version="1.0" encoding="UTF-8"?>\n<cube version="4.4">\n<metrics>\n',
-         '<metric id="0" type="EXCLUSIVE"><disp_name>T</disp_name><uniq_name>time</uniq_name>'
-         '<dtype>DOUBLE</dtype><uom>sec</uom><url/><descr/></metric>\n</metrics>\n<program>\n',
-         '<region id="0" mod="m.c" begin="1" end="2"><name>f</name><url/><descr/></region>\n']
+def anchor(nc, nl, pad=0, metrics=1):
+    x = ['<?xml version="1.0" encoding="UTF-8"?>\n<cube version="4.4">\n<metrics>\n']
+    x.extend('<metric id="0" type="EXCLUSIVE"><disp_name>T</disp_name><uniq_name>time%d</uniq_name>'
+             '<dtype>DOUBLE</dtype><uom>sec</uom><url/><descr/></metric>\n' % m
+             for m in range(metrics))
+    x.append('</metrics>\n<program>\n'
+             '<region id="0" mod="m.c" begin="1" end="2"><name>f</name><url/><descr/></region>\n')
     # a flat tree: one root, nc - 1 children (no depth to worry about)
     x.append('<cnode id="0" calleeId="0">\n')
     x.extend('<cnode id="%d" calleeId="0"/>\n' % c for c in range(1, nc))
@@ -85,6 +90,11 @@ elif kind == 'gzip-bomb':
     head = info.tobuf(format=tarfile.USTAR_FORMAT)
     zeros = bytes(1 << 20)
     open(out, 'wb').write(gzip_stream([head] + [zeros] * n + [small]))
+elif kind == 'shared-data':
+    nc, nl = 1000, 128
+    data = b'CUBEX.DATA' + struct.pack('<d', 1.0) * (nc * nl)
+    open(out, 'wb').write(tar_bytes([('anchor.xml', anchor(nc, nl, metrics=n)),
+                                     ('0.index', index_dense()), ('0.data', data)]))
 elif kind == 'anchor-bomb':
     xml = anchor(2, 1, pad=n << 20)
     open(out, 'wb').write(tar_bytes([('anchor.xml', gzip.compress(xml, 9))]))

@@ -58,6 +58,8 @@ echo "class 1: memory in proportion to what a file holds"
 "$py" "$here/mk_cube.py" tiny-rows "$work/tiny-rows.cubex" 30000
 "$py" "$here/mk_cube.py" gzip-bomb "$work/gzip-bomb.cubex" 300
 "$py" "$here/mk_cube.py" anchor-bomb "$work/anchor-bomb.cubex" 300
+"$py" "$here/mk_cube.py" shared-data "$work/shared-data.cubex" 10000
+"$py" "$here/mk_cube.py" shared-data "$work/shared-few.cubex" 3
 run zero-rows 0 2048 -- "$profkit" info "$work/zero-rows.cubex" # 6.9 GB dense before
 peak_below zero-rows 200
 run tiny-rows 1 2048 -- "$profkit" info "$work/tiny-rows.cubex"
@@ -71,6 +73,10 @@ run gzip-bomb-raised 0 2048 -- "$profkit" --max-memory 1G info "$work/gzip-bomb.
 PROFKIT_MAX_MEMORY=1G run gzip-bomb-env 0 2048 -- "$profkit" info "$work/gzip-bomb.cubex"
 run anchor-bomb 1 2048 -- "$profkit" info "$work/anchor-bomb.cubex"
 says anchor-bomb "anchor.xml, compressed byte"
+run shared-data 1 2048 -- "$profkit" info "$work/shared-data.cubex" # 12.7 GB, 113 s before
+says shared-data "data members shared between metrics"
+peak_below shared-data 200
+run shared-few 0 2048 -- "$profkit" info "$work/shared-few.cubex"
 run max-memory-usage 2 0 -- "$profkit" --max-memory lots info "$work/zero-rows.cubex"
 
 echo "class 2: FIFOs, devices and sockets are refused, never waited on"

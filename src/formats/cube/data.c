@@ -209,10 +209,33 @@ static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
     return st;
 }
 
+/* Metrics read their rows in place from their data members; honest
+ * archives give each metric its own member, so rows adding up to more than
+ * the archive holds mean members shared between metrics (several metric
+ * definitions with one id): work and memory the bytes do not pay for. The
+ * excess is charged to the budget (inflated rows were charged already). */
+static pk_status charge_shared(cube_read *r, const job *j, uint64_t *claimed, uint64_t *charged)
+{
+    if (j->inflated || !j->data) return PK_OK;
+    uint64_t bytes = (uint64_t)j->n_rows * r->n_locs * r->mb[j->mdef].type.size;
+    *claimed = bytes > UINT64_MAX - *claimed ? UINT64_MAX : *claimed + bytes;
+    uint64_t excess = *claimed > r->archive_bytes ? *claimed - r->archive_bytes : 0;
+    if (excess <= *charged) return PK_OK;
+    pk_status st = pk_budget_charge(&r->budget, excess - *charged,
+                                    "%s: metric %s: the data rows of its metrics add up to %llu "
+                                    "bytes, more than the archive's %llu (data members shared "
+                                    "between metrics)",
+                                    r->path, r->a.mdefs[j->mdef].uniq, (unsigned long long)*claimed,
+                                    (unsigned long long)r->archive_bytes);
+    if (!st) *charged = excess;
+    return st;
+}
+
 /* Find every metric's data; a damaged one fails the open, or with
  * KEEP_GOING is dropped (reported, profile marked incomplete). */
 static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
 {
+    uint64_t claimed = 0, charged = 0;
     unsigned char *seen = malloc(r->a.n_cnodes + 1);
     if (!seen) return pk_fail_nomem("reading indexes");
     pk_status st = PK_OK;
@@ -227,7 +250,8 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
             st = PK_OK;
             j->data = NULL;
         }
-        if (!st && j->data && j->n_rows) {
+        if (!st && j->data && j->n_rows &&
+            (st = charge_shared(r, j, &claimed, &charged)) == PK_OK) {
             (*n_jobs)++;
         } else if (!st) { /* no data members, or nothing in them */
             free(j->inflated), free(j->own_rows);

@@ -120,6 +120,7 @@ static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n
         st = pk_gunzip_all(d, n, &r.budget, path, "gzip-wrapped archive", &tar, &tar_n);
         d = tar;
     }
+    r.archive_bytes = tar_n;
     if (!st) st = read_archive(&r, d, tar_n);
     pk_source_rec *src = st ? NULL : pk_model_add_source(p, "cubex");
     if (src) *src = (pk_source_rec){"cubex", 1, 1, n, p->major, p->minor, {0}};

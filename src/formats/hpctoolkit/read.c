@@ -146,6 +146,10 @@ static pk_status read_optional(hk_reader *r, int fid, pk_status (*read)(hk_reade
 static pk_status hk_run(hk_reader *r)
 {
     pk_profile *p = r->p;
+    uint64_t input = 0;
+    for (int f = 0; f < HK_NFILES; f++)
+        input += r->f[f].size;
+    pk_budget_init(&r->budget, r->max_memory, input);
     hk_file *meta = &r->f[HK_META];
     if (!meta->present)
         return pk_fail(PK_ERR_FORMAT, "meta.db: missing (every HPCToolkit v4 database has one)");
@@ -189,6 +193,7 @@ static pk_status reader_init(hk_reader *r, const pk_open_options *opts, pk_recor
     memset(r, 0, sizeof *r);
     r->flags = opts ? opts->flags : 0;
     r->threads = opts ? opts->threads : 0;
+    r->max_memory = opts ? opts->max_memory : 0;
     r->emit = emit;
     r->emit_user = user;
     pk_status st = parse_sections(sections, &r->sections);

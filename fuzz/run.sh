@@ -8,6 +8,9 @@ here=$(cd "$(dirname "$0")" && pwd)
 corpus=${PROFKIT_CORPUS:-$here/../../shared/corpus}
 findings=$build/fuzz-findings
 mkdir -p "$findings"
+# Undefined behaviour stops the run and leaves its input, like a crash
+# (the build also has -fno-sanitize-recover=all).
+export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_OPTIONS}
 
 run() { # target seeds dict max_len
   local target=$1 seeds=$2 dict=$3 max_len=$4 work=$build/fuzz-work/$1

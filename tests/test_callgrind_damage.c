@@ -344,7 +344,7 @@ static void split_writer_round_trips_as_one_run(void **s)
     free(a), free(b), pk_profile_free(q);
     /* an existing part is not replaced without FORCE */
     assert_int_equal(pk_profile_write(p, PK_FORMAT_CALLGRIND, out, &o, &st), PK_ERR_IO);
-    assert_non_null(strstr(pk_error_last(), "out.callgrind-01: exists"));
+    assert_non_null(strstr(pk_error_last(), "out.callgrind-01: already exists"));
     pk_profile_free(p);
     tu_remove_tree(dir);
     free(t);

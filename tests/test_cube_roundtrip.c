@@ -148,23 +148,23 @@ static int same_model(const pk_profile *a, const pk_profile *b)
 static int round_trip(const char *path, uint32_t flags)
 {
     pk_profile *a, *b;
-    char out[] = "/tmp/pk-cube-rt-XXXXXX";
-    int fd = mkstemp(out);
-    close(fd);
-    pk_write_options o = {flags | PK_WRITE_FORCE, NULL, NULL};
+    char dir[] = "/tmp/pk-cube-rt-XXXXXX", out[64];
+    if (!mkdtemp(dir)) return print_error("mkdtemp failed\n"), 1;
+    snprintf(out, sizeof out, "%s/rt.cubex", dir); /* a fresh name: profkit replaces only its own */
+    pk_write_options o = {flags, NULL, NULL};
     if (pk_profile_open(path, NULL, &a)) return print_error("%s\n", pk_error_last()), 1;
     pk_status st = pk_profile_write(a, PK_FORMAT_CUBE, out, &o, NULL);
     if (!st) st = pk_profile_open(out, NULL, &b);
     if (st) {
         print_error("%s: %s\n", path, pk_error_last());
         pk_profile_free(a);
-        unlink(out);
+        unlink(out), rmdir(dir);
         return 1;
     }
     int bad = same_model(a, b);
     if (bad) print_error("  in %s\n", path);
     pk_profile_free(a), pk_profile_free(b);
-    unlink(out);
+    unlink(out), rmdir(dir);
     return bad;
 }
 

@@ -218,7 +218,7 @@ static void never_replaces_what_is_not_a_database(void **state)
     pk_profile *p = open_ok(in);
     pk_write_options o = {.flags = PK_WRITE_FORCE};
     assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, dir, &o, NULL), PK_ERR_IO);
-    assert_non_null(strstr(pk_error_last(), "is not an HPCToolkit database"));
+    assert_non_null(strstr(pk_error_last(), "profkit cannot tell that it wrote it"));
     assert_int_equal(access(keep, F_OK), 0);
     pk_profile_free(p);
 }

@@ -57,6 +57,8 @@ typedef struct pk_dump_options {
     /* Comma-separated section names to emit (see pk_dump_sections()), or
      * NULL for all of them. */
     const char *sections;
+    /* Memory budget of the reader, as pk_open_options.max_memory. */
+    uint64_t max_memory;
 } pk_dump_options;
 
 /* Dump the profile at `path`. `opts` may be NULL. */

@@ -117,6 +117,18 @@ PK_API size_t pk_format_double(char *buf, size_t size, double v);
  * ("1.210", "0.6053", "1.235e+08"). */
 PK_API size_t pk_format_value(char *buf, size_t size, double v);
 
+/* Names for a terminal. A name from a file may hold escape sequences,
+ * newlines, bytes that are not UTF-8, direction overrides: text output
+ * shows them visibly instead of sending them raw (\n \t \r, \xHH for
+ * other control characters, DEL and invalid bytes, \uXXXX for C1 controls
+ * and bidirectional formatting characters; everything else unchanged).
+ * pk_text_escape writes the visible form into buf (always NUL-terminated,
+ * cut only between whole characters or escapes) and returns the length it
+ * needed; pk_text_put writes it to a stream. Every text renderer of the
+ * library uses them, and so does the CLI for every name it prints. */
+PK_API size_t pk_text_escape(const char *s, char *buf, size_t size);
+PK_API void pk_text_put(FILE *out, const char *s);
+
 /* A top-down tree of per-context values (see pk_context_totals()). */
 typedef struct pk_tree_options {
     double threshold;   /* hide contexts below this % of the total (0 shows all) */

@@ -77,6 +77,13 @@ typedef struct pk_open_options {
      * thread for small files, the online CPUs for big ones); N = exactly
      * N workers whatever the size (results never depend on it). */
     unsigned threads;
+    /* Memory budget: the most a reader may allocate for what the input
+     * implies rather than holds (inflated compressed data, rows marked all
+     * zero, dense tables). 0 = the default, the larger of 256 MiB and 64
+     * times the input's size in bytes; UINT64_MAX = no limit. Beyond it
+     * the open fails with PK_ERR_LIMIT naming the file, the structure and
+     * the offset (docs/robustness.md). */
+    uint64_t max_memory;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting
@@ -94,6 +101,15 @@ PK_API pk_status pk_profile_open(const char *path, const pk_open_options *opts, 
 PK_API pk_status pk_profile_open_memory(pk_format format, size_t n_files, const char *const *names,
                                         const void *const *data, const uint64_t *sizes,
                                         const pk_open_options *opts, pk_profile **out);
+
+/* PK_OK while the files the profile reads in place (mapped) are whole.
+ * Another process may truncate a file while it is mapped: profkit then
+ * reads zeros past the new end instead of crashing on SIGBUS
+ * (docs/robustness.md), and this reports it, PK_ERR_FORMAT naming the file
+ * and the offset. pk_profile_open() checks it before it returns; check it
+ * again after computing from a profile whose files may change, before
+ * trusting the result. */
+PK_API pk_status pk_profile_intact(const pk_profile *profile);
 
 /* Release a profile and everything it owns. NULL is a no-op. */
 PK_API void pk_profile_free(pk_profile *profile);

@@ -34,6 +34,10 @@ typedef enum pk_status {
     PK_ERR_NOMEM = 5,          /* out of memory */
     PK_ERR_NOT_FOUND = 6,      /* index out of range or lookup without a match */
     PK_ERR_UNKNOWN_FORMAT = 7, /* not a profile in any format profkit knows */
+    /* the input claims more than its memory budget allows (a compressed
+     * stream that inflates too far, a dense table far larger than the
+     * file): pk_open_options.max_memory raises the budget */
+    PK_ERR_LIMIT = 8,
 } pk_status;
 
 /* Message for the last failure on this thread ("" if none yet). Never NULL. */

@@ -10,6 +10,7 @@
 #define PROFKIT_WRITE_H
 
 #include <stdint.h>
+#include <stdio.h>
 
 #include "profile.h"
 
@@ -75,6 +76,41 @@ typedef struct pk_write_stats {
  * `opts` and `stats` may be NULL. */
 PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, const char *path,
                                   const pk_write_options *opts, pk_write_stats *stats);
+
+/* ------------------------------------------------------------------ */
+/* Output files: how every output comes into being                    */
+/* ------------------------------------------------------------------ */
+
+/* Every output profkit writes (pk_profile_write's, and the files below)
+ * is written under a unique temporary name next to its target, created
+ * exclusively without following symbolic links, and put in place only
+ * when complete: never over an existing file, even one that appears
+ * meanwhile, unless PK_WRITE_FORCE is given, and then only over an output
+ * profkit itself wrote (it marks them; docs/robustness.md says how). */
+typedef struct pk_output pk_output;
+
+/* Start an output file at `path` (flags: PK_WRITE_FORCE or 0). Fails at
+ * once when the target exists and may not be replaced. */
+PK_API pk_status pk_output_open(const char *path, uint32_t flags, pk_output **out);
+/* The stream to write to (the temporary file). */
+PK_API FILE *pk_output_stream(pk_output *output);
+/* PK_OK while every write to the stream has succeeded; else PK_ERR_IO with
+ * a message naming the file, how far it got and why (disk full, file too
+ * large...): what to report when a writer says only "write error". */
+PK_API pk_status pk_output_status(pk_output *output);
+/* Flush, close and put the file in place; frees `output`. A write error
+ * anywhere before (disk full...) fails it, naming the file and the
+ * reason, and nothing is left behind. */
+PK_API pk_status pk_output_commit(pk_output *output);
+/* Drop the temporary file; frees `output`. NULL is a no-op. */
+PK_API void pk_output_abort(pk_output *output);
+
+/* Remove every temporary output of this process that is still being
+ * written. Async-signal-safe: a program calls it from its SIGINT, SIGTERM
+ * and SIGHUP handlers before it exits (the profkit CLI does), so an
+ * interrupted write leaves nothing behind. The library installs no such
+ * handler itself. */
+PK_API void pk_output_cleanup(void);
 
 #ifdef __cplusplus
 }

@@ -152,7 +152,7 @@ static void add_partials(worker *w, const pk_profile *p, const dp_plan *plan)
 static unsigned char *out_grow(out_buf *o, size_t n)
 {
     if (o->failed) return NULL;
-    if (o->len + n > o->cap) {
+    if (o->len + n > o->cap || !o->data) { /* even for n = 0: NULL + 0 is undefined */
         size_t cap = o->cap ? o->cap : 1u << 20;
         while (cap < o->len + n)
             cap *= 2;
@@ -230,7 +230,7 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         for (uint32_t t = 0; t < w->n_touched; t++)
             w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
         w->n_touched = 0;
-        pk_release_advance(&rel, pl->idx + (uint64_t)pl->nidx * PK_LM_IDX_SIZE);
+        pk_release_advance(&rel, pk_plane_idx_end(pl));
     }
 }
 

@@ -96,11 +96,11 @@ static void sum_locations(void *user, unsigned worker, uint32_t begin, uint32_t 
         pk_release_advance(&rel, pl->vals);
         add_plane(p, &p->locs[l], job->sums[worker]);
         if (job->root[worker] && !p->locs[l].is_summary) add_top(job, worker, pl);
-        pk_release_advance(&rel, pl->vals + pl->nvals * PK_LM_VAL_SIZE);
+        pk_release_advance(&rel, pk_plane_vals_end(pl));
     }
     if (end > begin) {
         const pk_plane *last = &p->locs[end - 1].plane;
-        pk_release_finish(&rel, last->vals + last->nvals * PK_LM_VAL_SIZE);
+        pk_release_finish(&rel, pk_plane_vals_end(last));
     }
 }
 

@@ -44,12 +44,28 @@ int cli_library_error(const char *cmd, pk_status st);
 void cli_report_loss(void *output, const char *item, const char *reason);
 /* Open a profile, reporting failure; returns CLI_OK or an exit status. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
+/* A size: N with an optional K, M, G or T (powers of 1024, "KiB"/"KB"
+ * too), or "unlimited" (UINT64_MAX). 0 when it is not one. */
+int cli_parse_size(const char *s, uint64_t *out);
+/* The memory budget PROFKIT_MAX_MEMORY (or `profkit --max-memory`) sets,
+ * 0 (the library's default) when unset; CLI_USAGE, reported, when it is
+ * not a size. */
+int cli_max_memory(uint64_t *out);
+/* Free a profile a command is done with, and return `rc`, or CLI_BAD when
+ * one of its files shrank while the command used it (pk_profile_intact):
+ * what it printed then came partly from zeros, and stderr says so. */
+int cli_close(const char *cmd, pk_profile *p, int rc);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
 /* Columns of the terminal `f` is, 0 when it is not one (never shorten). */
 unsigned cli_terminal_width(FILE *f);
+/* A name from a profile as text output shows it (pk_text_escape: escape
+ * sequences, newlines, invalid UTF-8 made visible), in one of a few
+ * rotating buffers: valid until the eighth call after it, enough for one
+ * printf with several names. NULL gives "-". */
+const char *cli_text(const char *s);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after

@@ -39,10 +39,10 @@ static void header(const char *cmd, const pk_profile *p, const cli_view *v,
     cli_view_describe(p, v, vals, stdout);
     pk_frame_name(p, &f[0], name, sizeof name);
     pk_format_value(value, sizeof value, f[0].inclusive);
-    printf("%s of %s%s%s%s: inclusive %s (%.1f%% of the total)\n\n", cmd, name,
-           strcmp(name, function) ? " (matching '" : "", strcmp(name, function) ? function : "",
-           strcmp(name, function) ? "')" : "", value,
-           vals->total ? 100.0 * f[0].inclusive / vals->total : 0.0);
+    printf("%s of %s%s%s%s: inclusive %s (%.1f%% of the total)\n\n", cmd, cli_text(name),
+           strcmp(name, function) ? " (matching '" : "",
+           strcmp(name, function) ? cli_text(function) : "", strcmp(name, function) ? "')" : "",
+           value, vals->total ? 100.0 * f[0].inclusive / vals->total : 0.0);
 }
 
 static int show(const char *cmd, const pk_profile *p, const cli_view *v, pk_tree_options *o,
@@ -83,8 +83,7 @@ static int run(const char *cmd, int argc, char **argv)
     rc = cli_open(cmd, argv[optind], PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
     if (rc) return rc;
     rc = show(cmd, p, &v, &o, argv[optind + 1]);
-    pk_profile_free(p);
-    return rc;
+    return cli_close(cmd, p, rc);
 }
 
 int cmd_callers(int argc, char **argv)

@@ -80,7 +80,7 @@ static void report(void *user, const pk_diagnostic *d)
     }
     static const char *const colors[] = {"\033[36m", "\033[33m", "\033[31m"};
     printf("%s%s%s: %s [%s]\n", ck->color ? colors[d->severity] : "", severity_name(d->severity),
-           ck->color ? "\033[0m" : "", d->message, d->code);
+           ck->color ? "\033[0m" : "", cli_text(d->message), cli_text(d->code));
 }
 
 static void summarize(checker *ck, const pk_profile *p, const char *path)
@@ -99,11 +99,11 @@ static void summarize(checker *ck, const pk_profile *p, const char *path)
         json_line_end(ck, &j);
         return;
     }
-    printf("%s: checked", path);
+    printf("%s: checked", cli_text(path));
     for (size_t i = 0; i < pk_source_count(p); i++) {
         pk_source s;
         pk_source_get(p, i, &s);
-        if (s.present) printf(" %s%s", s.name, s.loaded ? "" : " (unreadable)");
+        if (s.present) printf(" %s%s", cli_text(s.name), s.loaded ? "" : " (unreadable)");
     }
     printf(": %zu errors, %zu warnings, %zu notes\n", ck->count[PK_SEV_ERROR],
            ck->count[PK_SEV_WARNING], ck->count[PK_SEV_NOTE]);
@@ -139,8 +139,10 @@ int cmd_check(int argc, char **argv)
     }
     pk_profile_verify(p, report, &ck, NULL);
     summarize(&ck, p, path);
-    pk_profile_free(p);
-    if (ck.st) return cli_library_error("check", ck.st);
-    if (ck.json && cli_output_done("check")) return CLI_BAD;
-    return ck.count[PK_SEV_ERROR] || ck.count[PK_SEV_WARNING] ? CLI_BAD : CLI_OK;
+    rc = ck.count[PK_SEV_ERROR] || ck.count[PK_SEV_WARNING] ? CLI_BAD : CLI_OK;
+    if (ck.st)
+        rc = cli_library_error("check", ck.st);
+    else if (ck.json && cli_output_done("check"))
+        rc = CLI_BAD;
+    return cli_close("check", p, rc);
 }

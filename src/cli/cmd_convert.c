@@ -166,9 +166,9 @@ static void report(const convert_args *a, const pk_write_stats *s, double second
 {
     char b[32];
     const char *split = (a->write_flags & PK_WRITE_SPLIT) && s->n_files > 1 ? "-NN" : "";
-    printf("wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", a->output, split,
-           s->n_files, cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values, seconds,
-           seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
+    printf("wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", cli_text(a->output),
+           split, s->n_files, cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values,
+           seconds, seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
     if (s->n_skipped_traces)
         printf("note: %u traces belong to no profile of the input (it is damaged there) and "
                "were left out\n",

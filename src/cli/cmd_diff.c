@@ -32,12 +32,12 @@ typedef struct side {
     size_t n_flat;
 } side;
 
-static void side_free(side *s)
+static int side_free(side *s, int rc)
 {
     pk_flat_free(s->flat);
     pk_frames_free(s->frames);
     cli_view_values_free(&s->vals);
-    pk_profile_free(s->p);
+    return cli_close("diff", s->p, rc);
 }
 
 static int load_side(const char *path, const cli_view *v, side *s)
@@ -111,7 +111,7 @@ static void text_functions(const side *a, const side *b, const pk_diff_row *r, s
             pk_flat_row_name(b->p, PK_BY_FUNCTION, &b->flat[r[i].b], name, sizeof name);
         cell(r[i].a_self, r[i].b_self);
         cell(r[i].a_incl, r[i].b_incl);
-        printf(" %s%s%s\n", name, r[i].a == PK_NONE ? " [added]" : "",
+        printf(" %s%s%s\n", cli_text(name), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
 }
@@ -129,7 +129,7 @@ static void text_paths(const side *a, const side *b, const pk_diff_row *r, size_
             path_of(b, r[i].b, path, sizeof path);
         cell(r[i].a_incl, r[i].b_incl);
         double pct = a->vals.total ? 100 * (r[i].b_incl - r[i].a_incl) / a->vals.total : 0;
-        printf(" %+6.1f%%  %s%s%s\n", pct, path, r[i].a == PK_NONE ? " [added]" : "",
+        printf(" %+6.1f%%  %s%s%s\n", pct, cli_text(path), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
 }
@@ -190,8 +190,8 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     } else if (!st) {
         double d = b->vals.total - a->vals.total;
         printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
-               a->vals.met.name, pa, a->vals.total, pb, b->vals.total, d,
-               a->vals.total ? 100 * d / a->vals.total : 0.0);
+               cli_text(a->vals.met.name), cli_text(pa), a->vals.total, cli_text(pb), b->vals.total,
+               d, a->vals.total ? 100 * d / a->vals.total : 0.0);
         cli_say_reconstructed(a->p, stdout);
         cli_say_reconstructed(b->p, stdout);
         putchar('\n');
@@ -221,6 +221,6 @@ int cmd_diff(int argc, char **argv)
     if (!rc) vb.metric = a.vals.met.name; /* the same metric by name */
     if (!rc) rc = load_side(argv[optind + 1], &vb, &b);
     if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1]);
-    side_free(&a), side_free(&b);
-    return rc;
+    rc = side_free(&a, rc);
+    return side_free(&b, rc);
 }

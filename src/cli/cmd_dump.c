@@ -101,9 +101,11 @@ int cmd_dump(int argc, char **argv)
             return cli_usage_error("dump", "unknown option");
     }
     if (optind >= argc) return cli_usage_error("dump", "missing PATH");
+    int rc = cli_max_memory(&dopts.max_memory);
+    if (rc) return rc;
     /* Like hpcproftt, stop at the first file that cannot be read. */
     for (int i = optind; i < argc; i++) {
-        int rc = dump_one(argv[i], json, &dopts, &topts);
+        rc = dump_one(argv[i], json, &dopts, &topts);
         if (rc != CLI_OK) return rc;
     }
     return CLI_OK;

@@ -16,6 +16,7 @@ static const char flame_help[] =
     "call stack; its width is its inclusive value. Loops and lines fold into\n"
     "their function; equal stacks merge.\n\n"
     "Options:\n" CLI_VIEW_HELP "  -o, --output FILE     write there instead of standard output\n"
+    "  -f, --force           replace FILE if it exists and profkit wrote it\n"
     "      --folded          folded stacks (\"main;solve;dot 2.5\") instead of SVG,\n"
     "                        for flamegraph.pl, inferno or speedscope\n"
     "      --icicle          root at the top, stacks growing down\n"
@@ -30,7 +31,7 @@ static const char flame_help[] =
 typedef struct flame_args {
     cli_view view;
     const char *output, *diff, *title;
-    int folded;
+    int folded, force;
     pk_flame_options o;
 } flame_args;
 
@@ -40,6 +41,7 @@ static int parse_flame_args(int argc, char **argv, flame_args *a)
 {
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"output", required_argument, NULL, 'o'},
+                                         {"force", no_argument, NULL, 'f'},
                                          {"folded", no_argument, NULL, OPT_FOLDED},
                                          {"icicle", no_argument, NULL, OPT_ICICLE},
                                          {"diff", required_argument, NULL, OPT_DIFF},
@@ -49,9 +51,11 @@ static int parse_flame_args(int argc, char **argv, flame_args *a)
                                          {0}};
     int c, rc;
     char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:o:h", opts, NULL)) != -1) {
+    while ((c = getopt_long(argc, argv, "m:t:n:o:fh", opts, NULL)) != -1) {
         if (c == 'o') {
             a->output = optarg;
+        } else if (c == 'f') {
+            a->force = 1;
         } else if (c == OPT_FOLDED || c == OPT_ICICLE) {
             *(c == OPT_FOLDED ? &a->folded : &a->o.icicle) = 1;
         } else if (c == OPT_DIFF || c == OPT_TITLE) {
@@ -147,18 +151,13 @@ int cmd_flame(int argc, char **argv)
     pk_profile *p;
     rc = cli_open_arg("flame", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &path, &p);
     if (rc) return rc;
-    FILE *out = a.output ? fopen(a.output, "w") : stdout;
-    if (!out) {
-        perror(a.output);
-        pk_profile_free(p);
-        return CLI_BAD;
-    }
-    rc = draw(p, &a, path, out);
-    if (a.output && fclose(out) != 0 && !rc) {
-        perror(a.output);
-        rc = CLI_BAD;
-    }
-    if (rc && a.output) remove(a.output);
-    pk_profile_free(p);
-    return rc;
+    pk_output *file = NULL;
+    pk_status st = a.output ? pk_output_open(a.output, a.force ? PK_WRITE_FORCE : 0, &file) : PK_OK;
+    if (st) return cli_close("flame", p, cli_library_error("flame", st));
+    rc = draw(p, &a, path, file ? pk_output_stream(file) : stdout);
+    if (rc && file && pk_output_status(file)) rc = cli_library_error("flame", PK_ERR_IO); /* why */
+    if (!rc && (st = pk_profile_intact(p)) != PK_OK) rc = cli_library_error("flame", st);
+    if (file && rc) pk_output_abort(file);
+    if (file && !rc && (st = pk_output_commit(file)) != PK_OK) rc = cli_library_error("flame", st);
+    return cli_close("flame", p, rc);
 }

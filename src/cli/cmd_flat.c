@@ -82,7 +82,7 @@ static void write_text(const flat_view *v)
         pk_format_value(in, sizeof in, r->inclusive);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s\n", ex, pct(r->exclusive, v->total), in,
-               pct(r->inclusive, v->total), color && i == 0 ? "\033[1m" : "", name,
+               pct(r->inclusive, v->total), color && i == 0 ? "\033[1m" : "", cli_text(name),
                color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)
@@ -225,6 +225,5 @@ int cmd_flat(int argc, char **argv)
     rc = cli_open_arg("flat", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show_flat(p, &a);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("flat", p, rc);
 }

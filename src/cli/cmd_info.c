@@ -268,10 +268,10 @@ static void text_files(const pk_profile *p)
         char size[32];
         pk_source_get(p, i, &s);
         if (s.present)
-            printf("%s%s %s%s", i ? ", " : "", s.name, cli_bytes(size, sizeof size, s.size),
-                   s.loaded ? "" : " (not loaded)");
+            printf("%s%s %s%s", i ? ", " : "", cli_text(s.name),
+                   cli_bytes(size, sizeof size, s.size), s.loaded ? "" : " (not loaded)");
         else
-            printf("%s%s absent", i ? ", " : "", s.name);
+            printf("%s%s absent", i ? ", " : "", cli_text(s.name));
     }
     printf("\n");
 }
@@ -285,7 +285,7 @@ static void text_id_kinds(const pk_profile *p)
         if (l.is_summary || l.n_ids == 0) continue;
         printf(", identified by ");
         for (size_t k = 0; k < l.n_ids; k++)
-            printf("%s%s", k ? " / " : "", l.ids[k].kind_name ? l.ids[k].kind_name : "?");
+            printf("%s%s", k ? " / " : "", l.ids[k].kind_name ? cli_text(l.ids[k].kind_name) : "?");
         break;
     }
     printf("\n");
@@ -318,21 +318,22 @@ static void text_metric(const info *in, pk_index m)
         pk_column_get(p, c, &col);
         if (col.metric != m || col.is_summary) continue;
         pk_scope_get(p, col.scope, &sc);
-        printf("  %-30s %-10s %.10g\n", first ? met.name : "", sc.name, in->totals[c]);
+        printf("  %-30s %-10s %.10g\n", first ? cli_text(met.name) : "", cli_text(sc.name),
+               in->totals[c]);
         first = 0;
     }
-    if (first) printf("  %-30s (no values)\n", met.name);
+    if (first) printf("  %-30s (no values)\n", cli_text(met.name));
 }
 
 static void print_text(const info *in)
 {
     const pk_profile *p = in->p;
-    printf("%s: %s %s, format %u.%u%s%s%s%s\n", in->pi.path, in->pi.format_name,
+    printf("%s: %s %s, format %u.%u%s%s%s%s\n", cli_text(in->pi.path), in->pi.format_name,
            in->pi.format == PK_FORMAT_HPCTOOLKIT_V4 ? "database" : "profile", in->pi.version_major,
            in->pi.version_minor, in->pi.layout ? " (" : "", in->pi.layout ? in->pi.layout : "",
            in->pi.layout ? " layout)" : "",
            in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
-    printf("  %-12s %s\n", "title", in->pi.title ? in->pi.title : "-");
+    printf("  %-12s %s\n", "title", cli_text(in->pi.title));
     text_files(p);
     printf("  %-12s %zu in the tree, %zu unlisted (values only)%s\n", "contexts", in->n_ctx_listed,
            in->n_ctx_unlisted,
@@ -354,12 +355,12 @@ static void print_text(const info *in)
         double total;
         pk_metric_get(p, m, &met);
         if (!isnan(total = in->programs[m]))
-            printf("  program total of %s: %.15g\n", met.name, total);
+            printf("  program total of %s: %.15g\n", cli_text(met.name), total);
     }
     size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
     if (n)
         printf("\n  %zu errors, %zu warnings, %zu notes: run 'profkit check %s' for details\n",
-               in->n_diag[2], in->n_diag[1], in->n_diag[0], in->pi.path);
+               in->n_diag[2], in->n_diag[1], in->n_diag[0], cli_text(in->pi.path));
 }
 
 int cmd_info(int argc, char **argv)
@@ -385,6 +386,5 @@ int cmd_info(int argc, char **argv)
         print_text(&in);
     free(in.totals);
     free(in.programs);
-    pk_profile_free(in.p);
-    return rc;
+    return cli_close("info", in.p, rc);
 }

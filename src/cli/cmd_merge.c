@@ -153,7 +153,7 @@ static int merge_and_write(pk_profile **in, int n, char **paths, const merge_arg
         char b[32];
         printf("merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
                a->mean ? " (averaged)" : "");
-        printf("wrote %s: %u files, %s, %llu values\n", a->output, stats.n_files,
+        printf("wrote %s: %u files, %s, %llu values\n", cli_text(a->output), stats.n_files,
                cli_bytes(b, sizeof b, stats.bytes), (unsigned long long)stats.n_values);
     }
     return CLI_OK;
@@ -177,7 +177,7 @@ int cmd_merge(int argc, char **argv)
     rc = open_all(n, argv + optind, in);
     if (!rc) rc = merge_and_write(in, n, argv + optind, &a, format);
     for (int i = 0; i < n; i++)
-        pk_profile_free(in[i]);
+        rc = cli_close("merge", in[i], rc);
     free(in);
     return rc;
 }

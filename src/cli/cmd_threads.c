@@ -66,7 +66,7 @@ static void text_row(const pk_profile *p, const loc_total *t, double max, int co
     memset(bar, '#', (size_t)len);
     bar[len] = 0;
     printf("%6u  %10s  %s%-40s%s  %s\n", t->loc, v, color ? "\033[36m" : "", bar,
-           color ? "\033[0m" : "", name);
+           color ? "\033[0m" : "", cli_text(name));
 }
 
 static void write_text(const pk_profile *p, const char *metric, const loc_total *t, size_t n,
@@ -77,7 +77,7 @@ static void write_text(const pk_profile *p, const char *metric, const loc_total 
     pk_format_value(a, sizeof a, s.sum), pk_format_value(b, sizeof b, s.min);
     pk_format_value(c, sizeof c, s.max), pk_format_value(d, sizeof d, s.mean);
     pk_format_value(e, sizeof e, s.stddev);
-    printf("metric %s over %zu locations\n", metric, n);
+    printf("metric %s over %zu locations\n", cli_text(metric), n);
     printf("  sum %s   min %s   max %s   mean %s   stddev %s\n", a, b, c, d, e);
     pk_format_value(a, sizeof a, s.max - s.mean);
     printf("  imbalance %.1f%% (max/mean - 1; the slowest location is %s above the mean)\n\n",
@@ -135,7 +135,10 @@ static void write_csv(const pk_profile *p, const loc_total *t, size_t n)
     for (size_t i = 0; i < n; i++) {
         pk_location_name(p, t[i].loc, name, sizeof name);
         pk_format_double(v, sizeof v, t[i].v);
-        printf("%u,\"%s\",%s\n", t[i].loc, name, v);
+        printf("%u,\"", t[i].loc); /* quoted, its quotes doubled */
+        for (const char *c = name; *c; c++)
+            printf(*c == '"' ? "\"\"" : "%c", *c);
+        printf("\",%s\n", v);
     }
 }
 
@@ -164,7 +167,8 @@ static int show(const pk_profile *p, const cli_view *v)
     loc_total *t = NULL;
     size_t n;
     if (!cli_pick_metric(p, v->metric, &m, NULL)) {
-        fprintf(stderr, "profkit threads: no metric named '%s'\n", v->metric ? v->metric : "");
+        fprintf(stderr, "profkit threads: no metric named '%s'\n",
+                cli_text(v->metric ? v->metric : ""));
         return CLI_BAD;
     }
     pk_metric_get(p, m, &met);
@@ -201,6 +205,5 @@ int cmd_threads(int argc, char **argv)
     rc = cli_open_arg("threads", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show(p, &v);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("threads", p, rc);
 }

@@ -95,19 +95,21 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
         snprintf(gaps, sizeof gaps, s->event_based ? "-" : "%llu", (unsigned long long)s->n_gaps);
         pk_location_name(p, l[i].location, name, sizeof name);
         if (s->n_samples == 0) {
-            printf("%9d %11s %11s %10s %10s %5s %10s  %s\n", 0, "-", "-", "-", "-", "-", "-", name);
+            printf("%9d %11s %11s %10s %10s %5s %10s  %s\n", 0, "-", "-", "-", "-", "-", "-",
+                   cli_text(name));
             continue;
         }
         printf("%9llu %11.6f %11.6f %10.6f %10.6f %5s %10.6f  %s\n",
                (unsigned long long)s->n_samples, (s->begin - begin) / 1e9,
                (s->end - s->begin) / 1e9, s->running_ns / 1e9, s->idle_ns / 1e9, gaps,
-               s->gap_ns / 1e9, name);
+               s->gap_ns / 1e9, cli_text(name));
     }
     if (top && nl > top) printf("(%zu quieter locations not shown)\n", nl - top);
     printf("\n%12s %6s  %s\n", "time (s)", "share", "function");
     for (size_t i = 0; i < nf && (top == 0 || i < top); i++) {
         pk_context_name(p, f[i].context, name, sizeof name);
-        printf("%12.6f %5.1f%%  %s\n", f[i].ns / 1e9, total ? 100 * f[i].ns / total : 0, name);
+        printf("%12.6f %5.1f%%  %s\n", f[i].ns / 1e9, total ? 100 * f[i].ns / total : 0,
+               cli_text(name));
     }
 }
 
@@ -209,6 +211,5 @@ int cmd_trace(int argc, char **argv)
     int rc = cli_open_arg("trace", argc, argv, PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = summarize(p, json, top);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("trace", p, rc);
 }

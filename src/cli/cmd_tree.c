@@ -57,6 +57,5 @@ int cmd_tree(int argc, char **argv)
     rc = cli_open_arg("tree", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
     if (rc) return rc;
     rc = show_tree(p, &a);
-    pk_profile_free(p);
-    return rc;
+    return cli_close("tree", p, rc);
 }

@@ -3,6 +3,8 @@
  * the right exit status, opening a profile, terminal detection.
  */
 #define _GNU_SOURCE
+#include <ctype.h>
+#include <errno.h>
 #include <getopt.h>
 #include <stdarg.h>
 #include <stdlib.h>
@@ -26,22 +28,72 @@ int cli_usage_error(const char *cmd, const char *fmt, ...)
 
 int cli_library_error(const char *cmd, pk_status st)
 {
-    fprintf(stderr, "profkit %s: %s\n", cmd, pk_error_last());
+    /* messages quote names from files */
+    fprintf(stderr, "profkit %s: ", cmd);
+    pk_text_put(stderr, pk_error_last());
+    fputc('\n', stderr);
     return st == PK_ERR_INVALID_ARG ? CLI_USAGE : CLI_BAD;
 }
 
 void cli_report_loss(void *output, const char *item, const char *reason)
 {
-    fprintf(stderr, "profkit: %s: left out %s: %s\n", (const char *)output, item, reason);
+    fprintf(stderr, "profkit: %s: left out %s: %s\n", cli_text(output), cli_text(item),
+            cli_text(reason));
+}
+
+int cli_parse_size(const char *s, uint64_t *out)
+{
+    if (strcmp(s, "unlimited") == 0 || strcmp(s, "none") == 0) return *out = UINT64_MAX, 1;
+    char *end;
+    errno = 0;
+    double v = strtod(s, &end);
+    if (end == s || errno || !(v >= 0)) return 0;
+    static const char units[] = "KMGT";
+    const char *u = *end ? strchr(units, toupper((unsigned char)*end)) : NULL;
+    if (*end && !u) return 0;
+    if (u) {
+        for (long k = u - units + 1; k > 0; k--)
+            v *= 1024;
+        end++;
+        if (*end == 'i' || *end == 'I') end++;
+        if (*end == 'B' || *end == 'b') end++;
+    } else if (*end == 'B' || *end == 'b') {
+        end++;
+    }
+    if (*end || v >= 18446744073709551615.0) return 0;
+    *out = (uint64_t)v;
+    return 1;
+}
+
+int cli_max_memory(uint64_t *out)
+{
+    const char *env = getenv("PROFKIT_MAX_MEMORY");
+    *out = 0;
+    if (!env || !*env) return CLI_OK;
+    if (cli_parse_size(env, out) && *out) return CLI_OK;
+    fprintf(stderr, "profkit: PROFKIT_MAX_MEMORY='%s' is not a size (e.g. 4G, 512M, unlimited)\n",
+            env);
+    return CLI_USAGE;
 }
 
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out)
 {
     pk_open_options opts = {flags};
+    int rc = cli_max_memory(&opts.max_memory);
+    if (rc) return rc;
     const char *no_symbols = getenv("PROFKIT_NO_SYMBOLS"); /* hpcrun: see profkit(1) */
     if (no_symbols && *no_symbols && strcmp(no_symbols, "0") != 0) opts.flags |= PK_OPEN_NO_SYMBOLS;
     pk_status st = pk_profile_open(path, &opts, out);
     return st ? cli_library_error(cmd, st) : CLI_OK;
+}
+
+int cli_close(const char *cmd, pk_profile *p, int rc)
+{
+    if (!p) return rc;
+    pk_status st = pk_profile_intact(p);
+    if (st) rc = cli_library_error(cmd, st);
+    pk_profile_free(p);
+    return rc;
 }
 
 int cli_use_color(FILE *f, int disabled)
@@ -60,6 +112,15 @@ unsigned cli_terminal_width(FILE *f)
     if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
     const char *columns = getenv("COLUMNS");
     return columns ? (unsigned)strtoul(columns, NULL, 10) : 80;
+}
+
+const char *cli_text(const char *s)
+{
+    static char ring[8][2048];
+    static unsigned next;
+    char *buf = ring[next++ % 8];
+    pk_text_escape(s ? s : "-", buf, sizeof ring[0]);
+    return buf;
 }
 
 const char *cli_bytes(char *buf, size_t size, unsigned long long n)

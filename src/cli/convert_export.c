@@ -47,32 +47,27 @@ static pk_status write_export(int kind, FILE *out, const pk_profile *p, pk_index
 int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
                int quiet)
 {
-    if (!force && access(output, F_OK) == 0) {
-        fprintf(stderr, "profkit convert: %s already exists (use --force to replace it)\n", output);
-        return CLI_BAD;
-    }
     pk_profile *p;
     int rc = cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
     if (rc) return rc;
     pk_index m = 0;
     if (kind != CLI_EXPORT_CSV && !cli_pick_metric(p, metric, &m, NULL)) {
-        fprintf(stderr, "profkit convert: no metric named '%s'\n", metric ? metric : "");
-        pk_profile_free(p);
-        return CLI_BAD;
+        fprintf(stderr, "profkit convert: no metric named '%s'\n", cli_text(metric ? metric : ""));
+        return cli_close("convert", p, CLI_BAD);
     }
-    char tmp[4096];
-    snprintf(tmp, sizeof tmp, "%s.profkit-tmp", output);
-    FILE *out = fopen(tmp, "w");
-    pk_status st = out ? write_export(kind, out, p, m, input) : PK_ERR_IO;
-    if (out && fclose(out) != 0 && !st) st = PK_ERR_IO;
-    if (!st && rename(tmp, output) != 0) st = PK_ERR_IO;
-    if (st) {
-        remove(tmp);
-        if (st == PK_ERR_IO) fprintf(stderr, "profkit convert: cannot write %s\n", output);
-        rc = st == PK_ERR_IO ? CLI_BAD : cli_library_error("convert", st);
-    } else if (!quiet) {
-        printf("wrote %s (%s)\n", output, export_names[kind - 1]);
-    }
-    pk_profile_free(p);
-    return rc;
+    pk_output *out;
+    pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);
+    if (st) return cli_close("convert", p, cli_library_error("convert", st));
+    st = write_export(kind, pk_output_stream(out), p, m, input);
+    if (st == PK_ERR_IO && pk_output_status(out)) st = PK_ERR_IO; /* its message says why */
+    if (!st) st = pk_profile_intact(p); /* nothing made from a file that shrank */
+    if (st)
+        pk_output_abort(out);
+    else
+        st = pk_output_commit(out);
+    if (st)
+        rc = cli_library_error("convert", st);
+    else if (!quiet)
+        printf("wrote %s (%s)\n", cli_text(output), export_names[kind - 1]);
+    return cli_close("convert", p, rc);
 }

@@ -36,7 +36,7 @@ static void print_top(const pk_profile *p, const pk_cg_function_cost *c, size_t 
         char cyc[32] = "";
         if (c[r[i].f].cycle) snprintf(cyc, sizeof cyc, " <cycle %u>", c[r[i].f].cycle);
         printf("    %16.0f %6.2f%%  %s%s\n", r[i].v, total ? 100.0 * r[i].v / total : 0.0,
-               fn.name ? fn.name : "<unknown>", cyc);
+               fn.name ? cli_text(fn.name) : "<unknown>", cyc);
     }
     free(r);
 }
@@ -67,9 +67,9 @@ void cli_info_callgraph(const pk_profile *p)
     double total = 0;
     for (size_t f = 0; f < nf; f++)
         total += c[f].self;
-    printf("\n  top functions by self %s:\n", ev.name);
+    printf("\n  top functions by self %s:\n", cli_text(ev.name));
     print_top(p, c, nf, 0, total);
-    printf("  top functions by inclusive %s (recursion counted once):\n", ev.name);
+    printf("  top functions by inclusive %s (recursion counted once):\n", cli_text(ev.name));
     print_top(p, c, nf, 1, total);
     free(c);
 }

@@ -1,7 +1,10 @@
 /*
  * cli/main.c — the profkit executable: dispatch to a subcommand.
  */
+#define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
@@ -31,13 +34,74 @@ static void usage(FILE *out)
                  "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nRun 'profkit <command> --help' for the options of a command;\n"
+    fprintf(out, "\nGlobal option (before the command):\n"
+                 "  --max-memory SIZE   memory budget of the readers for what a file claims\n"
+                 "                      beyond its bytes (4G, 512M, unlimited; default the\n"
+                 "                      larger of 256M and 64 x the input's size); the same\n"
+                 "                      as PROFKIT_MAX_MEMORY=SIZE\n"
+                 "\nRun 'profkit <command> --help' for the options of a command;\n"
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
 
+/* An interrupted profkit leaves no temporary output behind (they can be
+ * gigabytes): the library removes what it is writing, then the signal
+ * does what it would have done. */
+static void on_signal(int sig)
+{
+    pk_output_cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+static void install_cleanup(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigfillset(&sa.sa_mask); /* one cleanup at a time */
+        /* a signal the caller ignores (nohup, a shell's background job)
+         * stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
+
+/* `--max-memory SIZE` / `--max-memory=SIZE` before the command: passed on
+ * to every open through PROFKIT_MAX_MEMORY. Returns how many arguments it
+ * took (0 if argv[1] is no global option), -1 on a usage error. */
+static int global_option(int argc, char **argv)
+{
+    const char *opt = "--max-memory", *value = NULL;
+    size_t len = strlen(opt);
+    if (strncmp(argv[1], opt, len) != 0) return 0;
+    if (argv[1][len] == '=')
+        value = argv[1] + len + 1;
+    else if (argv[1][len] == '\0' && argc > 2)
+        value = argv[2];
+    uint64_t size;
+    if (!value || !cli_parse_size(value, &size) || size == 0) {
+        fprintf(stderr, "profkit: --max-memory wants a size (e.g. 4G, 512M, unlimited)\n");
+        return -1;
+    }
+    setenv("PROFKIT_MAX_MEMORY", value, 1);
+    return argv[1][len] == '=' ? 1 : 2;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc < 2) {
+        usage(stderr);
+        return CLI_USAGE;
+    }
+    install_cleanup();
+    int took;
+    while (argc > 1 && (took = global_option(argc, argv)) != 0) {
+        if (took < 0) return CLI_USAGE;
+        argc -= took, argv += took;
+    }
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

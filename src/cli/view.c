@@ -127,7 +127,8 @@ int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cl
 {
     memset(out, 0, sizeof *out);
     if (!cli_pick_metric(p, v->metric, &out->metric, &out->scope)) {
-        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd, v->metric ? v->metric : "");
+        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd,
+                cli_text(v->metric ? v->metric : ""));
         return CLI_BAD;
     }
     pk_metric_get(p, out->metric, &out->met);
@@ -159,10 +160,10 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
     const char *what = v->stat != PK_ACROSS_SUM ? "at the root"
                        : v->location            ? "total"
                                                 : "program total";
-    fprintf(out, "metric %s: %s %.10g", vals->met.name, what, vals->total);
+    fprintf(out, "metric %s: %s %.10g", cli_text(vals->met.name), what, vals->total);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", vals->n_selected,
-                vals->n_selected == 1 ? "" : "s", v->location);
+                vals->n_selected == 1 ? "" : "s", cli_text(v->location));
     if (v->stat != PK_ACROSS_SUM) fprintf(out, ", %s across locations", cli_stat_name(v->stat));
     fputc('\n', out);
     cli_say_reconstructed(p, out);
@@ -170,9 +171,9 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
         fprintf(out, "(%s values derived from the stored %s ones)\n",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "exclusive" : "inclusive");
-    if (v->focus && *v->focus) fprintf(out, "(focus on '%s'", v->focus);
+    if (v->focus && *v->focus) fprintf(out, "(focus on '%s'", cli_text(v->focus));
     if (v->hide && *v->hide)
-        fprintf(out, "%s'%s' hidden", v->focus && *v->focus ? "; " : "(", v->hide);
+        fprintf(out, "%s'%s' hidden", v->focus && *v->focus ? "; " : "(", cli_text(v->hide));
     if ((v->focus && *v->focus) || (v->hide && *v->hide))
         fprintf(out, ": %zu contexts match; percentages of the unfiltered total)\n",
                 vals->n_matched);

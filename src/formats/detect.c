@@ -16,6 +16,7 @@
 #include "formats/json/json.h"
 #include "profkit/dump.h"
 #include "util/error.h"
+#include "util/infile.h"
 #include "util/mapfile.h"
 
 /* Copy the directory part of `path` into buf ("." if none). */
@@ -83,6 +84,12 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     if (!path) return pk_fail(PK_ERR_INVALID_ARG, "NULL path");
     if (!pk_path_exists(path) && !cg_detect_path(path))
         return pk_fail(PK_ERR_IO, "%s: no such file or directory", path);
+    /* What cannot be read (permission denied, a FIFO, a device) is said
+     * so, not reported as "not a profile" after every detector failed. */
+    if (pk_path_exists(path)) {
+        pk_status st = pk_input_check(path);
+        if (st) return st;
+    }
     char dir[4096];
     if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
     if (hpctoolkit_dir(path, dir, sizeof dir))
@@ -121,18 +128,40 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     return not_recognised(path);
 }
 
+/* A file that shrank while it was read (busguard.h) makes the open fail
+ * as damaged, whatever the reader made of the zeros it read instead. */
+static pk_status open_checked(const char *path, const pk_open_options *opts, pk_record_fn emit,
+                              void *user, const char *sections, pk_profile **out)
+{
+    pk_map_damage_report(); /* forget what an earlier call left */
+    pk_error_clear();
+    pk_profile *p = NULL;
+    pk_status st = open_path(path, opts, emit, user, sections, out ? &p : NULL);
+    if (!st && p) st = pk_profile_intact(p);
+    pk_status damage = pk_map_damage_report();
+    if (damage) st = damage;
+    if (st) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pk_error_last());
+        pk_profile_free(p);
+        pk_map_damage_report(); /* the damage freeing p notes again */
+        return pk_fail(st, "%s", msg);
+    }
+    if (out) *out = p;
+    return PK_OK;
+}
+
 pk_status pk_profile_open(const char *path, const pk_open_options *opts, pk_profile **out)
 {
     if (!out) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open: NULL out");
-    pk_error_clear();
-    return open_path(path, opts, NULL, NULL, NULL, out);
+    return open_checked(path, opts, NULL, NULL, NULL, out);
 }
 
 pk_status pk_dump(const char *path, const pk_dump_options *opts, pk_record_fn fn, void *user)
 {
     if (!fn) return pk_fail(PK_ERR_INVALID_ARG, "pk_dump: NULL callback");
-    pk_error_clear();
-    return open_path(path, NULL, fn, user, opts ? opts->sections : NULL, NULL);
+    pk_open_options o = {.max_memory = opts ? opts->max_memory : 0};
+    return open_checked(path, &o, fn, user, opts ? opts->sections : NULL, NULL);
 }
 
 pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *names,

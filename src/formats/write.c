@@ -8,6 +8,29 @@
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "formats/json/json.h"
 #include "util/error.h"
+#include "util/safeout.h"
+
+static pk_status source_intact(const void *p)
+{
+    return pk_profile_intact(p);
+}
+
+static pk_status write_format(const pk_profile *p, pk_format format, const char *path,
+                              const pk_write_options *opts, pk_write_stats *stats)
+{
+    switch (format) {
+    case PK_FORMAT_HPCTOOLKIT_V4:
+        return hk_write_db(p, path, opts, stats);
+    case PK_FORMAT_CALLGRIND:
+        return cg_write(p, path, opts, stats);
+    case PK_FORMAT_CUBE:
+        return cube_write(p, path, opts, stats);
+    case PK_FORMAT_JSON:
+        return json_write(p, path, opts, stats);
+    default:
+        return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
+    }
+}
 
 pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *path,
                            const pk_write_options *opts, pk_write_stats *stats)
@@ -24,16 +47,9 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
                        "it); writing it would present partial data as complete",
                        path);
     memset(stats, 0, sizeof *stats);
-    switch (format) {
-    case PK_FORMAT_HPCTOOLKIT_V4:
-        return hk_write_db(p, path, opts, stats);
-    case PK_FORMAT_CALLGRIND:
-        return cg_write(p, path, opts, stats);
-    case PK_FORMAT_CUBE:
-        return cube_write(p, path, opts, stats);
-    case PK_FORMAT_JSON:
-        return json_write(p, path, opts, stats);
-    default:
-        return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
-    }
+    /* Nothing made from a file that shrank meanwhile is put in place. */
+    pk_safeout_set_check(source_intact, p);
+    pk_status st = write_format(p, format, path, opts, stats);
+    pk_safeout_set_check(NULL, NULL);
+    return st;
 }

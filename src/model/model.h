@@ -40,6 +40,17 @@ typedef struct pk_plane {
     uint32_t nidx;
 } pk_plane;
 
+/* One past a plane's last value / index record; NULL for an empty plane
+ * with no storage (NULL + 0 is undefined behaviour in C). */
+static inline const unsigned char *pk_plane_vals_end(const pk_plane *pl)
+{
+    return pl->vals ? pl->vals + pl->nvals * PK_LM_VAL_SIZE : NULL;
+}
+static inline const unsigned char *pk_plane_idx_end(const pk_plane *pl)
+{
+    return pl->idx ? pl->idx + (uint64_t)pl->nidx * PK_LM_IDX_SIZE : NULL;
+}
+
 typedef struct pk_ctx_rec {
     uint64_t id;
     uint32_t parent, first_child, n_children, depth;

@@ -161,6 +161,16 @@ pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
     return PK_OK;
 }
 
+pk_status pk_profile_intact(const pk_profile *p)
+{
+    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_intact: NULL profile");
+    for (size_t i = 0; i < p->n_sources; i++) {
+        pk_status st = pk_map_check(&p->sources[i].map);
+        if (st) return st;
+    }
+    return PK_OK;
+}
+
 size_t pk_source_count(const pk_profile *p)
 {
     return p ? p->n_sources : 0;

@@ -27,17 +27,21 @@ typedef struct kid {
     pk_index i;
 } kid;
 
+/* Largest first, NaN before all (seen, and a consistent order). */
 static int largest_first(const void *a, const void *b)
 {
     const kid *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    int nx = isnan(x->key), ny = isnan(y->key);
+    if (nx != ny) return nx ? -1 : 1;
+    if (!nx && x->key != y->key) return x->key < y->key ? 1 : -1;
     return x->i < y->i ? -1 : 1;
 }
 
 static int shown(const fwalk *w, pk_index i)
 {
     if (w->o.max_depth && w->f[i].depth > w->o.max_depth) return 0;
-    if (w->o.threshold <= 0) return w->f[i].inclusive != 0;
+    if (isnan(w->f[i].inclusive) || isnan(w->f[i].self)) return 1; /* never hidden as small */
+    if (w->o.threshold <= 0 || isnan(w->total)) return w->f[i].inclusive != 0;
     return fabs(w->f[i].inclusive) >= w->o.threshold / 100.0 * fabs(w->total);
 }
 
@@ -79,9 +83,10 @@ static pk_status walk(fwalk *w, size_t n, frame_fn fn)
 static void text_frame(fwalk *w, pk_index i, int enter)
 {
     if (!enter) return;
-    char name[1024];
+    char raw[1024], name[2048];
     const pk_frame *f = &w->f[i];
-    pk_frame_name(w->p, f, name, sizeof name);
+    pk_frame_name(w->p, f, raw, sizeof raw);
+    pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
     pk_write_value_share(w->out, f->inclusive, w->total);
     fputs("  ", w->out);
     pk_write_value_share(w->out, f->self, w->total);

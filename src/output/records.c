@@ -11,21 +11,16 @@
 #include <stdio.h>
 
 #include "profkit/output.h"
+#include "util/text_escape.h"
 
 static void write_quoted(FILE *out, const char *s)
 {
     fputc('"', out);
-    for (const unsigned char *p = (const unsigned char *)s; *p; p++) {
-        if (*p == '"' || *p == '\\')
-            fprintf(out, "\\%c", *p);
-        else if (*p == '\n')
-            fputs("\\n", out);
-        else if (*p == '\t')
-            fputs("\\t", out);
-        else if (*p < 0x20 || *p == 0x7f)
-            fprintf(out, "\\x%02x", *p);
-        else
-            fputc(*p, out);
+    while (*s) {
+        if (*s == '"' || *s == '\\')
+            fprintf(out, "\\%c", *s++);
+        else /* controls, invalid UTF-8, direction overrides: visible */
+            s = pk_text_put_one(out, s);
     }
     fputc('"', out);
 }

@@ -35,17 +35,24 @@ typedef struct kid {
     pk_index node;
 } kid;
 
+/* Largest first; a NaN (a damaged or undefined value) before all, so it
+ * is seen, and the order stays consistent for qsort. */
 static int by_inclusive_desc(const void *a, const void *b)
 {
     const kid *x = a, *y = b;
-    if (x->key != y->key) return x->key < y->key ? 1 : -1;
+    int nx = isnan(x->key), ny = isnan(y->key);
+    if (nx != ny) return nx ? -1 : 1;
+    if (!nx && x->key != y->key) return x->key < y->key ? 1 : -1;
     return x->node < y->node ? -1 : 1;
 }
 
 static int shown(const tree_walk *w, pk_index i, uint32_t depth)
 {
     if (w->o.max_depth && depth > w->o.max_depth) return 0;
-    if (w->o.threshold <= 0) return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
+    /* NaN compares false with everything: shown, never hidden as "small" */
+    if (isnan(w->incl[i]) || (w->excl && isnan(w->excl[i]))) return 1;
+    if (w->o.threshold <= 0 || isnan(w->total))
+        return w->incl[i] != 0.0 || (w->excl && w->excl[i] != 0.0);
     return fabs(w->incl[i]) >= w->o.threshold / 100.0 * fabs(w->total);
 }
 
@@ -117,11 +124,16 @@ static pk_status walk(tree_walk *w, tree_fn fn)
     return PK_OK;
 }
 
-/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"). */
+/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"),
+ * between whole UTF-8 characters. */
 static void shorten_middle(char *name, size_t len, size_t room)
 {
     if (room < 9 || len <= room) return;
     size_t head = (room - 3) / 2, tail = room - 3 - head;
+    while (head > 0 && ((unsigned char)name[head] & 0xc0) == 0x80)
+        head--;
+    while (tail > 0 && ((unsigned char)name[len - tail] & 0xc0) == 0x80)
+        tail--;
     memmove(name + head + 3, name + len - tail, tail + 1);
     memcpy(name + head, "...", 3);
 }
@@ -129,10 +141,12 @@ static void shorten_middle(char *name, size_t len, size_t room)
 static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     if (!enter) return;
-    char name[512];
+    char raw[512], name[1024];
     pk_context c;
     pk_context_get(w->p, node, &c);
-    size_t len = pk_context_name(w->p, node, name, sizeof name);
+    pk_context_name(w->p, node, raw, sizeof raw);
+    size_t len = pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
+    if (len >= sizeof name) len = strlen(name);
     if (c.relation == PK_REL_INLINED_CALL && len < sizeof name)
         len += (size_t)snprintf(name + len, sizeof name - len, " [inlined]");
     if (len >= sizeof name) len = sizeof name - 1;

@@ -56,6 +56,8 @@ const char *pk_status_str(pk_status status)
         return "not found";
     case PK_ERR_UNKNOWN_FORMAT:
         return "unknown format";
+    case PK_ERR_LIMIT:
+        return "over the memory budget";
     }
     return "unknown status";
 }

@@ -7,31 +7,31 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "busguard.h"
 #include "error.h"
+#include "infile.h"
 
 static const unsigned char empty_file[1];
 
+/* The first damage pk_unmap_file() found on this thread, until reported. */
+static _Thread_local char damage_msg[1024];
+static _Thread_local int damage_seen;
+
 pk_status pk_map_file(const char *path, pk_mapfile *out)
 {
-    int fd = open(path, O_RDONLY | O_CLOEXEC);
-    if (fd < 0) return pk_fail(PK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
     struct stat st;
-    if (fstat(fd, &st) != 0) {
-        int e = errno;
-        close(fd);
-        return pk_fail(PK_ERR_IO, "%s: cannot stat: %s", path, strerror(e));
-    }
-    if (!S_ISREG(st.st_mode)) {
-        close(fd);
-        return pk_fail(PK_ERR_IO, "%s: not a regular file", path);
-    }
+    int fd;
+    pk_status s = pk_input_open(path, &fd, &st);
+    if (s) return s;
+    memset(out, 0, sizeof *out);
     out->size = (uint64_t)st.st_size;
-    out->mapped = 0;
     out->data = empty_file;
     if (st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
@@ -45,17 +45,68 @@ pk_status pk_map_file(const char *path, pk_mapfile *out)
         madvise(p, (size_t)st.st_size, MADV_WILLNEED);
         out->data = p;
         out->mapped = 1;
+        out->guard = pk_guard_add(p, (uint64_t)st.st_size);
+        out->path = strdup(path);
+        out->dev = (uint64_t)st.st_dev, out->ino = (uint64_t)st.st_ino;
     }
     close(fd);
     return PK_OK;
 }
 
+int pk_map_damage(const pk_mapfile *m, uint64_t *offset)
+{
+    uint64_t at = 0;
+    if (!m || !m->mapped) return 0;
+    int bad = pk_guard_faulted(m->guard, &at);
+    /* A file cut inside a page leaves no fault: the kernel zeroes the rest
+     * of that page. The same file (device and inode) with fewer bytes than
+     * were mapped tells. A file replaced under the name is no damage: the
+     * mapping still holds the old one. */
+    struct stat st;
+    if (m->path && stat(m->path, &st) == 0 && (uint64_t)st.st_dev == m->dev &&
+        (uint64_t)st.st_ino == m->ino && (uint64_t)st.st_size < m->size) {
+        if (!bad || (uint64_t)st.st_size < at) at = (uint64_t)st.st_size;
+        bad = 1;
+    }
+    if (bad && offset) *offset = at;
+    return bad;
+}
+
+static void damage_message(const pk_mapfile *m, uint64_t at, char *buf, size_t size)
+{
+    snprintf(buf, size,
+             "%s: the file shrank while profkit was reading it: the bytes from offset %llu on "
+             "(of %llu) are gone; the file is damaged",
+             m->path ? m->path : "(file)", (unsigned long long)at, (unsigned long long)m->size);
+}
+
+pk_status pk_map_check(const pk_mapfile *m)
+{
+    uint64_t at;
+    char msg[1024];
+    if (!pk_map_damage(m, &at)) return PK_OK;
+    damage_message(m, at, msg, sizeof msg);
+    return pk_fail(PK_ERR_FORMAT, "%s", msg);
+}
+
+pk_status pk_map_damage_report(void)
+{
+    if (!damage_seen) return PK_OK;
+    damage_seen = 0;
+    return pk_fail(PK_ERR_FORMAT, "%s", damage_msg);
+}
+
 void pk_unmap_file(pk_mapfile *m)
 {
+    uint64_t at;
+    if (m->mapped && !damage_seen && pk_map_damage(m, &at)) {
+        damage_message(m, at, damage_msg, sizeof damage_msg);
+        damage_seen = 1;
+    }
+    pk_guard_remove(m->guard);
     if (m->mapped) munmap((void *)m->data, (size_t)m->size);
-    m->data = NULL;
-    m->size = 0;
-    m->mapped = 0;
+    free(m->path);
+    memset(m, 0, sizeof *m);
 }
 
 int pk_path_exists(const char *path)
@@ -115,7 +166,7 @@ static void release_range(pk_release *r, const unsigned char *to)
 void pk_release_advance(pk_release *r, const void *pos)
 {
     const unsigned char *p = pos;
-    if (!r->m || p < r->m->data || p > r->m->data + r->m->size) return;
+    if (!r->m || !p || p < r->m->data || p > r->m->data + r->m->size) return;
     if (!r->from || p < r->from) { /* first position, or the scan jumped back */
         r->from = p;
         return;
@@ -126,6 +177,6 @@ void pk_release_advance(pk_release *r, const void *pos)
 void pk_release_finish(pk_release *r, const void *pos)
 {
     const unsigned char *p = pos;
-    if (!r->m || !r->from || p < r->from || p > r->m->data + r->m->size) return;
+    if (!r->m || !r->from || !p || p < r->from || p > r->m->data + r->m->size) return;
     release_range(r, p);
 }

@@ -3,7 +3,16 @@
  *
  * Readers work on the mapped bytes in place (zero-copy): values in the
  * model point straight into the mapping, which lives as long as the
- * profile. Empty files map to a non-NULL zero-length buffer.
+ * profile. Empty files map to a non-NULL zero-length buffer. Only regular
+ * files are mapped (infile.h).
+ *
+ * A file may shrink while it is mapped. Every mapping is watched by the
+ * SIGBUS guard (busguard.h): bytes past the new end read as zeros instead
+ * of killing the process, and the damage is found afterwards by
+ * pk_map_damage() (the guard's record, or a stat showing the same file
+ * shorter than its mapping). pk_unmap_file() notes damage it finds on the
+ * calling thread, so whoever drives a reader learns of it even when the
+ * reader has already let go of the file (pk_map_damage_report()).
  */
 #ifndef PK_UTIL_MAPFILE_H
 #define PK_UTIL_MAPFILE_H
@@ -13,15 +22,30 @@
 
 #include "profkit/status.h"
 
+struct pk_guard;
+
 typedef struct pk_mapfile {
     const unsigned char *data;
     uint64_t size;
     int mapped; /* 1 if data must be munmap'ed */
+    struct pk_guard *guard;
+    char *path; /* malloc'ed copy, for the damage check and its message */
+    uint64_t dev, ino;
 } pk_mapfile;
 
 /* Map `path`. On failure sets the last error naming the path. */
 pk_status pk_map_file(const char *path, pk_mapfile *out);
 void pk_unmap_file(pk_mapfile *m);
+/* 1 if the file behind a mapping shrank after it was mapped; *offset (may
+ * be NULL) gets the first byte that is no longer the file's. */
+int pk_map_damage(const pk_mapfile *m, uint64_t *offset);
+/* PK_OK, or PK_ERR_FORMAT with a message naming the file and offset if
+ * the file behind `m` shrank. */
+pk_status pk_map_check(const pk_mapfile *m);
+/* Damage pk_unmap_file() found on this thread since the last call:
+ * PK_OK, or PK_ERR_FORMAT with the message of the first damaged file.
+ * Clears the record. */
+pk_status pk_map_damage_report(void);
 /* A reader about to read every byte of m: map all its pages now, in one
  * call, instead of taking a page fault every few pages (a hint; ignored
  * where the kernel cannot do it). */

@@ -6,6 +6,7 @@
 
 #include <errno.h>
 #include <fcntl.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -15,16 +16,27 @@
 
 #define OUT_BUFFER (1u << 20)
 
+/* The buffer, once the file is open (nothing to free on failure). */
+static pk_status take_buffer(pk_out *o)
+{
+    o->buf = malloc(OUT_BUFFER);
+    if (!o->buf) return o->status = pk_fail_nomem("allocating an output buffer");
+    o->cap = OUT_BUFFER;
+    return PK_OK;
+}
+
 pk_status pk_out_open(pk_out *o, const char *path)
 {
     memset(o, 0, sizeof *o);
     o->path = path;
-    o->fd = -1;
-    o->buf = malloc(OUT_BUFFER);
-    if (!o->buf) return o->status = pk_fail_nomem("allocating an output buffer");
-    o->cap = OUT_BUFFER;
-    o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0644);
-    if (o->fd < 0) o->status = pk_fail(PK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    o->fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0666);
+    if (o->fd < 0)
+        return o->status = pk_fail(PK_ERR_IO, "%s: cannot create: %s", path, strerror(errno));
+    if (take_buffer(o)) {
+        close(o->fd);
+        o->fd = -1;
+        unlink(path);
+    }
     return o->status;
 }
 
@@ -134,4 +146,42 @@ pk_status pk_write_file(const char *path, const void *data, size_t n)
     pk_out o;
     if (pk_out_open(&o, path) == PK_OK) pk_out_bytes(&o, data, n);
     return pk_out_close(&o);
+}
+
+pk_status pk_out_create(pk_out *o, const char *target, uint32_t flags)
+{
+    memset(o, 0, sizeof *o);
+    o->fd = -1;
+    o->safe = malloc(sizeof *o->safe);
+    if (!o->safe) return o->status = pk_fail_nomem("starting an output");
+    if ((o->status = pk_safeout_file(o->safe, target, flags)) != PK_OK || take_buffer(o) != PK_OK) {
+        pk_safeout_abort(o->safe);
+        free(o->safe);
+        o->safe = NULL;
+        return o->status;
+    }
+    o->fd = o->safe->fd;
+    o->path = o->safe->target;
+    return PK_OK;
+}
+
+pk_status pk_out_commit(pk_out *o, pk_status st)
+{
+    if (o->fd >= 0) flush(o);
+    if (!st) st = o->status;
+    free(o->buf);
+    o->buf = NULL;
+    o->fd = -1;
+    if (!o->safe) return st ? st : pk_fail(PK_ERR_INVALID_ARG, "pk_out_commit: no output");
+    if (st) {
+        char msg[1024];
+        snprintf(msg, sizeof msg, "%s", pk_error_last());
+        pk_safeout_abort(o->safe);
+        pk_fail(st, "%s", msg);
+    } else {
+        st = pk_safeout_commit(o->safe); /* closes the file */
+    }
+    free(o->safe);
+    o->safe = NULL;
+    return st;
 }

@@ -16,18 +16,29 @@
 #include <stdint.h>
 
 #include "profkit/status.h"
+#include "safeout.h"
 
 typedef struct pk_out {
     int fd;
     const char *path; /* for messages; must outlive the pk_out */
+    pk_safeout *safe; /* set by pk_out_create: committed by pk_out_commit */
     unsigned char *buf;
     size_t used, cap;
     uint64_t offset; /* bytes written so far (buffered ones included) */
     pk_status status;
 } pk_out;
 
-/* Create `path` (which must not exist) for writing. */
+/* Create `path` (which must not exist; a symbolic link is refused) for
+ * writing: a file inside an output directory that safeout.h made. */
 pk_status pk_out_open(pk_out *o, const char *path);
+/* Start the output file `target` the safe way (safeout.h; flags:
+ * PK_WRITE_FORCE or 0), written through `o` and put in place by
+ * pk_out_commit(). */
+pk_status pk_out_create(pk_out *o, const char *target, uint32_t flags);
+/* Finish an output pk_out_create() started: with st == PK_OK and no
+ * write error, flush and put it in place; otherwise remove it. Returns
+ * the first error (st's, if any). Frees what pk_out_create() took. */
+pk_status pk_out_commit(pk_out *o, pk_status st);
 void pk_out_bytes(pk_out *o, const void *data, size_t n);
 void pk_out_zeros(pk_out *o, uint64_t n);
 /* Pad with zeros up to a multiple of `align` (a power of two). */

@@ -173,11 +173,17 @@ import json, sys
 doc = json.load(open(sys.argv[1]))
 assert doc["$schema"] == "https://www.speedscope.app/file-format-schema.json"
 frames = doc["shared"]["frames"]
-assert doc["profiles"] and all(p["type"] == "sampled" for p in doc["profiles"])
+assert doc["profiles"] and all(p["type"] == "evented" for p in doc["profiles"])
 for p in doc["profiles"]:
-    assert len(p["samples"]) == len(p["weights"])
-    assert all(0 <= i < len(frames) for s in p["samples"] for i in s)
-    assert abs(sum(p["weights"]) - p["endValue"]) <= 1e-9 * abs(p["endValue"])
+    stack, at = [], 0
+    for e in p["events"]:  # well nested, in time order, frames known
+        assert 0 <= e["frame"] < len(frames) and e["at"] >= at
+        at = e["at"]
+        if e["type"] == "O":
+            stack.append(e["frame"])
+        else:
+            assert e["type"] == "C" and stack.pop() == e["frame"]
+    assert not stack and at == p["endValue"] and p["endValue"] > 0
 if sys.argv[2]:  # speedscope's own schema, when npm could fetch it
     import jsonschema
     jsonschema.validate(doc, json.load(open(sys.argv[2])))

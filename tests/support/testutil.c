@@ -255,6 +255,30 @@ void tu_remove_tree(const char *dir)
     if (system(cmd) != 0) fprintf(stderr, "could not remove %s\n", dir);
 }
 
+static char scratch[64];
+
+int tu_scratch_make(const char *prefix)
+{
+    snprintf(scratch, sizeof scratch, "/tmp/%.32s-XXXXXX", prefix);
+    return mkdtemp(scratch) ? 0 : -1;
+}
+
+void tu_scratch_path(char *buf, size_t size, const char *name)
+{
+    snprintf(buf, size, "%s/%s", scratch, name);
+}
+
+const char *tu_scratch_dir(void)
+{
+    return scratch;
+}
+
+void tu_scratch_remove(void)
+{
+    if (scratch[0]) tu_remove_tree(scratch);
+    scratch[0] = '\0';
+}
+
 pk_profile *tu_open_fixture(const struct fx_db *db, char *dir)
 {
     const char *tmp = getenv("TMPDIR");

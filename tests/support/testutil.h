@@ -62,4 +62,13 @@ void tu_close_fixture(pk_profile *p, const char *dir);
 /* rm -rf of a directory the test made. */
 void tu_remove_tree(const char *dir);
 
+/* A scratch directory for a group of tests: made by tu_scratch_make()
+ * (in /tmp, named after `prefix`; 0 or -1, as cmocka's group setup
+ * returns), paths in it by tu_scratch_path(), removed with all it holds by
+ * tu_scratch_remove(). One at a time per test program. */
+int tu_scratch_make(const char *prefix);
+void tu_scratch_path(char *buf, size_t size, const char *name);
+const char *tu_scratch_dir(void);
+void tu_scratch_remove(void);
+
 #endif

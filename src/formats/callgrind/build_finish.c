@@ -190,7 +190,8 @@ pk_status cgb_finish(cg_build *b)
     if (!b->cg->n_parts || !declares_events(b))
         return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
     drop_formulas_of_data(b);
-    pk_status st = merge_self(b);
+    pk_status st = cgb_check_formulas(b);
+    if (!st) st = merge_self(b);
     if (!st) st = check_parts(b);
     if (st) return st;
     p->cg = b->cg;

@@ -79,6 +79,9 @@ pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
 /* Merge records, attach the call graph to the profile, set up metrics,
  * locations and the reconstructed tree. */
 pk_status cgb_finish(cg_build *b);
+/* formulas.c: warn about event formulas that cannot be computed (a
+ * cycle, an unknown event). */
+pk_status cgb_check_formulas(cg_build *b);
 
 /* ------------------------------------------------------------------ */
 /* The parser                                                         */

@@ -68,8 +68,9 @@ int cgp_u64(const char **sp, const char *e, uint64_t *out)
     } else {
         const char *d = s;
         for (; s < e && (unsigned)(*s - '0') < 10; s++) {
-            if (v > (UINT64_MAX - 9) / 10) return 0;
-            v = v * 10 + (uint64_t)(*s - '0');
+            uint64_t digit = (uint64_t)(*s - '0'); /* up to 2^64 - 1 exactly */
+            if (v > UINT64_MAX / 10 || (v == UINT64_MAX / 10 && digit > UINT64_MAX % 10)) return 0;
+            v = v * 10 + digit;
         }
         if (s == d) return 0;
     }
@@ -154,7 +155,7 @@ static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev
     char sign = *s == '-' || *s == '+' ? *s++ : 0;
     if (sign == '+') relative_costs_seen(ps);
     uint64_t v;
-    if (!cgp_u64(&s, e, &v) || v > (1ull << 63)) return 0;
+    if (!cgp_u64(&s, e, &v) || (sign == '-' && v > (1ull << 63))) return 0; /* any u64 cost */
     double d = sign == '-' ? -(double)v : (double)v;
     *out = ps->relative_costs && sign ? prev + d : d;
     *sp = s;

@@ -154,10 +154,10 @@ static pk_status feed_gzip(cg_parser *ps, const pk_mapfile *m, const char *path)
 static pk_status read_one(cg_build *b, const char *path, const pk_mapfile *mem, uint32_t flags)
 {
     pk_profile *p = b->p;
-    const char *base = strrchr(path, '/');
-    pk_source_rec *src = pk_model_add_source(p, base ? base + 1 : path);
-    const char *file = pk_intern_cstr(&p->strings, path);
+    const char *file = pk_intern_cstr(&p->strings, path), *base = file ? strrchr(file, '/') : NULL;
     if (!file) return pk_fail_nomem("opening");
+    /* the profile's own copy: `path` may be a run file name freed after the open */
+    pk_source_rec *src = pk_model_add_source(p, base ? base + 1 : file);
     pk_mapfile m;
     pk_status st = mem ? PK_OK : pk_map_file(path, &m);
     if (st) return st;

@@ -5,8 +5,8 @@
  * (what callgrind_annotate reads correctly), with PK_WRITE_SPLIT one file
  * per location. What goes in is decided first (write_plan.c: locations,
  * call graph, events, units, what is left out), then written
- * (write_body.c). Written to "<path>.tmp-<pid>" and renamed into place
- * when complete.
+ * (write_body.c). Written under temporary names and put in place when
+ * complete (util/safeout.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -19,6 +19,7 @@
 #include "callgrind.h"
 #include "cgw.h"
 #include "util/error.h"
+#include "util/safeout.h"
 
 /* Name tables sized for the profile (and the call graph's extra functions). */
 static pk_status prepare_names(cgw *w)
@@ -41,11 +42,12 @@ static void writer_free(cgw *w)
     cgw_plan_free(w);
 }
 
-static FILE *create(const char *tmp, pk_status *st)
+/* The stream of a started output file (it takes over the descriptor). */
+static FILE *create(pk_safeout *s, pk_status *st)
 {
-    FILE *f = fopen(tmp, "w");
-    if (!f) *st = pk_fail(PK_ERR_IO, "%s: cannot create: %s", tmp, strerror(errno));
-    if (f) setvbuf(f, NULL, _IOFBF, 1 << 20);
+    FILE *f = fdopen(s->fd, "w");
+    if (!f) *st = pk_fail(PK_ERR_IO, "%s: cannot write: %s", s->tmp, strerror(errno));
+    if (f) setvbuf(f, NULL, _IOFBF, 1 << 20), s->fd = -1;
     return f;
 }
 
@@ -61,43 +63,60 @@ static pk_status finish(FILE *f, const char *tmp, pk_status st)
  * "path-01", "path-02"... as callgrind names per-thread files, so the
  * set opens as one run by its base name (here and in KCachegrind). */
 typedef struct targets {
-    uint32_t n;
+    uint32_t n, started;
     char (*path)[4096];
-    char (*tmp)[4096];
+    pk_safeout *safe; /* [started]: each file's temporary, until committed */
 } targets;
 
 static pk_status name_targets(targets *t, const char *path, uint32_t n, int force)
 {
     t->n = n;
-    t->path = malloc(n * sizeof *t->path), t->tmp = malloc(n * sizeof *t->tmp);
-    if (!t->path || !t->tmp) return pk_fail_nomem("writing Callgrind");
+    t->path = malloc(n * sizeof *t->path), t->safe = malloc(n * sizeof *t->safe);
+    if (!t->path || !t->safe) return pk_fail_nomem("writing Callgrind");
     int digits = n > 99 ? snprintf(NULL, 0, "%u", n) : 2;
     for (uint32_t k = 0; k < n; k++) {
         if (n == 1)
             snprintf(t->path[k], sizeof t->path[k], "%s", path);
         else
             snprintf(t->path[k], sizeof t->path[k], "%s-%0*u", path, digits, k + 1);
-        snprintf(t->tmp[k], sizeof t->tmp[k], "%s.tmp-%ld", t->path[k], (long)getpid());
-        if (!force && access(t->path[k], F_OK) == 0)
-            return pk_fail(PK_ERR_IO, "%s: exists (use --force to replace it)", t->path[k]);
+        pk_status st = pk_safeout_file(&t->safe[k], t->path[k], force ? PK_WRITE_FORCE : 0);
+        if (st) return st;
+        t->started = k + 1;
     }
     return PK_OK;
 }
 
-static pk_status write_files(cgw *w, const targets *t)
+/* Each file in place; should one fail, the ones already placed (new
+ * files profkit just wrote) are taken back, so the set is whole or
+ * absent. */
+static pk_status commit_targets(targets *t)
+{
+    pk_status st = PK_OK;
+    uint32_t k = 0;
+    for (; k < t->started && !st; k++)
+        st = pk_safeout_commit(&t->safe[k]);
+    if (!st) return t->started = 0, PK_OK;
+    char msg[1024];
+    snprintf(msg, sizeof msg, "%s", pk_error_last());
+    for (uint32_t i = 0; i + 1 < k; i++)
+        unlink(t->path[i]);
+    for (; k < t->started; k++)
+        pk_safeout_abort(&t->safe[k]);
+    t->started = 0;
+    return pk_fail(st, "%s", msg);
+}
+
+static pk_status write_files(cgw *w, targets *t)
 {
     pk_status st = PK_OK;
     w->out = calloc(t->n, sizeof *w->out);
     if (!w->out) return pk_fail_nomem("writing Callgrind");
     for (uint32_t k = 0; k < t->n && !st; k++)
-        w->out[k] = create(t->tmp[k], &st);
+        w->out[k] = create(&t->safe[k], &st);
     if (!st) st = cgw_write_parts(w);
     for (uint32_t k = 0; k < t->n; k++)
-        if (w->out[k]) st = finish(w->out[k], t->tmp[k], st);
-    for (uint32_t k = 0; k < t->n && !st; k++)
-        if (rename(t->tmp[k], t->path[k]) != 0)
-            st =
-                pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", t->path[k], strerror(errno));
+        if (w->out[k]) st = finish(w->out[k], t->path[k], st);
+    if (!st) st = commit_targets(t);
     return st;
 }
 
@@ -123,12 +142,11 @@ pk_status cg_write(const pk_profile *p, const char *path, const pk_write_options
     if (!st) st = name_targets(&t, path, w.n_out > 1 ? w.n_out : 1, (flags & PK_WRITE_FORCE) != 0);
     if (!st) st = prepare_names(&w);
     if (!st) st = write_files(&w, &t);
-    if (st)
-        for (uint32_t k = 0; t.tmp && k < t.n; k++)
-            unlink(t.tmp[k]);
+    for (uint32_t k = 0; k < t.started; k++) /* not committed: failed */
+        pk_safeout_abort(&t.safe[k]);
     if (!st) count_bytes(&t, stats);
     stats->n_values = w.n_values;
-    free(t.path), free(t.tmp), free(w.out);
+    free(t.path), free(t.safe), free(w.out);
     writer_free(&w);
     return st;
 }

@@ -9,6 +9,7 @@
 #include "anchor.h"
 #include "profkit/write.h"
 #include "tar.h"
+#include "util/budget.h"
 
 /* A Cube data type: how one value is stored and into how many model
  * metrics ("components") it unfolds. */
@@ -75,6 +76,8 @@ typedef struct cube_read {
     uint32_t *wide;      /* wide-search enumeration: position -> cnode def */
     uint32_t *loc_col;   /* location def -> data column (= model location) */
     uint32_t n_locs;
+    pk_budget budget;       /* what inflated data may take (util/budget.h) */
+    uint64_t archive_bytes; /* the tar's size (inflated, if it was gzip-wrapped) */
 } cube_read;
 
 /* calltree.c: a tree given as parent links (a uint32_t at parent +

@@ -64,8 +64,23 @@ static pk_status read_index(cube_read *r, const cube_member *m, job *j, unsigned
     return PK_OK;
 }
 
-/* Inflate ZCUBEX.DATA: one zlib stream per row (CubeW cube_metric_write_row). */
-static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+/* Row number of the i-th entry of a job's index (dense: i itself). */
+static uint32_t row_of(const job *j, uint32_t i)
+{
+    return j->rows ? get32(j->rows + 4 * (size_t)i, j->swap) : i;
+}
+
+static int all_zero(const unsigned char *d, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (d[i]) return 0;
+    return 1;
+}
+
+/* The ZCUBEX row table: n entries after the header, each within the
+ * member; *n_stored gets how many hold a stream (size > 0). */
+static pk_status check_row_table(cube_read *r, const cube_member *m, const job *j,
+                                 uint64_t *n_stored)
 {
     const uint64_t head = 11 + 8;
     if (m->size < head) return member_error(r, m, 11, "the row count is cut off");
@@ -73,23 +88,54 @@ static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64
     if (n != j->n_rows) return member_error(r, m, 11, "the row count differs from N.index");
     if (n > (m->size - head) / 24) return member_error(r, m, head, "the row table is cut off");
     uint64_t base = head + 24 * n;
-    j->inflated = malloc(n * row_bytes + 1);
-    if (!j->inflated) return pk_fail_nomem("inflating ZCUBEX.DATA");
+    *n_stored = 0;
     for (uint64_t i = 0; i < n; i++) {
         const unsigned char *e = m->data + head + 24 * i;
         uint64_t at = get64(e + 8, j->swap), size = get64(e + 16, j->swap);
         if (at > m->size - base || size > m->size - base - at)
             return member_error(r, m, head + 24 * i, "a compressed row lies outside the member");
+        *n_stored += size != 0;
+    }
+    return PK_OK;
+}
+
+/* Inflate ZCUBEX.DATA: one zlib stream per row (CubeW
+ * cube_metric_write_row). Dense storage only where the data is dense:
+ * a row stored empty (pycubexr reads it as all zero) or inflating to
+ * zeros is left out, and the job keeps its own list of the rows that
+ * remain. The rows that hold a stream are charged to the budget before
+ * anything is inflated, so a small member that claims gigabytes of rows
+ * is refused at once. */
+static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+{
+    uint64_t stored = 0, head = 11 + 8, base = head + 24 * (uint64_t)j->n_rows;
+    pk_status st = check_row_table(r, m, j, &stored);
+    if (!st && stored && row_bytes > UINT64_MAX / stored)
+        return member_error(r, m, 11, "the rows' size overflows");
+    if (!st)
+        st = pk_budget_charge(&r->budget, stored * row_bytes,
+                              "%s: member %s, byte %llu of the archive: %llu compressed rows of "
+                              "%llu bytes",
+                              r->path, m->name, (unsigned long long)m->offset + 11,
+                              (unsigned long long)stored, (unsigned long long)row_bytes);
+    if (st) return st;
+    j->inflated = malloc(stored * row_bytes + 1);
+    j->own_rows = malloc(stored * 4 + 4);
+    if (!j->inflated || !j->own_rows) return pk_fail_nomem("inflating ZCUBEX.DATA");
+    uint32_t kept = 0;
+    for (uint32_t i = 0; i < j->n_rows; i++) {
+        const unsigned char *e = m->data + head + 24 * (uint64_t)i;
+        uint64_t at = get64(e + 8, j->swap), size = get64(e + 16, j->swap);
         uLongf got = (uLongf)row_bytes;
-        unsigned char *out = j->inflated + i * row_bytes;
-        if (size == 0) { /* pycubexr skips empty entries: an all-zero row */
-            memset(out, 0, row_bytes);
-            continue;
-        }
+        unsigned char *out = j->inflated + kept * row_bytes;
+        if (size == 0) continue;
         if (uncompress(out, &got, m->data + base + at, (uLong)size) != Z_OK || got != row_bytes)
             return member_error(r, m, base + at, "a compressed row does not inflate to one row");
+        if (all_zero(out, row_bytes)) continue;
+        uint32_t row = row_of(j, i);
+        pk_put_le32(j->own_rows + 4 * (size_t)kept++, j->swap ? __builtin_bswap32(row) : row);
     }
-    j->data = j->inflated;
+    j->rows = j->own_rows, j->n_rows = kept, j->data = j->inflated;
     return PK_OK;
 }
 
@@ -163,10 +209,33 @@ static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
     return st;
 }
 
+/* Metrics read their rows in place from their data members; honest
+ * archives give each metric its own member, so rows adding up to more than
+ * the archive holds mean members shared between metrics (several metric
+ * definitions with one id): work and memory the bytes do not pay for. The
+ * excess is charged to the budget (inflated rows were charged already). */
+static pk_status charge_shared(cube_read *r, const job *j, uint64_t *claimed, uint64_t *charged)
+{
+    if (j->inflated || !j->data) return PK_OK;
+    uint64_t bytes = (uint64_t)j->n_rows * r->n_locs * r->mb[j->mdef].type.size;
+    *claimed = bytes > UINT64_MAX - *claimed ? UINT64_MAX : *claimed + bytes;
+    uint64_t excess = *claimed > r->archive_bytes ? *claimed - r->archive_bytes : 0;
+    if (excess <= *charged) return PK_OK;
+    pk_status st = pk_budget_charge(&r->budget, excess - *charged,
+                                    "%s: metric %s: the data rows of its metrics add up to %llu "
+                                    "bytes, more than the archive's %llu (data members shared "
+                                    "between metrics)",
+                                    r->path, r->a.mdefs[j->mdef].uniq, (unsigned long long)*claimed,
+                                    (unsigned long long)r->archive_bytes);
+    if (!st) *charged = excess;
+    return st;
+}
+
 /* Find every metric's data; a damaged one fails the open, or with
  * KEEP_GOING is dropped (reported, profile marked incomplete). */
 static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
 {
+    uint64_t claimed = 0, charged = 0;
     unsigned char *seen = malloc(r->a.n_cnodes + 1);
     if (!seen) return pk_fail_nomem("reading indexes");
     pk_status st = PK_OK;
@@ -181,11 +250,12 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
             st = PK_OK;
             j->data = NULL;
         }
-        if (!st && j->data && j->n_rows) {
+        if (!st && j->data && j->n_rows &&
+            (st = charge_shared(r, j, &claimed, &charged)) == PK_OK) {
             (*n_jobs)++;
         } else if (!st) { /* no data members, or nothing in them */
-            free(j->inflated);
-            j->inflated = NULL;
+            free(j->inflated), free(j->own_rows);
+            j->inflated = NULL, j->own_rows = NULL;
         }
     }
     free(seen);
@@ -200,7 +270,7 @@ pk_status cube_read_values(cube_read *r)
     pk_status st = collect_jobs(r, jobs, &n_jobs);
     if (!st) st = cube_place_values(r, jobs, n_jobs);
     for (size_t k = 0; k < r->a.n_mdefs; k++)
-        free(jobs[k].inflated);
+        free(jobs[k].inflated), free(jobs[k].own_rows);
     free(jobs);
     return st;
 }

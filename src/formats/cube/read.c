@@ -8,57 +8,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "cube.h"
 #include "util/error.h"
 #include "util/gzip.h"
 #include "util/mapfile.h"
-
-/* Inflate a whole gzip stream (also multi-member) into a malloc buffer. */
-static pk_status gunzip(const char *file, const char *what, const unsigned char *d, uint64_t n,
-                        unsigned char **out, uint64_t *out_n)
-{
-    z_stream z;
-    memset(&z, 0, sizeof z);
-    if (inflateInit2(&z, 15 + 16) != Z_OK) return pk_fail_nomem("inflating");
-    size_t cap = n < (1u << 20) ? (1u << 20) : n * 4, len = 0;
-    unsigned char *buf = malloc(cap);
-    pk_status st = buf ? PK_OK : pk_fail_nomem("inflating");
-    uint64_t used = 0;
-    while (!st) {
-        if (len == cap) {
-            unsigned char *nb = cap > SIZE_MAX / 2 ? NULL : realloc(buf, cap * 2);
-            if (!nb)
-                st = pk_fail_nomem("inflating");
-            else
-                buf = nb, cap *= 2;
-            if (st) break;
-        }
-        z.next_in = (unsigned char *)d + used;
-        uint64_t left = n - used;
-        z.avail_in = left > (1u << 30) ? (1u << 30) : (uInt)left;
-        z.next_out = buf + len;
-        z.avail_out = cap - len > (1u << 30) ? (1u << 30) : (uInt)(cap - len);
-        uInt in0 = z.avail_in, out0 = z.avail_out;
-        int rc = inflate(&z, Z_NO_FLUSH);
-        used += in0 - z.avail_in, len += out0 - z.avail_out;
-        if (rc == Z_STREAM_END) {
-            if (used == n || !pk_is_gzip(d + used, n - used)) break; /* trailing garbage ignored */
-            inflateReset(&z);
-        } else if (rc != Z_OK && !(rc == Z_BUF_ERROR && len == cap)) {
-            st = pk_fail(PK_ERR_FORMAT, "%s: %s: gzip data is damaged or cut off near byte %llu",
-                         file, what, (unsigned long long)used);
-        }
-    }
-    inflateEnd(&z);
-    if (st) {
-        free(buf);
-        return st;
-    }
-    *out = buf, *out_n = len;
-    return PK_OK;
-}
 
 static int cube_member_name(const char *s)
 {
@@ -109,12 +63,13 @@ static pk_status read_anchor(cube_read *r)
         return cube_anchor_parse(r->p, r->path, m->offset, m->data, m->size, &r->a);
     unsigned char *xml;
     uint64_t n;
-    pk_status st = gunzip(r->path, "anchor.xml", m->data, m->size, &xml, &n);
+    pk_status st = pk_gunzip_all(m->data, m->size, &r->budget, r->path, "anchor.xml", &xml, &n);
     if (st) return st;
     pk_model_diag(r->p, PK_SEV_NOTE, "gzip-anchor", r->path, "anchor.xml", 1, m->offset,
                   "anchor.xml is gzip-compressed (as Score-P 1.x wrote it)");
     st = cube_anchor_parse(r->p, r->path, 0, xml, n, &r->a);
     free(xml);
+    pk_budget_release(&r->budget, n);
     return st;
 }
 
@@ -156,14 +111,16 @@ static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n
     pk_status st = pk_model_new(&p);
     if (st) return st;
     cube_read r = {.p = p, .flags = opts ? opts->flags : 0};
+    pk_budget_init(&r.budget, opts ? opts->max_memory : 0, n);
     r.path = p->path = pk_intern_cstr(&p->strings, path);
     unsigned char *tar = NULL;
     uint64_t tar_n = n;
     if (!r.path) st = pk_fail_nomem("opening");
     if (!st && pk_is_gzip(d, n)) {
-        st = gunzip(path, "gzip-wrapped archive", d, n, &tar, &tar_n);
+        st = pk_gunzip_all(d, n, &r.budget, path, "gzip-wrapped archive", &tar, &tar_n);
         d = tar;
     }
+    r.archive_bytes = tar_n;
     if (!st) st = read_archive(&r, d, tar_n);
     pk_source_rec *src = st ? NULL : pk_model_add_source(p, "cubex");
     if (src) *src = (pk_source_rec){"cubex", 1, 1, n, p->major, p->minor, {0}};

@@ -23,6 +23,7 @@ typedef struct job {
     uint32_t n_rows;
     const unsigned char *data; /* n_rows x n_locs values */
     unsigned char *inflated;   /* malloc, for ZCUBEX.DATA */
+    unsigned char *own_rows;   /* malloc: the rows ZCUBEX.DATA gives values */
 } job;
 
 static inline uint32_t get32(const unsigned char *d, int swap)

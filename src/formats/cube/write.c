@@ -7,8 +7,8 @@
  * EXCLUSIVE, wide search for INCLUSIVE); a row's values come from the
  * context-major view (or, in summary mode, the summary location) through
  * cw_ctx_values(). Everything is planned, and every loss reported, before
- * the file is opened. Written to "<path>.tmp-<pid>" and renamed into
- * place when complete.
+ * the file is opened. Written under a temporary name and put in place
+ * when complete (util/safeout.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
@@ -430,10 +430,6 @@ pk_status cube_write(const pk_profile *p, const char *path, const pk_write_optio
                      pk_write_stats *stats)
 {
     uint32_t flags = opts ? opts->flags : 0;
-    if (!(flags & PK_WRITE_FORCE) && access(path, F_OK) == 0)
-        return pk_fail(PK_ERR_IO, "%s: exists (use --force to replace it)", path);
-    char tmp[4200];
-    snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid());
     wstate s = {.w = {.p = p,
                       .path = path,
                       .opts = opts,
@@ -441,17 +437,13 @@ pk_status cube_write(const pk_profile *p, const char *path, const pk_write_optio
                       .compress = (flags & PK_WRITE_COMPRESS) != 0},
                 .mtime = (long)time(NULL)};
     pk_arena_init(&s.w.arena);
-    pk_status st = prepare(&s);
-    if (!st) st = pk_out_open(&s.out, tmp);
+    pk_status st = pk_out_create(&s.out, path, flags & PK_WRITE_FORCE);
+    if (!st) st = prepare(&s);
     if (!st) {
         st = write_archive(&s);
-        pk_status cst = pk_out_close(&s.out);
-        if (!st) st = cst;
         stats->bytes = s.out.offset, stats->n_files = 1;
-        if (!st && rename(tmp, path) != 0)
-            st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-        if (st) unlink(tmp);
     }
+    if (s.out.safe) st = pk_out_commit(&s.out, st);
     cw_free(&s.w);
     free(s.row), free(s.seen), free(s.enc), free(s.rows), free(s.mem_start), free(s.mem);
     return st;

@@ -315,9 +315,14 @@ static pk_status run(const char *path, const char *dir, const pk_open_options *o
     if (!p->path) st = pk_fail_nomem("opening");
     if (!st) st = build_init(&b, p, opts, dir, symbols);
     for (size_t i = 0; !st; i++) {
-        hm_pair in;
+        hm_pair in = {0};
         int done = 0;
         st = next(ctx, i, &in, &done);
+        if (st == PK_ERR_IO && in.name) { /* cannot be opened (a FIFO...): as if damaged */
+            st = keep_going(&b, in.name, st);
+            next(ctx, i, NULL, &done);
+            continue;
+        }
         if (st || done) break;
         st = read_pair(&b, &in);
         next(ctx, i, NULL, &done); /* release the images */
@@ -360,6 +365,7 @@ static pk_status dir_next(void *ctx, size_t i, hm_pair *in, int *done)
         return pk_fail(PK_ERR_IO, "%s/%s: path too long", it->dir, it->names[i]);
     memcpy(it->tpath, it->path, (size_t)n - 7); /* ".hpcrun" -> ".hpctrace" */
     memcpy(it->tpath + n - 7, ".hpctrace", 10);
+    in->name = it->path; /* for the caller's report, should mapping fail */
     pk_status st = pk_map_file(it->path, &it->m);
     if (st) return st;
     *in = (hm_pair){it->path, it->tpath, it->m.data, NULL, it->m.size, 0, 0};

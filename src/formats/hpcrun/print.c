@@ -19,12 +19,14 @@
 #include "formats/hpcrun/hr_print.h"
 #include "util/error.h"
 #include "util/mapfile.h"
+#include "util/text_escape.h"
 
-/* A file string as hpcproftt prints it with %s: up to its first NUL. */
+/* A file string as hpcproftt prints it with %s: up to its first NUL;
+ * control characters and invalid UTF-8 shown visibly (text_escape.h). */
 void hr_put_str(FILE *out, hr_str s)
 {
     size_t n = s.len ? strnlen(s.p, s.len) : 0;
-    fwrite(s.p, 1, n, out);
+    pk_text_write(out, s.p, n);
 }
 
 void hr_print_banner(FILE *out, const char *name)
@@ -69,7 +71,7 @@ void hr_print_lm_only(FILE *out, const hr_epoch *e)
                 break;
             }
         }
-        fwrite(x->path.p, 1, n, out);
+        pk_text_write(out, x->path.p, n);
         fputc('\n', out);
     }
 }

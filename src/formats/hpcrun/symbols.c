@@ -19,6 +19,10 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <unistd.h>
+
+#include "util/error.h"
+#include "util/infile.h"
 
 typedef struct hs_module {
     Dwfl *dwfl; /* NULL once tried and failed */
@@ -56,11 +60,20 @@ void hs_free(hs_resolver *r)
 static void open_module(hs_module *m, const char *path)
 {
     struct stat st;
+    int fd;
     m->tried = 1;
-    if (!path || stat(path, &st) != 0 || !S_ISREG(st.st_mode)) return;
+    /* Opened here, type checked (infile.h), and handed over: libdwfl
+     * would open a FIFO the loadmap names and wait forever. */
+    if (!path || pk_input_open(path, &fd, &st) != PK_OK) {
+        pk_error_clear();
+        return;
+    }
     Dwfl *d = dwfl_begin(&callbacks);
-    if (!d) return;
-    Dwfl_Module *mod = dwfl_report_offline(d, "", path, -1);
+    if (!d) {
+        close(fd);
+        return;
+    }
+    Dwfl_Module *mod = dwfl_report_offline(d, "", path, fd); /* owns fd from here */
     if (!mod || dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_module_getelf(mod, &m->bias)) {
         dwfl_end(d);
         return;

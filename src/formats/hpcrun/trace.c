@@ -5,9 +5,11 @@
  */
 #include <inttypes.h>
 #include <stdio.h>
+#include <unistd.h>
 
 #include "formats/hpcrun/hr_read.h"
 #include "util/error.h"
+#include "util/infile.h"
 
 pk_status hr_trace_parse(const char *name, const void *data, uint64_t size, hr_trace *out)
 {
@@ -63,11 +65,15 @@ int hr_detect(const void *data, uint64_t size)
 int hr_detect_path(const char *path)
 {
     unsigned char buf[HR_MAGIC_LEN];
-    FILE *f = fopen(path, "rb");
-    if (!f) return HR_KIND_NONE;
-    size_t n = fread(buf, 1, sizeof buf, f);
-    fclose(f);
-    return hr_detect(buf, n);
+    struct stat st;
+    int fd;
+    if (pk_input_open(path, &fd, &st)) { /* only regular files: a FIFO would block */
+        pk_error_clear();
+        return HR_KIND_NONE;
+    }
+    ssize_t n = read(fd, buf, sizeof buf);
+    close(fd);
+    return n > 0 ? hr_detect(buf, (uint64_t)n) : HR_KIND_NONE;
 }
 
 #define PH(a, b, c, d, e, f, g, h)                                                                 \

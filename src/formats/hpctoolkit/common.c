@@ -78,6 +78,22 @@ pk_status hk_check_range(const hk_file *f, hk_region in, uint64_t off, uint64_t 
                    (unsigned long long)(elem * count), where);
 }
 
+pk_status hk_claim_add(hk_reader *r, const hk_file *f, hk_claim *c, uint64_t bytes,
+                       const char *what, uint32_t index)
+{
+    c->bytes = bytes > UINT64_MAX - c->bytes ? UINT64_MAX : c->bytes + bytes;
+    uint64_t excess = c->bytes > f->size ? c->bytes - f->size : 0;
+    if (excess <= c->charged) return PK_OK;
+    pk_status st = pk_budget_charge(&r->budget, excess - c->charged,
+                                    "%s: %s %u: the blocks its entries point to add up to %llu "
+                                    "bytes, more than the file's %llu (blocks shared between "
+                                    "entries)",
+                                    f->name, what, index, (unsigned long long)c->bytes,
+                                    (unsigned long long)f->size);
+    if (!st) c->charged = excess;
+    return st;
+}
+
 pk_status hk_index_record(const hk_file *f, const hk_index *ix, uint32_t k, int64_t *prev,
                           uint32_t *key, uint64_t *start, uint64_t *end, const char *block_fmt, ...)
 {

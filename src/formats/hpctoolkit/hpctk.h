@@ -19,6 +19,7 @@
 
 #include "model/model.h"
 #include "profkit/dump.h"
+#include "util/budget.h"
 #include "util/bytes.h"
 #include "util/idset.h"
 
@@ -145,7 +146,21 @@ typedef struct hk_reader {
     const unsigned char *profile_is_summary; /* per profile, or NULL */
     pk_plane *cct_planes;                    /* cct.db planes by context id (malloc) */
     uint32_t n_cct_planes;
+    uint64_t max_memory; /* pk_open_options.max_memory */
+    pk_budget budget;    /* what the files claim beyond their bytes (util/budget.h) */
 } hk_reader;
+
+/* The value blocks (or sample ranges) the entries of one file point to,
+ * added up: honest files give each entry its own bytes, so more than the
+ * file holds means blocks shared between entries, work and memory that
+ * the bytes do not pay for (a small profile.db whose thousand profiles all
+ * point at one large block). The excess is charged to the budget as it
+ * grows. */
+typedef struct hk_claim {
+    uint64_t bytes, charged;
+} hk_claim;
+pk_status hk_claim_add(hk_reader *r, const hk_file *f, hk_claim *c, uint64_t bytes,
+                       const char *what, uint32_t index);
 
 /* ---- errors and checks (common.c) ---- */
 
@@ -267,8 +282,8 @@ static inline const unsigned char *hk_plane_lo(const pk_plane *pl)
 }
 static inline const unsigned char *hk_plane_hi(const pk_plane *pl, unsigned vsize, unsigned isize)
 {
-    const unsigned char *v = pl->vals + pl->nvals * vsize,
-                        *i = pl->idx + (uint64_t)pl->nidx * isize;
+    const unsigned char *v = pl->vals ? pl->vals + pl->nvals * vsize : NULL,
+                        *i = pl->idx ? pl->idx + (uint64_t)pl->nidx * isize : NULL;
     return v > i ? v : i;
 }
 

@@ -146,6 +146,10 @@ static pk_status read_optional(hk_reader *r, int fid, pk_status (*read)(hk_reade
 static pk_status hk_run(hk_reader *r)
 {
     pk_profile *p = r->p;
+    uint64_t input = 0;
+    for (int f = 0; f < HK_NFILES; f++)
+        input += r->f[f].size;
+    pk_budget_init(&r->budget, r->max_memory, input);
     hk_file *meta = &r->f[HK_META];
     if (!meta->present)
         return pk_fail(PK_ERR_FORMAT, "meta.db: missing (every HPCToolkit v4 database has one)");
@@ -191,6 +195,7 @@ static pk_status reader_init(hk_reader *r, const pk_open_options *opts, pk_recor
     memset(r, 0, sizeof *r);
     r->flags = opts ? opts->flags : 0;
     r->threads = opts ? opts->threads : 0;
+    r->max_memory = opts ? opts->max_memory : 0;
     r->emit = emit;
     r->emit_user = user;
     pk_status st = parse_sections(sections, &r->sections);
@@ -239,6 +244,24 @@ pk_status hk_open_memory(size_t n, const char *const *names, const void *const *
     return reader_finish(&r, st, out);
 }
 
+/* An optional file the caller asked not to read is not even opened. */
+static int skipped(const hk_reader *r, int f)
+{
+    return (f == HK_TRACE && (r->flags & PK_OPEN_NO_TRACES)) ||
+           (f == HK_CCT && (r->flags & PK_OPEN_NO_CCT));
+}
+
+/* An optional file that cannot be opened (permission, not a regular
+ * file): fatal, unless KEEP_GOING drops it as it drops a damaged one. */
+static pk_status unreadable_optional(hk_reader *r, int f)
+{
+    if (!(r->flags & PK_OPEN_KEEP_GOING)) return PK_ERR_IO;
+    r->f[f].source->present = 1;
+    r->p->complete = 0;
+    return pk_model_diag(r->p, PK_SEV_ERROR, "unreadable-file", file_names[f], NULL, 0, 0,
+                         "%s (the file was not loaded)", pk_error_last());
+}
+
 pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_fn emit, void *user,
                       const char *sections, pk_profile **out)
 {
@@ -252,11 +275,12 @@ pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_f
         char full[4096];
         if ((size_t)snprintf(full, sizeof full, "%s/%s", path, file_names[f]) >= sizeof full)
             st = pk_fail(PK_ERR_IO, "%s: path too long", path);
-        else if (pk_path_exists(full))
+        else if (pk_path_exists(full) && !skipped(&r, f))
             st = pk_map_file(full, &r.f[f].source->map);
         else
             continue;
-        if (st) break;
+        if (st && f != HK_META) st = unreadable_optional(&r, f);
+        if (st || !r.f[f].source->map.data) continue;
         r.f[f].data = r.f[f].source->map.data;
         r.f[f].size = r.f[f].source->map.size;
         r.f[f].present = 1;

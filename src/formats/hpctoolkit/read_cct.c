@@ -194,8 +194,14 @@ pk_status hk_read_cct(hk_reader *r)
     /* A dump interleaves each context's values with its header, in file
      * order; otherwise headers first, then all blocks (in parallel). */
     int interleave = hk_want(r, HK_S_CCT_VALUES);
+    hk_claim claim = {0};
     for (uint32_t i = 0; i < n && !st; i++) {
         st = read_cct_context(r, f, i, a.base + (uint64_t)i * a.stride, &planes[i]);
+        if (!st)
+            st = hk_claim_add(r, f, &claim,
+                              planes[i].nvals * PK_CM_VAL_SIZE +
+                                  (uint64_t)planes[i].nidx * PK_CM_IDX_SIZE,
+                              "context", i);
         if (!st && interleave) st = scan_one_cct_block(r, f, &planes[i], i, &a);
     }
     if (!st && !interleave) st = scan_cct_blocks(r, f, planes, n, &a);

@@ -311,8 +311,14 @@ pk_status hk_read_profiles(hk_reader *r)
     /* A dump interleaves each profile's values with its header, in file
      * order; otherwise headers first, then all blocks (in parallel). */
     int interleave = hk_want(r, HK_S_PROFILE_VALUES);
+    hk_claim claim = {0};
     for (uint32_t i = 0; i < n && !st; i++) {
         st = read_profile_info(r, f, i, a.base + (uint64_t)i * a.stride, &locs[i]);
+        if (!st)
+            st = hk_claim_add(r, f, &claim,
+                              locs[i].plane.nvals * PK_LM_VAL_SIZE +
+                                  (uint64_t)locs[i].plane.nidx * PK_LM_IDX_SIZE,
+                              "profile", i);
         summary[i] = (unsigned char)locs[i].is_summary;
         if (!st && interleave) st = scan_one_block(r, f, locs, i, &a);
     }

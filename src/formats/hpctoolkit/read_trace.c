@@ -94,7 +94,8 @@ static void link_location(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e
 }
 
 static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uint64_t e,
-                                 uint64_t lo, uint64_t hi, pk_trace_rec *tr, trace_stats *ts)
+                                 uint64_t lo, uint64_t hi, pk_trace_rec *tr, trace_stats *ts,
+                                 hk_claim *claim)
 {
     const unsigned char *d = f->data + e;
     uint32_t prof = pk_le32(d);
@@ -109,6 +110,7 @@ static pk_status read_trace_line(hk_reader *r, const hk_file *f, uint32_t t, uin
                        (unsigned long long)end);
     pk_status st = hk_check_range(f, hk_whole(f), start, (end - start) / PK_SAMPLE_SIZE,
                                   PK_SAMPLE_SIZE, "elements", "trace %u header: pStart", t);
+    if (!st) st = hk_claim_add(r, f, claim, end - start, "trace", t); /* before the samples' scan */
     if (st) return st;
     tr->samples = f->data + start;
     tr->n = (end - start) / PK_SAMPLE_SIZE;
@@ -142,9 +144,11 @@ pk_status hk_read_traces(hk_reader *r)
     pk_trace_rec *traces = pk_arena_array(&p->arena, n ? n : 1, sizeof *traces);
     if (!traces) return pk_fail_nomem("reading traces");
     uint64_t min_time = UINT64_MAX, max_time = 0;
+    hk_claim claim = {0};
     for (uint32_t t = 0; t < n && !st; t++) {
         trace_stats ts = {.min_time = UINT64_MAX};
-        st = read_trace_line(r, f, t, a.base + (uint64_t)t * a.stride, lo, hi, &traces[t], &ts);
+        st = read_trace_line(r, f, t, a.base + (uint64_t)t * a.stride, lo, hi, &traces[t], &ts,
+                             &claim);
         min_time = ts.min_time < min_time ? ts.min_time : min_time;
         max_time = ts.max_time > max_time ? ts.max_time : max_time;
     }

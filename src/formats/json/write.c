@@ -10,8 +10,8 @@
  * same bits: integers as integers, others as the shortest %.15g..%.17g
  * that round-trips (pk_format_double), non-finite values as strings
  * ("NaN", "Infinity", "-Infinity", or "NaN:0x..." for a NaN with other
- * bits), because JSON numbers cannot say them. Written to
- * "<path>.tmp-<pid>" and renamed into place when complete.
+ * bits), because JSON numbers cannot say them. Written under a
+ * temporary name and put in place when complete (util/safeout.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include "jw.h"
@@ -543,24 +543,14 @@ pk_status json_write(const pk_profile *p, const char *path, const pk_write_optio
                      pk_write_stats *stats)
 {
     uint32_t flags = opts ? opts->flags : 0;
-    if (!(flags & PK_WRITE_FORCE) && access(path, F_OK) == 0)
-        return pk_fail(PK_ERR_IO, "%s: already exists (use --force to replace it)", path);
-    char tmp[4200];
-    if (snprintf(tmp, sizeof tmp, "%s.tmp-%ld", path, (long)getpid()) >= (int)sizeof tmp)
-        return pk_fail(PK_ERR_IO, "%s: path too long", path);
     jw w = {.p = p, .opts = opts, .stats = stats, .no_trace = (flags & PK_WRITE_NO_TRACE) != 0};
     w.total = estimate(p);
-    pk_status st = pk_out_open(&w.o, tmp);
+    pk_status st = pk_out_create(&w.o, path, flags & PK_WRITE_FORCE);
     if (st) return st;
     put_model(&w);
     stats->bytes = w.o.offset;
-    st = pk_out_close(&w.o);
-    if (!st && rename(tmp, path) != 0)
-        st = pk_fail(PK_ERR_IO, "%s: cannot rename into place: %s", path, strerror(errno));
-    if (st) {
-        unlink(tmp);
-        return st;
-    }
+    st = pk_out_commit(&w.o, PK_OK);
+    if (st) return st;
     stats->n_files = 1;
     return PK_OK;
 }

@@ -67,18 +67,24 @@ typedef struct pk_cg_position {
     uint64_t instr, bb;
 } pk_cg_position;
 
+/* Costs come as a row: values[0 .. n_values) for events 0 .. n_values - 1;
+ * every later event's cost is 0. Rows are as long as the data the file
+ * wrote (a file declaring 4,096 events but writing two costs a line has
+ * rows of two), so a reader never holds n_events values for nothing. */
 typedef struct pk_cg_cost {
     pk_index location, function;
     pk_cg_position pos;
-    const double *values; /* one per event */
+    const double *values; /* self costs, n_values of them */
+    size_t n_values;
 } pk_cg_cost;
 
 typedef struct pk_cg_call {
     pk_index location, caller, callee;
-    pk_cg_position site;   /* where the calls were made */
-    pk_cg_position target; /* first position of the callee, as the file gave it */
-    double count;          /* number of calls; 0 = started before this part */
-    const double *inclusive;
+    pk_cg_position site;     /* where the calls were made */
+    pk_cg_position target;   /* first position of the callee, as the file gave it */
+    double count;            /* number of calls; 0 = started before this part */
+    const double *inclusive; /* inclusive costs of the calls, n_values of them */
+    size_t n_values;
 } pk_cg_call;
 
 typedef struct pk_cg_jump {
@@ -119,6 +125,7 @@ typedef struct pk_cg_cycle {
     double self;      /* sum of its members' self costs */
     double inclusive; /* self + calls leaving the cycle */
     uint32_t n_members;
+    double calls; /* calls into the cycle from outside it */
 } pk_cg_cycle;
 
 /* Self and inclusive cost of every function for one event, at one
@@ -130,7 +137,12 @@ typedef struct pk_cg_cycle {
  * contained in the outer call and never added. So no inclusive cost
  * exceeds the total of consistent data. `out` holds pk_function_count()
  * entries; `cycles` (may be NULL) up to pk_function_count() entries, cycle
- * N at cycles[N-1]; *n_cycles (may be NULL) receives how many. */
+ * N at cycles[N-1]; *n_cycles (may be NULL) receives how many. A Callgrind
+ * profile lists its cycles as functions named "<cycle N>" (they name the
+ * cycle's contexts in the reconstructed tree); over all locations their
+ * entries hold the cycle's inclusive cost and calls, as KCachegrind lists
+ * cycles. Cycles are found over the arcs of all locations, or of the one
+ * location asked for (then numbered on their own). */
 PK_API pk_status pk_callgraph_function_costs(const pk_profile *profile, pk_index location,
                                              size_t event, pk_cg_function_cost *out,
                                              pk_cg_cycle *cycles, uint32_t *n_cycles);

@@ -69,6 +69,12 @@ enum {
      * makes without binaries). For output that must not depend on which
      * binaries this machine has. */
     PK_OPEN_NO_SYMBOLS = 1u << 4,
+    /* Call-graph formats (Callgrind): read the call graph only, without
+     * reconstructing a calling-context tree from it. The profile then has
+     * the root context only and no values; everything is answered from
+     * the call graph (profkit/callgraph.h: costs, callers and callees,
+     * the flat profile). What views that need no tree open with. */
+    PK_OPEN_NO_TREE = 1u << 5,
 };
 
 typedef struct pk_open_options {

@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/callgraph.h"
+#include "cg_model.h"
 #include "profkit/profile.h"
 #include "util/error.h"
 #include "util/kmap.h"

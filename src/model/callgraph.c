@@ -21,8 +21,10 @@ void pk_cg_free(pk_cg *cg)
     free(cg->events);
     free(cg->self);
     free(cg->self_cost);
+    free(cg->self_off);
     free(cg->calls);
     free(cg->call_cost);
+    free(cg->call_off);
     free(cg->jumps);
     free(cg->extra_names);
     free(cg);
@@ -81,9 +83,10 @@ pk_status pk_callgraph_cost(const pk_profile *p, uint64_t i, pk_cg_cost *out)
     if (i >= cg->n_self)
         return pk_fail(PK_ERR_INVALID_ARG, "cost %llu out of range", (unsigned long long)i);
     const pk_cg_self_rec *r = &cg->self[i];
-    *out =
-        (pk_cg_cost){cg->parts[r->part].location, r->fn,
-                     position(r->file, r->line, r->instr, r->bb), cg->self_cost + i * cg->n_events};
+    const double *v;
+    uint32_t n = pk_cg_self_costs(cg, i, &v);
+    *out = (pk_cg_cost){cg->parts[r->part].location, r->fn,
+                        position(r->file, r->line, r->instr, r->bb), v, n};
     return PK_OK;
 }
 
@@ -95,13 +98,16 @@ pk_status pk_callgraph_call(const pk_profile *p, uint64_t i, pk_cg_call *out)
     if (i >= cg->n_calls)
         return pk_fail(PK_ERR_INVALID_ARG, "call %llu out of range", (unsigned long long)i);
     const pk_cg_call_rec *r = &cg->calls[i];
+    const double *v;
+    uint32_t n = pk_cg_call_costs(cg, i, &v);
     *out = (pk_cg_call){cg->parts[r->part].location,
                         r->caller,
                         r->callee,
                         position(r->file, r->line, r->instr, r->bb),
                         position(r->to_file, r->to_line, r->to_instr, r->to_bb),
                         r->count,
-                        cg->call_cost + i * cg->n_events};
+                        v,
+                        n};
     return PK_OK;
 }
 
@@ -122,13 +128,6 @@ pk_status pk_callgraph_jump(const pk_profile *p, uint64_t i, pk_cg_jump *out)
                         r->followed,
                         r->executed};
     return PK_OK;
-}
-
-pk_status pk_profile_callgraph(pk_profile *p)
-{
-    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "no profile");
-    if (p->cg) return PK_OK;
-    return pk_cg_from_cct(p, &p->cg);
 }
 
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f)

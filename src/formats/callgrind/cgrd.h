@@ -16,10 +16,26 @@
 /* The builder: call graph under construction                         */
 /* ------------------------------------------------------------------ */
 
-/* A self cost as parsed, before same-position records are merged. */
+/* Rows of per-event costs that grow and are added to in place: row i
+ * holds events [0, len[i]) at v[off[i]], room for cap[i]. A row that must
+ * grow moves to the end of `v` with twice the room (moves are rare: a row
+ * reaches its final length after a few lines), so `v` stays within twice
+ * the values the file really wrote. */
+typedef struct cgb_rows {
+    double *v;
+    uint64_t n_v;
+    size_t cap_v;
+    uint64_t *off;
+    uint32_t *len, *cap;
+    uint64_t n;
+    size_t cap_n;
+} cgb_rows;
+
+/* A self cost as parsed (per position), before same-position records are
+ * merged; its `len` values follow the previous record's in raw_v. */
 typedef struct cgb_raw {
-    uint32_t acc, line;
     uint64_t instr, bb;
+    uint32_t acc, line, len;
 } cgb_raw;
 
 /* What one part's columns mean. */
@@ -43,25 +59,30 @@ typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
     int by_function;
+    int tree; /* reconstruct the calling-context tree (not PK_OPEN_NO_TREE) */
     size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
     cgb_part *bparts;
     uint32_t n_bparts;
-    uint32_t stride; /* cost values per record, = cg->n_events */
+    uint32_t stride; /* events known so far (= cg->n_events): the parser's row width */
     /* accumulators: one per (part, function, file) */
     uint32_t *acc_key; /* 3 per accumulator */
-    double *acc_cost;  /* by_function: stride per accumulator */
     uint32_t n_acc;
     size_t cap_acc;
-    cgb_raw *raw;
-    double *raw_cost;
+    cgb_rows acc_rows; /* by_function: the accumulators' self costs */
+    cgb_raw *raw;      /* per position: self costs as parsed */
     uint64_t n_raw;
     size_t cap_raw;
-    size_t cap_acc_cost, cap_raw_cost, cap_call_cost; /* in values */
-    pk_kmap fn_map, file_map, mod_map, acc_map, call_map, jump_map;
+    double *raw_v;
+    uint64_t n_raw_v;
+    size_t cap_raw_v;
+    cgb_rows call_rows;   /* inclusive costs of cg->calls[i] */
+    uint32_t *call_slots; /* open addressing over cg->calls (record indexes) */
+    size_t cap_call_slots;
+    pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
     cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
 } cg_build;
 
-pk_status cgb_init(cg_build *b, pk_profile *p, int by_function);
+pk_status cgb_init(cg_build *b, pk_profile *p, uint32_t open_flags);
 void cgb_free(cg_build *b);
 /* Index of the event called `name` (added if new; formula/long name kept). */
 pk_status cgb_event(cg_build *b, const char *name, uint32_t *out);
@@ -71,10 +92,12 @@ pk_status cgb_module(cg_build *b, const char *path, uint32_t *out);
 pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file,
                        uint32_t *out);
 pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32_t *out);
-/* Add self cost (values by global event, b->stride of them). */
+/* Add self cost: values of events [0, len) (later events 0). */
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
-                   const double *values);
-pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values);
+                   const double *values, uint32_t len);
+/* Add calls: the arc `key` (same caller, callee, site: summed) with the
+ * inclusive costs of events [0, len). */
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values, uint32_t len);
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
 /* Merge records, attach the call graph to the profile, set up metrics,
  * locations and the reconstructed tree. */
@@ -85,6 +108,10 @@ pk_status cgb_finish(cg_build *b);
 /* ------------------------------------------------------------------ */
 
 enum { CG_NAME_FILE = 0, CG_NAME_FN = 1, CG_NAME_OBJ = 2, CG_NAME_KINDS = 3 };
+
+/* cob=/cfi= that named "???": the callee's object/file is unknown (as
+ * opposed to not given, which means the caller's). */
+#define CG_GIVEN_UNKNOWN (PK_NONE - 1)
 
 typedef struct cg_names {
     const char **name; /* by compressed id (malloc) */
@@ -121,9 +148,11 @@ typedef struct cg_parser {
     int relative_costs;
     int unterminated;  /* the last line had no newline */
     double *cols;      /* parsed costs of one line, by part column */
-    double *values;    /* by global event */
+    double *values;    /* by global event: [0, n_values) set, the rest 0 */
     double *prev_cols; /* previous cost line (speedscope's relative costs) */
     size_t cap_cols;
+    uint32_t n_values, n_prev; /* set part of values; costs on the previous line */
+    size_t clean_cap;          /* values[0, clean_cap) known to be 0 beyond n_values */
     const char *creator, *cmd;
     uint64_t pid;
     cg_names names[CG_NAME_KINDS];

@@ -161,24 +161,43 @@ static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev
     return 1;
 }
 
-/* Costs after the position: missing trailing costs are zero. */
+/* ps->values all 0 again: the entries the last line set, and any room
+ * size_scratch() added since. Work in proportion to the costs written. */
+static void clear_values(cg_parser *ps)
+{
+    memset(ps->values, 0, ps->n_values * sizeof *ps->values);
+    ps->n_values = 0;
+    if (ps->clean_cap < ps->cap_cols) {
+        memset(ps->values + ps->clean_cap, 0, (ps->cap_cols - ps->clean_cap) * sizeof *ps->values);
+        ps->clean_cap = ps->cap_cols;
+    }
+}
+
+/* Costs after the position: missing trailing costs are zero. They go to
+ * ps->values by global event; ps->n_values is where the non-zero ones end
+ * (a line that writes two costs makes a row of at most two). */
 static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *ok)
 {
-    uint32_t n = ps->bp->n_cols;
+    uint32_t n = ps->bp->n_cols, k = 0;
     double *cols = ps->cols;
-    memset(cols, 0, n * sizeof *cols);
     *ok = 0;
-    for (uint32_t i = 0;; i++) {
+    for (;; k++) {
         s = cgp_skip_space(s, e);
         if (s >= e) break;
-        if (i >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
-        if (!parse_cost(ps, &s, e, ps->prev_cols[i], &cols[i]) || (s < e && !cgp_is_space(*s)))
-            return cgp_bad(ps, "cost %u is not a number", i + 1);
+        if (k >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
+        double prev = k < ps->n_prev ? ps->prev_cols[k] : 0.0;
+        if (!parse_cost(ps, &s, e, prev, &cols[k]) || (s < e && !cgp_is_space(*s)))
+            return cgp_bad(ps, "cost %u is not a number", k + 1);
     }
-    memcpy(ps->prev_cols, cols, n * sizeof *cols);
-    memset(ps->values, 0, ps->b->stride * sizeof *ps->values);
-    for (uint32_t i = 0; i < n; i++)
-        ps->values[ps->bp->col_event[i]] += cols[i];
+    memcpy(ps->prev_cols, cols, k * sizeof *cols);
+    ps->n_prev = k;
+    clear_values(ps);
+    for (uint32_t i = 0; i < k; i++) {
+        if (cols[i] == 0.0) continue;
+        uint32_t ev = ps->bp->col_event[i];
+        ps->values[ev] = cols[i];
+        if (ev >= ps->n_values) ps->n_values = ev + 1;
+    }
     *ok = 1;
     return PK_OK;
 }
@@ -197,7 +216,7 @@ static pk_status record_self(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     if (!st && ps->acc_dirty) st = cgb_acc(ps->b, ps->part, ps->fn, ps->fi, &ps->acc);
     if (st) return st;
     ps->acc_dirty = 0;
-    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values);
+    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values, ps->n_values);
 }
 
 static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -210,7 +229,7 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     c.caller = ps->fn;
     ps->cob = ps->cfi = PK_NONE;
     ps->cfn_name = NULL;
-    return st ? st : cgb_call(ps->b, &c, ps->values);
+    return st ? st : cgb_call(ps->b, &c, ps->values, ps->n_values);
 }
 
 static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -285,8 +304,11 @@ static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
     memcpy(ps->target, ps->last, sizeof ps->target);
     if (!parse_position(ps, &rest, e, ps->target)) /* Xdebug writes extra fields: tolerated */
         memcpy(ps->target, ps->last, sizeof ps->target);
-    uint32_t obj = ps->cob != PK_NONE ? ps->cob : ps->ob;
-    ps->call_to_file = ps->cfi != PK_NONE ? ps->cfi : ps->fi;
+    /* cfi=/cob= "???" name an unknown file/object: not "the caller's" */
+    uint32_t obj = ps->cob == CG_GIVEN_UNKNOWN ? PK_NONE : ps->cob != PK_NONE ? ps->cob : ps->ob;
+    ps->call_to_file = ps->cfi == CG_GIVEN_UNKNOWN ? PK_NONE
+                       : ps->cfi != PK_NONE        ? ps->cfi
+                                                   : ps->fi;
     pk_status st = cgb_function(ps->b, ps->cfn_name, obj, ps->call_to_file, &ps->call_callee);
     ps->call_count = (double)count;
     ps->pending = 1;

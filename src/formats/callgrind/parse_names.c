@@ -441,9 +441,9 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     } else if (key_is(k, n, "fn")) {
         st = set_function(ps, name);
     } else if (key_is(k, n, "cob")) {
-        ps->cob = idx;
+        ps->cob = unknown ? CG_GIVEN_UNKNOWN : idx;
     } else if (key_is(k, n, "cfi") || key_is(k, n, "cfl")) {
-        ps->cfi = idx;
+        ps->cfi = unknown ? CG_GIVEN_UNKNOWN : idx;
     } else if (key_is(k, n, "cfn")) {
         ps->cfn_name = name;
     } else if (key_is(k, n, "jfi")) {

@@ -17,8 +17,8 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "analysis/cg_model.h"
 #include "callgrind.h"
-#include "model/callgraph.h"
 #include "profkit/status.h"
 #include "util/error.h"
 
@@ -48,11 +48,11 @@ static double scale_of(const pk_cg *cg, uint32_t e)
     double max = 0;
     int frac = 0;
     for (uint64_t i = 0; i < cg->n_self; i++) {
-        double v = cg->self_cost[i * cg->n_events + e];
+        double v = pk_cg_self_value(cg, i, e);
         frac |= !integral(v), max = fmax(max, fabs(v));
     }
     for (uint64_t i = 0; i < cg->n_calls; i++) {
-        double v = cg->call_cost[i * cg->n_events + e];
+        double v = pk_cg_call_value(cg, i, e);
         frac |= !integral(v), max = fmax(max, fabs(v));
     }
     if (!frac) return 1;
@@ -89,10 +89,10 @@ static void put_cost(writer *w, double v, uint32_t e)
     fprintf(w->f, " %.0f", x == 0 ? 0.0 : x);
 }
 
-static void put_costs(writer *w, const double *v)
+static void put_costs(writer *w, const double *v, uint32_t n)
 {
     uint32_t last = 0; /* trailing zeros may be left out */
-    for (uint32_t e = 0; e < w->ne; e++)
+    for (uint32_t e = 0; e < n; e++)
         if (!w->cg->events[e].formula && nearbyint(v[e] * w->scale[e]) != 0) last = e + 1;
     for (uint32_t e = 0; e < last; e++)
         if (!w->cg->events[e].formula) put_cost(w, v[e], e);
@@ -208,7 +208,8 @@ static void write_calls(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint3
         put_position(w, r->to_line, r->to_instr, r->to_bb);
         fputc('\n', w->f);
         put_position(w, r->line, r->instr, r->bb);
-        put_costs(w, cg->call_cost + c->calls[c->ic].idx * cg->n_events);
+        const double *v;
+        put_costs(w, v, pk_cg_call_costs(cg, c->calls[c->ic].idx, &v));
     }
 }
 
@@ -244,7 +245,8 @@ static void write_function(writer *w, cursor3 *c, uint32_t part, uint32_t fn)
         const pk_cg_self_rec *r = &cg->self[c->self[c->is].idx];
         switch_file(w, &cur, r->file, file);
         put_position(w, r->line, r->instr, r->bb);
-        put_costs(w, cg->self_cost + c->self[c->is].idx * cg->n_events);
+        const double *v;
+        put_costs(w, v, pk_cg_self_costs(cg, c->self[c->is].idx, &v));
     }
     write_calls(w, c, part, fn, file, &cur);
     write_jumps(w, c, part, fn, file, &cur);
@@ -323,7 +325,7 @@ static void part_sums(const writer *w, const cursor3 *c, uint32_t k, double *sum
     memset(sum, 0, (w->ne + 1u) * sizeof *sum);
     for (uint64_t j = c->is; j < cg->n_self && c->self[j].part == k; j++)
         for (uint32_t e = 0; e < w->ne; e++)
-            sum[e] += nearbyint(cg->self_cost[c->self[j].idx * cg->n_events + e] * w->scale[e]);
+            sum[e] += nearbyint(pk_cg_self_value(cg, c->self[j].idx, e) * w->scale[e]);
 }
 
 static pk_status write_body(writer *w)

@@ -9,11 +9,12 @@
 #include "jw.h"
 #include "model/callgraph.h"
 
-static void put_costs(jw *w, const double *v, uint32_t n)
+/* A row of costs, v[0, len) then zeros up to n values. */
+static void put_costs(jw *w, const double *v, uint32_t len, uint32_t n)
 {
     for (uint32_t e = 0; e < n; e++) {
         jw_raw(w, ", ");
-        jw_double(w, v[e]);
+        jw_double(w, e < len ? v[e] : 0.0);
     }
 }
 
@@ -100,7 +101,8 @@ static void put_self(jw *w, const pk_cg *cg)
         jw_u64(w, s->instr);
         jw_raw(w, ", ");
         jw_u64(w, s->bb);
-        put_costs(w, cg->self_cost + i * cg->n_events, cg->n_events);
+        const double *v;
+        put_costs(w, v, pk_cg_self_costs(cg, i, &v), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_self ? "\n  ]" : "]");
@@ -134,7 +136,8 @@ static void put_calls(jw *w, const pk_cg *cg)
         put_pos(w, c->to_file, c->to_line, c->to_instr, c->to_bb);
         jw_raw(w, ", ");
         jw_double(w, c->count);
-        put_costs(w, cg->call_cost + i * cg->n_events, cg->n_events);
+        const double *v;
+        put_costs(w, v, pk_cg_call_costs(cg, i, &v), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_calls ? "\n  ]" : "]");

@@ -119,7 +119,8 @@ static double reach(graph *g, size_t start)
         size_t u = g->queue[head++];
         if (u != start) sum += g->deficit[u];
         for (size_t a = 0; a < g->n_arcs; a++)
-            if (g->from[a] == u && !g->seen[g->to[a]]) g->seen[g->to[a]] = 1, g->queue[tail++] = g->to[a];
+            if (g->from[a] == u && !g->seen[g->to[a]])
+                g->seen[g->to[a]] = 1, g->queue[tail++] = g->to[a];
     }
     return sum;
 }
@@ -271,7 +272,8 @@ static void check_profile(const char *name, const pk_profile *p)
             pk_diagnostic_get(p, i, &d);
             said |= strcmp(d.code, "calls-exceed-costs") == 0;
         }
-        if (!said) fail_msg("%s: the call graph contradicts itself and no diagnostic says so", name);
+        if (!said)
+            fail_msg("%s: the call graph contradicts itself and no diagnostic says so", name);
     }
     free(s.self), free(s.outer), free(s.cost);
 }
@@ -315,11 +317,88 @@ static void test_sample(void **state)
     check_path(PK_SOURCE_DIR "/tests/data/callgrind/sample-b.callgrind");
 }
 
+/* "main/work/odd" paths of every context with its inclusive value. */
+typedef struct path_val {
+    char *path;
+    double v;
+} path_val;
+
+static int by_path(const void *a, const void *b)
+{
+    return strcmp(((const path_val *)a)->path, ((const path_val *)b)->path);
+}
+
+static path_val *paths(const pk_profile *p, size_t *n)
+{
+    size_t nc = pk_context_count(p);
+    double *incl = calloc(nc + 1, 8);
+    assert_int_equal(pk_context_scope_values(p, 0, PK_SCOPE_INCLUSIVE, incl, nc, NULL), PK_OK);
+    path_val *pv = calloc(nc + 1, sizeof *pv);
+    for (pk_index c = 0; c < nc; c++) {
+        pk_context ctx;
+        pk_context_get(p, c, &ctx);
+        char name[4096];
+        pk_context_name(p, c, name, sizeof name);
+        const char *up = ctx.parent == PK_NONE ? "" : pv[ctx.parent].path;
+        size_t l = strlen(up) + strlen(name) + 2;
+        pv[c].path = malloc(l);
+        snprintf(pv[c].path, l, "%s/%s", up, name);
+        pv[c].v = incl[c];
+    }
+    free(incl);
+    *n = nc;
+    return pv;
+}
+
+/* With a threshold, every context that is built holds exactly what the
+ * same call path holds in the whole tree. */
+static void test_threshold(void **state)
+{
+    (void)state;
+    const char *corpus = tu_corpus_dir();
+    if (!corpus) skip();
+    static const char *const rel[] = {
+        "generated/gzip-default.callgrind.out", "generated/sort-instr-jumps.callgrind.out",
+        "gprof2dot/googlecode-issue34.callgrind", "gprof2dot/selinux.callgrind",
+        "generated/mt_O0-cachesim-combined.callgrind.out"};
+    for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
+        char path[1024];
+        snprintf(path, sizeof path, "%s/callgrind/%s", corpus, rel[i]);
+        pk_open_options all = {0, 0, 1e-15}, cut = {0, 0, 0.001};
+        pk_profile *a, *b;
+        if (pk_profile_open(path, &all, &a) || pk_profile_open(path, &cut, &b))
+            fail_msg("%s: %s", path, pk_error_last());
+        size_t na, nb;
+        path_val *pa = paths(a, &na), *pb = paths(b, &nb);
+        qsort(pa, na, sizeof *pa, by_path);
+        double total = pa[0].v;
+        size_t kept = 0;
+        for (size_t k = 0; k < nb; k++) {
+            if (strstr(pb[k].path, "<below threshold>")) continue;
+            path_val *w = bsearch(&pb[k], pa, na, sizeof *pa, by_path);
+            if (!w) fail_msg("%s: '%s' is not a path of the whole tree", rel[i], pb[k].path);
+            if (fabs(w->v - pb[k].v) > 1e-9 * fabs(total))
+                fail_msg("%s: '%s' holds %.17g, the whole tree %.17g", rel[i], pb[k].path, pb[k].v,
+                         w->v);
+            kept++;
+        }
+        fprintf(stderr, "  %-50s %zu of %zu contexts kept at 0.1 %%, all exact\n", rel[i], kept,
+                na);
+        for (size_t k = 0; k < na; k++)
+            free(pa[k].path);
+        for (size_t k = 0; k < nb; k++)
+            free(pb[k].path);
+        free(pa), free(pb);
+        pk_profile_free(a), pk_profile_free(b);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_sample),
         cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

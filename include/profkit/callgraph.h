@@ -117,15 +117,17 @@ PK_API pk_status pk_profile_callgraph(pk_profile *profile);
 typedef struct pk_cg_function_cost {
     double self;      /* exclusive */
     double inclusive; /* self + calls leaving the function (and its cycle) */
-    double calls;     /* calls into it from other functions */
+    double calls;     /* inclusive cost of the calls into it from other units */
     uint32_t cycle;   /* N of "<cycle N>" it belongs to, 0 if none */
+    double called;    /* how many times other functions called it (call counts) */
 } pk_cg_function_cost;
 
 typedef struct pk_cg_cycle {
     double self;      /* sum of its members' self costs */
     double inclusive; /* self + calls leaving the cycle */
     uint32_t n_members;
-    double calls; /* calls into the cycle from outside it */
+    double calls;  /* inclusive cost of the calls into the cycle from outside it */
+    double called; /* how many times functions outside the cycle called into it */
 } pk_cg_cycle;
 
 /* Self and inclusive cost of every function for one event, at one
@@ -146,6 +148,37 @@ typedef struct pk_cg_cycle {
 PK_API pk_status pk_callgraph_function_costs(const pk_profile *profile, pk_index location,
                                              size_t event, pk_cg_function_cost *out,
                                              pk_cg_cycle *cycles, uint32_t *n_cycles);
+
+/* ------------------------------------------------------------------ */
+/* Views answered exactly from the call graph                         */
+/* ------------------------------------------------------------------ */
+
+/* The functions named `pattern` exactly, or else (none is) every
+ * function whose name matches it as a POSIX extended regular expression,
+ * in index order. *out is malloc'ed (pk_functions_free()); PK_ERR_NOT_FOUND
+ * when none does, PK_ERR_INVALID_ARG for a bad expression. */
+PK_API pk_status pk_functions_matching(const pk_profile *profile, const char *pattern,
+                                       pk_index **out, size_t *n);
+PK_API void pk_functions_free(pk_index *list);
+
+/* One line of a caller or callee list (KCachegrind's): the calls between
+ * the function asked about and one other function, summed over call
+ * sites and locations. */
+typedef struct pk_cg_arc_row {
+    pk_index function; /* the caller (callers list) or the callee (callees list) */
+    double count;      /* number of calls */
+    double inclusive;  /* inclusive cost of those calls, for the event asked for */
+} pk_cg_arc_row;
+
+/* The callers (`callers` = 1) or callees (0) of `function`, at one
+ * location or over all (PK_NONE), with the inclusive cost of `event`;
+ * sorted by inclusive cost, largest first. A call of the function to
+ * itself is listed like any other (direct recursion). Free *rows with
+ * pk_callgraph_arcs_free(). */
+PK_API pk_status pk_callgraph_arcs(const pk_profile *profile, pk_index function, int callers,
+                                   pk_index location, size_t event, pk_cg_arc_row **rows,
+                                   size_t *n_rows);
+PK_API void pk_callgraph_arcs_free(pk_cg_arc_row *rows);
 
 #ifdef __cplusplus
 }

@@ -83,6 +83,15 @@ typedef struct pk_open_options {
      * thread for small files, the online CPUs for big ones); N = exactly
      * N workers whatever the size (results never depend on it). */
     unsigned threads;
+    /* Call-graph formats: reconstruct the calling-context tree only down
+     * to contexts of at least this fraction of the program total (of the
+     * first metric), for a view that shows no smaller ones (`profkit tree
+     * -t`, flame graphs). Every context that is kept then holds exactly
+     * its share of the call graph's costs; what its callees below the
+     * fraction cost hangs under one context "<below threshold>". 0: the
+     * whole tree (as far as a budget of nodes goes), every function's
+     * self cost exact over its contexts. */
+    double tree_threshold;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting
@@ -116,7 +125,11 @@ typedef struct pk_profile_info {
     const char *title;       /* NULL if the file has none */
     const char *description; /* NULL if the file has none */
     const char *path;        /* what was opened */
-    int complete;            /* 0 if PK_OPEN_KEEP_GOING dropped damaged parts */
+    /* 0 if data is known to be missing: PK_OPEN_KEEP_GOING dropped
+     * damaged parts, or the file is cut short (a text format's last part
+     * without its closing line). The diagnostics with `incomplete` set
+     * say why. */
+    int complete;
     /* 1 if the calling-context tree was reconstructed from a call graph
      * (Callgrind): approximate, and every output showing it must say so. */
     int reconstructed;
@@ -160,6 +173,9 @@ typedef struct pk_diagnostic {
     uint64_t offset;       /* byte offset in `file`, valid if has_offset */
     int has_offset;
     const char *message; /* complete human-readable sentence */
+    /* 1: this problem means data is missing, so the profile is incomplete
+     * (pk_profile_info.complete == 0) and every view must say so */
+    int incomplete;
 } pk_diagnostic;
 
 PK_API size_t pk_diagnostic_count(const pk_profile *profile);

@@ -8,13 +8,14 @@
 
 #include "cg_model.h"
 
-enum { TN_ROOT, TN_ENTRY, TN_UNIT, TN_MEMBER };
+enum { TN_ROOT, TN_ENTRY, TN_UNIT, TN_MEMBER, TN_REST };
 
 /* A node: the root, an entry ("main thread", "application thread",
  * "<no caller>"), a unit (a function, or a cycle "<cycle N>") entered from
  * its parent through unit arc `ua` (PK_NONE when it is a part's root
- * unit), or a member function of the cycle node that is its parent. A
- * node's parent always has a smaller index. */
+ * unit), a member function of the cycle node that is its parent, or
+ * (with a threshold) "<below threshold>", what its parent's callees below
+ * the threshold cost. A node's parent always has a smaller index. */
 typedef struct tnode {
     uint32_t parent, fn, unit, ua;
     uint8_t kind, entry;
@@ -44,6 +45,13 @@ typedef struct cgt {
      * function and unit the inclusive cost of event `prim` */
     double *ratio, *inc_fn, *inc_unit;
     uint64_t budget;
+    /* with a threshold: the least weight a node is built for, per node
+     * whether it has callees below that, and the "<below threshold>"
+     * function; min_w == 0: the whole tree within the budget */
+    double min_w;
+    uint8_t *cut;
+    size_t cap_cut;
+    uint32_t rest_fn;
 } cgt;
 
 /* The model function naming unit u: its function, or its "<cycle N>". */

@@ -11,7 +11,13 @@
  * contexts, every function keeps exactly its self cost. Where the data
  * gives a function no share at all (its arcs carry nothing of the event),
  * the shape's shares are used instead.
+ *
+ * With a threshold (cg_to_cct.c) nothing is spread: a node holds its
+ * share of its function's self cost, and a "<below threshold>" node what
+ * its parent holds (share x self cost and calls) beyond its built
+ * children: every built node's inclusive value is exactly its share.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -34,20 +40,23 @@ typedef struct tvals {
 /* Scratch of the passes: per node, function, unit and unit arc. */
 typedef struct vpass {
     cgt *t;
-    uint32_t *fval;          /* per node: the function whose self cost it holds, or PK_NONE */
-    double *share, *sum;     /* per node; per function: shares of this pass */
-    double *shape_sum;       /* per function: shape shares */
-    uint32_t *n_of;          /* per function: its nodes */
-    double *self, *arc;      /* per function; per unit arc: this pass's costs */
-    double *in, *content;    /* per unit: what the arcs into it carry, what it holds */
+    uint32_t *fval;           /* per node: the function whose self cost it holds, or PK_NONE */
+    double *share, *sum;      /* per node; per function: shares of this pass */
+    double *shape_sum;        /* per function: shape shares */
+    uint32_t *n_of;           /* per function: its nodes */
+    double *self, *arc;       /* per function; per unit arc: this pass's costs */
+    double *in, *content;     /* per unit: what the arcs into it carry, what it holds */
     uint32_t *units, n_units; /* units with either */
     uint32_t *unit_mark;
-    uint8_t *is_root;        /* per node: a root of the part at hand */
-    uint32_t *fns, n_fns;    /* functions with self cost in the pass */
-    uint32_t *uas, n_uas;    /* unit arcs with cost in the pass */
+    uint8_t *is_root;                  /* per node: a root of the part at hand */
+    uint32_t *fns, n_fns;              /* functions with self cost in the pass */
+    uint32_t *uas, n_uas;              /* unit arcs with cost in the pass */
     uint32_t *fn_mark, *ua_mark, pass; /* 1 + the pass that listed it */
-    uint8_t *has_event;      /* per event: data in the part */
-    uint64_t *ss, *cs;       /* records by part */
+    uint8_t *has_event;                /* per event: data in the part */
+    double *own;                       /* per function: self cost and calls leaving its unit */
+    double *held_fn, *held;            /* per function, unit: what its subtree really holds */
+    double *area, *covered;            /* per node: its inclusive cost; its built children's */
+    uint64_t *ss, *cs;                 /* records by part */
     uint32_t *sp, *cp;
 } vpass;
 
@@ -78,7 +87,7 @@ static void pass_costs(vpass *s, uint32_t k, uint32_t e)
         double v = pk_cg_self_value(t->cg, r, e);
         if (f >= g->nf || v == 0.0) continue;
         if (s->fn_mark[f] != s->pass) s->fn_mark[f] = s->pass, s->fns[s->n_fns++] = f;
-        s->self[f] += v;
+        s->self[f] += v, s->own[f] += v;
         unit_add(s, g->unit_of[f], 0.0, v);
     }
     for (uint64_t i = s->cs[k]; i < s->cs[k + 1]; i++) {
@@ -89,6 +98,9 @@ static void pass_costs(vpass *s, uint32_t k, uint32_t e)
         s->arc[a] += v;
         unit_add(s, g->ua_to[a], v, 0.0);
         unit_add(s, g->unit_of[g->ua_from[a]], 0.0, v);
+        uint32_t f = g->ua_from[a];
+        if (s->fn_mark[f] != s->pass) s->fn_mark[f] = s->pass, s->fns[s->n_fns++] = f;
+        s->own[f] += v;
     }
 }
 
@@ -108,7 +120,8 @@ static void pass_shares(vpass *s)
     for (uint32_t n = 0; n < t->n_nodes; n++) {
         const tnode *d = &t->nodes[n];
         double sh;
-        if (d->kind == TN_ROOT || d->kind == TN_ENTRY)
+        s->covered[n] = s->area[n] = 0;
+        if (d->kind == TN_ROOT || d->kind == TN_ENTRY || d->kind == TN_REST)
             sh = 0;
         else if (d->kind == TN_MEMBER)
             sh = s->share[d->parent];
@@ -121,12 +134,84 @@ static void pass_shares(vpass *s)
         }
         s->share[n] = sh;
         if (s->fval[n] != PK_NONE) s->sum[s->fval[n]] += sh;
+        if (d->kind != TN_UNIT && d->kind != TN_MEMBER) continue;
+        if (t->min_w > 0)
+            s->area[n] = sh * (s->fval[n] != PK_NONE ? s->held_fn[s->fval[n]] : s->held[d->unit]);
+        s->covered[d->parent] += s->area[n];
     }
+}
+
+/* With a threshold: what the subtree of each function and unit really
+ * holds, callees first: its self cost plus its callees' shares of what
+ * they hold. Where arcs claim more than a callee holds, this is less than
+ * the arcs say, and it is what the whole tree would show. */
+static void held_costs(vpass *s)
+{
+    const cg_graph *g = s->t->g;
+    for (uint32_t i = g->n_units; i-- > 0;) {
+        uint32_t v = g->topo[i];
+        double sum = 0;
+        for (uint32_t k = g->mem_start[v]; k < g->mem_start[v + 1]; k++) {
+            uint32_t m = g->members[k];
+            double h = s->self[m];
+            for (uint64_t a = g->out_start[m]; a < g->out_start[m + 1]; a++) {
+                uint32_t w = g->ua_to[a];
+                double in = s->in[w], c = s->content[w], norm = in > 0 && c > in ? c : in;
+                if (norm != 0.0 && s->arc[a] != 0.0) h += s->arc[a] / norm * s->held[w];
+            }
+            s->held_fn[m] = h, sum += h;
+        }
+        s->held[v] = sum;
+    }
+}
+
+/* What all children of node q hold, built or not: its cycle's members,
+ * or the units its function calls (each child's share times what it
+ * holds; where arcs claim more than a unit holds, what it holds). */
+static double children_area(const vpass *s, uint32_t q)
+{
+    const cgt *t = s->t;
+    const cg_graph *g = t->g;
+    const tnode *d = &t->nodes[q];
+    double sum = 0;
+    if (d->kind == TN_UNIT && g->cycle_of[d->unit]) {
+        for (uint32_t k = g->mem_start[d->unit]; k < g->mem_start[d->unit + 1]; k++)
+            sum += s->share[q] * s->held_fn[g->members[k]];
+        return sum;
+    }
+    for (uint64_t a = g->out_start[d->fn]; a < g->out_start[d->fn + 1]; a++) {
+        uint32_t v = g->ua_to[a];
+        double in = s->in[v], c = s->content[v], norm = in > 0 && c > in ? c : in;
+        if (norm != 0.0) sum += s->share[q] * s->arc[a] / norm * s->held[v];
+    }
+    return sum;
+}
+
+/* With a threshold: every node its share of its self cost, "<below
+ * threshold>" nodes what their parent's children hold beyond the built
+ * ones. */
+static pk_status emit_exact(vpass *s, uint32_t metric, tvals *out)
+{
+    const cgt *t = s->t;
+    pk_status st = PK_OK;
+    for (uint32_t n = 0; n < t->n_nodes && !st; n++) {
+        const tnode *d = &t->nodes[n];
+        uint32_t f = s->fval[n], q = d->parent;
+        if (d->kind != TN_REST) {
+            if (f != PK_NONE && s->self[f] != 0.0)
+                st = add_value(out, n, metric, s->share[n] * s->self[f]);
+            continue;
+        }
+        double rest = children_area(s, q) - s->covered[q];
+        if (rest > 1e-12 * fabs(s->area[q])) st = add_value(out, n, metric, rest);
+    }
+    return st;
 }
 
 static pk_status pass_emit(vpass *s, uint32_t metric, tvals *out)
 {
     const cgt *t = s->t;
+    if (t->min_w > 0) return emit_exact(s, metric, out);
     pk_status st = PK_OK;
     for (uint32_t n = 0; n < t->n_nodes && !st; n++) {
         uint32_t f = s->fval[n];
@@ -143,7 +228,7 @@ static void pass_reset(vpass *s)
 {
     const cg_graph *g = s->t->g;
     for (uint32_t i = 0; i < s->n_fns; i++)
-        s->self[s->fns[i]] = 0;
+        s->self[s->fns[i]] = s->own[s->fns[i]] = 0;
     for (uint32_t i = 0; i < s->n_uas; i++)
         s->arc[s->uas[i]] = 0;
     for (uint32_t i = 0; i < s->n_units; i++)
@@ -175,6 +260,7 @@ static pk_status one_part(vpass *s, uint32_t k, tvals *out)
         uint32_t m = t->cg->events[e].metric;
         if (!s->has_event[e] || m == PK_NONE) continue;
         pass_costs(s, k, e);
+        if (t->min_w > 0) held_costs(s);
         pass_shares(s);
         st = pass_emit(s, m, out);
         pass_reset(s);
@@ -204,7 +290,7 @@ static void fill_context(pk_ctx_rec *c, const tnode *d)
         c->kind = PK_CTX_ROOT, c->relation = PK_REL_NONE;
     } else {
         c->kind = PK_CTX_FUNCTION, c->relation = PK_REL_CALL;
-        c->function = d->fn, c->flags |= PK_CTXF_HAS_FUNCTION;
+        c->function = d->fn, c->flags |= PK_CTXF_HAS_FUNCTION; /* "<below threshold>" too */
     }
     c->raw_kind = c->kind, c->raw_relation = c->relation, c->raw_entry = c->entry;
 }
@@ -290,15 +376,18 @@ static pk_status vpass_init(vpass *s, cgt *t)
     memset(s, 0, sizeof *s);
     s->t = t, s->pass = 1;
     s->fval = malloc(nn * 4), s->share = malloc(nn * 8), s->is_root = calloc(nn, 1);
+    s->area = malloc(nn * 8), s->covered = malloc(nn * 8), s->own = calloc(nf, 8);
+    s->held_fn = calloc(nf, 8), s->held = calloc((size_t)g->n_units + 1, 8);
     s->sum = calloc(nf, 8), s->shape_sum = calloc(nf, 8), s->n_of = calloc(nf, 4);
     s->self = calloc(nf, 8), s->fns = malloc(nf * 4), s->fn_mark = calloc(nf, 4);
     s->arc = calloc(na, 8), s->uas = malloc(na * 4), s->ua_mark = calloc(na, 4);
     size_t nu = (size_t)g->n_units + 1;
     s->in = calloc(nu, 8), s->content = calloc(nu, 8), s->units = malloc(nu * 4);
     s->unit_mark = calloc(nu, 4), s->has_event = malloc((size_t)t->ne + 1);
-    if (!s->fval || !s->share || !s->is_root || !s->sum || !s->shape_sum || !s->n_of ||
-        !s->self || !s->fns || !s->fn_mark || !s->arc || !s->uas || !s->ua_mark || !s->in ||
-        !s->content || !s->units || !s->unit_mark || !s->has_event)
+    if (!s->fval || !s->share || !s->is_root || !s->sum || !s->shape_sum || !s->n_of || !s->self ||
+        !s->fns || !s->fn_mark || !s->arc || !s->uas || !s->ua_mark || !s->in || !s->content ||
+        !s->units || !s->unit_mark || !s->has_event || !s->area || !s->covered || !s->own ||
+        !s->held_fn || !s->held)
         return pk_fail_nomem("reconstructing values");
     for (uint32_t n = 0; n < t->n_nodes; n++) {
         const tnode *d = &t->nodes[n];
@@ -317,7 +406,8 @@ static void vpass_free(vpass *s)
     free(s->fval), free(s->share), free(s->is_root), free(s->sum), free(s->shape_sum);
     free(s->n_of), free(s->self), free(s->fns), free(s->fn_mark), free(s->arc), free(s->uas);
     free(s->ua_mark), free(s->in), free(s->content), free(s->units), free(s->unit_mark);
-    free(s->has_event);
+    free(s->has_event), free(s->area), free(s->covered), free(s->own), free(s->held_fn);
+    free(s->held);
     free(s->ss), free(s->cs), free(s->sp), free(s->cp);
 }
 

@@ -46,13 +46,15 @@ static void add_costs(const pk_cg *cg, const cg_graph *g, uint32_t part, size_t 
             out[cg->self[i].fn].self += pk_cg_self_value(cg, i, (uint32_t)event);
     for (uint64_t i = 0; i < cg->n_calls; i++) {
         const pk_cg_call_rec *c = &cg->calls[i];
-        if (!cg_graph_keeps(c, nf, part) || g->ua_of_call[i] == PK_NONE) continue;
+        if (!cg_graph_keeps(c, nf, part)) continue;
+        out[c->callee].called += c->count;
+        if (g->ua_of_call[i] == PK_NONE) continue; /* inside a cycle */
         double v = pk_cg_call_value(cg, i, (uint32_t)event);
         out[c->caller].inclusive += v;
         out[c->callee].calls += v;
         uint32_t a = g->cycle_of[g->unit_of[c->caller]], b = g->cycle_of[g->unit_of[c->callee]];
         if (a) cycles[a - 1].inclusive += v;
-        if (b) cycles[b - 1].calls += v;
+        if (b) cycles[b - 1].calls += v, cycles[b - 1].called += c->count;
     }
     for (uint32_t f = 0; f < nf; f++) {
         out[f].inclusive += out[f].self;
@@ -74,7 +76,8 @@ static void cycle_functions(const pk_profile *p, uint32_t n_cycles, const pk_cg_
     for (uint32_t c = 0; c < n_cycles; c++) {
         uint32_t f = cg->first_cycle_function + c;
         if (f < p->n_functions)
-            out[f] = (pk_cg_function_cost){0, cycles[c].inclusive, cycles[c].calls, c + 1};
+            out[f] = (pk_cg_function_cost){0, cycles[c].inclusive, cycles[c].calls, c + 1,
+                                           cycles[c].called};
     }
 }
 

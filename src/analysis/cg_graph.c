@@ -41,9 +41,8 @@ static pk_status by_caller(const pk_cg *cg, uint32_t nf, uint32_t part, uint64_t
 }
 
 typedef struct tarjan {
-    const pk_cg *cg;
     const uint64_t *start;
-    const uint32_t *perm;
+    const uint32_t *adj;
     uint32_t *index, *low, *stack, *comp, *call;
     uint8_t *on_stack;
     uint64_t *it;
@@ -65,7 +64,7 @@ static void strongconnect(tarjan *t, uint32_t root)
     while (cs) {
         uint32_t v = t->call[cs - 1];
         if (t->it[v] < t->start[v + 1]) {
-            uint32_t w = t->cg->calls[t->perm[t->it[v]++]].callee;
+            uint32_t w = t->adj[t->it[v]++];
             if (!t->index[w])
                 visit(t, w, &cs);
             else if (t->on_stack[w] && t->index[w] < t->low[v])
@@ -83,22 +82,21 @@ static void strongconnect(tarjan *t, uint32_t root)
     }
 }
 
-static pk_status components(tarjan *t, uint32_t nf)
+pk_status cg_scc(uint32_t n, const uint64_t *start, const uint32_t *adj, uint32_t *comp,
+                 uint32_t *n_comp)
 {
-    size_t m = (size_t)nf + 1;
-    t->index = calloc(m, 4), t->low = malloc(m * 4), t->stack = malloc(m * 4);
-    t->comp = malloc(m * 4), t->call = malloc(m * 4), t->on_stack = calloc(m, 1);
-    t->it = malloc(m * 8);
-    if (!t->index || !t->low || !t->stack || !t->comp || !t->call || !t->on_stack || !t->it)
-        return pk_fail_nomem("finding cycles");
-    for (uint32_t v = 0; v < nf; v++)
-        if (!t->index[v]) strongconnect(t, v);
-    return PK_OK;
-}
-
-static void tarjan_free(tarjan *t)
-{
-    free(t->index), free(t->low), free(t->stack), free(t->call), free(t->on_stack), free(t->it);
+    size_t m = (size_t)n + 1;
+    tarjan t = {start, adj, NULL, NULL, NULL, comp, NULL, NULL, NULL, 0, 0, 0};
+    t.index = calloc(m, 4), t.low = malloc(m * 4), t.stack = malloc(m * 4);
+    t.call = malloc(m * 4), t.on_stack = calloc(m, 1), t.it = malloc(m * 8);
+    pk_status st = t.index && t.low && t.stack && t.call && t.on_stack && t.it
+                       ? PK_OK
+                       : pk_fail_nomem("finding cycles");
+    for (uint32_t v = 0; v < n && !st; v++)
+        if (!t.index[v]) strongconnect(&t, v);
+    *n_comp = t.n_comp;
+    free(t.index), free(t.low), free(t.stack), free(t.call), free(t.on_stack), free(t.it);
+    return st;
 }
 
 /* Units from components: members, cycle numbers (by smallest member, as
@@ -185,22 +183,22 @@ pk_status cg_graph_build(const pk_cg *cg, uint32_t nf, uint32_t part, cg_graph *
     memset(g, 0, sizeof *g);
     g->nf = nf;
     uint64_t *start = NULL;
-    uint32_t *perm = NULL;
-    tarjan t = {0};
+    uint32_t *perm = NULL, *adj = NULL, *comp = NULL, n_comp = 0;
     pk_status st = by_caller(cg, nf, part, &start, &perm);
     if (!st) {
-        t.cg = cg, t.start = start, t.perm = perm;
-        st = components(&t, nf);
+        adj = malloc((start[nf] + 1) * sizeof *adj), comp = malloc(((size_t)nf + 1) * 4);
+        if (!adj || !comp) st = pk_fail_nomem("finding cycles");
     }
+    for (uint64_t k = 0; !st && k < start[nf]; k++)
+        adj[k] = cg->calls[perm[k]].callee;
+    if (!st) st = cg_scc(nf, start, adj, comp, &n_comp);
     if (!st) {
-        st = units(g, t.comp, t.n_comp);
-        t.comp = NULL; /* g->unit_of owns it */
+        st = units(g, comp, n_comp);
+        comp = NULL; /* g->unit_of owns it */
     }
     if (!st) st = unit_arcs(g, cg, start, perm);
     if (!st) st = arcs_in(g);
-    free(t.comp);
-    tarjan_free(&t);
-    free(start), free(perm);
+    free(comp), free(adj), free(start), free(perm);
     if (st) cg_graph_free(g);
     return st;
 }
@@ -211,7 +209,7 @@ pk_status cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_par
     *start = calloc((size_t)n_parts + 2, sizeof **start);
     *perm = malloc((n + 1) * sizeof **perm);
     if (!*start || !*perm) return pk_fail_nomem("reading the call graph by part");
-#define PK_PART_OF(i) (*(const uint32_t *)((const char *)base + (i) * stride))
+#define PK_PART_OF(i) (*(const uint32_t *)((const char *)base + (i)*stride))
     for (uint64_t i = 0; i < n; i++)
         (*start)[PK_PART_OF(i) + 2]++;
     for (uint32_t k = 0; k < n_parts; k++)

@@ -38,6 +38,13 @@ typedef struct cg_graph {
 pk_status cg_graph_build(const pk_cg *cg, uint32_t nf, uint32_t part, cg_graph *g);
 void cg_graph_free(cg_graph *g);
 
+/* Strongly connected components of a graph of n nodes whose arcs from v
+ * are adj[start[v] .. start[v + 1]): comp[v] for every node, numbered as
+ * they complete (every arc leads to a component of the same or a smaller
+ * number), *n_comp of them. Iterative: no recursion at any depth. */
+pk_status cg_scc(uint32_t n, const uint64_t *start, const uint32_t *adj, uint32_t *comp,
+                 uint32_t *n_comp);
+
 /* Records of each part: a counting sort of n records of `stride` bytes
  * whose first field is their part: perm[start[k] .. start[k + 1]) are
  * part k's, in file order. */

@@ -20,7 +20,7 @@
  * model: one metric per stored event, one location per part, a function
  * "<cycle N>" per cycle of the call graph and, if `tree`, the
  * reconstructed calling-context tree with its values. */
-pk_status pk_cg_complete_model(pk_profile *p, int tree);
+pk_status pk_cg_complete_model(pk_profile *p, int tree, double threshold);
 
 /* The event that shapes the tree and is checked for consistency: the
  * one of metric 0. */
@@ -30,8 +30,11 @@ uint32_t pk_cg_shaping_event(const pk_cg *cg);
  * event `ev` (cg_roots.c). */
 pk_status cg_flow_report(pk_profile *p, const cg_graph *g, uint32_t ev);
 
-/* The reconstructed tree (cg_to_cct.c), on the graph of all parts. */
-pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g);
+/* The reconstructed tree (cg_to_cct.c), on the graph of all parts: the
+ * whole of it within a budget, or down to `threshold` (a fraction of the
+ * total, pk_open_options.tree_threshold) with "<below threshold>" for the
+ * rest, that function being model function `rest_fn`. */
+pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g, double threshold, uint32_t rest_fn);
 
 /* The exact call graph of a CCT profile (cct_to_cg.c). */
 pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out);

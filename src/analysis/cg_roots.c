@@ -50,7 +50,8 @@ static pk_status flow_init(flow *f, const pk_cg *cg, const cg_graph *g)
     if (!f->mark || !f->called || !f->touched || !f->content || !f->inflow || !f->excess)
         return pk_fail_nomem("reading the call graph");
     pk_status st = cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &f->ss, &f->sp);
-    if (!st) st = cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &f->cs, &f->cp);
+    if (!st)
+        st = cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &f->cs, &f->cp);
     return st;
 }
 
@@ -161,8 +162,7 @@ static pk_status roots_of_part(cgt *t, const flow *f, uint32_t **node, uint32_t 
         double w = rootless(f, u, k);
         int pure = f->called[u] != k + 1;
         if (w == 0.0) continue;
-        if (best == PK_NONE || pure > best_pure ||
-            (pure == best_pure && w > rootless(f, best, k)))
+        if (best == PK_NONE || pure > best_pure || (pure == best_pure && w > rootless(f, best, k)))
             best = u, best_pure = pure;
     }
     int own = t->cg->parts[k].thread <= 1 ? 0 : 1;
@@ -247,8 +247,8 @@ static void say(pk_profile *p, const cg_graph *g, report *r, uint32_t ev)
                       "the calls into %u function%s carry more %s than %s hold (self cost and "
                       "calls): %s; in the reconstructed tree their callers' inclusive costs fall "
                       "short of their calls by up to %.3g (%.2g%% of the total)",
-                      r->n_short, r->n_short == 1 ? "" : "s", evn,
-                      r->n_short == 1 ? "it" : "they", names, r->short_sum, pct);
+                      r->n_short, r->n_short == 1 ? "" : "s", evn, r->n_short == 1 ? "it" : "they",
+                      names, r->short_sum, pct);
     }
     if (r->n_excess)
         pk_model_diag(p, PK_SEV_NOTE, "cost-without-caller", NULL, NULL, 0, 0,

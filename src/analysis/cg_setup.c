@@ -73,36 +73,47 @@ static pk_status setup_locations(pk_profile *p)
     return PK_OK;
 }
 
-/* A function "<cycle N>" per cycle, after the call graph's functions. */
-static pk_status add_cycle_functions(pk_profile *p, const cg_graph *g)
+static pk_status add_function(pk_profile *p, const char *name)
+{
+    const char *s = pk_intern_cstr(&p->strings, name);
+    if (!s) return pk_fail_nomem("naming cycles");
+    p->functions[p->n_functions++] = (pk_function){s, PK_NONE, 0, PK_NONE, 0};
+    return PK_OK;
+}
+
+/* A function "<cycle N>" per cycle, after the call graph's functions,
+ * and "<below threshold>" when the tree stops at a threshold. */
+static pk_status add_functions(pk_profile *p, const cg_graph *g, int rest)
 {
     pk_cg *cg = p->cg;
-    if (!g->n_cycles) return PK_OK;
-    pk_function *f = pk_model_alloc_owned(p, ((size_t)p->n_functions + g->n_cycles) * sizeof *f);
+    if (!g->n_cycles && !rest) return PK_OK;
+    size_t n = (size_t)p->n_functions + g->n_cycles + 1;
+    pk_function *f = pk_model_alloc_owned(p, n * sizeof *f);
     if (!f) return PK_ERR_NOMEM;
     if (p->n_functions) memcpy(f, p->functions, p->n_functions * sizeof *f);
     p->functions = f; /* the old table stays owned by the profile until it is freed */
     cg->first_cycle_function = p->n_functions, cg->n_cycle_functions = g->n_cycles;
-    for (uint32_t c = 1; c <= g->n_cycles; c++) {
+    pk_status st = PK_OK;
+    for (uint32_t c = 1; c <= g->n_cycles && !st; c++) {
         char name[32];
-        int len = snprintf(name, sizeof name, "<cycle %u>", c);
-        const char *s = pk_intern(&p->strings, name, (size_t)len);
-        if (!s) return pk_fail_nomem("naming cycles");
-        p->functions[p->n_functions++] = (pk_function){s, PK_NONE, 0, PK_NONE, 0};
+        snprintf(name, sizeof name, "<cycle %u>", c);
+        st = add_function(p, name);
     }
-    return PK_OK;
+    return st || !rest ? st : add_function(p, "<below threshold>");
 }
 
-pk_status pk_cg_complete_model(pk_profile *p, int tree)
+pk_status pk_cg_complete_model(pk_profile *p, int tree, double threshold)
 {
     pk_status st = setup_metrics(p);
     if (!st) st = setup_locations(p);
     if (st) return st;
     cg_graph g;
+    int rest = tree && threshold > 0;
     st = cg_graph_build(p->cg, p->cg->n_functions, PK_NONE, &g);
-    if (!st) st = add_cycle_functions(p, &g);
+    if (!st) st = add_functions(p, &g, rest);
     if (!st && p->cg->n_events) st = cg_flow_report(p, &g, pk_cg_shaping_event(p->cg));
-    if (!st && tree) st = pk_cg_build_cct(p, &g);
+    if (!st && tree)
+        st = pk_cg_build_cct(p, &g, rest ? threshold : 0, rest ? p->n_functions - 1 : PK_NONE);
     cg_graph_free(&g);
     return st;
 }

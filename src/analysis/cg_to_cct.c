@@ -31,10 +31,12 @@
  * Every pass is iterative and linear in the nodes and records: a call
  * chain a million deep is a million nodes, never a million stack frames.
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cg_cct.h"
+#include "cg_queue.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -44,11 +46,12 @@ pk_status cgt_node(cgt *t, uint32_t parent, uint8_t kind, uint32_t fn, uint32_t 
     if (t->n_nodes >= PK_NONE - 2)
         return pk_fail(PK_ERR_FORMAT, "the reconstructed tree is too large");
     if (pk_vec_reserve((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1u, sizeof *t->nodes) ||
-        pk_vec_reserve((void **)&t->phi, &t->cap_phi, t->n_nodes + 1u, sizeof *t->phi))
+        pk_vec_reserve((void **)&t->phi, &t->cap_phi, t->n_nodes + 1u, sizeof *t->phi) ||
+        pk_vec_reserve((void **)&t->cut, &t->cap_cut, t->n_nodes + 1u, 1))
         return pk_fail_nomem("reconstructing the calling-context tree");
     uint32_t n = t->n_nodes++;
     t->nodes[n] = (tnode){parent, fn, unit, ua, kind, 0};
-    t->phi[n] = phi;
+    t->phi[n] = phi, t->cut[n] = 0;
     if (kind == TN_UNIT && (t->best_unit[unit] == PK_NONE || phi > t->phi[t->best_unit[unit]]))
         t->best_unit[unit] = n;
     int single = kind == TN_UNIT && !t->g->cycle_of[unit];
@@ -127,60 +130,20 @@ static pk_status shape(cgt *t, uint8_t *has)
 /* Best first, then one node for every unit still without             */
 /* ------------------------------------------------------------------ */
 
-typedef struct cand {
-    double w, phi;
-    uint32_t parent, target, ua;
-    uint8_t kind;
-} cand;
-
-typedef struct heap {
-    cand *a;
-    size_t n, cap;
-} heap;
-
-static void sift_down(heap *h, size_t i)
+/* A candidate of node n: queued, or (with a threshold) below it, which
+ * leaves n a "<below threshold>" child. */
+static pk_status offer(cgt *t, cg_queue *q, double w, uint32_t n, uint32_t target, uint32_t ua)
 {
-    for (;;) {
-        size_t l = 2 * i + 1, r = l + 1, m = i;
-        if (l < h->n && h->a[l].w > h->a[m].w) m = l;
-        if (r < h->n && h->a[r].w > h->a[m].w) m = r;
-        if (m == i) return;
-        cand x = h->a[i];
-        h->a[i] = h->a[m], h->a[m] = x, i = m;
+    if (t->min_w > 0 && !(w >= t->min_w)) {
+        t->cut[n] = 1;
+        return PK_OK;
     }
+    return cgq_push(q, w, n, target, ua);
 }
 
-static int by_weight_desc(const void *a, const void *b)
-{
-    double x = ((const cand *)a)->w, y = ((const cand *)b)->w;
-    return x > y ? -1 : x < y;
-}
-
-/* Keep the `keep` heaviest candidates: the others could only be taken
- * after more nodes than the budget has left. */
-static void prune(heap *h, size_t keep)
-{
-    qsort(h->a, h->n, sizeof *h->a, by_weight_desc);
-    h->n = keep; /* sorted descending is a valid max-heap */
-}
-
-static pk_status push(heap *h, cand c, size_t limit)
-{
-    if (!(c.w > 0)) return PK_OK; /* nothing of the shaping event: placed later if it has cost */
-    if (h->n >= limit) prune(h, limit / 2);
-    if (pk_vec_reserve((void **)&h->a, &h->cap, h->n + 1, sizeof *h->a))
-        return pk_fail_nomem("reconstructing the calling-context tree");
-    size_t i = h->n++;
-    h->a[i] = c;
-    while (i && h->a[(i - 1) / 2].w < h->a[i].w) {
-        cand x = h->a[i];
-        h->a[i] = h->a[(i - 1) / 2], h->a[(i - 1) / 2] = x, i = (i - 1) / 2;
-    }
-    return PK_OK;
-}
-
-/* The candidates below node n: its unit's arcs out, or a cycle's members. */
-static pk_status push_children(cgt *t, heap *h, uint32_t n, size_t limit)
+/* The candidates below node n: its unit's arcs out, or a cycle's members
+ * (a candidate with no unit arc is a member of its parent's cycle). */
+static pk_status push_children(cgt *t, cg_queue *q, uint32_t n)
 {
     const cg_graph *g = t->g;
     const tnode *d = &t->nodes[n];
@@ -189,36 +152,57 @@ static pk_status push_children(cgt *t, heap *h, uint32_t n, size_t limit)
     if (d->kind == TN_UNIT && g->cycle_of[d->unit]) {
         for (uint32_t k = g->mem_start[d->unit]; k < g->mem_start[d->unit + 1] && !st; k++) {
             uint32_t m = g->members[k];
-            st = push(h, (cand){phi * t->inc_fn[m], phi, n, m, PK_NONE, TN_MEMBER}, limit);
+            st = offer(t, q, phi * t->inc_fn[m], n, m, PK_NONE);
         }
         return st;
     }
     if (d->kind != TN_UNIT && d->kind != TN_MEMBER) return PK_OK;
     for (uint64_t a = g->out_start[d->fn]; a < g->out_start[d->fn + 1] && !st; a++) {
         uint32_t v = g->ua_to[a];
-        double f = phi * t->ratio[a];
-        st = push(h, (cand){f * t->inc_unit[v], f, n, v, (uint32_t)a, TN_UNIT}, limit);
+        st = offer(t, q, phi * t->ratio[a] * t->inc_unit[v], n, v, (uint32_t)a);
     }
     return st;
 }
 
+static pk_status take(cgt *t, cg_queue *q, const cgq_item *c)
+{
+    int member = c->ua == PK_NONE;
+    uint32_t fn = member ? c->target : cgt_unit_function(t, c->target);
+    uint32_t unit = member ? t->g->unit_of[c->target] : c->target, n;
+    double phi = member ? t->phi[c->parent] : t->phi[c->parent] * t->ratio[c->ua];
+    pk_status st = cgt_node(t, c->parent, member ? TN_MEMBER : TN_UNIT, fn, unit, c->ua, phi, &n);
+    return st ? st : push_children(t, q, n);
+}
+
 static pk_status best_first(cgt *t)
 {
-    heap h = {0};
-    size_t limit = t->budget * 4 + 1024;
-    pk_status st = PK_OK;
+    cg_queue q;
+    pk_status st = cgq_init(&q);
     for (uint32_t n = 0; n < t->n_nodes && !st; n++)
-        st = push_children(t, &h, n, limit);
-    while (!st && h.n && t->n_nodes < t->budget) {
-        cand c = h.a[0];
-        h.a[0] = h.a[--h.n];
-        sift_down(&h, 0);
-        uint32_t fn = c.kind == TN_MEMBER ? c.target : cgt_unit_function(t, c.target);
-        uint32_t unit = c.kind == TN_MEMBER ? t->g->unit_of[c.target] : c.target, n;
-        st = cgt_node(t, c.parent, c.kind, fn, unit, c.ua, c.phi, &n);
-        if (!st) st = push_children(t, &h, n, limit);
+        st = push_children(t, &q, n);
+    cgq_item c;
+    while (!st && t->n_nodes < t->budget && cgq_pop(&q, &c)) {
+        st = take(t, &q, &c);
+        uint64_t left = t->budget - t->n_nodes;
+        if (q.live > 4 * left + 65536) cgq_trim(&q, left);
     }
-    free(h.a);
+    /* with a threshold, the budget only bounds memory: what it left out
+     * is below threshold too */
+    while (t->min_w > 0 && cgq_pop(&q, &c))
+        t->cut[c.parent] = 1;
+    cgq_free(&q);
+    return st;
+}
+
+/* With a threshold: a "<below threshold>" child for every node whose
+ * callees were not all built (cg_cct_values.c gives it their cost). */
+static pk_status rest_nodes(cgt *t)
+{
+    pk_status st = PK_OK;
+    for (uint32_t n = 0, end = t->n_nodes; n < end && !st; n++) {
+        uint32_t r;
+        if (t->cut[n]) st = cgt_node(t, n, TN_REST, t->rest_fn, PK_NONE, PK_NONE, 0, &r);
+    }
     return st;
 }
 
@@ -280,15 +264,27 @@ static uint64_t budget_of(const cg_graph *g)
 
 static void cgt_free(cgt *t)
 {
-    free(t->nodes), free(t->phi), free(t->roots), free(t->best_fn), free(t->best_unit);
-    free(t->ratio), free(t->inc_fn), free(t->inc_unit);
+    free(t->nodes), free(t->phi), free(t->cut), free(t->roots), free(t->best_fn);
+    free(t->best_unit), free(t->ratio), free(t->inc_fn), free(t->inc_unit);
 }
 
-pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g)
+/* The least weight of a node with a threshold (a fraction of the total
+ * of the shaping event over all parts), or 0. */
+static double min_weight(const cgt *t, double threshold)
+{
+    double total = 0;
+    for (uint64_t i = 0; threshold > 0 && i < t->cg->n_self; i++)
+        total += pk_cg_self_value(t->cg, i, t->prim);
+    double w = threshold * fabs(total);
+    return w > 0 ? w : threshold > 0 ? 1e-300 : 0;
+}
+
+pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g, double threshold, uint32_t rest_fn)
 {
     cgt t = {0};
     t.p = p, t.cg = p->cg, t.g = g, t.ne = p->cg->n_events, t.prim = pk_cg_shaping_event(p->cg);
-    t.budget = budget_of(g);
+    t.budget = budget_of(g), t.rest_fn = rest_fn, t.min_w = min_weight(&t, threshold);
+    if (t.min_w > 0) t.budget = 4000000; /* a threshold bounds the tree; this bounds memory */
     t.entry[0] = t.entry[1] = t.entry[2] = PK_NONE;
     t.best_fn = malloc(((size_t)g->nf + 1) * sizeof *t.best_fn);
     t.best_unit = malloc(((size_t)g->n_units + 1) * sizeof *t.best_unit);
@@ -305,7 +301,7 @@ pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g)
     if (!st) st = shape(&t, has);
     if (!st) st = cgt_roots(&t);
     if (!st) st = best_first(&t);
-    if (!st) st = force_missing(&t, has);
+    if (!st) st = t.min_w > 0 ? rest_nodes(&t) : force_missing(&t, has);
     free(has);
     if (!st) st = cgt_values(&t);
     cgt_free(&t);

@@ -58,6 +58,13 @@ pk_status pk_model_diag(pk_profile *p, pk_severity sev, const char *code, const 
     return diag_push(p, &d);
 }
 
+void pk_model_mark_incomplete(pk_profile *p, const char *code)
+{
+    p->complete = 0;
+    if (p->n_diags && strcmp(p->diags[p->n_diags - 1].d.code, code) == 0)
+        p->diags[p->n_diags - 1].d.incomplete = 1;
+}
+
 /* Highest severity among the kept diagnostics with `code`. */
 static pk_severity diag_code_severity(const pk_profile *p, const char *code)
 {

@@ -65,10 +65,12 @@ static pk_status rows_add(cgb_rows *r, uint64_t i, const double *values, uint32_
     return PK_OK;
 }
 
-pk_status cgb_init(cg_build *b, pk_profile *p, uint32_t open_flags)
+pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
 {
+    uint32_t open_flags = opts ? opts->flags : 0;
     memset(b, 0, sizeof *b);
     b->p = p;
+    b->tree_threshold = opts && opts->tree_threshold > 0 ? opts->tree_threshold : 0;
     b->by_function = (open_flags & PK_OPEN_BY_FUNCTION) != 0;
     b->tree = !(open_flags & PK_OPEN_NO_TREE);
     b->cg = calloc(1, sizeof *b->cg);

@@ -278,5 +278,5 @@ pk_status cgb_finish(cg_build *b)
     p->cg = b->cg;
     b->cg = NULL;
     p->cg->n_model_functions = p->cg->n_functions = p->n_functions;
-    return pk_cg_complete_model(p, b->tree);
+    return pk_cg_complete_model(p, b->tree, b->tree_threshold);
 }

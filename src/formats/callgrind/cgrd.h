@@ -59,7 +59,8 @@ typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
     int by_function;
-    int tree; /* reconstruct the calling-context tree (not PK_OPEN_NO_TREE) */
+    int tree;              /* reconstruct the calling-context tree (not PK_OPEN_NO_TREE) */
+    double tree_threshold; /* pk_open_options.tree_threshold */
     size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
     cgb_part *bparts;
     uint32_t n_bparts;
@@ -82,7 +83,7 @@ typedef struct cg_build {
     cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
 } cg_build;
 
-pk_status cgb_init(cg_build *b, pk_profile *p, uint32_t open_flags);
+pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts);
 void cgb_free(cg_build *b);
 /* Index of the event called `name` (added if new; formula/long name kept). */
 pk_status cgb_event(cg_build *b, const char *name, uint32_t *out);

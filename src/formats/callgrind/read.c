@@ -277,7 +277,7 @@ static pk_status open_files(const char *path, char **files, size_t n, const pk_m
     if (st) return st;
     cg_build b;
     uint32_t flags = opts ? opts->flags : 0;
-    st = cgb_init(&b, p, flags);
+    st = cgb_init(&b, p, opts);
     p->path = path;
     for (size_t i = 0; i < n && !st; i++)
         st = read_one(&b, files[i], mem, flags);

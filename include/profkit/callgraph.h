@@ -173,7 +173,9 @@ typedef struct pk_cg_arc_row {
 /* The callers (`callers` = 1) or callees (0) of `function`, at one
  * location or over all (PK_NONE), with the inclusive cost of `event`;
  * sorted by inclusive cost, largest first. A call of the function to
- * itself is listed like any other (direct recursion). Free *rows with
+ * itself is listed like any other (direct recursion). For a "<cycle N>"
+ * function: the calls into the cycle from outside it (callers) or out of
+ * it (callees), cycles found over all locations. Free *rows with
  * pk_callgraph_arcs_free(). */
 PK_API pk_status pk_callgraph_arcs(const pk_profile *profile, pk_index function, int callers,
                                    pk_index location, size_t event, pk_cg_arc_row **rows,

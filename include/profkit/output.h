@@ -47,6 +47,10 @@ PK_API void pk_json_bool(pk_json *j, int v);
 PK_API void pk_json_null(pk_json *j);
 /* Finish the document with a newline. */
 PK_API void pk_json_finish(pk_json *j);
+/* The members every JSON view of a profile carries: "complete", and when
+ * it is false "incomplete": [{"code", "message"}...], the diagnostics
+ * saying what is missing (docs/json.md). */
+PK_API void pk_json_completeness(pk_json *j, const pk_profile *profile);
 
 /* One dump record as a text line (docs/dump.md). */
 PK_API void pk_record_write_text(FILE *out, const pk_record *record);

@@ -180,6 +180,9 @@ typedef struct pk_diagnostic {
 
 PK_API size_t pk_diagnostic_count(const pk_profile *profile);
 PK_API pk_status pk_diagnostic_get(const pk_profile *profile, size_t i, pk_diagnostic *out);
+/* Whether diagnostic d says why the profile is incomplete: flagged so
+ * (`incomplete`), or, from a reader that flags none, an error. */
+PK_API int pk_diagnostic_is_reason(const pk_profile *profile, const pk_diagnostic *d);
 
 /* ------------------------------------------------------------------ */
 /* Static dimensions: modules, source files, functions                */

@@ -10,8 +10,8 @@
 
 #include "util/error.h"
 
-#define SUB     8                  /* buckets per power of two */
-#define EXP_MIN (-1080)            /* below the smallest subnormal exponent */
+#define SUB     8       /* buckets per power of two */
+#define EXP_MIN (-1080) /* below the smallest subnormal exponent */
 #define N_BUCK  ((1100 - EXP_MIN) * SUB)
 #define NONE    0xffffffffu
 
@@ -48,7 +48,8 @@ static pk_status new_item(cg_queue *q, uint32_t *out)
         return PK_OK;
     }
     if (q->n_items == q->cap_items) {
-        if (q->cap_items >= NONE / 2) return pk_fail_nomem("reconstructing the calling-context tree");
+        if (q->cap_items >= NONE / 2)
+            return pk_fail_nomem("reconstructing the calling-context tree");
         uint32_t cap = q->cap_items ? 2 * q->cap_items : 4096;
         cgq_item *a = realloc(q->items, (size_t)cap * sizeof *a);
         if (!a) return pk_fail_nomem("reconstructing the calling-context tree");

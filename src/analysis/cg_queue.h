@@ -26,10 +26,10 @@ typedef struct cgq_item {
 typedef struct cg_queue {
     cgq_item *items;
     uint32_t n_items, cap_items, free_list;
-    uint32_t *head;   /* per bucket: its last item, or PK_NONE */
-    uint32_t *count;  /* per bucket: its items */
-    int top;          /* no bucket above it holds an item */
-    uint64_t live;    /* items in the buckets */
+    uint32_t *head;  /* per bucket: its last item, or PK_NONE */
+    uint32_t *count; /* per bucket: its items */
+    int top;         /* no bucket above it holds an item */
+    uint64_t live;   /* items in the buckets */
 } cg_queue;
 
 pk_status cgq_init(cg_queue *q);

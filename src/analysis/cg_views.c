@@ -15,8 +15,7 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_index **out,
-                                size_t *n)
+pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_index **out, size_t *n)
 {
     if (!p || !pattern || !out || !n)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_functions_matching: NULL argument");
@@ -29,8 +28,10 @@ pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_ind
     if (!k) {
         if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
             free(list);
-            return pk_fail(PK_ERR_INVALID_ARG, "'%s' is no function name nor a valid regular "
-                                               "expression", pattern);
+            return pk_fail(PK_ERR_INVALID_ARG,
+                           "'%s' is no function name nor a valid regular "
+                           "expression",
+                           pattern);
         }
         for (uint32_t f = 0; f < p->n_functions; f++)
             if (p->functions[f].name && regexec(&re, p->functions[f].name, 0, NULL, 0) == 0)
@@ -73,26 +74,61 @@ static int by_inclusive_desc(const void *a, const void *b)
     return x->function < y->function ? -1 : x->function > y->function;
 }
 
-pk_status pk_callgraph_arcs(const pk_profile *p, pk_index function, int callers,
-                            pk_index location, size_t event, pk_cg_arc_row **rows, size_t *n_rows)
+/* Whether call record c is one of the arcs asked for: into (callers) or
+ * out of `function`, or for a cycle function, into or out of the cycle
+ * from or to outside it (`unit` of every function, cycle unit `cu`). */
+static int wanted_arc(const pk_cg_call_rec *c, int callers, pk_index function, const uint32_t *unit,
+                      uint32_t cu)
 {
-    uint32_t part;
+    if (unit) {
+        uint32_t in = unit[callers ? c->callee : c->caller],
+                 out = unit[callers ? c->caller : c->callee];
+        return in == cu && out != cu;
+    }
+    return (callers ? c->callee : c->caller) == function;
+}
+
+/* The unit of every function when `function` is a "<cycle N>": its cycle
+ * as a unit; else NULL (and *cu PK_NONE). */
+static pk_status cycle_units(const pk_profile *p, pk_index function, uint32_t part, cg_graph *g,
+                             uint32_t *cu)
+{
+    const pk_cg *cg = p->cg;
+    *cu = PK_NONE;
+    memset(g, 0, sizeof *g);
+    if (function < cg->n_functions) return PK_OK;
+    uint32_t n = function - cg->first_cycle_function + 1;
+    if (function < cg->first_cycle_function || n > cg->n_cycle_functions)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_arcs: no such call graph function");
+    pk_status st = cg_graph_build(cg, cg->n_functions, part, g);
+    for (uint32_t u = 0; !st && u < g->n_units; u++)
+        if (g->cycle_of[u] == n) *cu = u;
+    return st;
+}
+
+pk_status pk_callgraph_arcs(const pk_profile *p, pk_index function, int callers, pk_index location,
+                            size_t event, pk_cg_arc_row **rows, size_t *n_rows)
+{
+    uint32_t part, cu;
     pk_status st = part_of(p, location, event, &part);
     if (st) return st;
     const pk_cg *cg = p->cg;
-    if (!rows || !n_rows || function >= cg->n_functions)
-        return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_arcs: no such call graph function");
+    if (!rows || !n_rows) return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_arcs: NULL argument");
+    cg_graph g;
+    st = cycle_units(p, function, PK_NONE, &g, &cu);
+    if (st) return st;
+    const uint32_t *unit = cu != PK_NONE ? g.unit_of : NULL;
     uint32_t *slot = malloc(((size_t)cg->n_functions + 1) * sizeof *slot);
     pk_cg_arc_row *r = NULL;
     size_t n = 0, cap = 0;
-    if (!slot) return pk_fail_nomem("listing calls");
-    memset(slot, 0xff, ((size_t)cg->n_functions + 1) * sizeof *slot);
+    if (!slot) st = pk_fail_nomem("listing calls");
+    if (slot) memset(slot, 0xff, ((size_t)cg->n_functions + 1) * sizeof *slot);
     for (uint64_t i = 0; i < cg->n_calls && !st; i++) {
         const pk_cg_call_rec *c = &cg->calls[i];
-        if ((part != PK_NONE && c->part != part) || (callers ? c->callee : c->caller) != function)
+        if ((part != PK_NONE && c->part != part) || c->caller >= cg->n_functions ||
+            c->callee >= cg->n_functions || !wanted_arc(c, callers, function, unit, cu))
             continue;
         uint32_t other = callers ? c->caller : c->callee;
-        if (other >= cg->n_functions) continue;
         if (slot[other] == PK_NONE) {
             if (pk_vec_reserve((void **)&r, &cap, n + 1, sizeof *r)) {
                 st = pk_fail_nomem("listing calls");
@@ -105,6 +141,7 @@ pk_status pk_callgraph_arcs(const pk_profile *p, pk_index function, int callers,
         r[slot[other]].inclusive += pk_cg_call_value(cg, i, (uint32_t)event);
     }
     free(slot);
+    cg_graph_free(&g);
     if (st) {
         free(r);
         return st;
@@ -156,10 +193,10 @@ static pk_status flat_functions(const pk_profile *p, pk_index location, size_t e
  * cost is its self cost plus the calls leaving the strongly connected
  * component it is in (groups calling each other count those calls once). */
 typedef struct groups {
-    uint32_t n;       /* groups; group n - 1 is "unknown" */
-    uint32_t *of_fn;  /* per call graph function: its group */
+    uint32_t n;      /* groups; group n - 1 is "unknown" */
+    uint32_t *of_fn; /* per call graph function: its group */
     double *self, *incl, *called;
-    uint64_t *start;  /* arcs between groups, by caller group */
+    uint64_t *start; /* arcs between groups, by caller group */
     uint32_t *adj, *comp;
 } groups;
 
@@ -208,9 +245,9 @@ static pk_status group_costs(const pk_profile *p, uint32_t part, size_t event, i
     g->self = calloc(ng, 8), g->incl = calloc(ng, 8), g->called = calloc(ng, 8);
     if (!g->of_fn || !g->self || !g->incl || !g->called) return pk_fail_nomem("the flat profile");
     for (uint32_t f = 0; f < cg->n_functions; f++)
-        g->of_fn[f] = f < p->n_functions ? group_of(g, by_file ? p->functions[f].file
-                                                               : p->functions[f].module)
-                                         : ng - 1;
+        g->of_fn[f] = f < p->n_functions
+                          ? group_of(g, by_file ? p->functions[f].file : p->functions[f].module)
+                          : ng - 1;
     pk_status st = group_graph(cg, part, g);
     for (uint64_t i = 0; i < cg->n_self && !st; i++) {
         const pk_cg_self_rec *r = &cg->self[i];
@@ -240,8 +277,8 @@ static pk_status flat_groups(const pk_profile *p, uint32_t part, size_t event, i
     size_t n = 0;
     for (uint32_t k = 0; k < g.n && !st; k++)
         if (g.self[k] != 0 || g.incl[k] != 0 || g.called[k] != 0)
-            r[n++] = (pk_flat_row){k == g.n - 1 ? PK_NONE : k, g.self[k], g.incl[k], 0,
-                                   g.called[k]};
+            r[n++] =
+                (pk_flat_row){k == g.n - 1 ? PK_NONE : k, g.self[k], g.incl[k], 0, g.called[k]};
     groups_free(&g);
     if (st) {
         free(r);

@@ -20,8 +20,7 @@ static int event_of(const pk_profile *p, pk_index metric, size_t *out)
     return 0;
 }
 
-static int select_locations(const char *cmd, const pk_profile *p, const char *sel,
-                            cli_cg_view *out)
+static int select_locations(const char *cmd, const pk_profile *p, const char *sel, cli_cg_view *out)
 {
     if (!sel) return CLI_OK;
     size_t n = pk_location_count(p), k = 0;

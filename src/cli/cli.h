@@ -77,8 +77,6 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 /* 1 if the profile's calling-context tree was reconstructed. */
 int cli_is_reconstructed(const pk_profile *p);
-/* "complete": true, or false with "incomplete": [reasons] (JSON views). */
-void cli_json_completeness(pk_json *j, const pk_profile *p);
 
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */

@@ -150,7 +150,7 @@ static void write_json(const flat_view *v)
     pk_json_string(&j, v->from_callgraph            ? "callgraph"
                        : cli_is_reconstructed(v->p) ? "reconstructed tree"
                                                     : "tree");
-    cli_json_completeness(&j, v->p);
+    pk_json_completeness(&j, v->p);
     pk_json_key(&j, "by");
     pk_json_string(&j, by_names[v->a->by]);
     pk_json_key(&j, "total");

@@ -240,8 +240,7 @@ static void print_json(const info *in)
     pk_json_string(&j, in->pi.title);
     pk_json_key(&j, "description");
     pk_json_string(&j, in->pi.description);
-    pk_json_key(&j, "complete");
-    pk_json_bool(&j, in->pi.complete);
+    pk_json_completeness(&j, in->p);
     pk_json_key(&j, "reconstructed");
     pk_json_bool(&j, in->pi.reconstructed);
     json_files(&j, in->p);

@@ -35,32 +35,16 @@ void cli_report_loss(void *output, const char *item, const char *reason)
     fprintf(stderr, "profkit: %s: left out %s: %s\n", (const char *)output, item, reason);
 }
 
-/* The diagnostics that say why a profile is incomplete: those flagged so,
- * else (a reader that flags none) its errors. */
-static int is_reason(const pk_diagnostic *d, int any_flagged)
-{
-    return any_flagged ? d->incomplete : d->severity == PK_SEV_ERROR;
-}
-
-static int any_flagged(const pk_profile *p)
-{
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic d;
-        if (!pk_diagnostic_get(p, i, &d) && d.incomplete) return 1;
-    }
-    return 0;
-}
-
 /* An incomplete profile is never shown as if it were whole: every
  * command says so on stderr, whatever it prints on stdout. */
 static void warn_incomplete(const char *cmd, const char *path, const pk_profile *p)
 {
     pk_profile_info pi;
     if (pk_profile_get_info(p, &pi) || pi.complete) return;
-    int flagged = any_flagged(p), said = 0;
+    int said = 0;
     for (size_t i = 0; i < pk_diagnostic_count(p) && said < 5; i++) {
         pk_diagnostic d;
-        if (pk_diagnostic_get(p, i, &d) || !is_reason(&d, flagged)) continue;
+        if (pk_diagnostic_get(p, i, &d) || !pk_diagnostic_is_reason(p, &d)) continue;
         fprintf(stderr, "profkit %s: warning: %s is incomplete: %s\n", cmd, path, d.message);
         said++;
     }
@@ -84,29 +68,6 @@ int cli_open_opts(const char *cmd, const char *path, const pk_open_options *o, p
     if (st) return cli_library_error(cmd, st);
     warn_incomplete(cmd, path, *out);
     return CLI_OK;
-}
-
-void cli_json_completeness(pk_json *j, const pk_profile *p)
-{
-    pk_profile_info pi;
-    int complete = pk_profile_get_info(p, &pi) || pi.complete;
-    pk_json_key(j, "complete");
-    pk_json_bool(j, complete);
-    if (complete) return;
-    int flagged = any_flagged(p);
-    pk_json_key(j, "incomplete");
-    pk_json_array_begin(j);
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic d;
-        if (pk_diagnostic_get(p, i, &d) || !is_reason(&d, flagged)) continue;
-        pk_json_object_begin(j);
-        pk_json_key(j, "code");
-        pk_json_string(j, d.code);
-        pk_json_key(j, "message");
-        pk_json_string(j, d.message);
-        pk_json_object_end(j);
-    }
-    pk_json_array_end(j);
 }
 
 int cli_use_color(FILE *f, int disabled)

@@ -153,6 +153,21 @@ void cli_view_values_free(cli_view_values *vals)
     memset(vals, 0, sizeof *vals);
 }
 
+/* A reconstructed tree's "<no caller>" entry: how much of the cost the
+ * call graph gives no caller (the program's entry aside). */
+static void say_no_caller(const pk_profile *p, const cli_view_values *vals, FILE *out)
+{
+    pk_context root, c;
+    if (!cli_is_reconstructed(p) || pk_context_get(p, 0, &root) || !vals->incl) return;
+    for (uint32_t k = 0; k < root.n_children; k++) {
+        pk_index i = root.first_child + k;
+        if (pk_context_get(p, i, &c) || !c.entry_name || strcmp(c.entry_name, "<no caller>"))
+            continue;
+        fprintf(out, "(%.3g%% of the cost has no caller in the call graph: under <no caller>)\n",
+                vals->total ? 100.0 * vals->incl[i] / vals->total : 0.0);
+    }
+}
+
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out)
 {
@@ -166,7 +181,8 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
     if (v->stat != PK_ACROSS_SUM) fprintf(out, ", %s across locations", cli_stat_name(v->stat));
     fputc('\n', out);
     cli_say_reconstructed(p, out);
-    if (vals->derived)
+    say_no_caller(p, vals, out);
+    if (vals->derived && !cli_is_reconstructed(p)) /* a reconstructed tree stores exclusive only */
         fprintf(out, "(%s values derived from the stored %s ones)\n",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "exclusive" : "inclusive");

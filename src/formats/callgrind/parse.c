@@ -435,25 +435,19 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
 
 /* Text formats have no length field, so a cut file still parses: say so
  * when the file shows the signs of it. Tools end their last line (hand-
- * written files may not: a note), and valgrind's callgrind closes every
- * part with 'totals:'. A last part without 'totals:' from callgrind, or
- * whose last line is cut too, is incomplete: every view says so. */
+ * written files may not, as speedscope's: a note), and valgrind's
+ * callgrind closes every part with 'totals:': a callgrind file whose last
+ * part has none is cut short, and every view says it is incomplete. */
 static void check_truncation(cg_parser *ps)
 {
     const cgb_part *bp = ps->bp;
     int valgrind = ps->creator && strncmp(ps->creator, "callgrind-", 10) == 0;
-    int open_part = bp && !bp->totals;
-    if (ps->unterminated && !(open_part && !valgrind))
+    if (ps->unterminated)
         cgp_diag(ps, PK_SEV_NOTE, "truncated",
                  "the last line has no newline: the file may be truncated");
-    if (valgrind && open_part) {
+    if (valgrind && bp && !bp->totals) {
         cgp_diag(ps, PK_SEV_WARNING, "truncated",
                  "the last part has no 'totals:' line, which callgrind always writes: the file "
-                 "is cut short, its costs and calls are incomplete");
-        pk_model_mark_incomplete(ps->p, "truncated");
-    } else if (ps->unterminated && open_part) {
-        cgp_diag(ps, PK_SEV_WARNING, "truncated",
-                 "the last line has no newline and the last part no 'totals:' line: the file "
                  "is cut short, its costs and calls are incomplete");
         pk_model_mark_incomplete(ps->p, "truncated");
     }

@@ -24,6 +24,7 @@
 #include <cmocka.h>
 
 #include "profkit/profkit.h"
+#include "support/cg_compare.h"
 #include "support/testutil.h"
 
 #define TOP 50
@@ -393,9 +394,92 @@ static void test_threshold(void **state)
     }
 }
 
+/* The call graph and diagnostics a file reads to, or the error. */
+static char *reading(const char *name, const unsigned char *data, size_t n, unsigned threads)
+{
+    pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
+    const char *names[] = {name};
+    const void *bufs[] = {data};
+    uint64_t sizes[] = {n};
+    pk_profile *p;
+    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, names, bufs, sizes, &o, &p))
+        return strdup(pk_error_last());
+    char *cg = tu_cg_canonical(p);
+    size_t len = strlen(cg) + 1;
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        len += strlen(d.message) + strlen(d.code) + 64;
+    }
+    char *out = malloc(len);
+    size_t k = (size_t)snprintf(out, len, "%s", cg);
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        k += (size_t)snprintf(out + k, len - k, "%d %s %llu %s\n", d.severity, d.code,
+                              (unsigned long long)d.offset, d.message);
+    }
+    free(cg);
+    pk_profile_free(p);
+    return out;
+}
+
+static void same_reading(const char *name, const unsigned char *data, size_t n)
+{
+    char *a = reading(name, data, n, 1), *b = reading(name, data, n, 3);
+    if (strcmp(a, b)) {
+        size_t i = 0;
+        while (a[i] && a[i] == b[i])
+            i++;
+        fail_msg("%s (%zu bytes): read in parallel differs near '%.100s' vs '%.100s'", name, n,
+                 a + (i > 40 ? i - 40 : 0), b + (i > 40 ? i - 40 : 0));
+    }
+    free(a), free(b);
+}
+
+/* Tokenized on several threads (pipeline.c), a file reads exactly as line
+ * by line: call graph, diagnostics, errors; whole, cut short, or with
+ * bytes flipped. */
+static void test_parallel_reading(void **state)
+{
+    (void)state;
+    const char *corpus = tu_corpus_dir();
+    if (!corpus) skip();
+    char root[1024];
+    snprintf(root, sizeof root, "%s/callgrind", corpus);
+    char **files;
+    size_t n = tu_find_files(root, "", &files);
+    for (size_t i = 0; i < n; i++) {
+        size_t len = strlen(files[i]), size;
+        if (len > 3 && (!strcmp(files[i] + len - 3, ".md") || !strcmp(files[i] + len - 4, ".txt")))
+            continue;
+        unsigned char *d = tu_read_file(files[i], &size);
+        if (!d || size > (8u << 20)) {
+            free(d);
+            continue;
+        }
+        const char *name = strstr(files[i], "callgrind/");
+        same_reading(name, d, size);
+        for (int k = 1; k < 8; k++) /* cut anywhere */
+            same_reading(name, d, size * (size_t)k / 8);
+        uint64_t x = 0x9e3779b97f4a7c15ull ^ size;
+        for (int k = 0; k < 6 && size; k++) { /* a byte gone wrong */
+            x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+            size_t at = x % size;
+            unsigned char was = d[at];
+            d[at] = "+-*\n 0x\r#=\t9"[(x >> 32) % 12];
+            same_reading(name, d, size);
+            d[at] = was;
+        }
+        free(d);
+    }
+    tu_free_list(files, n);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
+        cmocka_unit_test(test_parallel_reading),
         cmocka_unit_test(test_sample),
         cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_threshold),

@@ -10,6 +10,7 @@
 
 #include "cg_model.h"
 #include "profkit/callgraph.h"
+#include "util/bytes.h"
 #include "util/error.h"
 
 static const char *const kind_names[] = {"SUMMARY",    "NODE",      "RANK", "THREAD", "GPUDEVICE",
@@ -102,6 +103,54 @@ static pk_status add_functions(pk_profile *p, const cg_graph *g, int rest)
     return st || !rest ? st : add_function(p, "<below threshold>");
 }
 
+/* Location l's plane: context 0 with the part's sum of each metric. */
+static pk_status root_plane(pk_profile *p, uint32_t l, const double *sum, const pk_cg_event_rec *ev,
+                            uint32_t ne)
+{
+    uint32_t n = 0;
+    for (uint32_t e = 0; e < ne; e++)
+        n += ev[e].metric != PK_NONE && sum[e] != 0.0;
+    unsigned char *b = pk_model_alloc_owned(p, (size_t)n * PK_LM_VAL_SIZE + PK_LM_IDX_SIZE + 1);
+    if (!b) return PK_ERR_NOMEM;
+    unsigned char *idx = b + (size_t)n * PK_LM_VAL_SIZE;
+    /* metrics are numbered in event order, so the values come by column */
+    for (uint32_t e = 0, i = 0; e < ne; e++) {
+        if (ev[e].metric == PK_NONE || sum[e] == 0.0) continue;
+        pk_put_le16(b + (size_t)i * PK_LM_VAL_SIZE, (uint16_t)PK_CG_RAW_EXCLUSIVE(ev[e].metric));
+        pk_put_le64(b + (size_t)i++ * PK_LM_VAL_SIZE + 2, pk_f64_bits(sum[e]));
+    }
+    pk_put_le32(idx, 0), pk_put_le64(idx + 4, 0);
+    p->locs[l].plane = (pk_plane){b, idx, n, n ? 1u : 0u};
+    return PK_OK;
+}
+
+/* Without a tree, each part's self costs at the root context: the totals
+ * of every metric and location are right, and no calling context is
+ * claimed (PK_OPEN_NO_TREE). */
+static pk_status root_values(pk_profile *p)
+{
+    const pk_cg *cg = p->cg;
+    pk_ctx_rec *c;
+    uint32_t idx;
+    pk_status st = pk_model_add_context(p, &c, &idx);
+    if (st) return st;
+    c->id = 0, c->kind = PK_CTX_ROOT, c->relation = PK_REL_NONE;
+    st = pk_model_index_contexts(p);
+    size_t ne = cg->n_events;
+    double *sum = calloc((size_t)cg->n_parts * ne + 1, sizeof *sum);
+    if (!st && !sum) st = pk_fail_nomem("summing costs");
+    for (uint64_t i = 0; i < cg->n_self && !st; i++) {
+        const double *v;
+        uint32_t n = pk_cg_self_costs(cg, i, &v);
+        for (uint32_t e = 0; e < n; e++)
+            sum[(size_t)cg->self[i].part * ne + e] += v[e];
+    }
+    for (uint32_t k = 0; k < cg->n_parts && !st; k++)
+        st = root_plane(p, cg->parts[k].location, sum + (size_t)k * ne, cg->events, (uint32_t)ne);
+    free(sum);
+    return st;
+}
+
 pk_status pk_cg_complete_model(pk_profile *p, int tree, double threshold)
 {
     pk_status st = setup_metrics(p);
@@ -114,6 +163,8 @@ pk_status pk_cg_complete_model(pk_profile *p, int tree, double threshold)
     if (!st && p->cg->n_events) st = cg_flow_report(p, &g, pk_cg_shaping_event(p->cg));
     if (!st && tree)
         st = pk_cg_build_cct(p, &g, rest ? threshold : 0, rest ? p->n_functions - 1 : PK_NONE);
+    else if (!st)
+        st = root_values(p);
     cg_graph_free(&g);
     return st;
 }

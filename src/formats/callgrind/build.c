@@ -71,6 +71,7 @@ pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
     memset(b, 0, sizeof *b);
     b->p = p;
     b->tree_threshold = opts && opts->tree_threshold > 0 ? opts->tree_threshold : 0;
+    b->threads = opts ? opts->threads : 0;
     b->by_function = (open_flags & PK_OPEN_BY_FUNCTION) != 0;
     b->tree = !(open_flags & PK_OPEN_NO_TREE);
     b->cg = calloc(1, sizeof *b->cg);
@@ -268,17 +269,22 @@ static int same_call(const pk_cg_call_rec *a, const pk_cg_call_rec *b, int by_fu
            (a->file == b->file && a->line == b->line && a->instr == b->instr && a->bb == b->bb);
 }
 
+/* Slots hold the key's hash above the record index (an empty slot is all
+ * ones): a probe reads a record only when the hashes agree. */
+#define SLOT(h, i) ((uint64_t)(uint32_t)((h) >> 32) << 32 | (i))
+
 static pk_status grow_call_slots(cg_build *b)
 {
     size_t cap = b->cap_call_slots ? 2 * b->cap_call_slots : 1024;
-    uint32_t *s = malloc(cap * sizeof *s);
+    uint64_t *s = malloc(cap * sizeof *s);
     if (!s) return pk_fail_nomem("storing calls");
     memset(s, 0xff, cap * sizeof *s);
     for (uint64_t i = 0; i < b->cg->n_calls; i++) {
-        size_t j = call_hash(&b->cg->calls[i], b->by_function) & (cap - 1);
-        while (s[j] != PK_NONE)
+        uint64_t h = call_hash(&b->cg->calls[i], b->by_function);
+        size_t j = h & (cap - 1);
+        while (s[j] != UINT64_MAX)
             j = (j + 1) & (cap - 1);
-        s[j] = (uint32_t)i;
+        s[j] = SLOT(h, i);
     }
     free(b->call_slots);
     b->call_slots = s, b->cap_call_slots = cap;
@@ -293,10 +299,12 @@ static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
         pk_status st = grow_call_slots(b);
         if (st) return st;
     }
-    size_t mask = b->cap_call_slots - 1, j = call_hash(c, b->by_function) & mask;
-    for (; b->call_slots[j] != PK_NONE; j = (j + 1) & mask)
-        if (same_call(&cg->calls[b->call_slots[j]], c, b->by_function)) {
-            *out = b->call_slots[j];
+    uint64_t h = call_hash(c, b->by_function);
+    size_t mask = b->cap_call_slots - 1, j = h & mask;
+    for (uint64_t s; (s = b->call_slots[j]) != UINT64_MAX; j = (j + 1) & mask)
+        if (s >> 32 == (uint32_t)(h >> 32) &&
+            same_call(&cg->calls[(uint32_t)s], c, b->by_function)) {
+            *out = (uint32_t)s;
             return PK_OK;
         }
     if (cg->n_calls >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 call arcs");
@@ -313,7 +321,8 @@ static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
         r->line = r->to_line = 0;
         r->instr = r->bb = r->to_instr = r->to_bb = 0;
     }
-    b->call_slots[j] = *out = (uint32_t)cg->n_calls++;
+    b->call_slots[j] = SLOT(h, cg->n_calls);
+    *out = (uint32_t)cg->n_calls++;
     return PK_OK;
 }
 

@@ -61,6 +61,7 @@ typedef struct cg_build {
     int by_function;
     int tree;              /* reconstruct the calling-context tree (not PK_OPEN_NO_TREE) */
     double tree_threshold; /* pk_open_options.tree_threshold */
+    unsigned threads;      /* pk_open_options.threads: 0 automatic */
     size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
     cgb_part *bparts;
     uint32_t n_bparts;
@@ -77,7 +78,7 @@ typedef struct cg_build {
     uint64_t n_raw_v;
     size_t cap_raw_v;
     cgb_rows call_rows;   /* inclusive costs of cg->calls[i] */
-    uint32_t *call_slots; /* open addressing over cg->calls (record indexes) */
+    uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
     size_t cap_call_slots;
     pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
     cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
@@ -194,6 +195,64 @@ pk_status cgp_header(cg_parser *ps, const char *key, size_t klen, const char *v,
 int cgp_is_name_key(const char *key, size_t klen);
 pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
 pk_status cgp_start_part(cg_parser *ps);
+
+/* An unsigned decimal or 0x-hex number at *p; 0 if none or it overflows. */
+static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    if (end - p > 2 && p[0] == '0' && (p[1] | 32) == 'x') {
+        const char *d = p += 2;
+        for (; p < end; p++) {
+            unsigned c = (unsigned char)*p, h = c - '0';
+            if (h >= 10) {
+                h = (c | 32) - 'a';
+                if (h >= 6) break;
+                h += 10;
+            }
+            if (v >> 60) return 0;
+            v = v << 4 | h;
+        }
+        if (p == d) return 0;
+    } else {
+        const char *d = p;
+        for (unsigned h; p < end && (h = (unsigned)(*p - '0')) < 10; p++) {
+            if (v > (UINT64_MAX - 9) / 10) return 0;
+            v = v * 10 + h;
+        }
+        if (p == d) return 0;
+    }
+    *pp = p;
+    *out = v;
+    return 1;
+}
+
+/* The fused scanner (scan.c): the cost line at s, subpositions into pos
+ * and costs into ps->cols[0, *n_costs), *next after its newline: 1; 0 when
+ * the general parser must read it; -1 when its newline is not in
+ * [s, end) yet. */
+int cgs_cost_line(cg_parser *ps, const char *s, const char *end, const char **next, uint64_t *pos,
+                  uint32_t *n_costs);
+
+/* The parallel reader (pipeline.c): a mapped plain file by function,
+ * tokenized on `threads` more threads and fed to the parser in order. */
+pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads);
+/* One line [s, e) (no newline) at byte `offset`, as cgp_feed() reads it. */
+pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated);
+/* A run of cost lines the pipeline summed: sums and the last line's
+ * tokens of n_tok columns (subpositions first). */
+typedef struct cg_run {
+    const char *s, *e;            /* its lines, newlines included */
+    uint64_t offset, last_offset; /* of its first and its last line */
+    uint32_t n_lines;
+    const double *sum, *last;
+    uint32_t n_tok, min_tok, last_tok;
+    uint64_t rel_mask; /* columns with a '+N' or '*' token; bit 63: any beyond */
+    int bad;           /* a token the sum does not stand for */
+} cg_run;
+/* The run as one cost line of its summed costs (by function), or, where
+ * the sums cannot stand for its lines, its lines read one by one. */
+pk_status cgp_run(cg_parser *ps, const cg_run *run);
 
 /* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */
 int cg_detect(const unsigned char *data, size_t len);

@@ -78,8 +78,11 @@ int cgp_u64(const char **sp, const char *e, uint64_t *out)
     return 1;
 }
 
-/* One subposition: absolute, +N / -N relative to `base`, or '*'. */
-static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t *out)
+/* One subposition: absolute, +N / -N relative to `base`, or '*'. With
+ * `loose` (by function: positions are not kept, so their values do not
+ * matter) a relative one that leaves 0..2^64-1 is not an error: every way
+ * of reading the file, in parallel too (pipeline.c), agrees then. */
+static int parse_subpos(const char **sp, const char *e, uint64_t base, int loose, uint64_t *out)
 {
     const char *s = *sp;
     uint64_t v;
@@ -91,7 +94,7 @@ static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t 
     if (s < e && (*s == '+' || *s == '-')) {
         char sign = *s++;
         if (!cgp_u64(&s, e, &v)) return 0;
-        if (sign == '+' ? v > UINT64_MAX - base : v > base) return 0;
+        if (!loose && (sign == '+' ? v > UINT64_MAX - base : v > base)) return 0;
         *out = sign == '+' ? base + v : base - v;
     } else {
         if (!cgp_u64(&s, e, &v)) return 0;
@@ -107,7 +110,7 @@ static int parse_position(cg_parser *ps, const char **sp, const char *e, uint64_
     const char *s = *sp;
     for (uint32_t i = 0; i < ps->n_pos; i++) {
         s = cgp_skip_space(s, e);
-        if (!parse_subpos(&s, e, ps->last[i], &pos[i])) return 0;
+        if (!parse_subpos(&s, e, ps->last[i], ps->b->by_function, &pos[i])) return 0;
         if (s < e && !cgp_is_space(*s)) return 0;
     }
     *sp = s;
@@ -173,22 +176,32 @@ static void clear_values(cg_parser *ps)
     }
 }
 
-/* Costs after the position: missing trailing costs are zero. They go to
- * ps->values by global event; ps->n_values is where the non-zero ones end
- * (a line that writes two costs makes a row of at most two). */
-static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *ok)
+/* Costs after the position into ps->cols, *k of them (missing trailing
+ * costs are zero), or *k = UINT32_MAX for a line that is skipped. */
+static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, uint32_t *k)
 {
-    uint32_t n = ps->bp->n_cols, k = 0;
+    uint32_t n = ps->bp->n_cols;
     double *cols = ps->cols;
-    *ok = 0;
-    for (;; k++) {
+    for (*k = 0;; ++*k) {
         s = cgp_skip_space(s, e);
         if (s >= e) break;
-        if (k >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
-        double prev = k < ps->n_prev ? ps->prev_cols[k] : 0.0;
-        if (!parse_cost(ps, &s, e, prev, &cols[k]) || (s < e && !cgp_is_space(*s)))
-            return cgp_bad(ps, "cost %u is not a number", k + 1);
+        uint32_t i = *k;
+        *k = UINT32_MAX;
+        if (i >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
+        double prev = i < ps->n_prev ? ps->prev_cols[i] : 0.0;
+        if (!parse_cost(ps, &s, e, prev, &cols[i]) || (s < e && !cgp_is_space(*s)))
+            return cgp_bad(ps, "cost %u is not a number", i + 1);
+        *k = i;
     }
+    return PK_OK;
+}
+
+/* The line's costs (ps->cols[0, k)) to ps->values by global event;
+ * ps->n_values is where the non-zero ones end (a line that writes two
+ * costs makes a row of at most two). */
+static void costs_by_event(cg_parser *ps, uint32_t k)
+{
+    const double *cols = ps->cols;
     memcpy(ps->prev_cols, cols, k * sizeof *cols);
     ps->n_prev = k;
     clear_values(ps);
@@ -198,8 +211,6 @@ static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *o
         ps->values[ev] = cols[i];
         if (ev >= ps->n_values) ps->n_values = ev + 1;
     }
-    *ok = 1;
-    return PK_OK;
 }
 
 static pk_status current_function(cg_parser *ps)
@@ -257,6 +268,24 @@ static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     return cgb_jump(ps->b, &j);
 }
 
+/* A cost line read: its costs (ps->cols[0, k)) by event, and recorded as
+ * the pending call's or jump's, or as self cost. */
+static pk_status cost_read(cg_parser *ps, const uint64_t *pos, uint32_t k)
+{
+    int pending = ps->pending;
+    ps->pending = 0;
+    costs_by_event(ps, k);
+    memcpy(ps->last, pos, sizeof ps->last);
+    ps->part_body = 1;
+    uint32_t line;
+    uint64_t instr, bb;
+    split_position(ps, pos, &line, &instr, &bb);
+    if (pending == 1) return record_call(ps, line, instr, bb);
+    if (pending == 2) return record_jump(ps, line, instr, bb);
+    if (pending == 3) return PK_OK; /* the cost of a call we could not name */
+    return record_self(ps, line, instr, bb);
+}
+
 static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
 {
     if (!ps->bp || !ps->bp->n_cols) {
@@ -269,20 +298,13 @@ static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
         return cgp_bad(ps, "invalid position (expected %u subposition%s)", ps->n_pos,
                        ps->n_pos == 1 ? "" : "s");
     }
-    int ok;
-    pk_status st = parse_costs(ps, s, e, &ok);
-    int pending = ps->pending;
-    ps->pending = 0;
-    if (st || !ok) return st;
-    memcpy(ps->last, pos, sizeof pos);
-    ps->part_body = 1;
-    uint32_t line;
-    uint64_t instr, bb;
-    split_position(ps, pos, &line, &instr, &bb);
-    if (pending == 1) return record_call(ps, line, instr, bb);
-    if (pending == 2) return record_jump(ps, line, instr, bb);
-    if (pending == 3) return PK_OK; /* the cost of a call we could not name */
-    return record_self(ps, line, instr, bb);
+    uint32_t k;
+    pk_status st = parse_costs(ps, s, e, &k);
+    if (st || k == UINT32_MAX) {
+        ps->pending = 0;
+        return st;
+    }
+    return cost_read(ps, pos, k);
 }
 
 /* calls=COUNT TARGET: the next line is the call's source position and
@@ -414,12 +436,64 @@ static pk_status one_line(cg_parser *ps, const char *s, const char *e)
     return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
 }
 
+pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated)
+{
+    ps->line_no++, ps->line_off = offset, ps->unterminated = unterminated;
+    return one_line(ps, s, e);
+}
+
+/* A run's lines read one by one, as cgp_feed() reads them. */
+static pk_status reread_run(cg_parser *ps, const cg_run *r)
+{
+    pk_status st = PK_OK;
+    for (const char *s = r->s; s < r->e && !st;) {
+        const char *nl = memchr(s, '\n', (size_t)(r->e - s));
+        const char *e = nl ? nl : r->e;
+        st = cgp_line(ps, s, e, r->offset + (uint64_t)(s - r->s), !nl);
+        s = nl ? nl + 1 : r->e;
+    }
+    return st;
+}
+
+pk_status cgp_run(cg_parser *ps, const cg_run *r)
+{
+    uint32_t np = ps->n_pos;
+    int sums_ok = !r->bad && ps->bp && ps->bp->n_cols && !ps->relative_costs &&
+                  ps->b->by_function && r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols &&
+                  !(r->rel_mask >> np);
+    if (!sums_ok) return reread_run(ps, r);
+    uint32_t k = r->n_tok - np, kl = r->last_tok - np;
+    memcpy(ps->cols, r->sum + np, k * sizeof *ps->cols);
+    ps->line_no += r->n_lines, ps->line_off = r->last_offset, ps->unterminated = 0;
+    uint64_t pos[3] = {0, 0, 0}; /* by function: positions are not kept */
+    pk_status st = cost_read(ps, pos, k);
+    memcpy(ps->prev_cols, r->last + np, kl * sizeof *ps->prev_cols); /* as after its last line */
+    ps->n_prev = kl;
+    return st;
+}
+
 pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset, int final,
                    size_t *used)
 {
     const char *s = data, *end = data + len;
     pk_status st = PK_OK;
     while (s < end && !st) {
+        unsigned c = (unsigned char)*s;
+        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') && ps->bp && ps->bp->n_cols &&
+            !ps->relative_costs) { /* the common line first, in one pass */
+            uint64_t pos[3] = {0, 0, 0};
+            uint32_t k;
+            const char *next;
+            int r = cgs_cost_line(ps, s, end, &next, pos, &k);
+            if (r < 0 && !final) break;
+            if (r > 0) {
+                ps->line_no++, ps->unterminated = 0;
+                ps->line_off = offset + (uint64_t)(s - data);
+                st = cost_read(ps, pos, k);
+                s = next;
+                continue;
+            }
+        }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl && !final) break;
         const char *e = nl ? nl : end;

@@ -1,7 +1,7 @@
 /*
  * tests/test_callgrind_tree.c — the reconstructed calling-context tree of
- * every Callgrind file of the corpus (and of generated shapes: deep
- * chains, many events) against its exact call graph:
+ * every Callgrind file of the corpus against its exact call graph
+ * (generated deep chains and many events: test_callgrind_scale.c):
  *   - per function, the tree's self cost summed over its contexts equals
  *     the call graph's self cost (every event);
  *   - per function, the tree's inclusive cost at its outermost contexts is
@@ -92,14 +92,15 @@ static void build_graph(const pk_profile *p, const pk_cg_function_cost *cost, si
     for (uint64_t i = 0; i < s.n_costs; i++) {
         pk_cg_cost c;
         pk_callgraph_cost(p, i, &c);
-        content[g->unit[c.function] * np + c.location] += ev < c.n_values ? c.values[ev] : 0;
+        content[g->unit[c.function] * np + c.location] +=
+            pk_cg_value(c.values, c.n_values, c.events, ev);
     }
     for (uint64_t i = 0; i < s.n_calls; i++) {
         pk_cg_call a;
         pk_callgraph_call(p, i, &a);
         size_t ua = g->unit[a.caller], ub = g->unit[a.callee];
         if (ua == ub) continue;
-        double v = ev < a.n_values ? a.inclusive[ev] : 0;
+        double v = pk_cg_value(a.inclusive, a.n_values, a.events, ev);
         in[ub * np + a.location] += v, content[ua * np + a.location] += v;
         g->from[g->n_arcs] = ua, g->to[g->n_arcs++] = ub;
     }
@@ -204,13 +205,13 @@ static int has_rootless_cost(const pk_profile *p, pk_index f, size_t ev)
         pk_callgraph_cost(p, i, &c);
         if (c.function != f) continue;
         touched[c.location] = 1;
-        content[c.location] += ev < c.n_values ? c.values[ev] : 0;
+        content[c.location] += pk_cg_value(c.values, c.n_values, c.events, ev);
     }
     for (uint64_t i = 0; i < s.n_calls; i++) {
         pk_cg_call a;
         pk_callgraph_call(p, i, &a);
         if (a.caller == a.callee) continue;
-        double v = ev < a.n_values ? a.inclusive[ev] : 0;
+        double v = pk_cg_value(a.inclusive, a.n_values, a.events, ev);
         if (a.callee == f) called[a.location] = 1, in[a.location] += v;
         if (a.caller == f) touched[a.location] = 1, content[a.location] += v;
     }

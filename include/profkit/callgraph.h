@@ -67,15 +67,18 @@ typedef struct pk_cg_position {
     uint64_t instr, bb;
 } pk_cg_position;
 
-/* Costs come as a row: values[0 .. n_values) for events 0 .. n_values - 1;
- * every later event's cost is 0. Rows are as long as the data the file
- * wrote (a file declaring 4,096 events but writing two costs a line has
- * rows of two), so a reader never holds n_events values for nothing. */
+/* Costs come as a row: values[0 .. n_values), of events 0 .. n_values - 1
+ * when `events` is NULL, else of events events[0 .. n_values) (ascending);
+ * every other event's cost is 0. Rows hold what the file wrote (a file
+ * declaring 4,096 events but writing a cost or two a line has rows of one
+ * or two), so a reader never holds n_events values for nothing.
+ * pk_cg_value() reads one event's cost. */
 typedef struct pk_cg_cost {
     pk_index location, function;
     pk_cg_position pos;
     const double *values; /* self costs, n_values of them */
     size_t n_values;
+    const uint32_t *events; /* their events, or NULL (0, 1, 2...) */
 } pk_cg_cost;
 
 typedef struct pk_cg_call {
@@ -85,7 +88,18 @@ typedef struct pk_cg_call {
     double count;            /* number of calls; 0 = started before this part */
     const double *inclusive; /* inclusive costs of the calls, n_values of them */
     size_t n_values;
+    const uint32_t *events; /* their events, or NULL (0, 1, 2...), as pk_cg_cost */
 } pk_cg_call;
+
+/* The cost of `event` in a row (values, n_values, events) as above. */
+static inline double pk_cg_value(const double *values, size_t n_values, const uint32_t *events,
+                                 size_t event)
+{
+    if (!events) return event < n_values ? values[event] : 0.0;
+    for (size_t i = 0; i < n_values && events[i] <= event; i++)
+        if (events[i] == event) return values[i];
+    return 0.0;
+}
 
 typedef struct pk_cg_jump {
     pk_index location, function, target_function;

@@ -242,11 +242,12 @@ static void pass_reset(vpass *s)
 static void part_events(vpass *s, uint32_t k)
 {
     const pk_cg *cg = s->t->cg;
-    const double *v;
     memset(s->has_event, 0, cg->n_events);
-    for (uint64_t i = s->ss[k]; i < s->ss[k + 1]; i++)
-        for (uint32_t e = 0, n = pk_cg_self_costs(cg, s->sp[i], &v); e < n; e++)
-            s->has_event[e] |= v[e] != 0.0;
+    for (uint64_t i = s->ss[k]; i < s->ss[k + 1]; i++) {
+        pk_cg_row r = pk_cg_self_row(cg, s->sp[i]);
+        for (uint32_t x = 0; x < r.n; x++)
+            s->has_event[pk_cg_row_event(r, x)] |= r.v[x] != 0.0;
+    }
 }
 
 static pk_status one_part(vpass *s, uint32_t k, tvals *out)
@@ -418,8 +419,9 @@ pk_status cgt_values(cgt *t)
     tvals list = {0};
     uint32_t *new_index = NULL;
     pk_status st = vpass_init(&s, t);
-    if (!st) st = cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &s.ss, &s.sp);
-    if (!st) st = cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &s.cs, &s.cp);
+    if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &s.ss, &s.sp);
+    if (!st)
+        st = pk_cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &s.cs, &s.cp);
     if (!st && !(new_index = malloc(((size_t)t->n_nodes + 1) * sizeof *new_index)))
         st = pk_fail_nomem("laying out contexts");
     if (!st) st = lay_out(t, new_index);

@@ -202,20 +202,3 @@ pk_status cg_graph_build(const pk_cg *cg, uint32_t nf, uint32_t part, cg_graph *
     if (st) cg_graph_free(g);
     return st;
 }
-
-pk_status cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_parts,
-                     uint64_t **start, uint32_t **perm)
-{
-    *start = calloc((size_t)n_parts + 2, sizeof **start);
-    *perm = malloc((n + 1) * sizeof **perm);
-    if (!*start || !*perm) return pk_fail_nomem("reading the call graph by part");
-#define PK_PART_OF(i) (*(const uint32_t *)((const char *)base + (i)*stride))
-    for (uint64_t i = 0; i < n; i++)
-        (*start)[PK_PART_OF(i) + 2]++;
-    for (uint32_t k = 0; k < n_parts; k++)
-        (*start)[k + 2] += (*start)[k + 1];
-    for (uint64_t i = 0; i < n; i++)
-        (*perm)[(*start)[PK_PART_OF(i) + 1]++] = (uint32_t)i;
-#undef PK_PART_OF
-    return PK_OK;
-}

@@ -45,12 +45,6 @@ void cg_graph_free(cg_graph *g);
 pk_status cg_scc(uint32_t n, const uint64_t *start, const uint32_t *adj, uint32_t *comp,
                  uint32_t *n_comp);
 
-/* Records of each part: a counting sort of n records of `stride` bytes
- * whose first field is their part: perm[start[k] .. start[k + 1]) are
- * part k's, in file order. */
-pk_status cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_parts,
-                     uint64_t **start, uint32_t **perm);
-
 /* Whether call record c counts for the graph of `part` (PK_NONE: all). */
 static inline int cg_graph_keeps(const pk_cg_call_rec *c, uint32_t nf, uint32_t part)
 {

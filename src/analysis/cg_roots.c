@@ -49,9 +49,10 @@ static pk_status flow_init(flow *f, const pk_cg *cg, const cg_graph *g)
     f->content = malloc(n * 8), f->inflow = malloc(n * 8), f->excess = calloc(n, 1);
     if (!f->mark || !f->called || !f->touched || !f->content || !f->inflow || !f->excess)
         return pk_fail_nomem("reading the call graph");
-    pk_status st = cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &f->ss, &f->sp);
+    pk_status st =
+        pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &f->ss, &f->sp);
     if (!st)
-        st = cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &f->cs, &f->cp);
+        st = pk_cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &f->cs, &f->cp);
     return st;
 }
 
@@ -133,16 +134,20 @@ pk_status cgt_entry(cgt *t, int kind, uint32_t *out)
 }
 
 /* Unit u as a root of part k under entry `kind` (one node per entry and
- * unit, shared by the parts that put it there). */
-static pk_status place_root(cgt *t, uint32_t **node, int kind, uint32_t u, uint32_t k)
+ * unit, shared by the parts that put it there), for `share` of the unit:
+ * what shapes the tree below it (a unit that is mostly called is a root
+ * for little, and its subtree weighs that little). */
+static pk_status place_root(cgt *t, uint32_t **node, int kind, uint32_t u, uint32_t k, double share)
 {
     uint32_t e, n = node[kind][u];
     pk_status st = PK_OK;
     if (n == PK_NONE) {
         st = cgt_entry(t, kind, &e);
-        if (!st) st = cgt_node(t, e, TN_UNIT, cgt_unit_function(t, u), u, PK_NONE, 1.0, &n);
+        if (!st) st = cgt_node(t, e, TN_UNIT, cgt_unit_function(t, u), u, PK_NONE, share, &n);
         if (st) return st;
         node[kind][u] = n;
+    } else if (share > t->phi[n]) {
+        t->phi[n] = share;
     }
     if (pk_vec_reserve((void **)&t->roots, &t->cap_roots, t->n_roots + 1u, sizeof *t->roots))
         return pk_fail_nomem("reconstructing the calling-context tree");
@@ -169,8 +174,10 @@ static pk_status roots_of_part(cgt *t, const flow *f, uint32_t **node, uint32_t 
     pk_status st = PK_OK;
     for (uint32_t i = 0; i < f->n_touched && !st; i++) {
         uint32_t u = f->touched[i];
-        if (rootless(f, u, k) != 0.0 || f->excess[u])
-            st = place_root(t, node, u == best ? own : 2, u, k);
+        double w = rootless(f, u, k), c = f->content[u];
+        if (w == 0.0 && !f->excess[u]) continue;
+        double share = f->called[u] != k + 1 || !(c > 0) ? 1.0 : w / c;
+        st = place_root(t, node, u == best ? own : 2, u, k, share > 0 ? share : 1e-9);
     }
     return st;
 }

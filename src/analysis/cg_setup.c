@@ -137,17 +137,21 @@ static pk_status root_values(pk_profile *p)
     c->id = 0, c->kind = PK_CTX_ROOT, c->relation = PK_REL_NONE;
     st = pk_model_index_contexts(p);
     size_t ne = cg->n_events;
-    double *sum = calloc((size_t)cg->n_parts * ne + 1, sizeof *sum);
+    uint32_t *perm = NULL;
+    uint64_t *start = NULL;
+    double *sum = calloc(ne + 1, sizeof *sum);
     if (!st && !sum) st = pk_fail_nomem("summing costs");
-    for (uint64_t i = 0; i < cg->n_self && !st; i++) {
-        const double *v;
-        uint32_t n = pk_cg_self_costs(cg, i, &v);
-        for (uint32_t e = 0; e < n; e++)
-            sum[(size_t)cg->self[i].part * ne + e] += v[e];
+    if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &start, &perm);
+    for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
+        memset(sum, 0, ne * sizeof *sum);
+        for (uint64_t j = start[k]; j < start[k + 1]; j++) {
+            pk_cg_row r = pk_cg_self_row(cg, perm[j]);
+            for (uint32_t x = 0; x < r.n; x++)
+                sum[pk_cg_row_event(r, x)] += r.v[x];
+        }
+        st = root_plane(p, cg->parts[k].location, sum, cg->events, (uint32_t)ne);
     }
-    for (uint32_t k = 0; k < cg->n_parts && !st; k++)
-        st = root_plane(p, cg->parts[k].location, sum + (size_t)k * ne, cg->events, (uint32_t)ne);
-    free(sum);
+    free(sum), free(start), free(perm);
     return st;
 }
 

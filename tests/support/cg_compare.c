@@ -51,12 +51,13 @@ static void function_name(const pk_profile *p, pk_index f, char *buf, size_t n)
     snprintf(buf, n, "%s@%s@%s", fn.name ? fn.name : "-", obj, file_name(p, fn.file));
 }
 
-/* A row of costs: v[0, len) then zeros, ne values in all. */
-static size_t costs(char *buf, size_t n, const double *v, size_t len, size_t ne)
+/* A row of costs (values, len, events as pk_cg_cost), ne values in all. */
+static size_t costs(char *buf, size_t n, const double *v, size_t len, const uint32_t *events,
+                    size_t ne)
 {
     size_t k = 0;
     for (size_t e = 0; e < ne && k < n; e++)
-        k += (size_t)snprintf(buf + k, n - k, " %.17g", e < len ? v[e] : 0.0);
+        k += (size_t)snprintf(buf + k, n - k, " %.17g", pk_cg_value(v, len, events, e));
     return k;
 }
 
@@ -95,7 +96,7 @@ char *tu_cg_canonical(const pk_profile *p)
         pk_cg_cost x;
         pk_callgraph_cost(p, i, &x);
         function_name(p, x.function, f1, sizeof f1);
-        costs(c, sizeof c, x.values, x.n_values, s.n_events);
+        costs(c, sizeof c, x.values, x.n_values, x.events, s.n_events);
         addf(&l, "cost %u %s %s %u %llx %llx%s", x.location, f1, file_name(p, x.pos.file),
              x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb, c);
     }
@@ -104,7 +105,7 @@ char *tu_cg_canonical(const pk_profile *p)
         pk_callgraph_call(p, i, &x);
         function_name(p, x.caller, f1, sizeof f1);
         function_name(p, x.callee, f2, sizeof f2);
-        costs(c, sizeof c, x.inclusive, x.n_values, s.n_events);
+        costs(c, sizeof c, x.inclusive, x.n_values, x.events, s.n_events);
         addf(&l, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2, file_name(p, x.site.file),
              x.site.line, (unsigned long long)x.site.instr, x.count, c);
     }
@@ -174,11 +175,13 @@ double tu_cg_exercise(const pk_profile *p)
     }
     for (uint64_t i = 0; i < s.n_costs; i++) {
         pk_cg_cost c;
-        if (!pk_callgraph_cost(p, i, &c)) sum += (c.n_values ? c.values[0] : 0) + c.pos.line;
+        if (!pk_callgraph_cost(p, i, &c))
+            sum += pk_cg_value(c.values, c.n_values, c.events, 0) + c.pos.line;
     }
     for (uint64_t i = 0; i < s.n_calls; i++) {
         pk_cg_call c;
-        if (!pk_callgraph_call(p, i, &c)) sum += c.count + (c.n_values ? c.inclusive[0] : 0);
+        if (!pk_callgraph_call(p, i, &c))
+            sum += c.count + pk_cg_value(c.inclusive, c.n_values, c.events, 0);
     }
     for (uint64_t i = 0; i < s.n_jumps; i++) {
         pk_cg_jump j;

@@ -3,8 +3,8 @@
  * streams: functions, files and objects by name, self costs, call arcs and
  * jumps, with no allocation per line (records go into growing arrays; same
  * keys are merged through hash maps or, for self costs, once at the end).
- * Costs are kept as long as the line wrote them (cgb_rows), never as wide
- * as the list of events: memory follows the values the file holds.
+ * Costs are kept as the lines wrote them (cgb_rows, rows.c), never as
+ * wide as the list of events: memory follows the values the file holds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -12,58 +12,6 @@
 #include "cgrd.h"
 #include "util/error.h"
 #include "util/vec.h"
-
-static void rows_free(cgb_rows *r)
-{
-    free(r->v), free(r->off), free(r->len), free(r->cap);
-    memset(r, 0, sizeof *r);
-}
-
-/* A new empty row; its index in *out. */
-static pk_status rows_new(cgb_rows *r, uint64_t *out)
-{
-    if (r->n == r->cap_n) {
-        size_t c = r->cap_n ? 2 * r->cap_n : 256;
-        uint64_t *off = realloc(r->off, c * sizeof *off);
-        if (off) r->off = off;
-        uint32_t *len = realloc(r->len, c * sizeof *len);
-        if (len) r->len = len;
-        uint32_t *cap = realloc(r->cap, c * sizeof *cap);
-        if (cap) r->cap = cap;
-        if (!off || !len || !cap) return pk_fail_nomem("storing costs");
-        r->cap_n = c;
-    }
-    r->off[r->n] = r->n_v, r->len[r->n] = r->cap[r->n] = 0;
-    *out = r->n++;
-    return PK_OK;
-}
-
-/* Room for `len` values in row i: moved to the end with twice the room. */
-static pk_status rows_fit(cgb_rows *r, uint64_t i, uint32_t len)
-{
-    uint32_t cap = r->cap[i] * 2 > len ? r->cap[i] * 2 : len;
-    if (pk_vec_reserve((void **)&r->v, &r->cap_v, r->n_v + cap, sizeof *r->v))
-        return pk_fail_nomem("storing costs");
-    double *d = r->v + r->n_v;
-    memcpy(d, r->v + r->off[i], r->len[i] * sizeof *d);
-    memset(d + r->len[i], 0, (size_t)(cap - r->len[i]) * sizeof *d);
-    r->off[i] = r->n_v, r->cap[i] = cap, r->n_v += cap;
-    return PK_OK;
-}
-
-/* Row i += values[0, len). */
-static pk_status rows_add(cgb_rows *r, uint64_t i, const double *values, uint32_t len)
-{
-    if (len > r->cap[i]) {
-        pk_status st = rows_fit(r, i, len);
-        if (st) return st;
-    }
-    double *d = r->v + r->off[i];
-    for (uint32_t e = 0; e < len; e++)
-        d[e] += values[e];
-    if (len > r->len[i]) r->len[i] = len;
-    return PK_OK;
-}
 
 pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
 {
@@ -78,6 +26,9 @@ pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
     b->memo = calloc((size_t)CGB_MEMO_KINDS * CGB_MEMO, sizeof *b->memo);
     if (!b->cg || !b->memo) return pk_fail_nomem("reading a call graph");
     b->cg->by_function = b->by_function;
+    /* the words each map's keys use (see the key[] of each lookup) */
+    b->fn_map.words = 3, b->acc_map.words = 3;
+    b->file_map.words = b->mod_map.words = 1;
     return PK_OK;
 }
 
@@ -92,11 +43,12 @@ void cgb_free(cg_build *b)
     free(b->bparts);
     pk_cg_free(b->cg);
     free(b->acc_key);
-    rows_free(&b->acc_rows);
-    rows_free(&b->call_rows);
+    cgb_rows_free(&b->acc_rows);
+    cgb_rows_free(&b->call_rows);
     free(b->call_slots);
     free(b->raw);
     free(b->raw_v);
+    free(b->raw_ev);
     free(b->memo);
     pk_kmap *maps[] = {&b->fn_map, &b->file_map, &b->mod_map, &b->acc_map, &b->jump_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
@@ -225,7 +177,7 @@ pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32
         return pk_fail_nomem("indexing functions");
     uint64_t row;
     if (b->by_function) {
-        pk_status st = rows_new(&b->acc_rows, &row);
+        pk_status st = cgb_rows_new(&b->acc_rows, &row);
         if (st) return st;
     }
     uint32_t *k = b->acc_key + (size_t)b->n_acc * 3;
@@ -235,16 +187,19 @@ pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32
 }
 
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
-                   const double *values, uint32_t len)
+                   const double *values, const uint32_t *nz, uint32_t k)
 {
-    if (b->by_function) return rows_add(&b->acc_rows, acc, values, len);
+    if (b->by_function) return cgb_rows_add(&b->acc_rows, acc, values, nz, k);
     if (b->n_raw >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 cost lines");
     if (pk_vec_reserve((void **)&b->raw, &b->cap_raw, b->n_raw + 1, sizeof *b->raw) ||
-        pk_vec_reserve((void **)&b->raw_v, &b->cap_raw_v, b->n_raw_v + len + 1, sizeof *b->raw_v))
+        pk_vec_reserve((void **)&b->raw_v, &b->cap_raw_v, b->n_raw_v + k + 1, sizeof *b->raw_v) ||
+        pk_vec_reserve((void **)&b->raw_ev, &b->cap_raw_ev, b->n_raw_v + k + 1, sizeof *b->raw_ev))
         return pk_fail_nomem("storing costs");
-    b->raw[b->n_raw++] = (cgb_raw){instr, bb, acc, line, len};
-    memcpy(b->raw_v + b->n_raw_v, values, len * sizeof *values);
-    b->n_raw_v += len;
+    b->raw[b->n_raw++] = (cgb_raw){instr, bb, acc, line, k};
+    for (uint32_t j = 0; j < k; j++)
+        b->raw_v[b->n_raw_v + j] = values[nz[j]];
+    memcpy(b->raw_ev + b->n_raw_v, nz, k * sizeof *nz);
+    b->n_raw_v += k;
     return PK_OK;
 }
 
@@ -309,7 +264,7 @@ static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
         }
     if (cg->n_calls >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 call arcs");
     uint64_t row;
-    pk_status st = rows_new(&b->call_rows, &row);
+    pk_status st = cgb_rows_new(&b->call_rows, &row);
     if (st) return st;
     if (pk_vec_reserve((void **)&cg->calls, &b->cap_calls, cg->n_calls + 1, sizeof *cg->calls))
         return pk_fail_nomem("storing calls");
@@ -326,13 +281,14 @@ static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
     return PK_OK;
 }
 
-pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values, uint32_t len)
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values, const uint32_t *nz,
+                   uint32_t k)
 {
     uint32_t i = 0;
     pk_status st = find_call(b, c, &i);
     if (st) return st;
     b->cg->calls[i].count += c->count;
-    return rows_add(&b->call_rows, i, values, len);
+    return cgb_rows_add(&b->call_rows, i, values, nz, k);
 }
 
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *j)

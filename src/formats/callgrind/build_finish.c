@@ -29,27 +29,6 @@ static int cmp_srt(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* The final rows of one kind of record: values and row starts. */
-typedef struct out_rows {
-    double *v;
-    uint64_t *off, n_v;
-    size_t cap_v;
-} out_rows;
-
-/* Append sum[0, len) as the next row, without its trailing zeros. */
-static pk_status put_row(out_rows *o, uint64_t row, const double *sum, uint32_t len)
-{
-    while (len && sum[len - 1] == 0.0)
-        len--;
-    if (pk_vec_reserve((void **)&o->v, &o->cap_v, o->n_v + len + 1, sizeof *o->v))
-        return pk_fail_nomem("merging costs");
-    memcpy(o->v + o->n_v, sum, len * sizeof *sum);
-    o->off[row] = o->n_v;
-    o->n_v += len;
-    o->off[row + 1] = o->n_v;
-    return PK_OK;
-}
-
 /* perm[] grouped by accumulator (counting sort: records stay in order);
  * *voff receives where each raw record's values start. */
 static uint32_t *group_by_acc(const cg_build *b, uint64_t **starts, uint64_t **voff)
@@ -75,40 +54,78 @@ static uint32_t *group_by_acc(const cg_build *b, uint64_t **starts, uint64_t **v
     return perm;
 }
 
+/* Scratch to sum records of one position: `sum` by event (zero outside
+ * `touched`), `seen` marks the touched events; all b->stride long. */
+typedef struct summer {
+    double *sum, *gather;
+    uint32_t *touched;
+    uint8_t *seen;
+    uint32_t n;
+} summer;
+
+static int cmp_u32(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void sum_add(summer *s, const double *v, const uint32_t *ev, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        if (!s->seen[ev[j]]) s->seen[ev[j]] = 1, s->touched[s->n++] = ev[j];
+        s->sum[ev[j]] += v[j];
+    }
+}
+
+/* The summed row as the next output row; the scratch zero again. */
+static pk_status sum_put(summer *s, cgb_rows *o)
+{
+    qsort(s->touched, s->n, sizeof *s->touched, cmp_u32);
+    for (uint32_t j = 0; j < s->n; j++) {
+        uint32_t e = s->touched[j];
+        s->gather[j] = s->sum[e], s->sum[e] = 0, s->seen[e] = 0;
+    }
+    pk_status st = cgb_rows_put(o, s->gather, s->touched, s->n);
+    s->n = 0;
+    return st;
+}
+
 /* One accumulator's records, sorted by position: same positions summed
- * into one record each. `sum` is a zeroed scratch row of b->stride. */
+ * into one record each (a position's only record copied as it is). */
 static pk_status emit_group(cg_build *b, const srt *s, uint64_t n, uint32_t acc,
-                            const uint64_t *voff, double *sum, out_rows *o)
+                            const uint64_t *voff, summer *sm, cgb_rows *o)
 {
     pk_cg *cg = b->cg;
     const uint32_t *k = b->acc_key + (size_t)acc * 3;
-    uint32_t len = 0;
     pk_status st = PK_OK;
-    for (uint64_t i = 0; i < n && !st; i++) {
+    for (uint64_t i = 0, first = 0; i < n && !st; i++) {
         const cgb_raw *r = &b->raw[s[i].idx];
-        const double *v = b->raw_v + voff[s[i].idx];
-        for (uint32_t e = 0; e < r->len; e++)
-            sum[e] += v[e];
-        if (r->len > len) len = r->len;
         int last = i + 1 == n || s[i + 1].line != s[i].line || s[i + 1].instr != s[i].instr ||
                    s[i + 1].bb != s[i].bb;
+        const double *v = b->raw_v + voff[s[i].idx];
+        const uint32_t *ev = b->raw_ev + voff[s[i].idx];
+        if (!last || i > first) sum_add(sm, v, ev, r->len);
         if (!last) continue;
-        cg->self[cg->n_self] = (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
-        st = put_row(o, cg->n_self++, sum, len);
-        memset(sum, 0, len * sizeof *sum);
-        len = 0;
+        cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
+        st = i > first ? sum_put(sm, o) : cgb_rows_put(o, v, ev, r->len);
+        first = i + 1;
     }
     return st;
 }
 
 /* Self costs per position: one record per (part, function, file,
  * position), positions ascending within each (part, function, file). */
-static pk_status merge_positions(cg_build *b, out_rows *o, double *sum)
+static pk_status merge_positions(cg_build *b, cgb_rows *o)
 {
     uint64_t *start = NULL, *voff = NULL;
     uint32_t *perm = group_by_acc(b, &start, &voff);
     srt *s = malloc((b->n_raw + 1) * sizeof *s);
-    pk_status st = perm && s ? PK_OK : pk_fail_nomem("merging costs");
+    size_t w = (size_t)b->stride + 1;
+    summer sm = {calloc(w, sizeof(double)), malloc(w * sizeof(double)),
+                 malloc(w * sizeof(uint32_t)), calloc(w, 1), 0};
+    pk_status st = perm && s && sm.sum && sm.gather && sm.touched && sm.seen
+                       ? PK_OK
+                       : pk_fail_nomem("merging costs");
     for (uint32_t a = 0; a < b->n_acc && !st; a++) {
         uint64_t lo = start[a], m = start[a + 1] - lo;
         for (uint64_t i = 0; i < m; i++) {
@@ -116,60 +133,39 @@ static pk_status merge_positions(cg_build *b, out_rows *o, double *sum)
             s[i] = (srt){r->instr, r->bb, r->line, perm[lo + i]};
         }
         qsort(s, m, sizeof *s, cmp_srt);
-        st = emit_group(b, s, m, a, voff, sum, o);
+        st = emit_group(b, s, m, a, voff, &sm, o);
     }
     free(perm), free(start), free(s), free(voff);
+    free(sm.sum), free(sm.gather), free(sm.touched), free(sm.seen);
     return st;
 }
 
-/* Rows that fill most of n_events are stored dense (no row starts). */
-static pk_status settle_rows(out_rows *o, uint64_t n, uint32_t ne, double **v, uint64_t **off)
-{
-    *v = o->v, *off = o->off;
-    if (!n || o->n_v * 4 < (uint64_t)n * ne * 3) return PK_OK;
-    double *d = calloc((size_t)n * ne + 1, sizeof *d);
-    if (!d) return PK_OK; /* the variable rows are just as right */
-    for (uint64_t i = 0; i < n; i++)
-        memcpy(d + i * ne, o->v + o->off[i], (o->off[i + 1] - o->off[i]) * sizeof *d);
-    free(o->v), free(o->off);
-    *v = d, *off = NULL;
-    return PK_OK;
-}
-
-static pk_status new_rows(out_rows *o, uint64_t n)
-{
-    memset(o, 0, sizeof *o);
-    o->off = malloc((n + 2) * sizeof *o->off);
-    if (!o->off) return pk_fail_nomem("merging costs");
-    o->off[0] = 0;
-    return PK_OK;
-}
-
-/* Self costs: per position (merged) or, by function, one per accumulator. */
+/* Self costs: per position (merged) or, by function, one per accumulator
+ * (its in-place rows as they are). */
 static pk_status merge_self(cg_build *b)
 {
     pk_cg *cg = b->cg;
     uint64_t n = b->by_function ? b->n_acc : b->n_raw;
-    out_rows o;
-    double *sum = calloc((size_t)b->stride + 1, sizeof *sum);
+    cgb_rows o = {0};
     cg->self = malloc((n + 1) * sizeof *cg->self);
-    pk_status st = new_rows(&o, n);
-    if (!st && (!cg->self || !sum)) st = pk_fail_nomem("merging costs");
+    pk_status st = cg->self ? PK_OK : pk_fail_nomem("merging costs");
     if (!st && b->by_function) {
-        for (uint32_t a = 0; a < b->n_acc && !st; a++) {
+        for (uint32_t a = 0; a < b->n_acc; a++) {
             const uint32_t *k = b->acc_key + (size_t)a * 3;
             cg->self[a] = (pk_cg_self_rec){k[0], k[1], k[2], 0, 0, 0};
-            st = put_row(&o, a, b->acc_rows.v + b->acc_rows.off[a], b->acc_rows.len[a]);
         }
-        cg->n_self = st ? 0 : b->n_acc;
+        cg->n_self = b->n_acc;
+        st = cgb_rows_settle(&b->acc_rows, cg->n_events, &cg->self_cost, &cg->self_off,
+                             &cg->self_ev);
     } else if (!st) {
-        st = merge_positions(b, &o, sum);
+        st = merge_positions(b, &o);
+        free(b->raw), free(b->raw_v), free(b->raw_ev);
+        b->raw = NULL, b->raw_v = NULL, b->raw_ev = NULL;
+        if (!st)
+            st = cgb_rows_settle(&o, cg->n_events, &cg->self_cost, &cg->self_off, &cg->self_ev);
     }
-    free(sum);
-    if (!st) st = settle_rows(&o, cg->n_self, cg->n_events, &cg->self_cost, &cg->self_off);
-    if (st) free(o.v), free(o.off);
-    free(b->raw), free(b->raw_v);
-    b->raw = NULL, b->raw_v = NULL;
+    if (st) cg->n_self = 0;
+    cgb_rows_free(&o);
     return st;
 }
 
@@ -177,13 +173,8 @@ static pk_status merge_self(cg_build *b)
 static pk_status settle_calls(cg_build *b)
 {
     pk_cg *cg = b->cg;
-    out_rows o;
-    pk_status st = new_rows(&o, cg->n_calls);
-    for (uint64_t i = 0; i < cg->n_calls && !st; i++)
-        st = put_row(&o, i, b->call_rows.v + b->call_rows.off[i], b->call_rows.len[i]);
-    if (!st) st = settle_rows(&o, cg->n_calls, cg->n_events, &cg->call_cost, &cg->call_off);
-    if (st) free(o.v), free(o.off);
-    return st;
+    return cgb_rows_settle(&b->call_rows, cg->n_events, &cg->call_cost, &cg->call_off,
+                           &cg->call_ev);
 }
 
 /* A part's summary:/totals: by global event. */
@@ -214,29 +205,32 @@ static void check_line(cg_build *b, const pk_cg_part_rec *part, const double *st
     }
 }
 
+/* Each part's costs summed (its records grouped by a counting sort, one
+ * scratch row of events), against its summary: and totals: lines. */
 static pk_status check_parts(cg_build *b)
 {
     pk_cg *cg = b->cg;
-    uint32_t ne = b->stride;
-    double *sums = calloc((size_t)cg->n_parts * ne + 1, sizeof *sums);
-    if (!sums) return pk_fail_nomem("checking totals");
-    for (uint64_t i = 0; i < cg->n_self; i++) {
-        const double *v;
-        uint32_t len = pk_cg_self_costs(cg, i, &v);
-        for (uint32_t e = 0; e < len; e++)
-            sums[(size_t)cg->self[i].part * ne + e] += v[e];
-    }
-    pk_status st = PK_OK;
+    uint32_t ne = b->stride, *perm = NULL;
+    uint64_t *start = NULL;
+    double *sum = calloc(ne + 1u, sizeof *sum);
+    pk_status st = sum ? PK_OK : pk_fail_nomem("checking totals");
+    if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &start, &perm);
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
         pk_cg_part_rec *part = &cg->parts[k];
         const cgb_part *bp = &b->bparts[k];
         st = by_event(b, bp, bp->summary, &part->summary);
         if (!st) st = by_event(b, bp, bp->totals, &part->totals);
-        if (st) break;
-        check_line(b, part, part->summary, sums + (size_t)k * ne, "summary", part->summary_line);
-        check_line(b, part, part->totals, sums + (size_t)k * ne, "totals", part->totals_line);
+        if (st || (!part->summary && !part->totals)) continue;
+        memset(sum, 0, ne * sizeof *sum);
+        for (uint64_t j = start[k]; j < start[k + 1]; j++) {
+            pk_cg_row r = pk_cg_self_row(cg, perm[j]);
+            for (uint32_t x = 0; x < r.n; x++)
+                sum[pk_cg_row_event(r, x)] += r.v[x];
+        }
+        check_line(b, part, part->summary, sum, "summary", part->summary_line);
+        check_line(b, part, part->totals, sum, "totals", part->totals_line);
     }
-    free(sums);
+    free(start), free(perm), free(sum);
     return st;
 }
 

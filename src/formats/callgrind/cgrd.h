@@ -16,23 +16,42 @@
 /* The builder: call graph under construction                         */
 /* ------------------------------------------------------------------ */
 
-/* Rows of per-event costs that grow and are added to in place: row i
- * holds events [0, len[i]) at v[off[i]], room for cap[i]. A row that must
- * grow moves to the end of `v` with twice the room (moves are rare: a row
- * reaches its final length after a few lines), so `v` stays within twice
- * the values the file really wrote. */
+/* Rows of per-event costs that grow and are added to in place (rows.c):
+ * row i holds len[i] values at v[off[i]..], room for cap[i]; dense
+ * (nnz[i] = how many are non-zero) of events 0..len-1, or sparse
+ * (nnz[i] = CGB_SPARSE) of events ev[off[i]..] (ascending). A row that
+ * must grow moves to the end of the pools with twice the room (rare: a
+ * row reaches its final events after a few lines), so the pools stay
+ * within twice the values the file really wrote: what it holds, not what
+ * its list of events could hold. */
+#define CGB_SPARSE UINT32_MAX
 typedef struct cgb_rows {
     double *v;
+    uint32_t *ev;
     uint64_t n_v;
-    size_t cap_v;
+    size_t cap_v, cap_ev;
     uint64_t *off;
-    uint32_t *len, *cap;
+    uint32_t *len, *cap, *nnz;
     uint64_t n;
     size_t cap_n;
 } cgb_rows;
 
+void cgb_rows_free(cgb_rows *r);
+/* A new empty row; its index in *out. */
+pk_status cgb_rows_new(cgb_rows *r, uint64_t *out);
+/* Row i += values[nz[j]] for the k events nz[] (ascending). */
+pk_status cgb_rows_add(cgb_rows *r, uint64_t i, const double *values, const uint32_t *nz,
+                       uint32_t k);
+/* A new row of the non-zero ones of v[0, n), of events ev[] (ascending). */
+pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_t n);
+/* The rows in the model's smallest layout (model/callgraph.h: `off` NULL
+ * for fixed rows, `ev` NULL for dense ones); the pools are taken over
+ * when they already are it. r is emptied either way. */
+pk_status cgb_rows_settle(cgb_rows *r, uint32_t ne, double **v, uint64_t **off, uint32_t **ev);
+
 /* A self cost as parsed (per position), before same-position records are
- * merged; its `len` values follow the previous record's in raw_v. */
+ * merged; its `len` values and their events follow the previous record's
+ * in raw_v and raw_ev. */
 typedef struct cgb_raw {
     uint64_t instr, bb;
     uint32_t acc, line, len;
@@ -75,8 +94,9 @@ typedef struct cg_build {
     uint64_t n_raw;
     size_t cap_raw;
     double *raw_v;
+    uint32_t *raw_ev;
     uint64_t n_raw_v;
-    size_t cap_raw_v;
+    size_t cap_raw_v, cap_raw_ev;
     cgb_rows call_rows;   /* inclusive costs of cg->calls[i] */
     uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
     size_t cap_call_slots;
@@ -94,12 +114,14 @@ pk_status cgb_module(cg_build *b, const char *path, uint32_t *out);
 pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file,
                        uint32_t *out);
 pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32_t *out);
-/* Add self cost: values of events [0, len) (later events 0). */
+/* Add self cost: values[nz[i]] for the k events nz[] (ascending); the
+ * other events' costs are 0. */
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
-                   const double *values, uint32_t len);
+                   const double *values, const uint32_t *nz, uint32_t k);
 /* Add calls: the arc `key` (same caller, callee, site: summed) with the
- * inclusive costs of events [0, len). */
-pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values, uint32_t len);
+ * inclusive costs values[nz[i]] as above. */
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values, const uint32_t *nz,
+                   uint32_t k);
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
 /* Merge records, attach the call graph to the profile, set up metrics,
  * locations and the reconstructed tree. */
@@ -150,11 +172,12 @@ typedef struct cg_parser {
     int relative_costs;
     int unterminated;  /* the last line had no newline */
     double *cols;      /* parsed costs of one line, by part column */
-    double *values;    /* by global event: [0, n_values) set, the rest 0 */
+    double *values;    /* by global event: values[nz[0, n_nz)] set, the rest 0 */
     double *prev_cols; /* previous cost line (speedscope's relative costs) */
     size_t cap_cols;
-    uint32_t n_values, n_prev; /* set part of values; costs on the previous line */
-    size_t clean_cap;          /* values[0, clean_cap) known to be 0 beyond n_values */
+    uint32_t *nz;             /* events with a cost on the line, ascending */
+    uint32_t n_nz, n_prev;    /* ... how many; costs on the previous line */
+    size_t clean_cap, cap_nz; /* values[0, clean_cap) known to be 0 but at nz */
     const char *creator, *cmd;
     uint64_t pid;
     cg_names names[CG_NAME_KINDS];

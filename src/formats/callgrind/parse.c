@@ -165,15 +165,23 @@ static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev
 }
 
 /* ps->values all 0 again: the entries the last line set, and any room
- * size_scratch() added since. Work in proportion to the costs written. */
-static void clear_values(cg_parser *ps)
+ * size_scratch() added since; ps->nz as long as a line's costs can be.
+ * Work in proportion to the costs written. */
+static pk_status clear_values(cg_parser *ps)
 {
-    memset(ps->values, 0, ps->n_values * sizeof *ps->values);
-    ps->n_values = 0;
+    for (uint32_t i = 0; i < ps->n_nz; i++)
+        ps->values[ps->nz[i]] = 0;
+    ps->n_nz = 0;
     if (ps->clean_cap < ps->cap_cols) {
         memset(ps->values + ps->clean_cap, 0, (ps->cap_cols - ps->clean_cap) * sizeof *ps->values);
         ps->clean_cap = ps->cap_cols;
     }
+    if (ps->cap_nz < ps->cap_cols) {
+        uint32_t *nz = realloc(ps->nz, ps->cap_cols * sizeof *nz);
+        if (!nz) return pk_fail_nomem("reading costs");
+        ps->nz = nz, ps->cap_nz = ps->cap_cols;
+    }
+    return PK_OK;
 }
 
 /* Costs after the position into ps->cols, *k of them (missing trailing
@@ -196,21 +204,32 @@ static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, uint32
     return PK_OK;
 }
 
-/* The line's costs (ps->cols[0, k)) to ps->values by global event;
- * ps->n_values is where the non-zero ones end (a line that writes two
- * costs makes a row of at most two). */
-static void costs_by_event(cg_parser *ps, uint32_t k)
+static int cmp_event(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The line's costs (ps->cols[0, k)) to ps->values by global event, and
+ * the events that have one to ps->nz, ascending (a part that lists its
+ * events in another order than the first part's is sorted per line). */
+static pk_status costs_by_event(cg_parser *ps, uint32_t k)
 {
     const double *cols = ps->cols;
     memcpy(ps->prev_cols, cols, k * sizeof *cols);
     ps->n_prev = k;
-    clear_values(ps);
+    pk_status st = clear_values(ps);
+    if (st) return st;
+    int sorted = 1;
     for (uint32_t i = 0; i < k; i++) {
         if (cols[i] == 0.0) continue;
         uint32_t ev = ps->bp->col_event[i];
         ps->values[ev] = cols[i];
-        if (ev >= ps->n_values) ps->n_values = ev + 1;
+        if (ps->n_nz && ps->nz[ps->n_nz - 1] > ev) sorted = 0;
+        ps->nz[ps->n_nz++] = ev;
     }
+    if (!sorted) qsort(ps->nz, ps->n_nz, sizeof *ps->nz, cmp_event);
+    return PK_OK;
 }
 
 static pk_status current_function(cg_parser *ps)
@@ -227,7 +246,7 @@ static pk_status record_self(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     if (!st && ps->acc_dirty) st = cgb_acc(ps->b, ps->part, ps->fn, ps->fi, &ps->acc);
     if (st) return st;
     ps->acc_dirty = 0;
-    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values, ps->n_values);
+    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values, ps->nz, ps->n_nz);
 }
 
 static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -240,7 +259,7 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     c.caller = ps->fn;
     ps->cob = ps->cfi = PK_NONE;
     ps->cfn_name = NULL;
-    return st ? st : cgb_call(ps->b, &c, ps->values, ps->n_values);
+    return st ? st : cgb_call(ps->b, &c, ps->values, ps->nz, ps->n_nz);
 }
 
 static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -274,7 +293,8 @@ static pk_status cost_read(cg_parser *ps, const uint64_t *pos, uint32_t k)
 {
     int pending = ps->pending;
     ps->pending = 0;
-    costs_by_event(ps, k);
+    pk_status st = costs_by_event(ps, k);
+    if (st) return st;
     memcpy(ps->last, pos, sizeof ps->last);
     ps->part_body = 1;
     uint32_t line;

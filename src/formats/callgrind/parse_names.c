@@ -40,7 +40,7 @@ void cgp_free(cg_parser *ps)
         free(ps->names[k].name);
         free(ps->names[k].gen);
     }
-    free(ps->cols), free(ps->values), free(ps->prev_cols);
+    free(ps->cols), free(ps->values), free(ps->prev_cols), free(ps->nz);
     memset(ps, 0, sizeof *ps);
 }
 

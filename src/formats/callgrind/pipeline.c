@@ -74,7 +74,7 @@ typedef struct pipe {
 
 typedef struct tok {
     block *b;
-    size_t run; /* offset of the run being summed in b->ops, or SIZE_MAX */
+    size_t run;             /* offset of the run being summed in b->ops, or SIZE_MAX */
     uint32_t pending_lines; /* blank/comment lines not yet given to an op */
     int after_call;         /* the previous line was calls= / jump= */
     int failed;
@@ -225,7 +225,8 @@ static void tokenize(block *b)
         while (k < b->e && blank(*k))
             k++;
         unsigned c = (unsigned char)(k < b->e ? *k : '#');
-        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') && (nl = cost_line(&t, s, k, b->e))) {
+        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') &&
+            (nl = cost_line(&t, s, k, b->e))) {
             b->lines++;
             s = nl + 1;
             continue;
@@ -258,9 +259,9 @@ static const char *cut_after(const char *from, const char *end)
         const char *nl = memchr(p, '\n', (size_t)(end - p - 4));
         if (!nl) return NULL;
         const char *q = nl + 1;
-        if (q[2] == '=' && ((q[0] == 'f' && (q[1] == 'n' || q[1] == 'l' || q[1] == 'i' ||
-                                             q[1] == 'e')) ||
-                            (q[0] == 'o' && q[1] == 'b')))
+        if (q[2] == '=' &&
+            ((q[0] == 'f' && (q[1] == 'n' || q[1] == 'l' || q[1] == 'i' || q[1] == 'e')) ||
+             (q[0] == 'o' && q[1] == 'b')))
             return q;
         p = q;
     }
@@ -352,8 +353,16 @@ static pk_status replay(pipe_t *pp, const block *b)
 
 pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
 {
-    pipe_t pp = {ps, (const char *)m->data, NULL, 0, 0, 0, 2 * threads + 2, 0,
-                 PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER};
+    pipe_t pp = {ps,
+                 (const char *)m->data,
+                 NULL,
+                 0,
+                 0,
+                 0,
+                 2 * threads + 2,
+                 0,
+                 PTHREAD_MUTEX_INITIALIZER,
+                 PTHREAD_COND_INITIALIZER};
     pthread_t tid[PK_MAX_WORKERS];
     unsigned started = 0;
     pk_status st = cut_blocks(&pp, pp.base, m->size, threads);

@@ -28,6 +28,7 @@ typedef struct writer {
     FILE *f;
     uint32_t ne;
     double *scale;   /* per event */
+    double *row;     /* scratch: a sparse row of costs by event */
     char **names;    /* event names without spaces */
     uint8_t *def[3]; /* name defined in this part: files, functions, objects */
     uint32_t nfile, nfn, nobj;
@@ -209,7 +210,7 @@ static void write_calls(writer *w, cursor3 *c, uint32_t part, uint32_t fn, uint3
         fputc('\n', w->f);
         put_position(w, r->line, r->instr, r->bb);
         const double *v;
-        put_costs(w, v, pk_cg_call_costs(cg, c->calls[c->ic].idx, &v));
+        put_costs(w, v, pk_cg_call_costs(cg, c->calls[c->ic].idx, w->row, &v));
     }
 }
 
@@ -246,7 +247,7 @@ static void write_function(writer *w, cursor3 *c, uint32_t part, uint32_t fn)
         switch_file(w, &cur, r->file, file);
         put_position(w, r->line, r->instr, r->bb);
         const double *v;
-        put_costs(w, v, pk_cg_self_costs(cg, c->self[c->is].idx, &v));
+        put_costs(w, v, pk_cg_self_costs(cg, c->self[c->is].idx, w->row, &v));
     }
     write_calls(w, c, part, fn, file, &cur);
     write_jumps(w, c, part, fn, file, &cur);
@@ -359,7 +360,7 @@ static void writer_free(writer *w)
 {
     for (uint32_t e = 0; w->names && e < w->ne; e++)
         free(w->names[e]);
-    free(w->names), free(w->scale);
+    free(w->names), free(w->scale), free(w->row);
     for (int d = 0; d < 3; d++)
         free(w->def[d]);
 }
@@ -372,7 +373,9 @@ static pk_status prepare(writer *w)
     w->def[0] = calloc(w->nfile, 1), w->def[1] = calloc(w->nfn + 1u, 1),
     w->def[2] = calloc(w->nobj, 1);
     w->ne = w->cg->n_events;
-    if (!w->def[0] || !w->def[1] || !w->def[2]) return pk_fail_nomem("writing Callgrind");
+    w->row = malloc((w->ne + 1u) * sizeof *w->row);
+    if (!w->def[0] || !w->def[1] || !w->def[2] || !w->row)
+        return pk_fail_nomem("writing Callgrind");
     return prepare_events(w);
 }
 

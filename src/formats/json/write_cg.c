@@ -9,12 +9,13 @@
 #include "jw.h"
 #include "model/callgraph.h"
 
-/* A row of costs, v[0, len) then zeros up to n values. */
-static void put_costs(jw *w, const double *v, uint32_t len, uint32_t n)
+/* A row of costs as n values, one per event (the row's others are 0). */
+static void put_costs(jw *w, pk_cg_row r, uint32_t n)
 {
-    for (uint32_t e = 0; e < n; e++) {
+    for (uint32_t e = 0, j = 0; e < n; e++) {
+        int has = j < r.n && pk_cg_row_event(r, j) == e;
         jw_raw(w, ", ");
-        jw_double(w, e < len ? v[e] : 0.0);
+        jw_double(w, has ? r.v[j++] : 0.0);
     }
 }
 
@@ -101,8 +102,7 @@ static void put_self(jw *w, const pk_cg *cg)
         jw_u64(w, s->instr);
         jw_raw(w, ", ");
         jw_u64(w, s->bb);
-        const double *v;
-        put_costs(w, v, pk_cg_self_costs(cg, i, &v), cg->n_events);
+        put_costs(w, pk_cg_self_row(cg, i), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_self ? "\n  ]" : "]");
@@ -136,8 +136,7 @@ static void put_calls(jw *w, const pk_cg *cg)
         put_pos(w, c->to_file, c->to_line, c->to_instr, c->to_bb);
         jw_raw(w, ", ");
         jw_double(w, c->count);
-        const double *v;
-        put_costs(w, v, pk_cg_call_costs(cg, i, &v), cg->n_events);
+        put_costs(w, pk_cg_call_row(cg, i), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_calls ? "\n  ]" : "]");

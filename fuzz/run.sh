@@ -46,6 +46,9 @@ seeds=$build/fuzz-seeds/cube
 rm -rf "$seeds"; mkdir -p "$seeds"
 cp "$here/../tests/data/cube/"*.cubex "$seeds/"
 gzip -c "$here/../tests/data/cube/sample.cubex" > "$seeds/sample.cubex.gz"
+# what profkit itself writes: the made-up root, module attributes (build.c)
+"$build/profkit" convert -q --to cube -o "$seeds/written.cubex" \
+  "$here/../tests/data/callgrind/sample.callgrind"
 if [ -d "$corpus/cube" ]; then
   find "$corpus/cube" -type f -size -64k -name '*.cubex' \
     -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"' _ {} "$seeds" \;

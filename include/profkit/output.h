@@ -19,43 +19,88 @@
 extern "C" {
 #endif
 
-#define PK_JSON_MAX_DEPTH 64
-
-/* Streaming JSON writer. Members are private; use the functions. */
+/* Streaming JSON writer behind every --json output (docs/json.md).
+ *
+ * It keeps the grammar: commas, member names and nesting are its job, and
+ * a call the grammar has no place for (a value without a member name, a
+ * name without a value, closing what is not open, a second top-level
+ * value) writes nothing, and nothing is written after it; the first such
+ * error, an out-of-memory or a failed stream is what pk_json_finish()
+ * returns. So the output is a valid document or visibly cut short.
+ *
+ * Nesting depth is unlimited (a few levels inline, the rest on the heap);
+ * pretty indentation stops growing after PK_JSON_INDENT_LEVELS levels, so
+ * the text stays linear in what it holds. Strings: any bytes in, valid
+ * UTF-8 out (ill-formed sequences become U+FFFD, control characters
+ * \u escapes); doubles: the shortest text that reads back to the same
+ * value, NaN and infinities null.
+ *
+ * The struct lives wherever the caller wants it (no allocation for
+ * shallow documents); its members are private, use the functions. Every
+ * function returns the writer's status: PK_OK, or its first error. */
+#define PK_JSON_INLINE_DEPTH  48
+#define PK_JSON_INDENT_LEVELS 32
 typedef struct pk_json {
     FILE *out;
     int pretty;
-    int depth;
-    int need_comma[PK_JSON_MAX_DEPTH];
-    int after_key;
+    int complete;       /* the top-level value is written */
+    pk_status status;   /* first error; nothing is written after it */
+    const char *why;    /* what that error was */
+    size_t error_depth; /* nesting depth where it happened */
+    size_t depth;       /* open containers */
+    size_t heap_cap;
+    unsigned char *heap; /* levels beyond the inline ones */
+    char *scratch;       /* pk_json_string_fn()'s long strings */
+    size_t scratch_cap;
+    unsigned char inline_levels[PK_JSON_INLINE_DEPTH];
 } pk_json;
 
-/* Start writing to `out`; pretty != 0 indents with two spaces. */
-PK_API void pk_json_init(pk_json *j, FILE *out, int pretty);
-PK_API void pk_json_object_begin(pk_json *j);
-PK_API void pk_json_object_end(pk_json *j);
-PK_API void pk_json_array_begin(pk_json *j);
-PK_API void pk_json_array_end(pk_json *j);
+/* Start a document on `out`; pretty != 0 puts members and items on their
+ * own lines, indented by two spaces a level. */
+PK_API pk_status pk_json_init(pk_json *j, FILE *out, int pretty);
+PK_API pk_status pk_json_object_begin(pk_json *j);
+PK_API pk_status pk_json_object_end(pk_json *j);
+PK_API pk_status pk_json_array_begin(pk_json *j);
+PK_API pk_status pk_json_array_end(pk_json *j);
 /* Member name inside an object; the next value call gives its value. */
-PK_API void pk_json_key(pk_json *j, const char *key);
-PK_API void pk_json_string(pk_json *j, const char *s); /* NULL writes null */
+PK_API pk_status pk_json_key(pk_json *j, const char *key);
+PK_API pk_status pk_json_string(pk_json *j, const char *s); /* NULL writes null */
+/* A string made by `fn`, which works like snprintf: writes at most `size`
+ * bytes with the NUL and returns the length it needed (pk_context_name(),
+ * pk_location_name(), pk_flat_row_name()...). Written whole however long:
+ * machine output never shortens a name. */
+typedef size_t (*pk_json_text_fn)(void *user, char *buf, size_t size);
+PK_API pk_status pk_json_string_fn(pk_json *j, pk_json_text_fn fn, void *user);
+/* The display name of a context (pk_context_name()), a location
+ * (pk_location_name()) or a frame (pk_frame_name(), profkit/analysis.h)
+ * as a string value, whole. */
+struct pk_frame;
+PK_API pk_status pk_json_context_name(pk_json *j, const pk_profile *profile, pk_index context);
+PK_API pk_status pk_json_location_name(pk_json *j, const pk_profile *profile, pk_index location);
+PK_API pk_status pk_json_frame_name(pk_json *j, const pk_profile *profile,
+                                    const struct pk_frame *frame);
 /* Shortest text that reads back to the same double; NaN/inf write null. */
-PK_API void pk_json_double(pk_json *j, double v);
-PK_API void pk_json_uint(pk_json *j, uint64_t v);
-PK_API void pk_json_int(pk_json *j, int64_t v);
-PK_API void pk_json_bool(pk_json *j, int v);
-PK_API void pk_json_null(pk_json *j);
-/* Finish the document with a newline. */
-PK_API void pk_json_finish(pk_json *j);
+PK_API pk_status pk_json_double(pk_json *j, double v);
+PK_API pk_status pk_json_uint(pk_json *j, uint64_t v);
+PK_API pk_status pk_json_int(pk_json *j, int64_t v);
+PK_API pk_status pk_json_bool(pk_json *j, int v);
+PK_API pk_status pk_json_null(pk_json *j);
 /* The members every JSON view of a profile carries: "complete", and when
  * it is false "incomplete": [{"code", "message"}...], the diagnostics
  * saying what is missing (docs/json.md). */
-PK_API void pk_json_completeness(pk_json *j, const pk_profile *profile);
+PK_API pk_status pk_json_completeness(pk_json *j, const pk_profile *profile);
+/* End the document with a newline and free what the writer holds. PK_OK
+ * only if one complete value was written and the stream has no error;
+ * otherwise the first error, with pk_error_last() saying what it was.
+ * Always call it (it frees the nesting stack); the writer is then ready
+ * for the next document on the same stream (JSON lines). */
+PK_API pk_status pk_json_finish(pk_json *j);
 
 /* One dump record as a text line (docs/dump.md). */
 PK_API void pk_record_write_text(FILE *out, const pk_record *record);
-/* One dump record as a JSON object on one line. */
-PK_API void pk_record_write_json(FILE *out, const pk_record *record);
+/* One dump record as a JSON object on one line (docs/json.md,
+ * profkit.dump/1); PK_OK, or the JSON writer's error. */
+PK_API pk_status pk_record_write_json(FILE *out, const pk_record *record);
 
 /* hpcproftt's text for hpcrun measurement files (.hpcrun, .hpctrace),
  * line for line (docs/hpcrun.md): a banner with the path, then every
@@ -83,6 +128,7 @@ typedef struct pk_tree_options {
     int color;          /* ANSI colours */
     unsigned width;     /* text: shorten names in the middle to fit this many
                            columns; 0 never shortens */
+    const char *metric; /* JSON: the metric the values are of ("metric") */
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)
@@ -95,7 +141,8 @@ PK_API pk_status pk_tree_write_text(FILE *out, const pk_profile *profile, const 
                                     const double *exclusive, double total,
                                     const pk_tree_options *opts);
 /* Same tree as nested JSON objects {"name","kind","id","inclusive",
- * "exclusive","children":[...]} (docs/json.md, profkit.tree/1). */
+ * "exclusive","children":[...]} (docs/json.md, profkit.tree/1), nested as
+ * deep as the tree is; names whole. */
 PK_API pk_status pk_tree_write_json(FILE *out, const pk_profile *profile, const double *inclusive,
                                     const double *exclusive, double total,
                                     const pk_tree_options *opts);

@@ -187,4 +187,13 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out);
 
+/* A flat row's name as a JSON string value, whole (json_names.c). */
+pk_status cli_json_flat_row_name(pk_json *j, const pk_profile *p, pk_group_by by,
+                                 const pk_flat_row *row);
+/* After a --json document: CLI_OK, or the writer's or the stream's error
+ * reported (json_names.c). */
+int cli_json_done(const char *cmd, pk_json *j);
+/* stdout flushed: CLI_OK, or its write error reported. */
+int cli_output_done(const char *cmd);
+
 #endif

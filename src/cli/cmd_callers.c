@@ -107,11 +107,15 @@ static int show_tree(const char *cmd, const pk_profile *p, callers_args *a, cons
         pk_tree_options *o = &a->tree;
         o->threshold = a->view.threshold;
         o->color = cli_use_color(stdout, a->view.no_color || a->view.json);
+        o->metric = vals.met.name;
         if (!a->view.json) tree_header(cmd, p, &a->view, &vals, around, function);
         st = a->view.json
                  ? pk_frames_write_json(stdout, p, around, n, vals.total, function, callers, o)
                  : pk_frames_write_text(stdout, p, around, n, vals.total, o);
-        if (st) rc = cli_library_error(cmd, st);
+        if (st)
+            rc = cli_library_error(cmd, st);
+        else if (a->view.json)
+            rc = cli_output_done(cmd);
     }
     pk_frames_free(around);
     pk_frames_free(all);
@@ -329,11 +333,15 @@ static int write_lists(lists *l, const pk_index *match, size_t n_match, const ch
         pk_json_array_end(&j);
         pk_json_key(&j, "hidden_functions"), pk_json_uint(&j, n_match - n);
         pk_json_object_end(&j);
-        pk_json_finish(&j);
-    } else if (n < n_match) {
-        printf("(%zu more functions match '%s'; -n 0 lists them all)\n", n_match - n, pattern);
+        if (st) {
+            pk_json_finish(&j);
+            return cli_library_error(l->cmd, st);
+        }
+        return cli_json_done(l->cmd, &j);
     }
-    return st ? cli_library_error(l->cmd, st) : CLI_OK;
+    if (n < n_match)
+        printf("(%zu more functions match '%s'; -n 0 lists them all)\n", n_match - n, pattern);
+    return st ? cli_library_error(l->cmd, st) : cli_output_done(l->cmd);
 }
 
 static int show_lists(const char *cmd, const pk_profile *p, const callers_args *a,

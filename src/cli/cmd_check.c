@@ -28,7 +28,24 @@ static const char check_help[] =
 typedef struct checker {
     int json, quiet, color;
     size_t count[3];
+    pk_status st; /* the first JSON writer error */
 } checker;
+
+/* Every line of `check --json` is a document of this schema. */
+static void json_line_begin(pk_json *j)
+{
+    pk_json_init(j, stdout, 0);
+    pk_json_object_begin(j);
+    pk_json_key(j, "schema");
+    pk_json_string(j, "profkit.check/1");
+}
+
+static void json_line_end(checker *ck, pk_json *j)
+{
+    pk_json_object_end(j);
+    pk_status st = pk_json_finish(j);
+    if (!ck->st) ck->st = st;
+}
 
 static const char *severity_name(pk_severity s)
 {
@@ -42,8 +59,7 @@ static void report(void *user, const pk_diagnostic *d)
     if (ck->quiet) return;
     if (ck->json) {
         pk_json j;
-        pk_json_init(&j, stdout, 0);
-        pk_json_object_begin(&j);
+        json_line_begin(&j);
         pk_json_key(&j, "severity");
         pk_json_string(&j, severity_name(d->severity));
         pk_json_key(&j, "code");
@@ -59,8 +75,7 @@ static void report(void *user, const pk_diagnostic *d)
             pk_json_null(&j);
         pk_json_key(&j, "message");
         pk_json_string(&j, d->message);
-        pk_json_object_end(&j);
-        pk_json_finish(&j);
+        json_line_end(ck, &j);
         return;
     }
     static const char *const colors[] = {"\033[36m", "\033[33m", "\033[31m"};
@@ -68,12 +83,11 @@ static void report(void *user, const pk_diagnostic *d)
            ck->color ? "\033[0m" : "", d->message, d->code);
 }
 
-static void summarize(const checker *ck, const pk_profile *p, const char *path)
+static void summarize(checker *ck, const pk_profile *p, const char *path)
 {
     if (ck->json) {
         pk_json j;
-        pk_json_init(&j, stdout, 0);
-        pk_json_object_begin(&j);
+        json_line_begin(&j);
         pk_json_key(&j, "summary");
         pk_json_string(&j, path);
         pk_json_key(&j, "errors");
@@ -82,8 +96,7 @@ static void summarize(const checker *ck, const pk_profile *p, const char *path)
         pk_json_uint(&j, ck->count[PK_SEV_WARNING]);
         pk_json_key(&j, "notes");
         pk_json_uint(&j, ck->count[PK_SEV_NOTE]);
-        pk_json_object_end(&j);
-        pk_json_finish(&j);
+        json_line_end(ck, &j);
         return;
     }
     printf("%s: checked", path);
@@ -127,5 +140,7 @@ int cmd_check(int argc, char **argv)
     pk_profile_verify(p, report, &ck, NULL);
     summarize(&ck, p, path);
     pk_profile_free(p);
+    if (ck.st) return cli_library_error("check", ck.st);
+    if (ck.json && cli_output_done("check")) return CLI_BAD;
     return ck.count[PK_SEV_ERROR] || ck.count[PK_SEV_WARNING] ? CLI_BAD : CLI_OK;
 }

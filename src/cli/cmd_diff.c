@@ -138,17 +138,17 @@ static void text_paths(const side *a, const side *b, const pk_diff_row *r, size_
 static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_row *r, size_t n,
                       const cli_view *v, int paths)
 {
-    char name[1024];
+    char path[1024];
     pk_json_array_begin(j);
     for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, !paths); i++, k++) {
         const side *s = r[i].a != PK_NONE ? a : b;
         pk_index at = r[i].a != PK_NONE ? r[i].a : r[i].b;
-        if (paths)
-            path_of(s, at, name, sizeof name);
-        else
-            pk_flat_row_name(s->p, PK_BY_FUNCTION, &s->flat[at], name, sizeof name);
         pk_json_object_begin(j);
-        pk_json_key(j, paths ? "path" : "function"), pk_json_string(j, name);
+        pk_json_key(j, paths ? "path" : "function");
+        if (paths)
+            path_of(s, at, path, sizeof path), pk_json_string(j, path);
+        else
+            cli_json_flat_row_name(j, s->p, PK_BY_FUNCTION, &s->flat[at]);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
@@ -159,8 +159,8 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
     pk_json_array_end(j);
 }
 
-static void write_json(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
-                       const pk_diff_row *pr, size_t np, const cli_view *v)
+static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
+                      const pk_diff_row *pr, size_t np, const cli_view *v)
 {
     pk_json j;
     pk_json_init(&j, stdout, 1);
@@ -174,7 +174,7 @@ static void write_json(const side *a, const side *b, const pk_diff_row *fr, size
     pk_json_key(&j, "paths");
     json_rows(&j, a, b, pr, np, v, 1);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("diff", &j);
 }
 
 static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb)
@@ -185,8 +185,9 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
         pk_diff_flat(a->p, a->flat, a->n_flat, b->p, b->flat, b->n_flat, PK_BY_FUNCTION, &fr, &nf);
     if (!st)
         st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
+    int rc = CLI_OK;
     if (!st && v->json) {
-        write_json(a, b, fr, nf, pr, np, v);
+        rc = write_json(a, b, fr, nf, pr, np, v);
     } else if (!st) {
         double d = b->vals.total - a->vals.total;
         printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
@@ -199,7 +200,7 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
         text_paths(a, b, pr, np, v);
     }
     pk_diff_free(fr), pk_diff_free(pr);
-    return st ? cli_library_error("diff", st) : CLI_OK;
+    return st ? cli_library_error("diff", st) : rc;
 }
 
 int cmd_diff(int argc, char **argv)

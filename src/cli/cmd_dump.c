@@ -32,14 +32,19 @@ static const char dump_help[] =
 
 enum { OPT_LIST_SECTIONS = 1001 };
 
+typedef struct dump_out {
+    int json;
+    pk_status st; /* the JSON writer's error, which stopped the dump */
+} dump_out;
+
 static int write_record(void *user, const pk_record *r)
 {
-    int json = *(int *)user;
-    if (json)
-        pk_record_write_json(stdout, r);
+    dump_out *d = user;
+    if (d->json)
+        d->st = pk_record_write_json(stdout, r);
     else
         pk_record_write_text(stdout, r);
-    return ferror(stdout) ? 1 : 0; /* stop when the reader went away */
+    return d->st || ferror(stdout) ? 1 : 0; /* stop when the reader went away */
 }
 
 static void list_sections(void)
@@ -59,10 +64,11 @@ static int dump_one(const char *path, int json, const pk_dump_options *dopts,
                                "--lm and --grep print hpcrun measurement files as "
                                "hpcproftt does (not with --json or --section); '%s' is not one",
                                path);
-    pk_status st = hpcrun ? pk_hpcrun_write_text(stdout, path, topts)
-                          : pk_dump(path, dopts, write_record, &json);
+    dump_out d = {json, PK_OK};
+    pk_status st =
+        hpcrun ? pk_hpcrun_write_text(stdout, path, topts) : pk_dump(path, dopts, write_record, &d);
     fflush(stdout);
-    if (st) return cli_library_error("dump", st);
+    if (st || d.st) return cli_library_error("dump", st ? st : d.st);
     return ferror(stdout) ? CLI_BAD : CLI_OK;
 }
 

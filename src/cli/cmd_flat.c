@@ -136,9 +136,8 @@ static void write_csv(const flat_view *v)
     }
 }
 
-static void write_json(const flat_view *v)
+static int write_json(const flat_view *v)
 {
-    char name[1024];
     pk_json j;
     pk_json_init(&j, stdout, 1);
     pk_json_object_begin(&j);
@@ -159,10 +158,9 @@ static void write_json(const flat_view *v)
     pk_json_array_begin(&j);
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
-        pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         pk_json_object_begin(&j);
         pk_json_key(&j, "name");
-        pk_json_string(&j, name);
+        cli_json_flat_row_name(&j, v->p, v->a->by, r);
         pk_json_key(&j, "exclusive");
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
@@ -180,7 +178,7 @@ static void write_json(const flat_view *v)
     pk_json_key(&j, "hidden");
     pk_json_uint(&j, v->n_rows - v->shown);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("flat", &j);
 }
 
 /* The call graph answers unless the view needs contexts (focus, hide)
@@ -230,7 +228,7 @@ static int show_flat(const pk_profile *p, const flat_args *a)
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
     v.shown = rows_shown(&v);
     if (a->view.json)
-        write_json(&v);
+        rc = write_json(&v);
     else if (a->view.csv)
         write_csv(&v);
     else
@@ -238,7 +236,7 @@ static int show_flat(const pk_profile *p, const flat_args *a)
     pk_flat_free(v.rows);
     cli_view_values_free(&v.vals);
     cli_cg_view_free(&v.cg);
-    return CLI_OK;
+    return rc;
 }
 
 static int parse_by(const char *s, pk_group_by *out)

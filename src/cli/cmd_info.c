@@ -217,7 +217,7 @@ static void json_trace_range(pk_json *j, const pk_profile *p)
     pk_json_object_end(j);
 }
 
-static void print_json(const info *in)
+static int print_json(const info *in)
 {
     pk_json j;
     char version[32];
@@ -254,7 +254,7 @@ static void print_json(const info *in)
     json_count(&j, "notes", in->n_diag[PK_SEV_NOTE]);
     pk_json_object_end(&j);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("info", &j);
 }
 
 /* ---- text ---- */
@@ -386,7 +386,10 @@ int cmd_info(int argc, char **argv)
     int rc = cli_open_arg("info", argc, argv, PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, NULL, &in.p);
     if (rc) return rc;
     rc = gather(&in);
-    if (rc == CLI_OK) json ? print_json(&in) : print_text(&in);
+    if (rc == CLI_OK && json)
+        rc = print_json(&in);
+    else if (rc == CLI_OK)
+        print_text(&in);
     free(in.totals);
     free(in.programs);
     pk_profile_free(in.p);

@@ -33,24 +33,26 @@ static const char merge_help[] =
     "      --mean          average locations with the same identity\n"
     "  -f, --force         replace an existing output\n"
     "  -q, --quiet         print nothing on success\n"
+    "      --json          report what was merged and written as JSON\n"
+    "                      (docs/json.md, profkit.merge/1)\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 an input unreadable or the write failed, 2 usage error.\n";
 
 typedef struct merge_args {
     const char *output, *to;
-    int mean, force, quiet;
+    int mean, force, quiet, json;
 } merge_args;
+
+enum { OPT_JSON = 1000 };
 
 /* 0 to go on, -1 after --help, else the exit status. */
 static int parse(int argc, char **argv, merge_args *a)
 {
-    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
-                                             {"to", required_argument, 0, 't'},
-                                             {"mean", no_argument, 0, 'M'},
-                                             {"force", no_argument, 0, 'f'},
-                                             {"quiet", no_argument, 0, 'q'},
-                                             {"help", no_argument, 0, 'h'},
-                                             {0, 0, 0, 0}};
+    static const struct option longopts[] = {
+        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
+        {"mean", no_argument, 0, 'M'},         {"force", no_argument, 0, 'f'},
+        {"quiet", no_argument, 0, 'q'},        {"json", no_argument, 0, OPT_JSON},
+        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {
@@ -64,6 +66,8 @@ static int parse(int argc, char **argv, merge_args *a)
             a->force = 1;
         else if (c == 'q')
             a->quiet = 1;
+        else if (c == OPT_JSON)
+            a->json = 1;
         else if (c == 'h')
             return fputs(merge_help, stdout), -1;
         else
@@ -83,7 +87,51 @@ static int open_all(int n, char **paths, pk_profile **profiles)
     return 0;
 }
 
-static int merge_and_write(pk_profile **in, int n, const merge_args *a, pk_format format)
+static const char *format_name(pk_format f)
+{
+    return f == PK_FORMAT_HPCTOOLKIT_V4 ? "hpctoolkit"
+           : f == PK_FORMAT_CUBE        ? "cube"
+           : f == PK_FORMAT_CALLGRIND   ? "callgrind"
+           : f == PK_FORMAT_JSON        ? "json"
+                                        : "other";
+}
+
+typedef struct merged {
+    int n_inputs;
+    char **inputs;
+    size_t n_ctx, n_locs;
+    pk_format format;
+    pk_write_stats stats;
+} merge_report;
+
+static int report_json(const merge_args *a, const merge_report *m)
+{
+    pk_json j;
+    pk_json_init(&j, stdout, 1);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "schema"), pk_json_string(&j, "profkit.merge/1");
+    pk_json_key(&j, "inputs"), pk_json_array_begin(&j);
+    for (int i = 0; i < m->n_inputs; i++)
+        pk_json_string(&j, m->inputs[i]);
+    pk_json_array_end(&j);
+    pk_json_key(&j, "mean"), pk_json_bool(&j, a->mean);
+    pk_json_key(&j, "contexts"), pk_json_uint(&j, m->n_ctx);
+    pk_json_key(&j, "locations"), pk_json_uint(&j, m->n_locs);
+    pk_json_key(&j, "output"), pk_json_object_begin(&j);
+    pk_json_key(&j, "path"), pk_json_string(&j, a->output);
+    pk_json_key(&j, "format"), pk_json_string(&j, format_name(m->format));
+    pk_json_key(&j, "files"), pk_json_uint(&j, m->stats.n_files);
+    pk_json_key(&j, "bytes"), pk_json_uint(&j, m->stats.bytes);
+    pk_json_key(&j, "values"), pk_json_uint(&j, m->stats.n_values);
+    pk_json_key(&j, "left_out"), pk_json_uint(&j, m->stats.n_losses);
+    pk_json_key(&j, "skipped_traces"), pk_json_uint(&j, m->stats.n_skipped_traces);
+    pk_json_object_end(&j);
+    pk_json_object_end(&j);
+    return cli_json_done("merge", &j);
+}
+
+static int merge_and_write(pk_profile **in, int n, char **paths, const merge_args *a,
+                           pk_format format)
 {
     pk_merge_options mo = {a->mean};
     pk_profile *merged;
@@ -97,6 +145,10 @@ static int merge_and_write(pk_profile **in, int n, const merge_args *a, pk_forma
     size_t n_locs = pk_location_count(merged), n_ctx = pk_context_count(merged);
     pk_profile_free(merged);
     if (st) return cli_library_error("merge", st);
+    if (a->json) {
+        merge_report m = {n, paths, n_ctx, n_locs, format, stats};
+        return report_json(a, &m);
+    }
     if (!a->quiet) {
         char b[32];
         printf("merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
@@ -123,7 +175,7 @@ int cmd_merge(int argc, char **argv)
     pk_profile **in = calloc((size_t)n, sizeof *in);
     if (!in) return cli_library_error("merge", PK_ERR_NOMEM);
     rc = open_all(n, argv + optind, in);
-    if (!rc) rc = merge_and_write(in, n, &a, format);
+    if (!rc) rc = merge_and_write(in, n, argv + optind, &a, format);
     for (int i = 0; i < n; i++)
         pk_profile_free(in[i]);
     free(in);

@@ -94,19 +94,17 @@ static void write_text(const pk_profile *p, const char *metric, const loc_total 
 
 static void json_loc(pk_json *j, const pk_profile *p, const loc_total *t)
 {
-    char name[256];
-    pk_location_name(p, t->loc, name, sizeof name);
     pk_json_object_begin(j);
     pk_json_key(j, "index");
     pk_json_uint(j, t->loc);
     pk_json_key(j, "location");
-    pk_json_string(j, name);
+    pk_json_location_name(j, p, t->loc);
     pk_json_key(j, "total");
     pk_json_double(j, t->v);
     pk_json_object_end(j);
 }
 
-static void write_json(const pk_profile *p, const char *metric, const loc_total *t, size_t n)
+static int write_json(const pk_profile *p, const char *metric, const loc_total *t, size_t n)
 {
     spread s = spread_of(t, n);
     pk_json j;
@@ -127,7 +125,7 @@ static void write_json(const pk_profile *p, const char *metric, const loc_total 
         json_loc(&j, p, &t[i]);
     pk_json_array_end(&j);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("threads", &j);
 }
 
 static void write_csv(const pk_profile *p, const loc_total *t, size_t n)
@@ -177,7 +175,7 @@ static int show(const pk_profile *p, const cli_view *v)
         rc = CLI_BAD;
     }
     if (!rc && v->json)
-        write_json(p, met.name, t, n);
+        rc = write_json(p, met.name, t, n);
     else if (!rc && v->csv)
         write_csv(p, t, n);
     else if (!rc)

@@ -111,10 +111,9 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
     }
 }
 
-static void json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f, size_t nf)
+static int json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f, size_t nf)
 {
     uint64_t begin = 0, end = 0;
-    char name[256];
     pk_json j;
     pk_trace_range(p, &begin, &end);
     pk_json_init(&j, stdout, 1);
@@ -126,9 +125,8 @@ static void json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
     pk_json_array_begin(&j);
     for (size_t i = 0; i < nl; i++) {
         const pk_trace_summary *s = &l[i].s;
-        pk_location_name(p, l[i].location, name, sizeof name);
         pk_json_object_begin(&j);
-        pk_json_key(&j, "location"), pk_json_string(&j, name);
+        pk_json_key(&j, "location"), pk_json_location_name(&j, p, l[i].location);
         pk_json_key(&j, "samples"), pk_json_uint(&j, s->n_samples);
         pk_json_key(&j, "begin_ns"), pk_json_uint(&j, s->begin);
         pk_json_key(&j, "end_ns"), pk_json_uint(&j, s->end);
@@ -145,15 +143,14 @@ static void json_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
     pk_json_key(&j, "functions");
     pk_json_array_begin(&j);
     for (size_t i = 0; i < nf; i++) {
-        pk_context_name(p, f[i].context, name, sizeof name);
         pk_json_object_begin(&j);
-        pk_json_key(&j, "name"), pk_json_string(&j, name);
+        pk_json_key(&j, "name"), pk_json_context_name(&j, p, f[i].context);
         pk_json_key(&j, "time_ns"), pk_json_double(&j, f[i].ns);
         pk_json_object_end(&j);
     }
     pk_json_array_end(&j);
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return cli_json_done("trace", &j);
 }
 
 static int summarize(const pk_profile *p, int json, size_t top)
@@ -173,17 +170,18 @@ static int summarize(const pk_profile *p, int json, size_t top)
         l[t].trace = t, l[t].location = tr.location;
         st = pk_trace_summarize(p, t, by_ctx, nc, &l[t].s);
     }
+    int rc = CLI_OK;
     if (!st) {
         nf = function_times(p, by_ctx, f);
         qsort(l, nt, sizeof *l, by_running);
         if (json)
-            json_out(p, l, nt, f, nf);
+            rc = json_out(p, l, nt, f, nf);
         else
             text_out(p, l, nt, f, nf, top);
     }
     free(l), free(by_ctx), free(f);
     if (st == PK_ERR_NOMEM) return fprintf(stderr, "profkit trace: out of memory\n"), CLI_BAD;
-    return st ? cli_library_error("trace", st) : CLI_OK;
+    return st ? cli_library_error("trace", st) : rc;
 }
 
 int cmd_trace(int argc, char **argv)

@@ -35,6 +35,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
     o.threshold = a->view.threshold;
     o.color = cli_use_color(stdout, a->view.no_color || a->view.json);
     o.width = a->view.json ? 0 : cli_terminal_width(stdout);
+    o.metric = vals.met.name;
     if (!a->view.json) {
         cli_view_describe(p, &a->view, &vals, stdout);
         putchar('\n');
@@ -43,7 +44,8 @@ static int show_tree(const pk_profile *p, const tree_args *a)
                        ? pk_tree_write_json(stdout, p, vals.incl, vals.excl, vals.total, &o)
                        : pk_tree_write_text(stdout, p, vals.incl, vals.excl, vals.total, &o);
     cli_view_values_free(&vals);
-    return st ? cli_library_error("tree", st) : CLI_OK;
+    if (st) return cli_library_error("tree", st);
+    return a->view.json ? cli_output_done("tree") : CLI_OK;
 }
 
 int cmd_tree(int argc, char **argv)

@@ -5,13 +5,13 @@
 #include "profkit/analysis.h"
 #include "profkit/output.h"
 
-void pk_json_completeness(pk_json *j, const pk_profile *p)
+pk_status pk_json_completeness(pk_json *j, const pk_profile *p)
 {
     pk_profile_info pi;
     int complete = pk_profile_get_info(p, &pi) || pi.complete;
     pk_json_key(j, "complete");
     pk_json_bool(j, complete);
-    if (complete) return;
+    if (complete) return j->status;
     pk_json_key(j, "incomplete");
     pk_json_array_begin(j);
     for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
@@ -24,5 +24,5 @@ void pk_json_completeness(pk_json *j, const pk_profile *p)
         pk_json_string(j, d.message);
         pk_json_object_end(j);
     }
-    pk_json_array_end(j);
+    return pk_json_array_end(j);
 }

@@ -68,12 +68,10 @@ static pk_status location_frames(const pk_profile *p, pk_index metric, pk_index 
 
 static void write_frames(pk_json *j, const pk_profile *p, const shared_frames *s)
 {
-    char name[1024];
     pk_json_array_begin(j);
     for (uint32_t i = 0; i < s->n; i++) {
-        pk_context_name(p, s->context[i], name, sizeof name);
         pk_json_object_begin(j);
-        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_key(j, "name"), pk_json_context_name(j, p, s->context[i]);
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
@@ -108,7 +106,6 @@ static pk_status write_samples(pk_json *j, const pk_frame *f, size_t n, shared_f
 static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric, pk_index l,
                                unsigned char *sel, double *incl, shared_frames *s)
 {
-    char name[256];
     pk_metric met;
     pk_frame *f = NULL;
     size_t n = 0;
@@ -120,10 +117,9 @@ static pk_status write_profile(pk_json *j, const pk_profile *p, pk_index metric,
     if (!st && !(stack = malloc((max_depth + 2) * sizeof *stack)))
         st = pk_fail_nomem("speedscope stacks");
     if (!st) {
-        pk_location_name(p, l, name, sizeof name);
         pk_json_object_begin(j);
         pk_json_key(j, "type"), pk_json_string(j, "sampled");
-        pk_json_key(j, "name"), pk_json_string(j, name);
+        pk_json_key(j, "name"), pk_json_location_name(j, p, l);
         pk_json_key(j, "unit"), pk_json_string(j, speedscope_unit(met.unit));
         pk_json_key(j, "startValue"), pk_json_double(j, 0);
         pk_json_key(j, "endValue"), pk_json_double(j, f[0].inclusive > 0 ? f[0].inclusive : 0);
@@ -160,7 +156,8 @@ static pk_status speedscope_body(pk_json *j, const pk_profile *p, pk_index metri
     write_frames(j, p, &s);
     pk_json_object_end(j);
     pk_json_object_end(j);
-    pk_json_finish(j);
+    pk_status done = pk_json_finish(j); /* always: it frees the writer */
+    if (!st) st = done;
     pk_kmap_free(&s.by_name);
     free(s.context);
     return st;

@@ -112,11 +112,9 @@ static void json_frame(fwalk *w, pk_index i, int enter)
         pk_json_object_end(j);
         return;
     }
-    char name[1024];
-    pk_frame_name(w->p, &w->f[i], name, sizeof name);
     pk_json_object_begin(j);
     pk_json_key(j, "name");
-    pk_json_string(j, name);
+    pk_json_frame_name(j, w->p, &w->f[i]);
     pk_json_key(j, "inclusive");
     pk_json_double(j, w->f[i].inclusive);
     pk_json_key(j, "self");
@@ -130,7 +128,7 @@ pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f
                                const pk_tree_options *opts)
 {
     if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
-    fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0}, .out = out};
+    fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0, NULL}, .out = out};
     if (opts) w.o = *opts;
     pk_json_init(&w.json, out, 1);
     pk_json_object_begin(&w.json);
@@ -144,6 +142,8 @@ pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f
     pk_json_string(&w.json, function ? (callers ? "callers" : "callees") : "frames");
     pk_json_key(&w.json, "function");
     pk_json_string(&w.json, function);
+    pk_json_key(&w.json, "metric");
+    pk_json_string(&w.json, w.o.metric);
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
     pk_json_key(&w.json, "root");
@@ -151,6 +151,6 @@ pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f
     pk_json_key(&w.json, "hidden");
     pk_json_uint(&w.json, w.hidden);
     pk_json_object_end(&w.json);
-    pk_json_finish(&w.json);
-    return st;
+    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
+    return st ? st : done;
 }

@@ -4,7 +4,8 @@
  * Text:  <file> 0x<offset> <type> key=value key=value ...
  *        strings in double quotes with C escapes, absent strings as -,
  *        reals in their shortest exact form.
- * JSON:  {"file":..,"offset":..,"section":..,"type":..,"fields":{..}} per line.
+ * JSON:  {"schema":"profkit.dump/1","file":..,"offset":..,"section":..,"type":..,
+ *         "fields":{..}} per line.
  * docs/dump.md lists every record type and its fields.
  */
 #include <stdio.h>
@@ -62,11 +63,13 @@ void pk_record_write_text(FILE *out, const pk_record *r)
     fputc('\n', out);
 }
 
-void pk_record_write_json(FILE *out, const pk_record *r)
+pk_status pk_record_write_json(FILE *out, const pk_record *r)
 {
     pk_json j;
     pk_json_init(&j, out, 0);
     pk_json_object_begin(&j);
+    pk_json_key(&j, "schema");
+    pk_json_string(&j, "profkit.dump/1");
     pk_json_key(&j, "file");
     pk_json_string(&j, r->file);
     pk_json_key(&j, "offset");
@@ -98,5 +101,5 @@ void pk_record_write_json(FILE *out, const pk_record *r)
     }
     pk_json_object_end(&j); /* fields */
     pk_json_object_end(&j);
-    pk_json_finish(&j);
+    return pk_json_finish(&j);
 }

@@ -188,13 +188,11 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     static const char *const kinds[] = {"root", "entry",       "function", "loop",
                                         "line", "instruction", "unknown"};
     static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
-    char name[512];
     pk_context c;
     pk_context_get(w->p, node, &c);
-    pk_context_name(w->p, node, name, sizeof name);
     pk_json_object_begin(j);
     pk_json_key(j, "name");
-    pk_json_string(j, name);
+    pk_json_context_name(j, w->p, node);
     pk_json_key(j, "kind");
     pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
     pk_json_key(j, "id");
@@ -218,7 +216,7 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
                              const double *exclusive, double total, const pk_tree_options *opts)
 {
     if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
-    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0, 0}, 0, NULL, out, {0}};
+    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0, 0, NULL}, 0, NULL, out, {0}};
     if (opts) w.o = *opts;
     pk_status st = mark_hot_path(&w);
     if (st) return st;
@@ -226,6 +224,8 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
     pk_json_object_begin(&w.json);
     pk_json_key(&w.json, "schema");
     pk_json_string(&w.json, "profkit.tree/1");
+    pk_json_key(&w.json, "metric");
+    pk_json_string(&w.json, w.o.metric);
     pk_profile_info pi;
     pk_json_key(&w.json, "reconstructed");
     pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
@@ -233,11 +233,12 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
     pk_json_key(&w.json, "root");
+    if (pk_context_count(p) == 0) pk_json_null(&w.json);
     st = walk(&w, json_node);
     free(w.hot);
     pk_json_key(&w.json, "hidden");
     pk_json_uint(&w.json, w.hidden);
     pk_json_object_end(&w.json);
-    pk_json_finish(&w.json);
-    return st;
+    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
+    return st ? st : done;
 }

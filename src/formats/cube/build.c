@@ -61,7 +61,8 @@ static pk_status build_functions(cube_read *r, pk_kmap *files, size_t *fcap)
     p->functions = pk_arena_array(&p->arena, a->n_regions + 1, sizeof *p->functions);
     if (!p->functions) return pk_fail_nomem("reading regions");
     pk_status st = PK_OK;
-    for (uint32_t i = 0; i < a->n_regions && !st; i++) {
+    size_t n = a->n_regions - (r->root_cnode != CUBE_NONE); /* the root's region is no function */
+    for (uint32_t i = 0; i < n && !st; i++) {
         const cube_region *g = &a->regions[i];
         pk_function *f = &p->functions[p->n_functions++];
         *f = (pk_function){g->name, PK_NONE, 0, PK_NONE, line_of(g->begin)};
@@ -115,17 +116,45 @@ static pk_status sort_ids(const cube_read *r, const void *base, size_t stride, s
     return PK_OK;
 }
 
-/* One context per cnode, breadth-first so that children are consecutive. */
+/* The cnode standing for the model's root in a file profkit wrote: the
+ * one root cnode, calling the last region, which carries CUBE_ROOT_ATTR
+ * and is called by no other cnode. CUBE_NONE in any other file. */
+static uint32_t written_root(const cube_read *r)
+{
+    const cube_anchor *a = &r->a;
+    uint32_t root = CUBE_NONE, last = a->n_regions ? (uint32_t)a->n_regions - 1 : 0;
+    for (uint32_t d = 0; d < a->n_cnodes; d++) {
+        if (a->cnodes[d].parent != CUBE_NONE) continue;
+        if (root != CUBE_NONE) return CUBE_NONE;
+        root = d;
+    }
+    if (root == CUBE_NONE || a->cnodes[root].callee != a->regions[last].id) return CUBE_NONE;
+    int marked = 0;
+    for (size_t i = 0; i < a->n_attrs; i++)
+        marked |= a->attrs[i].kind == CA_REGION && a->attrs[i].owner == last &&
+                  strcmp(a->attrs[i].key, "attr:" CUBE_ROOT_ATTR) == 0;
+    for (uint32_t d = 0; d < a->n_cnodes && marked; d++)
+        if (d != root && a->cnodes[d].callee == a->regions[last].id) return CUBE_NONE;
+    return marked ? root : CUBE_NONE;
+}
+
+/* One context per cnode, breadth-first so that children are consecutive;
+ * the implicit root first, or the written root's cnode as the root. */
 static pk_status lay_out_contexts(cube_read *r, const uint32_t *first_kid, const uint32_t *next_sib,
                                   const uint32_t *n_kids, uint32_t *queue, uint64_t root_id)
 {
     const cube_anchor *a = &r->a;
     pk_ctx_rec *c;
-    uint32_t idx, n = 0, tail = 0;
+    uint32_t idx, n = 0, tail = 0, top = r->root_cnode;
     pk_status st = pk_model_add_context(r->p, &c, &idx);
     if (st) return st;
-    c->id = root_id, c->kind = PK_CTX_ROOT;
-    for (uint32_t i = 0; i < a->n_cnodes; i++)
+    c->id = top == CUBE_NONE ? root_id : a->cnodes[top].id, c->kind = PK_CTX_ROOT;
+    if (top != CUBE_NONE) {
+        r->ctx_of[top] = 0;
+        for (uint32_t k = first_kid[top]; k != CUBE_NONE; k = next_sib[k])
+            queue[tail++] = k;
+    }
+    for (uint32_t i = 0; i < a->n_cnodes && top == CUBE_NONE; i++)
         if (a->cnodes[i].parent == CUBE_NONE) queue[tail++] = i;
     r->p->ctx[0].n_children = tail, r->p->ctx[0].first_child = tail ? 1 : PK_NONE;
     for (uint32_t h = 0; h < tail && !st; h++) {
@@ -136,7 +165,7 @@ static pk_status lay_out_contexts(cube_read *r, const uint32_t *first_kid, const
         st = pk_model_add_context(r->p, &c, &idx);
         if (st) break;
         const cube_cnode *cn = &a->cnodes[d];
-        uint32_t parent = cn->parent == CUBE_NONE ? 0 : r->ctx_of[cn->parent];
+        uint32_t parent = cn->parent == CUBE_NONE || cn->parent == top ? 0 : r->ctx_of[cn->parent];
         c->id = cn->id, c->kind = PK_CTX_FUNCTION, c->relation = PK_REL_CALL;
         c->parent = parent, c->depth = r->p->ctx[parent].depth + 1;
         c->n_children = n_kids[d], c->first_child = n_kids[d] ? tail - n_kids[d] + 1 : PK_NONE;
@@ -201,7 +230,7 @@ static pk_status build_contexts(cube_read *r, pk_kmap *files, size_t *fcap)
         cube_wide_enumeration(parents, sizeof *a->cnodes, (uint32_t)n, first_kid, next_sib, queue,
                               r->wide);
     for (uint32_t d = 0; d < n && !st; d++)
-        st = describe_context(r, d, regions, files, fcap);
+        if (d != r->root_cnode) st = describe_context(r, d, regions, files, fcap);
     free(tmp), free(regions), free(ids);
     return st ? st : pk_model_index_contexts(r->p);
 }
@@ -438,10 +467,37 @@ static pk_status group_attr(cube_read *r, const cube_pattr *at)
     return st;
 }
 
+/* A region attribute profkit writes for a function's load module or
+ * offset (CUBE_MODULE_ATTR, CUBE_OFFSET_ATTR): back into the function.
+ * The region's `mod` names the module only for want of a source file.
+ * Returns 1 when the attribute was one of them. */
+static int region_address(cube_read *r, const cube_pattr *at, pk_kmap *mods, size_t *cap,
+                          pk_status *st)
+{
+    pk_profile *p = r->p;
+    pk_function *f = &p->functions[at->owner];
+    if (strcmp(at->key, "attr:" CUBE_OFFSET_ATTR) == 0) {
+        f->offset = strtoull(at->value, NULL, 16);
+        return 1;
+    }
+    if (strcmp(at->key, "attr:" CUBE_MODULE_ATTR) != 0) return 0;
+    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)at->value};
+    int added;
+    if (pk_kmap_upsert(mods, key, p->n_modules, &f->module, &added) ||
+        (added && pk_vec_reserve((void **)&p->modules, cap, p->n_modules + 1u, sizeof *p->modules)))
+        *st = pk_fail_nomem("reading regions");
+    else if (added)
+        p->modules[p->n_modules++] = (pk_module){at->value};
+    if (f->file < p->n_files && strcmp(p->files[f->file].path, at->value) == 0) f->file = PK_NONE;
+    return 1;
+}
+
 /* <attr>s, parameters, mirrors and topologies onto their model entities. */
 static pk_status attach_attrs(cube_read *r)
 {
     pk_status st = PK_OK;
+    pk_kmap mods = {0};
+    size_t cap = 0;
     for (size_t i = 0; i < r->a.n_attrs && !st; i++) {
         const cube_pattr *at = &r->a.attrs[i];
         switch (at->kind) {
@@ -452,7 +508,8 @@ static pk_status attach_attrs(cube_read *r)
             st = attr(r, PK_ENTITY_METRIC, r->mb[at->owner].metric, at->key, at->value);
             break;
         case CA_REGION:
-            st = attr(r, PK_ENTITY_FUNCTION, at->owner, at->key, at->value);
+            if (at->owner < r->p->n_functions && !region_address(r, at, &mods, &cap, &st))
+                st = attr(r, PK_ENTITY_FUNCTION, at->owner, at->key, at->value);
             break;
         case CA_CNODE:
             st = attr(r, PK_ENTITY_CONTEXT, r->ctx_of[at->owner], at->key, at->value);
@@ -465,6 +522,8 @@ static pk_status attach_attrs(cube_read *r)
             break;
         }
     }
+    pk_kmap_free(&mods);
+    if (r->p->modules && pk_model_adopt_owned(r->p, r->p->modules) && !st) st = PK_ERR_NOMEM;
     return st;
 }
 
@@ -496,6 +555,7 @@ pk_status cube_build_model(cube_read *r)
 {
     pk_kmap files = {0};
     size_t fcap = 0;
+    r->root_cnode = written_root(r);
     pk_status st = profile_attrs(r);
     if (!st) st = build_functions(r, &files, &fcap);
     if (!st) st = build_contexts(r, &files, &fcap);

@@ -44,6 +44,15 @@ const char *cube_component_name(const cube_dtype *t, uint32_t k, char *buf, size
 /* Combine function of component k. */
 pk_combine cube_component_combine(const cube_dtype *t, uint32_t k);
 
+/* The attribute of the region profkit's writer makes up for a model's
+ * root (write_tree.c); the reader takes its one cnode for the root again
+ * (build.c), so a profile keeps its shape through Cube. */
+#define CUBE_ROOT_ATTR "profkit root"
+/* A function's load module and offset, which Cube regions have no field
+ * for: written as region attributes, read back into the function. */
+#define CUBE_MODULE_ATTR "profkit module"
+#define CUBE_OFFSET_ATTR "profkit offset"
+
 /* What the reader knows about each metric definition once built. */
 typedef struct cube_mbuilt {
     cube_dtype type;
@@ -61,6 +70,7 @@ typedef struct cube_read {
     cube_anchor a;
     cube_mbuilt *mb;     /* per mdef */
     uint32_t *ctx_of;    /* cnode def -> context index */
+    uint32_t root_cnode; /* cnode def standing for the model's root, CUBE_NONE */
     uint32_t *bucket_of; /* cnode def -> rank of its id (plane order) */
     uint32_t *wide;      /* wide-search enumeration: position -> cnode def */
     uint32_t *loc_col;   /* location def -> data column (= model location) */

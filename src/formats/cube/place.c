@@ -137,7 +137,8 @@ static pk_status plan_buckets(plan *P)
     if (!P->ctx_id || !P->top) return pk_fail_nomem("laying out values");
     for (uint32_t d = 0; d < P->n_buckets; d++) {
         P->ctx_id[r->bucket_of[d]] = (uint32_t)r->a.cnodes[d].id;
-        P->top[r->bucket_of[d]] = r->a.cnodes[d].parent == CUBE_NONE;
+        /* the written root's own values are the root's; else it combines the tops */
+        P->top[r->bucket_of[d]] = r->a.cnodes[d].parent == CUBE_NONE && r->root_cnode == CUBE_NONE;
     }
     /* values, the root's (inclusive columns combined over the top-level
      * cnodes, so the root holds the program total as in other formats),

@@ -306,7 +306,7 @@ static pk_status read_merged(hx_reader *r, const hx_file *f,
                            "entry %llu: offset 0x%llx..0x%llx is outside 0x%llx..0x%llx",
                            (unsigned long long)i, (unsigned long long)off, (unsigned long long)next,
                            (unsigned long long)lo, (unsigned long long)end);
-        struct hx_loc *loc;
+        struct hx_loc *loc = NULL; /* set by location() when it succeeds */
         pk_status st = location(r, pk_be32(e), pk_be32(e + 4), f->name, &loc);
         if (!st) st = read(r, f, off, next - off, loc);
         if (st) return st;

@@ -1,0 +1,109 @@
+/*
+ * util/json_string.c — JSON string escaping with UTF-8 repair (see
+ * json_string.h). Names in profiles come from files of any origin: a
+ * Latin-1 file name in a Callgrind file, a terminal escape in a function
+ * name, a cut multi-byte character. JSON must be UTF-8 (RFC 8259 §8.1)
+ * and strict parsers refuse anything else, so every byte that is not
+ * part of well-formed UTF-8 is replaced, following the Unicode standard's
+ * table of well-formed sequences (§3.9, table 3-7: no overlongs, no
+ * surrogates, nothing above U+10FFFF).
+ */
+#include "util/json_string.h"
+
+#include <stdint.h>
+
+static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
+
+/* Length (2..4) of the well-formed sequence at p, or 0 with *bad = the
+ * length of its maximal ill-formed subpart (1..3): the bytes one U+FFFD
+ * stands for. */
+static size_t utf8_sequence(const unsigned char *p, size_t avail, size_t *bad)
+{
+    unsigned c = p[0], lo = 0x80, hi = 0xbf;
+    size_t more;
+    if (c >= 0xc2 && c <= 0xdf)
+        more = 1;
+    else if (c >= 0xe0 && c <= 0xef)
+        more = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
+    else if (c >= 0xf0 && c <= 0xf4)
+        more = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
+    else
+        return *bad = 1, 0;
+    for (size_t i = 1; i <= more; i++) {
+        if (i >= avail || p[i] < lo || p[i] > hi) return *bad = i, 0;
+        lo = 0x80, hi = 0xbf;
+    }
+    return more + 1;
+}
+
+/* The escape for a code point that must not appear raw, or NULL. */
+static const char *short_escape(uint32_t cp)
+{
+    switch (cp) {
+    case '"':
+        return "\\\"";
+    case '\\':
+        return "\\\\";
+    case '\n':
+        return "\\n";
+    case '\t':
+        return "\\t";
+    case '\r':
+        return "\\r";
+    case '\b':
+        return "\\b";
+    case '\f':
+        return "\\f";
+    default:
+        return NULL;
+    }
+}
+
+static int needs_escape(uint32_t cp)
+{
+    return cp < 0x20 || cp == '"' || cp == '\\' || (cp >= 0x7f && cp <= 0x9f) || cp == 0x2028 ||
+           cp == 0x2029;
+}
+
+static void emit_escape(uint32_t cp, pk_json_emit_fn emit, void *user)
+{
+    static const char hex[] = "0123456789abcdef";
+    const char *e = short_escape(cp);
+    if (e) {
+        emit(user, e, 2); /* every short escape is two characters */
+        return;
+    }
+    char u[6] = {'\\', 'u', hex[cp >> 12 & 15], hex[cp >> 8 & 15], hex[cp >> 4 & 15], hex[cp & 15]};
+    emit(user, u, sizeof u);
+}
+
+/* The code point of a well-formed sequence of n bytes. */
+static uint32_t decode(const unsigned char *p, size_t n)
+{
+    uint32_t cp = n == 1 ? p[0] : p[0] & (0x7f >> n);
+    for (size_t i = 1; i < n; i++)
+        cp = cp << 6 | (p[i] & 0x3f);
+    return cp;
+}
+
+void pk_json_escape(const char *s, size_t len, pk_json_emit_fn emit, void *user)
+{
+    const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
+    while (p < end) {
+        size_t n = 1, bad = 0;
+        if (*p >= 0x80) n = utf8_sequence(p, (size_t)(end - p), &bad);
+        uint32_t cp = n ? decode(p, n) : 0;
+        if (n && !needs_escape(cp)) {
+            p += n;
+            continue;
+        }
+        if (p > run) emit(user, (const char *)run, (size_t)(p - run));
+        if (n)
+            emit_escape(cp, emit, user);
+        else
+            emit(user, replacement, sizeof replacement - 1);
+        p += n ? n : bad;
+        run = p;
+    }
+    if (p > run) emit(user, (const char *)run, (size_t)(p - run));
+}

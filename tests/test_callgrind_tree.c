@@ -289,22 +289,32 @@ static void check_path(const char *path)
     pk_profile_free(p);
 }
 
+/* The corpus's Callgrind files (not its notes) into *files; their
+ * folder into root. Skips the test without a corpus. */
+static size_t corpus_files(char *root, size_t size, char ***files)
+{
+    const char *corpus = tu_corpus_dir();
+    if (!corpus) skip();
+    snprintf(root, size, "%s/callgrind", corpus);
+    size_t n = tu_find_files(root, "", files), k = 0;
+    for (size_t i = 0; i < n; i++) {
+        size_t l = strlen((*files)[i]);
+        if (l > 3 && (!strcmp((*files)[i] + l - 3, ".md") || !strcmp((*files)[i] + l - 4, ".txt")))
+            free((*files)[i]);
+        else
+            (*files)[k++] = (*files)[i];
+    }
+    assert_true(k > 10);
+    return k;
+}
+
 static void test_corpus(void **state)
 {
     (void)state;
-    const char *corpus = tu_corpus_dir();
-    if (!corpus) skip();
-    char root[1024];
-    snprintf(root, sizeof root, "%s/callgrind", corpus);
-    char **files;
-    size_t n = tu_find_files(root, "", &files);
-    assert_true(n > 10);
-    for (size_t i = 0; i < n; i++) {
-        size_t l = strlen(files[i]);
-        if (l > 3 && (!strcmp(files[i] + l - 3, ".md") || !strcmp(files[i] + l - 4, ".txt")))
-            continue;
+    char root[1024], **files;
+    size_t n = corpus_files(root, sizeof root, &files);
+    for (size_t i = 0; i < n; i++)
         check_path(files[i]);
-    }
     /* the four thread files of one run, opened by their base name */
     char run[1100];
     snprintf(run, sizeof run, "%s/generated/mt-threads.callgrind.out.3938", root);
@@ -444,16 +454,10 @@ static void same_reading(const char *name, const unsigned char *data, size_t n)
 static void test_parallel_reading(void **state)
 {
     (void)state;
-    const char *corpus = tu_corpus_dir();
-    if (!corpus) skip();
-    char root[1024];
-    snprintf(root, sizeof root, "%s/callgrind", corpus);
-    char **files;
-    size_t n = tu_find_files(root, "", &files);
+    char root[1024], **files;
+    size_t n = corpus_files(root, sizeof root, &files);
     for (size_t i = 0; i < n; i++) {
-        size_t len = strlen(files[i]), size;
-        if (len > 3 && (!strcmp(files[i] + len - 3, ".md") || !strcmp(files[i] + len - 4, ".txt")))
-            continue;
+        size_t size;
         unsigned char *d = tu_read_file(files[i], &size);
         if (!d || size > (8u << 20)) {
             free(d);

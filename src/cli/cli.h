@@ -179,10 +179,11 @@ int cli_view_check(const char *cmd, const cli_view *v);
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
 void cli_view_values_free(cli_view_values *vals);
 /* Options of the tree-shaped views (tree, callers, callees): the shared
- * ones plus -d/--depth into o->max_depth. Returns 0, -1 after printing
+ * ones plus -d/--depth into o->max_depth, and --tree into *want_tree when
+ * want_tree is not NULL (callers, callees). Returns 0, -1 after printing
  * `help`, or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o);
+                           pk_tree_options *o, int *want_tree);
 /* The header lines: metric, total, locations, derivations, filters. */
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out);

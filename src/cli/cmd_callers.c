@@ -41,8 +41,6 @@ static const char callers_help[] =
     "                        graph's lists, profkit.frames/1 for the tree)\n"
     "  -h, --help            show this help\n";
 
-enum { OPT_TREE = 2000 };
-
 typedef struct callers_args {
     cli_view view;
     pk_tree_options tree;
@@ -51,29 +49,9 @@ typedef struct callers_args {
 
 static int parse_args(const char *cmd, int argc, char **argv, callers_args *a)
 {
-    static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
-                                         {"depth", required_argument, NULL, 'd'},
-                                         {"tree", no_argument, NULL, OPT_TREE},
-                                         {"help", no_argument, NULL, 'h'},
-                                         {0}};
-    int c, rc;
-    char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
-        if (c == 'd') {
-            a->tree.max_depth = (uint32_t)strtoul(optarg, &end, 10);
-            if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
-        } else if (c == OPT_TREE) {
-            a->want_tree = 1;
-        } else if (c == 'h') {
-            fputs(callers_help, stdout);
-            return -1;
-        } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error(cmd, "no CSV form; try --json");
-        } else if ((rc = cli_view_option(cmd, &a->view, c, optarg)) != 0) {
-            return rc;
-        }
-    }
-    if ((rc = cli_view_check(cmd, &a->view)) != 0) return rc;
+    int rc =
+        cli_parse_tree_options(cmd, callers_help, argc, argv, &a->view, &a->tree, &a->want_tree);
+    if (rc) return rc;
     return argc - optind == 2 ? 0 : cli_usage_error(cmd, "want PATH and FUNCTION");
 }
 

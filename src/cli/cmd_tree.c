@@ -51,7 +51,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
 int cmd_tree(int argc, char **argv)
 {
     tree_args a = {.view = {.threshold = 1.0}};
-    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts);
+    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts, NULL);
     if (rc) return rc < 0 ? CLI_OK : rc;
     const char *path = cli_one_path("tree", argc, argv, optind);
     if (!path) return CLI_USAGE;

@@ -195,11 +195,13 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
 }
 
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o)
+                           pk_tree_options *o, int *want_tree)
 {
+    enum { OPT_TREE = 2000 };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"tree", no_argument, NULL, OPT_TREE},
                                          {0}};
     int c, rc;
     char *end;
@@ -207,11 +209,15 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
         if (c == 'd') {
             o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
             if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
+        } else if (c == OPT_TREE && want_tree) {
+            *want_tree = 1;
+        } else if (c == OPT_TREE) {
+            return cli_usage_error(cmd, "unknown option --tree");
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;
         } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error(cmd, "a tree has no CSV form; try --json");
+            return cli_usage_error(cmd, "no CSV form; try --json");
         } else if ((rc = cli_view_option(cmd, v, c, optarg)) != 0) {
             return rc;
         }

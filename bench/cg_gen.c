@@ -6,12 +6,22 @@
  * inclusive costs, a totals: line per part.
  *
  *   cg-gen OUT [--mb SIZE] [--functions N] [--threads T] [--seed X]
+ *   cg-gen OUT --shape chain [--functions N]
+ *   cg-gen OUT --shape wide [--functions N] [--events E]
  *
  * SIZE (default 512) is the approximate output size in MB, split over T
  * parts (default 1). Deterministic for a seed. Each part's totals: equals
  * the sum of its self costs, so `profkit check` reports nothing and
  * callgrind_annotate's totals can be compared; call costs are synthetic
  * (not the callee's real inclusive cost), which no reader checks.
+ *
+ * The other shapes are the hostile inputs of issue 19, with exact
+ * inclusive costs: `chain` is one call chain N functions deep (main calls
+ * f1 calls f2 ...); `wide` is such a chain of N functions (default 20,000)
+ * under E events (default 4,096), each cost line writing all E columns,
+ * zero but for the function's own event (number mod E): a file that
+ * gzips ~1000:1 while a reader that stores what the events line could
+ * hold needs N x E values.
  */
 #include <inttypes.h>
 #include <stdio.h>
@@ -131,17 +141,63 @@ static void part(gen *g, uint32_t t, uint32_t threads, uint64_t limit)
     g->bytes += (uint64_t)fprintf(g->f, "\n");
 }
 
+/* How many j in [0, m) have j % ne == e. */
+static uint64_t below(uint64_t m, uint32_t ne, uint32_t e)
+{
+    return m / ne + (e < m % ne);
+}
+
+/* A chain of n functions, fn i calling fn i + 1, each with a self cost
+ * of 1 in event i % ne (ne > 1: every event a column); the call's
+ * inclusive cost is what functions i + 1 .. n - 1 cost. */
+static void chain(FILE *f, uint32_t n, uint32_t ne)
+{
+    fprintf(f, "# callgrind format\nversion: 1\ncreator: cg-gen\npositions: line\nevents:");
+    for (uint32_t e = 0; e < ne; e++)
+        fprintf(f, ne > 1 ? " E%u" : " Ir", e);
+    fprintf(f, "\n\nfl=(1) chain.c\n");
+    for (uint32_t i = 0; i < n; i++) {
+        fprintf(f, "fn=(%u) %s%u\n1", i + 1, i ? "f" : "main", i);
+        for (uint32_t e = 0; e < ne; e++)
+            fprintf(f, " %d", e == i % ne);
+        if (i + 1 < n) {
+            fprintf(f, "\ncfn=(%u) f%u\ncalls=1 1\n2", i + 2, i + 1);
+            for (uint32_t e = 0; e < ne; e++)
+                fprintf(f, " %llu", (unsigned long long)(below(n, ne, e) - below(i + 1, ne, e)));
+        }
+        fprintf(f, "\n\n");
+    }
+}
+
+static int shaped(const char *out, const char *shape, uint32_t n, uint32_t ne)
+{
+    FILE *f = fopen(out, "w");
+    if (!f) return perror(out), 1;
+    setvbuf(f, NULL, _IOFBF, 1 << 20);
+    chain(f, n, strcmp(shape, "wide") ? 1 : ne);
+    if (fclose(f) != 0) return perror(out), 1;
+    fprintf(stderr, "cg-gen: wrote %s: a %s of %u functions\n", out, shape, n);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2 || argv[1][0] == '-') {
-        fprintf(stderr, "usage: cg-gen OUT [--mb SIZE] [--functions N] [--threads T] [--seed X]\n");
+        fprintf(stderr, "usage: cg-gen OUT [--mb SIZE] [--functions N] [--threads T] [--seed X]\n"
+                        "       cg-gen OUT --shape chain|wide [--functions N] [--events E]\n");
         return 2;
     }
     uint64_t mb = 512, seed = 42;
-    uint32_t n_fn = 20000, threads = 1;
+    uint32_t n_fn = 20000, threads = 1, n_events = 4096;
+    const char *shape = NULL;
     for (int i = 2; i + 1 < argc; i += 2) {
         unsigned long long v = strtoull(argv[i + 1], NULL, 10);
-        if (strcmp(argv[i], "--mb") == 0)
+        if (strcmp(argv[i], "--shape") == 0 &&
+            (!strcmp(argv[i + 1], "chain") || !strcmp(argv[i + 1], "wide")))
+            shape = argv[i + 1];
+        else if (strcmp(argv[i], "--events") == 0)
+            n_events = (uint32_t)(v ? v : 1);
+        else if (strcmp(argv[i], "--mb") == 0)
             mb = v;
         else if (strcmp(argv[i], "--functions") == 0)
             n_fn = (uint32_t)(v ? v : 1);
@@ -152,6 +208,7 @@ int main(int argc, char **argv)
         else
             return fprintf(stderr, "cg-gen: unknown option %s\n", argv[i]), 2;
     }
+    if (shape) return shaped(argv[1], shape, n_fn, n_events);
     gen g = {.rng = seed * 0x9E3779B97F4A7C15ull | 1, .n_fn = n_fn};
     g.n_files = n_fn / 20 + 1, g.n_objs = n_fn / 500 + 1;
     g.fn_named = calloc(g.n_fn, 1), g.file_named = calloc(g.n_files, 1);

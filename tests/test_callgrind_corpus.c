@@ -182,7 +182,7 @@ static void annotate_totals(const pk_profile *p, double *out, size_t ne)
         pk_cg_cost c;
         pk_callgraph_cost(p, i, &c);
         for (size_t e = 0; e < ne; e++)
-            out[e] += c.values[e];
+            out[e] += pk_cg_value(c.values, c.n_values, c.events, e);
     }
 }
 
@@ -194,7 +194,7 @@ static double cost_sum(const pk_profile *p, size_t event)
     for (uint64_t i = 0; i < s.n_costs; i++) {
         pk_cg_cost c;
         pk_callgraph_cost(p, i, &c);
-        t += c.values[event];
+        t += pk_cg_value(c.values, c.n_values, c.events, event);
     }
     return t;
 }
@@ -230,7 +230,7 @@ static void check_top5(const pk_profile *p, const ref_entry *r)
         while (k < n && strcmp(g[k].name, key))
             k++;
         if (k == n) snprintf(g[n++].name, sizeof g[0].name, "%s", key);
-        g[k].v += c.values[0];
+        g[k].v += pk_cg_value(c.values, c.n_values, c.events, 0);
     }
     qsort(g, n, sizeof *g, by_v);
     for (int i = 0; i < r->n_top; i++) {

@@ -61,12 +61,20 @@ static pk_status open_copy(const unsigned char *bytes, size_t size, uint32_t fla
 }
 
 /* Written and read back, the call graph must be the same (summed over
- * its parts, as the writer writes it by default). */
+ * its parts, as the writer writes it by default); a profile the reader
+ * marked incomplete (a cut file) must be refused instead. */
 static void rewrite(const pk_profile *p, const char *name, size_t at, stats *st)
 {
     char out[128];
     snprintf(out, sizeof out, "%s/rewrite.callgrind", st->work);
     pk_write_options o = {.flags = PK_WRITE_FORCE};
+    pk_profile_info info;
+    pk_profile_get_info(p, &info);
+    if (!info.complete) {
+        if (pk_profile_write(p, PK_FORMAT_CALLGRIND, out, &o, NULL) == PK_OK)
+            fail("wrote an incomplete profile as complete", name, at);
+        return;
+    }
     if (pk_profile_write(p, PK_FORMAT_CALLGRIND, out, &o, NULL) != PK_OK) {
         fail("could not write an opened profile", name, at);
         return;

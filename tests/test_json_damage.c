@@ -173,12 +173,12 @@ static void test_references(void **state)
     (void)state;
     damage("\"functions\"", "\"file\": 0", "\"file\": 7", "$.functions[0].file",
            "7 is out of range (at most 1)");
-    damage("\"contexts\"", "\"function\": 0", "\"function\": 4", "$.contexts[2].function",
+    damage("\"contexts\"", "\"function\": 0", "\"function\": 9", "$.contexts[2].function",
            "out of range");
-    damage("\"columns\"", "\"metric\": 1", "\"metric\": 2", "$.columns[5].metric", "out of range");
-    damage("\"locations\"", "\n    [1, 2, 557", "\n    [2000, 2, 557",
+    damage("\"columns\"", "\"metric\": 1", "\"metric\": 2", "$.columns[1].metric", "out of range");
+    damage("\"locations\"", "\n    [3, 0, 100", "\n    [2000, 0, 100",
            "$.locations[0].values[1][0]", "no context has id 2000");
-    damage("\"locations\"", "\n    [1, 2, 557, 5, ", "\n    [1, 2, 557, 9, ",
+    damage("\"locations\"", "\n    [3, 0, 100, 1, ", "\n    [3, 0, 100, 9, ",
            "$.locations[0].values", "column 9, but no plain column has that raw_id");
     damage("\"callgraph\"", "\"self\": [\n   [0, 0, ", "\"self\": [\n   [3, 0, ",
            "$.callgraph.self[0][0]", "3 is out of range");
@@ -214,7 +214,7 @@ static void test_structure(void **state)
     damage("\"contexts\"", "\"id\": 1, \"parent\": 0", "\"id\": 1, \"parent\": null",
            "$.contexts[1].parent", "only the root");
     damage("\"contexts\"", "\"id\": 3, ", "\"id\": 2, ", "$.contexts", "used twice");
-    damage("\"locations\"", "\n    [1, 2, 557", "\n    [0, 2, 557", "$.locations[0].values[1][0]",
+    damage("\"locations\"", "\n    [3, 0, 100", "\n    [2, 0, 100", "$.locations[0].values[1][0]",
            "rows must come in ascending context id");
     damage("\"functions\"", ", \"line\": 0}", "}", "$.functions[0].line", "missing");
     damage(NULL, "\"diagnostics\": [", "\"diagnosticz\": [", "$",
@@ -223,9 +223,9 @@ static void test_structure(void **state)
            "comes after \"scopes\": members must appear in the order");
     damage(NULL, "{\"schema\": \"profkit.model/1\",", "{\"generator\": \"x\", \"schema\": 1,", "$",
            "the first member must be \"schema\"");
-    damage("\"locations\"", "\n    [1, 2, 557", "\n    [1, 2, [557]", "$.locations[0].values[1]",
+    damage("\"locations\"", "\n    [3, 0, 100", "\n    [3, 0, [100]", "$.locations[0].values[1]",
            "holds only numbers");
-    damage("\"locations\"", "\n    [1, 2, 557, 5, 106]", "\n    [1, 2, 557, 5]",
+    damage("\"locations\"", "\n    [3, 0, 100, 1, 20]", "\n    [3, 0, 100, 1]",
            "$.locations[0].values[1]", "[context id, column, value");
     damage("\"modules\"", "\"/usr/bin/demo\"", "\"/usr/bin\\u0000demo\"", "$.modules[0]",
            "NUL character");
@@ -263,9 +263,9 @@ static void test_special_values(void **state)
     (void)state;
     size_t n, m, m2;
     char *json = cg_json(&n);
-    char *a = edited(json, "\"locations\"", "\n    [0, 2, 557", "\n    [0, 2, \"-Infinity\"", &m);
-    char *b = edited(a, "\"locations\"", "\n    [1, 2, 557",
-                     "\n    [1, 2, \"NaN:0x7ff0000000000123\"", &m2);
+    char *a = edited(json, "\"locations\"", "\n    [2, 0, 107", "\n    [2, 0, \"-Infinity\"", &m);
+    char *b = edited(a, "\"locations\"", "\n    [3, 0, 100",
+                     "\n    [3, 0, \"NaN:0x7ff0000000000123\"", &m2);
     pk_profile *p;
     if (open_bytes(b, m2, &p)) fail_msg("%s", pk_error_last());
     pk_cursor c;

@@ -127,6 +127,7 @@ typedef struct pk_flat_row {
     double exclusive;    /* own values of the contexts in the group */
     double inclusive;    /* recursion counted once */
     uint64_t n_contexts; /* contexts naming the group themselves */
+    double calls;        /* pk_callgraph_flat(): times called from outside the group */
 } pk_flat_row;
 
 /* One row per group that some context names, sorted by exclusive value
@@ -147,6 +148,22 @@ PK_API void pk_flat_free(pk_flat_row *rows);
  * *used is 1 if it was done, 0 if the profile has no call graph. */
 PK_API pk_status pk_flat_callgraph_inclusive(const pk_profile *profile, pk_index metric,
                                              pk_flat_row *rows, size_t n_rows, int *used);
+/* The flat profile of a profile with a call graph (Callgrind), answered
+ * from the call graph alone, exactly, with no calling-context tree: per
+ * group, the self cost of `event` (the group's self cost records; a line
+ * or file is the one the record names, inlined code included), the
+ * inclusive cost (the self cost plus the calls leaving the group, where
+ * groups that call each other in a cycle count their calls to each other
+ * once, as pk_callgraph_function_costs() does for functions; by line:
+ * the line's self cost plus the calls made on it that leave the calling
+ * function), and how many times the group was called from outside it
+ * (rows' `calls`; by line: the calls made on it). Functions come with
+ * their cycles ("<cycle N>") as rows. At one location or over all
+ * (PK_NONE); sorted by self cost, largest first. PK_ERR_NOT_FOUND
+ * without a call graph, PK_ERR_UNSUPPORTED for lines when the profile
+ * was opened PK_OPEN_BY_FUNCTION. Free *rows with pk_flat_free(). */
+PK_API pk_status pk_callgraph_flat(const pk_profile *profile, pk_index location, size_t event,
+                                   pk_group_by by, pk_flat_row **rows, size_t *n_rows);
 /* A row's display name ("main", "src/a.c", "/lib/libc.so.6", "a.c:12");
  * returns the length it needed, as snprintf. */
 PK_API size_t pk_flat_row_name(const pk_profile *profile, pk_group_by by, const pk_flat_row *row,

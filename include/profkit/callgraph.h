@@ -67,19 +67,39 @@ typedef struct pk_cg_position {
     uint64_t instr, bb;
 } pk_cg_position;
 
+/* Costs come as a row: values[0 .. n_values), of events 0 .. n_values - 1
+ * when `events` is NULL, else of events events[0 .. n_values) (ascending);
+ * every other event's cost is 0. Rows hold what the file wrote (a file
+ * declaring 4,096 events but writing a cost or two a line has rows of one
+ * or two), so a reader never holds n_events values for nothing.
+ * pk_cg_value() reads one event's cost. */
 typedef struct pk_cg_cost {
     pk_index location, function;
     pk_cg_position pos;
-    const double *values; /* one per event */
+    const double *values; /* self costs, n_values of them */
+    size_t n_values;
+    const uint32_t *events; /* their events, or NULL (0, 1, 2...) */
 } pk_cg_cost;
 
 typedef struct pk_cg_call {
     pk_index location, caller, callee;
-    pk_cg_position site;   /* where the calls were made */
-    pk_cg_position target; /* first position of the callee, as the file gave it */
-    double count;          /* number of calls; 0 = started before this part */
-    const double *inclusive;
+    pk_cg_position site;     /* where the calls were made */
+    pk_cg_position target;   /* first position of the callee, as the file gave it */
+    double count;            /* number of calls; 0 = started before this part */
+    const double *inclusive; /* inclusive costs of the calls, n_values of them */
+    size_t n_values;
+    const uint32_t *events; /* their events, or NULL (0, 1, 2...), as pk_cg_cost */
 } pk_cg_call;
+
+/* The cost of `event` in a row (values, n_values, events) as above. */
+static inline double pk_cg_value(const double *values, size_t n_values, const uint32_t *events,
+                                 size_t event)
+{
+    if (!events) return event < n_values ? values[event] : 0.0;
+    for (size_t i = 0; i < n_values && events[i] <= event; i++)
+        if (events[i] == event) return values[i];
+    return 0.0;
+}
 
 typedef struct pk_cg_jump {
     pk_index location, function, target_function;
@@ -111,14 +131,17 @@ PK_API pk_status pk_profile_callgraph(pk_profile *profile);
 typedef struct pk_cg_function_cost {
     double self;      /* exclusive */
     double inclusive; /* self + calls leaving the function (and its cycle) */
-    double calls;     /* calls into it from other functions */
+    double calls;     /* inclusive cost of the calls into it from other units */
     uint32_t cycle;   /* N of "<cycle N>" it belongs to, 0 if none */
+    double called;    /* how many times other functions called it (call counts) */
 } pk_cg_function_cost;
 
 typedef struct pk_cg_cycle {
     double self;      /* sum of its members' self costs */
     double inclusive; /* self + calls leaving the cycle */
     uint32_t n_members;
+    double calls;  /* inclusive cost of the calls into the cycle from outside it */
+    double called; /* how many times functions outside the cycle called into it */
 } pk_cg_cycle;
 
 /* Self and inclusive cost of every function for one event, at one
@@ -130,10 +153,48 @@ typedef struct pk_cg_cycle {
  * contained in the outer call and never added. So no inclusive cost
  * exceeds the total of consistent data. `out` holds pk_function_count()
  * entries; `cycles` (may be NULL) up to pk_function_count() entries, cycle
- * N at cycles[N-1]; *n_cycles (may be NULL) receives how many. */
+ * N at cycles[N-1]; *n_cycles (may be NULL) receives how many. A Callgrind
+ * profile lists its cycles as functions named "<cycle N>" (they name the
+ * cycle's contexts in the reconstructed tree); over all locations their
+ * entries hold the cycle's inclusive cost and calls, as KCachegrind lists
+ * cycles. Cycles are found over the arcs of all locations, or of the one
+ * location asked for (then numbered on their own). */
 PK_API pk_status pk_callgraph_function_costs(const pk_profile *profile, pk_index location,
                                              size_t event, pk_cg_function_cost *out,
                                              pk_cg_cycle *cycles, uint32_t *n_cycles);
+
+/* ------------------------------------------------------------------ */
+/* Views answered exactly from the call graph                         */
+/* ------------------------------------------------------------------ */
+
+/* The functions named `pattern` exactly, or else (none is) every
+ * function whose name matches it as a POSIX extended regular expression,
+ * in index order. *out is malloc'ed (pk_functions_free()); PK_ERR_NOT_FOUND
+ * when none does, PK_ERR_INVALID_ARG for a bad expression. */
+PK_API pk_status pk_functions_matching(const pk_profile *profile, const char *pattern,
+                                       pk_index **out, size_t *n);
+PK_API void pk_functions_free(pk_index *list);
+
+/* One line of a caller or callee list (KCachegrind's): the calls between
+ * the function asked about and one other function, summed over call
+ * sites and locations. */
+typedef struct pk_cg_arc_row {
+    pk_index function; /* the caller (callers list) or the callee (callees list) */
+    double count;      /* number of calls */
+    double inclusive;  /* inclusive cost of those calls, for the event asked for */
+} pk_cg_arc_row;
+
+/* The callers (`callers` = 1) or callees (0) of `function`, at one
+ * location or over all (PK_NONE), with the inclusive cost of `event`;
+ * sorted by inclusive cost, largest first. A call of the function to
+ * itself is listed like any other (direct recursion). For a "<cycle N>"
+ * function: the calls into the cycle from outside it (callers) or out of
+ * it (callees), cycles found over all locations. Free *rows with
+ * pk_callgraph_arcs_free(). */
+PK_API pk_status pk_callgraph_arcs(const pk_profile *profile, pk_index function, int callers,
+                                   pk_index location, size_t event, pk_cg_arc_row **rows,
+                                   size_t *n_rows);
+PK_API void pk_callgraph_arcs_free(pk_cg_arc_row *rows);
 
 #ifdef __cplusplus
 }

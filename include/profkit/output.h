@@ -85,6 +85,10 @@ PK_API pk_status pk_json_uint(pk_json *j, uint64_t v);
 PK_API pk_status pk_json_int(pk_json *j, int64_t v);
 PK_API pk_status pk_json_bool(pk_json *j, int v);
 PK_API pk_status pk_json_null(pk_json *j);
+/* The members every JSON view of a profile carries: "complete", and when
+ * it is false "incomplete": [{"code", "message"}...], the diagnostics
+ * saying what is missing (docs/json.md). */
+PK_API pk_status pk_json_completeness(pk_json *j, const pk_profile *profile);
 /* End the document with a newline and free what the writer holds. PK_OK
  * only if one complete value was written and the stream has no error;
  * otherwise the first error, with pk_error_last() saying what it was.

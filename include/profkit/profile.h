@@ -69,13 +69,20 @@ enum {
      * makes without binaries). For output that must not depend on which
      * binaries this machine has. */
     PK_OPEN_NO_SYMBOLS = 1u << 4,
+    /* Call-graph formats (Callgrind): read the call graph only, without
+     * reconstructing a calling-context tree from it. The profile then has
+     * the root context only and no values; everything is answered from
+     * the call graph (profkit/callgraph.h: costs, callers and callees,
+     * the flat profile). What views that need no tree open with. */
+    PK_OPEN_NO_TREE = 1u << 5,
 };
 
 typedef struct pk_open_options {
     uint32_t flags; /* PK_OPEN_* bits */
-    /* Worker threads for validating big value files: 0 = automatic (one
-     * thread for small files, the online CPUs for big ones); N = exactly
-     * N workers whatever the size (results never depend on it). */
+    /* Worker threads for validating big value files and for reading big
+     * Callgrind files by function: 0 = automatic (one thread for small
+     * files, the online CPUs for big ones); N = exactly N workers whatever
+     * the size (results never depend on it). */
     unsigned threads;
     /* Memory budget: the most a reader may allocate for what the input
      * implies rather than holds (inflated compressed data, rows marked all
@@ -84,6 +91,15 @@ typedef struct pk_open_options {
      * the open fails with PK_ERR_LIMIT naming the file, the structure and
      * the offset (docs/robustness.md). */
     uint64_t max_memory;
+    /* Call-graph formats: reconstruct the calling-context tree only down
+     * to contexts of at least this fraction of the program total (of the
+     * first metric), for a view that shows no smaller ones (`profkit tree
+     * -t`, flame graphs). Every context that is kept then holds exactly
+     * its share of the call graph's costs; what its callees below the
+     * fraction cost hangs under one context "<below threshold>". 0: the
+     * whole tree (as far as a budget of nodes goes), every function's
+     * self cost exact over its contexts. */
+    double tree_threshold;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting
@@ -126,7 +142,11 @@ typedef struct pk_profile_info {
     const char *title;       /* NULL if the file has none */
     const char *description; /* NULL if the file has none */
     const char *path;        /* what was opened */
-    int complete;            /* 0 if PK_OPEN_KEEP_GOING dropped damaged parts */
+    /* 0 if data is known to be missing: PK_OPEN_KEEP_GOING dropped
+     * damaged parts, or the file is cut short (a text format's last part
+     * without its closing line). The diagnostics with `incomplete` set
+     * say why. */
+    int complete;
     /* 1 if the calling-context tree was reconstructed from a call graph
      * (Callgrind): approximate, and every output showing it must say so. */
     int reconstructed;
@@ -170,10 +190,16 @@ typedef struct pk_diagnostic {
     uint64_t offset;       /* byte offset in `file`, valid if has_offset */
     int has_offset;
     const char *message; /* complete human-readable sentence */
+    /* 1: this problem means data is missing, so the profile is incomplete
+     * (pk_profile_info.complete == 0) and every view must say so */
+    int incomplete;
 } pk_diagnostic;
 
 PK_API size_t pk_diagnostic_count(const pk_profile *profile);
 PK_API pk_status pk_diagnostic_get(const pk_profile *profile, size_t i, pk_diagnostic *out);
+/* Whether diagnostic d says why the profile is incomplete: flagged so
+ * (`incomplete`), or, from a reader that flags none, an error. */
+PK_API int pk_diagnostic_is_reason(const pk_profile *profile, const pk_diagnostic *d);
 
 /* ------------------------------------------------------------------ */
 /* Static dimensions: modules, source files, functions                */

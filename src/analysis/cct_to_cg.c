@@ -30,7 +30,9 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "cg_model.h"
 #include "profkit/analysis.h"
+#include "profkit/profile.h"
 #include "scopes.h"
 #include "totals.h"
 #include "util/error.h"

@@ -42,7 +42,8 @@ int cli_library_error(const char *cmd, pk_status st);
 /* pk_loss_fn for writers: names on stderr what the output (the `output`
  * path) leaves out and why, one line per item. */
 void cli_report_loss(void *output, const char *item, const char *reason);
-/* Open a profile, reporting failure; returns CLI_OK or an exit status. */
+/* Open a profile, reporting failure; returns CLI_OK or an exit status. An
+ * incomplete profile is said so on stderr. */
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out);
 /* A size: N with an optional K, M, G or T (powers of 1024, "KiB"/"KB"
  * too), or "unlimited" (UINT64_MAX). 0 when it is not one. */
@@ -55,6 +56,12 @@ int cli_max_memory(uint64_t *out);
  * one of its files shrank while the command used it (pk_profile_intact):
  * what it printed then came partly from zeros, and stderr says so. */
 int cli_close(const char *cmd, pk_profile *p, int rc);
+int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts, pk_profile **out);
+/* What a view showing contexts of at least `percent` % asks of a call
+ * graph's reconstructed tree (pk_open_options.tree_threshold): built a
+ * good way below that, so no other metric's context of that size is
+ * missed; 0 (the whole tree) when every context is wanted. */
+double cli_tree_threshold(double percent);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
@@ -84,6 +91,8 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
 int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
+/* 1 if the profile's calling-context tree was reconstructed. */
+int cli_is_reconstructed(const pk_profile *p);
 
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
@@ -97,6 +106,26 @@ int cli_export_kind(const char *to, const char *output);
 /* Read INPUT and write the export; returns the exit status. */
 int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
                int quiet);
+
+/* --- callgraph.c: views answered from a call graph (Callgrind) --- */
+typedef struct cli_view cli_view;
+typedef struct cli_cg_view {
+    pk_index metric;
+    pk_metric met;
+    size_t event;        /* the call graph event of the metric */
+    pk_index *locations; /* --location's, or NULL for all */
+    size_t n_locations;
+    double total; /* self costs of the selection */
+} cli_cg_view;
+/* Metric, event and locations of a view on profile p, which has a call
+ * graph; CLI_OK or an exit status (reported). */
+int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cli_cg_view *out);
+void cli_cg_view_free(cli_cg_view *v);
+/* The flat profile of the view's locations (summed), largest self first. */
+pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by,
+                      pk_flat_row **rows, size_t *n_rows);
+/* The header lines of such a view: metric, total, locations, exactness. */
+void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out);
 
 /* --- view.c: the options every analysis command shares --------------- */
 
@@ -136,13 +165,13 @@ enum {
     "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
     "      --no-color        no colours even on a terminal\n"
 
-typedef struct cli_view {
+struct cli_view {
     const char *metric, *location, *focus, *hide;
     pk_across stat;
     double threshold;
     size_t top;
     int json, csv, no_color;
-} cli_view;
+};
 
 /* What a view selects: the metric and its per-context values. */
 typedef struct cli_view_values {
@@ -166,10 +195,11 @@ int cli_view_check(const char *cmd, const cli_view *v);
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
 void cli_view_values_free(cli_view_values *vals);
 /* Options of the tree-shaped views (tree, callers, callees): the shared
- * ones plus -d/--depth into o->max_depth. Returns 0, -1 after printing
+ * ones plus -d/--depth into o->max_depth, and --tree into *want_tree when
+ * want_tree is not NULL (callers, callees). Returns 0, -1 after printing
  * `help`, or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o);
+                           pk_tree_options *o, int *want_tree);
 /* The header lines: metric, total, locations, derivations, filters. */
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out);

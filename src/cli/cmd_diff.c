@@ -42,7 +42,8 @@ static int side_free(side *s, int rc)
 
 static int load_side(const char *path, const cli_view *v, side *s)
 {
-    int rc = cli_open("diff", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &s->p);
+    int rc =
+        cli_open("diff", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &s->p);
     if (!rc) rc = cli_view_compute("diff", s->p, v, &s->vals);
     if (rc) return rc;
     pk_status st = pk_frames_build(s->p, s->vals.incl, &s->frames, &s->n_frames);

@@ -147,9 +147,16 @@ int cmd_flame(int argc, char **argv)
     flame_args a = {0};
     int rc = parse_flame_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
-    const char *path;
+    const char *path = cli_one_path("flame", argc, argv, optind);
+    if (!path) return CLI_USAGE;
+    /* a call graph's tree by function, and for a drawing only as deep as
+     * frames of a tenth of a pixel (what the SVG keeps); folded stacks
+     * want every context */
+    unsigned width = a.o.width ? a.o.width : 1200;
+    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
+                         a.folded ? 0 : cli_tree_threshold(100.0 * 0.1 / width)};
     pk_profile *p;
-    rc = cli_open_arg("flame", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &path, &p);
+    rc = cli_open_opts("flame", path, &o, &p);
     if (rc) return rc;
     pk_output *file = NULL;
     pk_status st = a.output ? pk_output_open(a.output, a.force ? PK_WRITE_FORCE : 0, &file) : PK_OK;

@@ -1,7 +1,9 @@
 /*
  * cli/cmd_flat.c — `profkit flat`: the flat profile of one metric, per
  * function (or source file, load module, source line), exclusive and
- * inclusive, summed over all threads/ranks.
+ * inclusive, summed over all threads/ranks. On a profile with a call
+ * graph (Callgrind) it is answered from the call graph, exactly, with
+ * call counts and without building any calling-context tree.
  */
 #include <getopt.h>
 #include <math.h>
@@ -16,7 +18,13 @@ static const char flat_help[] =
     "function itself) and inclusive value (with everything it called;\n"
     "recursion counted once) per function, summed over all non-summary\n"
     "locations, as values and percentages of the program total. Sorted by\n"
-    "exclusive value, largest first.\n\n"
+    "exclusive value, largest first.\n"
+    "A Callgrind profile answers from its call graph, exactly: cycles of\n"
+    "mutually recursive functions count once (listed as <cycle N>, as\n"
+    "KCachegrind lists them), and a calls column says how many times each\n"
+    "row was called from outside it (by line: the calls made on it).\n"
+    "--focus, --hide and --stat need a calling-context tree: with them the\n"
+    "tree reconstructed from the call graph is used (and said so).\n\n"
     "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
@@ -40,6 +48,7 @@ typedef struct flat_view {
     size_t n_rows, shown;
     double total;
     int sort_inclusive, from_callgraph;
+    cli_cg_view cg; /* from_callgraph: metric, event, locations */
 } flat_view;
 
 static int by_inclusive(const void *a, const void *b)
@@ -68,22 +77,27 @@ static size_t rows_shown(const flat_view *v)
 
 static void write_text(const flat_view *v)
 {
-    char name[1024], ex[32], in[32];
+    char name[1024], ex[32], in[32], calls[32];
     int color = cli_use_color(stdout, v->a->view.no_color);
-    cli_view_describe(v->p, &v->a->view, &v->vals, stdout);
     if (v->from_callgraph)
-        printf("(inclusive values from the call graph, cycles collapsed as KCachegrind does)\n");
+        cli_cg_describe(v->p, &v->a->view, &v->cg, stdout);
+    else
+        cli_view_describe(v->p, &v->a->view, &v->vals, stdout);
     printf("grouped by %s; inclusive values count recursion once\n\n", by_names[v->a->by]);
-    if (v->n_rows == 0) printf("(no contexts name a %s)\n", by_names[v->a->by]);
-    printf("%18s  %18s  %s\n", "exclusive", "inclusive", by_names[v->a->by]);
+    if (v->n_rows == 0)
+        printf("(no %s %s)\n", v->from_callgraph ? "costs in any" : "contexts name a",
+               by_names[v->a->by]);
+    printf("%18s  %18s  %s%s\n", "exclusive", "inclusive", v->from_callgraph ? "     calls  " : "",
+           by_names[v->a->by]);
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
         pk_format_value(ex, sizeof ex, r->exclusive);
         pk_format_value(in, sizeof in, r->inclusive);
+        snprintf(calls, sizeof calls, "%10.0f  ", r->calls);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
-        printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s\n", ex, pct(r->exclusive, v->total), in,
-               pct(r->inclusive, v->total), color && i == 0 ? "\033[1m" : "", cli_text(name),
-               color && i == 0 ? "\033[0m" : "");
+        printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
+               pct(r->inclusive, v->total), v->from_callgraph ? calls : "",
+               color && i == 0 ? "\033[1m" : "", cli_text(name), color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)
         printf("(%zu more %s rows not shown)\n", v->n_rows - v->shown, by_names[v->a->by]);
@@ -107,14 +121,18 @@ static void csv_field(const char *s)
 static void write_csv(const flat_view *v)
 {
     char name[1024], ex[40], in[40];
-    printf("%s,exclusive,inclusive,contexts\n", by_names[v->a->by]);
+    printf("%s,exclusive,inclusive,%s\n", by_names[v->a->by],
+           v->from_callgraph ? "calls" : "contexts");
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         pk_format_double(ex, sizeof ex, r->exclusive);
         pk_format_double(in, sizeof in, r->inclusive);
         csv_field(name);
-        printf(",%s,%s,%llu\n", ex, in, (unsigned long long)r->n_contexts);
+        if (v->from_callgraph)
+            printf(",%s,%s,%.0f\n", ex, in, r->calls);
+        else
+            printf(",%s,%s,%llu\n", ex, in, (unsigned long long)r->n_contexts);
     }
 }
 
@@ -126,7 +144,12 @@ static int write_json(const flat_view *v)
     pk_json_key(&j, "schema");
     pk_json_string(&j, "profkit.flat/1");
     pk_json_key(&j, "metric");
-    pk_json_string(&j, v->vals.met.name);
+    pk_json_string(&j, v->from_callgraph ? v->cg.met.name : v->vals.met.name);
+    pk_json_key(&j, "source");
+    pk_json_string(&j, v->from_callgraph            ? "callgraph"
+                       : cli_is_reconstructed(v->p) ? "reconstructed tree"
+                                                    : "tree");
+    pk_json_completeness(&j, v->p);
     pk_json_key(&j, "by");
     pk_json_string(&j, by_names[v->a->by]);
     pk_json_key(&j, "total");
@@ -142,8 +165,13 @@ static int write_json(const flat_view *v)
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
         pk_json_double(&j, r->inclusive);
-        pk_json_key(&j, "contexts");
-        pk_json_uint(&j, r->n_contexts);
+        if (v->from_callgraph) {
+            pk_json_key(&j, "calls");
+            pk_json_double(&j, r->calls);
+        } else {
+            pk_json_key(&j, "contexts");
+            pk_json_uint(&j, r->n_contexts);
+        }
         pk_json_object_end(&j);
     }
     pk_json_array_end(&j);
@@ -153,28 +181,50 @@ static int write_json(const flat_view *v)
     return cli_json_done("flat", &j);
 }
 
-/* The call graph's exact inclusive costs, where nothing narrowed the
- * view to part of the locations or contexts. */
+/* The call graph answers unless the view needs contexts (focus, hide)
+ * or per-location values combined otherwise than summed. */
 static int callgraph_applies(const cli_view *v)
 {
-    return !v->location && v->stat == PK_ACROSS_SUM && !(v->focus && *v->focus) &&
-           !(v->hide && *v->hide);
+    return v->stat == PK_ACROSS_SUM && !(v->focus && *v->focus) && !(v->hide && *v->hide);
+}
+
+static int has_callgraph(const pk_profile *p)
+{
+    pk_cg_summary s;
+    return pk_callgraph_summary(p, &s) == PK_OK;
+}
+
+static int compute_rows(const pk_profile *p, const flat_args *a, flat_view *v)
+{
+    pk_status st;
+    if (v->from_callgraph) {
+        int rc = cli_cg_view_init("flat", p, &a->view, &v->cg);
+        if (rc) return rc;
+        v->total = v->cg.total;
+        st = cli_cg_flat(p, &v->cg, a->by, &v->rows, &v->n_rows);
+    } else {
+        int rc = cli_view_compute("flat", p, &a->view, &v->vals);
+        if (rc) return rc;
+        v->total = v->vals.total;
+        st = pk_flat_profile(p, v->vals.incl, v->vals.excl, a->by, &v->rows, &v->n_rows);
+    }
+    return st ? cli_library_error("flat", st) : CLI_OK;
 }
 
 static int show_flat(const pk_profile *p, const flat_args *a)
 {
     flat_view v = {.p = p, .a = a};
-    int rc = cli_view_compute("flat", p, &a->view, &v.vals);
-    if (rc) return rc;
-    v.total = v.vals.total;
-    pk_status st = pk_flat_profile(p, v.vals.incl, v.vals.excl, a->by, &v.rows, &v.n_rows);
-    if (!st && a->by == PK_BY_FUNCTION && callgraph_applies(&a->view))
-        st = pk_flat_callgraph_inclusive(p, v.vals.metric, v.rows, v.n_rows, &v.from_callgraph);
-    if (st) {
+    v.from_callgraph = callgraph_applies(&a->view) && has_callgraph(p);
+    int rc = compute_rows(p, a, &v);
+    if (rc) {
+        cli_cg_view_free(&v.cg);
         cli_view_values_free(&v.vals);
-        return cli_library_error("flat", st);
+        return rc;
     }
-    v.sort_inclusive = v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
+    pk_scope_kind scope = PK_SCOPE_OTHER;
+    if (v.from_callgraph) cli_pick_metric(p, a->view.metric, &(pk_index){0}, &scope);
+    v.sort_inclusive = v.from_callgraph ? scope == PK_SCOPE_INCLUSIVE
+                                        : v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
     v.shown = rows_shown(&v);
     if (a->view.json)
@@ -185,6 +235,7 @@ static int show_flat(const pk_profile *p, const flat_args *a)
         write_text(&v);
     pk_flat_free(v.rows);
     cli_view_values_free(&v.vals);
+    cli_cg_view_free(&v.cg);
     return rc;
 }
 
@@ -221,8 +272,13 @@ int cmd_flat(int argc, char **argv)
     flat_args a = {.view = {.top = 25}, .by = PK_BY_FUNCTION};
     int rc = parse_flat_args(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    /* a call graph needs no tree for this view; without positions unless
+     * grouped by line: memory in proportion to functions and arcs */
+    uint32_t flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT;
+    if (callgraph_applies(&a.view))
+        flags |= PK_OPEN_NO_TREE | (a.by == PK_BY_LINE ? 0 : PK_OPEN_BY_FUNCTION);
     pk_profile *p;
-    rc = cli_open_arg("flat", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
+    rc = cli_open_arg("flat", argc, argv, flags, NULL, &p);
     if (rc) return rc;
     rc = show_flat(p, &a);
     return cli_close("flat", p, rc);

@@ -240,8 +240,7 @@ static int print_json(const info *in)
     pk_json_string(&j, in->pi.title);
     pk_json_key(&j, "description");
     pk_json_string(&j, in->pi.description);
-    pk_json_key(&j, "complete");
-    pk_json_bool(&j, in->pi.complete);
+    pk_json_completeness(&j, in->p);
     pk_json_key(&j, "reconstructed");
     pk_json_bool(&j, in->pi.reconstructed);
     json_files(&j, in->p);
@@ -335,10 +334,16 @@ static void print_text(const info *in)
            in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
     printf("  %-12s %s\n", "title", cli_text(in->pi.title));
     text_files(p);
-    printf("  %-12s %zu in the tree, %zu unlisted (values only)%s\n", "contexts", in->n_ctx_listed,
-           in->n_ctx_unlisted,
-           in->pi.reconstructed ? "\n               RECONSTRUCTED from the call graph: approximate"
-                                : "");
+    pk_cg_summary cgs;
+    if (!in->n_ctx_listed && pk_callgraph_summary(p, &cgs) == PK_OK)
+        printf("  %-12s none: a call graph (tree, flame and convert reconstruct a tree)\n",
+               "contexts");
+    else
+        printf("  %-12s %zu in the tree, %zu unlisted (values only)%s\n", "contexts",
+               in->n_ctx_listed, in->n_ctx_unlisted,
+               in->pi.reconstructed
+                   ? "\n               RECONSTRUCTED from the call graph: approximate"
+                   : "");
     printf("  %-12s %zu functions, %zu load modules, %zu source files\n", "code",
            pk_function_count(p), pk_module_count(p), pk_file_count(p));
     printf("  %-12s %zu (+%zu summary)", "locations", in->n_locs, in->n_summary_locs);
@@ -377,7 +382,9 @@ int cmd_info(int argc, char **argv)
             return cli_usage_error("info", "unknown option");
     }
     info in = {0};
-    int rc = cli_open_arg("info", argc, argv, PK_OPEN_BY_FUNCTION, NULL, &in.p);
+    /* a call graph needs no tree for what info says: its totals are the
+     * call graph's (at the root) */
+    int rc = cli_open_arg("info", argc, argv, PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, NULL, &in.p);
     if (rc) return rc;
     rc = gather(&in);
     if (rc == CLI_OK && json)

@@ -202,7 +202,9 @@ int cmd_threads(int argc, char **argv)
     }
     if ((rc = cli_view_check("threads", &v)) != 0) return rc;
     pk_profile *p;
-    rc = cli_open_arg("threads", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
+    rc = cli_open_arg("threads", argc, argv,
+                      PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE,
+                      NULL, &p);
     if (rc) return rc;
     rc = show(p, &v);
     return cli_close("threads", p, rc);

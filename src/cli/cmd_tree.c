@@ -51,10 +51,16 @@ static int show_tree(const pk_profile *p, const tree_args *a)
 int cmd_tree(int argc, char **argv)
 {
     tree_args a = {.view = {.threshold = 1.0}};
-    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts);
+    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts, NULL);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    const char *path = cli_one_path("tree", argc, argv, optind);
+    if (!path) return CLI_USAGE;
+    /* a call graph's tree only as deep as the view shows, function
+     * contexts only: no positions needed */
+    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
+                         cli_tree_threshold(a.view.threshold)};
     pk_profile *p;
-    rc = cli_open_arg("tree", argc, argv, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, NULL, &p);
+    rc = cli_open_opts("tree", path, &o, &p);
     if (rc) return rc;
     rc = show_tree(p, &a);
     return cli_close("tree", p, rc);

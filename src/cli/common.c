@@ -76,15 +76,43 @@ int cli_max_memory(uint64_t *out)
     return CLI_USAGE;
 }
 
+/* An incomplete profile is never shown as if it were whole: every
+ * command says so on stderr, whatever it prints on stdout. */
+static void warn_incomplete(const char *cmd, const char *path, const pk_profile *p)
+{
+    pk_profile_info pi;
+    if (pk_profile_get_info(p, &pi) || pi.complete) return;
+    int said = 0;
+    for (size_t i = 0; i < pk_diagnostic_count(p) && said < 5; i++) {
+        pk_diagnostic d;
+        if (pk_diagnostic_get(p, i, &d) || !pk_diagnostic_is_reason(p, &d)) continue;
+        fprintf(stderr, "profkit %s: warning: %s is incomplete: %s\n", cmd, path, d.message);
+        said++;
+    }
+    if (!said)
+        fprintf(stderr, "profkit %s: warning: %s is incomplete (profkit check lists why)\n", cmd,
+                path);
+}
+
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out)
 {
-    pk_open_options opts = {flags};
-    int rc = cli_max_memory(&opts.max_memory);
-    if (rc) return rc;
+    pk_open_options opts = {flags, 0, 0, 0};
+    return cli_open_opts(cmd, path, &opts, out);
+}
+
+int cli_open_opts(const char *cmd, const char *path, const pk_open_options *o, pk_profile **out)
+{
+    pk_open_options opts = *o;
+    if (!opts.max_memory) {
+        int rc = cli_max_memory(&opts.max_memory);
+        if (rc) return rc;
+    }
     const char *no_symbols = getenv("PROFKIT_NO_SYMBOLS"); /* hpcrun: see profkit(1) */
     if (no_symbols && *no_symbols && strcmp(no_symbols, "0") != 0) opts.flags |= PK_OPEN_NO_SYMBOLS;
     pk_status st = pk_profile_open(path, &opts, out);
-    return st ? cli_library_error(cmd, st) : CLI_OK;
+    if (st) return cli_library_error(cmd, st);
+    warn_incomplete(cmd, path, *out);
+    return CLI_OK;
 }
 
 int cli_close(const char *cmd, pk_profile *p, int rc)
@@ -199,9 +227,19 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
     return *out = 0, 1;
 }
 
-void cli_say_reconstructed(const pk_profile *p, FILE *out)
+double cli_tree_threshold(double percent)
+{
+    return percent > 0 ? percent / 100.0 / 16.0 : 0.0;
+}
+
+int cli_is_reconstructed(const pk_profile *p)
 {
     pk_profile_info pi;
-    if (pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed)
+    return pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed;
+}
+
+void cli_say_reconstructed(const pk_profile *p, FILE *out)
+{
+    if (cli_is_reconstructed(p))
         fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
 }

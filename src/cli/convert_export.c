@@ -48,7 +48,8 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
                int quiet)
 {
     pk_profile *p;
-    int rc = cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &p);
+    int rc =
+        cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &p);
     if (rc) return rc;
     pk_index m = 0;
     if (kind != CLI_EXPORT_CSV && !cli_pick_metric(p, metric, &m, NULL)) {

@@ -154,6 +154,21 @@ void cli_view_values_free(cli_view_values *vals)
     memset(vals, 0, sizeof *vals);
 }
 
+/* A reconstructed tree's "<no caller>" entry: how much of the cost the
+ * call graph gives no caller (the program's entry aside). */
+static void say_no_caller(const pk_profile *p, const cli_view_values *vals, FILE *out)
+{
+    pk_context root, c;
+    if (!cli_is_reconstructed(p) || pk_context_get(p, 0, &root) || !vals->incl) return;
+    for (uint32_t k = 0; k < root.n_children; k++) {
+        pk_index i = root.first_child + k;
+        if (pk_context_get(p, i, &c) || !c.entry_name || strcmp(c.entry_name, "<no caller>"))
+            continue;
+        fprintf(out, "(%.3g%% of the cost has no caller in the call graph: under <no caller>)\n",
+                vals->total ? 100.0 * vals->incl[i] / vals->total : 0.0);
+    }
+}
+
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out)
 {
@@ -167,7 +182,8 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
     if (v->stat != PK_ACROSS_SUM) fprintf(out, ", %s across locations", cli_stat_name(v->stat));
     fputc('\n', out);
     cli_say_reconstructed(p, out);
-    if (vals->derived)
+    say_no_caller(p, vals, out);
+    if (vals->derived && !cli_is_reconstructed(p)) /* a reconstructed tree stores exclusive only */
         fprintf(out, "(%s values derived from the stored %s ones)\n",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",
                 vals->derived == PK_SCOPE_INCLUSIVE ? "exclusive" : "inclusive");
@@ -180,11 +196,13 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
 }
 
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o)
+                           pk_tree_options *o, int *want_tree)
 {
+    enum { OPT_TREE = 2000 };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
+                                         {"tree", no_argument, NULL, OPT_TREE},
                                          {0}};
     int c, rc;
     char *end;
@@ -192,11 +210,15 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
         if (c == 'd') {
             o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
             if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
+        } else if (c == OPT_TREE && want_tree) {
+            *want_tree = 1;
+        } else if (c == OPT_TREE) {
+            return cli_usage_error(cmd, "unknown option --tree");
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;
         } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error(cmd, "a tree has no CSV form; try --json");
+            return cli_usage_error(cmd, "no CSV form; try --json");
         } else if ((rc = cli_view_option(cmd, v, c, optarg)) != 0) {
             return rc;
         }

@@ -21,8 +21,12 @@ void pk_cg_free(pk_cg *cg)
     free(cg->events);
     free(cg->self);
     free(cg->self_cost);
+    free(cg->self_off);
+    free(cg->self_ev);
     free(cg->calls);
     free(cg->call_cost);
+    free(cg->call_off);
+    free(cg->call_ev);
     free(cg->jumps);
     free(cg->extra_names);
     free(cg);
@@ -81,9 +85,13 @@ pk_status pk_callgraph_cost(const pk_profile *p, uint64_t i, pk_cg_cost *out)
     if (i >= cg->n_self)
         return pk_fail(PK_ERR_INVALID_ARG, "cost %llu out of range", (unsigned long long)i);
     const pk_cg_self_rec *r = &cg->self[i];
-    *out =
-        (pk_cg_cost){cg->parts[r->part].location, r->fn,
-                     position(r->file, r->line, r->instr, r->bb), cg->self_cost + i * cg->n_events};
+    pk_cg_row row = pk_cg_self_row(cg, i);
+    *out = (pk_cg_cost){cg->parts[r->part].location,
+                        r->fn,
+                        position(r->file, r->line, r->instr, r->bb),
+                        row.v,
+                        row.n,
+                        row.ev};
     return PK_OK;
 }
 
@@ -95,13 +103,16 @@ pk_status pk_callgraph_call(const pk_profile *p, uint64_t i, pk_cg_call *out)
     if (i >= cg->n_calls)
         return pk_fail(PK_ERR_INVALID_ARG, "call %llu out of range", (unsigned long long)i);
     const pk_cg_call_rec *r = &cg->calls[i];
+    pk_cg_row row = pk_cg_call_row(cg, i);
     *out = (pk_cg_call){cg->parts[r->part].location,
                         r->caller,
                         r->callee,
                         position(r->file, r->line, r->instr, r->bb),
                         position(r->to_file, r->to_line, r->to_instr, r->to_bb),
                         r->count,
-                        cg->call_cost + i * cg->n_events};
+                        row.v,
+                        row.n,
+                        row.ev};
     return PK_OK;
 }
 
@@ -124,17 +135,27 @@ pk_status pk_callgraph_jump(const pk_profile *p, uint64_t i, pk_cg_jump *out)
     return PK_OK;
 }
 
-pk_status pk_profile_callgraph(pk_profile *p)
-{
-    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "no profile");
-    if (p->cg) return PK_OK;
-    return pk_cg_from_cct(p, &p->cg);
-}
-
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f)
 {
     if (f < p->n_functions) return p->functions[f].name ? p->functions[f].name : "<unknown>";
     if (f >= cg->n_model_functions && f < cg->n_functions)
         return cg->extra_names[f - cg->n_model_functions];
     return "<unknown>";
+}
+
+pk_status pk_cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_parts,
+                        uint64_t **start, uint32_t **perm)
+{
+    *start = calloc((size_t)n_parts + 2, sizeof **start);
+    *perm = malloc((n + 1) * sizeof **perm);
+    if (!*start || !*perm) return pk_fail_nomem("reading the call graph by part");
+#define PK_PART_OF(i) (*(const uint32_t *)((const char *)base + (i)*stride))
+    for (uint64_t i = 0; i < n; i++)
+        (*start)[PK_PART_OF(i) + 2]++;
+    for (uint32_t k = 0; k < n_parts; k++)
+        (*start)[k + 2] += (*start)[k + 1];
+    for (uint64_t i = 0; i < n; i++)
+        (*perm)[(*start)[PK_PART_OF(i) + 1]++] = (uint32_t)i;
+#undef PK_PART_OF
+    return PK_OK;
 }

@@ -1,6 +1,17 @@
 /*
  * model/callgraph.h — the call graph inside the model (profkit/callgraph.h
  * is its public face): plain arrays owned by the profile.
+ *
+ * Per-event costs of self records and call arcs are rows, stored as the
+ * data is: dense only where it is dense. A file that declares 4,096
+ * events but has a cost or two a line costs a value or two a record, not
+ * 4,096. Three layouts (the reader picks the smallest):
+ *   - fixed: `*_off` NULL, row i is n_events values at i * n_events;
+ *   - dense: `*_ev` NULL, row i is [off[i], off[i + 1]), events 0.. on;
+ *   - sparse: row i's values [off[i], off[i + 1]) are of events ev[...]
+ *     (ascending).
+ * Events a row does not hold are 0. Read them with pk_cg_self_row() and
+ * pk_cg_call_row().
  */
 #ifndef PK_MODEL_CALLGRAPH_H
 #define PK_MODEL_CALLGRAPH_H
@@ -52,10 +63,14 @@ typedef struct pk_cg {
     int by_function;
     /* grouped by (part, fn, file) in first-seen order; positions ascending in a group */
     pk_cg_self_rec *self;
-    double *self_cost; /* n_self x n_events */
+    double *self_cost;  /* rows of self costs (see the top) */
+    uint64_t *self_off; /* NULL (rows n_events long) or n_self + 1 row starts */
+    uint32_t *self_ev;  /* NULL or the event of each value (sparse rows) */
     uint64_t n_self;
     pk_cg_call_rec *calls;
-    double *call_cost; /* n_calls x n_events */
+    double *call_cost; /* rows of inclusive call costs */
+    uint64_t *call_off;
+    uint32_t *call_ev;
     uint64_t n_calls;
     pk_cg_jump_rec *jumps;
     uint64_t n_jumps;
@@ -64,21 +79,104 @@ typedef struct pk_cg {
      * function (pk_cg_from_cct()). Their names are extra_names[]. */
     uint32_t n_model_functions, n_functions;
     const char **extra_names;
+    /* Model functions [first_cycle_function, + n_cycle_functions) are the
+     * cycles of the call graph, "<cycle N>" (analysis/cg_setup.c). */
+    uint32_t first_cycle_function, n_cycle_functions;
 } pk_cg;
 
 /* Name of call graph function f (model function name or an extra one). */
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f);
 
-/* Release a call graph built outside a profile (pk_cg_from_cct()). */
+/* Release a call graph built outside a profile (analysis/cct_to_cg.c). */
 void pk_cg_free(pk_cg *cg);
 
-/* The exact call graph of a CCT profile (analysis/cct_to_cg.c). */
-pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out);
+/* Records of each part: a counting sort of n records (self or call) of
+ * `stride` bytes whose first field is their part: perm[start[k] ..
+ * start[k + 1]) are part k's, in file order. Both arrays the caller's. */
+pk_status pk_cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_parts,
+                        uint64_t **start, uint32_t **perm);
 
-/* Build the reconstructed calling-context tree and its values from the
- * profile's call graph (analysis/cg_to_cct.c). The profile has metrics
- * (one per event, with point/exclusive/inclusive columns) and locations;
- * contexts and planes are created here. */
-pk_status pk_cg_build_cct(pk_profile *p);
+/* A row of costs: n values, of events 0..n-1 (ev NULL) or ev[0..n). */
+typedef struct pk_cg_row {
+    const double *v;
+    const uint32_t *ev;
+    uint32_t n;
+} pk_cg_row;
+
+static inline pk_cg_row pk_cg_row_at(const double *v, const uint64_t *off, const uint32_t *ev,
+                                     uint32_t n_events, uint64_t i)
+{
+    if (!off) return (pk_cg_row){v + i * n_events, NULL, n_events};
+    return (pk_cg_row){v + off[i], ev ? ev + off[i] : NULL, (uint32_t)(off[i + 1] - off[i])};
+}
+
+/* Self costs of record i, inclusive costs of call arc i. */
+static inline pk_cg_row pk_cg_self_row(const pk_cg *cg, uint64_t i)
+{
+    return pk_cg_row_at(cg->self_cost, cg->self_off, cg->self_ev, cg->n_events, i);
+}
+static inline pk_cg_row pk_cg_call_row(const pk_cg *cg, uint64_t i)
+{
+    return pk_cg_row_at(cg->call_cost, cg->call_off, cg->call_ev, cg->n_events, i);
+}
+
+/* The event of a row's j-th value. */
+static inline uint32_t pk_cg_row_event(pk_cg_row r, uint32_t j)
+{
+    return r.ev ? r.ev[j] : j;
+}
+
+/* The row's value of event e (0 if it holds none). */
+static inline double pk_cg_row_value(pk_cg_row r, uint32_t e)
+{
+    if (!r.ev) return e < r.n ? r.v[e] : 0.0;
+    uint32_t lo = 0, hi = r.n;
+    while (lo < hi) {
+        uint32_t mid = lo + (hi - lo) / 2;
+        if (r.ev[mid] < e)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return lo < r.n && r.ev[lo] == e ? r.v[lo] : 0.0;
+}
+
+/* The row as values of events 0..len-1 (the result; later events 0): the
+ * values themselves, or for a sparse row a copy in `scratch`, which holds
+ * n_events doubles. */
+static inline uint32_t pk_cg_row_dense(pk_cg_row r, double *scratch, const double **values)
+{
+    if (!r.ev) {
+        *values = r.v;
+        return r.n;
+    }
+    uint32_t len = r.n ? r.ev[r.n - 1] + 1 : 0;
+    for (uint32_t e = 0, j = 0; e < len; e++)
+        scratch[e] = j < r.n && r.ev[j] == e ? r.v[j++] : 0.0;
+    *values = scratch;
+    return len;
+}
+
+/* Dense views of self record i / call arc i (see pk_cg_row_dense()). */
+static inline uint32_t pk_cg_self_costs(const pk_cg *cg, uint64_t i, double *scratch,
+                                        const double **values)
+{
+    return pk_cg_row_dense(pk_cg_self_row(cg, i), scratch, values);
+}
+static inline uint32_t pk_cg_call_costs(const pk_cg *cg, uint64_t i, double *scratch,
+                                        const double **values)
+{
+    return pk_cg_row_dense(pk_cg_call_row(cg, i), scratch, values);
+}
+
+/* One event's cost of self record i / call arc i. */
+static inline double pk_cg_self_value(const pk_cg *cg, uint64_t i, uint32_t e)
+{
+    return pk_cg_row_value(pk_cg_self_row(cg, i), e);
+}
+static inline double pk_cg_call_value(const pk_cg *cg, uint64_t i, uint32_t e)
+{
+    return pk_cg_row_value(pk_cg_call_row(cg, i), e);
+}
 
 #endif

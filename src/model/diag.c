@@ -58,6 +58,23 @@ pk_status pk_model_diag(pk_profile *p, pk_severity sev, const char *code, const 
     return diag_push(p, &d);
 }
 
+int pk_diagnostic_is_reason(const pk_profile *p, const pk_diagnostic *d)
+{
+    if (!p || !d || p->complete) return 0;
+    int flagged = 0;
+    for (size_t i = 0; i < p->n_diags && !flagged; i++)
+        flagged = p->diags[i].d.incomplete;
+    /* a reader that flags no reason: its errors are what is missing */
+    return flagged ? d->incomplete : d->severity == PK_SEV_ERROR;
+}
+
+void pk_model_mark_incomplete(pk_profile *p, const char *code)
+{
+    p->complete = 0;
+    if (p->n_diags && strcmp(p->diags[p->n_diags - 1].d.code, code) == 0)
+        p->diags[p->n_diags - 1].d.incomplete = 1;
+}
+
 /* Highest severity among the kept diagnostics with `code`. */
 static pk_severity diag_code_severity(const pk_profile *p, const char *code)
 {

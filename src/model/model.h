@@ -192,6 +192,9 @@ pk_status pk_model_diag(pk_profile *p, pk_severity sev, const char *code, const 
                         const char *structure, int has_offset, uint64_t offset, const char *fmt,
                         ...) PK_PRINTF(8, 9);
 pk_status pk_model_finish_diagnostics(pk_profile *p);
+/* The profile is incomplete: data is missing. The last diagnostic, if it
+ * has `code`, is the reason (pk_diagnostic.incomplete). */
+void pk_model_mark_incomplete(pk_profile *p, const char *code);
 
 /* --- attributes (attrs.c) --- */
 /* Add an attribute; key and value are interned (value may be NULL = ""). */

@@ -192,6 +192,13 @@ pk_status pk_export_speedscope(FILE *out, const pk_profile *p, pk_index metric, 
     double *incl = malloc((nc ? nc : 1) * sizeof *incl);
     pk_json j;
     pk_json_init(&j, out, 0);
+    pk_profile_info pi;
+    char label[1024]; /* a reconstructed tree says so in the profile's name */
+    if (pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed) {
+        snprintf(label, sizeof label, "%s (calling contexts RECONSTRUCTED from the call graph)",
+                 name ? name : "profile");
+        name = label;
+    }
     pk_status st = sel && incl ? speedscope_body(&j, p, metric, name ? name : "profile", sel, incl)
                                : pk_fail_nomem("speedscope export");
     free(sel), free(incl);

@@ -183,6 +183,13 @@ static double largest_change(const pk_frame *f, size_t n, const double *base_sel
     return m;
 }
 
+/* Every output built on a reconstructed tree says so. */
+static int reconstructed(const pk_profile *p)
+{
+    pk_profile_info pi;
+    return pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed;
+}
+
 pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
                              const pk_flame_options *opts)
 {
@@ -193,6 +200,14 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
     pk_flame_options o = {0};
     if (opts) o = *opts;
     if (o.width == 0) o.width = 1200;
+    char sub[1024];
+    if (reconstructed(p)) {
+        snprintf(sub, sizeof sub,
+                 "%s%scalling contexts RECONSTRUCTED from the call graph "
+                 "(approximate)",
+                 o.subtitle ? o.subtitle : "", o.subtitle ? "; " : "");
+        o.subtitle = sub;
+    }
     double min_frac = MIN_PX / o.width;
     layout l = {0};
     pk_status st = place_frames(f, n, min_frac, &l);
@@ -308,6 +323,8 @@ pk_status pk_flame_write_folded(FILE *out, const pk_profile *p, const pk_frame *
         if (f[i].depth > max_depth) max_depth = f[i].depth;
     size_t *path_len = calloc((size_t)max_depth + 2, sizeof *path_len), cap = 4096;
     char *path = malloc(cap);
+    if (reconstructed(p)) /* readers of folded stacks skip a line they cannot read */
+        fputs("# calling contexts RECONSTRUCTED from the call graph (approximate)\n", out);
     st = path_len && path ? folded_walk(out, p, f, n, path_len, &path, &cap)
                           : pk_fail_nomem("writing folded stacks");
     free(path_len), free(path);

@@ -139,6 +139,10 @@ pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f
     pk_json_object_begin(&w.json);
     pk_json_key(&w.json, "schema");
     pk_json_string(&w.json, "profkit.frames/1");
+    pk_profile_info pi;
+    pk_json_key(&w.json, "reconstructed");
+    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
+    pk_json_completeness(&w.json, p);
     pk_json_key(&w.json, "view");
     pk_json_string(&w.json, function ? (callers ? "callers" : "callees") : "frames");
     pk_json_key(&w.json, "function");

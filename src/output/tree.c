@@ -240,6 +240,10 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
     pk_json_string(&w.json, "profkit.tree/1");
     pk_json_key(&w.json, "metric");
     pk_json_string(&w.json, w.o.metric);
+    pk_profile_info pi;
+    pk_json_key(&w.json, "reconstructed");
+    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
+    pk_json_completeness(&w.json, p);
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
     pk_json_key(&w.json, "root");

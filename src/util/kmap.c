@@ -10,10 +10,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static uint32_t hash_key(const uint64_t *k)
+static size_t words(const pk_kmap *m)
+{
+    return m->words && m->words < PK_KMAP_WORDS ? m->words : PK_KMAP_WORDS;
+}
+
+static uint32_t hash_key(const pk_kmap *m, const uint64_t *k)
 {
     uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (int i = 0; i < PK_KMAP_WORDS; i++) {
+    for (size_t i = 0, n = words(m); i < n; i++) {
         h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
         h *= 0xff51afd7ed558ccdull;
     }
@@ -22,7 +27,7 @@ static uint32_t hash_key(const uint64_t *k)
 
 static const uint64_t *key_of(const pk_kmap *m, uint32_t entry)
 {
-    return m->keys + (size_t)(entry - 1) * PK_KMAP_WORDS;
+    return m->keys + (size_t)(entry - 1) * words(m);
 }
 
 /* The slot holding `k`, or the empty slot where it would go. */
@@ -32,8 +37,7 @@ static size_t find_slot(const pk_kmap *m, const uint64_t *k, uint32_t h)
     for (;; i = (i + 1) & mask) {
         const pk_kmap_slot *s = &m->slots[i];
         if (!s->entry) return i;
-        if (s->hash == h && memcmp(key_of(m, s->entry), k, PK_KMAP_WORDS * sizeof *k) == 0)
-            return i;
+        if (s->hash == h && memcmp(key_of(m, s->entry), k, words(m) * sizeof *k) == 0) return i;
     }
 }
 
@@ -60,8 +64,8 @@ static int grow_entries(pk_kmap *m)
 {
     size_t cap = m->entry_cap ? m->entry_cap * 2 : 64;
     if (cap > UINT32_MAX - 1) cap = UINT32_MAX - 1;
-    if (cap <= m->count || cap > SIZE_MAX / (PK_KMAP_WORDS * sizeof *m->keys)) return -1;
-    uint64_t *keys = realloc(m->keys, cap * PK_KMAP_WORDS * sizeof *keys);
+    if (cap <= m->count || cap > SIZE_MAX / (words(m) * sizeof *m->keys)) return -1;
+    uint64_t *keys = realloc(m->keys, cap * words(m) * sizeof *keys);
     if (!keys) return -1;
     m->keys = keys;
     uint32_t *values = realloc(m->values, cap * sizeof *values);
@@ -74,7 +78,7 @@ int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new
                    int *added)
 {
     if ((m->count + 1) * 4 > m->cap * 3 && grow_slots(m)) return -1;
-    uint32_t h = hash_key(key);
+    uint32_t h = hash_key(m, key);
     size_t i = find_slot(m, key, h);
     pk_kmap_slot *s = &m->slots[i];
     *added = !s->entry;
@@ -83,7 +87,7 @@ int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new
         return 0;
     }
     if (m->count == m->entry_cap && grow_entries(m)) return -1;
-    memcpy(m->keys + m->count * PK_KMAP_WORDS, key, PK_KMAP_WORDS * sizeof *key);
+    memcpy(m->keys + m->count * words(m), key, words(m) * sizeof *key);
     m->values[m->count] = v_new;
     s->hash = h, s->entry = (uint32_t)++m->count;
     *v_out = v_new;
@@ -93,7 +97,7 @@ int pk_kmap_upsert(pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t v_new
 int pk_kmap_get(const pk_kmap *m, const uint64_t key[PK_KMAP_WORDS], uint32_t *v_out)
 {
     if (!m->cap) return 0;
-    const pk_kmap_slot *s = &m->slots[find_slot(m, key, hash_key(key))];
+    const pk_kmap_slot *s = &m->slots[find_slot(m, key, hash_key(m, key))];
     if (!s->entry) return 0;
     *v_out = m->values[s->entry - 1];
     return 1;
@@ -107,6 +111,8 @@ void pk_kmap_clear(pk_kmap *m)
 
 void pk_kmap_free(pk_kmap *m)
 {
+    uint32_t w = m->words;
     free(m->slots), free(m->keys), free(m->values);
     memset(m, 0, sizeof *m);
+    m->words = w;
 }

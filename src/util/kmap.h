@@ -25,9 +25,13 @@ typedef struct pk_kmap_slot {
 
 typedef struct pk_kmap {
     pk_kmap_slot *slots; /* malloc, cap of them */
-    uint64_t *keys;      /* malloc, PK_KMAP_WORDS per entry */
+    uint64_t *keys;      /* malloc, `words` per entry */
     uint32_t *values;    /* malloc, one per entry */
     size_t cap, count, entry_cap;
+    /* Key words that count (the rest of a key is ignored): 1 to
+     * PK_KMAP_WORDS, 0 = all. Set before the first insertion, so maps of
+     * short keys store no zeros (a million functions: 24 MB, not 64). */
+    uint32_t words;
 } pk_kmap;
 
 /* Find `key`; if absent, insert it with value `v_new`. *v_out receives the

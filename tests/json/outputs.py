@@ -147,22 +147,50 @@ def check_info(d):
         each(m, "summaries", {"scope": STR, "kind": STR, "formula": "str?", "combine": STR,
                               "stat": STR, "total": "num?"}, "$.metrics[%d].summaries" % i)
     members(d["diagnostics"], "$.diagnostics", {"errors": INT, "warnings": INT, "notes": INT})
+    completeness(d)
+
+
+def completeness(d):
+    """Every view says whether the profile is whole, and if not why."""
+    members(d, "$", {"complete": BOOL})
+    if not d["complete"]:
+        members(d, "$", {"incomplete": "list"})
+        each(d, "incomplete", {"code": STR, "message": STR})
 
 
 def check_tree(d):
-    members(d, "$", {"metric": STR, "total": "num?", "root": "obj?", "hidden": INT})
+    members(d, "$", {"metric": STR, "total": "num?", "root": "obj?", "hidden": INT,
+                     "reconstructed": BOOL})
+    completeness(d)
     return walk_tree(d["root"], TREE_NODE, "$.root")
 
 
 def check_frames(d):
     members(d, "$", {"view": STR, "function": "str?", "metric": STR, "total": "num?",
-                     "root": "obj", "hidden": INT})
+                     "root": "obj", "hidden": INT, "reconstructed": BOOL})
+    completeness(d)
     return walk_tree(d["root"], FRAME_NODE, "$.root")
 
 
+def check_arcs(d):
+    """callers/callees on a call graph: its own lists (profkit.arcs/1)."""
+    members(d, "$", {"view": STR, "metric": STR, "source": STR, "pattern": STR, "total": "num?",
+                     "functions": "list", "hidden_functions": INT})
+    completeness(d)
+    each(d, "functions", {"name": STR, "self": "num?", "inclusive": "num?", "called": "num?",
+                          "cycle": INT, "arcs": "list", "hidden_arcs": INT})
+    for i, f in enumerate(d["functions"]):
+        each(f, "arcs", {"name": STR, "calls": "num?", "inclusive": "num?", "cycle": INT},
+             "$.functions[%d].arcs" % i)
+
+
 def check_flat(d):
-    members(d, "$", {"metric": STR, "by": STR, "total": "num?", "rows": "list", "hidden": INT})
-    each(d, "rows", {"name": STR, "exclusive": "num?", "inclusive": "num?", "contexts": INT})
+    members(d, "$", {"metric": STR, "source": STR, "by": STR, "total": "num?", "rows": "list",
+                     "hidden": INT})
+    completeness(d)
+    # from a call graph, how often each group was called; else how many contexts name it
+    count = {"calls": "num?"} if d["source"] == "callgraph" else {"contexts": INT}
+    each(d, "rows", dict({"name": STR, "exclusive": "num?", "inclusive": "num?"}, **count))
 
 
 def check_threads(d):
@@ -199,6 +227,9 @@ def check_merge(d):
 CHECKS = {"info": check_info, "tree": check_tree, "callers": check_frames,
           "callees": check_frames, "flat": check_flat, "threads": check_threads,
           "diff": check_diff, "trace": check_trace, "merge": check_merge}
+# callers/callees: the tree views (frames), or on a call graph its own lists (arcs)
+OTHER_SCHEMAS = {("callers", "profkit.arcs/1"): check_arcs,
+                 ("callees", "profkit.arcs/1"): check_arcs}
 SCHEMAS = {"info": "profkit.info/1", "tree": "profkit.tree/1", "callers": "profkit.frames/1",
            "callees": "profkit.frames/1", "flat": "profkit.flat/1",
            "threads": "profkit.threads/1", "diff": "profkit.diff/1", "trace": "profkit.trace/1",
@@ -282,9 +313,10 @@ class Runner:
                 out = check_lines(cmd, r.stdout.splitlines(), r.returncode)
             else:
                 out = strict_loads(r.stdout)
-                if out.get("schema") != SCHEMAS[cmd]:
+                check = OTHER_SCHEMAS.get((cmd, out.get("schema")))
+                if not check and out.get("schema") != SCHEMAS[cmd]:
                     raise Invalid("schema %r, not %r" % (out.get("schema"), SCHEMAS[cmd]))
-                shape = CHECKS[cmd](out)
+                shape = (check or CHECKS[cmd])(out)
                 if shape:
                     self.deepest = max(self.deepest, shape[1])
                     if cmd == "tree" and out["hidden"] and shape[1] > 32:

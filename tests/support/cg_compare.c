@@ -52,11 +52,13 @@ static void function_name(const pk_profile *p, pk_index f, char *buf, size_t n)
     snprintf(buf, n, "%s@%s@%s", fn.name ? fn.name : "-", obj, file_name(p, fn.file));
 }
 
-static size_t costs(char *buf, size_t n, const double *v, size_t ne)
+/* A row of costs (values, len, events as pk_cg_cost), ne values in all. */
+static size_t costs(char *buf, size_t n, const double *v, size_t len, const uint32_t *events,
+                    size_t ne)
 {
     size_t k = 0;
     for (size_t e = 0; e < ne && k < n; e++)
-        k += (size_t)snprintf(buf + k, n - k, " %.17g", v[e]);
+        k += (size_t)snprintf(buf + k, n - k, " %.17g", pk_cg_value(v, len, events, e));
     return k;
 }
 
@@ -114,7 +116,7 @@ char *tu_cg_canonical(const pk_profile *p)
         pk_cg_cost x;
         pk_callgraph_cost(p, i, &x);
         function_name(p, x.function, f1, sizeof f1);
-        costs(c, sizeof c, x.values, s.n_events);
+        costs(c, sizeof c, x.values, x.n_values, x.events, s.n_events);
         addf(&l, "cost %u %s %s %u %llx %llx%s", x.location, f1, file_name(p, x.pos.file),
              x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb, c);
     }
@@ -123,7 +125,7 @@ char *tu_cg_canonical(const pk_profile *p)
         pk_callgraph_call(p, i, &x);
         function_name(p, x.caller, f1, sizeof f1);
         function_name(p, x.callee, f2, sizeof f2);
-        costs(c, sizeof c, x.inclusive, s.n_events);
+        costs(c, sizeof c, x.inclusive, x.n_values, x.events, s.n_events);
         addf(&l, "call %u %s %s %s %u %llx %.17g%s", x.location, f1, f2, file_name(p, x.site.file),
              x.site.line, (unsigned long long)x.site.instr, x.count, c);
     }
@@ -151,8 +153,10 @@ static int cmp_keyed(const void *a, const void *b)
     return strcmp(((const keyed *)a)->key, ((const keyed *)b)->key);
 }
 
+/* v: a row of len values of `events` (NULL: 0, 1, 2...), nv events in all. */
 static void add_keyed(keyed **r, size_t *n, size_t *cap, const char *key, double first,
-                      int has_first, const double *v, size_t nv)
+                      int has_first, const double *v, size_t len, const uint32_t *events,
+                      size_t nv)
 {
     if (*n == *cap) *cap = *cap ? 2 * *cap : 256, *r = realloc(*r, *cap * sizeof **r);
     keyed *k = &(*r)[(*n)++];
@@ -160,7 +164,7 @@ static void add_keyed(keyed **r, size_t *n, size_t *cap, const char *key, double
     k->v = malloc((nv + 1) * sizeof *k->v);
     if (has_first) k->v[k->nv++] = first;
     for (size_t e = 0; e < nv; e++)
-        k->v[k->nv++] = v[e];
+        k->v[k->nv++] = pk_cg_value(v, len, events, e);
 }
 
 static void keyed_records(const pk_profile *p, const pk_cg_summary *s, keyed **r, size_t *n,
@@ -173,7 +177,7 @@ static void keyed_records(const pk_profile *p, const pk_cg_summary *s, keyed **r
         function_name(p, x.function, f1, sizeof f1);
         snprintf(key, sizeof key, "cost %s %s %u %llx %llx", f1, file_name(p, x.pos.file),
                  x.pos.line, (unsigned long long)x.pos.instr, (unsigned long long)x.pos.bb);
-        add_keyed(r, n, cap, key, 0, 0, x.values, s->n_events);
+        add_keyed(r, n, cap, key, 0, 0, x.values, x.n_values, x.events, s->n_events);
     }
     for (uint64_t i = 0; i < s->n_calls; i++) {
         pk_cg_call x;
@@ -181,7 +185,7 @@ static void keyed_records(const pk_profile *p, const pk_cg_summary *s, keyed **r
         function_name(p, x.caller, f1, sizeof f1), function_name(p, x.callee, f2, sizeof f2);
         snprintf(key, sizeof key, "call %s %s %s %u %llx", f1, f2, file_name(p, x.site.file),
                  x.site.line, (unsigned long long)x.site.instr);
-        add_keyed(r, n, cap, key, x.count, 1, x.inclusive, s->n_events);
+        add_keyed(r, n, cap, key, x.count, 1, x.inclusive, x.n_values, x.events, s->n_events);
     }
     for (uint64_t i = 0; i < s->n_jumps; i++) {
         pk_cg_jump x;
@@ -192,7 +196,7 @@ static void keyed_records(const pk_profile *p, const pk_cg_summary *s, keyed **r
                  (unsigned long long)x.from.instr, x.to.line, (unsigned long long)x.to.instr,
                  x.conditional);
         double v[2] = {x.followed, x.executed};
-        add_keyed(r, n, cap, key, 0, 0, v, 2);
+        add_keyed(r, n, cap, key, 0, 0, v, 2, NULL, 2);
     }
 }
 
@@ -217,7 +221,7 @@ char *tu_cg_canonical_summed(const pk_profile *p)
             for (size_t k = 0; k < r[i].nv; k++)
                 r[i].v[k] += r[j].v[k];
         char c[2048];
-        costs(c, sizeof c, r[i].v, r[i].nv);
+        costs(c, sizeof c, r[i].v, r[i].nv, NULL, r[i].nv);
         addf(&l, "%s%s", r[i].key, c);
         for (; i < j; i++)
             free(r[i].key), free(r[i].v);
@@ -267,11 +271,13 @@ double tu_cg_exercise(const pk_profile *p)
     }
     for (uint64_t i = 0; i < s.n_costs; i++) {
         pk_cg_cost c;
-        if (!pk_callgraph_cost(p, i, &c)) sum += (s.n_events ? c.values[0] : 0) + c.pos.line;
+        if (!pk_callgraph_cost(p, i, &c))
+            sum += pk_cg_value(c.values, c.n_values, c.events, 0) + c.pos.line;
     }
     for (uint64_t i = 0; i < s.n_calls; i++) {
         pk_cg_call c;
-        if (!pk_callgraph_call(p, i, &c)) sum += c.count + (s.n_events ? c.inclusive[0] : 0);
+        if (!pk_callgraph_call(p, i, &c))
+            sum += c.count + pk_cg_value(c.inclusive, c.n_values, c.events, 0);
     }
     for (uint64_t i = 0; i < s.n_jumps; i++) {
         pk_cg_jump j;

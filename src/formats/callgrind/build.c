@@ -3,6 +3,8 @@
  * streams: functions, files and objects by name, self costs, call arcs and
  * jumps, with no allocation per line (records go into growing arrays; same
  * keys are merged through hash maps or, for self costs, once at the end).
+ * Costs are kept as the lines wrote them (cgb_rows, rows.c), never as
+ * wide as the list of events: memory follows the values the file holds.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -11,15 +13,22 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-pk_status cgb_init(cg_build *b, pk_profile *p, int by_function)
+pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
 {
+    uint32_t open_flags = opts ? opts->flags : 0;
     memset(b, 0, sizeof *b);
     b->p = p;
-    b->by_function = by_function;
+    b->tree_threshold = opts && opts->tree_threshold > 0 ? opts->tree_threshold : 0;
+    b->threads = opts ? opts->threads : 0;
+    b->by_function = (open_flags & PK_OPEN_BY_FUNCTION) != 0;
+    b->tree = !(open_flags & PK_OPEN_NO_TREE);
     b->cg = calloc(1, sizeof *b->cg);
     b->memo = calloc((size_t)CGB_MEMO_KINDS * CGB_MEMO, sizeof *b->memo);
     if (!b->cg || !b->memo) return pk_fail_nomem("reading a call graph");
-    b->cg->by_function = by_function;
+    b->cg->by_function = b->by_function;
+    /* the words each map's keys use (see the key[] of each lookup) */
+    b->fn_map.words = 3, b->acc_map.words = 3;
+    b->file_map.words = b->mod_map.words = 1;
     return PK_OK;
 }
 
@@ -34,42 +43,17 @@ void cgb_free(cg_build *b)
     free(b->bparts);
     pk_cg_free(b->cg);
     free(b->acc_key);
-    free(b->acc_cost);
+    cgb_rows_free(&b->acc_rows);
+    cgb_rows_free(&b->call_rows);
+    free(b->call_slots);
     free(b->raw);
-    free(b->raw_cost);
+    free(b->raw_v);
+    free(b->raw_ev);
     free(b->memo);
-    pk_kmap *maps[] = {&b->fn_map,  &b->file_map, &b->mod_map,
-                       &b->acc_map, &b->call_map, &b->jump_map};
+    pk_kmap *maps[] = {&b->fn_map, &b->file_map, &b->mod_map, &b->acc_map, &b->jump_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         pk_kmap_free(maps[i]);
     memset(b, 0, sizeof *b);
-}
-
-/* Re-lay `n` records of `old` values each as `new_stride` values. */
-static int restride(double **arr, size_t *cap, uint64_t n, uint32_t old, uint32_t new_stride)
-{
-    if (!n || !*arr) return 0;
-    double *d = calloc(n, (size_t)new_stride * sizeof *d);
-    if (!d) return -1;
-    for (uint64_t i = 0; i < n; i++)
-        memcpy(d + i * new_stride, *arr + i * old, old * sizeof *d);
-    free(*arr);
-    *arr = d;
-    *cap = n * new_stride;
-    return 0;
-}
-
-/* A new event after costs were stored: widen every cost array. Rare (a
- * later part naming more events); everything else sees a fixed stride. */
-static pk_status widen(cg_build *b, uint32_t n)
-{
-    pk_cg *cg = b->cg;
-    if (restride(&b->raw_cost, &b->cap_raw_cost, b->n_raw, b->stride, n) ||
-        restride(&b->acc_cost, &b->cap_acc_cost, b->n_acc, b->stride, n) ||
-        restride(&cg->call_cost, &b->cap_call_cost, cg->n_calls, b->stride, n))
-        return pk_fail_nomem("adding an event");
-    b->stride = n;
-    return PK_OK;
 }
 
 pk_status cgb_event(cg_build *b, const char *name, uint32_t *out)
@@ -85,7 +69,8 @@ pk_status cgb_event(cg_build *b, const char *name, uint32_t *out)
         return pk_fail_nomem("adding an event");
     cg->events[cg->n_events] = (pk_cg_event_rec){name, NULL, NULL, PK_NONE};
     *out = cg->n_events++;
-    return widen(b, cg->n_events);
+    b->stride = cg->n_events; /* rows keep their lengths: nothing to widen */
+    return PK_OK;
 }
 
 pk_status cgb_new_part(cg_build *b, const char *file, uint32_t *out)
@@ -190,11 +175,10 @@ pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32
     if (!added) return PK_OK;
     if (pk_vec_reserve((void **)&b->acc_key, &b->cap_acc, (b->n_acc + 1u) * 3u, sizeof *b->acc_key))
         return pk_fail_nomem("indexing functions");
+    uint64_t row;
     if (b->by_function) {
-        if (pk_vec_reserve((void **)&b->acc_cost, &b->cap_acc_cost,
-                           ((size_t)b->n_acc + 1) * b->stride, sizeof *b->acc_cost))
-            return pk_fail_nomem("indexing functions");
-        memset(b->acc_cost + (size_t)b->n_acc * b->stride, 0, b->stride * sizeof *b->acc_cost);
+        pk_status st = cgb_rows_new(&b->acc_rows, &row);
+        if (st) return st;
     }
     uint32_t *k = b->acc_key + (size_t)b->n_acc * 3;
     k[0] = part, k[1] = fn, k[2] = file;
@@ -203,69 +187,108 @@ pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32
 }
 
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
-                   const double *values)
+                   const double *values, const uint32_t *nz, uint32_t k)
 {
-    uint32_t n = b->stride;
-    if (b->by_function) {
-        double *d = b->acc_cost + (size_t)acc * n;
-        for (uint32_t i = 0; i < n; i++)
-            d[i] += values[i];
-        return PK_OK;
-    }
+    if (b->by_function) return cgb_rows_add(&b->acc_rows, acc, values, nz, k);
     if (b->n_raw >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 cost lines");
     if (pk_vec_reserve((void **)&b->raw, &b->cap_raw, b->n_raw + 1, sizeof *b->raw) ||
-        pk_vec_reserve((void **)&b->raw_cost, &b->cap_raw_cost, (b->n_raw + 1) * n,
-                       sizeof *b->raw_cost))
+        pk_vec_reserve((void **)&b->raw_v, &b->cap_raw_v, b->n_raw_v + k + 1, sizeof *b->raw_v) ||
+        pk_vec_reserve((void **)&b->raw_ev, &b->cap_raw_ev, b->n_raw_v + k + 1, sizeof *b->raw_ev))
         return pk_fail_nomem("storing costs");
-    b->raw[b->n_raw] = (cgb_raw){acc, line, instr, bb};
-    memcpy(b->raw_cost + b->n_raw * n, values, n * sizeof *values);
-    b->n_raw++;
+    b->raw[b->n_raw++] = (cgb_raw){instr, bb, acc, line, k};
+    for (uint32_t j = 0; j < k; j++)
+        b->raw_v[b->n_raw_v + j] = values[nz[j]];
+    memcpy(b->raw_ev + b->n_raw_v, nz, k * sizeof *nz);
+    b->n_raw_v += k;
     return PK_OK;
 }
 
-static void call_key(const pk_cg_call_rec *c, int by_function, uint64_t *k)
+/* Call arcs are found again through a table of record indexes whose keys
+ * are the records themselves: caller, callee and (unless by function) the
+ * call site. */
+static uint64_t call_hash(const pk_cg_call_rec *c, int by_function)
 {
-    memset(k, 0, PK_KMAP_WORDS * sizeof *k);
-    k[0] = (uint64_t)c->part << 32 | c->caller;
-    k[1] = c->callee;
-    if (by_function) return;
-    k[2] = (uint64_t)c->file << 32 | c->line;
-    k[3] = c->instr;
-    k[4] = c->bb;
+    uint64_t h = ((uint64_t)c->part << 32 | c->caller) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ c->callee) * 0xff51afd7ed558ccdull;
+    if (!by_function) {
+        h = (h ^ ((uint64_t)c->file << 32 | c->line)) * 0xc4ceb9fe1a85ec53ull;
+        h = (h ^ c->instr ^ (c->bb << 21)) * 0x9e3779b97f4a7c15ull;
+    }
+    return h ^ (h >> 31);
 }
 
-pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values)
+static int same_call(const pk_cg_call_rec *a, const pk_cg_call_rec *b, int by_function)
+{
+    if (a->part != b->part || a->caller != b->caller || a->callee != b->callee) return 0;
+    return by_function ||
+           (a->file == b->file && a->line == b->line && a->instr == b->instr && a->bb == b->bb);
+}
+
+/* Slots hold the key's hash above the record index (an empty slot is all
+ * ones): a probe reads a record only when the hashes agree. */
+#define SLOT(h, i) ((uint64_t)(uint32_t)((h) >> 32) << 32 | (i))
+
+static pk_status grow_call_slots(cg_build *b)
+{
+    size_t cap = b->cap_call_slots ? 2 * b->cap_call_slots : 1024;
+    uint64_t *s = malloc(cap * sizeof *s);
+    if (!s) return pk_fail_nomem("storing calls");
+    memset(s, 0xff, cap * sizeof *s);
+    for (uint64_t i = 0; i < b->cg->n_calls; i++) {
+        uint64_t h = call_hash(&b->cg->calls[i], b->by_function);
+        size_t j = h & (cap - 1);
+        while (s[j] != UINT64_MAX)
+            j = (j + 1) & (cap - 1);
+        s[j] = SLOT(h, i);
+    }
+    free(b->call_slots);
+    b->call_slots = s, b->cap_call_slots = cap;
+    return PK_OK;
+}
+
+/* The arc of `c` (added if new, positions dropped when by function). */
+static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
 {
     pk_cg *cg = b->cg;
-    uint64_t key[PK_KMAP_WORDS];
-    call_key(c, b->by_function, key);
-    uint32_t i;
-    int added;
-    if (cg->n_calls >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 call arcs");
-    if (pk_kmap_upsert(&b->call_map, key, (uint32_t)cg->n_calls, &i, &added))
-        return pk_fail_nomem("storing calls");
-    uint32_t n = b->stride;
-    if (added) {
-        if (pk_vec_reserve((void **)&cg->calls, &b->cap_calls, cg->n_calls + 1,
-                           sizeof *cg->calls) ||
-            pk_vec_reserve((void **)&cg->call_cost, &b->cap_call_cost, (cg->n_calls + 1) * n,
-                           sizeof *cg->call_cost))
-            return pk_fail_nomem("storing calls");
-        cg->calls[i] = *c;
-        cg->calls[i].count = 0;
-        if (b->by_function) {
-            cg->calls[i].file = cg->calls[i].to_file = PK_NONE;
-            cg->calls[i].line = cg->calls[i].to_line = 0;
-            cg->calls[i].instr = cg->calls[i].bb = cg->calls[i].to_instr = cg->calls[i].to_bb = 0;
-        }
-        memset(cg->call_cost + (size_t)i * n, 0, n * sizeof *cg->call_cost);
-        cg->n_calls++;
+    if ((cg->n_calls + 1) * 2 > b->cap_call_slots) {
+        pk_status st = grow_call_slots(b);
+        if (st) return st;
     }
-    cg->calls[i].count += c->count;
-    double *d = cg->call_cost + (size_t)i * n;
-    for (uint32_t e = 0; e < n; e++)
-        d[e] += values[e];
+    uint64_t h = call_hash(c, b->by_function);
+    size_t mask = b->cap_call_slots - 1, j = h & mask;
+    for (uint64_t s; (s = b->call_slots[j]) != UINT64_MAX; j = (j + 1) & mask)
+        if (s >> 32 == (uint32_t)(h >> 32) &&
+            same_call(&cg->calls[(uint32_t)s], c, b->by_function)) {
+            *out = (uint32_t)s;
+            return PK_OK;
+        }
+    if (cg->n_calls >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 call arcs");
+    uint64_t row;
+    pk_status st = cgb_rows_new(&b->call_rows, &row);
+    if (st) return st;
+    if (pk_vec_reserve((void **)&cg->calls, &b->cap_calls, cg->n_calls + 1, sizeof *cg->calls))
+        return pk_fail_nomem("storing calls");
+    pk_cg_call_rec *r = &cg->calls[cg->n_calls];
+    *r = *c;
+    r->count = 0;
+    if (b->by_function) {
+        r->file = r->to_file = PK_NONE;
+        r->line = r->to_line = 0;
+        r->instr = r->bb = r->to_instr = r->to_bb = 0;
+    }
+    b->call_slots[j] = SLOT(h, cg->n_calls);
+    *out = (uint32_t)cg->n_calls++;
     return PK_OK;
+}
+
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values, const uint32_t *nz,
+                   uint32_t k)
+{
+    uint32_t i = 0;
+    pk_status st = find_call(b, c, &i);
+    if (st) return st;
+    b->cg->calls[i].count += c->count;
+    return cgb_rows_add(&b->call_rows, i, values, nz, k);
 }
 
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *j)

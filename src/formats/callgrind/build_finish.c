@@ -13,6 +13,7 @@
 #include "cgrd.h"
 #include "profkit/analysis.h"
 #include "util/error.h"
+#include "util/vec.h"
 
 typedef struct srt {
     uint64_t instr, bb;
@@ -28,84 +29,152 @@ static int cmp_srt(const void *a, const void *b)
     return x->idx < y->idx ? -1 : x->idx > y->idx;
 }
 
-/* perm[] grouped by accumulator (counting sort: records stay in order). */
-static uint32_t *group_by_acc(const cg_build *b, uint64_t **starts)
+/* perm[] grouped by accumulator (counting sort: records stay in order);
+ * *voff receives where each raw record's values start. */
+static uint32_t *group_by_acc(const cg_build *b, uint64_t **starts, uint64_t **voff)
 {
     uint64_t *start = calloc((size_t)b->n_acc + 2, sizeof *start);
+    uint64_t *vo = malloc((b->n_raw + 1) * sizeof *vo);
     uint32_t *perm = malloc((b->n_raw + 1) * sizeof *perm);
-    if (!start || !perm) {
-        free(start), free(perm);
+    if (!start || !perm || !vo) {
+        free(start), free(perm), free(vo);
         return NULL;
     }
-    for (uint64_t i = 0; i < b->n_raw; i++)
+    uint64_t v = 0;
+    for (uint64_t i = 0; i < b->n_raw; i++) {
         start[b->raw[i].acc + 2]++;
+        vo[i] = v, v += b->raw[i].len;
+    }
     for (uint32_t a = 0; a < b->n_acc; a++)
         start[a + 2] += start[a + 1];
     for (uint64_t i = 0; i < b->n_raw; i++)
         perm[start[b->raw[i].acc + 1]++] = (uint32_t)i;
     *starts = start; /* start[a] .. start[a+1] is group a */
+    *voff = vo;
     return perm;
 }
 
-static void emit_group(cg_build *b, const srt *s, uint64_t n, uint32_t acc, pk_cg *cg)
+/* Scratch to sum records of one position: `sum` by event (zero outside
+ * `touched`), `seen` marks the touched events; all b->stride long. */
+typedef struct summer {
+    double *sum, *gather;
+    uint32_t *touched;
+    uint8_t *seen;
+    uint32_t n;
+} summer;
+
+static int cmp_u32(const void *a, const void *b)
 {
-    const uint32_t *k = b->acc_key + (size_t)acc * 3, ne = b->stride;
-    for (uint64_t i = 0; i < n; i++) {
-        int same = cg->n_self && i > 0 && s[i].line == s[i - 1].line &&
-                   s[i].instr == s[i - 1].instr && s[i].bb == s[i - 1].bb;
-        if (!same) {
-            cg->self[cg->n_self] =
-                (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
-            memset(cg->self_cost + cg->n_self * ne, 0, ne * sizeof(double));
-            cg->n_self++;
-        }
-        double *d = cg->self_cost + (cg->n_self - 1) * ne;
-        const double *v = b->raw_cost + (uint64_t)s[i].idx * ne;
-        for (uint32_t e = 0; e < ne; e++)
-            d[e] += v[e];
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+static void sum_add(summer *s, const double *v, const uint32_t *ev, uint32_t n)
+{
+    for (uint32_t j = 0; j < n; j++) {
+        if (!s->seen[ev[j]]) s->seen[ev[j]] = 1, s->touched[s->n++] = ev[j];
+        s->sum[ev[j]] += v[j];
     }
 }
 
-/* Self costs: one record per (part, function, file, position), positions
- * ascending within each (part, function, file) group. */
-static pk_status merge_self(cg_build *b)
+/* The summed row as the next output row; the scratch zero again. */
+static pk_status sum_put(summer *s, cgb_rows *o)
+{
+    qsort(s->touched, s->n, sizeof *s->touched, cmp_u32);
+    for (uint32_t j = 0; j < s->n; j++) {
+        uint32_t e = s->touched[j];
+        s->gather[j] = s->sum[e], s->sum[e] = 0, s->seen[e] = 0;
+    }
+    pk_status st = cgb_rows_put(o, s->gather, s->touched, s->n);
+    s->n = 0;
+    return st;
+}
+
+/* One accumulator's records, sorted by position: same positions summed
+ * into one record each (a position's only record copied as it is). */
+static pk_status emit_group(cg_build *b, const srt *s, uint64_t n, uint32_t acc,
+                            const uint64_t *voff, summer *sm, cgb_rows *o)
 {
     pk_cg *cg = b->cg;
-    uint64_t n = b->by_function ? b->n_acc : b->n_raw;
-    cg->self = malloc((n + 1) * sizeof *cg->self);
-    cg->self_cost = malloc((n + 1) * (b->stride + 1u) * sizeof *cg->self_cost);
-    if (!cg->self || !cg->self_cost) return pk_fail_nomem("merging costs");
-    if (b->by_function) {
-        for (uint32_t a = 0; a < b->n_acc; a++) {
-            const uint32_t *k = b->acc_key + (size_t)a * 3;
-            cg->self[a] = (pk_cg_self_rec){k[0], k[1], k[2], 0, 0, 0};
-        }
-        if (b->n_acc)
-            memcpy(cg->self_cost, b->acc_cost,
-                   (size_t)b->n_acc * b->stride * sizeof *cg->self_cost);
-        cg->n_self = b->n_acc;
-        return PK_OK;
+    const uint32_t *k = b->acc_key + (size_t)acc * 3;
+    pk_status st = PK_OK;
+    for (uint64_t i = 0, first = 0; i < n && !st; i++) {
+        const cgb_raw *r = &b->raw[s[i].idx];
+        int last = i + 1 == n || s[i + 1].line != s[i].line || s[i + 1].instr != s[i].instr ||
+                   s[i + 1].bb != s[i].bb;
+        const double *v = b->raw_v + voff[s[i].idx];
+        const uint32_t *ev = b->raw_ev + voff[s[i].idx];
+        if (!last || i > first) sum_add(sm, v, ev, r->len);
+        if (!last) continue;
+        cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
+        st = i > first ? sum_put(sm, o) : cgb_rows_put(o, v, ev, r->len);
+        first = i + 1;
     }
-    uint64_t *start = NULL;
-    uint32_t *perm = group_by_acc(b, &start);
+    return st;
+}
+
+/* Self costs per position: one record per (part, function, file,
+ * position), positions ascending within each (part, function, file). */
+static pk_status merge_positions(cg_build *b, cgb_rows *o)
+{
+    uint64_t *start = NULL, *voff = NULL;
+    uint32_t *perm = group_by_acc(b, &start, &voff);
     srt *s = malloc((b->n_raw + 1) * sizeof *s);
-    if (!perm || !s) {
-        free(perm), free(start), free(s);
-        return pk_fail_nomem("merging costs");
-    }
-    for (uint32_t a = 0; a < b->n_acc; a++) {
+    size_t w = (size_t)b->stride + 1;
+    summer sm = {calloc(w, sizeof(double)), malloc(w * sizeof(double)),
+                 malloc(w * sizeof(uint32_t)), calloc(w, 1), 0};
+    pk_status st = perm && s && sm.sum && sm.gather && sm.touched && sm.seen
+                       ? PK_OK
+                       : pk_fail_nomem("merging costs");
+    for (uint32_t a = 0; a < b->n_acc && !st; a++) {
         uint64_t lo = start[a], m = start[a + 1] - lo;
         for (uint64_t i = 0; i < m; i++) {
             const cgb_raw *r = &b->raw[perm[lo + i]];
             s[i] = (srt){r->instr, r->bb, r->line, perm[lo + i]};
         }
         qsort(s, m, sizeof *s, cmp_srt);
-        emit_group(b, s, m, a, cg);
+        st = emit_group(b, s, m, a, voff, &sm, o);
     }
-    free(perm), free(start), free(s);
-    free(b->raw), free(b->raw_cost);
-    b->raw = NULL, b->raw_cost = NULL;
-    return PK_OK;
+    free(perm), free(start), free(s), free(voff);
+    free(sm.sum), free(sm.gather), free(sm.touched), free(sm.seen);
+    return st;
+}
+
+/* Self costs: per position (merged) or, by function, one per accumulator
+ * (its in-place rows as they are). */
+static pk_status merge_self(cg_build *b)
+{
+    pk_cg *cg = b->cg;
+    uint64_t n = b->by_function ? b->n_acc : b->n_raw;
+    cgb_rows o = {0};
+    cg->self = malloc((n + 1) * sizeof *cg->self);
+    pk_status st = cg->self ? PK_OK : pk_fail_nomem("merging costs");
+    if (!st && b->by_function) {
+        for (uint32_t a = 0; a < b->n_acc; a++) {
+            const uint32_t *k = b->acc_key + (size_t)a * 3;
+            cg->self[a] = (pk_cg_self_rec){k[0], k[1], k[2], 0, 0, 0};
+        }
+        cg->n_self = b->n_acc;
+        st = cgb_rows_settle(&b->acc_rows, cg->n_events, &cg->self_cost, &cg->self_off,
+                             &cg->self_ev);
+    } else if (!st) {
+        st = merge_positions(b, &o);
+        free(b->raw), free(b->raw_v), free(b->raw_ev);
+        b->raw = NULL, b->raw_v = NULL, b->raw_ev = NULL;
+        if (!st)
+            st = cgb_rows_settle(&o, cg->n_events, &cg->self_cost, &cg->self_off, &cg->self_ev);
+    }
+    if (st) cg->n_self = 0;
+    cgb_rows_free(&o);
+    return st;
+}
+
+/* Call arcs' inclusive costs, from the in-place rows to the final ones. */
+static pk_status settle_calls(cg_build *b)
+{
+    pk_cg *cg = b->cg;
+    return cgb_rows_settle(&b->call_rows, cg->n_events, &cg->call_cost, &cg->call_off,
+                           &cg->call_ev);
 }
 
 /* A part's summary:/totals: by global event. */
@@ -136,26 +205,32 @@ static void check_line(cg_build *b, const pk_cg_part_rec *part, const double *st
     }
 }
 
+/* Each part's costs summed (its records grouped by a counting sort, one
+ * scratch row of events), against its summary: and totals: lines. */
 static pk_status check_parts(cg_build *b)
 {
     pk_cg *cg = b->cg;
-    uint32_t ne = b->stride;
-    double *sums = calloc((size_t)cg->n_parts * ne + 1, sizeof *sums);
-    if (!sums) return pk_fail_nomem("checking totals");
-    for (uint64_t i = 0; i < cg->n_self; i++)
-        for (uint32_t e = 0; e < ne; e++)
-            sums[(size_t)cg->self[i].part * ne + e] += cg->self_cost[i * ne + e];
-    pk_status st = PK_OK;
+    uint32_t ne = b->stride, *perm = NULL;
+    uint64_t *start = NULL;
+    double *sum = calloc(ne + 1u, sizeof *sum);
+    pk_status st = sum ? PK_OK : pk_fail_nomem("checking totals");
+    if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &start, &perm);
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
         pk_cg_part_rec *part = &cg->parts[k];
         const cgb_part *bp = &b->bparts[k];
         st = by_event(b, bp, bp->summary, &part->summary);
         if (!st) st = by_event(b, bp, bp->totals, &part->totals);
-        if (st) break;
-        check_line(b, part, part->summary, sums + (size_t)k * ne, "summary", part->summary_line);
-        check_line(b, part, part->totals, sums + (size_t)k * ne, "totals", part->totals_line);
+        if (st || (!part->summary && !part->totals)) continue;
+        memset(sum, 0, ne * sizeof *sum);
+        for (uint64_t j = start[k]; j < start[k + 1]; j++) {
+            pk_cg_row r = pk_cg_self_row(cg, perm[j]);
+            for (uint32_t x = 0; x < r.n; x++)
+                sum[pk_cg_row_event(r, x)] += r.v[x];
+        }
+        check_line(b, part, part->summary, sum, "summary", part->summary_line);
+        check_line(b, part, part->totals, sum, "totals", part->totals_line);
     }
-    free(sums);
+    free(start), free(perm), free(sum);
     return st;
 }
 
@@ -192,13 +267,11 @@ pk_status cgb_finish(cg_build *b)
     drop_formulas_of_data(b);
     pk_status st = cgb_check_formulas(b);
     if (!st) st = merge_self(b);
+    if (!st) st = settle_calls(b);
     if (!st) st = check_parts(b);
     if (st) return st;
     p->cg = b->cg;
     b->cg = NULL;
     p->cg->n_model_functions = p->cg->n_functions = p->n_functions;
-    st = pk_cg_setup_model(p);
-    if (!st) st = pk_cg_build_cct(p);
-    if (!st) st = pk_cg_derive(p);
-    return st;
+    return pk_cg_complete_model(p, b->tree, b->tree_threshold);
 }

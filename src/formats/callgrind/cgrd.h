@@ -16,10 +16,45 @@
 /* The builder: call graph under construction                         */
 /* ------------------------------------------------------------------ */
 
-/* A self cost as parsed, before same-position records are merged. */
+/* Rows of per-event costs that grow and are added to in place (rows.c):
+ * row i holds len[i] values at v[off[i]..], room for cap[i]; dense
+ * (nnz[i] = how many are non-zero) of events 0..len-1, or sparse
+ * (nnz[i] = CGB_SPARSE) of events ev[off[i]..] (ascending). A row that
+ * must grow moves to the end of the pools with twice the room (rare: a
+ * row reaches its final events after a few lines), so the pools stay
+ * within twice the values the file really wrote: what it holds, not what
+ * its list of events could hold. */
+#define CGB_SPARSE UINT32_MAX
+typedef struct cgb_rows {
+    double *v;
+    uint32_t *ev;
+    uint64_t n_v;
+    size_t cap_v, cap_ev;
+    uint64_t *off;
+    uint32_t *len, *cap, *nnz;
+    uint64_t n;
+    size_t cap_n;
+} cgb_rows;
+
+void cgb_rows_free(cgb_rows *r);
+/* A new empty row; its index in *out. */
+pk_status cgb_rows_new(cgb_rows *r, uint64_t *out);
+/* Row i += values[nz[j]] for the k events nz[] (ascending). */
+pk_status cgb_rows_add(cgb_rows *r, uint64_t i, const double *values, const uint32_t *nz,
+                       uint32_t k);
+/* A new row of the non-zero ones of v[0, n), of events ev[] (ascending). */
+pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_t n);
+/* The rows in the model's smallest layout (model/callgraph.h: `off` NULL
+ * for fixed rows, `ev` NULL for dense ones); the pools are taken over
+ * when they already are it. r is emptied either way. */
+pk_status cgb_rows_settle(cgb_rows *r, uint32_t ne, double **v, uint64_t **off, uint32_t **ev);
+
+/* A self cost as parsed (per position), before same-position records are
+ * merged; its `len` values and their events follow the previous record's
+ * in raw_v and raw_ev. */
 typedef struct cgb_raw {
-    uint32_t acc, line;
     uint64_t instr, bb;
+    uint32_t acc, line, len;
 } cgb_raw;
 
 /* What one part's columns mean. */
@@ -43,25 +78,33 @@ typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
     int by_function;
+    int tree;              /* reconstruct the calling-context tree (not PK_OPEN_NO_TREE) */
+    double tree_threshold; /* pk_open_options.tree_threshold */
+    unsigned threads;      /* pk_open_options.threads: 0 automatic */
     size_t cap_events, cap_parts, cap_bparts, cap_calls, cap_jumps, cap_fn, cap_file, cap_mod;
     cgb_part *bparts;
     uint32_t n_bparts;
-    uint32_t stride; /* cost values per record, = cg->n_events */
+    uint32_t stride; /* events known so far (= cg->n_events): the parser's row width */
     /* accumulators: one per (part, function, file) */
     uint32_t *acc_key; /* 3 per accumulator */
-    double *acc_cost;  /* by_function: stride per accumulator */
     uint32_t n_acc;
     size_t cap_acc;
-    cgb_raw *raw;
-    double *raw_cost;
+    cgb_rows acc_rows; /* by_function: the accumulators' self costs */
+    cgb_raw *raw;      /* per position: self costs as parsed */
     uint64_t n_raw;
     size_t cap_raw;
-    size_t cap_acc_cost, cap_raw_cost, cap_call_cost; /* in values */
-    pk_kmap fn_map, file_map, mod_map, acc_map, call_map, jump_map;
+    double *raw_v;
+    uint32_t *raw_ev;
+    uint64_t n_raw_v;
+    size_t cap_raw_v, cap_raw_ev;
+    cgb_rows call_rows;   /* inclusive costs of cg->calls[i] */
+    uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
+    size_t cap_call_slots;
+    pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
     cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
 } cg_build;
 
-pk_status cgb_init(cg_build *b, pk_profile *p, int by_function);
+pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts);
 void cgb_free(cg_build *b);
 /* Index of the event called `name` (added if new; formula/long name kept). */
 pk_status cgb_event(cg_build *b, const char *name, uint32_t *out);
@@ -71,10 +114,14 @@ pk_status cgb_module(cg_build *b, const char *path, uint32_t *out);
 pk_status cgb_function(cg_build *b, const char *name, uint32_t module, uint32_t file,
                        uint32_t *out);
 pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32_t *out);
-/* Add self cost (values by global event, b->stride of them). */
+/* Add self cost: values[nz[i]] for the k events nz[] (ascending); the
+ * other events' costs are 0. */
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
-                   const double *values);
-pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values);
+                   const double *values, const uint32_t *nz, uint32_t k);
+/* Add calls: the arc `key` (same caller, callee, site: summed) with the
+ * inclusive costs values[nz[i]] as above. */
+pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values, const uint32_t *nz,
+                   uint32_t k);
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
 /* Merge records, attach the call graph to the profile, set up metrics,
  * locations and the reconstructed tree. */
@@ -88,6 +135,9 @@ pk_status cgb_check_formulas(cg_build *b);
 /* ------------------------------------------------------------------ */
 
 enum { CG_NAME_FILE = 0, CG_NAME_FN = 1, CG_NAME_OBJ = 2, CG_NAME_KINDS = 3 };
+
+/* cob=/cfi= that named "???": the callee's object/file is unknown (as
+ * opposed to not given, which means the caller's). */
 
 typedef struct cg_names {
     const char **name; /* by compressed id (malloc) */
@@ -124,9 +174,12 @@ typedef struct cg_parser {
     int relative_costs;
     int unterminated;  /* the last line had no newline */
     double *cols;      /* parsed costs of one line, by part column */
-    double *values;    /* by global event */
+    double *values;    /* by global event: values[nz[0, n_nz)] set, the rest 0 */
     double *prev_cols; /* previous cost line (speedscope's relative costs) */
     size_t cap_cols;
+    uint32_t *nz;             /* events with a cost on the line, ascending */
+    uint32_t n_nz, n_prev;    /* ... how many; costs on the previous line */
+    size_t clean_cap, cap_nz; /* values[0, clean_cap) known to be 0 but at nz */
     const char *creator, *cmd;
     uint64_t pid;
     cg_names names[CG_NAME_KINDS];
@@ -185,6 +238,64 @@ pk_status cgp_start_part(cg_parser *ps);
 void cgp_callee_place(cg_parser *ps, uint64_t count, uint32_t *obj, uint32_t *file);
 /* The call's cost line was read: cob=, cfi= and cfn= applied to it only. */
 void cgp_callee_done(cg_parser *ps);
+
+/* An unsigned decimal or 0x-hex number at *p; 0 if none or it overflows. */
+static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
+{
+    const char *p = *pp;
+    uint64_t v = 0;
+    if (end - p > 2 && p[0] == '0' && (p[1] | 32) == 'x') {
+        const char *d = p += 2;
+        for (; p < end; p++) {
+            unsigned c = (unsigned char)*p, h = c - '0';
+            if (h >= 10) {
+                h = (c | 32) - 'a';
+                if (h >= 6) break;
+                h += 10;
+            }
+            if (v >> 60) return 0;
+            v = v << 4 | h;
+        }
+        if (p == d) return 0;
+    } else {
+        const char *d = p;
+        for (unsigned h; p < end && (h = (unsigned)(*p - '0')) < 10; p++) {
+            if (v > (UINT64_MAX - 9) / 10) return 0;
+            v = v * 10 + h;
+        }
+        if (p == d) return 0;
+    }
+    *pp = p;
+    *out = v;
+    return 1;
+}
+
+/* The fused scanner (scan.c): the cost line at s, subpositions into pos
+ * and costs into ps->cols[0, *n_costs), *next after its newline: 1; 0 when
+ * the general parser must read it; -1 when its newline is not in
+ * [s, end) yet. */
+int cgs_cost_line(cg_parser *ps, const char *s, const char *end, const char **next, uint64_t *pos,
+                  uint32_t *n_costs);
+
+/* The parallel reader (pipeline.c): a mapped plain file by function,
+ * tokenized on `threads` more threads and fed to the parser in order. */
+pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads);
+/* One line [s, e) (no newline) at byte `offset`, as cgp_feed() reads it. */
+pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated);
+/* A run of cost lines the pipeline summed: sums and the last line's
+ * tokens of n_tok columns (subpositions first). */
+typedef struct cg_run {
+    const char *s, *e;            /* its lines, newlines included */
+    uint64_t offset, last_offset; /* of its first and its last line */
+    uint32_t n_lines;
+    const double *sum, *last;
+    uint32_t n_tok, min_tok, last_tok;
+    uint64_t rel_mask; /* columns with a '+N' or '*' token; bit 63: any beyond */
+    int bad;           /* a token the sum does not stand for */
+} cg_run;
+/* The run as one cost line of its summed costs (by function), or, where
+ * the sums cannot stand for its lines, its lines read one by one. */
+pk_status cgp_run(cg_parser *ps, const cg_run *run);
 
 /* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */
 int cg_detect(const unsigned char *data, size_t len);

@@ -50,12 +50,12 @@ typedef struct cgw {
  * only places the writer reads the call graph's cost storage. */
 static inline double cgw_self(const pk_cg *cg, uint64_t i, uint32_t e)
 {
-    return cg->self_cost[i * cg->n_events + e];
+    return pk_cg_self_value(cg, i, e);
 }
 
 static inline double cgw_call(const pk_cg *cg, uint64_t i, uint32_t e)
 {
-    return cg->call_cost[i * cg->n_events + e];
+    return pk_cg_call_value(cg, i, e);
 }
 
 /* write_plan.c: choose locations and parts, build or sum the call graph,

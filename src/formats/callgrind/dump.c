@@ -73,10 +73,13 @@ static void put_position(dumper *d, const pk_cg *cg, const char *const *keys, ui
     if (cg->positions & PK_POS_BB) put_x(d, keys[3], bb);
 }
 
-static void put_costs(dumper *d, const pk_cg *cg, const double *v)
+/* Costs of every event: v[0, n), the rest 0. */
+static void put_costs(dumper *d, const pk_cg *cg, pk_cg_row r)
 {
-    for (uint32_t e = 0; e < cg->n_events; e++)
-        if (!cg->events[e].formula) put_r(d, cg->events[e].name, v[e]);
+    for (uint32_t e = 0, j = 0; e < cg->n_events; e++) {
+        double v = j < r.n && pk_cg_row_event(r, j) == e ? r.v[j++] : 0.0;
+        if (!cg->events[e].formula) put_r(d, cg->events[e].name, v);
+    }
 }
 
 static void dump_parts(dumper *d, const pk_cg *cg)
@@ -95,7 +98,7 @@ static void dump_parts(dumper *d, const pk_cg *cg)
             const double *v = t ? r->totals : r->summary;
             if (!v) continue;
             put_u(d, "part", i);
-            put_costs(d, cg, v);
+            put_costs(d, cg, (pk_cg_row){v, NULL, cg->n_events});
             emit(d, r->file, "parts", t ? "totals" : "summary");
         }
     }
@@ -129,7 +132,7 @@ static void dump_records(dumper *d, const pk_cg *cg)
         const pk_cg_self_rec *r = &cg->self[i];
         put_u(d, "part", r->part), put_u(d, "function", r->fn);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
-        put_costs(d, cg, cg->self_cost + i * cg->n_events);
+        put_costs(d, cg, pk_cg_self_row(cg, i));
         emit(d, cg->parts[r->part].file, "costs", "cost");
     }
     for (uint64_t i = 0; i < cg->n_calls && wanted(d, "calls") && !d->stop; i++) {
@@ -138,7 +141,7 @@ static void dump_records(dumper *d, const pk_cg *cg)
         put_r(d, "count", r->count);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
         put_position(d, cg, target_keys, r->to_file, r->to_line, r->to_instr, r->to_bb);
-        put_costs(d, cg, cg->call_cost + i * cg->n_events);
+        put_costs(d, cg, pk_cg_call_row(cg, i));
         emit(d, cg->parts[r->part].file, "calls", "call");
     }
     for (uint64_t i = 0; i < cg->n_jumps && wanted(d, "jumps") && !d->stop; i++) {

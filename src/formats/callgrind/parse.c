@@ -38,8 +38,8 @@ pk_status cgp_bad(cg_parser *ps, const char *fmt, ...)
     vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
     if (ps->flags & PK_OPEN_KEEP_GOING) {
-        ps->p->complete = 0;
         cgp_diag(ps, PK_SEV_ERROR, "bad-line", "%s; line skipped", msg);
+        pk_model_mark_incomplete(ps->p, "bad-line");
         return PK_OK;
     }
     return pk_fail(PK_ERR_FORMAT, "%s:%llu: %s (byte offset %llu)", ps->file,
@@ -79,8 +79,11 @@ int cgp_u64(const char **sp, const char *e, uint64_t *out)
     return 1;
 }
 
-/* One subposition: absolute, +N / -N relative to `base`, or '*'. */
-static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t *out)
+/* One subposition: absolute, +N / -N relative to `base`, or '*'. With
+ * `loose` (by function: positions are not kept, so their values do not
+ * matter) a relative one that leaves 0..2^64-1 is not an error: every way
+ * of reading the file, in parallel too (pipeline.c), agrees then. */
+static int parse_subpos(const char **sp, const char *e, uint64_t base, int loose, uint64_t *out)
 {
     const char *s = *sp;
     uint64_t v;
@@ -92,7 +95,7 @@ static int parse_subpos(const char **sp, const char *e, uint64_t base, uint64_t 
     if (s < e && (*s == '+' || *s == '-')) {
         char sign = *s++;
         if (!cgp_u64(&s, e, &v)) return 0;
-        if (sign == '+' ? v > UINT64_MAX - base : v > base) return 0;
+        if (!loose && (sign == '+' ? v > UINT64_MAX - base : v > base)) return 0;
         *out = sign == '+' ? base + v : base - v;
     } else {
         if (!cgp_u64(&s, e, &v)) return 0;
@@ -108,7 +111,7 @@ static int parse_position(cg_parser *ps, const char **sp, const char *e, uint64_
     const char *s = *sp;
     for (uint32_t i = 0; i < ps->n_pos; i++) {
         s = cgp_skip_space(s, e);
-        if (!parse_subpos(&s, e, ps->last[i], &pos[i])) return 0;
+        if (!parse_subpos(&s, e, ps->last[i], ps->b->by_function, &pos[i])) return 0;
         if (s < e && !cgp_is_space(*s)) return 0;
     }
     *sp = s;
@@ -162,25 +165,71 @@ static int parse_cost(cg_parser *ps, const char **sp, const char *e, double prev
     return 1;
 }
 
-/* Costs after the position: missing trailing costs are zero. */
-static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, int *ok)
+/* ps->values all 0 again: the entries the last line set, and any room
+ * size_scratch() added since; ps->nz as long as a line's costs can be.
+ * Work in proportion to the costs written. */
+static pk_status clear_values(cg_parser *ps)
+{
+    for (uint32_t i = 0; i < ps->n_nz; i++)
+        ps->values[ps->nz[i]] = 0;
+    ps->n_nz = 0;
+    if (ps->clean_cap < ps->cap_cols) {
+        memset(ps->values + ps->clean_cap, 0, (ps->cap_cols - ps->clean_cap) * sizeof *ps->values);
+        ps->clean_cap = ps->cap_cols;
+    }
+    if (ps->cap_nz < ps->cap_cols) {
+        uint32_t *nz = realloc(ps->nz, ps->cap_cols * sizeof *nz);
+        if (!nz) return pk_fail_nomem("reading costs");
+        ps->nz = nz, ps->cap_nz = ps->cap_cols;
+    }
+    return PK_OK;
+}
+
+/* Costs after the position into ps->cols, *k of them (missing trailing
+ * costs are zero), or *k = UINT32_MAX for a line that is skipped. */
+static pk_status parse_costs(cg_parser *ps, const char *s, const char *e, uint32_t *k)
 {
     uint32_t n = ps->bp->n_cols;
     double *cols = ps->cols;
-    memset(cols, 0, n * sizeof *cols);
-    *ok = 0;
-    for (uint32_t i = 0;; i++) {
+    for (*k = 0;; ++*k) {
         s = cgp_skip_space(s, e);
         if (s >= e) break;
+        uint32_t i = *k;
+        *k = UINT32_MAX;
         if (i >= n) return cgp_bad(ps, "more costs than the %u events of 'events:'", n);
-        if (!parse_cost(ps, &s, e, ps->prev_cols[i], &cols[i]) || (s < e && !cgp_is_space(*s)))
+        double prev = i < ps->n_prev ? ps->prev_cols[i] : 0.0;
+        if (!parse_cost(ps, &s, e, prev, &cols[i]) || (s < e && !cgp_is_space(*s)))
             return cgp_bad(ps, "cost %u is not a number", i + 1);
+        *k = i;
     }
-    memcpy(ps->prev_cols, cols, n * sizeof *cols);
-    memset(ps->values, 0, ps->b->stride * sizeof *ps->values);
-    for (uint32_t i = 0; i < n; i++)
-        ps->values[ps->bp->col_event[i]] += cols[i];
-    *ok = 1;
+    return PK_OK;
+}
+
+static int cmp_event(const void *a, const void *b)
+{
+    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* The line's costs (ps->cols[0, k)) to ps->values by global event, and
+ * the events that have one to ps->nz, ascending (a part that lists its
+ * events in another order than the first part's is sorted per line). */
+static pk_status costs_by_event(cg_parser *ps, uint32_t k)
+{
+    const double *cols = ps->cols;
+    memcpy(ps->prev_cols, cols, k * sizeof *cols);
+    ps->n_prev = k;
+    pk_status st = clear_values(ps);
+    if (st) return st;
+    int sorted = 1;
+    for (uint32_t i = 0; i < k; i++) {
+        if (cols[i] == 0.0) continue;
+        uint32_t ev = ps->bp->col_event[i];
+        ps->values[ev] = cols[i];
+        if (ps->n_nz && ps->nz[ps->n_nz - 1] > ev) sorted = 0;
+        ps->nz[ps->n_nz++] = ev;
+    }
+    if (!sorted) qsort(ps->nz, ps->n_nz, sizeof *ps->nz, cmp_event);
     return PK_OK;
 }
 
@@ -198,7 +247,7 @@ static pk_status record_self(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     if (!st && ps->acc_dirty) st = cgb_acc(ps->b, ps->part, ps->fn, ps->fi, &ps->acc);
     if (st) return st;
     ps->acc_dirty = 0;
-    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values);
+    return cgb_self(ps->b, ps->acc, line, instr, bb, ps->values, ps->nz, ps->n_nz);
 }
 
 static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -210,7 +259,7 @@ static pk_status record_call(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     pk_status st = current_function(ps);
     c.caller = ps->fn;
     cgp_callee_done(ps);
-    return st ? st : cgb_call(ps->b, &c, ps->values);
+    return st ? st : cgb_call(ps->b, &c, ps->values, ps->nz, ps->n_nz);
 }
 
 static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint64_t bb)
@@ -238,6 +287,25 @@ static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     return cgb_jump(ps->b, &j);
 }
 
+/* A cost line read: its costs (ps->cols[0, k)) by event, and recorded as
+ * the pending call's or jump's, or as self cost. */
+static pk_status cost_read(cg_parser *ps, const uint64_t *pos, uint32_t k)
+{
+    int pending = ps->pending;
+    ps->pending = 0;
+    pk_status st = costs_by_event(ps, k);
+    if (st) return st;
+    memcpy(ps->last, pos, sizeof ps->last);
+    ps->part_body = 1;
+    uint32_t line;
+    uint64_t instr, bb;
+    split_position(ps, pos, &line, &instr, &bb);
+    if (pending == 1) return record_call(ps, line, instr, bb);
+    if (pending == 2) return record_jump(ps, line, instr, bb);
+    if (pending == 3) return PK_OK; /* the cost of a call we could not name */
+    return record_self(ps, line, instr, bb);
+}
+
 static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
 {
     if (!ps->bp || !ps->bp->n_cols) {
@@ -250,20 +318,13 @@ static pk_status cost_line(cg_parser *ps, const char *s, const char *e)
         return cgp_bad(ps, "invalid position (expected %u subposition%s)", ps->n_pos,
                        ps->n_pos == 1 ? "" : "s");
     }
-    int ok;
-    pk_status st = parse_costs(ps, s, e, &ok);
-    int pending = ps->pending;
-    ps->pending = 0;
-    if (st || !ok) return st;
-    memcpy(ps->last, pos, sizeof pos);
-    ps->part_body = 1;
-    uint32_t line;
-    uint64_t instr, bb;
-    split_position(ps, pos, &line, &instr, &bb);
-    if (pending == 1) return record_call(ps, line, instr, bb);
-    if (pending == 2) return record_jump(ps, line, instr, bb);
-    if (pending == 3) return PK_OK; /* the cost of a call we could not name */
-    return record_self(ps, line, instr, bb);
+    uint32_t k;
+    pk_status st = parse_costs(ps, s, e, &k);
+    if (st || k == UINT32_MAX) {
+        ps->pending = 0;
+        return st;
+    }
+    return cost_read(ps, pos, k);
 }
 
 /* calls=COUNT TARGET: the next line is the call's source position and
@@ -392,12 +453,64 @@ static pk_status one_line(cg_parser *ps, const char *s, const char *e)
     return cgp_bad(ps, "not a Callgrind line (starts with byte 0x%02x)", (unsigned char)c);
 }
 
+pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated)
+{
+    ps->line_no++, ps->line_off = offset, ps->unterminated = unterminated;
+    return one_line(ps, s, e);
+}
+
+/* A run's lines read one by one, as cgp_feed() reads them. */
+static pk_status reread_run(cg_parser *ps, const cg_run *r)
+{
+    pk_status st = PK_OK;
+    for (const char *s = r->s; s < r->e && !st;) {
+        const char *nl = memchr(s, '\n', (size_t)(r->e - s));
+        const char *e = nl ? nl : r->e;
+        st = cgp_line(ps, s, e, r->offset + (uint64_t)(s - r->s), !nl);
+        s = nl ? nl + 1 : r->e;
+    }
+    return st;
+}
+
+pk_status cgp_run(cg_parser *ps, const cg_run *r)
+{
+    uint32_t np = ps->n_pos;
+    int sums_ok = !r->bad && ps->bp && ps->bp->n_cols && !ps->relative_costs &&
+                  ps->b->by_function && r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols &&
+                  !(r->rel_mask >> np);
+    if (!sums_ok) return reread_run(ps, r);
+    uint32_t k = r->n_tok - np, kl = r->last_tok - np;
+    memcpy(ps->cols, r->sum + np, k * sizeof *ps->cols);
+    ps->line_no += r->n_lines, ps->line_off = r->last_offset, ps->unterminated = 0;
+    uint64_t pos[3] = {0, 0, 0}; /* by function: positions are not kept */
+    pk_status st = cost_read(ps, pos, k);
+    memcpy(ps->prev_cols, r->last + np, kl * sizeof *ps->prev_cols); /* as after its last line */
+    ps->n_prev = kl;
+    return st;
+}
+
 pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset, int final,
                    size_t *used)
 {
     const char *s = data, *end = data + len;
     pk_status st = PK_OK;
     while (s < end && !st) {
+        unsigned c = (unsigned char)*s;
+        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') && ps->bp && ps->bp->n_cols &&
+            !ps->relative_costs) { /* the common line first, in one pass */
+            uint64_t pos[3] = {0, 0, 0};
+            uint32_t k;
+            const char *next;
+            int r = cgs_cost_line(ps, s, end, &next, pos, &k);
+            if (r < 0 && !final) break;
+            if (r > 0) {
+                ps->line_no++, ps->unterminated = 0;
+                ps->line_off = offset + (uint64_t)(s - data);
+                st = cost_read(ps, pos, k);
+                s = next;
+                continue;
+            }
+        }
         const char *nl = memchr(s, '\n', (size_t)(end - s));
         if (!nl && !final) break;
         const char *e = nl ? nl : end;
@@ -413,19 +526,22 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
 
 /* Text formats have no length field, so a cut file still parses: say so
  * when the file shows the signs of it. Tools end their last line (hand-
- * written files may not: a note), and valgrind's callgrind closes every
- * part with 'totals:' (a warning). */
+ * written files may not, as speedscope's: a note), and valgrind's
+ * callgrind closes every part with 'totals:': a callgrind file whose last
+ * part has none is cut short, and every view says it is incomplete. */
 static void check_truncation(cg_parser *ps)
 {
+    const cgb_part *bp = ps->bp;
+    int valgrind = ps->creator && strncmp(ps->creator, "callgrind-", 10) == 0;
     if (ps->unterminated)
         cgp_diag(ps, PK_SEV_NOTE, "truncated",
                  "the last line has no newline: the file may be truncated");
-    const cgb_part *bp = ps->bp;
-    int valgrind = ps->creator && strncmp(ps->creator, "callgrind-", 10) == 0;
-    if (valgrind && bp && !bp->totals)
+    if (valgrind && bp && !bp->totals) {
         cgp_diag(ps, PK_SEV_WARNING, "truncated",
-                 "the last part has no 'totals:' line, which callgrind always writes: the "
-                 "file may be truncated");
+                 "the last part has no 'totals:' line, which callgrind always writes: the file "
+                 "is cut short, its costs and calls are incomplete");
+        pk_model_mark_incomplete(ps->p, "truncated");
+    }
 }
 
 pk_status cgp_end(cg_parser *ps)

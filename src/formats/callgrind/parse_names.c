@@ -41,7 +41,7 @@ void cgp_free(cg_parser *ps)
         free(ps->names[k].name);
         free(ps->names[k].gen);
     }
-    free(ps->cols), free(ps->values), free(ps->prev_cols);
+    free(ps->cols), free(ps->values), free(ps->prev_cols), free(ps->nz);
     memset(ps, 0, sizeof *ps);
 }
 
@@ -536,7 +536,7 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     uint32_t idx = PK_NONE;
     /* "???" is how callgrind (and our writer) names an unknown file or
      * object: it stays unknown rather than becoming a file called "???" */
-    int unknown = strcmp(name, "???") == 0;
+    int unknown = kind != CG_NAME_FN && name[0] == '?' && strcmp(name, "???") == 0;
     if (kind == CG_NAME_FILE && !unknown) st = cgb_file(ps->b, name, &idx);
     if (kind == CG_NAME_OBJ && !unknown) st = cgb_module(ps->b, name, &idx);
     if (st) return st;

@@ -18,6 +18,7 @@
 #include "util/error.h"
 #include "util/gzip.h"
 #include "util/mapfile.h"
+#include "util/parallel.h"
 
 #define WINDOW   (16u << 20)
 #define GZ_CHUNK (4u << 20)
@@ -63,6 +64,11 @@ int cg_detect_file(const char *path)
 
 static pk_status feed_plain(cg_parser *ps, const pk_mapfile *m)
 {
+    /* big files whose costs are kept per function: tokenized on the other
+     * cores (pipeline.c); a check (keep going) reads line by line */
+    unsigned workers = ps->b->threads ? ps->b->threads : pk_workers_for(m->size);
+    if (ps->b->by_function && !(ps->flags & PK_OPEN_KEEP_GOING) && workers > 1)
+        return cg_feed_parallel(ps, m, workers - 1);
     pk_release rel;
     pk_release_start(&rel, m);
     uint64_t off = 0;
@@ -277,7 +283,7 @@ static pk_status open_files(const char *path, char **files, size_t n, const pk_m
     if (st) return st;
     cg_build b;
     uint32_t flags = opts ? opts->flags : 0;
-    st = cgb_init(&b, p, (flags & PK_OPEN_BY_FUNCTION) != 0);
+    st = cgb_init(&b, p, opts);
     p->path = path;
     for (size_t i = 0; i < n && !st; i++)
         st = read_one(&b, files[i], mem, flags);

@@ -45,9 +45,14 @@ pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t)
         cg->by_function = t->b;
     } else if (strcmp(key, "model_functions") == 0) {
         TRY(jr_u64(r, t, key, UINT32_MAX, &v));
-        if (v != r->p->n_functions)
+        if (v > r->p->n_functions)
             return jr_err(r, t, key, "%llu, but the model has %u functions", (unsigned long long)v,
                           r->p->n_functions);
+        /* the model's functions after the call graph's are its cycles,
+         * "<cycle N>" (a Callgrind profile's, analysis/cg_setup.c) */
+        cg->n_model_functions = cg->n_functions = (uint32_t)v;
+        cg->first_cycle_function = (uint32_t)v;
+        cg->n_cycle_functions = r->p->n_functions - (uint32_t)v;
     }
     return PK_OK;
 }

@@ -9,11 +9,13 @@
 #include "jw.h"
 #include "model/callgraph.h"
 
-static void put_costs(jw *w, const double *v, uint32_t n)
+/* A row of costs as n values, one per event (the row's others are 0). */
+static void put_costs(jw *w, pk_cg_row r, uint32_t n)
 {
-    for (uint32_t e = 0; e < n; e++) {
+    for (uint32_t e = 0, j = 0; e < n; e++) {
+        int has = j < r.n && pk_cg_row_event(r, j) == e;
         jw_raw(w, ", ");
-        jw_double(w, v[e]);
+        jw_double(w, has ? r.v[j++] : 0.0);
     }
 }
 
@@ -100,7 +102,7 @@ static void put_self(jw *w, const pk_cg *cg)
         jw_u64(w, s->instr);
         jw_raw(w, ", ");
         jw_u64(w, s->bb);
-        put_costs(w, cg->self_cost + i * cg->n_events, cg->n_events);
+        put_costs(w, pk_cg_self_row(cg, i), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_self ? "\n  ]" : "]");
@@ -134,7 +136,7 @@ static void put_calls(jw *w, const pk_cg *cg)
         put_pos(w, c->to_file, c->to_line, c->to_instr, c->to_bb);
         jw_raw(w, ", ");
         jw_double(w, c->count);
-        put_costs(w, cg->call_cost + i * cg->n_events, cg->n_events);
+        put_costs(w, pk_cg_call_row(cg, i), cg->n_events);
         jw_raw(w, "]");
     }
     jw_raw(w, cg->n_calls ? "\n  ]" : "]");

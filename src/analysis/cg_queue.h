@@ -1,0 +1,47 @@
+/*
+ * analysis/cg_queue.h — the candidate nodes of the reconstructed tree,
+ * heaviest first (cg_to_cct.c builds the tree best first).
+ *
+ * A binary heap of millions of candidates spends its time in cache
+ * misses; here candidates go into buckets of weights within a factor
+ * 2^(1/8) of each other (from the weight's binary exponent and top
+ * mantissa bits), each a stack: pushing and popping are O(1) and touch
+ * one bucket head, and "heaviest first" holds to within 9 %, which is all
+ * a budget of nodes needs. Candidates that can no longer be taken within
+ * the budget are dropped whole buckets at a time.
+ */
+#ifndef PK_ANALYSIS_CG_QUEUE_H
+#define PK_ANALYSIS_CG_QUEUE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "profkit/status.h"
+
+typedef struct cgq_item {
+    uint32_t parent, target, ua, next;
+    float w;
+} cgq_item;
+
+typedef struct cg_queue {
+    cgq_item *items;
+    uint32_t n_items, cap_items, free_list;
+    uint32_t *head;  /* per bucket: its last item, or PK_NONE */
+    uint32_t *count; /* per bucket: its items */
+    int top;         /* no bucket above it holds an item */
+    uint64_t live;   /* items in the buckets */
+} cg_queue;
+
+pk_status cgq_init(cg_queue *q);
+void cgq_free(cg_queue *q);
+/* Add a candidate of weight w (w > 0, finite; others are not added). */
+pk_status cgq_push(cg_queue *q, double w, uint32_t parent, uint32_t target, uint32_t ua);
+/* Take a candidate of the heaviest bucket: 1, or 0 when empty. */
+int cgq_pop(cg_queue *q, cgq_item *out);
+/* Weight of the heaviest candidate's bucket (its lower bound), 0 if empty. */
+double cgq_top_weight(cg_queue *q);
+/* Drop the lightest buckets, keeping at least `keep` candidates (whole
+ * buckets): the dropped could only be taken after `keep` others. */
+void cgq_trim(cg_queue *q, uint64_t keep);
+
+#endif

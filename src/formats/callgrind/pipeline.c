@@ -1,0 +1,395 @@
+/*
+ * formats/callgrind/pipeline.c — a big plain Callgrind file read on
+ * several cores, when only per-function costs are kept
+ * (PK_OPEN_BY_FUNCTION: info, flat, tree, callers...).
+ *
+ * The file is cut into blocks before lines that name a function, file or
+ * object (never the cost line that belongs to a calls=). Worker threads
+ * tokenize blocks in parallel, knowing nothing of the parser's state:
+ * lines that are not cost lines are handed on as they are, and each run of
+ * cost lines between two of them is summed column by column (subpositions
+ * included: whatever they sum to is ignored), with the last line's numbers
+ * kept and any token the sum cannot stand for noted (a relative or '*'
+ * cost, a stray byte). The line after calls= or jump= is a run of its own.
+ * The calling thread then feeds the blocks, in order, to the one parser:
+ * a name or header line as such, a run as one cost line of its summed
+ * costs (by function, a run's lines all go to the same function). Where a
+ * run holds anything the sum cannot stand for, the parser reads its lines
+ * itself, so what comes out, diagnostics included, is what the sequential
+ * parser makes.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "cgrd.h"
+#include "util/error.h"
+#include "util/parallel.h"
+#include "util/vec.h"
+
+#define BLOCK_MAX (2u << 20) /* bytes a block aims at: at most this, ... */
+#define BLOCK_MIN (4u << 10) /* ... at least this, 8 blocks a thread between */
+#define MAX_COLS  64         /* columns a run sums; more: the parser reads it */
+#define F_BAD     1u         /* a token the sum cannot stand for */
+#define F_SINGLE  2u         /* the line after calls= / jump= */
+#define F_NO_NL   4u         /* the file's last line, without a newline */
+
+enum { OP_TEXT = 1, OP_RUN = 2 };
+
+/* One op; a run's sums and its last line's tokens follow it (2 x n_tok
+ * doubles). [s, e) is the op's bytes: a text line without its newline, or
+ * a run's lines with their newlines. */
+typedef struct op {
+    uint32_t kind, flags;
+    uint32_t lines_before; /* blank and comment lines before it */
+    uint32_t n_lines;      /* lines of a run (blank and comment ones between included) */
+    uint32_t n_tok, min_tok, last_tok;
+    uint64_t rel_mask; /* columns that held a '+N' or '*' token; bit 63: any beyond */
+    const char *s, *e;
+    const char *last_line; /* a run's last line */
+} op;
+
+typedef struct block {
+    const char *s, *e;
+    unsigned char *ops;
+    size_t n_ops_bytes, cap;
+    uint64_t lines; /* newlines in the block */
+    int ready, failed;
+} block;
+
+typedef struct pipe {
+    cg_parser *ps;
+    const char *base;
+    block *blocks;
+    uint32_t n_blocks, next, consumed, window;
+    int stop;
+    pthread_mutex_t lock;
+    pthread_cond_t cond;
+} pipe_t;
+
+/* ------------------------------------------------------------------ */
+/* Tokenizing a block                                                 */
+/* ------------------------------------------------------------------ */
+
+typedef struct tok {
+    block *b;
+    size_t run;             /* offset of the run being summed in b->ops, or SIZE_MAX */
+    uint32_t pending_lines; /* blank/comment lines not yet given to an op */
+    int after_call;         /* the previous line was calls= / jump= */
+    int failed;
+} tok;
+
+static op *op_at(const block *b, size_t off)
+{
+    return (op *)(b->ops + off);
+}
+
+/* A new op at the end of the block's ops (room for a run of n_tok). */
+static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
+{
+    block *b = t->b;
+    size_t need = sizeof(op) + 2 * (size_t)n_tok * sizeof(double), off = b->n_ops_bytes;
+    if (pk_vec_reserve((void **)&b->ops, &b->cap, off + need, 1)) {
+        t->failed = 1;
+        return SIZE_MAX;
+    }
+    op *o = op_at(b, off);
+    memset(o, 0, need);
+    o->kind = kind, o->n_tok = n_tok, o->min_tok = UINT32_MAX;
+    o->lines_before = t->pending_lines;
+    t->pending_lines = 0;
+    b->n_ops_bytes += need;
+    return off;
+}
+
+/* Room for n tokens in the run, the block's last op. */
+static int widen_run(tok *t, uint32_t n)
+{
+    block *b = t->b;
+    uint32_t old = op_at(b, t->run)->n_tok;
+    if (n <= old) return 1;
+    size_t add = 2 * (size_t)(n - old) * sizeof(double);
+    if (pk_vec_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add, 1)) return t->failed = 1, 0;
+    op *o = op_at(b, t->run);
+    double *sum = (double *)(o + 1);
+    memmove(sum + n, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */
+    memset(sum + old, 0, (n - old) * sizeof *sum);
+    memset(sum + n + old, 0, (n - old) * sizeof *sum);
+    o->n_tok = n;
+    b->n_ops_bytes += add;
+    return 1;
+}
+
+static int blank(char c)
+{
+    return c == ' ' || c == '\t';
+}
+
+/* The tokens of the cost line at s, read up to its newline (in one pass):
+ * values, flags and relative columns; *nl its newline, NULL if the
+ * block ends first. */
+static uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
+                            uint64_t *rel, const char **nl)
+{
+    uint32_t n = 0;
+    const char *p = s;
+    for (;;) {
+        while (p < end && blank(*p))
+            p++;
+        if (p >= end || *p == '\n' || *p == '\r') break;
+        char c = *p;
+        int neg = c == '-';
+        if (n >= MAX_COLS) goto bad;
+        if (c == '*' || c == '+') *rel |= 1ull << (n < 63 ? n : 63);
+        if (c == '*') {
+            v[n++] = 0, p++;
+        } else {
+            if (c == '+' || c == '-') p++;
+            uint64_t u;
+            if (!cgs_number(&p, end, &u) || u > (1ull << 63)) goto bad;
+            v[n++] = neg ? -(double)u : (double)u;
+        }
+        if (p < end && !blank(*p) && *p != '\n' && *p != '\r') goto bad;
+    }
+    if (p < end && *p == '\r' && (p + 1 >= end || p[1] != '\n')) goto bad;
+    *nl = p < end ? (*p == '\n' ? p : p + 1) : NULL;
+    return n;
+bad:
+    *flags |= F_BAD;
+    *nl = memchr(p, '\n', (size_t)(end - p));
+    return n;
+}
+
+/* The cost line at s summed into a run; its newline (NULL if the block
+ * ends first: then nothing is done, the line is read as text). */
+static const char *cost_line(tok *t, const char *line, const char *s, const char *end)
+{
+    double v[MAX_COLS];
+    uint32_t flags = 0;
+    uint64_t rel = 0;
+    const char *nl;
+    uint32_t n = line_tokens(s, end, v, &flags, &rel, &nl);
+    if (!nl) return NULL;
+    const char *next = nl + 1;
+    int single = t->after_call;
+    t->after_call = 0;
+    if (t->run == SIZE_MAX || single || (op_at(t->b, t->run)->flags & F_SINGLE)) {
+        t->run = new_op(t, OP_RUN, n);
+        if (t->run == SIZE_MAX) return nl;
+        op *o = op_at(t->b, t->run);
+        o->s = line, o->flags = single ? F_SINGLE : 0;
+    } else {
+        op_at(t->b, t->run)->n_lines += t->pending_lines, t->pending_lines = 0;
+        if (!widen_run(t, n)) return nl;
+    }
+    op *r = op_at(t->b, t->run);
+    double *sum = (double *)(r + 1), *last = sum + r->n_tok;
+    for (uint32_t i = 0; i < n; i++)
+        sum[i] += v[i], last[i] = v[i];
+    r->flags |= flags, r->rel_mask |= rel, r->n_lines++, r->e = next, r->last_tok = n;
+    r->last_line = line;
+    if (n < r->min_tok) r->min_tok = n;
+    return nl;
+}
+
+/* Whether the text line sets up an association (calls=, jump=...). */
+static int association(const char *s, const char *e)
+{
+    static const char *const keys[] = {"calls=", "rcalls=", "jump=", "jcnd="};
+    for (size_t i = 0; i < 4; i++) {
+        size_t l = strlen(keys[i]);
+        if ((size_t)(e - s) >= l && memcmp(s, keys[i], l) == 0) return 1;
+    }
+    return 0;
+}
+
+static void text_line(tok *t, const char *s, const char *e, int no_nl)
+{
+    t->run = SIZE_MAX;
+    size_t off = new_op(t, OP_TEXT, 0);
+    if (off == SIZE_MAX) return;
+    op *o = op_at(t->b, off);
+    o->s = s, o->e = e, o->n_lines = 1, o->flags = no_nl ? F_NO_NL : 0;
+    const char *k = s;
+    while (k < e && blank(*k))
+        k++;
+    t->after_call = association(k, e);
+}
+
+static void tokenize(block *b)
+{
+    tok t = {b, SIZE_MAX, 0, 0, 0};
+    for (const char *s = b->s; s < b->e && !t.failed;) {
+        const char *k = s, *nl = NULL;
+        while (k < b->e && blank(*k))
+            k++;
+        unsigned c = (unsigned char)(k < b->e ? *k : '#');
+        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') &&
+            (nl = cost_line(&t, s, k, b->e))) {
+            b->lines++;
+            s = nl + 1;
+            continue;
+        }
+        nl = memchr(k, '\n', (size_t)(b->e - k));
+        const char *e = nl ? nl : b->e, *le = e > k && e[-1] == '\r' ? e - 1 : e;
+        b->lines += nl != NULL;
+        if (nl && (k == le || c == '#')) /* blank and comment lines are nothing to the parser */
+            t.pending_lines++;
+        else /* a cut last line too, whatever it is: the parser reads it as it is */
+            text_line(&t, s, e, !nl);
+        s = nl ? nl + 1 : b->e;
+    }
+    if (t.pending_lines && !t.failed) { /* trailing blank lines: counted, nothing read */
+        size_t off = new_op(&t, OP_TEXT, 0);
+        if (off != SIZE_MAX) op_at(b, off)->s = op_at(b, off)->e = b->e;
+    }
+    b->failed = t.failed;
+}
+
+/* ------------------------------------------------------------------ */
+/* Blocks, workers, and feeding the parser                            */
+/* ------------------------------------------------------------------ */
+
+/* Where a block may start: after a newline, before fn= fl= fi= fe= ob=
+ * (never the cost line of a calls=). NULL if none from `from` on. */
+static const char *cut_after(const char *from, const char *end)
+{
+    for (const char *p = from; p + 4 < end;) {
+        const char *nl = memchr(p, '\n', (size_t)(end - p - 4));
+        if (!nl) return NULL;
+        const char *q = nl + 1;
+        if (q[2] == '=' &&
+            ((q[0] == 'f' && (q[1] == 'n' || q[1] == 'l' || q[1] == 'i' || q[1] == 'e')) ||
+             (q[0] == 'o' && q[1] == 'b')))
+            return q;
+        p = q;
+    }
+    return NULL;
+}
+
+static pk_status cut_blocks(pipe_t *pp, const char *data, uint64_t size, unsigned threads)
+{
+    const char *end = data + size;
+    size_t cap = 0;
+    uint64_t aim = size / (8 * (uint64_t)threads);
+    aim = aim < BLOCK_MIN ? BLOCK_MIN : aim > BLOCK_MAX ? BLOCK_MAX : aim;
+    for (const char *s = data; s < end;) {
+        const char *e = (uint64_t)(end - s) > 2 * aim ? cut_after(s + aim, end) : NULL;
+        if (!e) e = end;
+        if (pk_vec_reserve((void **)&pp->blocks, &cap, pp->n_blocks + 1u, sizeof *pp->blocks))
+            return pk_fail_nomem("reading in parallel");
+        pp->blocks[pp->n_blocks++] = (block){s, e, NULL, 0, 0, 0, 0, 0};
+        s = e;
+    }
+    return PK_OK;
+}
+
+static void *worker(void *arg)
+{
+    pipe_t *pp = arg;
+    pthread_mutex_lock(&pp->lock);
+    for (;;) {
+        while (!pp->stop && pp->next < pp->n_blocks && pp->next >= pp->consumed + pp->window)
+            pthread_cond_wait(&pp->cond, &pp->lock);
+        if (pp->stop || pp->next >= pp->n_blocks) break;
+        block *b = &pp->blocks[pp->next++];
+        pthread_mutex_unlock(&pp->lock);
+        tokenize(b);
+        pthread_mutex_lock(&pp->lock);
+        b->ready = 1;
+        pthread_cond_broadcast(&pp->cond);
+    }
+    pthread_mutex_unlock(&pp->lock);
+    return NULL;
+}
+
+/* Block j, tokenized by a worker or, if none took it yet, here. */
+static void await_block(pipe_t *pp, uint32_t j)
+{
+    pthread_mutex_lock(&pp->lock);
+    if (pp->next == j) {
+        pp->next++;
+        pthread_mutex_unlock(&pp->lock);
+        tokenize(&pp->blocks[j]);
+        pthread_mutex_lock(&pp->lock);
+        pp->blocks[j].ready = 1;
+    }
+    while (!pp->blocks[j].ready)
+        pthread_cond_wait(&pp->cond, &pp->lock);
+    pthread_mutex_unlock(&pp->lock);
+}
+
+static pk_status replay(pipe_t *pp, const block *b)
+{
+    cg_parser *ps = pp->ps;
+    pk_status st = PK_OK;
+    for (size_t off = 0; off < b->n_ops_bytes && !st;) {
+        const op *o = op_at(b, off);
+        off += sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_tok * sizeof(double) : 0);
+        ps->line_no += o->lines_before;
+        uint64_t at = (uint64_t)(o->s - pp->base);
+        if (o->kind == OP_TEXT) {
+            if (o->n_lines) st = cgp_line(ps, o->s, o->e, at, (o->flags & F_NO_NL) != 0);
+            continue;
+        }
+        const double *sum = (const double *)(o + 1);
+        cg_run run = {o->s,
+                      o->e,
+                      at,
+                      (uint64_t)(o->last_line - pp->base),
+                      o->n_lines,
+                      sum,
+                      sum + o->n_tok,
+                      o->n_tok,
+                      o->min_tok,
+                      o->last_tok,
+                      o->rel_mask,
+                      (o->flags & F_BAD) != 0};
+        st = cgp_run(ps, &run);
+    }
+    return st;
+}
+
+pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
+{
+    pipe_t pp = {ps,
+                 (const char *)m->data,
+                 NULL,
+                 0,
+                 0,
+                 0,
+                 2 * threads + 2,
+                 0,
+                 PTHREAD_MUTEX_INITIALIZER,
+                 PTHREAD_COND_INITIALIZER};
+    pthread_t tid[PK_MAX_WORKERS];
+    unsigned started = 0;
+    pk_status st = cut_blocks(&pp, pp.base, m->size, threads);
+    for (unsigned w = 0; !st && w < threads && w < PK_MAX_WORKERS; w++)
+        started += pthread_create(&tid[started], NULL, worker, &pp) == 0;
+    pk_release rel;
+    pk_release_start(&rel, m);
+    for (uint32_t j = 0; j < pp.n_blocks && !st; j++) {
+        await_block(&pp, j);
+        block *b = &pp.blocks[j];
+        st = b->failed ? pk_fail_nomem("reading in parallel") : replay(&pp, b);
+        free(b->ops), b->ops = NULL;
+        pthread_mutex_lock(&pp.lock);
+        pp.consumed = j + 1;
+        pthread_cond_broadcast(&pp.cond);
+        pthread_mutex_unlock(&pp.lock);
+        pk_release_advance(&rel, b->e);
+    }
+    pthread_mutex_lock(&pp.lock);
+    pp.stop = 1;
+    pthread_cond_broadcast(&pp.cond);
+    pthread_mutex_unlock(&pp.lock);
+    for (unsigned w = 0; w < started; w++)
+        pthread_join(tid[w], NULL);
+    for (uint32_t j = 0; j < pp.n_blocks; j++)
+        free(pp.blocks[j].ops);
+    pk_release_finish(&rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
+    free(pp.blocks);
+    return st;
+}

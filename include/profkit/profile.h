@@ -147,7 +147,7 @@ typedef struct pk_profile_info {
      * without its closing line). The diagnostics with `incomplete` set
      * say why. */
     int complete;
-    /* 1 if the calling-context tree was reconstructed from a call graph
+    /* 1 if the calling-context tree is reconstructed from a call graph
      * (Callgrind): approximate, and every output showing it must say so. */
     int reconstructed;
     /* Which variant of the format's layout was read, when a format has

@@ -157,7 +157,9 @@ pk_status pk_profile_get_info(const pk_profile *p, pk_profile_info *out)
     out->description = p->description;
     out->path = p->path;
     out->complete = p->complete;
-    out->reconstructed = p->reconstructed;
+    /* a call graph's tree is reconstructed whether or not this open built
+     * it (PK_OPEN_NO_TREE): `info` must say what any tree view would be */
+    out->reconstructed = p->reconstructed || p->cg != NULL;
     return PK_OK;
 }
 

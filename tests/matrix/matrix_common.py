@@ -156,6 +156,9 @@ def report(writer, cells, table_path):
     for c in cells:
         for ln in c["lost"]:
             lines.append("  note %s: %s" % (c["input"], ln.split(": left out ", 1)[-1]))
+    for c in cells:
+        for k in c.get("known", []):
+            lines.append("  known %s: %s" % (c["input"], k))
     for c in bad:
         lines.append("FAIL %s" % c["input"])
         for p in c["problems"][:12]:

@@ -86,7 +86,22 @@ static uint32_t decode(const unsigned char *p, size_t n)
     return cp;
 }
 
-void pk_json_escape(const char *s, size_t len, pk_json_emit_fn emit, void *user)
+/* An ill-formed byte: U+FFFD for its whole maximal subpart (repair), or
+ * the byte itself as \udcXX (lossless). Returns the bytes consumed. */
+static size_t emit_ill_formed(const unsigned char *p, size_t bad, int lossless,
+                              pk_json_emit_fn emit, void *user)
+{
+    if (!lossless) {
+        emit(user, replacement, sizeof replacement - 1);
+        return bad;
+    }
+    static const char hex[] = "0123456789abcdef";
+    char u[6] = {'\\', 'u', 'd', 'c', hex[*p >> 4], hex[*p & 15]};
+    emit(user, u, sizeof u);
+    return 1;
+}
+
+static void escape(const char *s, size_t len, int lossless, pk_json_emit_fn emit, void *user)
 {
     const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
     while (p < end) {
@@ -99,11 +114,35 @@ void pk_json_escape(const char *s, size_t len, pk_json_emit_fn emit, void *user)
         }
         if (p > run) emit(user, (const char *)run, (size_t)(p - run));
         if (n)
-            emit_escape(cp, emit, user);
+            emit_escape(cp, emit, user), p += n;
         else
-            emit(user, replacement, sizeof replacement - 1);
-        p += n ? n : bad;
+            p += emit_ill_formed(p, bad, lossless, emit, user);
         run = p;
     }
     if (p > run) emit(user, (const char *)run, (size_t)(p - run));
+}
+
+void pk_json_escape(const char *s, size_t len, pk_json_emit_fn emit, void *user)
+{
+    escape(s, len, 0, emit, user);
+}
+
+void pk_json_escape_bytes(const char *s, size_t len, pk_json_emit_fn emit, void *user)
+{
+    escape(s, len, 1, emit, user);
+}
+
+size_t pk_json_unescape_bytes(char *s, size_t len)
+{
+    size_t o = 0;
+    for (size_t i = 0; i < len; i++) {
+        const unsigned char *p = (const unsigned char *)s + i;
+        if (p[0] == 0xed && i + 2 < len && (p[1] == 0xb2 || p[1] == 0xb3) && (p[2] & 0xc0) == 0x80) {
+            s[o++] = (char)(0x80 | (p[1] & 1) << 6 | (p[2] & 0x3f)); /* U+DC80..U+DCFF */
+            i += 2;
+        } else {
+            s[o++] = (char)p[0];
+        }
+    }
+    return o;
 }

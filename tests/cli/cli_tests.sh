@@ -414,5 +414,14 @@ if [ -d "$meas" ]; then
   grep -q "$(basename "$sm").hpcrun: footer" "$work/err" || fail "tree of a measurement with a cut file does not name it: $(cat "$work/err")"
 fi
 
+# --- model JSON keeps names byte for byte, as valid UTF-8 JSON ---
+printf 'events: Ir\nfl=a.c\nfn=bad\377\376name\n1 10\n' >"$work/badutf.callgrind"
+expect_status 0 "$profkit" convert -q --force "$work/badutf.callgrind" -o "$work/badutf.json"
+json_check "$work/badutf.json" "any(f['name'] == 'bad\\udcff\\udcfename' for f in doc['functions'])"
+expect_status 0 "$profkit" convert -q --force "$work/badutf.json" -o "$work/badutf2.callgrind"
+checks=$((checks + 1))
+printf 'bad\377\376name' >"$work/badutf.want"
+grep -aq -F -f "$work/badutf.want" "$work/badutf2.callgrind" || fail "invalid UTF-8 name changed through model JSON"
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

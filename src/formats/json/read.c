@@ -16,6 +16,7 @@
 
 #include "jr.h"
 #include "util/error.h"
+#include "util/json_string.h"
 #include "util/mapfile.h"
 #include "util/vec.h"
 
@@ -232,9 +233,18 @@ static int cb_number(void *u, const char *s, size_t len)
 {
     return on_scalar(u, JT_NUM, s, len, 0);
 }
+/* Strings come back byte for byte: \udcXX escapes (the writer's for bytes
+ * that are not UTF-8) become their bytes again, in a copy (s may point
+ * into the read-only mapped file). Only strings with a byte 0xED pay. */
 static int cb_string(void *u, const unsigned char *s, size_t len)
 {
-    return on_scalar(u, JT_STR, s, len, 0);
+    if (!memchr(s, 0xed, len)) return on_scalar(u, JT_STR, s, len, 0);
+    char *copy = malloc(len + 1);
+    if (!copy) return jr_err(u, NULL, NULL, "out of memory"), 0;
+    memcpy(copy, s, len);
+    int ok = on_scalar(u, JT_STR, copy, pk_json_unescape_bytes(copy, len), 0);
+    free(copy);
+    return ok;
 }
 
 /* ---- containers ---- */

@@ -25,6 +25,7 @@
 #include "model/callgraph.h"
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/json_string.h"
 
 const char *const json_ctx_kinds[] = {"root", "entry",       "function", "loop",
                                       "line", "instruction", "unknown",  NULL};
@@ -44,33 +45,22 @@ void jw_raw(jw *w, const char *s)
     pk_out_bytes(&w->o, s, strlen(s));
 }
 
+static void emit_out(void *user, const char *bytes, size_t n)
+{
+    pk_out_bytes(user, bytes, n);
+}
+
+/* Lossless: bytes that are not UTF-8 come back from \udcXX (the reader's
+ * pk_json_unescape_bytes), so a name round-trips byte for byte. */
 void jw_str(jw *w, const char *s)
 {
     if (!s) {
         pk_out_bytes(&w->o, "null", 4);
         return;
     }
-    static const char hex[] = "0123456789abcdef";
-    char buf[256];
-    size_t n = 0;
-    buf[n++] = '"';
-    for (const unsigned char *c = (const unsigned char *)s; *c; c++) {
-        if (n > sizeof buf - 8) pk_out_bytes(&w->o, buf, n), n = 0;
-        if (*c == '"' || *c == '\\') {
-            buf[n++] = '\\', buf[n++] = (char)*c;
-        } else if (*c == '\n') {
-            buf[n++] = '\\', buf[n++] = 'n';
-        } else if (*c == '\t') {
-            buf[n++] = '\\', buf[n++] = 't';
-        } else if (*c < 0x20 || *c == 0x7f) {
-            memcpy(buf + n, "\\u00", 4), n += 4;
-            buf[n++] = hex[*c >> 4], buf[n++] = hex[*c & 15];
-        } else {
-            buf[n++] = (char)*c;
-        }
-    }
-    buf[n++] = '"';
-    pk_out_bytes(&w->o, buf, n);
+    pk_out_bytes(&w->o, "\"", 1);
+    pk_json_escape_bytes(s, strlen(s), emit_out, &w->o);
+    pk_out_bytes(&w->o, "\"", 1);
 }
 
 /* Decimal digits of v into the end of buf; returns the first digit. */

@@ -18,16 +18,16 @@
 static const struct {
     const char *name;
     int exp; /* of ten, in seconds */
-} time_units[] = {{"s", 0},       {"sec", 0},         {"secs", 0},          {"second", 0},
-                  {"seconds", 0}, {"ms", -3},         {"msec", -3},         {"us", -6},
-                  {"usec", -6},   {"\xc2\xb5s", -6},  {"microseconds", -6}, {"ns", -9},
-                  {"nsec", -9},   {"nanoseconds", -9}, {"ps", -12},         {"fs", -15},
+} time_units[] = {{"s", 0},       {"sec", 0},          {"secs", 0},          {"second", 0},
+                  {"seconds", 0}, {"ms", -3},          {"msec", -3},         {"us", -6},
+                  {"usec", -6},   {"\xc2\xb5s", -6},   {"microseconds", -6}, {"ns", -9},
+                  {"nsec", -9},   {"nanoseconds", -9}, {"ps", -12},          {"fs", -15},
                   {"as", -18}};
 
 typedef struct unit {
-    double factor;   /* "1e-9 B": 1e-9 */
-    char name[64];   /* "B"; "" when none */
-    int time_exp;    /* of ten, in seconds, when is_time */
+    double factor; /* "1e-9 B": 1e-9 */
+    char name[64]; /* "B"; "" when none */
+    int time_exp;  /* of ten, in seconds, when is_time */
     int is_time;
 } unit;
 

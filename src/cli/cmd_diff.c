@@ -16,7 +16,11 @@ static const char diff_help[] =
     "largest change of the exclusive value first; then per calling path\n"
     "(the chain of function names from the entry, matched across files of\n"
     "any format), largest change of the inclusive value first. Paths only in\n"
-    "B are marked [added], only in A [removed].\n\n"
+    "B are marked [added], only in A [removed]. Values that differ only by\n"
+    "rounding (1e-9 of the values or of A's total) are the same; B's values\n"
+    "are put in A's unit when its unit differs by a power of 1000; entry\n"
+    "points and functions a writer made up for them or for bare addresses\n"
+    "are no frames of a path, so a profile and its conversion compare equal.\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           show N rows of each table (default 15; 0 = all)\n"
     "  -t, --threshold PCT   hide rows whose change is below PCT %% of A's total\n"

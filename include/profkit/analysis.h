@@ -228,6 +228,12 @@ typedef struct pk_diff_row {
     double a_incl, b_incl;
     double a_self, b_self;
     int same; /* set by pk_diff_settle(): no change beyond rounding */
+    /* 1 when a side's values are a call graph's (pk_diff_exact) and the
+     * function is in one of its cycles: that side's inclusive value is
+     * then the call graph's (self plus the calls leaving the cycle, as
+     * KCachegrind counts it), which a tree's (recursion counted once per
+     * path) differs from by definition. */
+    int in_cycle;
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of
@@ -250,6 +256,21 @@ PK_API pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_
 PK_API pk_status pk_diff_functions(const pk_profile *pa, const pk_frame *a, size_t n_a,
                                    const pk_profile *pb, const pk_frame *b, size_t n_b,
                                    pk_diff_row **rows, size_t *n_rows);
+/* Exact per-function values of one side (indexed by function; a call
+ * graph's pk_callgraph_function_costs()), in place of what its frames
+ * add up to; functions flagged in `hidden` (may be NULL: a call graph's
+ * "<cycle N>" pseudo-functions) are left out of the rows. */
+typedef struct pk_diff_exact {
+    const double *self, *inclusive;
+    const unsigned char *hidden;
+    const unsigned char *in_cycle; /* may be NULL: functions in a cycle */
+} pk_diff_exact;
+/* pk_diff_functions() with a side's values taken from `ea`/`eb` where
+ * not NULL. */
+PK_API pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                         const pk_diff_exact *ea, const pk_profile *pb,
+                                         const pk_frame *b, size_t n_b, const pk_diff_exact *eb,
+                                         pk_diff_row **rows, size_t *n_rows);
 /* Mark the rows whose values differ only by the rounding of sums (both
  * the inclusive and the self value: |a - b| <= 1e-9 x max(|a|, |b|,
  * |total|), total being A's program total) as `same`, and move them after

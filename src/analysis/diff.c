@@ -164,6 +164,8 @@ typedef struct fn_side {
     pk_index *frame, *key_of;
     double *incl, *self;
     uint32_t *active;
+    unsigned char *hidden;   /* per key: left out (a call graph's cycle pseudo-functions) */
+    unsigned char *in_cycle; /* per key: a function of a call graph's cycle */
     size_t n;
 } fn_side;
 
@@ -171,6 +173,43 @@ static void fn_side_free(fn_side *s)
 {
     pk_kmap_free(&s->keys);
     free(s->frame), free(s->key_of), free(s->incl), free(s->self), free(s->active);
+    free(s->hidden), free(s->in_cycle);
+}
+
+/* A side whose functions' costs are known exactly (a call graph): each
+ * key's self value becomes the sum over the distinct functions of its
+ * frames (same-named functions together, as the tree side's keys are),
+ * its inclusive value the function's, when only one function has the
+ * name (summing the inclusive values of same-named functions that call
+ * each other would count the inner ones twice: those keep the tree's,
+ * recursion counted once). */
+static pk_status exact_values(const pk_profile *p, const pk_frame *f, size_t n, fn_side *s,
+                              const pk_diff_exact *x)
+{
+    size_t nf = pk_function_count(p);
+    unsigned char *done = calloc(nf + 1, 1);
+    uint32_t *fns = calloc(s->n + 1, sizeof *fns);
+    double *incl = calloc(s->n + 1, sizeof *incl);
+    s->hidden = calloc(s->n + 1, 1), s->in_cycle = calloc(s->n + 1, 1);
+    pk_status st = done && fns && incl && s->hidden && s->in_cycle
+                       ? PK_OK
+                       : pk_fail_nomem("comparing functions");
+    if (!st) memset(s->self, 0, s->n * sizeof *s->self);
+    for (size_t i = 1; !st && i < n; i++) {
+        pk_context c;
+        if (pk_context_get(p, f[i].context, &c) || c.function == PK_NONE || c.function >= nf ||
+            done[c.function])
+            continue;
+        done[c.function] = 1;
+        uint32_t k = s->key_of[i];
+        if (x->hidden && x->hidden[c.function]) s->hidden[k] = 1;
+        if (x->in_cycle && x->in_cycle[c.function]) s->in_cycle[k] = 1;
+        s->self[k] += x->self[c.function], incl[k] += x->inclusive[c.function], fns[k]++;
+    }
+    for (size_t k = 0; !st && k < s->n; k++)
+        if (fns[k] == 1) s->incl[k] = incl[k];
+    free(done), free(fns), free(incl);
+    return st;
 }
 
 /* Inclusive values of the frames no ancestor of which is the same
@@ -227,18 +266,23 @@ static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const f
     size_t n = 0;
     if (!seen) return pk_fail_nomem("comparing functions");
     for (size_t k = 0; k < x->n; k++) {
+        if (x->hidden && x->hidden[k]) continue;
         const pk_frame *fa = &a[x->frame[k]];
         uint64_t key[PK_KMAP_WORDS] = {fa->name_hash};
         uint32_t j;
-        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0, x->self[k], 0, 0};
-        if (pk_kmap_get(&y->keys, key, &j) && pk_frames_same_name(pa, fa, pb, &b[y->frame[j]])) {
+        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0, x->self[k], 0, 0,
+                             x->in_cycle && x->in_cycle[k]};
+        if (pk_kmap_get(&y->keys, key, &j) && !(y->hidden && y->hidden[j]) &&
+            pk_frames_same_name(pa, fa, pb, &b[y->frame[j]])) {
             r[n].b = y->frame[j], r[n].b_incl = y->incl[j], r[n].b_self = y->self[j];
+            r[n].in_cycle |= y->in_cycle && y->in_cycle[j];
             seen[j] = 1;
         }
         n++;
     }
     for (size_t j = 0; j < y->n; j++)
-        if (!seen[j]) r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j], 0, y->self[j], 0};
+        if (!seen[j] && !(y->hidden && y->hidden[j])) r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j], 0, y->self[j], 0,
+                                   y->in_cycle && y->in_cycle[j]};
     free(seen);
     *n_rows = n;
     return PK_OK;
@@ -248,11 +292,21 @@ pk_status pk_diff_functions(const pk_profile *pa, const pk_frame *a, size_t n_a,
                             const pk_profile *pb, const pk_frame *b, size_t n_b, pk_diff_row **rows,
                             size_t *n_rows)
 {
+    return pk_diff_functions_exact(pa, a, n_a, NULL, pb, b, n_b, NULL, rows, n_rows);
+}
+
+pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                  const pk_diff_exact *ea, const pk_profile *pb, const pk_frame *b,
+                                  size_t n_b, const pk_diff_exact *eb, pk_diff_row **rows,
+                                  size_t *n_rows)
+{
     if (!pa || !a || !pb || !b || !rows || !n_rows)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_diff_functions: bad arguments");
     fn_side x = {0}, y = {0};
     pk_status st = functions_of(a, n_a, &x);
     if (!st) st = functions_of(b, n_b, &y);
+    if (!st && ea) st = exact_values(pa, a, n_a, &x, ea);
+    if (!st && eb) st = exact_values(pb, b, n_b, &y, eb);
     pk_diff_row *r = st ? NULL : malloc((x.n + y.n + 1) * sizeof *r);
     size_t n = 0;
     if (!st && !r) st = pk_fail_nomem("comparing functions");

@@ -167,6 +167,7 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
             pk_frame_name(s->p, &s->frames[at], path, sizeof path);
         pk_json_string(j, path);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
+        if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, r[i].in_cycle);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
         pk_json_key(j, paths ? "a_self" : "a_exclusive"), pk_json_double(j, r[i].a_self);
@@ -196,12 +197,56 @@ static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_
     return cli_json_done("diff", &j);
 }
 
+/* A call graph's exact per-function values of the view (what `flat`
+ * shows, in A's unit), instead of its reconstructed tree's; "<cycle N>"
+ * pseudo-functions left out. 0 when the side has no call graph or the
+ * view needs the tree (--focus, --hide, --stat). */
+static int exact_of(const side *s, const cli_view *v, pk_diff_exact *x)
+{
+    pk_cg_summary cgs;
+    cli_cg_view cv;
+    if (pk_callgraph_summary(s->p, &cgs) != PK_OK || (v->focus && *v->focus) ||
+        (v->hide && *v->hide) || v->stat != PK_ACROSS_SUM ||
+        cli_cg_view_init("diff", s->p, v, &cv) != CLI_OK)
+        return 0;
+    size_t nf = pk_function_count(s->p);
+    pk_cg_function_cost *c = calloc(nf + 1, sizeof *c), *t = calloc(nf + 1, sizeof *t);
+    double *self = calloc(2 * nf + 1, sizeof *self);
+    unsigned char *hidden = calloc(2 * nf + 1, 1);
+    int ok = c && t && self && hidden;
+    for (size_t i = 0; ok && i < (cv.locations ? cv.n_locations : 1); i++) {
+        ok = pk_callgraph_function_costs(s->p, cv.locations ? cv.locations[i] : PK_NONE, cv.event,
+                                         t, NULL, NULL) == PK_OK;
+        for (size_t f = 0; ok && f < nf; f++)
+            c[f].self += t[f].self, c[f].inclusive += t[f].inclusive, c[f].cycle |= t[f].cycle;
+    }
+    for (size_t f = 0; ok && f < nf; f++) {
+        pk_function fn;
+        self[f] = c[f].self * s->scale, self[nf + f] = c[f].inclusive * s->scale;
+        hidden[f] = !pk_function_get(s->p, (pk_index)f, &fn) && fn.name &&
+                    strncmp(fn.name, "<cycle ", 7) == 0;
+        hidden[nf + f] = c[f].cycle != 0 || t[f].cycle != 0;
+    }
+    free(c), free(t), cli_cg_view_free(&cv);
+    if (!ok) return free(self), free(hidden), 0;
+    *x = (pk_diff_exact){self, self + nf, hidden, hidden + nf};
+    return 1;
+}
+
+static void exact_free(pk_diff_exact *x)
+{
+    free((void *)x->self), free((void *)x->hidden);
+}
+
 static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb)
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
-    pk_status st =
-        pk_diff_functions(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &fr, &nf);
+    pk_diff_exact ea = {0}, eb = {0};
+    int xa = exact_of(a, v, &ea), xb = exact_of(b, v, &eb);
+    pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &ea : NULL, b->p,
+                                           b->frames, b->n_frames, xb ? &eb : NULL, &fr, &nf);
+    exact_free(&ea), exact_free(&eb);
     if (!st)
         st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
     if (!st) pk_diff_settle(fr, nf, a->vals.total), pk_diff_settle(pr, np, a->vals.total);

@@ -194,7 +194,7 @@ static void locations_are_summed_split_or_chosen(void **s)
     pk_profile *q = open_path(part); /* one thread's file on its own */
     assert_true(total_of(q, 0) == 1350);
     pk_profile_free(q);
-    q = open_path(out); /* the set, by its base name */
+    q = open_path(out);                        /* the set, by its base name */
     assert_int_equal(pk_location_count(q), 4); /* one per thread */
     assert_true(total_of(q, 0) == 7025);
     pk_profile_free(q);

@@ -205,6 +205,15 @@ PK_API size_t pk_frame_name(const pk_profile *profile, const pk_frame *frame, ch
  * PK_ERR_NOT_FOUND when no frame matches. */
 PK_API pk_status pk_frames_around(const pk_profile *profile, const pk_frame *frames, size_t n,
                                   const char *name, int callers, pk_frame **out, size_t *n_out);
+/* Frames for comparing calling paths across formats (diffs): as
+ * pk_frames_build(), but only functions open a frame, and not the
+ * functions a writer makes up for what its format cannot hold (an entry
+ * point written as a function "main thread", a call site known only by
+ * its address as "libfoo.so+0x1a86d"): their values fold into the frame
+ * around them, as the entry points and instruction contexts they stand
+ * for do. An unknown function is named after its module's file name. */
+PK_API pk_status pk_frames_build_paths(const pk_profile *profile, const double *inclusive,
+                                       pk_frame **frames, size_t *n);
 /* For every frame of `a` (of profile pa), the frame of `b` (profile pb)
  * at the same path of names, or PK_NONE: b_of_a holds n_a indexes. */
 PK_API pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a,
@@ -218,6 +227,13 @@ typedef struct pk_diff_row {
     pk_index a, b;
     double a_incl, b_incl;
     double a_self, b_self;
+    int same; /* set by pk_diff_settle(): no change beyond rounding */
+    /* 1 when a side's values are a call graph's (pk_diff_exact) and the
+     * function is in one of its cycles: that side's inclusive value is
+     * then the call graph's (self plus the calls leaving the cycle, as
+     * KCachegrind counts it), which a tree's (recursion counted once per
+     * path) differs from by definition. */
+    int in_cycle;
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of
@@ -232,7 +248,42 @@ PK_API pk_status pk_diff_frames(const pk_profile *pa, const pk_frame *a, size_t 
 PK_API pk_status pk_diff_flat(const pk_profile *pa, const pk_flat_row *ra, size_t n_a,
                               const pk_profile *pb, const pk_flat_row *rb, size_t n_b,
                               pk_group_by by, pk_diff_row **rows, size_t *n_rows);
+/* Per function, from two frame trees (pk_frames_build_paths()): the sum
+ * of each function's self values, and of its inclusive values where no
+ * caller on the path is the same function (recursion counted once);
+ * functions matched by name; a/b index one frame of the function. Sorted
+ * as pk_diff_flat(). Free *rows with pk_diff_free(). */
+PK_API pk_status pk_diff_functions(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                   const pk_profile *pb, const pk_frame *b, size_t n_b,
+                                   pk_diff_row **rows, size_t *n_rows);
+/* Exact per-function values of one side (indexed by function; a call
+ * graph's pk_callgraph_function_costs()), in place of what its frames
+ * add up to; functions flagged in `hidden` (may be NULL: a call graph's
+ * "<cycle N>" pseudo-functions) are left out of the rows. */
+typedef struct pk_diff_exact {
+    const double *self, *inclusive;
+    const unsigned char *hidden;
+    const unsigned char *in_cycle; /* may be NULL: functions in a cycle */
+} pk_diff_exact;
+/* pk_diff_functions() with a side's values taken from `ea`/`eb` where
+ * not NULL. */
+PK_API pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                         const pk_diff_exact *ea, const pk_profile *pb,
+                                         const pk_frame *b, size_t n_b, const pk_diff_exact *eb,
+                                         pk_diff_row **rows, size_t *n_rows);
+/* Mark the rows whose values differ only by the rounding of sums (both
+ * the inclusive and the self value: |a - b| <= 1e-9 x max(|a|, |b|,
+ * |total|), total being A's program total) as `same`, and move them after
+ * the others, keeping the order. Unmatched rows whose values are all
+ * within that of 0 are `same` too. */
+PK_API void pk_diff_settle(pk_diff_row *rows, size_t n, double total);
 PK_API void pk_diff_free(pk_diff_row *rows);
+/* The factor that turns values of metric `from` into the unit of metric
+ * `to`, when their units (pk_metric.unit, else a time unit ending the
+ * name: "CPUTIME (sec)") differ by a known power of 1000 ("sec" and "us":
+ * 1e6 from sec to us; "1e-9" and none); 1 when they are the same.
+ * PK_ERR_NOT_FOUND when they do not compare so. */
+PK_API pk_status pk_metric_unit_factor(const pk_metric *from, const pk_metric *to, double *factor);
 
 /* What one trace says about time (nanoseconds). A sample holds until the
  * next; the last one counts for nothing. In a sampled trace an interval

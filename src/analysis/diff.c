@@ -156,3 +156,190 @@ void pk_diff_free(pk_diff_row *rows)
 {
     free(rows);
 }
+
+/* One side's functions: key (name hash) -> function k, with one frame of
+ * it, its summed self and outermost inclusive values. */
+typedef struct fn_side {
+    pk_kmap keys;
+    pk_index *frame, *key_of;
+    double *incl, *self;
+    uint32_t *active;
+    unsigned char *hidden;   /* per key: left out (a call graph's cycle pseudo-functions) */
+    unsigned char *in_cycle; /* per key: a function of a call graph's cycle */
+    size_t n;
+} fn_side;
+
+static void fn_side_free(fn_side *s)
+{
+    pk_kmap_free(&s->keys);
+    free(s->frame), free(s->key_of), free(s->incl), free(s->self), free(s->active);
+    free(s->hidden), free(s->in_cycle);
+}
+
+/* A side whose functions' costs are known exactly (a call graph): each
+ * key's self value becomes the sum over the distinct functions of its
+ * frames (same-named functions together, as the tree side's keys are),
+ * its inclusive value the function's, when only one function has the
+ * name (summing the inclusive values of same-named functions that call
+ * each other would count the inner ones twice: those keep the tree's,
+ * recursion counted once). */
+static pk_status exact_values(const pk_profile *p, const pk_frame *f, size_t n, fn_side *s,
+                              const pk_diff_exact *x)
+{
+    size_t nf = pk_function_count(p);
+    unsigned char *done = calloc(nf + 1, 1);
+    uint32_t *fns = calloc(s->n + 1, sizeof *fns);
+    double *incl = calloc(s->n + 1, sizeof *incl);
+    s->hidden = calloc(s->n + 1, 1), s->in_cycle = calloc(s->n + 1, 1);
+    pk_status st = done && fns && incl && s->hidden && s->in_cycle
+                       ? PK_OK
+                       : pk_fail_nomem("comparing functions");
+    if (!st) memset(s->self, 0, s->n * sizeof *s->self);
+    for (size_t i = 1; !st && i < n; i++) {
+        pk_context c;
+        if (pk_context_get(p, f[i].context, &c) || c.function == PK_NONE || c.function >= nf ||
+            done[c.function])
+            continue;
+        done[c.function] = 1;
+        uint32_t k = s->key_of[i];
+        if (x->hidden && x->hidden[c.function]) s->hidden[k] = 1;
+        if (x->in_cycle && x->in_cycle[c.function]) s->in_cycle[k] = 1;
+        s->self[k] += x->self[c.function], incl[k] += x->inclusive[c.function], fns[k]++;
+    }
+    for (size_t k = 0; !st && k < s->n; k++)
+        if (fns[k] == 1) s->incl[k] = incl[k];
+    free(done), free(fns), free(incl);
+    return st;
+}
+
+/* Inclusive values of the frames no ancestor of which is the same
+ * function: a depth-first walk with an explicit stack (entries 2i enter
+ * frame i, 2i+1 leave it) and a count of open frames per function. */
+static pk_status outermost(const pk_frame *f, size_t n, fn_side *s)
+{
+    size_t *stack = malloc(2 * n * sizeof *stack), sp = 0;
+    if (!stack) return pk_fail_nomem("comparing functions");
+    stack[sp++] = 0;
+    while (sp) {
+        size_t e = stack[--sp], i = e >> 1;
+        if (e & 1) {
+            s->active[s->key_of[i]]--;
+            continue;
+        }
+        if (i > 0) {
+            uint32_t k = s->key_of[i];
+            if (!s->active[k]++) s->incl[k] += f[i].inclusive;
+            stack[sp++] = e | 1;
+        }
+        for (pk_index c = f[i].first_child; c != PK_NONE; c = f[c].next_sibling)
+            stack[sp++] = (size_t)c << 1;
+    }
+    free(stack);
+    return PK_OK;
+}
+
+static pk_status functions_of(const pk_frame *f, size_t n, fn_side *s)
+{
+    s->frame = malloc(n * sizeof *s->frame), s->key_of = malloc(n * sizeof *s->key_of);
+    s->incl = calloc(n, sizeof *s->incl), s->self = calloc(n, sizeof *s->self);
+    s->active = calloc(n, sizeof *s->active);
+    if (!s->frame || !s->key_of || !s->incl || !s->self || !s->active)
+        return pk_fail_nomem("comparing functions");
+    for (size_t i = 1; i < n; i++) {
+        uint64_t key[PK_KMAP_WORDS] = {f[i].name_hash};
+        uint32_t k;
+        int added;
+        if (pk_kmap_upsert(&s->keys, key, (uint32_t)s->n, &k, &added) < 0)
+            return pk_fail_nomem("comparing functions");
+        if (added) s->frame[s->n++] = (pk_index)i;
+        s->key_of[i] = k, s->self[k] += f[i].self;
+    }
+    return outermost(f, n, s);
+}
+
+/* Rows for x's functions (matched in y by name) and then y's others. */
+static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const fn_side *x,
+                                const pk_profile *pb, const pk_frame *b, const fn_side *y,
+                                pk_diff_row *r, size_t *n_rows)
+{
+    unsigned char *seen = calloc(y->n ? y->n : 1, 1);
+    size_t n = 0;
+    if (!seen) return pk_fail_nomem("comparing functions");
+    for (size_t k = 0; k < x->n; k++) {
+        if (x->hidden && x->hidden[k]) continue;
+        const pk_frame *fa = &a[x->frame[k]];
+        uint64_t key[PK_KMAP_WORDS] = {fa->name_hash};
+        uint32_t j;
+        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0, x->self[k], 0, 0,
+                             x->in_cycle && x->in_cycle[k]};
+        if (pk_kmap_get(&y->keys, key, &j) && !(y->hidden && y->hidden[j]) &&
+            pk_frames_same_name(pa, fa, pb, &b[y->frame[j]])) {
+            r[n].b = y->frame[j], r[n].b_incl = y->incl[j], r[n].b_self = y->self[j];
+            r[n].in_cycle |= y->in_cycle && y->in_cycle[j];
+            seen[j] = 1;
+        }
+        n++;
+    }
+    for (size_t j = 0; j < y->n; j++)
+        if (!seen[j] && !(y->hidden && y->hidden[j])) r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j], 0, y->self[j], 0,
+                                   y->in_cycle && y->in_cycle[j]};
+    free(seen);
+    *n_rows = n;
+    return PK_OK;
+}
+
+pk_status pk_diff_functions(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                            const pk_profile *pb, const pk_frame *b, size_t n_b, pk_diff_row **rows,
+                            size_t *n_rows)
+{
+    return pk_diff_functions_exact(pa, a, n_a, NULL, pb, b, n_b, NULL, rows, n_rows);
+}
+
+pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                  const pk_diff_exact *ea, const pk_profile *pb, const pk_frame *b,
+                                  size_t n_b, const pk_diff_exact *eb, pk_diff_row **rows,
+                                  size_t *n_rows)
+{
+    if (!pa || !a || !pb || !b || !rows || !n_rows)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_diff_functions: bad arguments");
+    fn_side x = {0}, y = {0};
+    pk_status st = functions_of(a, n_a, &x);
+    if (!st) st = functions_of(b, n_b, &y);
+    if (!st && ea) st = exact_values(pa, a, n_a, &x, ea);
+    if (!st && eb) st = exact_values(pb, b, n_b, &y, eb);
+    pk_diff_row *r = st ? NULL : malloc((x.n + y.n + 1) * sizeof *r);
+    size_t n = 0;
+    if (!st && !r) st = pk_fail_nomem("comparing functions");
+    if (!st) st = pair_functions(pa, a, &x, pb, b, &y, r, &n);
+    fn_side_free(&x), fn_side_free(&y);
+    if (st) {
+        free(r);
+        return st;
+    }
+    qsort(r, n, sizeof *r, by_self_change);
+    *rows = r, *n_rows = n;
+    return PK_OK;
+}
+
+/* Within the rounding of sums of values of this size? */
+static int noise(double x, double y, double total)
+{
+    double scale = fmax(fmax(fabs(x), fabs(y)), fabs(total));
+    return fabs(x - y) <= 1e-9 * scale;
+}
+
+void pk_diff_settle(pk_diff_row *rows, size_t n, double total)
+{
+    pk_diff_row *tmp = malloc((n ? n : 1) * sizeof *tmp);
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        rows[i].same = noise(rows[i].a_incl, rows[i].b_incl, total) &&
+                       noise(rows[i].a_self, rows[i].b_self, total);
+    if (!tmp) return; /* rows stay in order of change; `same` still says it */
+    for (size_t i = 0; i < n; i++)
+        if (!rows[i].same) tmp[k++] = rows[i];
+    for (size_t i = 0; i < n; i++)
+        if (rows[i].same) tmp[k++] = rows[i];
+    memcpy(rows, tmp, n * sizeof *rows);
+    free(tmp);
+}

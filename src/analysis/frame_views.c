@@ -125,12 +125,12 @@ static pk_status index_children(const pk_frame *f, size_t n, pk_kmap *m)
     return PK_OK;
 }
 
-static int same_name(const pk_profile *pa, const pk_frame *a, const pk_profile *pb,
-                     const pk_frame *b)
+int pk_frames_same_name(const pk_profile *pa, const pk_frame *a, const pk_profile *pb,
+                        const pk_frame *b)
 {
     char x[PK_FRAME_NAME_MAX], y[PK_FRAME_NAME_MAX];
-    pk_frame_name(pa, a, x, sizeof x);
-    pk_frame_name(pb, b, y, sizeof y);
+    pk_frames_key_name(pa, a->context, x, sizeof x);
+    pk_frames_key_name(pb, b->context, y, sizeof y);
     return strcmp(x, y) == 0;
 }
 
@@ -147,7 +147,8 @@ pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a, c
         uint64_t key[PK_KMAP_WORDS] = {up, a[i].name_hash};
         uint32_t j;
         b_of_a[i] = PK_NONE;
-        if (up != PK_NONE && pk_kmap_get(&kids, key, &j) && same_name(pa, &a[i], pb, &b[j]))
+        if (up != PK_NONE && pk_kmap_get(&kids, key, &j) &&
+            pk_frames_same_name(pa, &a[i], pb, &b[j]))
             b_of_a[i] = j;
     }
     pk_kmap_free(&kids);

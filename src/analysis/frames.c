@@ -57,21 +57,31 @@ pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context,
 }
 
 /* The name hash of context c, cached per function in fn_hash. */
-static uint64_t context_hash(const pk_profile *p, uint32_t c, uint64_t *fn_hash)
+static uint64_t context_hash(const pk_profile *p, uint32_t c, uint64_t *fn_hash, int paths)
 {
     uint32_t fn = p->ctx[c].function;
     if (fn < p->n_functions && fn_hash[fn]) return fn_hash[fn];
     char name[PK_FRAME_NAME_MAX];
-    pk_context_name(p, c, name, sizeof name);
+    if (paths)
+        pk_frames_key_name(p, c, name, sizeof name);
+    else
+        pk_context_name(p, c, name, sizeof name);
     uint64_t h = pk_frames_hash_name(name);
     if (fn < p->n_functions) fn_hash[fn] = h;
     return h;
 }
 
-/* Does context c open a frame of its own? */
-static int opens_frame(const pk_profile *p, uint32_t c, pk_index parent_frame)
+/* Does context c open a frame of its own? For calling paths (`paths`),
+ * only functions that are no stand-in a writer made up do. */
+static int opens_frame(const pk_profile *p, uint32_t c, pk_index parent_frame, int paths)
 {
     const pk_ctx_rec *r = &p->ctx[c];
+    if (paths) {
+        char name[PK_FRAME_NAME_MAX];
+        if (r->kind != PK_CTX_FUNCTION) return 0;
+        pk_context_name(p, c, name, sizeof name);
+        return !pk_frames_stand_in(name);
+    }
     if (r->kind == PK_CTX_FUNCTION) return 1;
     return parent_frame == 0 && r->kind != PK_CTX_ENTRY; /* nothing encloses it */
 }
@@ -90,7 +100,7 @@ void pk_frames_finish(pk_frame *f, size_t n)
 }
 
 static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of,
-                       uint64_t *fn_hash)
+                       uint64_t *fn_hash, int paths)
 {
     const pk_profile *p = b->p;
     pk_index root;
@@ -102,25 +112,26 @@ static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame
         frame_of[c] = PK_NONE;
         if (parent >= c || frame_of[parent] == PK_NONE) continue; /* unlisted */
         pk_index pf = frame_of[parent];
-        if (!opens_frame(p, c, pf)) {
+        if (!opens_frame(p, c, pf, paths)) {
             frame_of[c] = pf;
             continue;
         }
-        st = pk_frames_add(b, pf, c, context_hash(p, c, fn_hash), &frame_of[c]);
+        st = pk_frames_add(b, pf, c, context_hash(p, c, fn_hash, paths), &frame_of[c]);
         if (!st) b->f[frame_of[c]].inclusive += incl[c];
     }
     return st;
 }
 
-pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **frames, size_t *n)
+static pk_status build_frames(const pk_profile *p, const double *incl, int paths, pk_frame **frames,
+                              size_t *n)
 {
     if (!p || !incl || !frames || !n) return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_build: NULL");
     if (p->n_ctx == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no contexts");
     pk_frames_builder b = {.p = p};
     pk_index *frame_of = malloc(p->n_ctx * sizeof *frame_of);
     uint64_t *fn_hash = calloc(p->n_functions ? p->n_functions : 1, sizeof *fn_hash);
-    pk_status st =
-        frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash) : pk_fail_nomem("building frames");
+    pk_status st = frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash, paths)
+                                       : pk_fail_nomem("building frames");
     free(frame_of), free(fn_hash);
     pk_kmap_free(&b.kids);
     if (st) {
@@ -130,6 +141,17 @@ pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **fr
     pk_frames_finish(b.f, b.n);
     *frames = b.f, *n = b.n;
     return PK_OK;
+}
+
+pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **frames, size_t *n)
+{
+    return build_frames(p, incl, 0, frames, n);
+}
+
+pk_status pk_frames_build_paths(const pk_profile *p, const double *incl, pk_frame **frames,
+                                size_t *n)
+{
+    return build_frames(p, incl, 1, frames, n);
 }
 
 void pk_frames_free(pk_frame *frames)

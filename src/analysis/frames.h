@@ -26,6 +26,17 @@ uint64_t pk_frames_hash_name(const char *s);
  * created (named by `context`, values 0) if it is not there yet. */
 pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context, uint64_t hash,
                         pk_index *out);
+/* Is `name` one a writer made up for what is no function in the model
+ * (frame_names.c): an entry point ("main thread") or a call site's
+ * instruction ("libfoo.so+0x1a86d")? */
+int pk_frames_stand_in(const char *name);
+/* Context i's name as calling paths compare it: its display name, with
+ * an unknown function's module path cut to the file name, as
+ * pk_context_name() shows modules. Returns the length it needed. */
+size_t pk_frames_key_name(const pk_profile *p, pk_index i, char *buf, size_t size);
+/* Do frames of two profiles have the same pk_frames_key_name()? */
+int pk_frames_same_name(const pk_profile *pa, const pk_frame *a, const pk_profile *pb,
+                        const pk_frame *b);
 /* Fill in self values from the inclusive ones. */
 void pk_frames_finish(pk_frame *f, size_t n);
 

@@ -213,8 +213,8 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
     pk_format_value(s, sizeof s, c->self);
     pk_format_value(in, sizeof in, c->inclusive);
     printf("%s of %s%s: self %s (%.1f%%), inclusive %s (%.1f%%), called %.0f time%s\n", l->cmd,
-           cli_text(fname(l->p, f)), cyc, s, pct(c->self, l->cv.total), in, pct(c->inclusive, l->cv.total),
-           c->called, c->called == 1 ? "" : "s");
+           cli_text(fname(l->p, f)), cyc, s, pct(c->self, l->cv.total), in,
+           pct(c->inclusive, l->cv.total), c->called, c->called == 1 ? "" : "s");
     printf("%14s  %18s  %s\n", "calls", "inclusive", l->callers ? "caller" : "callee");
     size_t hidden = 0;
     for (size_t i = 0; i < n; i++) {

@@ -16,7 +16,11 @@ static const char diff_help[] =
     "largest change of the exclusive value first; then per calling path\n"
     "(the chain of function names from the entry, matched across files of\n"
     "any format), largest change of the inclusive value first. Paths only in\n"
-    "B are marked [added], only in A [removed].\n\n"
+    "B are marked [added], only in A [removed]. Values that differ only by\n"
+    "rounding (1e-9 of the values or of A's total) are the same; B's values\n"
+    "are put in A's unit when its unit differs by a power of 1000; entry\n"
+    "points and functions a writer made up for them or for bare addresses\n"
+    "are no frames of a path, so a profile and its conversion compare equal.\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           show N rows of each table (default 15; 0 = all)\n"
     "  -t, --threshold PCT   hide rows whose change is below PCT %% of A's total\n"
@@ -28,34 +32,48 @@ typedef struct side {
     cli_view_values vals;
     pk_frame *frames;
     size_t n_frames;
-    pk_flat_row *flat;
-    size_t n_flat;
+    double scale; /* B's values x scale are in A's unit */
 } side;
 
 static int side_free(side *s, int rc)
 {
-    pk_flat_free(s->flat);
     pk_frames_free(s->frames);
     cli_view_values_free(&s->vals);
     return cli_close("diff", s->p, rc);
 }
 
-static int load_side(const char *path, const cli_view *v, side *s)
+static int open_side(const char *path, const cli_view *v, side *s)
 {
     int rc =
         cli_open("diff", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &s->p);
-    if (!rc) rc = cli_view_compute("diff", s->p, v, &s->vals);
-    if (rc) return rc;
-    pk_status st = pk_frames_build(s->p, s->vals.incl, &s->frames, &s->n_frames);
-    if (!st)
-        st =
-            pk_flat_profile(s->p, s->vals.incl, s->vals.excl, PK_BY_FUNCTION, &s->flat, &s->n_flat);
+    s->scale = 1;
+    return rc ? rc : cli_view_compute("diff", s->p, v, &s->vals);
+}
+
+/* B's values in A's unit, when a writer scaled them by a power of 1000
+ * and said so in the unit (Callgrind's integers: seconds as "us"). */
+static void to_unit_of(const side *a, side *b)
+{
+    double f;
+    if (pk_metric_unit_factor(&b->vals.met, &a->vals.met, &f) || f == 1) return;
+    size_t n = pk_context_count(b->p);
+    for (size_t i = 0; i < n; i++) {
+        if (b->vals.incl) b->vals.incl[i] *= f;
+        if (b->vals.excl) b->vals.excl[i] *= f;
+    }
+    b->vals.total *= f, b->scale = f;
+}
+
+/* Calling paths: the frames of the functions (docs/cli.md, diff). */
+static int paths_of(side *s)
+{
+    pk_status st = pk_frames_build_paths(s->p, s->vals.incl, &s->frames, &s->n_frames);
     return st ? cli_library_error("diff", st) : CLI_OK;
 }
 
 static const char *status_of(const pk_diff_row *r)
 {
-    return r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
+    return r->same ? "same" : r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
 }
 
 /* "main > solve > dot", keeping the innermost frames when it is long. */
@@ -83,9 +101,7 @@ static int row_shown(const cli_view *v, const pk_diff_row *r, double total, size
 {
     double change = self ? r->b_self - r->a_self : r->b_incl - r->a_incl;
     if (v->top && k >= v->top) return 0;
-    if (change == 0 && ((r->a != PK_NONE && r->b != PK_NONE) ||
-                        (r->a_incl == 0 && r->b_incl == 0 && r->a_self == 0 && r->b_self == 0)))
-        return 0;
+    if (r->same) return 0; /* no change beyond rounding (pk_diff_settle) */
     return !(v->threshold > 0 && total != 0 && fabs(100 * change / total) < v->threshold);
 }
 
@@ -107,9 +123,9 @@ static void text_functions(const side *a, const side *b, const pk_diff_row *r, s
            "change", " function");
     for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++, k++) {
         if (r[i].a != PK_NONE)
-            pk_flat_row_name(a->p, PK_BY_FUNCTION, &a->flat[r[i].a], name, sizeof name);
+            pk_frame_name(a->p, &a->frames[r[i].a], name, sizeof name);
         else
-            pk_flat_row_name(b->p, PK_BY_FUNCTION, &b->flat[r[i].b], name, sizeof name);
+            pk_frame_name(b->p, &b->frames[r[i].b], name, sizeof name);
         cell(r[i].a_self, r[i].b_self);
         cell(r[i].a_incl, r[i].b_incl);
         printf(" %s%s%s\n", cli_text(name), r[i].a == PK_NONE ? " [added]" : "",
@@ -146,10 +162,12 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
         pk_json_object_begin(j);
         pk_json_key(j, paths ? "path" : "function");
         if (paths)
-            path_of(s, at, path, sizeof path), pk_json_string(j, path);
+            path_of(s, at, path, sizeof path);
         else
-            cli_json_flat_row_name(j, s->p, PK_BY_FUNCTION, &s->flat[at]);
+            pk_frame_name(s->p, &s->frames[at], path, sizeof path);
+        pk_json_string(j, path);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
+        if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, r[i].in_cycle);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
         pk_json_key(j, paths ? "a_self" : "a_exclusive"), pk_json_double(j, r[i].a_self);
@@ -169,6 +187,8 @@ static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_
     pk_json_key(&j, "metric"), pk_json_string(&j, a->vals.met.name);
     pk_json_key(&j, "a_total"), pk_json_double(&j, a->vals.total);
     pk_json_key(&j, "b_total"), pk_json_double(&j, b->vals.total);
+    pk_json_key(&j, "b_metric"), pk_json_string(&j, b->vals.met.name);
+    pk_json_key(&j, "b_scale"), pk_json_double(&j, b->scale);
     pk_json_key(&j, "functions");
     json_rows(&j, a, b, fr, nf, v, 0);
     pk_json_key(&j, "paths");
@@ -177,14 +197,59 @@ static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_
     return cli_json_done("diff", &j);
 }
 
+/* A call graph's exact per-function values of the view (what `flat`
+ * shows, in A's unit), instead of its reconstructed tree's; "<cycle N>"
+ * pseudo-functions left out. 0 when the side has no call graph or the
+ * view needs the tree (--focus, --hide, --stat). */
+static int exact_of(const side *s, const cli_view *v, pk_diff_exact *x)
+{
+    pk_cg_summary cgs;
+    cli_cg_view cv;
+    if (pk_callgraph_summary(s->p, &cgs) != PK_OK || (v->focus && *v->focus) ||
+        (v->hide && *v->hide) || v->stat != PK_ACROSS_SUM ||
+        cli_cg_view_init("diff", s->p, v, &cv) != CLI_OK)
+        return 0;
+    size_t nf = pk_function_count(s->p);
+    pk_cg_function_cost *c = calloc(nf + 1, sizeof *c), *t = calloc(nf + 1, sizeof *t);
+    double *self = calloc(2 * nf + 1, sizeof *self);
+    unsigned char *hidden = calloc(2 * nf + 1, 1);
+    int ok = c && t && self && hidden;
+    for (size_t i = 0; ok && i < (cv.locations ? cv.n_locations : 1); i++) {
+        ok = pk_callgraph_function_costs(s->p, cv.locations ? cv.locations[i] : PK_NONE, cv.event,
+                                         t, NULL, NULL) == PK_OK;
+        for (size_t f = 0; ok && f < nf; f++)
+            c[f].self += t[f].self, c[f].inclusive += t[f].inclusive, c[f].cycle |= t[f].cycle;
+    }
+    for (size_t f = 0; ok && f < nf; f++) {
+        pk_function fn;
+        self[f] = c[f].self * s->scale, self[nf + f] = c[f].inclusive * s->scale;
+        hidden[f] = !pk_function_get(s->p, (pk_index)f, &fn) && fn.name &&
+                    strncmp(fn.name, "<cycle ", 7) == 0;
+        hidden[nf + f] = c[f].cycle != 0 || t[f].cycle != 0;
+    }
+    free(c), free(t), cli_cg_view_free(&cv);
+    if (!ok) return free(self), free(hidden), 0;
+    *x = (pk_diff_exact){self, self + nf, hidden, hidden + nf};
+    return 1;
+}
+
+static void exact_free(pk_diff_exact *x)
+{
+    free((void *)x->self), free((void *)x->hidden);
+}
+
 static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb)
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
-    pk_status st =
-        pk_diff_flat(a->p, a->flat, a->n_flat, b->p, b->flat, b->n_flat, PK_BY_FUNCTION, &fr, &nf);
+    pk_diff_exact ea = {0}, eb = {0};
+    int xa = exact_of(a, v, &ea), xb = exact_of(b, v, &eb);
+    pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &ea : NULL, b->p,
+                                           b->frames, b->n_frames, xb ? &eb : NULL, &fr, &nf);
+    exact_free(&ea), exact_free(&eb);
     if (!st)
         st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);
+    if (!st) pk_diff_settle(fr, nf, a->vals.total), pk_diff_settle(pr, np, a->vals.total);
     int rc = CLI_OK;
     if (!st && v->json) {
         rc = write_json(a, b, fr, nf, pr, np, v);
@@ -193,6 +258,10 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
         printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
                cli_text(a->vals.met.name), cli_text(pa), a->vals.total, cli_text(pb), b->vals.total,
                d, a->vals.total ? 100 * d / a->vals.total : 0.0);
+        if (b->scale != 1)
+            printf("  B's metric %s is in %s: its values x%g, in A's unit\n",
+                   cli_text(b->vals.met.name), cli_text(b->vals.met.unit ? b->vals.met.unit : "?"),
+                   b->scale);
         cli_say_reconstructed(a->p, stdout);
         cli_say_reconstructed(b->p, stdout);
         putchar('\n');
@@ -217,10 +286,13 @@ int cmd_diff(int argc, char **argv)
     if ((rc = cli_view_check("diff", &v)) != 0) return rc;
     if (argc - optind != 2) return cli_usage_error("diff", "want two profiles, A and B");
     side a = {0}, b = {0};
-    rc = load_side(argv[optind], &v, &a);
+    rc = open_side(argv[optind], &v, &a);
     cli_view vb = v;
     if (!rc) vb.metric = a.vals.met.name; /* the same metric by name */
-    if (!rc) rc = load_side(argv[optind + 1], &vb, &b);
+    if (!rc) rc = open_side(argv[optind + 1], &vb, &b);
+    if (!rc) to_unit_of(&a, &b);
+    if (!rc) rc = paths_of(&a);
+    if (!rc) rc = paths_of(&b);
     if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1]);
     rc = side_free(&a, rc);
     return side_free(&b, rc);

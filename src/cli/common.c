@@ -202,6 +202,31 @@ static void split_scope(const char *spec, char *name, size_t size, pk_scope_kind
     }
 }
 
+/* Letters and digits of `s`, lower case: a metric name as formats that
+ * allow fewer characters spell it ("CPUTIME (sec)", "CPUTIME_sec"). */
+static void spelled(const char *s, char *buf, size_t size)
+{
+    size_t k = 0;
+    for (; *s && k + 1 < size; s++)
+        if (isalnum((unsigned char)*s)) buf[k++] = (char)tolower((unsigned char)*s);
+    buf[k] = 0;
+}
+
+/* The one metric spelled like `name` that way, if exactly one is. */
+static int pick_spelled(const pk_profile *p, const char *name, pk_index *out)
+{
+    char want[512], got[512];
+    size_t n = pk_metric_count(p), hits = 0;
+    spelled(name, want, sizeof want);
+    for (pk_index m = 0; m < n && *want; m++) {
+        pk_metric met;
+        pk_metric_get(p, m, &met);
+        spelled(met.name, got, sizeof got);
+        if (strcmp(want, got) == 0) *out = m, hits++;
+    }
+    return hits == 1;
+}
+
 int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope)
 {
     char name[512];
@@ -217,6 +242,7 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
                 return *out = m, 1;
         }
     }
+    if (spec && pick_spelled(p, name, out)) return 1;
     if (spec || n == 0) return 0;
     for (pk_index m = 0; m < n; m++) {
         pk_metric met;

@@ -144,6 +144,18 @@ expect_status 0 "$profkit" convert -q "$src/tests/data/callgrind/sample-b.callgr
 golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callgrind/sample.callgrind" "$work/b.d"
 expect_status 0 "$profkit" diff --json "$src/tests/data/callgrind/sample-b.callgrind" "$work/b.d"
 json_check "$work/out" 'doc["schema"] == "profkit.diff/1" and doc["functions"] == [] and doc["paths"] == [] and doc["a_total"] == doc["b_total"] == 480'
+# A profile against its own conversion: the Cube file's regions for the
+# entry points ("main thread") are no frames of a calling path, the Cube
+# values' rounding is no change, and Callgrind's integer milliseconds are
+# compared in seconds (docs/cli.md, diff).
+for to in cube callgrind; do
+  expect_status 0 "$profkit" convert -q "$db" -o "$work/own.$to" --to "$to"
+  expect_status 0 "$profkit" diff --json "$db" "$work/own.$to"
+  json_check "$work/out" 'doc["functions"] == [] and doc["paths"] == [] and abs(doc["a_total"] - doc["b_total"]) < 1e-12'
+done
+json_check "$work/out" 'doc["b_scale"] == 1e-3'
+expect_status 0 "$profkit" diff "$db" "$work/own.callgrind"
+grep -q "its values x0.001, in A's unit" "$work/out" || fail "diff does not say it scaled B's unit"
 expect_status 2 "$profkit" diff "$db"
 # --- merge ---
 expect_status 0 "$profkit" merge -q "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/m.d"

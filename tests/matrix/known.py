@@ -23,14 +23,14 @@ CCT_WRITERS = ("hpctoolkit", "cube")
 # (writer, input regex, problem regex, reason)
 KNOWN = [
     ("callgrind", r"hpcviewer-2023\.01-xml_(inline\.xml\.db|bug-no-gpu-trace)$",
-     r"^function .* (exclusive|inclusive):",
+     r"^(function .* (exclusive|inclusive):|diff: function )",
      "legacy XML (experiment.xml) exclusive values are not additive: a procedure's "
      "exclusive value also counts its loops and inlined (alien) scopes, which carry "
      "the same cost again (inline.xml.db: f._omp_fn.0 and its <inline> scope both "
      "99.9%); a call graph needs self costs that add up, so per-function values "
      "differ while program totals agree"),
     ("callgrind", r"hpcviewer-2023\.01-xml_acc_f3$",
-     r"^function .* (exclusive|inclusive):",
+     r"^(function .* (exclusive|inclusive):|diff: function )",
      "legacy XML stores each value rounded to 6 significant digits, inclusive and "
      "exclusive separately, so they disagree by up to 1e-5 of a value (and a GPU "
      "metric's exclusive 0 is inclusive minus children = 10..20 ns); the call "

@@ -182,6 +182,7 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
     incl_ok, why = known.inclusive_comparable(writer, src_info, codes)
     first = len(problems)
     compared = 0
+    diffed = None
     for m in src_info["metrics"]:
         name = m["name"]
         om = mc.match_metric(omet, name)
@@ -200,15 +201,60 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
                             % (name, st, "" if scale == 1 else " (x%g)" % scale, ot))
         if compared < MAX_METRICS and st:
             compared += 1
+            diffed = diffed or name
             keys = ("inclusive",) if name in lost_excl else ("exclusive", "inclusive")
             compare_flat(pk, src, out, name, om["name"], scale, incl_tol, problems, keys,
                          writer == "cube")
+    # Callgrind outputs are left out for now: same-named functions the writer
+    # merges into one (e.g. static initialisers of several modules) and
+    # multi-part sources still make diff's function rows differ (a known
+    # gap of issue 18, docs/conversion.md).
+    if diffed and writer != "callgrind":
+        check_diff(pk, writer, src, out, diffed, problems, notes)
     if not incl_ok:  # the source says its inclusive values cannot survive: note, not fail
-        incl = [p for p in problems[first:] if " inclusive: source " in p]
+        incl = [p for p in problems[first:] if " inclusive: source " in p or p.startswith("diff: ")]
         if incl:
             problems[:] = [p for p in problems if p not in incl]
             notes.append("%d inclusive values: %s" % (len(incl), why))
     return oinfo
+
+
+def check_diff(pk, writer, src, out, metric, problems, notes):
+    """`profkit diff` of the source against its own conversion: nothing
+    added, removed or changed beyond rounding (docs/cli.md, diff). A
+    Callgrind output holds a call graph, no calling paths: the tree profkit
+    reconstructs from it apportions a callee's cost to its callers, so only
+    its functions compare."""
+    r = mc.run([pk, "diff", "--json", "-n", "0", "-m", metric, src, out])
+    if r.returncode != 0:
+        problems.append("diff fails: %s" % r.stderr.strip()[:200])
+        return
+    try:
+        d = json.loads(r.stdout)
+    except ValueError:
+        problems.append("diff prints no JSON")
+        return
+    kinds = (("functions", "function"),) if writer == "callgrind" else (
+        ("functions", "function"), ("paths", "path"))
+    in_cycle = 0
+    for key, what in kinds:
+        for row in d.get(key, []):
+            # A function in a call graph's cycle has the call graph's inclusive
+            # value (self plus the calls leaving the cycle, KCachegrind's),
+            # not the tree's recursion-once one: only its self value compares.
+            if (row["status"] == "changed" and row.get("in_cycle")
+                    and mc.close(row["a_exclusive"], row["b_exclusive"],
+                                 1e-9 * max(abs(d["a_total"]), abs(row["a_exclusive"])))):
+                in_cycle += 1
+                continue
+            if row["status"] != "same":
+                problems.append("diff: %s %r %s (metric %r: inclusive %r -> %r)"
+                                % (what, row[what][:120], row["status"], metric,
+                                   row["a_inclusive"], row["b_inclusive"]))
+    if in_cycle:
+        notes.append("diff: %d functions in call-graph cycles differ in inclusive value only "
+                     "(Callgrind counts a cycle member's inclusive as self plus the calls "
+                     "leaving the cycle; the tree counts recursion once per path)" % in_cycle)
 
 
 def main():

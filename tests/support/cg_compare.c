@@ -155,8 +155,7 @@ static int cmp_keyed(const void *a, const void *b)
 
 /* v: a row of len values of `events` (NULL: 0, 1, 2...), nv events in all. */
 static void add_keyed(keyed **r, size_t *n, size_t *cap, const char *key, double first,
-                      int has_first, const double *v, size_t len, const uint32_t *events,
-                      size_t nv)
+                      int has_first, const double *v, size_t len, const uint32_t *events, size_t nv)
 {
     if (*n == *cap) *cap = *cap ? 2 * *cap : 256, *r = realloc(*r, *cap * sizeof **r);
     keyed *k = &(*r)[(*n)++];

@@ -97,6 +97,7 @@ int hk_shape_native(const pk_profile *p)
     int summary = 0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         summary |= p->locs[l].is_summary;
+        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0; /* written without (below) */
         for (uint32_t k = 0; k < p->locs[l].n_ids; k++)
             if (p->locs[l].ids[k].kind >= N_STD_KINDS) return 0;
     }
@@ -146,8 +147,9 @@ static uint32_t spread_of(const pk_profile *p, uint32_t k)
     return n;
 }
 
-/* The name each source kind goes by; km->to marks used kinds N_STD_KINDS
- * (named ones get their standard kind). */
+/* The name each source kind goes by; km->to marks kinds plain locations
+ * use N_STD_KINDS (named ones get their standard kind; summaries are
+ * written without tuples). */
 static pk_status name_kinds(hk_shape *s, kinds_map *km, const char **names, unsigned *std_used)
 {
     const pk_profile *p = s->p;
@@ -155,7 +157,7 @@ static pk_status name_kinds(hk_shape *s, kinds_map *km, const char **names, unsi
         km->to[k] = N_STD_KINDS + 1; /* not used */
         for (uint32_t l = 0; l < p->n_locs && !names[k]; l++)
             for (uint32_t i = 0; i < p->locs[l].n_ids && !names[k]; i++)
-                if (p->locs[l].ids[i].kind == k) {
+                if (p->locs[l].ids[i].kind == k && !p->locs[l].is_summary) {
                     names[k] = source_kind_name(p, &p->locs[l].ids[i]);
                     km->to[k] = N_STD_KINDS;
                     if (!names[k]) {
@@ -246,6 +248,20 @@ static pk_status shaped_tuple(hk_shape *s, const kinds_map *km, const pk_loc_rec
 
 /* ---- locations and traces ---- */
 
+/* FORMATS.md gives a summary profile an identifier tuple of the ids its
+ * threads share (all but the canonical one), but hpcviewer lists every
+ * profile with a tuple as a thread and would show the statistics as one:
+ * summaries are written without. */
+static pk_status summary_tuple_lost(hk_shape *s, uint32_t l)
+{
+    char item[64];
+    snprintf(item, sizeof item, "identifier tuple of summary location %u", l);
+    return pk_write_lose(s->o, s->stats, s->path, item,
+                         "hpcviewer lists every profile that has an identifier tuple as a "
+                         "thread, so a summary profile is written without one (its statistics "
+                         "are kept)");
+}
+
 static pk_status shaped_locations(hk_shape *s)
 {
     const pk_profile *p = s->p;
@@ -263,21 +279,18 @@ static pk_status shaped_locations(hk_shape *s)
     s->p_summary = PK_NONE;
     for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         s->q_of_ploc[l] = PK_NONE;
-        if (p->locs[l].is_summary) {
-            if (s->p_summary == PK_NONE) {
-                s->p_summary = l, s->q_of_ploc[l] = 0;
-                continue;
-            }
-            st = pk_write_lose(s->o, s->stats, s->path, "a second summary location",
-                               "profile.db has one summary profile; location %u's statistics "
-                               "are left out (the first summary's are kept)",
-                               l);
+        if (p->locs[l].is_summary && p->locs[l].n_ids) st = summary_tuple_lost(s, l);
+        if (p->locs[l].is_summary && s->p_summary == PK_NONE) {
+            s->p_summary = l, s->q_of_ploc[l] = 0; /* the canonical summary, profile 0 */
             continue;
         }
+        /* any other summary stays one: profile.db may hold several, only
+         * the first is canonical (FORMATS.md, {PI} flags) */
         pk_loc_rec *d = &q->locs[q->n_locs];
-        *d = (pk_loc_rec){.raw_index = q->n_locs, .trace = PK_NONE};
+        *d = (pk_loc_rec){
+            .raw_index = q->n_locs, .is_summary = p->locs[l].is_summary, .trace = PK_NONE};
         s->q_of_ploc[l] = q->n_locs++;
-        st = shaped_tuple(s, &km, &p->locs[l], d);
+        if (!st && !d->is_summary) st = shaped_tuple(s, &km, &p->locs[l], d);
     }
     free(km.to);
     return st;

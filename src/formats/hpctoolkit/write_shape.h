@@ -58,7 +58,7 @@ typedef struct hk_shape {
     int plain_identity;       /* plain planes may be written as the source has them */
 
     uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
-    uint32_t p_summary;  /* the source's summary location, PK_NONE */
+    uint32_t p_summary;  /* the source's first summary location (profile 0), PK_NONE */
 } hk_shape;
 
 /* 1 when the model can be written as it is: it meets every assumption
@@ -81,7 +81,7 @@ void hk_shape_free(const pk_profile *p, pk_profile *q);
 pk_status hs_contexts(hk_shape *s);       /* q->ctx, s->q_of_p (write_shape_ctx.c) */
 pk_status hs_columns(hk_shape *s);        /* q->scopes, q->columns, s->col (write_shape_cols.c) */
 pk_status hs_plain_values(hk_shape *s);   /* plain locations' planes (write_shape_vals.c) */
-pk_status hs_summary_values(hk_shape *s); /* the summary plane (write_shape_sum.c) */
+pk_status hs_summary_values(hk_shape *s); /* the summaries' planes (write_shape_sum.c) */
 
 /* A value on its way into a plane: sorted by (ctx, col), then packed. */
 typedef struct hs_triple {

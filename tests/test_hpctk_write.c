@@ -11,7 +11,8 @@
  * name for, summary statistics hpcviewer cannot evaluate (legacy "Mean",
  * "raw"), a metric tree. Also: metrics/default.yaml carried over, merged, or replaced;
  * `profkit check`'s warnings about what hpcviewer would choke on; damaged
- * databases (a second summary profile) written without silent losses.
+ * databases (a second summary profile, cct.db values of no profile)
+ * written without silent losses.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -480,6 +481,38 @@ static void further_summary_kept(void **state)
     pk_profile_free(a), pk_profile_free(b);
 }
 
+static void set_n_profiles(unsigned char *prof, uint32_t n)
+{
+    pk_put_le32(prof + pk_le64(prof + 0x18) + 8, n);
+}
+
+/* profile.db listing fewer profiles than cct.db names (a damaged count):
+ * cct.db's values of the missing ones belong to no location. They cannot
+ * be written (cct.db holds profile.db's profiles' values only), nor can
+ * contexts meta.db does not list that only they held: both reported. */
+static void values_of_no_profile_reported(void **state)
+{
+    (void)state;
+    for (uint32_t n = 0; n < 5; n += 4) { /* none left (no summary either); the last one gone */
+        pk_profile *a = patched_sample(set_n_profiles, n);
+        assert_int_equal(a->n_locs, n);
+        assert_true(a->cm_from_file && a->cm_unplaced > 0);
+        losses l = {0};
+        pk_profile *b = write_read(a, "no-profile.d", 0, &l, NULL);
+        assert_int_equal(b->n_locs, n ? n : 1);
+        assert_true(lost(&l, "cct.db values of no profile"));
+        assert_int_equal(tu_count_diagnostics(b, "bad-profile-index", PK_SEV_WARNING), 0);
+        uint32_t unlisted = 0;
+        for (uint32_t i = 1; i < a->n_ctx; i++)
+            unlisted += a->ctx[i].parent == PK_NONE;
+        assert_int_equal(unlisted, 2); /* the fixture's elided contexts */
+        /* with no profile left, nothing holds them; else the other threads do */
+        assert_int_equal(b->n_ctx, a->n_ctx - (n ? 0 : unlisted));
+        assert_int_equal(lost(&l, "unlisted contexts"), n == 0);
+        pk_profile_free(a), pk_profile_free(b);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(g_tmp)) return 1;
@@ -491,6 +524,7 @@ int main(void)
         cmocka_unit_test(yaml_misfit_replaced),
         cmocka_unit_test(check_warns_like_hpcviewer_fails),
         cmocka_unit_test(further_summary_kept),
+        cmocka_unit_test(values_of_no_profile_reported),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

@@ -94,6 +94,7 @@ int hk_shape_bits_known(const pk_profile *p)
 int hk_shape_native(const pk_profile *p)
 {
     if (!contexts_native(p) || !columns_native(p) || !hk_shape_bits_known(p)) return 0;
+    if (p->cm_from_file && p->cm_unplaced) return 0; /* cct.db is rebuilt without them */
     int summary = 0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         summary |= p->locs[l].is_summary;
@@ -328,6 +329,35 @@ static pk_status shaped_traces(hk_shape *s)
     return PK_OK;
 }
 
+/* ---- values of no location ---- */
+
+/* cct.db values naming a profile profile.db lacks belong to no location:
+ * cct.db holds the values of profile.db's profiles only (hpcviewer sizes
+ * its per-thread arrays by them), so the shaped cct.db, transposed from
+ * the locations' planes, leaves them out. (Values naming a summary are
+ * that summary's, kept in profile.db.) */
+static pk_status unplaced_values(hk_shape *s)
+{
+    const pk_profile *p = s->p;
+    if (!p->cm_from_file || !p->cm_unplaced || !p->cm) return PK_OK;
+    uint64_t n = 0;
+    uint32_t ctxs = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        const pk_plane *pl = &p->cm[i];
+        uint64_t here = 0;
+        for (uint64_t v = 0; v < pl->nvals; v++)
+            here += pk_le32(pl->vals + v * PK_CM_VAL_SIZE) >= p->n_locs;
+        n += here;
+        ctxs += here > 0;
+    }
+    if (!n) return PK_OK;
+    return pk_write_lose(s->o, s->stats, s->path, "cct.db values of no profile",
+                         "%llu values at %u contexts name profiles profile.db does not have; "
+                         "cct.db holds the values of profile.db's profiles only, so they are "
+                         "left out",
+                         (unsigned long long)n, ctxs);
+}
+
 /* ---- the shaped profile ---- */
 
 static pk_status shaped_header(hk_shape *s)
@@ -387,6 +417,7 @@ pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_op
     if (!st) st = shaped_traces(&s);
     if (!st) st = hs_plain_values(&s);
     if (!st) st = hs_summary_values(&s);
+    if (!st) st = unplaced_values(&s);
     shape_free(&s);
     if (st) {
         hk_shape_free(p, s.q);

@@ -9,11 +9,13 @@
  * as the per-profile values (hpcviewer indexes cct.db and its per-thread
  * arrays with the statistic's id); identifier kinds 0-7 only; statistic
  * formulas over $$ only; the execution scope of every metric (the program
- * total). A model read from a database hpcprof wrote meets all of that and
- * is written as it is (zero copy). Any other model is first copied into
- * a shaped profile that does: write_shape.c decides and assembles it,
- * write_shape_ctx.c maps contexts, write_shape_cols.c scopes and columns,
- * write_shape_vals.c and write_shape_sum.c the values.
+ * total); no identifier tuple on a summary profile (hpcviewer lists it as
+ * a thread); cct.db values of plain profiles only. A model read from a
+ * database hpcprof wrote meets all of that and is written as it is (zero
+ * copy). Any other model is first copied into a shaped profile that does:
+ * write_shape.c decides and assembles it, write_shape_ctx.c maps contexts,
+ * write_shape_cols.c scopes and columns, write_shape_vals.c and
+ * write_shape_sum.c the values.
  */
 #ifndef PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H
 #define PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H

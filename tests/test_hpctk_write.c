@@ -10,7 +10,9 @@
  * min-combined and an unsigned metric, identifier kinds HPCToolkit has no
  * name for, summary statistics hpcviewer cannot evaluate (legacy "Mean",
  * "raw"), a metric tree. Also: metrics/default.yaml carried over, merged, or replaced;
- * `profkit check`'s warnings about what hpcviewer would choke on.
+ * `profkit check`'s warnings about what hpcviewer would choke on; damaged
+ * databases (a second summary profile, cct.db values of no profile)
+ * written without silent losses.
  */
 #define _POSIX_C_SOURCE 200809L
 
@@ -26,6 +28,7 @@
 #include "model/model.h"
 #include "profkit/profkit.h"
 #include "support/testutil.h"
+#include "util/bytes.h"
 
 static char g_tmp[] = "/tmp/pk-hpctk-write-XXXXXX";
 
@@ -426,6 +429,90 @@ static void check_warns_like_hpcviewer_fails(void **state)
     pk_profile_free(a);
 }
 
+/* ---- damaged databases: what the writer keeps, and what it reports ---- */
+
+/* The sample fixture written out, with `patch` applied to its profile.db. */
+static pk_profile *patched_sample(void (*patch)(unsigned char *prof, uint32_t arg), uint32_t arg)
+{
+    char dir[256], path[300];
+    snprintf(dir, sizeof dir, "%s/patched.d", g_tmp);
+    snprintf(path, sizeof path, "%s/profile.db", dir);
+    tu_remove_tree(dir);
+    assert_int_equal(fx_write_dir(fx_sample_db(), dir), 0);
+    size_t n = 0;
+    unsigned char *prof = tu_read_file(path, &n);
+    assert_non_null(prof);
+    patch(prof, arg);
+    FILE *f = fopen(path, "wb");
+    assert_non_null(f);
+    assert_int_equal(fwrite(prof, 1, n, f), n);
+    fclose(f);
+    free(prof);
+    return open_ok(dir);
+}
+
+/* FORMATS.md: the Profile Info section's pointer at 0x18 of profile.db;
+ * there pProfiles (u64), nProfiles (u32), szProfile (u8); {PI} flags at 0x28. */
+static void flag_summary(unsigned char *prof, uint32_t which)
+{
+    uint64_t sect = pk_le64(prof + 0x18), arr = pk_le64(prof + sect);
+    pk_put_le32(prof + arr + (uint64_t)which * prof[sect + 0x0c] + 0x28, 1);
+}
+
+/* A thread profile flagged summary (a damaged flags word): profile.db may
+ * hold several summaries, so it stays one, with its values; its tuple
+ * cannot stay (hpcviewer would list it as a thread) and is reported. */
+static void further_summary_kept(void **state)
+{
+    (void)state;
+    pk_profile *a = patched_sample(flag_summary, 2);
+    assert_true(a->locs[2].is_summary && a->locs[2].n_ids > 0);
+    losses l = {0};
+    pk_profile *b = write_read(a, "summaries.d", 0, &l, NULL);
+    assert_int_equal(b->n_locs, a->n_locs);
+    for (uint32_t k = 0; k < b->n_locs; k++)
+        assert_int_equal(b->locs[k].is_summary, a->locs[k].is_summary);
+    assert_int_equal(b->locs[2].n_ids, 0);
+    assert_int_equal(b->locs[2].plane.nvals, a->locs[2].plane.nvals);
+    assert_true(lost(&l, "identifier tuple of summary location 2"));
+    assert_int_equal(l.n, 1);
+    /* cct.db holds the plain profiles' values only, as hpcviewer sizes its arrays */
+    assert_int_equal(tu_count_diagnostics(b, "summary-in-cct", PK_SEV_WARNING), 0);
+    pk_profile_free(a), pk_profile_free(b);
+}
+
+static void set_n_profiles(unsigned char *prof, uint32_t n)
+{
+    pk_put_le32(prof + pk_le64(prof + 0x18) + 8, n);
+}
+
+/* profile.db listing fewer profiles than cct.db names (a damaged count):
+ * cct.db's values of the missing ones belong to no location. They cannot
+ * be written (cct.db holds profile.db's profiles' values only), nor can
+ * contexts meta.db does not list that only they held: both reported. */
+static void values_of_no_profile_reported(void **state)
+{
+    (void)state;
+    for (uint32_t n = 0; n < 5; n += 4) { /* none left (no summary either); the last one gone */
+        pk_profile *a = patched_sample(set_n_profiles, n);
+        assert_int_equal(a->n_locs, n);
+        assert_true(a->cm_from_file && a->cm_unplaced > 0);
+        losses l = {0};
+        pk_profile *b = write_read(a, "no-profile.d", 0, &l, NULL);
+        assert_int_equal(b->n_locs, n ? n : 1);
+        assert_true(lost(&l, "cct.db values of no profile"));
+        assert_int_equal(tu_count_diagnostics(b, "bad-profile-index", PK_SEV_WARNING), 0);
+        uint32_t unlisted = 0;
+        for (uint32_t i = 1; i < a->n_ctx; i++)
+            unlisted += a->ctx[i].parent == PK_NONE;
+        assert_int_equal(unlisted, 2); /* the fixture's elided contexts */
+        /* with no profile left, nothing holds them; else the other threads do */
+        assert_int_equal(b->n_ctx, a->n_ctx - (n ? 0 : unlisted));
+        assert_int_equal(lost(&l, "unlisted contexts"), n == 0);
+        pk_profile_free(a), pk_profile_free(b);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(g_tmp)) return 1;
@@ -436,6 +523,8 @@ int main(void)
         cmocka_unit_test(yaml_merged),
         cmocka_unit_test(yaml_misfit_replaced),
         cmocka_unit_test(check_warns_like_hpcviewer_fails),
+        cmocka_unit_test(further_summary_kept),
+        cmocka_unit_test(values_of_no_profile_reported),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

@@ -316,6 +316,7 @@ static void drop_context_major(pk_profile *p)
     p->cm = NULL;
     p->cm_built = NULL;
     p->cm_from_file = 0;
+    p->cm_unplaced = 0;
 }
 
 /* Hand the workers' buffers to the profile, point the locations at their

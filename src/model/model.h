@@ -151,6 +151,10 @@ struct pk_profile {
      * plain space, locations as indexes. From cct.db, or built lazily. */
     pk_plane *cm;
     int cm_from_file;
+    /* Values of the view read from a file that name no plain location
+     * (cct.db naming a profile profile.db lacks, or a summary one): a
+     * writer cannot write them as they are. */
+    uint64_t cm_unplaced;
     pthread_mutex_t cm_lock;
     unsigned char *cm_built; /* storage of a built transpose (malloc) */
     int cm_sorted_only;      /* tests: take the sorted transpose even when small */

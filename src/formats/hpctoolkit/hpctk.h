@@ -146,6 +146,8 @@ typedef struct hk_reader {
     const unsigned char *profile_is_summary; /* per profile, or NULL */
     pk_plane *cct_planes;                    /* cct.db planes by context id (malloc) */
     uint32_t n_cct_planes;
+    /* cct.db values naming no plain profile (model.h, cm_unplaced) */
+    uint64_t cct_unplaced;
     uint64_t max_memory; /* pk_open_options.max_memory */
     pk_budget budget;    /* what the files claim beyond their bytes (util/budget.h) */
 } hk_reader;

@@ -103,6 +103,7 @@ static pk_status attach_cct(hk_reader *r)
         if (i != PK_NONE) p->cm[i] = r->cct_planes[id];
     }
     p->cm_from_file = 1;
+    p->cm_unplaced = r->cct_unplaced;
     return PK_OK;
 }
 
@@ -122,6 +123,7 @@ static void drop_file(hk_reader *r, int fid)
         free(r->cct_planes);
         r->cct_planes = NULL;
         r->n_cct_planes = 0;
+        r->cct_unplaced = 0;
     }
 }
 

@@ -75,6 +75,7 @@ static pk_status scan_cct_block(hk_reader *r, const hk_file *f, uint32_t id, con
 static void report_cct_stats(hk_reader *r, const hk_file *f, uint32_t id, uint64_t e,
                              const cct_stats *cs)
 {
+    r->cct_unplaced += cs->bad_profile + cs->summary_profile;
     if (cs->unknown_metric)
         hk_diag(r, PK_SEV_WARNING, "unknown-metric-id", f, "value block", e,
                 "context %u: %llu values have metric ids meta.db does not define", id,

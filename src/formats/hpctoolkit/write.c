@@ -16,6 +16,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "formats/write_loss.h"
 #include "hpctk_write.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -107,6 +108,42 @@ static pk_status write_files(const pk_profile *p, const char *dir, const pk_writ
     return st;
 }
 
+/* Does a location's plane (profile.db) hold values at context id `id`? */
+static int profile_holds(const pk_profile *p, uint64_t id)
+{
+    uint64_t b, e;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (id <= UINT32_MAX && hs_values_at(&p->locs[l].plane, (uint32_t)id, &b, &e) && e > b)
+            return 1;
+    return 0;
+}
+
+/* A context meta.db does not list (hpcprof's elided instructions) exists
+ * in HPCToolkit only through its values in profile.db and cct.db: one
+ * that holds none in the profile being written cannot be written (its
+ * values named no profile, say). */
+static pk_status unlisted_without_values(const pk_profile *p, const char *path,
+                                         const pk_write_options *o, pk_write_stats *stats)
+{
+    pk_status st = pk_model_ensure_cm(p);
+    uint32_t n = 0;
+    char ids[128] = "";
+    size_t len = 0;
+    for (uint32_t i = 1; i < p->n_ctx && !st; i++) {
+        uint64_t id = p->ctx[i].id;
+        if (p->ctx[i].parent != PK_NONE || p->cm[i].nvals || profile_holds(p, id)) continue;
+        if (n++ < 8 && len < sizeof ids)
+            len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%llu", n > 1 ? ", " : "",
+                                    (unsigned long long)id);
+    }
+    if (st || !n) return st;
+    return pk_write_lose(o, stats, path, "unlisted contexts",
+                         "%u contexts meta.db does not list hold no value (ids %s%s); HPCToolkit "
+                         "knows such a context only by its values in profile.db and cct.db, so "
+                         "they are left out",
+                         n, ids, n > 8 ? ", ..." : "");
+}
+
 pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_options *o,
                       pk_write_stats *stats)
 {
@@ -122,6 +159,7 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     size_t yaml_len = 0;
     st = hk_shape_make(p, target, o, stats, &shaped);
     if (shaped) p = shaped;
+    if (!st) st = unlisted_without_values(p, target, o, stats);
     if (!st) st = hk_yaml_text(p, target, o, stats, &yaml, &yaml_len);
     if (!st) st = write_files(p, out.tmp, o, stats, yaml, yaml_len);
     if (!st)

@@ -86,6 +86,8 @@ static void plan(const pk_profile *p, const hk_order *o, prof_layout *L)
     for (uint32_t i = 0; i < o->n_profiles; i++) {
         uint32_t l = o->loc_of_prof[i];
         L->tuple_at[i] = 0;
+        /* no summary has one: hpcviewer lists every profile with a tuple
+         * as a thread, whatever its isSummary flag says */
         if (l == PK_NONE || p->locs[l].is_summary) continue;
         L->tuple_at[i] = at;
         at += 8 + (uint64_t)HK_SZ_ID * p->locs[l].n_ids;

@@ -94,9 +94,11 @@ int hk_shape_bits_known(const pk_profile *p)
 int hk_shape_native(const pk_profile *p)
 {
     if (!contexts_native(p) || !columns_native(p) || !hk_shape_bits_known(p)) return 0;
+    if (p->cm_from_file && p->cm_unplaced) return 0; /* cct.db is rebuilt without them */
     int summary = 0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         summary |= p->locs[l].is_summary;
+        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0; /* written without (below) */
         for (uint32_t k = 0; k < p->locs[l].n_ids; k++)
             if (p->locs[l].ids[k].kind >= N_STD_KINDS) return 0;
     }
@@ -146,8 +148,9 @@ static uint32_t spread_of(const pk_profile *p, uint32_t k)
     return n;
 }
 
-/* The name each source kind goes by; km->to marks used kinds N_STD_KINDS
- * (named ones get their standard kind). */
+/* The name each source kind goes by; km->to marks kinds plain locations
+ * use N_STD_KINDS (named ones get their standard kind; summaries are
+ * written without tuples). */
 static pk_status name_kinds(hk_shape *s, kinds_map *km, const char **names, unsigned *std_used)
 {
     const pk_profile *p = s->p;
@@ -155,7 +158,7 @@ static pk_status name_kinds(hk_shape *s, kinds_map *km, const char **names, unsi
         km->to[k] = N_STD_KINDS + 1; /* not used */
         for (uint32_t l = 0; l < p->n_locs && !names[k]; l++)
             for (uint32_t i = 0; i < p->locs[l].n_ids && !names[k]; i++)
-                if (p->locs[l].ids[i].kind == k) {
+                if (p->locs[l].ids[i].kind == k && !p->locs[l].is_summary) {
                     names[k] = source_kind_name(p, &p->locs[l].ids[i]);
                     km->to[k] = N_STD_KINDS;
                     if (!names[k]) {
@@ -246,6 +249,20 @@ static pk_status shaped_tuple(hk_shape *s, const kinds_map *km, const pk_loc_rec
 
 /* ---- locations and traces ---- */
 
+/* FORMATS.md gives a summary profile an identifier tuple of the ids its
+ * threads share (all but the canonical one), but hpcviewer lists every
+ * profile with a tuple as a thread and would show the statistics as one:
+ * summaries are written without. */
+static pk_status summary_tuple_lost(hk_shape *s, uint32_t l)
+{
+    char item[64];
+    snprintf(item, sizeof item, "identifier tuple of summary location %u", l);
+    return pk_write_lose(s->o, s->stats, s->path, item,
+                         "hpcviewer lists every profile that has an identifier tuple as a "
+                         "thread, so a summary profile is written without one (its statistics "
+                         "are kept)");
+}
+
 static pk_status shaped_locations(hk_shape *s)
 {
     const pk_profile *p = s->p;
@@ -263,21 +280,18 @@ static pk_status shaped_locations(hk_shape *s)
     s->p_summary = PK_NONE;
     for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         s->q_of_ploc[l] = PK_NONE;
-        if (p->locs[l].is_summary) {
-            if (s->p_summary == PK_NONE) {
-                s->p_summary = l, s->q_of_ploc[l] = 0;
-                continue;
-            }
-            st = pk_write_lose(s->o, s->stats, s->path, "a second summary location",
-                               "profile.db has one summary profile; location %u's statistics "
-                               "are left out (the first summary's are kept)",
-                               l);
+        if (p->locs[l].is_summary && p->locs[l].n_ids) st = summary_tuple_lost(s, l);
+        if (p->locs[l].is_summary && s->p_summary == PK_NONE) {
+            s->p_summary = l, s->q_of_ploc[l] = 0; /* the canonical summary, profile 0 */
             continue;
         }
+        /* any other summary stays one: profile.db may hold several, only
+         * the first is canonical (FORMATS.md, {PI} flags) */
         pk_loc_rec *d = &q->locs[q->n_locs];
-        *d = (pk_loc_rec){.raw_index = q->n_locs, .trace = PK_NONE};
+        *d = (pk_loc_rec){
+            .raw_index = q->n_locs, .is_summary = p->locs[l].is_summary, .trace = PK_NONE};
         s->q_of_ploc[l] = q->n_locs++;
-        st = shaped_tuple(s, &km, &p->locs[l], d);
+        if (!st && !d->is_summary) st = shaped_tuple(s, &km, &p->locs[l], d);
     }
     free(km.to);
     return st;
@@ -313,6 +327,35 @@ static pk_status shaped_traces(hk_shape *s)
         d->samples = b;
     }
     return PK_OK;
+}
+
+/* ---- values of no location ---- */
+
+/* cct.db values naming a profile profile.db lacks belong to no location:
+ * cct.db holds the values of profile.db's profiles only (hpcviewer sizes
+ * its per-thread arrays by them), so the shaped cct.db, transposed from
+ * the locations' planes, leaves them out. (Values naming a summary are
+ * that summary's, kept in profile.db.) */
+static pk_status unplaced_values(hk_shape *s)
+{
+    const pk_profile *p = s->p;
+    if (!p->cm_from_file || !p->cm_unplaced || !p->cm) return PK_OK;
+    uint64_t n = 0;
+    uint32_t ctxs = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        const pk_plane *pl = &p->cm[i];
+        uint64_t here = 0;
+        for (uint64_t v = 0; v < pl->nvals; v++)
+            here += pk_le32(pl->vals + v * PK_CM_VAL_SIZE) >= p->n_locs;
+        n += here;
+        ctxs += here > 0;
+    }
+    if (!n) return PK_OK;
+    return pk_write_lose(s->o, s->stats, s->path, "cct.db values of no profile",
+                         "%llu values at %u contexts name profiles profile.db does not have; "
+                         "cct.db holds the values of profile.db's profiles only, so they are "
+                         "left out",
+                         (unsigned long long)n, ctxs);
 }
 
 /* ---- the shaped profile ---- */
@@ -374,6 +417,7 @@ pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_op
     if (!st) st = shaped_traces(&s);
     if (!st) st = hs_plain_values(&s);
     if (!st) st = hs_summary_values(&s);
+    if (!st) st = unplaced_values(&s);
     shape_free(&s);
     if (st) {
         hk_shape_free(p, s.q);

@@ -9,11 +9,13 @@
  * as the per-profile values (hpcviewer indexes cct.db and its per-thread
  * arrays with the statistic's id); identifier kinds 0-7 only; statistic
  * formulas over $$ only; the execution scope of every metric (the program
- * total). A model read from a database hpcprof wrote meets all of that and
- * is written as it is (zero copy). Any other model is first copied into
- * a shaped profile that does: write_shape.c decides and assembles it,
- * write_shape_ctx.c maps contexts, write_shape_cols.c scopes and columns,
- * write_shape_vals.c and write_shape_sum.c the values.
+ * total); no identifier tuple on a summary profile (hpcviewer lists it as
+ * a thread); cct.db values of plain profiles only. A model read from a
+ * database hpcprof wrote meets all of that and is written as it is (zero
+ * copy). Any other model is first copied into a shaped profile that does:
+ * write_shape.c decides and assembles it, write_shape_ctx.c maps contexts,
+ * write_shape_cols.c scopes and columns, write_shape_vals.c and
+ * write_shape_sum.c the values.
  */
 #ifndef PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H
 #define PK_FORMATS_HPCTOOLKIT_WRITE_SHAPE_H
@@ -58,7 +60,7 @@ typedef struct hk_shape {
     int plain_identity;       /* plain planes may be written as the source has them */
 
     uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
-    uint32_t p_summary;  /* the source's summary location, PK_NONE */
+    uint32_t p_summary;  /* the source's first summary location (profile 0), PK_NONE */
 } hk_shape;
 
 /* 1 when the model can be written as it is: it meets every assumption
@@ -81,7 +83,7 @@ void hk_shape_free(const pk_profile *p, pk_profile *q);
 pk_status hs_contexts(hk_shape *s);       /* q->ctx, s->q_of_p (write_shape_ctx.c) */
 pk_status hs_columns(hk_shape *s);        /* q->scopes, q->columns, s->col (write_shape_cols.c) */
 pk_status hs_plain_values(hk_shape *s);   /* plain locations' planes (write_shape_vals.c) */
-pk_status hs_summary_values(hk_shape *s); /* the summary plane (write_shape_sum.c) */
+pk_status hs_summary_values(hk_shape *s); /* the summaries' planes (write_shape_sum.c) */
 
 /* A value on its way into a plane: sorted by (ctx, col), then packed. */
 typedef struct hs_triple {

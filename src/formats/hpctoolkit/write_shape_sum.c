@@ -10,11 +10,17 @@
  * that asks for it. Count and sum of squares follow hpcprof's partials
  * "1" and "($$^2)" (field notes §d); a location without a stored value
  * at a context counts as absent, since sparse files hold no zeros.
+ *
+ * Other summary locations (profile.db may hold several; only profile 0 is
+ * the canonical one) keep their own statistics under the shaped ids; the
+ * statistics the writer combines over every location cannot be theirs.
  */
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/write_loss.h"
 #include "util/buf.h"
 #include "util/bytes.h"
 #include "write_shape.h"
@@ -171,6 +177,43 @@ static pk_status sum_init(sum_job *j, const hk_shape *s)
     return reducer_init(&j->r, s);
 }
 
+/* Summary location l other than the canonical one: its stored statistics
+ * under the shaped ids. What has no shaped statistic to go under is
+ * counted and reported. */
+static pk_status other_summary(sum_job *j, uint32_t l)
+{
+    const hk_shape *s = j->s;
+    const pk_profile *p = s->p;
+    const pk_plane *pl = &p->locs[l].plane;
+    uint64_t left = 0;
+    pk_status st = PK_OK;
+    j->here.n = 0;
+    for (uint32_t k = 0; k < pl->nidx && !st; k++) {
+        const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
+        uint32_t pi = pk_model_ctx_find(p, pk_le32(x));
+        uint64_t b = pk_le64(x + 4),
+                 e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+        for (uint64_t v = b; v < e && v < pl->nvals && !st; v++) {
+            const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
+            uint32_t pc = pk_model_col_of(p, 1, pk_le16(rec));
+            uint32_t qc = pc == PK_NONE || pi == PK_NONE ? PK_NONE : j->q_of_pcol[pc];
+            if (qc == PK_NONE)
+                left++;
+            else
+                st = hs_push(&j->here, s->q_of_p[pi], s->q->columns[qc].raw_id, pk_le_f64(rec + 2));
+        }
+    }
+    if (!st) st = hs_pack(s->q, &j->here, &s->q->locs[s->q_of_ploc[l]].plane);
+    if (st || !left) return st;
+    char item[64];
+    snprintf(item, sizeof item, "values of summary location %u", l);
+    return pk_write_lose(s->o, s->stats, s->path, item,
+                         "%llu of its values are of statistics the database does not keep as "
+                         "stored (those it has are combined over every location, or meta.db "
+                         "does not define them); they are left out",
+                         (unsigned long long)left);
+}
+
 pk_status hs_summary_values(hk_shape *s)
 {
     pk_profile *q = s->q;
@@ -189,6 +232,8 @@ pk_status hs_summary_values(hk_shape *s)
     if (!st && vals) st = pk_model_adopt_owned(q, vals), j.vals.data = NULL;
     if (!st && idx) st = pk_model_adopt_owned(q, idx), j.idx.data = NULL;
     if (!st) q->locs[0].plane = (pk_plane){vals, idx, j.nvals, j.nidx};
+    for (uint32_t l = 0; l < s->p->n_locs && !st; l++)
+        if (s->p->locs[l].is_summary && l != s->p_summary) st = other_summary(&j, l);
     reducer_free(&j.r);
     free(j.q_of_pcol), free(j.p_of_q), free(j.here.t);
     pk_buf_free(&j.vals), pk_buf_free(&j.idx);

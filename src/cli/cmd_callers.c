@@ -173,11 +173,12 @@ static pk_status arcs_of(const lists *l, pk_index f, pk_cg_arc_row **rows, size_
         st = pk_callgraph_arcs(l->p, f, l->callers, l->cv.locations[i], l->cv.event, &r, &m);
         pk_cg_arc_row *grown = st ? NULL : realloc(all, (n_all + m + 1) * sizeof *grown);
         if (!st && !grown) st = PK_ERR_NOMEM;
-        if (!st) memcpy(grown + n_all, r, m * sizeof *r), all = grown, n_all += m;
+        if (!st && m) memcpy(grown + n_all, r, m * sizeof *r); /* r may be NULL when m is 0 */
+        if (!st) all = grown, n_all += m;
         if (!st) pk_callgraph_arcs_free(r);
     }
     if (st) return free(all), st;
-    qsort(all, n_all, sizeof *all, by_function);
+    if (n_all) qsort(all, n_all, sizeof *all, by_function);
     for (size_t i = 0; i < n_all; i++)
         if (k && all[k - 1].function == all[i].function)
             all[k - 1].count += all[i].count, all[k - 1].inclusive += all[i].inclusive;

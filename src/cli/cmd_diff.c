@@ -243,7 +243,10 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
     pk_diff_exact ea = {0}, eb = {0};
+    /* like with like: exact costs only when both sides have a call graph
+     * (a tree made from one is compared with the other's tree) */
     int xa = exact_of(a, v, &ea), xb = exact_of(b, v, &eb);
+    if (!(xa && xb)) exact_free(&ea), exact_free(&eb), ea = eb = (pk_diff_exact){0}, xa = xb = 0;
     pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &ea : NULL, b->p,
                                            b->frames, b->n_frames, xb ? &eb : NULL, &fr, &nf);
     exact_free(&ea), exact_free(&eb);

@@ -376,7 +376,7 @@ static void test_threshold(void **state)
     for (size_t i = 0; i < sizeof rel / sizeof *rel; i++) {
         char path[1024];
         snprintf(path, sizeof path, "%s/callgrind/%s", corpus, rel[i]);
-        pk_open_options all = {0, 0, 1e-15}, cut = {0, 0, 0.001};
+        pk_open_options all = {.tree_threshold = 1e-15}, cut = {.tree_threshold = 0.001};
         pk_profile *a, *b;
         if (pk_profile_open(path, &all, &a) || pk_profile_open(path, &cut, &b))
             fail_msg("%s: %s", path, pk_error_last());

@@ -367,7 +367,7 @@ static void parallel_validation_matches_serial(void **state)
     snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
     size_t n = tu_find_databases(root, &dbs);
     for (size_t i = 0; i < n; i++) {
-        pk_open_options one = {0, 1}, three = {0, 3};
+        pk_open_options one = {.threads = 1}, three = {.threads = 3};
         pk_profile *a = NULL, *b = NULL;
         if (pk_profile_open(dbs[i], &one, &a) != PK_OK) continue; /* not v4 */
         if (pk_profile_open(dbs[i], &three, &b) != PK_OK)

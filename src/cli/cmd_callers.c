@@ -224,11 +224,11 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
             continue;
         }
         uint32_t oc = l->cost[r[i].function].cycle;
-        snprintf(mark, sizeof mark,
-                 r[i].function == f     ? " (itself)"
-                 : oc && oc == c->cycle ? " (in <cycle %u>)"
-                                        : "",
-                 oc);
+        mark[0] = '\0';
+        if (r[i].function == f)
+            snprintf(mark, sizeof mark, " (itself)");
+        else if (oc && oc == c->cycle)
+            snprintf(mark, sizeof mark, " (in <cycle %u>)", oc);
         pk_format_value(in, sizeof in, r[i].inclusive);
         printf("%14.0f  %10s %6.1f%%  %s%s\n", r[i].count, in, pct(r[i].inclusive, l->cv.total),
                cli_text(fname(l->p, r[i].function)), mark);

@@ -511,6 +511,14 @@ static void values_of_no_profile_reported(void **state)
         /* with no profile left, nothing holds them; else the other threads do */
         assert_int_equal(b->n_ctx, a->n_ctx - (n ? 0 : unlisted));
         assert_int_equal(lost(&l, "unlisted contexts"), n == 0);
+        /* the traces of profiles that are gone are left out and counted */
+        char out[256];
+        snprintf(out, sizeof out, "%s/no-profile-stats.d", g_tmp);
+        pk_write_stats ws = {0};
+        pk_write_options o = {.flags = PK_WRITE_FORCE};
+        assert_int_equal(pk_profile_write(a, PK_FORMAT_HPCTOOLKIT_V4, out, &o, &ws), PK_OK);
+        assert_int_equal(ws.n_skipped_traces, pk_trace_count(a) - pk_trace_count(b));
+        assert_true(n > 0 || (pk_trace_count(a) > 0 && pk_trace_count(b) == 0));
         pk_profile_free(a), pk_profile_free(b);
     }
 }

@@ -17,7 +17,10 @@
 
 /* Which profile.db profile each location becomes. Profile 0 is always
  * the summary: the model's first summary location, or an empty one the
- * writer adds when the model has none (`added_summary`). */
+ * writer adds when the model has none (`added_summary`). Plain locations
+ * follow as profiles 1..n, further summaries after them: hpcviewer sizes
+ * its per-thread arrays by the plain profiles and indexes them with
+ * cct.db's profile index. */
 typedef struct hk_order {
     uint32_t n_profiles;
     uint32_t *loc_of_prof; /* PK_NONE for an added summary */

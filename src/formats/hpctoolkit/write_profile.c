@@ -50,8 +50,9 @@ pk_status hk_order_init(const pk_profile *p, hk_order *o)
     }
     uint32_t k = 0;
     o->loc_of_prof[k++] = summary;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (l != summary) o->loc_of_prof[k++] = l;
+    for (int pass = 0; pass < 2; pass++) /* plain, then further summaries (hpctk_write.h) */
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            if (l != summary && p->locs[l].is_summary == pass) o->loc_of_prof[k++] = l;
     o->identity = !o->added_summary;
     for (uint32_t i = 0; i < o->n_profiles; i++) {
         uint32_t l = o->loc_of_prof[i];

@@ -310,10 +310,12 @@ static pk_status shaped_traces(hk_shape *s)
     for (uint32_t t = 0; t < p->n_traces; t++) {
         const pk_trace_rec *tr = &p->traces[t];
         uint32_t ql = tr->location < p->n_locs ? s->q_of_ploc[tr->location] : PK_NONE;
-        if (ql == PK_NONE || ql == 0) continue; /* the writer would leave it out too */
-        pk_trace_rec *d = &q->traces[q->n_traces];
-        *d = (pk_trace_rec){ql, tr->samples, tr->n};
-        q->locs[ql].trace = q->n_traces++;
+        pk_trace_rec *d = &q->traces[q->n_traces++];
+        *d = (pk_trace_rec){ql == 0 ? PK_NONE : ql, tr->samples, tr->n};
+        /* a trace of no profile, or of the summary (damage): the trace
+         * writer leaves it out and counts it (pk_write_stats) */
+        if (d->location == PK_NONE) continue;
+        q->locs[ql].trace = q->n_traces - 1;
         if (!s->renumbered) continue; /* kept ids: the samples stand as they are */
         unsigned char *b = pk_model_alloc_owned(q, tr->n * PK_SAMPLE_SIZE + 1);
         if (!b) return pk_fail_nomem("shaping traces");

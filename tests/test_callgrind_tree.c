@@ -327,6 +327,7 @@ static void test_sample(void **state)
     (void)state;
     check_path(PK_SOURCE_DIR "/tests/data/callgrind/sample.callgrind");
     check_path(PK_SOURCE_DIR "/tests/data/callgrind/sample-b.callgrind");
+    check_path(PK_SOURCE_DIR "/tests/data/callgrind/zero-first-event.callgrind");
 }
 
 /* "main/work/odd" paths of every context with its inclusive value. */

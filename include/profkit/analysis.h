@@ -228,11 +228,13 @@ typedef struct pk_diff_row {
     double a_incl, b_incl;
     double a_self, b_self;
     int same; /* set by pk_diff_settle(): no change beyond rounding */
-    /* 1 when a side's values are a call graph's (pk_diff_exact) and the
-     * function is in one of its cycles: that side's inclusive value is
-     * then the call graph's (self plus the calls leaving the cycle, as
-     * KCachegrind counts it), which a tree's (recursion counted once per
-     * path) differs from by definition. */
+    /* 1 when a side has a call graph (pk_diff_exact) and the function is
+     * in one of its cycles: that side's inclusive value is then the call
+     * graph's (self plus the calls leaving the cycle, as KCachegrind
+     * counts it) or, compared with a tree, the tree reconstructed from it
+     * (an estimate where calls go round): a tree's (recursion counted
+     * once per path) differs from either by definition. Same-named
+     * functions of a call graph that call each other count as a cycle. */
     int in_cycle;
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
@@ -261,6 +263,8 @@ PK_API pk_status pk_diff_functions(const pk_profile *pa, const pk_frame *a, size
  * add up to; functions flagged in `hidden` (may be NULL: a call graph's
  * "<cycle N>" pseudo-functions) are left out of the rows. */
 typedef struct pk_diff_exact {
+    /* may both be NULL: the side keeps its tree's values (its flags
+     * below still apply) */
     const double *self, *inclusive;
     const unsigned char *hidden;
     const unsigned char *in_cycle; /* may be NULL: functions in a cycle */

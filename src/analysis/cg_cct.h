@@ -42,7 +42,9 @@ typedef struct cgt {
     /* per function: the node with the largest share, and per unit */
     uint32_t *best_fn, *best_unit;
     /* shape weights: per unit arc its share of the unit it enters, per
-     * function and unit the inclusive cost of event `prim` */
+     * function and unit its inclusive weight (every event's cost as a
+     * fraction of its total, cg_to_cct.c; event `prim` alone with a
+     * threshold) */
     double *ratio, *inc_fn, *inc_unit;
     uint64_t budget;
     /* with a threshold: the least weight a node is built for, per node

@@ -92,6 +92,36 @@ static void arc_shares(cgt *t, const double *in, const double *cnt)
     }
 }
 
+/* The shape's weight of every event: without a threshold, every event
+ * with a total counts, each in proportion to its own total (so an arc
+ * that carries only a rarely-counted event's cost still gets its nodes,
+ * and every event's function costs survive the reconstruction); with a
+ * threshold, the shaping event alone (the fraction the view hides below
+ * is of that event). NULL when out of memory. */
+static double *event_weights(const cgt *t)
+{
+    const pk_cg *cg = t->cg;
+    double *w = calloc((size_t)t->ne + 1, sizeof *w);
+    if (!w || t->min_w > 0) {
+        if (w && t->prim < t->ne) w[t->prim] = 1.0;
+        return w;
+    }
+    for (uint64_t i = 0; i < cg->n_self; i++)
+        for (uint32_t e = 0; e < t->ne; e++)
+            w[e] += fabs(pk_cg_self_value(cg, i, e));
+    for (uint32_t e = 0; e < t->ne; e++)
+        w[e] = cg->events[e].metric != PK_NONE && w[e] > 0 ? 1.0 / w[e] : 0.0;
+    return w;
+}
+
+static double weighted(const double *w, uint32_t ne, const pk_cg *cg, uint64_t i, int call)
+{
+    double v = 0;
+    for (uint32_t e = 0; e < ne; e++)
+        if (w[e] != 0) v += w[e] * (call ? pk_cg_call_value(cg, i, e) : pk_cg_self_value(cg, i, e));
+    return v;
+}
+
 static pk_status shape(cgt *t, uint8_t *has)
 {
     const pk_cg *cg = t->cg;
@@ -100,13 +130,14 @@ static pk_status shape(cgt *t, uint8_t *has)
     t->ratio = malloc((g->n_ua + 1) * sizeof *t->ratio);
     t->inc_fn = calloc((size_t)g->nf + 1, sizeof *t->inc_fn);
     t->inc_unit = calloc((size_t)g->n_units + 1, sizeof *t->inc_unit);
-    pk_status st = in && cnt && t->ratio && t->inc_fn && t->inc_unit
+    double *w = event_weights(t);
+    pk_status st = in && cnt && w && t->ratio && t->inc_fn && t->inc_unit
                        ? PK_OK
                        : pk_fail_nomem("reconstructing the calling-context tree");
     for (uint64_t i = 0; i < cg->n_self && !st; i++) {
         uint32_t f = cg->self[i].fn;
         if (f >= g->nf) continue;
-        t->inc_fn[f] += pk_cg_self_value(cg, i, t->prim);
+        t->inc_fn[f] += weighted(w, t->ne, cg, i, 0);
         has[g->unit_of[f]] = 1;
     }
     for (uint64_t i = 0; i < cg->n_calls && !st; i++) {
@@ -115,14 +146,14 @@ static pk_status shape(cgt *t, uint8_t *has)
         has[g->unit_of[c->caller]] = has[g->unit_of[c->callee]] = 1;
         uint32_t a = g->ua_of_call[i];
         if (a == PK_NONE) continue;
-        double v = pk_cg_call_value(cg, i, t->prim);
+        double v = weighted(w, t->ne, cg, i, 1);
         in[a] += v, cnt[a] += c->count;
         t->inc_fn[c->caller] += v;
     }
     for (uint32_t f = 0; f < g->nf && !st; f++)
         t->inc_unit[g->unit_of[f]] += t->inc_fn[f];
     if (!st) arc_shares(t, in, cnt);
-    free(in), free(cnt);
+    free(in), free(cnt), free(w);
     return st;
 }
 
@@ -247,11 +278,23 @@ static pk_status force_missing(cgt *t, const uint8_t *has)
 
 /* ------------------------------------------------------------------ */
 
+/* The first metric's event, or when that has no cost at all (GPU
+ * metrics of a CPU-only run) the first event of a metric that has some. */
 uint32_t pk_cg_shaping_event(const pk_cg *cg)
 {
-    for (uint32_t e = 0; e < cg->n_events; e++)
-        if (cg->events[e].metric == 0) return e;
-    return 0;
+    uint32_t first = PK_NONE, best = PK_NONE;
+    for (uint32_t e = 0; e < cg->n_events; e++) {
+        uint32_t m = cg->events[e].metric;
+        if (m == PK_NONE) continue;
+        if (first == PK_NONE || m < cg->events[first].metric) first = e;
+        if (best != PK_NONE && m > cg->events[best].metric) continue;
+        for (uint64_t i = 0; i < cg->n_self; i++)
+            if (pk_cg_self_value(cg, i, e) != 0) {
+                best = e;
+                break;
+            }
+    }
+    return best != PK_NONE ? best : first != PK_NONE ? first : 0;
 }
 
 /* Nodes beyond the ones every unit needs: a few times the graph, so the

@@ -166,6 +166,7 @@ typedef struct fn_side {
     uint32_t *active;
     unsigned char *hidden;   /* per key: left out (a call graph's cycle pseudo-functions) */
     unsigned char *in_cycle; /* per key: a function of a call graph's cycle */
+    unsigned char *nested;   /* per key: a frame of it under another of it */
     size_t n;
 } fn_side;
 
@@ -173,16 +174,16 @@ static void fn_side_free(fn_side *s)
 {
     pk_kmap_free(&s->keys);
     free(s->frame), free(s->key_of), free(s->incl), free(s->self), free(s->active);
-    free(s->hidden), free(s->in_cycle);
+    free(s->hidden), free(s->in_cycle), free(s->nested);
 }
 
 /* A side whose functions' costs are known exactly (a call graph): each
  * key's self value becomes the sum over the distinct functions of its
  * frames (same-named functions together, as the tree side's keys are),
- * its inclusive value the function's, when only one function has the
- * name (summing the inclusive values of same-named functions that call
- * each other would count the inner ones twice: those keep the tree's,
- * recursion counted once). */
+ * its inclusive value the sum of the functions', unless a frame of the
+ * name runs under another of it in the tree (summing the inclusive values
+ * of same-named functions that call each other would count the inner ones
+ * twice: those keep the tree's, recursion counted once). */
 static pk_status exact_values(const pk_profile *p, const pk_frame *f, size_t n, fn_side *s,
                               const pk_diff_exact *x)
 {
@@ -194,7 +195,7 @@ static pk_status exact_values(const pk_profile *p, const pk_frame *f, size_t n, 
     pk_status st = done && fns && incl && s->hidden && s->in_cycle
                        ? PK_OK
                        : pk_fail_nomem("comparing functions");
-    if (!st) memset(s->self, 0, s->n * sizeof *s->self);
+    if (!st && x->self) memset(s->self, 0, s->n * sizeof *s->self);
     for (size_t i = 1; !st && i < n; i++) {
         pk_context c;
         if (pk_context_get(p, f[i].context, &c) || c.function == PK_NONE || c.function >= nf ||
@@ -204,10 +205,15 @@ static pk_status exact_values(const pk_profile *p, const pk_frame *f, size_t n, 
         uint32_t k = s->key_of[i];
         if (x->hidden && x->hidden[c.function]) s->hidden[k] = 1;
         if (x->in_cycle && x->in_cycle[c.function]) s->in_cycle[k] = 1;
-        s->self[k] += x->self[c.function], incl[k] += x->inclusive[c.function], fns[k]++;
+        if (x->self) s->self[k] += x->self[c.function], incl[k] += x->inclusive[c.function];
+        fns[k]++;
     }
-    for (size_t k = 0; !st && k < s->n; k++)
-        if (fns[k] == 1) s->incl[k] = incl[k];
+    for (size_t k = 0; !st && k < s->n; k++) {
+        /* same-named functions calling each other: the name recurses
+         * through the call graph, its inclusive value is the tree's */
+        if (fns[k] > 1 && s->nested[k]) s->in_cycle[k] = 1;
+        if (x->self && (fns[k] == 1 || !s->nested[k])) s->incl[k] = incl[k];
+    }
     free(done), free(fns), free(incl);
     return st;
 }
@@ -228,7 +234,10 @@ static pk_status outermost(const pk_frame *f, size_t n, fn_side *s)
         }
         if (i > 0) {
             uint32_t k = s->key_of[i];
-            if (!s->active[k]++) s->incl[k] += f[i].inclusive;
+            if (!s->active[k]++)
+                s->incl[k] += f[i].inclusive;
+            else
+                s->nested[k] = 1;
             stack[sp++] = e | 1;
         }
         for (pk_index c = f[i].first_child; c != PK_NONE; c = f[c].next_sibling)
@@ -242,8 +251,8 @@ static pk_status functions_of(const pk_frame *f, size_t n, fn_side *s)
 {
     s->frame = malloc(n * sizeof *s->frame), s->key_of = malloc(n * sizeof *s->key_of);
     s->incl = calloc(n, sizeof *s->incl), s->self = calloc(n, sizeof *s->self);
-    s->active = calloc(n, sizeof *s->active);
-    if (!s->frame || !s->key_of || !s->incl || !s->self || !s->active)
+    s->active = calloc(n, sizeof *s->active), s->nested = calloc(n + 1, 1);
+    if (!s->frame || !s->key_of || !s->incl || !s->self || !s->active || !s->nested)
         return pk_fail_nomem("comparing functions");
     for (size_t i = 1; i < n; i++) {
         uint64_t key[PK_KMAP_WORDS] = {f[i].name_hash};
@@ -266,14 +275,19 @@ static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const f
     size_t n = 0;
     if (!seen) return pk_fail_nomem("comparing functions");
     for (size_t k = 0; k < x->n; k++) {
-        if (x->hidden && x->hidden[k]) continue;
         const pk_frame *fa = &a[x->frame[k]];
         uint64_t key[PK_KMAP_WORDS] = {fa->name_hash};
         uint32_t j;
-        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0, x->self[k], 0, 0,
-                             x->in_cycle && x->in_cycle[k]};
-        if (pk_kmap_get(&y->keys, key, &j) && !(y->hidden && y->hidden[j]) &&
-            pk_frames_same_name(pa, fa, pb, &b[y->frame[j]])) {
+        int match =
+            pk_kmap_get(&y->keys, key, &j) && pk_frames_same_name(pa, fa, pb, &b[y->frame[j]]);
+        /* a pseudo-function one side hides is left out of both */
+        if ((x->hidden && x->hidden[k]) || (match && y->hidden && y->hidden[j])) {
+            if (match) seen[j] = 1;
+            continue;
+        }
+        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0,
+                             x->self[k],  0,       0,          x->in_cycle && x->in_cycle[k]};
+        if (match) {
             r[n].b = y->frame[j], r[n].b_incl = y->incl[j], r[n].b_self = y->self[j];
             r[n].in_cycle |= y->in_cycle && y->in_cycle[j];
             seen[j] = 1;
@@ -281,8 +295,9 @@ static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const f
         n++;
     }
     for (size_t j = 0; j < y->n; j++)
-        if (!seen[j] && !(y->hidden && y->hidden[j])) r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j], 0, y->self[j], 0,
-                                   y->in_cycle && y->in_cycle[j]};
+        if (!seen[j] && !(y->hidden && y->hidden[j]))
+            r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j],
+                                   0,       y->self[j],  0, y->in_cycle && y->in_cycle[j]};
     free(seen);
     *n_rows = n;
     return PK_OK;

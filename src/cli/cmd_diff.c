@@ -244,11 +244,15 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     size_t nf = 0, np = 0;
     pk_diff_exact ea = {0}, eb = {0};
     /* like with like: exact costs only when both sides have a call graph
-     * (a tree made from one is compared with the other's tree) */
+     * (a tree made from one is compared with the other's tree); a lone
+     * call graph still flags its cycles' members (their tree values are
+     * an estimate) and leaves out its "<cycle N>" pseudo-functions */
     int xa = exact_of(a, v, &ea), xb = exact_of(b, v, &eb);
-    if (!(xa && xb)) exact_free(&ea), exact_free(&eb), ea = eb = (pk_diff_exact){0}, xa = xb = 0;
+    const double *self_a = ea.self, *self_b = eb.self;
+    if (!(xa && xb)) ea.self = ea.inclusive = eb.self = eb.inclusive = NULL;
     pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &ea : NULL, b->p,
                                            b->frames, b->n_frames, xb ? &eb : NULL, &fr, &nf);
+    ea.self = self_a, eb.self = self_b;
     exact_free(&ea), exact_free(&eb);
     if (!st)
         st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);

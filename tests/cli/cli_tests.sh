@@ -157,6 +157,15 @@ json_check "$work/out" 'doc["b_scale"] == 1e-3'
 expect_status 0 "$profkit" diff "$db" "$work/own.callgrind"
 grep -q "its values x0.001, in A's unit" "$work/out" || fail "diff does not say it scaled B's unit"
 expect_status 2 "$profkit" diff "$db"
+# A call graph with a cycle against its conversion to a tree, both ways:
+# the "<cycle N>" pseudo-function is in neither table, the cycle's members
+# differ at most in their inclusive value and say so (in_cycle).
+cyc_rows='all(r["status"] == "same" or (r["in_cycle"] and abs(r["a_exclusive"] - r["b_exclusive"]) < 1e-9) for r in doc["functions"]) and not any("<cycle" in r["function"] for r in doc["functions"])'
+expect_status 0 "$profkit" convert -q "$src/tests/data/callgrind/sample.callgrind" -o "$work/cyc.cubex" --to cube
+expect_status 0 "$profkit" diff --json -n 0 "$src/tests/data/callgrind/sample.callgrind" "$work/cyc.cubex"
+json_check "$work/out" "$cyc_rows"
+expect_status 0 "$profkit" diff --json -n 0 "$work/cyc.cubex" "$src/tests/data/callgrind/sample.callgrind"
+json_check "$work/out" "$cyc_rows"
 # --- merge ---
 expect_status 0 "$profkit" merge -q "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/m.d"
 golden merge-threads.txt "$profkit" threads "$work/m.d"

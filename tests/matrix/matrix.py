@@ -205,11 +205,7 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
             keys = ("inclusive",) if name in lost_excl else ("exclusive", "inclusive")
             compare_flat(pk, src, out, name, om["name"], scale, incl_tol, problems, keys,
                          writer == "cube")
-    # Callgrind outputs are left out for now: same-named functions the writer
-    # merges into one (e.g. static initialisers of several modules) and
-    # multi-part sources still make diff's function rows differ (a known
-    # gap of issue 18, docs/conversion.md).
-    if diffed and writer != "callgrind":
+    if diffed:
         check_diff(pk, writer, src, out, diffed, problems, notes)
     if not incl_ok:  # the source says its inclusive values cannot survive: note, not fail
         incl = [p for p in problems[first:] if " inclusive: source " in p or p.startswith("diff: ")]
@@ -252,9 +248,11 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
                                 % (what, row[what][:120], row["status"], metric,
                                    row["a_inclusive"], row["b_inclusive"]))
     if in_cycle:
-        notes.append("diff: %d functions in call-graph cycles differ in inclusive value only "
-                     "(Callgrind counts a cycle member's inclusive as self plus the calls "
-                     "leaving the cycle; the tree counts recursion once per path)" % in_cycle)
+        notes.append("diff: %d functions in call-graph cycles (or same-named functions "
+                     "calling each other) differ in inclusive value only: a call graph "
+                     "counts a cycle member's inclusive as self plus the calls leaving the "
+                     "cycle, a tree reconstructed from it can only estimate it, a tree "
+                     "counts recursion once per path" % in_cycle)
 
 
 def main():

@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "callgraph.h"
 #include "dump.h"
+#include "export.h"
 #include "output.h"
 #include "profile.h"
 #include "status.h"

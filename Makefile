@@ -1,6 +1,7 @@
 # profkit — thin wrapper around CMake. The two commands a new user needs:
 #   make demo    install build dependencies, build, run profkit on a sample
 #   make check   build and run every test through ctest
+#   make python  build the Python package in place (python/profkit; docs/python.md)
 # Others: build, asan-check, fuzz-smoke, bench, format, format-check, clean.
 
 BUILD      ?= build
@@ -12,7 +13,7 @@ CMAKE_FLAGS ?=
 
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find include src tests fuzz bench -name '*.[ch]')
 
-.PHONY: all build deps demo check asan-check fuzz-smoke bench format format-check clean
+.PHONY: all build deps demo check asan-check fuzz-smoke bench format format-check clean python
 
 all: build
 
@@ -48,6 +49,14 @@ fuzz-smoke:
 bench: build
 	@scripts/install-deps.sh --with-bench
 	bench/bench_info.sh $(BUILD)
+
+# The extension links this build's libprofkit.a; an interpreter with NumPy
+# and pandas is picked by scripts/find-python.sh (Debian's first).
+python: build
+	@py=$$(scripts/find-python.sh) && \
+	  PROFKIT_BUILD_DIR=$(BUILD) $$py setup.py -q build_ext --inplace \
+	    --build-temp $(BUILD)/python-temp --build-lib $(BUILD)/python-lib && \
+	  echo "python: built python/profkit with $$py (PYTHONPATH=python $$py -c 'import profkit')"
 
 format:
 	clang-format -i $(SOURCES)

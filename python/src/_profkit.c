@@ -30,6 +30,19 @@ static PyObject *str_or_none(const char *s)
     return PyUnicode_DecodeUTF8(s, (Py_ssize_t)strlen(s), "replace");
 }
 
+PyObject *pyprofkit_name(pyprofkit_namer f, const void *arg)
+{
+    char buf[512];
+    size_t len = f(arg, buf, sizeof buf);
+    if (len < sizeof buf) return PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "replace");
+    char *big = PyMem_Malloc(len + 1); /* a long C++ name: ask again in full */
+    if (!big) return PyErr_NoMemory();
+    len = f(arg, big, len + 1);
+    PyObject *s = PyUnicode_DecodeUTF8(big, (Py_ssize_t)len, "replace");
+    PyMem_Free(big);
+    return s;
+}
+
 PyObject *pyprofkit_doubles(size_t n, double **data)
 {
     npy_intp dim = (npy_intp)n;
@@ -87,6 +100,7 @@ static int profile_init(PyObject *self, PyObject *args, PyObject *kw)
 
 static void profile_dealloc(PyObject *self)
 {
+    if (((ProfileObject *)self)->weakrefs) PyObject_ClearWeakRefs(self);
     pk_profile_free(((ProfileObject *)self)->p);
     Py_TYPE(self)->tp_free(self);
 }
@@ -174,12 +188,28 @@ static PyObject *ident_tuple(const pk_ident *id)
                          (unsigned long long)id->physical);
 }
 
+typedef struct named_index {
+    const pk_profile *p;
+    pk_index i;
+} named_index;
+
+static size_t location_namer(const void *arg, char *buf, size_t size)
+{
+    const named_index *a = arg;
+    return pk_location_name(a->p, a->i, buf, size);
+}
+
+static size_t context_namer(const void *arg, char *buf, size_t size)
+{
+    const named_index *a = arg;
+    return pk_context_name(a->p, a->i, buf, size);
+}
+
 static PyObject *location_dict(const pk_profile *p, pk_index l)
 {
     pk_location loc;
-    char name[512];
     if (pk_location_get(p, l, &loc)) return pyprofkit_raise(PK_ERR_NOT_FOUND);
-    pk_location_name(p, l, name, sizeof name);
+    named_index at = {p, l};
     PyObject *ids = PyTuple_New((Py_ssize_t)loc.n_ids);
     for (size_t i = 0; ids && i < loc.n_ids; i++) {
         PyObject *t = ident_tuple(&loc.ids[i]);
@@ -191,9 +221,9 @@ static PyObject *location_dict(const pk_profile *p, pk_index l)
     }
     if (!ids) return NULL;
     return Py_BuildValue("{s:I,s:N,s:O,s:N,s:K,s:I}", "index", (unsigned)l, "name",
-                         str_or_none(name), "summary", loc.is_summary ? Py_True : Py_False, "ids",
-                         ids, "values", (unsigned long long)loc.n_values, "contexts",
-                         (unsigned)loc.n_contexts);
+                         pyprofkit_name(location_namer, &at), "summary",
+                         loc.is_summary ? Py_True : Py_False, "ids", ids, "values",
+                         (unsigned long long)loc.n_values, "contexts", (unsigned)loc.n_contexts);
 }
 
 static PyObject *profile_locations(PyObject *self, PyObject *unused)
@@ -292,12 +322,10 @@ static PyObject *dimension_names(const pk_profile *p, int which)
 
 static int context_names(const pk_profile *p, PyObject *d, size_t n)
 {
-    char buf[1024];
     PyObject *names = PyList_New((Py_ssize_t)n);
     for (size_t i = 0; names && i < n; i++) {
-        size_t len = pk_context_name(p, (pk_index)i, buf, sizeof buf);
-        if (len >= sizeof buf) len = sizeof buf - 1;
-        PyObject *o = PyUnicode_DecodeUTF8(buf, (Py_ssize_t)len, "replace");
+        named_index at = {p, (pk_index)i};
+        PyObject *o = pyprofkit_name(context_namer, &at);
         if (!o)
             Py_CLEAR(names);
         else
@@ -377,6 +405,7 @@ PyTypeObject Profile_Type = {
     .tp_new = PyType_GenericNew,
     .tp_init = profile_init,
     .tp_dealloc = profile_dealloc,
+    .tp_weaklistoffset = offsetof(ProfileObject, weakrefs),
     .tp_methods = profile_methods,
 };
 

@@ -12,9 +12,23 @@
 
 #define PROFILE(o) (((ProfileObject *)(o))->p)
 
-static PyObject *utf8(const char *s, size_t len, size_t cap)
+typedef struct named_row {
+    const pk_profile *p;
+    pk_group_by by;
+    const pk_flat_row *row;
+    const pk_frame *frame;
+} named_row;
+
+static size_t row_namer(const void *arg, char *buf, size_t size)
 {
-    return PyUnicode_DecodeUTF8(s, (Py_ssize_t)(len < cap ? len : cap - 1), "replace");
+    const named_row *a = arg;
+    return pk_flat_row_name(a->p, a->by, a->row, buf, size);
+}
+
+static size_t frame_namer(const void *arg, char *buf, size_t size)
+{
+    const named_row *a = arg;
+    return pk_frame_name(a->p, a->frame, buf, size);
 }
 
 /* Set d[key] to a new reference `v` (consumed); 0 on failure. */
@@ -68,14 +82,14 @@ static pk_status tree_values(const pk_profile *p, pk_index m, double **incl, dou
 static PyObject *flat_dict(const pk_profile *p, pk_group_by by, const pk_flat_row *r, size_t n,
                            int from_cg)
 {
-    char name[1024];
     PyObject *d = PyDict_New(), *names = PyList_New((Py_ssize_t)n);
     double *ex, *in, *cnt;
     PyObject *aex = pyprofkit_doubles(n, &ex), *ain = pyprofkit_doubles(n, &in);
     PyObject *acnt = pyprofkit_doubles(n, &cnt);
     int ok = d && names && aex && ain && acnt;
     for (size_t i = 0; ok && i < n; i++) {
-        PyObject *s = utf8(name, pk_flat_row_name(p, by, &r[i], name, sizeof name), sizeof name);
+        named_row at = {.p = p, .by = by, .row = &r[i]};
+        PyObject *s = pyprofkit_name(row_namer, &at);
         if (!s)
             ok = 0;
         else
@@ -135,14 +149,14 @@ PyObject *pyprofkit_flat(PyObject *self, PyObject *args, PyObject *kw)
 
 static PyObject *frames_dict(const pk_profile *p, const pk_frame *f, size_t n)
 {
-    char name[1024];
     PyObject *d = PyDict_New(), *names = PyList_New((Py_ssize_t)n);
     double *par, *dep, *in, *self;
     PyObject *apar = pyprofkit_doubles(n, &par), *adep = pyprofkit_doubles(n, &dep);
     PyObject *ain = pyprofkit_doubles(n, &in), *aself = pyprofkit_doubles(n, &self);
     int ok = d && names && apar && adep && ain && aself;
     for (size_t i = 0; ok && i < n; i++) {
-        PyObject *s = utf8(name, pk_frame_name(p, &f[i], name, sizeof name), sizeof name);
+        named_row at = {.p = p, .frame = &f[i]};
+        PyObject *s = pyprofkit_name(frame_namer, &at);
         if (!s)
             ok = 0;
         else
@@ -309,7 +323,6 @@ static pk_status diff_rows(diff_side *a, diff_side *b, pk_diff_row **rows, size_
 
 static PyObject *diff_dict(const diff_side *a, const diff_side *b, const pk_diff_row *r, size_t n)
 {
-    char name[1024];
     PyObject *d = PyDict_New(), *names = PyList_New((Py_ssize_t)n);
     double *v[5];
     PyObject *arr[5];
@@ -320,8 +333,8 @@ static PyObject *diff_dict(const diff_side *a, const diff_side *b, const pk_diff
     for (size_t i = 0; ok && i < n; i++) {
         const diff_side *s = r[i].a != PK_NONE ? a : b;
         pk_index f = r[i].a != PK_NONE ? r[i].a : r[i].b;
-        PyObject *o =
-            utf8(name, pk_frame_name(s->p, &s->frames[f], name, sizeof name), sizeof name);
+        named_row at = {.p = s->p, .frame = &s->frames[f]};
+        PyObject *o = pyprofkit_name(frame_namer, &at);
         if (!o)
             ok = 0;
         else

@@ -24,6 +24,7 @@
 /* One open profile; the arrays handed out hold a reference to it. */
 typedef struct {
     PyObject_HEAD pk_profile *p;
+    PyObject *weakrefs; /* so tests can watch the profile's lifetime */
 } ProfileObject;
 
 extern PyTypeObject Profile_Type;
@@ -32,6 +33,11 @@ extern PyObject *pyprofkit_error; /* profkit.Error */
 /* Raise profkit.Error for status `st` with pk_error_last() (read on this
  * thread, before any other library call). Returns NULL. */
 PyObject *pyprofkit_raise(pk_status st);
+
+/* A name the library writes into a buffer (pk_context_name() and the
+ * like: returns the length it needed) as a str, whatever its length. */
+typedef size_t (*pyprofkit_namer)(const void *arg, char *buf, size_t size);
+PyObject *pyprofkit_name(pyprofkit_namer f, const void *arg);
 
 /* Metric given by index or name (exact, then case-insensitive). -1 with
  * an exception set when there is no such metric. */

@@ -1,0 +1,261 @@
+"""profkit - HPCToolkit, Cube and Callgrind profiles as NumPy arrays and pandas
+DataFrames, read by profkit's C library (docs/python.md).
+
+    >>> import profkit
+    >>> p = profkit.open("hpctoolkit-database")
+    >>> p.flat().head()
+    >>> ctx, loc, val = p.values("CPUTIME (sec)", locations="all")
+
+The C extension (_profkit) hands over plain lists and arrays; this module
+turns them into DataFrames. Per-location values come as arrays over the
+library's own buffers (no copy into Python); they keep the profile alive.
+"""
+from collections import namedtuple
+
+import numpy as np
+import pandas as pd
+
+from . import _profkit
+
+__all__ = ["Error", "Profile", "SparseValues", "open", "diff", "to_hatchet", "version"]
+
+Error = _profkit.Error
+"""A library error: str(e) is the library's message (file, structure, byte
+offset); e.status is its status name ("format error", "i/o error", ...)."""
+
+KINDS = ["root", "entry", "function", "loop", "line", "instruction", "unknown"]
+RELATIONS = ["none", "lexical", "call", "inlined-call", "unknown"]
+
+SparseValues = namedtuple("SparseValues", ["context", "location", "value"])
+SparseValues.__doc__ = """A metric's stored values in coordinate form: value[i]
+is the value at context[i] (p.contexts index) and location[i] (p.locations
+index); (context, location) pairs absent are 0. The arrays are read-only views
+of memory the C library allocated; they keep the profile alive."""
+
+
+def version():
+    """The C library's version ("MAJOR.MINOR.PATCH")."""
+    return _profkit.version()
+
+
+def _categorical(codes, names):
+    """Codes (-1 = none) over a list of possibly repeated names."""
+    uniq, inverse = np.unique(np.array(names, dtype=object).astype(str), return_inverse=True) \
+        if names else (np.array([], dtype=object), np.array([], dtype=np.int64))
+    codes = np.asarray(codes)
+    mapped = np.where(codes >= 0, inverse[np.clip(codes, 0, None)] if len(inverse) else -1, -1)
+    return pd.Categorical.from_codes(mapped, categories=uniq)
+
+
+class Profile:
+    """One open profile. Open with profkit.open(path, **options)."""
+
+    def __init__(self, path, **options):
+        self._p = _profkit.Profile(path, **options)
+        self._cache = {}
+
+    # -- dimensions -------------------------------------------------------
+
+    @property
+    def info(self):
+        """What was opened: format, version, title, completeness (a dict)."""
+        return self._p.info()
+
+    @property
+    def metrics(self):
+        """DataFrame of the metrics: name, unit, description, parent, combine,
+        unsigned, scopes (the scopes stored per location), total (the
+        program total, as `profkit info` shows it). Indexed by metric index."""
+        if "metrics" not in self._cache:
+            self._cache["metrics"] = pd.DataFrame(
+                self._p.metrics(), columns=["index", "name", "unit", "description", "parent",
+                                            "combine", "unsigned", "scopes",
+                                            "total"]).set_index("index")
+        return self._cache["metrics"]
+
+    @property
+    def locations(self):
+        """DataFrame of the locations (threads, ranks, GPU streams): name,
+        summary, the identifier tuple (ids: ((kind, logical, physical), ...))
+        and one column per identifier kind (rank, thread, node...) with its
+        logical id, values and contexts stored. Indexed by location index."""
+        if "locations" not in self._cache:
+            rows = self._p.locations()
+            df = pd.DataFrame(rows, columns=["index", "name", "summary", "ids", "values",
+                                             "contexts"]).set_index("index")
+            kinds = []
+            for r in rows:
+                for kind, _, _ in r["ids"]:
+                    k = (kind or "id").lower()
+                    if k not in kinds:
+                        kinds.append(k)
+            for k in kinds:
+                col = [next((lg for kd, lg, _ in r["ids"] if (kd or "id").lower() == k), None)
+                       for r in rows]
+                df[k] = pd.array(col, dtype="Int64")
+            self._cache["locations"] = df
+        return self._cache["locations"]
+
+    @property
+    def contexts(self):
+        """DataFrame of the calling-context tree, indexed by context index
+        (what values() and dataframe() use): id (the file's own id), parent
+        (-1 for roots), depth, kind, relation, name (display name), function,
+        module, file, line (0 if unknown)."""
+        if "contexts" not in self._cache:
+            c = self._p.contexts()
+            self._cache["contexts"] = pd.DataFrame({
+                "id": c["id"],
+                "parent": c["parent"],
+                "depth": c["depth"],
+                "kind": pd.Categorical.from_codes(c["kind"].astype(np.int64), KINDS),
+                "relation": pd.Categorical.from_codes(c["relation"].astype(np.int64),
+                                                      RELATIONS),
+                "name": c["name"],
+                "function": _categorical(c["function"], c["functions"]),
+                "module": _categorical(c["module"], c["modules"]),
+                "file": _categorical(c["file"], c["files"]),
+                "line": c["line"],
+            })
+            self._cache["contexts"].index.name = "context"
+        return self._cache["contexts"]
+
+    # -- values -----------------------------------------------------------
+
+    def values(self, metric=None, scope="inclusive", locations=None, stat="sum", threads=0):
+        """A metric's values (metric: name or index; default the first).
+
+        locations=None: a NumPy array with one value per context (p.contexts
+        index), combined over every thread/rank as the metric combines (sum,
+        min or max; `stat` = "mean", "min", "max" or "stddev" for other
+        statistics). A selector string ("rank=3,thread=0", "#5") combines only
+        the locations it names. locations="all": every location's stored
+        values as SparseValues(context, location, value), arrays over the
+        library's memory (no copy). Exclusive values derive from inclusive
+        ones (and back) when only one scope is stored, except for "all",
+        which hands over what is stored per location."""
+        if isinstance(locations, str) and locations == "all":
+            return SparseValues(*self._p.coo(metric, scope, threads))
+        return self._p.context_values(metric, scope, locations, stat)
+
+    def dataframe(self, metrics=None, scope="inclusive"):
+        """Per-location values in Hatchet's shape: rows indexed by (context,
+        location) (p.contexts and p.locations indexes), one column per metric
+        (default: every metric with values of that scope per location); a
+        (context, location) pair no metric has a value for has no row."""
+        if metrics is None:
+            kind = "inclusive" if scope == "inclusive" else "exclusive"
+            metrics = [m for m, s in zip(self.metrics["name"], self.metrics["scopes"])
+                       if kind in s]
+        elif isinstance(metrics, (str, int)):
+            metrics = [metrics]
+        names = [self.metrics.loc[m, "name"] if isinstance(m, (int, np.integer)) else m
+                 for m in metrics]
+        parts = [self.values(m, scope, locations="all") for m in metrics]
+        n_loc = np.uint64(max(len(self.locations), 1))
+        keys = [p.context.astype(np.uint64) * n_loc + p.location for p in parts]
+        if len(parts) == 1:
+            all_keys = keys[0]
+            columns = {names[0]: parts[0].value}
+        else:
+            all_keys = np.unique(np.concatenate(keys)) if keys else np.array([], np.uint64)
+            columns = {}
+            for name, key, part in zip(names, keys, parts):
+                col = np.zeros(len(all_keys))
+                col[np.searchsorted(all_keys, key)] = part.value
+                columns[name] = col
+        index = pd.MultiIndex.from_arrays(
+            [(all_keys // n_loc).astype(np.uint32), (all_keys % n_loc).astype(np.uint32)],
+            names=["context", "location"])
+        return pd.DataFrame(columns, index=index, copy=False)
+
+    def tree(self, metric=None):
+        """The calling-context tree (p.contexts) with the metric's inclusive
+        and exclusive values summed over every thread/rank."""
+        df = self.contexts.copy()
+        df["inclusive"] = self.values(metric, "inclusive")
+        try:
+            df["exclusive"] = self.values(metric, "exclusive")
+        except Error:  # a min/max metric stored inclusive has none
+            df["exclusive"] = np.nan
+        return df
+
+    def flat(self, metric=None, by="function"):
+        """The flat profile of a metric per function (by="file", "module",
+        "line"): exclusive and inclusive values (recursion counted once),
+        summed over every thread/rank, sorted by exclusive value, as `profkit
+        flat` gives it. A profile with a call graph (Callgrind) answers from
+        it exactly, with a calls column; others have a contexts column."""
+        d = self._p.flat(metric, by)
+        count = "calls" if "calls" in d else "contexts"
+        df = pd.DataFrame({by: d["name"], "exclusive": d["exclusive"],
+                           "inclusive": d["inclusive"], count: d[count]})
+        if not d["has_exclusive"]:
+            df = df.sort_values("inclusive", ascending=False, kind="stable",
+                                ignore_index=True)
+        df.attrs["source"] = d["source"]
+        return df
+
+    def callers(self, name, metric=None, callees=False):
+        """The bottom-up tree above the function `name` (exact, else a POSIX
+        regular expression): row 0 is the function, its children its callers
+        and so on, each with the function's inclusive and self values on that
+        path. callees=True gives the top-down tree below it instead."""
+        d = self._p.callers(name, metric, callees)
+        df = pd.DataFrame({"name": d["name"], "parent": d["parent"].astype(np.int64),
+                           "depth": d["depth"].astype(np.int64), "inclusive": d["inclusive"],
+                           "self": d["self"]})
+        df.index.name = "frame"
+        return df
+
+    def threads(self, metric=None):
+        """Each non-summary location's program total of the metric, with the
+        location's identifier columns (p.locations)."""
+        totals = self._p.threads(metric)
+        df = self.locations.drop(columns=["values", "contexts"]).copy()
+        df["total"] = totals
+        return df[~df["summary"]].drop(columns=["summary"])
+
+    def write(self, path, format, force=False, strict=False):
+        """Write the profile as format "hpctoolkit", "cube", "callgrind" or
+        "json" at path. Returns what the format could not hold, as (item,
+        reason) pairs (strict=True raises instead of leaving anything out)."""
+        return self._p.write(str(path), format, force, strict)
+
+    def __repr__(self):
+        i = self.info
+        return (f"<profkit.Profile {i['format']} {i['path']!r}: {len(self.contexts)} contexts, "
+                f"{len(self.metrics)} metrics, {len(self.locations)} locations>")
+
+
+def open(path, **options):  # noqa: A001 (the package's entry point)
+    """Open the profile at path (database directory or file; format detected).
+
+    Options: threads (workers for big files; 0 = automatic), max_memory
+    (bytes a reader may allocate for what the input implies; 0 = default),
+    tree_threshold (Callgrind: reconstruct the tree only down to this fraction
+    of the total), traces (read traces, default True), by_function (Callgrind:
+    self costs per function only), symbols (hpcrun: read binaries' symbols).
+    Raises profkit.Error with the library's message."""
+    return Profile(str(path), **options)
+
+
+def diff(a, b, metric=None, metric_b=None):
+    """Compare two profiles function by function (matched by name): A's and
+    B's inclusive and self values of the metric (by name or index; metric_b
+    defaults to metric) and whether they are the same up to rounding. Rows
+    sorted by the absolute change of the inclusive value."""
+    d = _profkit.diff(a._p, b._p, metric, metric if metric_b is None else metric_b)
+    df = pd.DataFrame({"function": d["name"], "a_inclusive": d["a_inclusive"],
+                       "b_inclusive": d["b_inclusive"], "a_self": d["a_self"],
+                       "b_self": d["b_self"], "same": d["same"].astype(bool)})
+    df["delta"] = df["b_inclusive"] - df["a_inclusive"]
+    return df
+
+
+def to_hatchet(p, metrics=None):
+    """A Hatchet GraphFrame of the profile's calling-context tree with the
+    metrics' inclusive and exclusive values summed over threads (Hatchet's
+    'name' and 'time'-style columns). Needs hatchet importable."""
+    from ._hatchet import graphframe
+    return graphframe(p, metrics)

@@ -47,6 +47,20 @@ def _categorical(codes, names):
     return pd.Categorical.from_codes(mapped, categories=uniq)
 
 
+def _union(names, parts, n_locations):
+    """Metrics with values at different (context, location) pairs: one row
+    per pair any of them has, 0 where a metric has none."""
+    n_loc = np.uint64(max(n_locations, 1))
+    keys = [q.context.astype(np.uint64) * n_loc + q.location for q in parts]
+    all_keys = np.unique(np.concatenate(keys)) if keys else np.array([], np.uint64)
+    columns = {}
+    for name, key, part in zip(names, keys, parts):
+        col = np.zeros(len(all_keys))
+        col[np.searchsorted(all_keys, key)] = part.value
+        columns[name] = col
+    return (all_keys // n_loc).astype(np.uint32), (all_keys % n_loc).astype(np.uint32), columns
+
+
 class Profile:
     """One open profile. Open with profkit.open(path, **options)."""
 
@@ -143,30 +157,28 @@ class Profile:
         location) (p.contexts and p.locations indexes), one column per metric
         (default: every metric with values of that scope per location); a
         (context, location) pair no metric has a value for has no row."""
-        if metrics is None:
+        if metrics is None:  # names and scopes only: no pass over the values for totals
             kind = "inclusive" if scope == "inclusive" else "exclusive"
-            metrics = [m for m, s in zip(self.metrics["name"], self.metrics["scopes"])
-                       if kind in s]
+            metrics = [m["name"] for m in self._p.metrics(totals=False) if kind in m["scopes"]]
         elif isinstance(metrics, (str, int)):
             metrics = [metrics]
-        names = [self.metrics.loc[m, "name"] if isinstance(m, (int, np.integer)) else m
-                 for m in metrics]
+        names = [self._p.metrics(totals=False)[m]["name"] if isinstance(m, (int, np.integer))
+                 else m for m in metrics]
         parts = [self.values(m, scope, locations="all") for m in metrics]
-        n_loc = np.uint64(max(len(self.locations), 1))
-        keys = [p.context.astype(np.uint64) * n_loc + p.location for p in parts]
-        if len(parts) == 1:
-            all_keys = keys[0]
-            columns = {names[0]: parts[0].value}
+        counts = self._p.counts()
+        if parts and all(np.array_equal(q.context, parts[0].context) and
+                         np.array_equal(q.location, parts[0].location) for q in parts[1:]):
+            # the common case: every metric has values at the same places
+            context, location = parts[0].context, parts[0].location
+            columns = {n: q.value for n, q in zip(names, parts)}
         else:
-            all_keys = np.unique(np.concatenate(keys)) if keys else np.array([], np.uint64)
-            columns = {}
-            for name, key, part in zip(names, keys, parts):
-                col = np.zeros(len(all_keys))
-                col[np.searchsorted(all_keys, key)] = part.value
-                columns[name] = col
-        index = pd.MultiIndex.from_arrays(
-            [(all_keys // n_loc).astype(np.uint32), (all_keys % n_loc).astype(np.uint32)],
-            names=["context", "location"])
+            context, location, columns = _union(names, parts, counts["locations"])
+        # levels are the context and location indexes themselves: codes
+        # given as they are, with no hashing of millions of pairs
+        index = pd.MultiIndex(levels=[np.arange(counts["contexts"], dtype=np.uint32),
+                                      np.arange(counts["locations"], dtype=np.uint32)],
+                              codes=[context, location], names=["context", "location"],
+                              verify_integrity=False)
         return pd.DataFrame(columns, index=index, copy=False)
 
     def tree(self, metric=None):

@@ -119,6 +119,15 @@ static PyObject *profile_info(PyObject *self, PyObject *unused)
                          str_or_none(in.layout));
 }
 
+static PyObject *profile_counts(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    const pk_profile *p = ((ProfileObject *)self)->p;
+    return Py_BuildValue("{s:n,s:n,s:n,s:n}", "contexts", (Py_ssize_t)pk_context_count(p),
+                         "locations", (Py_ssize_t)pk_location_count(p), "metrics",
+                         (Py_ssize_t)pk_metric_count(p), "columns", (Py_ssize_t)pk_column_count(p));
+}
+
 /* ---------------------------------------------------------------- */
 /* Metrics and locations                                            */
 /* ---------------------------------------------------------------- */
@@ -153,15 +162,21 @@ static PyObject *metric_dict(const pk_profile *p, pk_index m, double total)
                          stored_scopes(p, m), "total", total);
 }
 
-static PyObject *profile_metrics(PyObject *self, PyObject *unused)
+/* metrics(totals=True): with totals=False the program totals (a pass over
+ * every value) are left NaN, for callers that only need names and scopes. */
+static PyObject *profile_metrics(PyObject *self, PyObject *args, PyObject *kw)
 {
-    (void)unused;
+    static char *kwlist[] = {"totals", NULL};
+    int want_totals = 1;
+    if (!PyArg_ParseTupleAndKeywords(args, kw, "|p", kwlist, &want_totals)) return NULL;
     const pk_profile *p = ((ProfileObject *)self)->p;
     size_t n = pk_metric_count(p), nc = pk_column_count(p);
     double *cols = PyMem_Calloc(nc + 1, sizeof *cols), *tot = PyMem_Calloc(n + 1, sizeof *tot);
     PyObject *list = NULL;
-    pk_status st = PK_ERR_NOMEM;
-    if (cols && tot) {
+    pk_status st = cols && tot ? PK_OK : PK_ERR_NOMEM;
+    for (size_t m = 0; !st && !want_totals && m < n; m++)
+        tot[m] = Py_NAN;
+    if (!st && want_totals) {
         Py_BEGIN_ALLOW_THREADS st = pk_profile_totals(p, cols, nc, tot, n);
         Py_END_ALLOW_THREADS
     }
@@ -380,7 +395,9 @@ fail:
 
 static PyMethodDef profile_methods[] = {
     {"info", profile_info, METH_NOARGS, "What was opened: format, version, completeness."},
-    {"metrics", profile_metrics, METH_NOARGS, "The metrics as a list of dicts."},
+    {"counts", profile_counts, METH_NOARGS, "How many contexts, locations, metrics, columns."},
+    {"metrics", KW profile_metrics, METH_VARARGS | METH_KEYWORDS,
+     "metrics(totals=True): the metrics as a list of dicts."},
     {"locations", profile_locations, METH_NOARGS, "The locations as a list of dicts."},
     {"contexts", profile_contexts, METH_NOARGS, "The calling-context tree as arrays."},
     {"context_values", KW pyprofkit_context_values, METH_VARARGS | METH_KEYWORDS,

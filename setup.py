@@ -36,8 +36,8 @@ def library_dir():
     build = os.environ.get("PROFKIT_BUILD_DIR")
     if not build:
         build = os.path.join(HERE, "build-python")
-        subprocess.run(["cmake", "-S", HERE, "-B", build, "-DPK_TESTS=OFF",
-                        "-DCMAKE_BUILD_TYPE=Release"], check=True)
+        # the project's default build type (RelWithDebInfo), as `make build`
+        subprocess.run(["cmake", "-S", HERE, "-B", build, "-DPK_TESTS=OFF"], check=True)
         subprocess.run(["cmake", "--build", build, "--target", "profkit_static", "-j",
                         str(os.cpu_count() or 2)], check=True)
     lib = os.path.join(os.path.abspath(build), "lib", "libprofkit.a")

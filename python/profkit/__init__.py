@@ -200,6 +200,8 @@ class Profile:
         it exactly, with a calls column; others have a contexts column."""
         d = self._p.flat(metric, by)
         count = "calls" if "calls" in d else "contexts"
+        if count == "contexts":
+            d[count] = d[count].astype(np.int64)
         df = pd.DataFrame({by: d["name"], "exclusive": d["exclusive"],
                            "inclusive": d["inclusive"], count: d[count]})
         if not d["has_exclusive"]:

@@ -76,16 +76,25 @@ def test_every_total_equals_info(opened):
     assert p.info["complete"] == info["complete"]
 
 
-def test_flat_equals_cli(opened):
+def view_pair(opened, view, *args):
+    """The CLI's JSON of a view of the default metric and Python's answer,
+    or None when the CLI has none (then Python must raise profkit.Error)."""
     path, p, info = opened
     if not info["metrics"]:
         pytest.skip("no metrics")
-    doc = cli("flat", "--json", "-n", "0", path)
-    if doc is None:  # no flat profile of the default metric: Python says so too
+    doc = cli(view, "--json", *args, path)
+    if doc is None:
         with pytest.raises(profkit.Error):
-            p.flat()
+            getattr(p, view)()
+        return None
+    return doc, getattr(p, view)()
+
+
+def test_flat_equals_cli(opened):
+    pair = view_pair(opened, "flat", "-n", "0")
+    if pair is None:
         return
-    df = p.flat()
+    doc, df = pair
     assert df.attrs["source"] == ("callgraph" if doc["source"] == "callgraph" else "tree")
     got = sorted(zip(df["function"], df["exclusive"], df["inclusive"]))
     want = sorted((r["name"], r["exclusive"], r["inclusive"]) for r in doc["rows"])
@@ -104,16 +113,11 @@ def tree_values(node, out):
 
 
 def test_tree_equals_cli(opened):
-    path, p, info = opened
-    if not info["metrics"]:
-        pytest.skip("no metrics")
-    doc = cli("tree", "--json", "-t", "0", path)
-    if doc is None:  # the default metric has no tree values: Python says so too
-        with pytest.raises(profkit.Error):
-            p.tree()
+    pair = view_pair(opened, "tree", "-t", "0")
+    if pair is None:
         return
+    doc, t = pair
     want = tree_values(doc["root"], {})
-    t = p.tree()
     by_id = {}
     for cid, inc, exc in zip(t["id"], t["inclusive"], t["exclusive"]):
         by_id.setdefault(int(cid), []).append((inc, exc))

@@ -63,7 +63,9 @@ ext = Extension(
     sources=["python/src/_profkit.c", "python/src/views.c", "python/src/analyses.c"],
     depends=["python/src/pyprofkit.h"],
     include_dirs=[os.path.join(HERE, "include"), numpy.get_include()],
-    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Werror",
+    # the library's own warnings (CMakeLists.txt), errors as there
+    extra_compile_args=["-std=c11", "-Wall", "-Wextra", "-Werror", "-Wshadow",
+                        "-Wstrict-prototypes", "-Wmissing-prototypes",
                         "-Wno-missing-field-initializers"],
 )
 

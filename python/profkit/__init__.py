@@ -145,21 +145,66 @@ class Profile:
         statistics). A selector string ("rank=3,thread=0", "#5") combines only
         the locations it names. locations="all": every location's stored
         values as SparseValues(context, location, value), arrays over the
-        library's memory (no copy). Exclusive values derive from inclusive
-        ones (and back) when only one scope is stored, except for "all",
-        which hands over what is stored per location."""
+        library's memory (no copy). A scope the file does not store is derived
+        from the other along the tree (docs/model.md); with "all", in each
+        location (then the arrays are NumPy's own, ordered by location, then
+        context index)."""
         if isinstance(locations, str) and locations == "all":
-            return SparseValues(*self._p.coo(metric, scope, threads))
+            try:
+                return SparseValues(*self._p.coo(metric, scope, threads))
+            except Error:
+                derived = self._derived(metric, scope)
+                if derived is None:
+                    raise
+                return derived
         return self._p.context_values(metric, scope, locations, stat)
+
+    # Deriving a scope per location walks every context once per location:
+    # affordable for the profiles that need it (Cube stores time inclusive
+    # only: tens of locations, thousands of contexts), not for 100,000
+    # locations (HPCToolkit stores both scopes: nothing to derive).
+    DERIVE_BUDGET = 200_000_000
+
+    def _derived(self, metric, scope):
+        """A scope the file does not store per location, derived in each
+        location along the tree (docs/model.md), as SparseValues ordered by
+        location, then context index; None when the metric has neither
+        scope."""
+        info = self._p.metrics(totals=False)
+        m = metric if isinstance(metric, (int, np.integer)) else next(
+            (i for i, d in enumerate(info) if d["name"] == metric), None)
+        if m is None or not {"inclusive", "exclusive"} & set(info[m]["scopes"]):
+            return None
+        summary = self.locations["summary"].to_numpy(dtype=bool)
+        locs = np.flatnonzero(~summary)
+        n_ctx = self._p.counts()["contexts"]
+        if len(locs) * n_ctx > self.DERIVE_BUDGET:
+            err = Error(f"metric '{info[m]['name']}' stores no {scope} values per location, "
+                        f"and deriving them for {len(locs)} locations x {n_ctx} contexts "
+                        "would walk too many contexts: ask for the stored scope")
+            err.status = "unsupported"
+            raise err
+        ctx, loc, val = [], [], []
+        for li in locs:
+            v = self._p.context_values(m, scope, f"#{li}", "sum")
+            nz = np.flatnonzero(v)
+            ctx.append(nz.astype(np.uint32))
+            loc.append(np.full(len(nz), li, dtype=np.uint32))
+            val.append(v[nz])
+        cat = (lambda a, t: np.concatenate(a) if a else np.array([], dtype=t))
+        return SparseValues(cat(ctx, np.uint32), cat(loc, np.uint32), cat(val, np.float64))
 
     def dataframe(self, metrics=None, scope="inclusive"):
         """Per-location values in Hatchet's shape: rows indexed by (context,
         location) (p.contexts and p.locations indexes), one column per metric
-        (default: every metric with values of that scope per location); a
+        (default: every metric stored in that scope, and every sum-combined
+        one stored in the other, derived per location); a
         (context, location) pair no metric has a value for has no row."""
         if metrics is None:  # names and scopes only: no pass over the values for totals
             kind = "inclusive" if scope == "inclusive" else "exclusive"
-            metrics = [m["name"] for m in self._p.metrics(totals=False) if kind in m["scopes"]]
+            metrics = [m["name"] for m in self._p.metrics(totals=False)
+                       if kind in m["scopes"] or (m["combine"] == "sum" and {
+                           "inclusive", "exclusive"} & set(m["scopes"]))]
         elif isinstance(metrics, (str, int)):
             metrics = [metrics]
         names = [self._p.metrics(totals=False)[m]["name"] if isinstance(m, (int, np.integer))

@@ -443,6 +443,8 @@ static struct PyModuleDef module_def = {
     module_methods,
 };
 
+PyMODINIT_FUNC PyInit__profkit(void); /* what Python looks the module up by */
+
 PyMODINIT_FUNC PyInit__profkit(void)
 {
     import_array();

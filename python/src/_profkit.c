@@ -70,7 +70,10 @@ PyObject *pyprofkit_wrap(void *data, size_t n, int type, PyObject *base)
 /* Opening                                                          */
 /* ---------------------------------------------------------------- */
 
-static int profile_init(PyObject *self, PyObject *args, PyObject *kw)
+/* Opening happens in tp_new, so a Profile object always holds an open
+ * profile (no method meets a half-made one) and cannot be re-opened under
+ * a thread still reading it. */
+static PyObject *profile_new(PyTypeObject *type, PyObject *args, PyObject *kw)
 {
     static char *kwlist[] = {"path",   "threads",     "max_memory", "tree_threshold",
                              "traces", "by_function", "symbols",    NULL};
@@ -82,20 +85,25 @@ static int profile_init(PyObject *self, PyObject *args, PyObject *kw)
     if (!PyArg_ParseTupleAndKeywords(args, kw, "O&|$IKdppp", kwlist, PyUnicode_FSConverter,
                                      &path_obj, &threads, &max_memory, &threshold, &traces,
                                      &by_function, &symbols))
-        return -1;
+        return NULL;
     pk_open_options o = {.threads = threads, .max_memory = max_memory, .tree_threshold = threshold};
     o.flags = (traces ? 0 : PK_OPEN_NO_TRACES) | (by_function ? PK_OPEN_BY_FUNCTION : 0) |
               (symbols ? 0 : PK_OPEN_NO_SYMBOLS);
-    ProfileObject *po = (ProfileObject *)self;
     pk_profile *p = NULL;
     pk_status st;
     const char *path = PyBytes_AS_STRING(path_obj);
-    Py_BEGIN_ALLOW_THREADS st = pk_profile_open(path, &o, &p);
-    Py_END_ALLOW_THREADS Py_DECREF(path_obj);
-    if (st) return pyprofkit_raise(st), -1;
-    pk_profile_free(po->p);
+    Py_BEGIN_ALLOW_THREADS;
+    st = pk_profile_open(path, &o, &p);
+    Py_END_ALLOW_THREADS;
+    Py_DECREF(path_obj);
+    if (st) return pyprofkit_raise(st);
+    ProfileObject *po = (ProfileObject *)type->tp_alloc(type, 0);
+    if (!po) {
+        pk_profile_free(p);
+        return NULL;
+    }
     po->p = p;
-    return 0;
+    return (PyObject *)po;
 }
 
 static void profile_dealloc(PyObject *self)
@@ -177,8 +185,9 @@ static PyObject *profile_metrics(PyObject *self, PyObject *args, PyObject *kw)
     for (size_t m = 0; !st && !want_totals && m < n; m++)
         tot[m] = Py_NAN;
     if (!st && want_totals) {
-        Py_BEGIN_ALLOW_THREADS st = pk_profile_totals(p, cols, nc, tot, n);
-        Py_END_ALLOW_THREADS
+        Py_BEGIN_ALLOW_THREADS;
+        st = pk_profile_totals(p, cols, nc, tot, n);
+        Py_END_ALLOW_THREADS;
     }
     if (st) {
         pyprofkit_raise(st);
@@ -416,11 +425,10 @@ static PyMethodDef profile_methods[] = {
 PyTypeObject Profile_Type = {
     PyVarObject_HEAD_INIT(NULL, 0).tp_name = "profkit._profkit.Profile",
     .tp_basicsize = sizeof(ProfileObject),
-    .tp_flags = Py_TPFLAGS_DEFAULT | Py_TPFLAGS_BASETYPE,
+    .tp_flags = Py_TPFLAGS_DEFAULT,
     .tp_doc = "Profile(path, *, threads=0, max_memory=0, tree_threshold=0.0, traces=True, "
               "by_function=False, symbols=True): an open profile (C level).",
-    .tp_new = PyType_GenericNew,
-    .tp_init = profile_init,
+    .tp_new = profile_new,
     .tp_dealloc = profile_dealloc,
     .tp_weaklistoffset = offsetof(ProfileObject, weakrefs),
     .tp_methods = profile_methods,

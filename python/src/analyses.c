@@ -137,8 +137,10 @@ PyObject *pyprofkit_flat(PyObject *self, PyObject *args, PyObject *kw)
     pk_flat_row *rows = NULL;
     size_t n = 0;
     pk_status st;
-    Py_BEGIN_ALLOW_THREADS st = flat_rows(p, m, by, use_cg, &rows, &n, &from_cg, &has_excl);
-    Py_END_ALLOW_THREADS if (st) return pyprofkit_raise(st);
+    Py_BEGIN_ALLOW_THREADS;
+    st = flat_rows(p, m, by, use_cg, &rows, &n, &from_cg, &has_excl);
+    Py_END_ALLOW_THREADS;
+    if (st) return pyprofkit_raise(st);
     PyObject *d = flat_dict(p, by, rows, n, from_cg);
     pk_flat_free(rows);
     if (d && !(put(d, "source", PyUnicode_FromString(from_cg ? "callgraph" : "tree")) &&
@@ -202,8 +204,10 @@ PyObject *pyprofkit_callers(PyObject *self, PyObject *args, PyObject *kw)
     pk_frame *f = NULL;
     size_t n = 0;
     pk_status st;
-    Py_BEGIN_ALLOW_THREADS st = around(p, m, name, !callees, &f, &n);
-    Py_END_ALLOW_THREADS if (st) return pyprofkit_raise(st);
+    Py_BEGIN_ALLOW_THREADS;
+    st = around(p, m, name, !callees, &f, &n);
+    Py_END_ALLOW_THREADS;
+    if (st) return pyprofkit_raise(st);
     PyObject *d = frames_dict(p, f, n);
     pk_frames_free(f);
     return d;
@@ -223,9 +227,10 @@ PyObject *pyprofkit_threads(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *a = pyprofkit_doubles(n, &out);
     if (!a) return NULL;
     pk_status st;
-    Py_BEGIN_ALLOW_THREADS st = pk_location_totals(p, m, out, n);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS;
+    st = pk_location_totals(p, m, out, n);
+    Py_END_ALLOW_THREADS;
+    if (st) {
         Py_DECREF(a);
         return pyprofkit_raise(st);
     }
@@ -365,8 +370,10 @@ PyObject *pyprofkit_diff(PyObject *mod, PyObject *args, PyObject *kw)
     pk_diff_row *rows = NULL;
     size_t n = 0;
     pk_status st;
-    Py_BEGIN_ALLOW_THREADS st = diff_rows(&a, &b, &rows, &n);
-    Py_END_ALLOW_THREADS PyObject *d = st ? pyprofkit_raise(st) : diff_dict(&a, &b, rows, n);
+    Py_BEGIN_ALLOW_THREADS;
+    st = diff_rows(&a, &b, &rows, &n);
+    Py_END_ALLOW_THREADS;
+    PyObject *d = st ? pyprofkit_raise(st) : diff_dict(&a, &b, rows, n);
     pk_diff_free(rows);
     pk_frames_free(a.frames);
     pk_frames_free(b.frames);

@@ -106,8 +106,9 @@ PyObject *pyprofkit_context_values(PyObject *self, PyObject *args, PyObject *kw)
     PyObject *a = pyprofkit_doubles(n, &out);
     pk_status st = PK_OK;
     if (a) {
-        Py_BEGIN_ALLOW_THREADS st = pk_context_stat_values(p, m, kind, sel, stat, out, n, NULL);
-        Py_END_ALLOW_THREADS
+        Py_BEGIN_ALLOW_THREADS;
+        st = pk_context_stat_values(p, m, kind, sel, stat, out, n, NULL);
+        Py_END_ALLOW_THREADS;
     }
     free(sel);
     if (st) {
@@ -180,9 +181,10 @@ PyObject *pyprofkit_coo(PyObject *self, PyObject *args, PyObject *kw)
     coo_owner *o = PyMem_Calloc(1, sizeof *o);
     if (!o) return PyErr_NoMemory();
     pk_status st;
-    Py_BEGIN_ALLOW_THREADS st = pk_column_values_export(p, col, threads, &o->t);
-    Py_END_ALLOW_THREADS if (st)
-    {
+    Py_BEGIN_ALLOW_THREADS;
+    st = pk_column_values_export(p, col, threads, &o->t);
+    Py_END_ALLOW_THREADS;
+    if (st) {
         PyMem_Free(o);
         return pyprofkit_raise(st);
     }

@@ -28,20 +28,22 @@ def main():
     t0 = time.perf_counter()
     p = profkit.open(path, traces=False)
     t1 = time.perf_counter()
+    anon_open, c1 = rss_anon_mib(), time.process_time()
     if job == "values":
         v = p.values(0, "inclusive", locations="all")
         n, nbytes = len(v.value), v.context.nbytes + v.location.nbytes + v.value.nbytes
     else:
         df = p.dataframe(scope="inclusive")
         n, nbytes = int(df.size), int(df.memory_usage(index=True, deep=False).sum())
-    t2 = time.perf_counter()
-    ctx_table = len(p.contexts) * 40  # what a context costs in the model, roughly
+    t2, c2 = time.perf_counter(), time.process_time()
+    anon_after, counts = rss_anon_mib(), p._p.counts()
     print(json.dumps({
         "job": job, "open_s": t1 - t0, "work_s": t2 - t1, "total_s": t2 - t0, "n": n,
-        "result_mib": nbytes / 2**20, "contexts": len(p.contexts),
-        "locations": len(p.locations), "ctx_table_mib": ctx_table / 2**20,
+        "work_cpu_s": c2 - c1, "anon_after_open_mib": anon_open,
+        "result_mib": nbytes / 2**20, "contexts": counts["contexts"],
+        "locations": counts["locations"],
         "peak_rss_mib": resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024,
-        "rss_anon_mib": rss_anon_mib()}))
+        "rss_anon_mib": anon_after}))
 
 
 if __name__ == "__main__":

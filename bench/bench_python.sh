@@ -27,13 +27,14 @@ row() { # row LABEL JSON
   "$py" - "$1" "$2" <<'PY'
 import json, sys
 label, r = sys.argv[1], json.loads(sys.argv[2])
-print(f"| {label} | {r['open_s']:.2f} s | {r['work_s']:.2f} s | {r['total_s']:.2f} s | "
-      f"{r['n']:,} values, {r['result_mib']:.0f} MiB | {r['peak_rss_mib']:.0f} MiB "
-      f"({r['rss_anon_mib']:.0f} MiB anonymous) | n/a (Hatchet not installable here) |")
+print(f"| {label} | {r['open_s']:.2f} s | {r['work_s']:.2f} s ({r['work_cpu_s']:.2f} s CPU) | "
+      f"{r['total_s']:.2f} s | {r['n']:,} values, {r['result_mib']:.0f} MiB | "
+      f"{r['peak_rss_mib']:.0f} MiB | {r['anon_after_open_mib']:.0f} → "
+      f"{r['rss_anon_mib']:.0f} MiB | n/a (not installable here) |")
 PY
 }
-echo "| job | open | values | total | result | peak RSS | Hatchet v4 reader |"
-echo "|---|---|---|---|---|---|---|"
+echo "| job | open | values | total | result | peak RSS | anonymous RSS after open → after | Hatchet v4 reader |"
+echo "|---|---|---|---|---|---|---|---|"
 row "100,000 profiles: values(locations=\"all\") into NumPy" \
   "$(best values "$(gen g100000.d --profiles 100000 --samples 10)")"
 row "2,000 profiles: dataframe()" "$(best dataframe "$(gen g2000.d --profiles 2000)")"

@@ -97,15 +97,16 @@ class Profile:
             rows = self._p.locations()
             df = pd.DataFrame(rows, columns=["index", "name", "summary", "ids", "values",
                                              "contexts"]).set_index("index")
-            kinds = []
-            for r in rows:
-                for kind, _, _ in r["ids"]:
+            by_kind = {}  # kind -> logical id per location, one pass over the tuples
+            for i, r in enumerate(rows):
+                for kind, logical, _ in r["ids"]:
                     k = (kind or "id").lower()
-                    if k not in kinds:
-                        kinds.append(k)
-            for k in kinds:
-                col = [next((lg for kd, lg, _ in r["ids"] if (kd or "id").lower() == k), None)
-                       for r in rows]
+                    if k not in by_kind:
+                        by_kind[k] = [None] * len(rows)
+                    col = by_kind[k]
+                    if col[i] is None:
+                        col[i] = logical
+            for k, col in by_kind.items():
                 df[k] = pd.array(col, dtype="Int64")
             self._cache["locations"] = df
         return self._cache["locations"]

@@ -81,11 +81,11 @@ typedef struct pk_line_range {
     uint32_t first, last;
 } pk_line_range;
 
-/* Which lines of one file to show: every line whose self or inclusive
- * cost reaches `min_cost` in magnitude (and is not 0), with `context`
- * lines either side, inside [first, last], overlapping or touching
- * windows merged; `first` itself too when `show_first` (a function's
- * definition line). `lines` are one file's, sorted by line. Free *out
+/* Which lines of one file to show: every line in [first, last] whose
+ * self or inclusive cost reaches `min_cost` in magnitude (and is not 0),
+ * with `context` lines either side (which may reach outside [first,
+ * last]), overlapping or touching windows merged; `first` itself too when
+ * `show_first` (a function's first line). `lines` are one file's, sorted by line. Free *out
  * with free(). */
 PK_API pk_status pk_annotate_ranges(const pk_line_cost *lines, size_t n_lines, uint32_t first,
                                     uint32_t last, double min_cost, unsigned context,

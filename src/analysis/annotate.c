@@ -151,10 +151,12 @@ static int costly(const pk_line_cost *l, double min_cost)
     return (s != 0 && s >= min_cost) || (i != 0 && i >= min_cost);
 }
 
-/* Append [a, b] to the ranges, merged with the last when they touch. */
+/* Append [a, b] to the ranges, merged with the last when they touch
+ * (a window may start before the first line's anchor). */
 static void range_add(pk_line_range *r, size_t *n, uint32_t a, uint32_t b)
 {
     if (*n && a <= r[*n - 1].last + 1) {
+        if (a < r[*n - 1].first) r[*n - 1].first = a;
         if (b > r[*n - 1].last) r[*n - 1].last = b;
         return;
     }
@@ -175,8 +177,10 @@ pk_status pk_annotate_ranges(const pk_line_cost *lines, size_t n_lines, uint32_t
     for (size_t i = 0; i < n_lines; i++) {
         uint32_t line = lines[i].line;
         if (line < first || line > last || !costly(&lines[i], min_cost)) continue;
-        uint32_t a = line - first > context ? line - context : first;
-        uint32_t b = last - line > context ? line + context : last;
+        /* the window may reach past the span: a function's closing lines
+         * and the lines before its first cost are what a reader wants */
+        uint32_t a = line > context ? line - context : 1;
+        uint32_t b = UINT32_MAX - line > context ? line + context : UINT32_MAX;
         range_add(r, &n, a, b);
     }
     *out = r, *n_out = n;

@@ -12,6 +12,7 @@
 #  3. Golden outputs on the project's Callgrind sample (with a generated
 #     demo.c), an HPCToolkit database with its src/ copy (corpus) and the
 #     Cube sample (no source lines: exit 1, said so).
+#  4. --json on every corpus profile: a document, or exit 1 and a reason.
 #
 #   run.sh PROFKIT SOURCE_DIR WORK [CORPUS]
 set -u
@@ -99,6 +100,23 @@ if [ -d "$corpus/hpctoolkit/hatchet-cpi-v4" ]; then
   golden hatchet-cpi-v4.txt 0 annotate -C 1 "$corpus/hpctoolkit/hatchet-cpi-v4"
 else
   echo "corpus absent: the HPCToolkit golden is skipped"
+fi
+# every corpus profile: exit 0 with a profkit.annotate/1 document, or exit 1
+# (nothing to annotate) with a message; never a crash
+if [ -d "$corpus" ]; then
+  for f in "$corpus"/hpctoolkit/*/ "$corpus"/cube/*/*.cubex "$corpus"/callgrind/*/*; do
+    [ -e "$f" ] || continue
+    case "$f" in *.md|*.txt) continue ;; esac
+    check
+    timeout 120 "$profkit" annotate --json "$f" >"$work/corpus.json" 2>"$work/corpus.err"
+    rc=$?
+    if [ $rc -eq 0 ]; then
+      "$py" -c "import json,sys; d=json.load(open(sys.argv[1])); assert d['schema']=='profkit.annotate/1' and d['files']" \
+        "$work/corpus.json" || fail "annotate --json $f: not a profkit.annotate/1 document"
+    elif [ $rc -ne 1 ] || [ ! -s "$work/corpus.err" ]; then
+      fail "annotate --json $f: exit $rc: $(head -c 300 "$work/corpus.err")"
+    fi
+  done
 fi
 echo "annotate: $checks checks, status $status"
 exit $status

@@ -28,12 +28,18 @@ grep -qx "prefix=$prefix" "$root/$libdir/pkgconfig/profkit.pc" || fail "profkit.
 grep -q '^Libs.private:.*-lz.*-lexpat.*-lyajl.*-lm' "$root/$libdir/pkgconfig/profkit.pc" ||
     fail "profkit.pc Libs.private lacks the build's libraries"
 
-# man -l renders it without warnings, and it documents every command.
+# man -l renders it without warnings, and it documents every command and
+# every long option of each.
 MANWIDTH=80 man -l "$root/share/man/man1/profkit.1" >"$work/man.txt" 2>"$work/man.err" ||
     fail "man -l failed: $(cat "$work/man.err")"
 [ ! -s "$work/man.err" ] || fail "man -l warned: $(cat "$work/man.err")"
+MANWIDTH=200 man -l "$root/share/man/man1/profkit.1" >"$work/man-wide.txt" 2>/dev/null
 for cmd in $("$root/bin/profkit" --help | awk '/^Commands:/{on=1;next} on&&/^  [a-z]/{print $1}'); do
     grep -q "^       $cmd\b\|^   $cmd\b" "$work/man.txt" || fail "man page lacks command $cmd"
+    # and every long option its --help lists
+    for opt in $("$root/bin/profkit" "$cmd" --help | grep -oE -- '--[a-z][a-z-]+' | sort -u); do
+        grep -q -- "$opt" "$work/man-wide.txt" || fail "man page lacks $cmd's option $opt"
+    done
 done
 
 cat >"$work/use.c" <<'C'

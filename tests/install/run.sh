@@ -65,8 +65,9 @@ LD_LIBRARY_PATH=$root/$libdir "$work/use-shared" "$work/use.c" >/dev/null || fai
 deps=$(LD_LIBRARY_PATH=$root/$libdir ldd "$work/use-shared")
 grep -q "libprofkit.so.0 => $root/$libdir/libprofkit.so.0" <<<"$deps" || fail "not linked shared: $deps"
 # static: the archive, then what Libs.private says it needs
-cc -o "$work/use-static" "$work/use.c" $(pkg-config --cflags profkit) "$root/$libdir/libprofkit.a" \
-    $(pkg-config --static --libs-only-other --libs-only-l profkit | sed 's/-lprofkit//') ||
+# (the line README.md gives)
+cc -o "$work/use-static" "$work/use.c" \
+    $(pkg-config --cflags --libs --static profkit | sed 's/-lprofkit/-l:libprofkit.a/') ||
     fail "static link with Libs.private"
 "$work/use-static" "$work/use.c" >/dev/null || fail "static program"
 deps=$(ldd "$work/use-static")

@@ -4,10 +4,15 @@
 # page with `man -l`, and compile + link a small program against the library
 # through `pkg-config --cflags --libs profkit`, shared and static, and run it.
 #
-#   run.sh BUILD_DIR WORK_DIR
+#   run.sh BUILD_DIR WORK_DIR [CC [FLAGS...]]
+# CC and FLAGS: the build's compiler and the sanitizer flags of a sanitized
+# build, whose installed library needs its runtime in the program too.
 set -euo pipefail
 build=$1
 work=$2
+cc=${3:-cc}
+shift $(($# < 3 ? $# : 3))
+flags=("$@")
 prefix=/opt/profkit-test
 rm -rf "$work"
 mkdir -p "$work"
@@ -60,13 +65,13 @@ C
 export PKG_CONFIG_SYSROOT_DIR=$dest PKG_CONFIG_PATH=$root/$libdir/pkgconfig
 pkg-config --exists profkit || fail "pkg-config does not find profkit"
 # shared
-cc -o "$work/use-shared" "$work/use.c" $(pkg-config --cflags --libs profkit) || fail "shared link"
+"$cc" "${flags[@]}" -o "$work/use-shared" "$work/use.c" $(pkg-config --cflags --libs profkit) || fail "shared link"
 LD_LIBRARY_PATH=$root/$libdir "$work/use-shared" "$work/use.c" >/dev/null || fail "shared program"
 deps=$(LD_LIBRARY_PATH=$root/$libdir ldd "$work/use-shared")
 grep -q "libprofkit.so.0 => $root/$libdir/libprofkit.so.0" <<<"$deps" || fail "not linked shared: $deps"
 # static: the archive, then what Libs.private says it needs
 # (the line README.md gives)
-cc -o "$work/use-static" "$work/use.c" \
+"$cc" "${flags[@]}" -o "$work/use-static" "$work/use.c" \
     $(pkg-config --cflags --libs --static profkit | sed 's/-lprofkit/-l:libprofkit.a/') ||
     fail "static link with Libs.private"
 "$work/use-static" "$work/use.c" >/dev/null || fail "static program"

@@ -136,13 +136,14 @@ static int list_file(annotate_run *r, const char *heading, pk_index file, uint32
                      uint32_t last, int whole)
 {
     pk_file pf;
-    char found[4096];
+    char found[4096] = "";
     size_t at, n;
     pk_line_range *ranges = NULL;
     size_t n_ranges = 0;
     if (pk_file_get(r->p, file, &pf) != PK_OK) return CLI_BAD;
     pk_status st = pk_source_locate(r->p, file, r->a->dirs, r->a->n_dirs, found, sizeof found);
-    if (st && st != PK_ERR_NOT_FOUND) return cli_library_error("annotate", st);
+    if (st && st != PK_ERR_NOT_FOUND && st != PK_ERR_LIMIT) /* not found: costs alone */
+        return cli_library_error("annotate", st);
     pk_line_costs_of_file(r->lines, r->n_lines, file, &at, &n);
     double min_cost = r->a->view.threshold / 100.0 * fabs(r->total);
     if (!whole && (st = pk_annotate_ranges(r->lines + at, n, first, last, min_cost, r->a->context,

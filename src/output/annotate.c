@@ -105,7 +105,9 @@ static pk_status walk(walker *w)
  * `expand` (a terminal shows them so; pk_text_escape would show "\t"). */
 static const char *line_text(walker *w, const char *text, size_t len, int expand)
 {
-    size_t need = len * (expand ? 8 : 1) + 1;
+    size_t need = len + 1; /* a tab takes at most 7 more */
+    for (size_t i = 0; expand && i < len; i++)
+        need += text[i] == '\t' ? 7 : 0;
     if (need > w->cap) {
         char *grown = realloc(w->buf, need);
         if (!grown) return w->failed = 1, "";

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev libyaml-dev valgrind
-          chromium python3-websocket libdw-dev)
+          chromium python3-websocket libdw-dev librsvg2-bin man-db)
 for arg in "$@"; do
   case "$arg" in
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;

@@ -2,7 +2,8 @@
 #   make demo    install build dependencies, build, run profkit on a sample
 #   make check   build and run every test through ctest
 #   make python  build the Python package in place (python/profkit; docs/python.md)
-# Others: build, asan-check, fuzz-smoke, bench, format, format-check, clean.
+# Others: build, install, asan-check, fuzz-smoke, bench, format, format-check, clean.
+#   make install [PREFIX=/usr/local] [DESTDIR=/staging]
 
 BUILD      ?= build
 ASAN_BUILD ?= build-asan
@@ -10,10 +11,11 @@ FUZZ_BUILD ?= build-fuzz
 JOBS       ?= $(shell nproc 2>/dev/null || echo 2)
 FUZZ_SECONDS ?= 20
 CMAKE_FLAGS ?=
+PREFIX     ?= /usr/local
 
 SOURCES = $(shell git ls-files '*.c' '*.h' 2>/dev/null || find include src tests fuzz bench -name '*.[ch]')
 
-.PHONY: all build deps demo check asan-check fuzz-smoke bench format format-check clean python
+.PHONY: all build install deps demo check asan-check fuzz-smoke bench format format-check clean python
 
 all: build
 
@@ -25,6 +27,11 @@ $(BUILD)/CMakeCache.txt:
 
 build: $(BUILD)/CMakeCache.txt
 	cmake --build $(BUILD) -j $(JOBS)
+
+# The binary, libprofkit.{a,so}, headers, man page and profkit.pc under
+# $(DESTDIR)$(PREFIX); profkit.pc names $(PREFIX) (DESTDIR is for staging).
+install: build
+	DESTDIR="$(DESTDIR)" cmake --install $(BUILD) --prefix "$(PREFIX)"
 
 demo: deps
 	@$(MAKE) --no-print-directory build

@@ -2,7 +2,7 @@
 # scripts/demo.sh — what `make demo` runs after building: profkit on a
 # shipped sample database, then end to end on a real profile: compile
 # examples/demo/nbody.c, profile it with valgrind --tool=callgrind, show
-# the tree and the flat profile, convert it to HPCToolkit and Cube, read
+# the tree, the flat profile and the annotated source, convert it to HPCToolkit and Cube, read
 # those back, and draw a flame graph.
 #
 #   scripts/demo.sh BUILD_DIR
@@ -27,6 +27,7 @@ say "$profkit" info "$demo/nbody.callgrind"
 say "$profkit" tree -t 2 "$demo/nbody.callgrind"
 say "$profkit" flat -n 8 "$demo/nbody.callgrind"
 say "$profkit" callers "$demo/nbody.callgrind" distance
+say "$profkit" annotate -C 1 "$demo/nbody.callgrind" distance
 say "$profkit" convert "$demo/nbody.callgrind" -o "$demo/nbody.d"
 say "$profkit" convert "$demo/nbody.callgrind" -o "$demo/nbody.cubex"
 say "$profkit" flat -n 5 "$demo/nbody.d"

@@ -172,9 +172,14 @@ typedef struct pk_flame_options {
      * give the change of the inclusive value. */
     const double *base;
     const double *base_self;
+    /* The metric's unit for tooltips ("sec", "bytes"), or NULL. */
+    const char *unit;
 } pk_flame_options;
-/* A self-contained interactive SVG (tooltips, click to zoom, search):
- * siblings sorted widest first, frames narrower than 0.1 pixel left out.
+/* A self-contained interactive SVG (tooltips with total, self, unit and
+ * module; click to zoom; a search box): static labels clipped to their
+ * frames, so it reads without scripts (<img>, PNG); as wide as the window
+ * (viewBox, width 100%); a legend of the colours when diffing. Siblings
+ * sorted widest first, frames narrower than 0.1 pixel left out.
  * `frames` needs PK_FRAME-style values as pk_frames_build() makes them;
  * the frame struct is declared in profkit/analysis.h. */
 struct pk_frame;

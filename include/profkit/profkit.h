@@ -9,6 +9,7 @@
 #define PROFKIT_PROFKIT_H
 
 #include "analysis.h"
+#include "annotate.h"
 #include "callgraph.h"
 #include "dump.h"
 #include "export.h"

@@ -5,26 +5,33 @@
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "cli.h"
 
 static const char flame_help[] =
     "Usage: profkit flame [options] PATH [-o OUT.svg]\n\n"
     "Draw a flame graph of one metric: a self-contained SVG that any browser\n"
-    "opens, with tooltips, click to zoom (click the root or 'Reset zoom' to\n"
-    "come back) and search (Ctrl-F or 'Search'). Each box is a function on the\n"
-    "call stack; its width is its inclusive value. Loops and lines fold into\n"
-    "their function; equal stacks merge.\n\n"
-    "Options:\n" CLI_VIEW_HELP "  -o, --output FILE     write there instead of standard output\n"
+    "opens, as wide as the window, with labels that show without scripts too\n"
+    "(in an <img>, converted to PNG), tooltips (total, self, unit, module),\n"
+    "click to zoom (click the root or 'Reset zoom' to come back) and a search\n"
+    "box (Ctrl-F focuses it). Each box is a function on the call stack; its\n"
+    "width is its inclusive value. Loops and lines fold into their function;\n"
+    "equal stacks merge. SVG is not written to a terminal: give -o FILE, a\n"
+    "pipe, or -o - to mean standard output whatever it is.\n\n"
+    "Options:\n" CLI_VIEW_HELP
+    "  -o, --output FILE     write there instead of standard output (- for it)\n"
     "  -f, --force           replace FILE if it exists and profkit wrote it\n"
     "      --folded          folded stacks (\"main;solve;dot 2.5\") instead of SVG,\n"
     "                        for flamegraph.pl, inferno or speedscope\n"
     "      --icicle          root at the top, stacks growing down\n"
     "      --diff BASE       differential: widths from PATH, colour from the change\n"
     "                        of each frame's self value against profile BASE (red\n"
-    "                        grew, blue shrank; frames matched by their path of\n"
-    "                        function names); tooltips give the inclusive change\n"
-    "      --title TEXT      title of the graph (default: the file name)\n"
+    "                        grew, blue shrank, purple new; frames matched by their\n"
+    "                        path of function names; a legend says so); tooltips\n"
+    "                        give the inclusive change\n"
+    "      --title TEXT      title of the graph (default: the file's base name and\n"
+    "                        the metric)\n"
     "      --width PX        drawing width in pixels (default 1200)\n"
     "  -h, --help            show this help\n";
 
@@ -115,20 +122,39 @@ static int base_values(const char *path, const cli_view *v, const char *metric, 
     return rc;
 }
 
+/* A path's last component, a directory's trailing slashes left off
+ * ("runs/app.d/" gives "app.d"), in buf. */
+static const char *base_name(const char *path, char buf[256])
+{
+    size_t len = strlen(path);
+    while (len > 1 && path[len - 1] == '/')
+        len--;
+    size_t start = len;
+    while (start > 0 && path[start - 1] != '/')
+        start--;
+    snprintf(buf, 256, "%.*s", (int)(len - start), path + start);
+    return buf;
+}
+
 static int draw(const pk_profile *p, flame_args *a, const char *path, FILE *out)
 {
     cli_view_values vals = {0};
     pk_frame *f = NULL;
     size_t n = 0;
     double *base = NULL;
-    char sub[512], total[32];
+    char sub[512], total[32], title[512], name[256];
     int rc = frames_of(p, &a->view, &vals, &f, &n);
     if (!rc && a->diff) rc = base_values(a->diff, &a->view, vals.met.name, p, f, n, &base);
     if (!rc) {
         pk_format_value(total, sizeof total, vals.total);
-        snprintf(sub, sizeof sub, "%s, total %s%s%s", vals.met.name, total,
-                 a->diff ? "; against " : "", a->diff ? a->diff : "");
-        a->o.title = a->title ? a->title : path;
+        /* the unit after the total, unless the name says it ("CPUTIME (sec)") */
+        const char *unit =
+            vals.met.unit && !strstr(vals.met.name, vals.met.unit) ? vals.met.unit : "";
+        snprintf(sub, sizeof sub, "%s, total %s%s%s%s%s", vals.met.name, total, *unit ? " " : "",
+                 unit, a->diff ? "; against " : "", a->diff ? base_name(a->diff, name) : "");
+        snprintf(title, sizeof title, "%s \xe2\x80\x94 %s", base_name(path, name), vals.met.name);
+        a->o.title = a->title ? a->title : title;
+        a->o.unit = vals.met.unit;
         a->o.subtitle = sub;
         a->o.base = base;
         a->o.base_self = base ? base + n : NULL;
@@ -158,8 +184,16 @@ int cmd_flame(int argc, char **argv)
     pk_profile *p;
     rc = cli_open_opts("flame", path, &o, &p);
     if (rc) return rc;
+    int to_stdout = !a.output || strcmp(a.output, "-") == 0;
+    /* an SVG is useless on a terminal and can fill its scrollback: only
+     * when asked for with -o - */
+    if (!a.folded && !a.output && isatty(STDOUT_FILENO))
+        return cli_close("flame", p,
+                         cli_usage_error("flame", "not writing an SVG to a terminal; give -o "
+                                                  "FILE.svg, a pipe, or -o - for standard output"));
     pk_output *file = NULL;
-    pk_status st = a.output ? pk_output_open(a.output, a.force ? PK_WRITE_FORCE : 0, &file) : PK_OK;
+    pk_status st =
+        !to_stdout ? pk_output_open(a.output, a.force ? PK_WRITE_FORCE : 0, &file) : PK_OK;
     if (st) return cli_close("flame", p, cli_library_error("flame", st));
     rc = draw(p, &a, path, file ? pk_output_stream(file) : stdout);
     if (rc && file && pk_output_status(file)) rc = cli_library_error("flame", PK_ERR_IO); /* why */

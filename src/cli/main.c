@@ -19,6 +19,7 @@ static const cli_command commands[] = {
      cmd_threads},
     {"diff", "what changed between two profiles, per function and per call path", cmd_diff},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
+    {"annotate", "source lines with their costs beside them, as callgrind_annotate", cmd_annotate},
     {"trace", "traces: time per function and location, idle time, sample gaps", cmd_trace},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},
@@ -33,7 +34,7 @@ static void usage(FILE *out)
                  "HPCToolkit v4 databases (directories with meta.db), Cube4 .cubex files,\n"
                  "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        fprintf(out, "  %-7s %s\n", commands[i].name, commands[i].summary);
+        fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
     fprintf(out, "\nGlobal option (before the command):\n"
                  "  --max-memory SIZE   memory budget of the readers for what a file claims\n"
                  "                      beyond its bytes (4G, 512M, unlimited; default the\n"

@@ -1,12 +1,17 @@
 /*
  * output/flame.c — flame graphs of a frame tree: a self-contained
- * interactive SVG in the manner of Brendan Gregg's flamegraph.pl, and the
- * folded-stack text that flamegraph.pl, inferno and speedscope read.
+ * interactive SVG in the manner of Brendan Gregg's flamegraph.pl
+ * (folded stacks are in flame_folded.c).
  *
- * Layout is one pass over the frames (parents come before children):
- * each frame's children are placed left to right, widest first, from the
- * frame's own left edge. Frames too narrow to see are counted, not drawn,
- * so a million-frame tree still makes an SVG a browser opens at once.
+ * The SVG reads without JavaScript: every frame carries its label as
+ * static text, cut to what fits and clipped to the frame (a nested <svg>
+ * viewport per frame), so it shows in an <img> or after conversion to PNG.
+ * Its width follows the window (viewBox, width="100%"); the script adds
+ * zoom, an in-page search box and a details line. Layout is one pass over
+ * the frames (parents come before children): each frame's children are
+ * placed left to right, widest first, from the frame's own left edge.
+ * Frames too narrow to see are counted, not drawn, so a million-frame tree
+ * still makes an SVG a browser opens at once.
  */
 #include <math.h>
 #include <stdlib.h>
@@ -20,17 +25,21 @@
 
 #define FRAME_H  16
 #define TOP      64
+#define LEGEND_H 20 /* the diff legend's row, under the subtitle */
 #define BOTTOM   32
 #define MARGIN   10
 #define MIN_PX   0.1
 #define NAME_MAX 1024
+/* Average advance of a 12px Verdana/DejaVu Sans character: how many fit a
+ * frame. The script uses the same figure, so zoomed labels agree. */
+#define CHAR_PX 7.0
 
 typedef struct layout {
     double *x; /* left edge, fraction of the root's width */
     uint32_t max_depth;
     size_t hidden;
+    double top; /* y of the first frame row */
 } layout;
-
 typedef struct kid {
     double w;
     pk_index i;
@@ -71,14 +80,18 @@ static pk_status place_frames(const pk_frame *f, size_t n, double min_frac, layo
 
 /* Well-formed XML text or attribute value whatever the bytes: markup
  * characters as entities, and what XML cannot hold (control characters,
- * bytes that are not UTF-8) in the visible form text output uses. */
-static void xml_text(FILE *out, const char *s)
+ * bytes that are not UTF-8) in the visible form text output uses. At most
+ * `max_chars` characters (each escape counting as its length); returns how
+ * many were written, or SIZE_MAX when the text had more. */
+static size_t xml_text_n(FILE *out, const char *s, size_t max_chars)
 {
-    size_t avail = strlen(s);
+    size_t avail = strlen(s), chars = 0;
     while (avail) {
         char esc[8];
         size_t n, k;
         const char *piece = pk_text_unit((const unsigned char *)s, avail, esc, &n, &k);
+        size_t width = piece == s ? 1 : n; /* one character, or its visible escape */
+        if (chars + width > max_chars) return SIZE_MAX;
         const char *entity = piece != s  ? NULL
                              : *s == '&' ? "&amp;"
                              : *s == '<' ? "&lt;"
@@ -89,11 +102,52 @@ static void xml_text(FILE *out, const char *s)
             fputs(entity, out);
         else
             fwrite(piece, 1, n, out);
-        s += k, avail -= k;
+        s += k, avail -= k, chars += width;
     }
+    return chars;
 }
 
-/* flamegraph.pl's "hot" palette, chosen by the name so it is stable. */
+static void xml_text(FILE *out, const char *s)
+{
+    xml_text_n(out, s, SIZE_MAX);
+}
+
+/* The characters of s as a label shows them (xml_text_n's count). */
+static size_t text_chars(const char *s)
+{
+    size_t avail = strlen(s), chars = 0;
+    while (avail) {
+        char esc[8];
+        size_t n, k;
+        const char *piece = pk_text_unit((const unsigned char *)s, avail, esc, &n, &k);
+        chars += piece == s ? 1 : n;
+        s += k, avail -= k;
+    }
+    return chars;
+}
+
+/* A frame's static label: the name, or its start and "..", in as many
+ * characters as fit `px` (none below three). */
+static void write_label(FILE *out, const char *name, double px)
+{
+    double fit = floor((px - 6) / CHAR_PX);
+    if (fit < 3) return;
+    if (fit >= (double)text_chars(name)) {
+        xml_text(out, name);
+        return;
+    }
+    xml_text_n(out, name, (size_t)fit - 2);
+    fputs("..", out);
+}
+
+/* Diff colours: red grew, blue shrank (deeper for more), grey unchanged,
+ * purple new; without a base flamegraph.pl's "hot" palette, chosen by the
+ * name so it is stable. The legend (write_legend) names the same colours. */
+#define COLOR_UNCHANGED "rgb(235,235,235)"
+#define COLOR_NEW       "rgb(190,110,230)"
+#define COLOR_GREW      "rgb(255,100,100)"
+#define COLOR_SHRANK    "rgb(100,100,255)"
+
 static void frame_color(char *buf, size_t size, const pk_frame *f, const double *base_self,
                         double max_delta)
 {
@@ -104,74 +158,143 @@ static void frame_color(char *buf, size_t size, const pk_frame *f, const double 
         return;
     }
     if (isnan(*base_self)) {
-        snprintf(buf, size, "rgb(255,90,90)"); /* new in this profile */
+        snprintf(buf, size, COLOR_NEW);
         return;
     }
     double r = max_delta > 0 ? (f->self - *base_self) / max_delta : 0;
     unsigned fade = (unsigned)(180 * (1 - fabs(r))) + 55;
     if (r == 0)
-        snprintf(buf, size, "rgb(235,235,235)"); /* unchanged */
+        snprintf(buf, size, COLOR_UNCHANGED);
     else if (r > 0)
         snprintf(buf, size, "rgb(255,%u,%u)", fade, fade);
     else
         snprintf(buf, size, "rgb(%u,%u,255)", fade, fade);
 }
 
+/* The load module of a frame's function (or of its context), or NULL. */
+static const char *frame_module(const pk_profile *p, const pk_frame *f)
+{
+    pk_context c;
+    pk_function fn;
+    pk_module m;
+    pk_index mod = PK_NONE;
+    if (pk_context_get(p, f->context, &c) != PK_OK) return NULL;
+    if ((c.flags & PK_CTXF_HAS_FUNCTION) && pk_function_get(p, c.function, &fn) == PK_OK)
+        mod = fn.module;
+    if (mod == PK_NONE && (c.flags & PK_CTXF_HAS_POINT)) mod = c.module;
+    return mod != PK_NONE && pk_module_get(p, mod, &m) == PK_OK ? m.path : NULL;
+}
+
+/* "3.7 sec (52.7%)": a value with the metric's unit and its share. */
+static void write_amount(FILE *out, const char *label, double v, double root, const char *unit)
+{
+    char value[32];
+    pk_format_value(value, sizeof value, v);
+    fprintf(out, "\n%s: %s", label, value);
+    if (unit && *unit) {
+        fputc(' ', out);
+        xml_text(out, unit);
+    }
+    fprintf(out, " (%.2f%%)", 100.0 * v / root);
+}
+
+/* The tooltip: name, total and self with unit and share, module, and
+ * against a base the change of the total. */
+static void write_tooltip(FILE *out, const pk_profile *p, const pk_frame *f, pk_index i,
+                          const char *name, const pk_flame_options *o)
+{
+    double root = f[0].inclusive;
+    const char *module = frame_module(p, &f[i]);
+    fputs("<title>", out);
+    xml_text(out, name);
+    write_amount(out, "total", f[i].inclusive, root, o->unit);
+    write_amount(out, "self", f[i].self, root, o->unit);
+    if (module) {
+        fputs("\nmodule: ", out);
+        xml_text(out, module);
+    }
+    if (o->base && !isnan(o->base[i])) {
+        char value[32];
+        pk_format_value(value, sizeof value, f[i].inclusive - o->base[i]);
+        fprintf(out, "\nchange: %s%s against the base", f[i].inclusive >= o->base[i] ? "+" : "",
+                value);
+    } else if (o->base) {
+        fputs("\nnot in the base", out);
+    }
+    fputs("</title>", out);
+}
+
 static void write_frame(FILE *out, const pk_profile *p, const pk_frame *f, pk_index i,
                         const layout *l, const pk_flame_options *o, double max_delta)
 {
-    char name[NAME_MAX], value[32], color[32];
+    char name[NAME_MAX], color[32];
     double root = f[0].inclusive, w = f[i].inclusive / root * o->width;
-    double y = o->icicle ? TOP + f[i].depth * FRAME_H
-                         : TOP + (double)(l->max_depth - f[i].depth) * FRAME_H;
+    double y = o->icicle ? l->top + f[i].depth * FRAME_H
+                         : l->top + (double)(l->max_depth - f[i].depth) * FRAME_H;
     pk_frame_name(p, &f[i], name, sizeof name);
-    pk_format_value(value, sizeof value, f[i].inclusive);
     frame_color(color, sizeof color, &f[i], o->base_self ? &o->base_self[i] : NULL, max_delta);
     fprintf(out, "<g class=\"f\" data-x=\"%.9g\" data-w=\"%.9g\" data-d=\"%u\" data-n=\"", l->x[i],
             f[i].inclusive / root, f[i].depth);
     xml_text(out, name);
-    fputs("\"><title>", out);
-    xml_text(out, name);
-    fprintf(out, " (%s, %.2f%%", value, 100.0 * f[i].inclusive / root);
-    if (o->base && !isnan(o->base[i])) {
-        pk_format_value(value, sizeof value, f[i].inclusive - o->base[i]);
-        fprintf(out, "; %s%s against the base", f[i].inclusive >= o->base[i] ? "+" : "", value);
-    } else if (o->base) {
-        fputs("; not in the base", out);
-    }
+    fputs("\">", out);
+    write_tooltip(out, p, f, i, name, o);
+    /* the nested viewport clips the label to the frame */
     fprintf(out,
-            ")</title><rect x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\" fill=\"%s\" "
-            "rx=\"2\"/><text x=\"%.2f\" y=\"%.1f\"></text></g>\n",
-            MARGIN + l->x[i] * o->width, y, w, FRAME_H - 1, color, MARGIN + l->x[i] * o->width + 3,
-            y + FRAME_H - 4.5);
+            "<svg x=\"%.2f\" y=\"%.1f\" width=\"%.2f\" height=\"%d\"><rect width=\"100%%\" "
+            "height=\"100%%\" fill=\"%s\" rx=\"2\"/><text x=\"3\" y=\"%.1f\">",
+            MARGIN + l->x[i] * o->width, y, w, FRAME_H - 1, color, FRAME_H - 4.5);
+    write_label(out, name, w);
+    fputs("</text></svg></g>\n", out);
+}
+
+/* What the diff colours mean, one swatch each. */
+static void write_legend(FILE *out, double y)
+{
+    static const char *const items[][2] = {{COLOR_GREW, "self grew"},
+                                           {COLOR_SHRANK, "self shrank"},
+                                           {COLOR_UNCHANGED, "unchanged"},
+                                           {COLOR_NEW, "not in the base"}};
+    fputs("<g id=\"legend\">", out);
+    for (int k = 0; k < 4; k++) {
+        int x = MARGIN + k * 150;
+        fprintf(out,
+                "<rect x=\"%d\" y=\"%.0f\" width=\"14\" height=\"12\" fill=\"%s\" "
+                "stroke=\"#888\" stroke-width=\"0.5\"/><text x=\"%d\" y=\"%.0f\">%s</text>",
+                x, y - 10, items[k][0], x + 19, y, items[k][1]);
+    }
+    fputs("<text x=\"610\" y=\"", out);
+    fprintf(out, "%.0f\">(deeper colour: larger change)</text></g>\n", y);
 }
 
 static void write_head(FILE *out, const pk_flame_options *o, double height)
 {
     unsigned total_w = o->width + 2 * MARGIN;
-    fprintf(
-        out,
-        "<?xml version=\"1.0\" standalone=\"no\"?>\n"
-        "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"%u\" "
-        "height=\"%.0f\" viewBox=\"0 0 %u %.0f\" data-fw=\"%u\">\n"
-        "<style>text{font-family:Verdana,sans-serif;font-size:12px;fill:#000}"
-        "g.f{cursor:pointer}g.f:hover rect{stroke:#000;stroke-width:0.5}"
-        "g.f text{pointer-events:none}g.parent rect{opacity:0.5}g.hit rect{fill:#e040e0}"
-        "#title{font-size:17px;text-anchor:middle}#sub{text-anchor:middle;fill:#555}"
-        ".btn{cursor:pointer}#reset{opacity:0.3}</style>\n"
-        "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafaf5\"/>\n<text id=\"title\" x=\"%u\" "
-        "y=\"24\">",
-        total_w, height, total_w, height, o->width, total_w / 2);
+    fprintf(out,
+            "<?xml version=\"1.0\" standalone=\"no\"?>\n"
+            "<svg version=\"1.1\" xmlns=\"http://www.w3.org/2000/svg\" width=\"100%%\" "
+            "viewBox=\"0 0 %u %.0f\" data-fw=\"%u\" data-h=\"%.0f\">\n"
+            "<style>text{font-family:Verdana,'DejaVu Sans',sans-serif;font-size:12px;fill:#000}"
+            "g.f{cursor:pointer}g.f:hover rect{stroke:#000;stroke-width:0.5}"
+            "g.f text{pointer-events:none}g.parent rect{opacity:0.5}g.hit rect{fill:#e040e0}"
+            "#title{font-size:17px;text-anchor:middle}#sub{text-anchor:middle;fill:#555}"
+            ".btn{cursor:pointer}#reset{opacity:0.3}#find{display:none}"
+            "#find input{width:100%%;box-sizing:border-box;font:12px sans-serif}</style>\n"
+            "<rect width=\"100%%\" height=\"100%%\" fill=\"#fafaf5\"/>\n<text id=\"title\" "
+            "x=\"%u\" y=\"24\">",
+            total_w, height, o->width, height, total_w / 2);
     xml_text(out, o->title ? o->title : "Flame Graph");
     fprintf(out, "</text>\n<text id=\"sub\" x=\"%u\" y=\"44\">", total_w / 2);
     xml_text(out, o->subtitle ? o->subtitle : "");
-    fprintf(
-        out,
-        "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
-        "<text id=\"search\" class=\"btn\" x=\"%u\" y=\"24\" text-anchor=\"end\">Search</text>\n"
-        "<text id=\"matched\" x=\"%u\" y=\"%.0f\" text-anchor=\"end\"> </text>\n"
-        "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n",
-        MARGIN, total_w - MARGIN, total_w - MARGIN, height - 12, MARGIN, height - 12);
+    /* the search box is an HTML input the script shows: no prompt(), and
+     * nothing half-working where scripts do not run (an <img>, a PNG) */
+    fprintf(out,
+            "</text>\n<text id=\"reset\" class=\"btn\" x=\"%d\" y=\"24\">Reset zoom</text>\n"
+            "<foreignObject id=\"find\" x=\"%u\" y=\"8\" width=\"200\" height=\"24\">"
+            "<input xmlns=\"http://www.w3.org/1999/xhtml\" id=\"term\" type=\"search\" "
+            "placeholder=\"Search (regular expression)\"/></foreignObject>\n"
+            "<text id=\"matched\" x=\"%u\" y=\"%.0f\" text-anchor=\"end\"> </text>\n"
+            "<text id=\"details\" x=\"%d\" y=\"%.0f\"> </text>\n",
+            MARGIN, total_w - MARGIN - 200, total_w - MARGIN, height - 12, MARGIN, height - 12);
 }
 
 static double largest_change(const pk_frame *f, size_t n, const double *base_self)
@@ -188,6 +311,19 @@ static int reconstructed(const pk_profile *p)
 {
     pk_profile_info pi;
     return pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed;
+}
+
+static void write_frames(FILE *out, const pk_profile *p, const pk_frame *f, size_t n, layout *l,
+                         const pk_flame_options *o, double min_frac)
+{
+    double max_delta = largest_change(f, n, o->base_self);
+    for (size_t i = 0; i < n; i++) {
+        if (f[i].inclusive / f[0].inclusive < min_frac)
+            l->hidden++;
+        else
+            write_frame(out, p, f, (pk_index)i, l, o, max_delta);
+    }
+    fprintf(out, "<!-- %zu frames narrower than %g pixel not drawn -->\n", l->hidden, MIN_PX);
 }
 
 pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
@@ -212,122 +348,14 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
     layout l = {0};
     pk_status st = place_frames(f, n, min_frac, &l);
     if (st) return st;
-    double height = TOP + (l.max_depth + 1.0) * FRAME_H + BOTTOM, max_delta = 0;
     if (!o.base || !o.base_self) o.base = o.base_self = NULL; /* both or neither */
-    max_delta = largest_change(f, n, o.base_self);
+    l.top = TOP + (o.base ? LEGEND_H : 0);
+    double height = l.top + (l.max_depth + 1.0) * FRAME_H + BOTTOM;
     write_head(out, &o, height);
-    for (size_t i = 0; i < n; i++) {
-        if (f[i].inclusive / f[0].inclusive < min_frac)
-            l.hidden++;
-        else
-            write_frame(out, p, f, (pk_index)i, &l, &o, max_delta);
-    }
-    fprintf(out, "<!-- %zu frames narrower than %g pixel not drawn -->\n", l.hidden, MIN_PX);
+    if (o.base) write_legend(out, TOP + 2);
+    write_frames(out, p, f, n, &l, &o, min_frac);
     fprintf(out, "<script type=\"text/ecmascript\"><![CDATA[\n%s]]></script>\n</svg>\n",
             pk_flame_script);
     free(l.x);
     return ferror(out) ? pk_fail(PK_ERR_IO, "flame: write error") : PK_OK;
-}
-
-/* Append frame i's name to the path buffer at *len, ';' separated; a
- * control character or invalid byte in the name in its visible form
- * (text_escape.h), so no name can break a line or a terminal. */
-static int push_name(const pk_profile *p, const pk_frame *f, char **path, size_t *cap, size_t *len)
-{
-    char raw[NAME_MAX], name[2 * NAME_MAX];
-    pk_frame_name(p, f, raw, sizeof raw);
-    size_t k = pk_text_escape(raw, name, sizeof name);
-    if (k >= sizeof name) k = strlen(name);
-    if (*len + k + 2 > *cap) {
-        size_t cap2 = 2 * (*len + k + 2);
-        char *grown = realloc(*path, cap2);
-        if (!grown) return -1;
-        *path = grown, *cap = cap2;
-    }
-    if (*len) (*path)[(*len)++] = ';';
-    for (size_t j = 0; j < k; j++)
-        (*path)[(*len)++] = name[j] == ';' ? ':' : name[j];
-    (*path)[*len] = 0;
-    return 0;
-}
-
-/* Depth-first over frames, the path of names kept in one buffer. */
-static pk_status folded_walk(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
-                             size_t *path_len, char **path, size_t *cap)
-{
-    size_t top = 0, *stack = malloc(n * sizeof *stack);
-    if (!stack) return pk_fail_nomem("writing folded stacks");
-    for (pk_index c = f[0].first_child; c != PK_NONE; c = f[c].next_sibling)
-        stack[top++] = c;
-    while (top) {
-        pk_index i = (pk_index)stack[--top];
-        path_len[f[i].depth] = f[i].depth > 1 ? path_len[f[i].depth - 1] : 0;
-        size_t len = path_len[f[i].depth];
-        if (push_name(p, &f[i], path, cap, &len) < 0) break;
-        path_len[f[i].depth] = len;
-        if (f[i].self > 0) {
-            char v[40];
-            pk_format_double(v, sizeof v, f[i].self);
-            fprintf(out, "%s %s\n", *path, v);
-        }
-        (*path)[len] = 0;
-        for (pk_index c = f[i].first_child; c != PK_NONE; c = f[c].next_sibling)
-            stack[top++] = c;
-    }
-    free(stack);
-    return top ? pk_fail_nomem("writing folded stacks") : PK_OK;
-}
-
-/* Stacks repeat the path from the root on every line, so a deep tree's
- * folded text grows with the square of its depth: a chain 100,000 deep
- * makes 19.5 GB from a 24 MB profile. Such output is refused before a
- * byte is written, when it would pass FOLDED_MAX_BYTES and be more than
- * FOLDED_MAX_RATIO times the frames' own text (real profiles, a few
- * hundred frames deep, stay far below both). */
-#define FOLDED_MAX_BYTES (1ull << 30)
-#define FOLDED_MAX_RATIO 1024
-
-static pk_status folded_size_check(const pk_profile *p, const pk_frame *f, size_t n)
-{
-    uint64_t *plen = malloc(n * sizeof *plen), total = 0, own = 0;
-    if (!plen) return pk_fail_nomem("writing folded stacks");
-    char name[NAME_MAX];
-    uint32_t deepest = 0;
-    plen[0] = 0;
-    for (size_t i = 1; i < n; i++) { /* parents come before their children */
-        size_t k = pk_frame_name(p, &f[i], name, sizeof name);
-        k = k >= sizeof name ? sizeof name - 1 : k;
-        uint64_t up = f[i].parent != PK_NONE && f[i].parent < i ? plen[f[i].parent] : 0;
-        plen[i] = up + k + (up != 0);
-        own += k + 1;
-        if (f[i].self > 0) total += plen[i] + 24, own += 24;
-        if (f[i].depth > deepest) deepest = f[i].depth;
-    }
-    free(plen);
-    if (total <= FOLDED_MAX_BYTES || total / FOLDED_MAX_RATIO <= own) return PK_OK;
-    return pk_fail(PK_ERR_LIMIT,
-                   "folded stacks: the output would take about %.1f GB for %zu frames (each line "
-                   "repeats its whole path, and the tree is %u frames deep); write the profile "
-                   "as speedscope or profkit JSON instead, which grow with the tree, not with "
-                   "the square of its depth",
-                   (double)total / 1e9, n, deepest);
-}
-
-pk_status pk_flame_write_folded(FILE *out, const pk_profile *p, const pk_frame *f, size_t n)
-{
-    if (!out || !p || !f || n == 0) return pk_fail(PK_ERR_INVALID_ARG, "folded: bad arguments");
-    pk_status st = folded_size_check(p, f, n);
-    if (st) return st;
-    uint32_t max_depth = 0;
-    for (size_t i = 0; i < n; i++)
-        if (f[i].depth > max_depth) max_depth = f[i].depth;
-    size_t *path_len = calloc((size_t)max_depth + 2, sizeof *path_len), cap = 4096;
-    char *path = malloc(cap);
-    if (reconstructed(p)) /* readers of folded stacks skip a line they cannot read */
-        fputs("# calling contexts RECONSTRUCTED from the call graph (approximate)\n", out);
-    st = path_len && path ? folded_walk(out, p, f, n, path_len, &path, &cap)
-                          : pk_fail_nomem("writing folded stacks");
-    free(path_len), free(path);
-    if (!st && ferror(out)) st = pk_fail(PK_ERR_IO, "folded: write error");
-    return st;
 }

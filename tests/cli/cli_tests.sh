@@ -138,7 +138,7 @@ json_check "$work/out" 'doc["schema"] == "profkit.frames/1" and doc["view"] == "
 expect_status 0 "$profkit" threads --json "$db"
 json_check "$work/out" 'doc["schema"] == "profkit.threads/1" and doc["count"] == 4 and abs(doc["sum"] - 7.025) < 1e-12 and doc["locations"][0]["total"] == doc["max"]'
 expect_status 0 "$profkit" flame "$db" -o "$work/f.svg"
-grep -q "<title>solve (3.025, 43.06%)</title>" "$work/f.svg" || fail "flame SVG lacks solve's tooltip"
+grep -Pzq "<title>solve\ntotal: 3.025 sec \(43.06%\)\nself: 0.125 sec \(1.78%\)\nmodule: /opt/demo/bin/solver</title>" "$work/f.svg" || fail "flame SVG lacks solve's tooltip"
 golden diff-callgrind.txt "$profkit" diff "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
 expect_status 0 "$profkit" convert -q "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/b.d" --to hpctoolkit
 golden diff-cross-format.txt "$profkit" diff --focus work "$src/tests/data/callgrind/sample.callgrind" "$work/b.d"

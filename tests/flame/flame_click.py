@@ -4,8 +4,12 @@ wrote in headless Chromium, click one frame with a real mouse event (Chrome
 DevTools Protocol Input.dispatchMouseEvent), and check that the graph
 zoomed to it: the clicked frame spans the full width, a frame beside it is
 hidden, and the ancestors stay drawn. Then click "Reset zoom" and check
-that the graph is back. A screenshot of the zoomed graph is kept as a test
-artifact.
+that the graph is back. Then type the frame's name into the search box
+(real key events) and check it is highlighted and the match share shown.
+Also, in an 800 px window: the drawing fits the window's width and the
+search box is inside it; and in an <img> (no scripts) the static labels
+draw: the image differs from the same SVG with its labels taken out.
+A screenshot of the zoomed graph is kept as a test artifact.
 
 Usage: flame_click.py SVG FRAME_NAME SIBLING_NAME SCREENSHOT.png
 (SIBLING_NAME "-": the frame has no sibling to check.)
@@ -28,7 +32,7 @@ if not browser:
 profile_dir = tempfile.mkdtemp(prefix="pk-chromium-")
 proc = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu",
                          "--no-first-run", "--remote-debugging-port=0",
-                         "--window-size=1300,400", "--user-data-dir=" + profile_dir,
+                         "--window-size=%s,400" % os.environ.get("PK_FLAME_WINDOW", "1300"), "--user-data-dir=" + profile_dir,
                          "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 try:
     port_file = os.path.join(profile_dir, "DevToolsActivePort")
@@ -76,7 +80,15 @@ try:
     before = rect_of(frame)
     side = rect_of(sibling) if sibling != "-" else {"shown": True}
     assert before and side and before["shown"] and side["shown"], (before, side)
-    full = js("+document.documentElement.getAttribute('data-fw')")
+    # the drawing follows the window: viewBox units times the screen scale
+    full = js("+document.documentElement.getAttribute('data-fw')"
+              "*document.documentElement.getScreenCTM().a")
+    inner = js("window.innerWidth")
+    svg_w = js("document.documentElement.getBoundingClientRect().width")
+    assert abs(svg_w - inner) < 1.5, "drawing is %r wide in a %r px window" % (svg_w, inner)
+    box = js("(function(){var r=document.getElementById('term').getBoundingClientRect();"
+             "return {l:r.left,r:r.right,w:r.width};})()")
+    assert box["w"] > 50 and box["l"] >= 0 and box["r"] <= inner, "search box %r, window %r" % (box, inner)
     assert before["w"] < full - 1, "frame already spans the width: %r" % before
     click_at(before["x"] + min(before["w"], 40) / 2, before["y"] + before["h"] / 2)
     time.sleep(0.2)
@@ -89,13 +101,24 @@ try:
     png = call("Page.captureScreenshot", format="png")["data"]
     with open(shot, "wb") as f:
         f.write(base64.b64decode(png))
-    reset = js("(function(){var r=document.getElementById('reset').getBBox();"
+    reset = js("(function(){var r=document.getElementById('reset').getBoundingClientRect();"
                "return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
     click_at(reset["x"], reset["y"])
     time.sleep(0.2)
     back = rect_of(frame)
     assert abs(back["w"] - before["w"]) < 0.5, (back, before)
     assert sibling == "-" or rect_of(sibling)["shown"], "sibling not back after reset"
+    # the search box: real typing, live highlight, the share of the match
+    js("document.getElementById('term').focus()")
+    for ch in frame:
+        call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch)
+        call("Input.dispatchKeyEvent", type="keyUp", key=ch)
+    time.sleep(0.2)
+    hit = js("(function(){return [].slice.call(document.querySelectorAll('g.f.hit'))"
+             ".map(function(g){return g.getAttribute('data-n')});})()")
+    matched = js("document.getElementById('matched').textContent")
+    assert frame in hit, "searching %r highlights %r" % (frame, hit)
+    assert matched.startswith("Matched: "), matched
     print("flame click: zoomed to %s (%.1f -> %.1f px), reset back; screenshot %s"
           % (frame, before["w"], after["w"], shot))
 finally:

@@ -1,0 +1,101 @@
+/*
+ * analysis/source_locate.c — where a profile's source file is on this
+ * machine (pk_source_locate(), profkit/annotate.h): the copy an HPCToolkit
+ * database keeps under src/, the recorded path, and the directories the
+ * user names, tried with every tail of the recorded path because the
+ * build tree the profile recorded is rarely where the sources are now;
+ * last, the tails under the database's src/ (a copied database whose src/
+ * lost the leading directories, as the hatchet test data has it).
+ */
+#include <stdio.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "profkit/annotate.h"
+#include "util/error.h"
+
+typedef struct finder {
+    char *buf;
+    size_t size;
+    int too_long;
+} finder;
+
+/* dir/rest (dir may be NULL or "": rest alone) is a readable regular file:
+ * then it is in f->buf. */
+static int try_path(finder *f, const char *dir, size_t dir_len, const char *rest)
+{
+    int n = dir && dir_len ? snprintf(f->buf, f->size, "%.*s/%s", (int)dir_len, dir, rest)
+                           : snprintf(f->buf, f->size, "%s", rest);
+    if (n < 0 || (size_t)n >= f->size) {
+        f->too_long = 1;
+        return 0;
+    }
+    struct stat st;
+    return stat(f->buf, &st) == 0 && S_ISREG(st.st_mode) && access(f->buf, R_OK) == 0;
+}
+
+/* The directory a profile was opened from: the path itself when it is a
+ * directory (a database), else the part before its last slash. */
+static size_t profile_dir(const char *path, int *is_dir)
+{
+    struct stat st;
+    *is_dir = stat(path, &st) == 0 && S_ISDIR(st.st_mode);
+    if (*is_dir) return strlen(path);
+    const char *slash = strrchr(path, '/');
+    return slash ? (size_t)(slash - path) : 0;
+}
+
+/* Under dir: the path and each tail of it after a slash. */
+static int try_tails(finder *f, const char *dir, const char *path)
+{
+    size_t dl = strlen(dir);
+    for (const char *t = path; t; t = strchr(t, '/')) {
+        while (*t == '/')
+            t++;
+        if (*t && try_path(f, dir, dl, t)) return 1;
+    }
+    return 0;
+}
+
+static int locate(finder *f, const char *where, const char *path, int copied,
+                  const char *const *dirs, size_t n_dirs)
+{
+    int is_dir = 0;
+    size_t dl = where ? profile_dir(where, &is_dir) : 0;
+    if (copied && where && is_dir && try_path(f, where, dl, path)) return 1;
+    if (path[0] == '/' && try_path(f, NULL, 0, path)) return 1;
+    if (path[0] != '/' && where && dl && try_path(f, where, dl, path)) return 1;
+    if (path[0] != '/' && try_path(f, NULL, 0, path)) return 1;
+    /* hpcprof's copy "src/home/u/a.c" of "/home/u/a.c" */
+    if (copied && strncmp(path, "src/", 4) == 0 && try_path(f, NULL, 0, path + 3)) return 1;
+    for (size_t i = 0; i < n_dirs; i++)
+        if (dirs[i] && *dirs[i] && try_tails(f, dirs[i], path)) return 1;
+    /* a database whose src/ was rearranged (copied, trimmed): its tails there */
+    if (copied && where && is_dir) {
+        char src[4096];
+        int k = snprintf(src, sizeof src, "%.*s/src", (int)dl, where);
+        if (k > 0 && (size_t)k < sizeof src && try_tails(f, src, path)) return 1;
+    }
+    return 0;
+}
+
+pk_status pk_source_locate(const pk_profile *p, pk_index file, const char *const *dirs,
+                           size_t n_dirs, char *buf, size_t size)
+{
+    pk_file pf;
+    pk_profile_info pi;
+    if (!p || !buf || size == 0 || (!dirs && n_dirs))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_source_locate: bad arguments");
+    pk_status st = pk_file_get(p, file, &pf);
+    if (st) return st;
+    if (!pf.path || !*pf.path)
+        return pk_fail(PK_ERR_NOT_FOUND, "source file %u has no recorded path", file);
+    if (pk_profile_get_info(p, &pi) != PK_OK) pi.path = NULL;
+    finder f = {buf, size, 0};
+    if (locate(&f, pi.path, pf.path, (pf.flags & PK_FILE_COPIED) != 0, dirs, n_dirs)) return PK_OK;
+    buf[0] = 0;
+    if (f.too_long)
+        return pk_fail(PK_ERR_LIMIT, "source file %s: a candidate path is too long", pf.path);
+    return pk_fail(PK_ERR_NOT_FOUND, "source file %s not found", pf.path);
+}

@@ -262,12 +262,35 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
     return st;
 }
 
+/* The jobs and the reader's state into a row store the profile keeps. */
+static pk_status keep_rows(cube_read *r, job *jobs, size_t n_jobs)
+{
+    cube_store *s = calloc(1, sizeof *s);
+    if (!s) return pk_fail_nomem("keeping Cube rows");
+    s->r = *r;
+    s->jobs = jobs, s->n_jobs = n_jobs;
+    /* the store owns them now; r keeps only what the caller frees itself */
+    r->tar = (cube_tar){0}, r->a = (cube_anchor){0};
+    r->a.program_title = s->r.a.program_title; /* interned: the profile's */
+    r->mb = NULL, r->ctx_of = NULL, r->bucket_of = NULL, r->wide = NULL, r->loc_col = NULL;
+    s->r.store = NULL;
+    r->store = s;
+    pk_status st = cube_store_setup(s);
+    if (!st) pk_model_attach_rows(r->p, &s->ops);
+    return st;
+}
+
 pk_status cube_read_values(cube_read *r)
 {
     job *jobs = calloc(r->a.n_mdefs + 1, sizeof *jobs);
     size_t n_jobs = 0;
     if (!jobs) return pk_fail_nomem("reading values");
     pk_status st = collect_jobs(r, jobs, &n_jobs);
+    if (!st && r->keep_rows) {
+        for (size_t k = n_jobs; k < r->a.n_mdefs; k++) /* slots collect_jobs left unused */
+            free(jobs[k].inflated), free(jobs[k].own_rows);
+        return keep_rows(r, jobs, n_jobs);
+    }
     if (!st) st = cube_place_values(r, jobs, n_jobs);
     for (size_t k = 0; k < r->a.n_mdefs; k++)
         free(jobs[k].inflated), free(jobs[k].own_rows);

@@ -9,6 +9,7 @@
 
 #include "cube.h"
 #include "util/bytes.h"
+#include "util/mapfile.h"
 
 /* Largest UINT64 that survives CubeLib's uint64 -> double -> uint64 casts;
  * above it (within 1024 of 2^64) the cast is undefined and yields 0 on the
@@ -49,5 +50,24 @@ void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n
 
 /* place.c: every job's values into the model's location planes. */
 pk_status cube_place_values(cube_read *r, const job *jobs, size_t n_jobs);
+
+/* rows.c: the model's row store over a file's jobs. It owns the reader's
+ * state (moved in once the model is built), the jobs and the inflated
+ * archive; the mapping it reads belongs to the profile. */
+typedef struct cube_store {
+    pk_row_store ops;
+    cube_read r;
+    job *jobs;
+    size_t n_jobs;
+    uint32_t n_cols;
+    uint32_t *col_job, *col_comp; /* column -> job (UINT32_MAX: none), component */
+    uint32_t **ctx;               /* per job: context of each row, then the root's */
+    uint8_t **top;                /* per job: 1 for a top-level cnode's row */
+    unsigned char *tar;           /* malloc: the inflated gzip-wrapped archive, or NULL */
+    const pk_mapfile *map;        /* the archive's mapping, or NULL */
+} cube_store;
+
+pk_status cube_store_setup(cube_store *s);
+void cube_store_free(cube_store *s);
 
 #endif /* PK_FORMATS_CUBE_VALUES_H */

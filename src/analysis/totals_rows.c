@@ -1,0 +1,126 @@
+/*
+ * analysis/totals_rows.c — totals.c's whole-column questions answered from
+ * a row store (model.h: Cube's metric-major rows, read in place) instead
+ * of the location planes, which such a profile builds only on demand.
+ *
+ * The answers are those of the plane walks: zero values count as absent
+ * (the planes do not hold them), so min/max start from the first value
+ * actually stored, and sums are compensated.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model/model.h"
+#include "totals.h"
+#include "util/parallel.h"
+
+typedef struct rows_job {
+    const pk_profile *p;
+    const uint8_t *top; /* per context: 1 root, 2 entry point */
+    ksum *sums, *root, *entries;
+    pk_status st[PK_MAX_WORKERS];
+} rows_job;
+
+/* One column's rows into its three sums. */
+static pk_status sum_column(rows_job *job, uint32_t col, double *buf)
+{
+    const pk_profile *p = job->p;
+    pk_rows v;
+    pk_status st = pk_model_rows_open(p, col, &v);
+    if (st) return st;
+    ksum all = {0}, root = {0}, entries = {0};
+    for (uint32_t i = 0; i < v.n_rows; i++) {
+        uint32_t ctx = v.ctx[i];
+        ksum row = {0};
+        v.get(&v, i, 0, p->n_locs, buf);
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            if (buf[l] != 0) ksum_add(&row, buf[l]);
+        ksum_add(&all, row.sum), ksum_add(&all, row.comp);
+        uint8_t t = ctx < p->n_ctx ? job->top[ctx] : 0;
+        if (t) {
+            ksum *k = t == 1 ? &root : &entries;
+            ksum_add(k, row.sum), ksum_add(k, row.comp);
+        }
+    }
+    pk_model_rows_close(p, &v);
+    job->sums[col] = all, job->root[col] = root, job->entries[col] = entries;
+    return PK_OK;
+}
+
+static void sum_columns(void *user, unsigned worker, uint32_t begin, uint32_t end)
+{
+    rows_job *job = user;
+    double *buf = malloc(((size_t)job->p->n_locs + 1) * sizeof *buf);
+    if (!buf) {
+        job->st[worker] = pk_fail_nomem("summing rows");
+        return;
+    }
+    for (uint32_t c = begin; c < end && !job->st[worker]; c++)
+        if (!job->p->columns[c].is_summary) job->st[worker] = sum_column(job, c, buf);
+    free(buf);
+}
+
+pk_status pk_rows_totals(const pk_profile *p, double *columns, double *root, double *entries)
+{
+    size_t nc = p->n_columns ? p->n_columns : 1;
+    rows_job job = {.p = p};
+    uint8_t *top = calloc((size_t)p->n_ctx + 1, 1);
+    ksum *k = calloc(3 * nc, sizeof *k);
+    if (!top || !k) return free(top), free(k), pk_fail_nomem("summing rows");
+    for (uint32_t c = 0; c < p->n_ctx; c++)
+        top[c] = c == 0 ? 1 : p->ctx[c].kind == PK_CTX_ENTRY ? 2 : 0;
+    job.top = top, job.sums = k, job.root = k + nc, job.entries = k + 2 * nc;
+    uint64_t bytes = (uint64_t)p->n_ctx * p->n_locs * 8 * p->n_columns;
+    unsigned workers = pk_workers_for(bytes);
+    if (workers > p->n_columns) workers = p->n_columns ? p->n_columns : 1;
+    pk_parallel_ranges(workers, p->n_columns, NULL, sum_columns, &job);
+    pk_status st = PK_OK;
+    for (unsigned w = 0; w < workers && !st; w++)
+        st = job.st[w];
+    for (uint32_t c = 0; c < p->n_columns && !st; c++) {
+        columns[c] = ksum_value(&job.sums[c]);
+        if (root) root[c] = ksum_value(&job.root[c]);
+        if (entries) entries[c] = ksum_value(&job.entries[c]);
+    }
+    free(top), free(k);
+    return st;
+}
+
+pk_status pk_rows_context_combined(const pk_profile *p, pk_index column, pk_combine how,
+                                   double *out, unsigned char *seen)
+{
+    pk_rows v;
+    double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
+    if (!buf) return pk_fail_nomem("combining rows");
+    pk_status st = pk_model_rows_open(p, column, &v);
+    for (uint32_t i = 0; !st && i < v.n_rows; i++) {
+        uint32_t ctx = v.ctx[i];
+        if (ctx >= p->n_ctx) continue;
+        v.get(&v, i, 0, p->n_locs, buf);
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            if (buf[l] != 0) pk_combine_into(how, &out[ctx], &seen[ctx], buf[l]);
+    }
+    if (!st) pk_model_rows_close(p, &v);
+    free(buf);
+    return st;
+}
+
+pk_status pk_rows_location_sums(const pk_profile *p, pk_index column, const unsigned char *pick,
+                                double *out)
+{
+    pk_rows v;
+    double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
+    if (!buf) return pk_fail_nomem("summing rows");
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        out[l] = 0;
+    pk_status st = pk_model_rows_open(p, column, &v);
+    for (uint32_t i = 0; !st && i < v.n_rows; i++) {
+        if (v.ctx[i] >= p->n_ctx || !pick[v.ctx[i]]) continue;
+        v.get(&v, i, 0, p->n_locs, buf);
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            out[l] += buf[l];
+    }
+    if (!st) pk_model_rows_close(p, &v);
+    free(buf);
+    return st;
+}

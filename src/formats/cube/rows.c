@@ -90,7 +90,12 @@ static pk_status store_open(void *user, uint32_t col, pk_rows *v)
     open_col *o = malloc(sizeof *o + doubles * sizeof(double) + 1);
     if (!o) return pk_fail_nomem("reading Cube rows");
     double *mem = (double *)(o + 1);
-    *o = (open_col){j, t, s->r.n_locs, j->n_rows, s->col_comp[col], root ? mem : NULL,
+    *o = (open_col){j,
+                    t,
+                    s->r.n_locs,
+                    j->n_rows,
+                    s->col_comp[col],
+                    root ? mem : NULL,
                     t->n_comp > 1 ? mem + (root ? 3 * n : 0) : NULL};
     *v = (pk_rows){j->n_rows + (uint32_t)root, s->ctx[s->col_job[col]], get_row, o, o, o->comp};
     pk_map_populate_range(s->map, j->data, (uint64_t)j->n_rows * n * t->size);
@@ -102,7 +107,8 @@ static void store_close(void *user, pk_rows *v)
 {
     cube_store *s = user;
     open_col *o = v->own;
-    if (o) pk_map_release_range(s->map, o->j->data, (uint64_t)o->n_job_rows * o->n_locs * o->t->size);
+    if (o)
+        pk_map_release_range(s->map, o->j->data, (uint64_t)o->n_job_rows * o->n_locs * o->t->size);
     free(o);
 }
 

@@ -55,5 +55,8 @@ pk_status pk_rows_context_combined(const pk_profile *p, pk_index column, pk_comb
 /* Per location: the sum of column's values at the contexts `pick` marks. */
 pk_status pk_rows_location_sums(const pk_profile *p, pk_index column, const unsigned char *pick,
                                 double *out);
+/* A column's point values (each location's inclusive value minus its
+ * children's, clamped at 0: unsigned counts), combined over locations. */
+pk_status pk_rows_clamped_points(const pk_profile *p, pk_index column, double *out);
 
 #endif /* PK_ANALYSIS_TOTALS_H */

@@ -124,3 +124,51 @@ pk_status pk_rows_location_sums(const pk_profile *p, pk_index column, const unsi
     free(buf);
     return st;
 }
+
+/* Locations per block of pk_rows_clamped_points(): its n_ctx x block
+ * accumulators in about 16 MB. */
+static uint32_t clamp_block(const pk_profile *p)
+{
+    uint64_t b = (16u << 20) / (8 * (uint64_t)(p->n_ctx ? p->n_ctx : 1));
+    if (b > p->n_locs) b = p->n_locs;
+    return b ? (uint32_t)b : 1;
+}
+
+/* Rows [of v] for locations [l0, l0 + nb): each one's point values
+ * (inclusive minus the children's), clamped at 0, added into out. */
+static void clamp_locations(const pk_profile *p, const pk_rows *v, uint32_t l0, uint32_t nb,
+                            double *acc, double *buf, double *out)
+{
+    memset(acc, 0, (size_t)p->n_ctx * nb * sizeof *acc);
+    for (uint32_t i = 0; i < v->n_rows; i++) {
+        uint32_t c = v->ctx[i];
+        if (c >= p->n_ctx) continue;
+        uint32_t parent = p->ctx[c].parent;
+        v->get(v, i, l0, nb, buf);
+        double *a = acc + (size_t)c * nb,
+               *pa = parent < p->n_ctx ? acc + (size_t)parent * nb : NULL;
+        for (uint32_t k = 0; k < nb; k++) {
+            a[k] += buf[k];
+            if (pa) pa[k] -= buf[k];
+        }
+    }
+    for (uint32_t c = 0; c < p->n_ctx; c++)
+        for (uint32_t k = 0; k < nb; k++)
+            if (acc[(size_t)c * nb + k] > 0) out[c] += acc[(size_t)c * nb + k];
+}
+
+pk_status pk_rows_clamped_points(const pk_profile *p, pk_index column, double *out)
+{
+    uint32_t nb = clamp_block(p);
+    double *acc = malloc(((size_t)p->n_ctx * nb + 1) * sizeof *acc);
+    double *buf = malloc(((size_t)nb + 1) * sizeof *buf);
+    pk_rows v;
+    pk_status st = acc && buf ? pk_model_rows_open(p, column, &v) : pk_fail_nomem("clamping rows");
+    for (uint32_t c = 0; c < p->n_ctx; c++)
+        out[c] = 0;
+    for (uint32_t l0 = 0; !st && l0 < p->n_locs; l0 += nb)
+        clamp_locations(p, &v, l0, p->n_locs - l0 < nb ? p->n_locs - l0 : nb, acc, buf, out);
+    if (!st) pk_model_rows_close(p, &v);
+    free(acc), free(buf);
+    return st;
+}

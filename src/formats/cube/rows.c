@@ -21,15 +21,33 @@ typedef struct open_col {
     uint32_t n_locs, n_job_rows, comp;
     double *root;    /* the synthetic root row, or NULL */
     double *scratch; /* multi-component types: a decoded run */
+    const pk_mapfile *map;
+    uint32_t win_rows, win_begin, win_end; /* rows per window; the mapped one */
 } open_col;
+
+#define WINDOW_BYTES (4u << 20)
+
+/* Row i is about to be read: map its window, give the previous one back. */
+static void slide_window(open_col *o, uint32_t i)
+{
+    if (!o->map || (i >= o->win_begin && i < o->win_end)) return;
+    uint64_t row_bytes = (uint64_t)o->n_locs * o->t->size;
+    if (o->win_end > o->win_begin)
+        pk_map_release_range(o->map, o->j->data + o->win_begin * row_bytes,
+                             (o->win_end - o->win_begin) * row_bytes);
+    o->win_begin = i;
+    o->win_end = o->n_job_rows - i < o->win_rows ? o->n_job_rows : i + o->win_rows;
+    pk_map_populate_range(o->map, o->j->data + i * row_bytes, (o->win_end - i) * row_bytes);
+}
 
 static void get_row(const pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, double *out)
 {
-    const open_col *o = v->impl;
+    open_col *o = v->own;
     if (i >= o->n_job_rows) {
         memcpy(out, o->root + l0, (size_t)n * sizeof *out);
         return;
     }
+    slide_window(o, i);
     const unsigned char *at = o->j->data + ((uint64_t)i * o->n_locs + l0) * o->t->size;
     uint32_t nc = o->t->n_comp;
     if (nc == 1) {
@@ -90,25 +108,32 @@ static pk_status store_open(void *user, uint32_t col, pk_rows *v)
     open_col *o = malloc(sizeof *o + doubles * sizeof(double) + 1);
     if (!o) return pk_fail_nomem("reading Cube rows");
     double *mem = (double *)(o + 1);
-    *o = (open_col){j,
-                    t,
-                    s->r.n_locs,
-                    j->n_rows,
-                    s->col_comp[col],
-                    root ? mem : NULL,
-                    t->n_comp > 1 ? mem + (root ? 3 * n : 0) : NULL};
+    uint64_t row_bytes = (uint64_t)n * t->size, win = row_bytes ? WINDOW_BYTES / row_bytes : 1;
+    *o = (open_col){.j = j,
+                    .t = t,
+                    .n_locs = s->r.n_locs,
+                    .n_job_rows = j->n_rows,
+                    .comp = s->col_comp[col],
+                    .root = root ? mem : NULL,
+                    .scratch = t->n_comp > 1 ? mem + (root ? 3 * n : 0) : NULL,
+                    .map = j->inflated ? NULL : s->map,
+                    .win_rows = win == 0           ? 1
+                                : win > UINT32_MAX ? UINT32_MAX
+                                                   : (uint32_t)win};
     *v = (pk_rows){j->n_rows + (uint32_t)root, s->ctx[s->col_job[col]], get_row, o, o, o->comp};
-    pk_map_populate_range(s->map, j->data, (uint64_t)j->n_rows * n * t->size);
     if (root) build_root(s, col, v, o);
     return PK_OK;
 }
 
 static void store_close(void *user, pk_rows *v)
 {
-    cube_store *s = user;
+    (void)user;
     open_col *o = v->own;
-    if (o)
-        pk_map_release_range(s->map, o->j->data, (uint64_t)o->n_job_rows * o->n_locs * o->t->size);
+    if (o && o->map && o->win_end > o->win_begin) {
+        uint64_t row_bytes = (uint64_t)o->n_locs * o->t->size;
+        pk_map_release_range(o->map, o->j->data + o->win_begin * row_bytes,
+                             (o->win_end - o->win_begin) * row_bytes);
+    }
     free(o);
 }
 

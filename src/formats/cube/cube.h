@@ -76,10 +76,11 @@ typedef struct cube_read {
     uint32_t *wide;      /* wide-search enumeration: position -> cnode def */
     uint32_t *loc_col;   /* location def -> data column (= model location) */
     uint32_t n_locs;
-    int keep_rows;            /* values stay in the archive: a row store, not planes */
-    struct cube_store *store; /* the row store made, which owns this state from then on */
-    pk_budget budget;         /* what inflated data may take (util/budget.h) */
-    uint64_t archive_bytes;   /* the tar's size (inflated, if it was gzip-wrapped) */
+    int keep_rows;                /* values stay in the archive: a row store, not planes */
+    const struct pk_mapfile *map; /* the archive's mapping, or NULL (not ours, or inflated) */
+    struct cube_store *store;     /* the row store made, which owns this state from then on */
+    pk_budget budget;             /* what inflated data may take (util/budget.h) */
+    uint64_t archive_bytes;       /* the tar's size (inflated, if it was gzip-wrapped) */
 } cube_read;
 
 /* calltree.c: a tree given as parent links (a uint32_t at parent +

@@ -139,9 +139,18 @@ static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64
     return PK_OK;
 }
 
+static void report_beyond(cube_read *r, const job *j, const cube_member *m, uint64_t beyond);
+
 static pk_status read_data(cube_read *r, const cube_member *m, job *j, uint32_t size)
 {
     uint64_t row_bytes = (uint64_t)r->n_locs * size;
+    if (m->size >= 11 && memcmp(m->data, ZDATA_MAGIC, 11) == 0 && r->keep_rows) {
+        uint64_t stored = 0, beyond = 0;
+        pk_status st = check_row_table(r, m, j, &stored);
+        if (!st) st = cube_zrows_check(r, m, j, row_bytes, &beyond);
+        if (!st) report_beyond(r, j, m, beyond);
+        return st;
+    }
     if (m->size >= 11 && memcmp(m->data, ZDATA_MAGIC, 11) == 0)
         return inflate_rows(r, m, j, row_bytes);
     if (m->size < 10 || memcmp(m->data, DATA_MAGIC, 10) != 0)
@@ -174,17 +183,28 @@ static int beyond_double(const unsigned char *v, int swap)
 /* Such values are read as 0, as CubeLib reads them and pycubexr simulates
  * (classes/values.py convert_type), and reported: following the tools
  * keeps every sum equal to theirs, and the warning says what was done. */
-static void count_beyond_double(cube_read *r, const job *j, const cube_member *m)
+static void report_beyond(cube_read *r, const job *j, const cube_member *m, uint64_t beyond)
 {
-    if (r->mb[j->mdef].type.dt != DT_U64) return;
-    uint64_t n = (uint64_t)j->n_rows * r->n_locs, beyond = 0;
-    for (uint64_t i = 0; i < n; i++)
-        beyond += (uint64_t)beyond_double(j->data + 8 * i, j->swap);
     if (beyond)
         pk_model_diag(r->p, PK_SEV_WARNING, "unsigned-overflow", r->path, m->name, 1, m->offset,
                       "%llu values of UINT64 metric %s are within 1024 of 2^64 (a counter that "
                       "went backwards): read as 0, as CubeLib and pycubexr read them",
                       (unsigned long long)beyond, r->a.mdefs[j->mdef].uniq);
+}
+
+/* Values in place are counted a MB at a time, each part's pages given
+ * back after it: the file's values are not all held at once. */
+static void count_beyond_double(cube_read *r, const job *j, const cube_member *m)
+{
+    if (r->mb[j->mdef].type.dt != DT_U64 || !j->data) return;
+    uint64_t n = (uint64_t)j->n_rows * r->n_locs, beyond = 0, step = (1u << 20) / 8;
+    for (uint64_t i0 = 0; i0 < n; i0 += step) {
+        uint64_t e = n - i0 < step ? n : i0 + step;
+        for (uint64_t i = i0; i < e; i++)
+            beyond += (uint64_t)beyond_double(j->data + 8 * i, j->swap);
+        if (!j->inflated) pk_map_release_range(r->map, j->data + 8 * i0, 8 * (e - i0));
+    }
+    report_beyond(r, j, m, beyond);
 }
 
 /* Locate and check metric definition i's members; *j->data NULL when the
@@ -250,7 +270,7 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
             st = PK_OK;
             j->data = NULL;
         }
-        if (!st && j->data && j->n_rows &&
+        if (!st && (j->data || j->ztable) && j->n_rows &&
             (st = charge_shared(r, j, &claimed, &charged)) == PK_OK) {
             (*n_jobs)++;
         } else if (!st) { /* no data members, or nothing in them */

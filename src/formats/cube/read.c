@@ -118,7 +118,7 @@ static void hand_over(pk_profile *p, cube_read *r, pk_source_rec *src, pk_mapfil
     }
     src->map = *map;
     *map = (pk_mapfile){0};
-    r->store->map = &src->map;
+    r->store->map = r->store->r.map = &src->map;
 }
 
 /* `map`: the mapping `d` lies in, which the profile may keep (then it is
@@ -140,6 +140,7 @@ static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n
         d = tar;
     }
     r.archive_bytes = tar_n;
+    r.map = map && !tar ? map : NULL;
     if (!st) st = read_archive(&r, d, tar_n);
     pk_source_rec *src = st ? NULL : pk_model_add_source(p, "cubex");
     if (src) *src = (pk_source_rec){"cubex", 1, 1, n, p->major, p->minor, {0}};

@@ -23,6 +23,8 @@ typedef struct open_col {
     double *scratch; /* multi-component types: a decoded run */
     const pk_mapfile *map;
     uint32_t win_rows, win_begin, win_end; /* rows per window; the mapped one */
+    unsigned char *zrow;                   /* ZCUBEX kept compressed: the inflated row zrow_i */
+    uint32_t zrow_i;
 } open_col;
 
 #define WINDOW_BYTES (4u << 20)
@@ -47,8 +49,15 @@ static void get_row(const pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, doubl
         memcpy(out, o->root + l0, (size_t)n * sizeof *out);
         return;
     }
-    slide_window(o, i);
-    const unsigned char *at = o->j->data + ((uint64_t)i * o->n_locs + l0) * o->t->size;
+    const unsigned char *at;
+    if (o->zrow) { /* compressed: one row inflated at a time */
+        if (o->zrow_i != i) cube_zrow(o->j, i, (uint64_t)o->n_locs * o->t->size, o->zrow);
+        o->zrow_i = i;
+        at = o->zrow + (uint64_t)l0 * o->t->size;
+    } else {
+        slide_window(o, i);
+        at = o->j->data + ((uint64_t)i * o->n_locs + l0) * o->t->size;
+    }
     uint32_t nc = o->t->n_comp;
     if (nc == 1) {
         cube_decode(o->t, o->j->swap, at, n, out);
@@ -105,7 +114,8 @@ static pk_status store_open(void *user, uint32_t col, pk_rows *v)
     const cube_dtype *t = &s->r.mb[j->mdef].type;
     int root = has_synthetic_root(s, col);
     size_t n = s->r.n_locs, doubles = (root ? 3 * n : 0) + (t->n_comp > 1 ? n * t->n_comp : 0);
-    open_col *o = malloc(sizeof *o + doubles * sizeof(double) + 1);
+    uint64_t zbytes = j->ztable ? n * t->size : 0;
+    open_col *o = malloc(sizeof *o + doubles * sizeof(double) + zbytes + 1);
     if (!o) return pk_fail_nomem("reading Cube rows");
     double *mem = (double *)(o + 1);
     uint64_t row_bytes = (uint64_t)n * t->size, win = row_bytes ? WINDOW_BYTES / row_bytes : 1;
@@ -116,7 +126,9 @@ static pk_status store_open(void *user, uint32_t col, pk_rows *v)
                     .comp = s->col_comp[col],
                     .root = root ? mem : NULL,
                     .scratch = t->n_comp > 1 ? mem + (root ? 3 * n : 0) : NULL,
-                    .map = j->inflated ? NULL : s->map,
+                    .map = j->inflated || j->ztable ? NULL : s->map,
+                    .zrow = j->ztable ? (unsigned char *)(mem + doubles) : NULL,
+                    .zrow_i = UINT32_MAX,
                     .win_rows = win == 0           ? 1
                                 : win > UINT32_MAX ? UINT32_MAX
                                                    : (uint32_t)win};
@@ -137,10 +149,29 @@ static void store_close(void *user, pk_rows *v)
     free(o);
 }
 
+/* Compressed jobs are inflated for the transpose and let go after it. */
 static pk_status store_planes(void *user)
 {
     cube_store *s = user;
-    return cube_place_values(&s->r, s->jobs, s->n_jobs);
+    job *jobs = malloc((s->n_jobs + 1) * sizeof *jobs);
+    if (!jobs) return pk_fail_nomem("building location planes");
+    pk_status st = PK_OK;
+    uint64_t charged = 0;
+    for (size_t k = 0; k < s->n_jobs; k++) {
+        jobs[k] = s->jobs[k];
+        jobs[k].inflated = NULL;
+        if (!st && s->jobs[k].ztable) {
+            st = cube_zjob_inflate(&s->r, &s->jobs[k], &jobs[k]);
+            if (!st)
+                charged += (uint64_t)jobs[k].n_rows * s->r.n_locs * s->r.mb[jobs[k].mdef].type.size;
+        }
+    }
+    if (!st) st = cube_place_values(&s->r, jobs, s->n_jobs);
+    for (size_t k = 0; k < s->n_jobs; k++)
+        free(jobs[k].inflated);
+    free(jobs);
+    pk_budget_release(&s->r.budget, charged);
+    return st;
 }
 
 void cube_store_free(cube_store *s)

@@ -25,6 +25,10 @@ typedef struct job {
     const unsigned char *data; /* n_rows x n_locs values */
     unsigned char *inflated;   /* malloc, for ZCUBEX.DATA */
     unsigned char *own_rows;   /* malloc: the rows ZCUBEX.DATA gives values */
+    /* ZCUBEX.DATA kept compressed (a row store inflates a row at a time):
+     * data is NULL, ztable the row table (24 bytes a row), zbase where the
+     * streams' offsets count from. */
+    const unsigned char *ztable, *zbase;
 } job;
 
 static inline uint32_t get32(const unsigned char *d, int swap)
@@ -47,6 +51,17 @@ static inline uint32_t cnode_of_row(const cube_read *r, const cube_mbuilt *b, ui
 
 /* dtype.c: n stored entries of type t at s as doubles, n_comp per entry. */
 void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n, double *out);
+
+/* zrows.c: ZCUBEX.DATA rows kept compressed. Check member m for job j
+ * (every row inflates to one row of row_bytes; UINT64 values beyond a
+ * double counted into *beyond), then set j->ztable/zbase. */
+pk_status cube_zrows_check(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes,
+                           uint64_t *beyond);
+/* Row i of such a job into out (row_bytes; zeros for a row stored empty). */
+void cube_zrow(const job *j, uint32_t i, uint64_t row_bytes, unsigned char *out);
+/* A copy of such a job with every row inflated (for place.c; free its
+ * `inflated`), charged to r's budget. */
+pk_status cube_zjob_inflate(cube_read *r, const job *j, job *out);
 
 /* place.c: every job's values into the model's location planes. */
 pk_status cube_place_values(cube_read *r, const job *jobs, size_t n_jobs);

@@ -5,7 +5,9 @@
  * and from memory (values copied into location planes). Column and
  * program totals, every metric's inclusive and exclusive values at every
  * context, and its per-location totals must agree, as must a location
- * cursor (which builds the planes from the rows).
+ * cursor (which builds the planes from the rows). And min/max metrics'
+ * totals over all cells (pk_metric_cell_total) equal CubeLib's
+ * (cube-totals `program=`, in the comments below).
  */
 #include <math.h>
 #include <setjmp.h>
@@ -57,6 +59,9 @@ static int compare_metric(const char *file, pk_profile *r, pk_profile *m, pk_ind
     sa = pk_metric_program_total(r, k, a), sb = pk_metric_program_total(m, k, b);
     bad |= sa != sb;
     if (!sa && !sb) bad |= compare_arrays(file, "program total", a, b, 1);
+    sa = pk_metric_cell_total(r, k, a), sb = pk_metric_cell_total(m, k, b);
+    bad |= sa != sb;
+    if (!sa && !sb) bad |= compare_arrays(file, "cell total", a, b, 1);
     return bad;
 }
 
@@ -115,8 +120,49 @@ static void test_stores_agree(void **state)
     assert_int_equal(bad, 0);
 }
 
+/* Metric `name` of corpus file `rel`: its measured total and its total
+ * over all cells. */
+static void totals_of(const char *rel, const char *name, double *measured, double *cells)
+{
+    char path[1200];
+    const char *corpus = tu_corpus_dir();
+    snprintf(path, sizeof path, "%.1000s/cube/%s", corpus ? corpus : "", rel);
+    pk_profile *p;
+    assert_int_equal(pk_profile_open(path, NULL, &p), PK_OK);
+    pk_index m = PK_NONE;
+    for (pk_index k = 0; k < pk_metric_count(p); k++) {
+        pk_metric met;
+        pk_metric_get(p, k, &met);
+        if (strcmp(met.name, name) == 0) m = k;
+    }
+    assert_int_not_equal(m, PK_NONE);
+    assert_int_equal(pk_metric_program_total(p, m, measured), PK_OK);
+    assert_int_equal(pk_metric_cell_total(p, m, cells), PK_OK);
+    pk_profile_free(p);
+}
+
+static void test_cell_totals(void **state)
+{
+    (void)state;
+    double measured, cells;
+    if (!tu_corpus_dir()) skip();
+    /* cube-totals: min_time program=0, max_time program=5.0556370804698316 */
+    totals_of("hatchet-scorep-cpi/profile.cubex", "min_time", &measured, &cells);
+    assert_true(measured > 9e-6 && measured < 1e-5 && cells == 0);
+    totals_of("hatchet-scorep-cpi/profile.cubex", "max_time", &measured, &cells);
+    assert_true(same(measured, 5.0556370804698316) && same(cells, measured));
+    /* every cell visited: min_time program=1.006e-06, as measured */
+    totals_of("extrap-mm-x10-zcubex-gzanchor/profile.cubex", "min_time", &measured, &cells);
+    assert_true(same(measured, 1.006e-06) && same(cells, measured));
+    /* MINDOUBLE program=1.1000000000000001: the model's own root is no cell */
+    totals_of("pycubexr-cube-values-alltypes/cube-values_example.cubex", "MINDOUBLE", &measured,
+              &cells);
+    assert_true(same(cells, 1.1000000000000001));
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stores_agree)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_stores_agree),
+                                       cmocka_unit_test(test_cell_totals)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -58,5 +58,8 @@ pk_status pk_rows_location_sums(const pk_profile *p, pk_index column, const unsi
 /* A column's point values (each location's inclusive value minus its
  * children's, clamped at 0: unsigned counts), combined over locations. */
 pk_status pk_rows_clamped_points(const pk_profile *p, pk_index column, double *out);
+/* How many of column's values at the contexts `pick` marks are non-zero. */
+pk_status pk_rows_count_values(const pk_profile *p, pk_index column, const unsigned char *pick,
+                               uint64_t *n);
 
 #endif /* PK_ANALYSIS_TOTALS_H */

@@ -18,46 +18,25 @@ typedef struct rows_job {
     const pk_profile *p;
     const uint8_t *top; /* per context: 1 root, 2 entry point */
     ksum *sums, *root, *entries;
-    pk_status st[PK_MAX_WORKERS];
 } rows_job;
 
-/* One column's rows into its three sums. */
-static pk_status sum_column(rows_job *job, uint32_t col, double *buf)
-{
-    const pk_profile *p = job->p;
-    pk_rows v;
-    pk_status st = pk_model_rows_open(p, col, &v);
-    if (st) return st;
-    ksum all = {0}, root = {0}, entries = {0};
-    for (uint32_t i = 0; i < v.n_rows; i++) {
-        uint32_t ctx = v.ctx[i];
-        ksum row = {0};
-        v.get(&v, i, 0, p->n_locs, buf);
-        for (uint32_t l = 0; l < p->n_locs; l++)
-            if (buf[l] != 0) ksum_add(&row, buf[l]);
-        ksum_add(&all, row.sum), ksum_add(&all, row.comp);
-        uint8_t t = ctx < p->n_ctx ? job->top[ctx] : 0;
-        if (t) {
-            ksum *k = t == 1 ? &root : &entries;
-            ksum_add(k, row.sum), ksum_add(k, row.comp);
-        }
-    }
-    pk_model_rows_close(p, &v);
-    job->sums[col] = all, job->root[col] = root, job->entries[col] = entries;
-    return PK_OK;
-}
-
-static void sum_columns(void *user, unsigned worker, uint32_t begin, uint32_t end)
+/* One row into its column's sums (each column is one worker's). */
+static void sum_row(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
+                    const double *row)
 {
     rows_job *job = user;
-    double *buf = malloc(((size_t)job->p->n_locs + 1) * sizeof *buf);
-    if (!buf) {
-        job->st[worker] = pk_fail_nomem("summing rows");
-        return;
+    const pk_profile *p = job->p;
+    (void)worker;
+    ksum r = {0};
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (row[l] != 0) ksum_add(&r, row[l]);
+    ksum_add(&job->sums[col], r.sum), ksum_add(&job->sums[col], r.comp);
+    uint32_t ctx = v->ctx[i];
+    uint8_t t = ctx < p->n_ctx ? job->top[ctx] : 0;
+    if (t) {
+        ksum *k = t == 1 ? &job->root[col] : &job->entries[col];
+        ksum_add(k, r.sum), ksum_add(k, r.comp);
     }
-    for (uint32_t c = begin; c < end && !job->st[worker]; c++)
-        if (!job->p->columns[c].is_summary) job->st[worker] = sum_column(job, c, buf);
-    free(buf);
 }
 
 pk_status pk_rows_totals(const pk_profile *p, double *columns, double *root, double *entries)
@@ -71,12 +50,7 @@ pk_status pk_rows_totals(const pk_profile *p, double *columns, double *root, dou
         top[c] = c == 0 ? 1 : p->ctx[c].kind == PK_CTX_ENTRY ? 2 : 0;
     job.top = top, job.sums = k, job.root = k + nc, job.entries = k + 2 * nc;
     uint64_t bytes = (uint64_t)p->n_ctx * p->n_locs * 8 * p->n_columns;
-    unsigned workers = pk_workers_for(bytes);
-    if (workers > p->n_columns) workers = p->n_columns ? p->n_columns : 1;
-    pk_parallel_ranges(workers, p->n_columns, NULL, sum_columns, &job);
-    pk_status st = PK_OK;
-    for (unsigned w = 0; w < workers && !st; w++)
-        st = job.st[w];
+    pk_status st = pk_model_rows_scan(p, pk_workers_for(bytes), sum_row, &job);
     for (uint32_t c = 0; c < p->n_columns && !st; c++) {
         columns[c] = ksum_value(&job.sums[c]);
         if (root) root[c] = ksum_value(&job.root[c]);
@@ -170,5 +144,24 @@ pk_status pk_rows_clamped_points(const pk_profile *p, pk_index column, double *o
         clamp_locations(p, &v, l0, p->n_locs - l0 < nb ? p->n_locs - l0 : nb, acc, buf, out);
     if (!st) pk_model_rows_close(p, &v);
     free(acc), free(buf);
+    return st;
+}
+
+pk_status pk_rows_count_values(const pk_profile *p, pk_index column, const unsigned char *pick,
+                               uint64_t *n)
+{
+    pk_rows v;
+    double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
+    if (!buf) return pk_fail_nomem("counting rows");
+    *n = 0;
+    pk_status st = pk_model_rows_open(p, column, &v);
+    for (uint32_t i = 0; !st && i < v.n_rows; i++) {
+        if (v.ctx[i] >= p->n_ctx || !pick[v.ctx[i]]) continue;
+        v.get(&v, i, 0, p->n_locs, buf);
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            *n += buf[l] != 0;
+    }
+    if (!st) pk_model_rows_close(p, &v);
+    free(buf);
     return st;
 }

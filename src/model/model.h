@@ -189,6 +189,8 @@ struct pk_profile {
     /* Metric-major row store (Cube), or NULL: then the plain locations'
      * planes are empty until pk_model_ensure_planes() builds them. */
     pk_row_store *rows;
+    uint64_t *row_nvals; /* per location: non-zero values in the rows (malloc), counted once */
+    uint32_t *row_nctx;  /* per location: contexts holding one */
     int planes_ready;
     pthread_mutex_t planes_lock;
 
@@ -282,6 +284,18 @@ static inline int pk_model_has_rows(const pk_profile *p)
  * when built). Thread-safe. Code that reads p->locs[].plane directly
  * calls it first. */
 pk_status pk_model_ensure_planes(const pk_profile *p);
+/* Every plain column's rows, split between `workers` threads by column:
+ * fn sees each row's values of all locations (row: n_locs doubles) on
+ * the worker that owns the column. The first scan also counts each
+ * location's values for pk_model_location_counts(). */
+typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
+                           const double *row);
+pk_status pk_model_rows_scan(const pk_profile *p, unsigned workers, pk_rows_fn fn, void *user);
+/* A location's stored non-zero values and the contexts holding them, from
+ * its plane, or counted over the rows (once, then kept) before the planes
+ * are built. */
+pk_status pk_model_location_counts(const pk_profile *p, uint32_t loc, uint64_t *n_values,
+                                   uint32_t *n_contexts);
 /* Build the planes and let the row store go: for code that changes the
  * planes (pk_profile_derive), after which the rows would be stale. */
 pk_status pk_model_planes_only(pk_profile *p);

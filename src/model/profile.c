@@ -35,6 +35,7 @@ void pk_profile_free(pk_profile *p)
 {
     if (!p) return;
     if (p->rows) p->rows->destroy(p->rows->user); /* before the mappings it reads */
+    free(p->row_nvals), free(p->row_nctx);
     for (size_t i = 0; i < p->n_sources; i++)
         pk_unmap_file(&p->sources[i].map);
     for (int s = 0; s < PK_ID_SPACES; s++)
@@ -225,8 +226,8 @@ pk_status pk_location_get(const pk_profile *p, pk_index i, pk_location *out)
     out->is_summary = l->is_summary;
     out->n_ids = l->n_ids;
     out->ids = l->ids;
-    out->n_values = l->plane.nvals;
-    out->n_contexts = l->plane.nidx;
+    pk_status st = pk_model_location_counts(p, i, &out->n_values, &out->n_contexts);
+    if (st) return st;
     out->trace = l->trace;
     return PK_OK;
 }

@@ -45,9 +45,9 @@ pk_status cube_zrows_check(cube_read *r, const cube_member *m, job *j, uint64_t 
 {
     uint64_t base = ZHEAD + 24 * (uint64_t)j->n_rows; /* the table was checked by the caller */
     j->ztable = m->data + ZHEAD, j->zbase = m->data + base;
-    pk_status st = pk_budget_charge(&r->budget, row_bytes,
-                                    "%s: member %s: a compressed row of %llu bytes", r->path,
-                                    m->name, (unsigned long long)row_bytes);
+    pk_status st =
+        pk_budget_charge(&r->budget, row_bytes, "%s: member %s: a compressed row of %llu bytes",
+                         r->path, m->name, (unsigned long long)row_bytes);
     unsigned char *row = st ? NULL : malloc(row_bytes + 1);
     if (!st && !row) st = pk_fail_nomem("checking ZCUBEX.DATA");
     int u64 = r->mb[j->mdef].type.dt == DT_U64;
@@ -74,9 +74,9 @@ pk_status cube_zjob_inflate(cube_read *r, const job *j, job *out)
     *out = *j;
     if (row_bytes && j->n_rows > UINT64_MAX / row_bytes)
         return pk_fail(PK_ERR_FORMAT, "%s: ZCUBEX rows overflow", r->path);
-    pk_status st = pk_budget_charge(&r->budget, j->n_rows * row_bytes,
-                                    "%s: %u compressed rows of %llu bytes", r->path, j->n_rows,
-                                    (unsigned long long)row_bytes);
+    pk_status st =
+        pk_budget_charge(&r->budget, j->n_rows * row_bytes, "%s: %u compressed rows of %llu bytes",
+                         r->path, j->n_rows, (unsigned long long)row_bytes);
     if (st) return st;
     out->inflated = malloc(j->n_rows * row_bytes + 1);
     if (!out->inflated) return pk_fail_nomem("inflating ZCUBEX.DATA");

@@ -60,43 +60,77 @@ pk_status pk_rows_totals(const pk_profile *p, double *columns, double *root, dou
     return st;
 }
 
-pk_status pk_rows_context_combined(const pk_profile *p, pk_index column, pk_combine how,
-                                   double *out, unsigned char *seen)
+/* fn on every row of column whose context `pick` marks (NULL: all rows
+ * of a context), with its values of all locations. */
+typedef void (*row_fn)(const pk_profile *p, uint32_t ctx, const double *row, void *user);
+
+static pk_status each_row(const pk_profile *p, pk_index column, const unsigned char *pick,
+                          row_fn fn, void *user)
 {
     pk_rows v;
     double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
-    if (!buf) return pk_fail_nomem("combining rows");
+    if (!buf) return pk_fail_nomem("reading rows");
     pk_status st = pk_model_rows_open(p, column, &v);
     for (uint32_t i = 0; !st && i < v.n_rows; i++) {
         uint32_t ctx = v.ctx[i];
-        if (ctx >= p->n_ctx) continue;
+        if (ctx >= p->n_ctx || (pick && !pick[ctx])) continue;
         v.get(&v, i, 0, p->n_locs, buf);
-        for (uint32_t l = 0; l < p->n_locs; l++)
-            if (buf[l] != 0) pk_combine_into(how, &out[ctx], &seen[ctx], buf[l]);
+        fn(p, ctx, buf, user);
     }
     if (!st) pk_model_rows_close(p, &v);
     free(buf);
     return st;
 }
 
+typedef struct combine_acc {
+    pk_combine how;
+    double *out;
+    unsigned char *seen;
+} combine_acc;
+
+static void combine_row(const pk_profile *p, uint32_t ctx, const double *row, void *user)
+{
+    combine_acc *a = user;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (row[l] != 0) pk_combine_into(a->how, &a->out[ctx], &a->seen[ctx], row[l]);
+}
+
+pk_status pk_rows_context_combined(const pk_profile *p, pk_index column, pk_combine how,
+                                   double *out, unsigned char *seen)
+{
+    combine_acc a = {how, out, seen};
+    return each_row(p, column, NULL, combine_row, &a);
+}
+
+static void add_row(const pk_profile *p, uint32_t ctx, const double *row, void *user)
+{
+    double *out = user;
+    (void)ctx;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        out[l] += row[l];
+}
+
 pk_status pk_rows_location_sums(const pk_profile *p, pk_index column, const unsigned char *pick,
                                 double *out)
 {
-    pk_rows v;
-    double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
-    if (!buf) return pk_fail_nomem("summing rows");
     for (uint32_t l = 0; l < p->n_locs; l++)
         out[l] = 0;
-    pk_status st = pk_model_rows_open(p, column, &v);
-    for (uint32_t i = 0; !st && i < v.n_rows; i++) {
-        if (v.ctx[i] >= p->n_ctx || !pick[v.ctx[i]]) continue;
-        v.get(&v, i, 0, p->n_locs, buf);
-        for (uint32_t l = 0; l < p->n_locs; l++)
-            out[l] += buf[l];
-    }
-    if (!st) pk_model_rows_close(p, &v);
-    free(buf);
-    return st;
+    return each_row(p, column, pick, add_row, out);
+}
+
+static void count_row(const pk_profile *p, uint32_t ctx, const double *row, void *user)
+{
+    uint64_t *n = user;
+    (void)ctx;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        *n += row[l] != 0;
+}
+
+pk_status pk_rows_count_values(const pk_profile *p, pk_index column, const unsigned char *pick,
+                               uint64_t *n)
+{
+    *n = 0;
+    return each_row(p, column, pick, count_row, n);
 }
 
 /* Locations per block of pk_rows_clamped_points(): its n_ctx x block
@@ -144,24 +178,5 @@ pk_status pk_rows_clamped_points(const pk_profile *p, pk_index column, double *o
         clamp_locations(p, &v, l0, p->n_locs - l0 < nb ? p->n_locs - l0 : nb, acc, buf, out);
     if (!st) pk_model_rows_close(p, &v);
     free(acc), free(buf);
-    return st;
-}
-
-pk_status pk_rows_count_values(const pk_profile *p, pk_index column, const unsigned char *pick,
-                               uint64_t *n)
-{
-    pk_rows v;
-    double *buf = malloc(((size_t)p->n_locs + 1) * sizeof *buf);
-    if (!buf) return pk_fail_nomem("counting rows");
-    *n = 0;
-    pk_status st = pk_model_rows_open(p, column, &v);
-    for (uint32_t i = 0; !st && i < v.n_rows; i++) {
-        if (v.ctx[i] >= p->n_ctx || !pick[v.ctx[i]]) continue;
-        v.get(&v, i, 0, p->n_locs, buf);
-        for (uint32_t l = 0; l < p->n_locs; l++)
-            *n += buf[l] != 0;
-    }
-    if (!st) pk_model_rows_close(p, &v);
-    free(buf);
     return st;
 }

@@ -270,8 +270,8 @@ static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const f
         const pk_frame *fa = &a[x->frame[k]];
         uint64_t key[PK_KMAP_WORDS] = {fa->name_hash};
         uint32_t j;
-        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0,
-                             x->self[k],  0,       0,          x->in_cycle && x->in_cycle[k]};
+        r[n] = (pk_diff_row){x->frame[k], PK_NONE, x->incl[k], 0, x->self[k], 0, 0,
+                             x->in_cycle && x->in_cycle[k]};
         if (pk_kmap_get(&y->keys, key, &j) && !(y->hidden && y->hidden[j]) &&
             pk_frames_same_name(pa, fa, pb, &b[y->frame[j]])) {
             r[n].b = y->frame[j], r[n].b_incl = y->incl[j], r[n].b_self = y->self[j];
@@ -281,9 +281,8 @@ static pk_status pair_functions(const pk_profile *pa, const pk_frame *a, const f
         n++;
     }
     for (size_t j = 0; j < y->n; j++)
-        if (!seen[j] && !(y->hidden && y->hidden[j]))
-            r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j],
-                                   0,       y->self[j],  0, y->in_cycle && y->in_cycle[j]};
+        if (!seen[j] && !(y->hidden && y->hidden[j])) r[n++] = (pk_diff_row){PK_NONE, y->frame[j], 0, y->incl[j], 0, y->self[j], 0,
+                                   y->in_cycle && y->in_cycle[j]};
     free(seen);
     *n_rows = n;
     return PK_OK;

@@ -106,9 +106,12 @@ static pk_status check_row_table(cube_read *r, const cube_member *m, const job *
  * remain. The rows that hold a stream are charged to the budget before
  * anything is inflated, so a small member that claims gigabytes of rows
  * is refused at once. */
-static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+/* The row table checked, and what its rows inflate to charged to the
+ * budget: *stored rows hold a stream, of row_bytes each. */
+static pk_status claim_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes,
+                            uint64_t *n_stored)
 {
-    uint64_t stored = 0, head = 11 + 8, base = head + 24 * (uint64_t)j->n_rows;
+    uint64_t stored = 0;
     pk_status st = check_row_table(r, m, j, &stored);
     if (!st && stored && row_bytes > UINT64_MAX / stored)
         return member_error(r, m, 11, "the rows' size overflows");
@@ -118,6 +121,14 @@ static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64
                               "%llu bytes",
                               r->path, m->name, (unsigned long long)m->offset + 11,
                               (unsigned long long)stored, (unsigned long long)row_bytes);
+    if (!st) *n_stored = stored;
+    return st;
+}
+
+static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+{
+    uint64_t stored = 0, head = 11 + 8, base = head + 24 * (uint64_t)j->n_rows;
+    pk_status st = claim_rows(r, m, j, row_bytes, &stored);
     if (st) return st;
     j->inflated = malloc(stored * row_bytes + 1);
     j->own_rows = malloc(stored * 4 + 4);
@@ -145,8 +156,12 @@ static pk_status read_data(cube_read *r, const cube_member *m, job *j, uint32_t 
 {
     uint64_t row_bytes = (uint64_t)r->n_locs * size;
     if (m->size >= 11 && memcmp(m->data, ZDATA_MAGIC, 11) == 0 && r->keep_rows) {
+        /* Kept compressed, but a file is refused as before when its rows
+         * claim more than the budget: each question inflates them again,
+         * so the budget bounds the work a small file can demand too. */
         uint64_t stored = 0, beyond = 0;
-        pk_status st = check_row_table(r, m, j, &stored);
+        pk_status st = claim_rows(r, m, j, row_bytes, &stored);
+        if (!st) pk_budget_release(&r->budget, stored * row_bytes);
         if (!st) st = cube_zrows_check(r, m, j, row_bytes, &beyond);
         if (!st) report_beyond(r, j, m, beyond);
         return st;

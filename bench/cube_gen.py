@@ -29,10 +29,10 @@ def anchor():
     for m in range(nm):
         kind = "INCLUSIVE" if m % 2 == 0 else "EXCLUSIVE"
         x.append('<metric id="%d" type="%s"><disp_name>M%d</disp_name><uniq_name>m%d</uniq_name>'
-                 '<dtype>DOUBLE</dtype><uom>sec</uom><url/><descr/></metric>\n' % (m, kind, m, m))
+                 '<dtype>DOUBLE</dtype><uom>sec</uom><url></url><descr></descr></metric>\n' % (m, kind, m, m))
     x.append('</metrics>\n<program>\n')
     for r in range(nc):
-        x.append('<region id="%d" mod="gen.c" begin="%d" end="%d"><name>f%d</name><url/><descr/>'
+        x.append('<region id="%d" mod="gen.c" begin="%d" end="%d"><name>f%d</name><url></url><descr></descr>'
                  '</region>\n' % (r, r + 1, r + 2, r))
     # cnode i has parent (i - 1) // 4: written in pre-order by recursion on an explicit stack
     kids = [[] for _ in range(nc)]

@@ -105,6 +105,15 @@ PK_API pk_status pk_context_filter(const pk_profile *profile, pk_index metric, c
  * the metric has neither scope (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
+/* The same total as CubeLib and pycubexr define it for a metric that
+ * combines by min or max (Cube's min_time, max_time): over every cell of
+ * the calling-context tree × the non-summary locations, a cell without a
+ * value counting as 0. So it is min(total, 0) (max(total, 0)) as soon as
+ * one location never reached one context, where pk_metric_program_total()
+ * combines the values measured only (docs/model.md, "Min/max metrics").
+ * For other metrics it equals pk_metric_program_total(). */
+PK_API pk_status pk_metric_cell_total(const pk_profile *profile, pk_index metric, double *out);
+
 /* pk_column_totals() and pk_metric_program_total() of every metric in one
  * pass over the values (what `profkit info` shows; on big profiles much
  * cheaper than asking each metric separately). `programs[m]` is NaN for a

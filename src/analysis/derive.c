@@ -401,7 +401,9 @@ pk_status pk_profile_derive(pk_profile *p, const pk_derive_options *opts, pk_der
 {
     if (!p) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_derive: no profile");
     dp_plan plan;
-    pk_status st = dp_plan_make(p, &plan);
+    pk_status st = pk_model_planes_only(p); /* derivation rewrites the planes */
+    if (st) return st;
+    st = dp_plan_make(p, &plan);
     if (!st) st = check_derivable(p, &plan);
     if (st) {
         dp_plan_free(&plan);

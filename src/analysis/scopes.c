@@ -119,6 +119,8 @@ static void add_clamped_points(const pk_profile *p, uint32_t l, pk_index col, do
 
 static pk_status clamped_points(const pk_profile *p, pk_index col, double *out)
 {
+    if (pk_model_has_rows(p) && !p->columns[col].is_summary)
+        return pk_rows_clamped_points(p, col, out);
     size_t n = p->n_ctx ? p->n_ctx : 1;
     double *acc = calloc(n, sizeof *acc);
     uint32_t *mark = calloc(n, sizeof *mark), *touched = malloc(2 * n * sizeof *touched);

@@ -232,6 +232,22 @@ static double location_total(const pk_profile *p, uint32_t l, pk_index col, int 
     return sum;
 }
 
+/* The same from a row store: the contexts location_total() counts, then
+ * every location's values there in one pass over the column's rows. */
+static pk_status rows_location_totals(const pk_profile *p, pk_index col, int inclusive, double *out)
+{
+    unsigned char *pick = calloc((size_t)p->n_ctx + 1, 1);
+    if (!pick) return pk_fail_nomem("per-location totals");
+    for (uint32_t c = 0; c < p->n_ctx; c++)
+        pick[c] =
+            inclusive ? c == 0 : !pk_lexical_child(p, c) && !(p->ctx[c].flags & PK_CTXF_UNLISTED);
+    pk_status st = pk_rows_location_sums(p, col, pick, out);
+    for (uint32_t l = 0; !st && l < p->n_locs; l++)
+        if (p->locs[l].is_summary) out[l] = NAN;
+    free(pick);
+    return st;
+}
+
 pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, size_t n_out)
 {
     if (!p || !out || metric >= p->n_metrics || n_out < p->n_locs)
@@ -241,6 +257,8 @@ pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, 
     pk_status st = pk_scope_source(p, metric, PK_SCOPE_INCLUSIVE, &col, &from_exclusive);
     if (st) return st;
     int inclusive = !from_exclusive;
+    if (pk_model_has_rows(p) && !p->columns[col].is_summary)
+        return rows_location_totals(p, col, inclusive, out);
     for (uint32_t l = 0; l < p->n_locs; l++)
         out[l] = p->locs[l].is_summary ? NAN : location_total(p, l, col, inclusive);
     return PK_OK;

@@ -17,25 +17,6 @@
 #include "util/bytes.h"
 #include "util/parallel.h"
 
-typedef struct ksum {
-    double sum, comp;
-} ksum;
-
-static inline void ksum_add(ksum *k, double x)
-{
-    double t = k->sum + x;
-    if (fabs(k->sum) >= fabs(x))
-        k->comp += (k->sum - t) + x;
-    else
-        k->comp += (x - t) + k->sum;
-    k->sum = t;
-}
-
-static inline double ksum_value(const ksum *k)
-{
-    return k->sum + k->comp;
-}
-
 /* Every value of a location's plane, into the column sums. Validated
  * planes attribute every value to some context, so the whole value array
  * is scanned without looking at the index. */
@@ -128,6 +109,7 @@ static uint64_t largest_top_id(const pk_profile *p)
  * order (the same result on every run with the same number of workers). */
 static pk_status run_totals(const pk_profile *p, double *columns, double *root, double *entries)
 {
+    if (pk_model_has_rows(p)) return pk_rows_totals(p, columns, root, entries);
     totals_job job = {.p = p, .max_entry_id = largest_top_id(p)};
     uint64_t bytes = 0;
     for (uint32_t l = 0; l < p->n_locs; l++)
@@ -166,6 +148,9 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
  * summary's. */
 int pk_has_plain_locations(const pk_profile *p)
 {
+    /* a row store holds plain values (Cube); its planes may not be built */
+    for (uint32_t l = 0; pk_model_has_rows(p) && l < p->n_locs; l++)
+        if (!p->locs[l].is_summary) return 1;
     for (uint32_t l = 0; l < p->n_locs; l++)
         if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 1;
     return 0;
@@ -224,11 +209,15 @@ pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
     memset(seen, 0, p->n_ctx);
     for (uint32_t i = 0; i < p->n_ctx; i++)
         out[i] = 0.0;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (p->locs[l].is_summary == col->is_summary)
-            pk_combine_location(p, l, column, how, out, seen);
+    pk_status st = PK_OK;
+    if (pk_model_has_rows(p) && !col->is_summary)
+        st = pk_rows_context_combined(p, column, how, out, seen);
+    else
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            if (p->locs[l].is_summary == col->is_summary)
+                pk_combine_location(p, l, column, how, out, seen);
     free(own);
-    return PK_OK;
+    return st;
 }
 
 pk_status pk_context_totals(const pk_profile *p, pk_index column, double *out, size_t n_out)
@@ -273,6 +262,25 @@ static pk_status combined_root(const pk_profile *p, pk_index col, int summary, p
     return PK_OK;
 }
 
+/* The same from a row store: the column combined per context, then the
+ * root's value, or the entry points' combined. */
+static pk_status rows_program_total(const pk_profile *p, pk_index col, pk_combine how, double *out)
+{
+    size_t n = p->n_ctx ? p->n_ctx : 1;
+    double *v = malloc(n * sizeof *v);
+    unsigned char *seen = malloc(n);
+    pk_status st = v && seen ? pk_context_combined(p, col, v, seen) : pk_fail_nomem("totals");
+    double entries = 0;
+    unsigned char entries_seen = 0;
+    const pk_ctx_rec *r = &p->ctx[0];
+    for (uint32_t k = 0; !st && k < r->n_children; k++)
+        if (seen[r->first_child + k])
+            pk_combine_into(how, &entries, &entries_seen, v[r->first_child + k]);
+    if (!st) *out = seen[0] ? v[0] : entries;
+    free(v), free(seen);
+    return st;
+}
+
 pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_program_total: NULL argument");
@@ -285,6 +293,8 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
         return derived_program_total(p, metric, out);
     pk_index stand_in = summary_stand_in(p, col);
     if (stand_in != PK_NONE) col = stand_in;
+    if (pk_model_has_rows(p) && !p->columns[col].is_summary)
+        return rows_program_total(p, col, p->metrics[metric].combine, out);
     if (p->metrics[metric].combine == PK_COMBINE_MIN ||
         p->metrics[metric].combine == PK_COMBINE_MAX)
         return combined_root(p, col, stand_in != PK_NONE, p->metrics[metric].combine, out);

@@ -194,6 +194,11 @@ static void json_metrics(pk_json *j, const info *in)
             pk_json_double(j, total);
         else
             pk_json_null(j);
+        if ((met.combine == PK_COMBINE_MIN || met.combine == PK_COMBINE_MAX) &&
+            pk_metric_cell_total(p, m, &total) == PK_OK) { /* CubeLib's figure (docs/json.md) */
+            pk_json_key(j, "program_total_all_cells");
+            pk_json_double(j, total);
+        }
         json_metric_columns(j, in, m, 0);
         json_metric_columns(j, in, m, 1);
         pk_json_object_end(j);
@@ -361,6 +366,11 @@ static void print_text(const info *in)
         pk_metric_get(p, m, &met);
         if (!isnan(total = in->programs[m]))
             printf("  program total of %s: %.15g\n", cli_text(met.name), total);
+        double cells;
+        if ((met.combine == PK_COMBINE_MIN || met.combine == PK_COMBINE_MAX) && !isnan(total) &&
+            pk_metric_cell_total(p, m, &cells) == PK_OK && cells != total)
+            printf("    (over all cells, an unvisited one as 0, as CubeLib and pycubexr: %.15g)\n",
+                   cells);
     }
     size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
     if (n)

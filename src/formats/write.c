@@ -47,6 +47,8 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
                        "it); writing it would present partial data as complete",
                        path);
     memset(stats, 0, sizeof *stats);
+    pk_status planes = pk_model_ensure_planes(p); /* writers walk locations */
+    if (planes) return planes;
     /* Nothing made from a file that shrank meanwhile is put in place. */
     pk_safeout_set_check(source_intact, p);
     pk_status st = write_format(p, format, path, opts, stats);

@@ -51,6 +51,33 @@ static inline const unsigned char *pk_plane_idx_end(const pk_plane *pl)
     return pl->idx ? pl->idx + (uint64_t)pl->nidx * PK_LM_IDX_SIZE : NULL;
 }
 
+/* Metric-major values as a format stores them (Cube): per column, rows of
+ * one value per plain location, each row a context's. A reader that keeps
+ * its values like this attaches a row store to the profile instead of
+ * filling the location planes; rows.c reads it and builds location planes
+ * only when a question needs them (docs/model.md, "Value stores"). */
+typedef struct pk_rows {
+    uint32_t n_rows;
+    const uint32_t *ctx; /* context index of each row */
+    /* Row i's values of locations [l0, l0 + n), as doubles (0 = none). */
+    void (*get)(const struct pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, double *out);
+    const void *impl; /* the store's, for get() */
+    void *own;        /* the store's, freed by close() */
+    uint32_t comp;    /* the store's: component of a multi-value type */
+} pk_rows;
+
+typedef struct pk_row_store {
+    void *user;
+    /* Column col's rows into *out (n_rows 0 when it has none); the rows
+     * stay valid until close(). Thread-safe: several columns may be open. */
+    pk_status (*open)(void *user, uint32_t col, pk_rows *out);
+    void (*close)(void *user, pk_rows *v);
+    /* Every location's plane at once, for questions that walk locations
+     * (faster than building them one at a time). */
+    pk_status (*planes)(void *user);
+    void (*destroy)(void *user);
+} pk_row_store;
+
 typedef struct pk_ctx_rec {
     uint64_t id;
     uint32_t parent, first_child, n_children, depth;
@@ -159,6 +186,14 @@ struct pk_profile {
     unsigned char *cm_built; /* storage of a built transpose (malloc) */
     int cm_sorted_only;      /* tests: take the sorted transpose even when small */
 
+    /* Metric-major row store (Cube), or NULL: then the plain locations'
+     * planes are empty until pk_model_ensure_planes() builds them. */
+    pk_row_store *rows;
+    uint64_t *row_nvals; /* per location: non-zero values in the rows (malloc), counted once */
+    uint32_t *row_nctx;  /* per location: contexts holding one */
+    int planes_ready;
+    pthread_mutex_t planes_lock;
+
     void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
     size_t n_owned, cap_owned;
 
@@ -234,5 +269,39 @@ pk_status pk_model_ensure_cm(const pk_profile *p);
 /* Value of (context, plain column, location) in the context-major view:
  * 1 and *out if stored, else 0 (and *out = 0). The view must exist. */
 int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t loc, double *out);
+
+/* --- value stores (rows.c) --- */
+/* Attach a row store (owned from then on: destroyed with the profile). */
+void pk_model_attach_rows(pk_profile *p, pk_row_store *store);
+/* 1 if the plain values live in a row store: analyses that scan whole
+ * columns read them with pk_model_rows_open() (the same answer whether or
+ * not the location planes were built meanwhile). */
+static inline int pk_model_has_rows(const pk_profile *p)
+{
+    return p->rows != NULL;
+}
+/* Build every location plane from the row store (no-op without one, or
+ * when built). Thread-safe. Code that reads p->locs[].plane directly
+ * calls it first. */
+pk_status pk_model_ensure_planes(const pk_profile *p);
+/* Every plain column's rows, split between `workers` threads by column:
+ * fn sees each row's values of all locations (row: n_locs doubles) on
+ * the worker that owns the column. The first scan also counts each
+ * location's values for pk_model_location_counts(). */
+typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
+                           const double *row);
+pk_status pk_model_rows_scan(const pk_profile *p, unsigned workers, pk_rows_fn fn, void *user);
+/* A location's stored non-zero values and the contexts holding them, from
+ * its plane, or counted over the rows (once, then kept) before the planes
+ * are built. */
+pk_status pk_model_location_counts(const pk_profile *p, uint32_t loc, uint64_t *n_values,
+                                   uint32_t *n_contexts);
+/* Build the planes and let the row store go: for code that changes the
+ * planes (pk_profile_derive), after which the rows would be stale. */
+pk_status pk_model_planes_only(pk_profile *p);
+/* Column col's rows (plain columns only; n_rows 0 for others or when the
+ * profile has no row store); close them with pk_model_rows_close(). */
+pk_status pk_model_rows_open(const pk_profile *p, uint32_t col, pk_rows *out);
+void pk_model_rows_close(const pk_profile *p, pk_rows *v);
 
 #endif

@@ -25,6 +25,7 @@ pk_status pk_model_new(pk_profile **out)
     pk_arena_init(&p->arena);
     pk_intern_init(&p->strings, &p->arena);
     pthread_mutex_init(&p->cm_lock, NULL);
+    pthread_mutex_init(&p->planes_lock, NULL);
     p->complete = 1;
     *out = p;
     return PK_OK;
@@ -33,6 +34,8 @@ pk_status pk_model_new(pk_profile **out)
 void pk_profile_free(pk_profile *p)
 {
     if (!p) return;
+    if (p->rows) p->rows->destroy(p->rows->user); /* before the mappings it reads */
+    free(p->row_nvals), free(p->row_nctx);
     for (size_t i = 0; i < p->n_sources; i++)
         pk_unmap_file(&p->sources[i].map);
     for (int s = 0; s < PK_ID_SPACES; s++)
@@ -49,6 +52,7 @@ void pk_profile_free(pk_profile *p)
     free(p->attrs);
     pk_cg_free(p->cg);
     pthread_mutex_destroy(&p->cm_lock);
+    pthread_mutex_destroy(&p->planes_lock);
     pk_intern_free(&p->strings);
     pk_arena_free(&p->arena);
     free(p);
@@ -222,8 +226,8 @@ pk_status pk_location_get(const pk_profile *p, pk_index i, pk_location *out)
     out->is_summary = l->is_summary;
     out->n_ids = l->n_ids;
     out->ids = l->ids;
-    out->n_values = l->plane.nvals;
-    out->n_contexts = l->plane.nidx;
+    pk_status st = pk_model_location_counts(p, i, &out->n_values, &out->n_contexts);
+    if (st) return st;
     out->trace = l->trace;
     return PK_OK;
 }

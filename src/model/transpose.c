@@ -263,8 +263,10 @@ pk_status pk_model_ensure_cm(const pk_profile *cp)
     /* The view is logically part of the immutable profile; building it
      * lazily is an implementation detail guarded by the lock. */
     pk_profile *p = (pk_profile *)cp;
+    pk_status st = pk_model_ensure_planes(p);
+    if (st) return st;
     pthread_mutex_lock(&p->cm_lock);
-    pk_status st = p->cm ? PK_OK : build_cm(p);
+    st = p->cm ? PK_OK : build_cm(p);
     pthread_mutex_unlock(&p->cm_lock);
     return st;
 }

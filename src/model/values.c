@@ -32,6 +32,8 @@ pk_status pk_location_values_begin(const pk_profile *p, pk_index loc, pk_cursor 
     if (loc >= p->n_locs)
         return pk_fail(PK_ERR_NOT_FOUND, "location index %u out of range (have %u)", loc,
                        p->n_locs);
+    pk_status st = pk_model_ensure_planes(p);
+    if (st) return st;
     cursor_init(c, p, &p->locs[loc].plane, CURSOR_LOCATION, loc);
     return PK_OK;
 }
@@ -133,6 +135,8 @@ pk_status pk_value_lookup(const pk_profile *p, pk_index loc, pk_index ctx, pk_in
     if (loc >= p->n_locs || ctx >= p->n_ctx || col >= p->n_columns)
         return pk_fail(PK_ERR_NOT_FOUND, "pk_value_lookup: index out of range");
     *out = 0.0;
+    pk_status st = pk_model_ensure_planes(p);
+    if (st) return st;
     const pk_plane *pl = &p->locs[loc].plane;
     const pk_column *column = &p->columns[col];
     if (p->locs[loc].is_summary != column->is_summary || p->ctx[ctx].id > UINT32_MAX) return PK_OK;

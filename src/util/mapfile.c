@@ -133,6 +133,34 @@ void pk_map_prefault(const pk_mapfile *m)
 #endif
 }
 
+/* The whole pages of [p, p + n) that lie in m; 0 when there are none. */
+static int pages_within(const pk_mapfile *m, const void *p, uint64_t n, uintptr_t *lo,
+                        uintptr_t *hi)
+{
+    const unsigned char *b = p;
+    if (!m || !m->mapped || !b || b < m->data || n > (uint64_t)(m->data + m->size - b)) return 0;
+    uintptr_t page = (uintptr_t)sysconf(_SC_PAGESIZE);
+    *lo = ((uintptr_t)b + page - 1) / page * page;
+    *hi = ((uintptr_t)b + (uintptr_t)n) / page * page;
+    return *hi > *lo;
+}
+
+void pk_map_populate_range(const pk_mapfile *m, const void *p, uint64_t n)
+{
+#ifdef MADV_POPULATE_READ
+    uintptr_t lo, hi;
+    if (pages_within(m, p, n, &lo, &hi)) madvise((void *)lo, hi - lo, MADV_POPULATE_READ);
+#else
+    (void)m, (void)p, (void)n;
+#endif
+}
+
+void pk_map_release_range(const pk_mapfile *m, const void *p, uint64_t n)
+{
+    uintptr_t lo, hi;
+    if (pages_within(m, p, n, &lo, &hi)) madvise((void *)lo, hi - lo, MADV_DONTNEED);
+}
+
 void pk_mem_prefault(void *p, size_t n)
 {
 #ifdef MADV_POPULATE_WRITE

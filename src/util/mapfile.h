@@ -50,6 +50,12 @@ pk_status pk_map_damage_report(void);
  * call, instead of taking a page fault every few pages (a hint; ignored
  * where the kernel cannot do it). */
 void pk_map_prefault(const pk_mapfile *m);
+/* Map [p, p + n) of mapping m in one call (the whole pages within it), for
+ * a scan about to read that part; and give those pages back after it
+ * (madvise DONTNEED: they stay in the page cache). No-ops for memory the
+ * mapping does not hold or a mapping made by reading. */
+void pk_map_populate_range(const pk_mapfile *m, const void *p, uint64_t n);
+void pk_map_release_range(const pk_mapfile *m, const void *p, uint64_t n);
 /* The same for fresh memory about to be written: [p, p + n) of a malloc'd
  * block. On virtual machines a page fault can cost ten microseconds, so
  * mapping a big output buffer in one call is many times faster. */

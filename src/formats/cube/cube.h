@@ -76,8 +76,11 @@ typedef struct cube_read {
     uint32_t *wide;      /* wide-search enumeration: position -> cnode def */
     uint32_t *loc_col;   /* location def -> data column (= model location) */
     uint32_t n_locs;
-    pk_budget budget;       /* what inflated data may take (util/budget.h) */
-    uint64_t archive_bytes; /* the tar's size (inflated, if it was gzip-wrapped) */
+    int keep_rows;                /* values stay in the archive: a row store, not planes */
+    const struct pk_mapfile *map; /* the archive's mapping, or NULL (not ours, or inflated) */
+    struct cube_store *store;     /* the row store made, which owns this state from then on */
+    pk_budget budget;             /* what inflated data may take (util/budget.h) */
+    uint64_t archive_bytes;       /* the tar's size (inflated, if it was gzip-wrapped) */
 } cube_read;
 
 /* calltree.c: a tree given as parent links (a uint32_t at parent +
@@ -91,8 +94,11 @@ void cube_wide_enumeration(const void *parent, size_t stride, uint32_t n, const 
 
 /* build.c: the anchor's dimensions into the model. */
 pk_status cube_build_model(cube_read *r);
-/* data.c: every metric's N.index/N.data into value planes. */
+/* data.c: every metric's N.index/N.data located and checked, then into
+ * value planes, or (keep_rows) a row store that takes over r's state. */
 pk_status cube_read_values(cube_read *r);
+/* read.c: free what a reader's state holds. */
+void cube_read_free(cube_read *r);
 
 /* Entry points (read.c). */
 int cube_detect_file(const char *path);

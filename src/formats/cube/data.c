@@ -106,9 +106,12 @@ static pk_status check_row_table(cube_read *r, const cube_member *m, const job *
  * remain. The rows that hold a stream are charged to the budget before
  * anything is inflated, so a small member that claims gigabytes of rows
  * is refused at once. */
-static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+/* The row table checked, and what its rows inflate to charged to the
+ * budget: *stored rows hold a stream, of row_bytes each. */
+static pk_status claim_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes,
+                            uint64_t *n_stored)
 {
-    uint64_t stored = 0, head = 11 + 8, base = head + 24 * (uint64_t)j->n_rows;
+    uint64_t stored = 0;
     pk_status st = check_row_table(r, m, j, &stored);
     if (!st && stored && row_bytes > UINT64_MAX / stored)
         return member_error(r, m, 11, "the rows' size overflows");
@@ -118,6 +121,14 @@ static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64
                               "%llu bytes",
                               r->path, m->name, (unsigned long long)m->offset + 11,
                               (unsigned long long)stored, (unsigned long long)row_bytes);
+    if (!st) *n_stored = stored;
+    return st;
+}
+
+static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes)
+{
+    uint64_t stored = 0, head = 11 + 8, base = head + 24 * (uint64_t)j->n_rows;
+    pk_status st = claim_rows(r, m, j, row_bytes, &stored);
     if (st) return st;
     j->inflated = malloc(stored * row_bytes + 1);
     j->own_rows = malloc(stored * 4 + 4);
@@ -139,9 +150,22 @@ static pk_status inflate_rows(cube_read *r, const cube_member *m, job *j, uint64
     return PK_OK;
 }
 
+static void report_beyond(cube_read *r, const job *j, const cube_member *m, uint64_t beyond);
+
 static pk_status read_data(cube_read *r, const cube_member *m, job *j, uint32_t size)
 {
     uint64_t row_bytes = (uint64_t)r->n_locs * size;
+    if (m->size >= 11 && memcmp(m->data, ZDATA_MAGIC, 11) == 0 && r->keep_rows) {
+        /* Kept compressed, but a file is refused as before when its rows
+         * claim more than the budget: each question inflates them again,
+         * so the budget bounds the work a small file can demand too. */
+        uint64_t stored = 0, beyond = 0;
+        pk_status st = claim_rows(r, m, j, row_bytes, &stored);
+        if (!st) pk_budget_release(&r->budget, stored * row_bytes);
+        if (!st) st = cube_zrows_check(r, m, j, row_bytes, &beyond);
+        if (!st) report_beyond(r, j, m, beyond);
+        return st;
+    }
     if (m->size >= 11 && memcmp(m->data, ZDATA_MAGIC, 11) == 0)
         return inflate_rows(r, m, j, row_bytes);
     if (m->size < 10 || memcmp(m->data, DATA_MAGIC, 10) != 0)
@@ -174,17 +198,28 @@ static int beyond_double(const unsigned char *v, int swap)
 /* Such values are read as 0, as CubeLib reads them and pycubexr simulates
  * (classes/values.py convert_type), and reported: following the tools
  * keeps every sum equal to theirs, and the warning says what was done. */
-static void count_beyond_double(cube_read *r, const job *j, const cube_member *m)
+static void report_beyond(cube_read *r, const job *j, const cube_member *m, uint64_t beyond)
 {
-    if (r->mb[j->mdef].type.dt != DT_U64) return;
-    uint64_t n = (uint64_t)j->n_rows * r->n_locs, beyond = 0;
-    for (uint64_t i = 0; i < n; i++)
-        beyond += (uint64_t)beyond_double(j->data + 8 * i, j->swap);
     if (beyond)
         pk_model_diag(r->p, PK_SEV_WARNING, "unsigned-overflow", r->path, m->name, 1, m->offset,
                       "%llu values of UINT64 metric %s are within 1024 of 2^64 (a counter that "
                       "went backwards): read as 0, as CubeLib and pycubexr read them",
                       (unsigned long long)beyond, r->a.mdefs[j->mdef].uniq);
+}
+
+/* Values in place are counted a MB at a time, each part's pages given
+ * back after it: the file's values are not all held at once. */
+static void count_beyond_double(cube_read *r, const job *j, const cube_member *m)
+{
+    if (r->mb[j->mdef].type.dt != DT_U64 || !j->data) return;
+    uint64_t n = (uint64_t)j->n_rows * r->n_locs, beyond = 0, step = (1u << 20) / 8;
+    for (uint64_t i0 = 0; i0 < n; i0 += step) {
+        uint64_t e = n - i0 < step ? n : i0 + step;
+        for (uint64_t i = i0; i < e; i++)
+            beyond += (uint64_t)beyond_double(j->data + 8 * i, j->swap);
+        if (!j->inflated) pk_map_release_range(r->map, j->data + 8 * i0, 8 * (e - i0));
+    }
+    report_beyond(r, j, m, beyond);
 }
 
 /* Locate and check metric definition i's members; *j->data NULL when the
@@ -250,7 +285,7 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
             st = PK_OK;
             j->data = NULL;
         }
-        if (!st && j->data && j->n_rows &&
+        if (!st && (j->data || j->ztable) && j->n_rows &&
             (st = charge_shared(r, j, &claimed, &charged)) == PK_OK) {
             (*n_jobs)++;
         } else if (!st) { /* no data members, or nothing in them */
@@ -262,12 +297,35 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
     return st;
 }
 
+/* The jobs and the reader's state into a row store the profile keeps. */
+static pk_status keep_rows(cube_read *r, job *jobs, size_t n_jobs)
+{
+    cube_store *s = calloc(1, sizeof *s);
+    if (!s) return pk_fail_nomem("keeping Cube rows");
+    s->r = *r;
+    s->jobs = jobs, s->n_jobs = n_jobs;
+    /* the store owns them now; r keeps only what the caller frees itself */
+    r->tar = (cube_tar){0}, r->a = (cube_anchor){0};
+    r->a.program_title = s->r.a.program_title; /* interned: the profile's */
+    r->mb = NULL, r->ctx_of = NULL, r->bucket_of = NULL, r->wide = NULL, r->loc_col = NULL;
+    s->r.store = NULL;
+    r->store = s;
+    pk_status st = cube_store_setup(s);
+    if (!st) pk_model_attach_rows(r->p, &s->ops);
+    return st;
+}
+
 pk_status cube_read_values(cube_read *r)
 {
     job *jobs = calloc(r->a.n_mdefs + 1, sizeof *jobs);
     size_t n_jobs = 0;
     if (!jobs) return pk_fail_nomem("reading values");
     pk_status st = collect_jobs(r, jobs, &n_jobs);
+    if (!st && r->keep_rows) {
+        for (size_t k = n_jobs; k < r->a.n_mdefs; k++) /* slots collect_jobs left unused */
+            free(jobs[k].inflated), free(jobs[k].own_rows);
+        return keep_rows(r, jobs, n_jobs);
+    }
     if (!st) st = cube_place_values(r, jobs, n_jobs);
     for (size_t k = 0; k < r->a.n_mdefs; k++)
         free(jobs[k].inflated), free(jobs[k].own_rows);

@@ -2,8 +2,9 @@
  * formats/cube/read.c — opening a .cubex: detection, the archive (mapped
  * in place, or inflated when the whole tar is gzip-wrapped), anchor.xml
  * (itself possibly gzip-compressed, as Score-P 1.3 wrote it), then the
- * model and its values. Nothing in the model points into the archive, so
- * the mapping is released once the profile is built.
+ * model and its values. A file's values stay in the archive, read in
+ * place (rows.c): the profile keeps the mapping. An archive in memory the
+ * caller owns has its values copied into planes, so nothing points into it.
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -13,6 +14,7 @@
 #include "util/error.h"
 #include "util/gzip.h"
 #include "util/mapfile.h"
+#include "values.h"
 
 static int cube_member_name(const char *s)
 {
@@ -97,20 +99,37 @@ static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
     return st;
 }
 
-static void read_free(cube_read *r)
+void cube_read_free(cube_read *r)
 {
     cube_tar_free(&r->tar);
     cube_anchor_free(&r->a);
     free(r->mb), free(r->ctx_of), free(r->bucket_of), free(r->wide), free(r->loc_col);
 }
 
+/* The row store's archive to the profile: the mapping (moved out of *map)
+ * into the cubex source record, an inflated tar to the store. */
+static void hand_over(pk_profile *p, cube_read *r, pk_source_rec *src, pk_mapfile *map,
+                      unsigned char **tar)
+{
+    if (!p->rows) return;
+    if (*tar) {
+        r->store->tar = *tar, *tar = NULL;
+        return; /* nothing points into the mapping */
+    }
+    src->map = *map;
+    *map = (pk_mapfile){0};
+    r->store->map = r->store->r.map = &src->map;
+}
+
+/* `map`: the mapping `d` lies in, which the profile may keep (then it is
+ * moved out), or NULL for the caller's memory. */
 static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n,
-                            const pk_open_options *opts, pk_profile **out)
+                            const pk_open_options *opts, pk_mapfile *map, pk_profile **out)
 {
     pk_profile *p;
     pk_status st = pk_model_new(&p);
     if (st) return st;
-    cube_read r = {.p = p, .flags = opts ? opts->flags : 0};
+    cube_read r = {.p = p, .flags = opts ? opts->flags : 0, .keep_rows = map != NULL};
     pk_budget_init(&r.budget, opts ? opts->max_memory : 0, n);
     r.path = p->path = pk_intern_cstr(&p->strings, path);
     unsigned char *tar = NULL;
@@ -121,14 +140,18 @@ static pk_status open_bytes(const char *path, const unsigned char *d, uint64_t n
         d = tar;
     }
     r.archive_bytes = tar_n;
+    r.map = map && !tar ? map : NULL;
     if (!st) st = read_archive(&r, d, tar_n);
     pk_source_rec *src = st ? NULL : pk_model_add_source(p, "cubex");
     if (src) *src = (pk_source_rec){"cubex", 1, 1, n, p->major, p->minor, {0}};
+    if (src) hand_over(p, &r, src, map, &tar);
+    if (r.store && !p->rows) cube_store_free(r.store); /* made, never attached */
+    if (!st && !src && p->rows) st = pk_fail(PK_ERR_NOMEM, "%s: no room for the archive", path);
     p->format = PK_FORMAT_CUBE, p->format_name = "cube";
     p->title = r.a.program_title;
     pk_model_sort_attrs(p);
     if (!st) st = pk_model_finish_diagnostics(p);
-    read_free(&r);
+    cube_read_free(&r);
     free(tar);
     if (st) {
         pk_profile_free(p);
@@ -143,8 +166,8 @@ pk_status cube_open(const char *path, const pk_open_options *opts, pk_profile **
     pk_mapfile m;
     pk_status st = pk_map_file(path, &m);
     if (st) return st;
-    pk_map_prefault(&m); /* every value is read: one call maps the whole tar */
-    st = open_bytes(path, m.data, m.size, opts, out);
+    /* values are read in place, a column's pages at a time (rows.c) */
+    st = open_bytes(path, m.data, m.size, opts, &m, out);
     pk_unmap_file(&m);
     return st;
 }
@@ -153,5 +176,5 @@ pk_status cube_open_memory(const char *name, const void *data, uint64_t size,
                            const pk_open_options *opts, pk_profile **out)
 {
     return open_bytes(name ? name : "memory.cubex", data ? data : (const void *)"", size, opts,
-                      out);
+                      NULL, out);
 }

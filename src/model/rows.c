@@ -1,0 +1,194 @@
+/*
+ * model/rows.c — the second value store: metric-major rows kept in the
+ * format's own layout (Cube's N.data, read in place from the mapped
+ * archive), with the location-major planes built only when a question
+ * walks locations.
+ *
+ * Whole-column questions (totals, per-context and per-location sums) read
+ * rows directly; they are what the big views ask, and reading rows costs
+ * no copy. Location cursors, the context-major view and the writers need
+ * planes: pk_model_ensure_planes() builds them once, through the store.
+ */
+#include <stdlib.h>
+#include <string.h>
+
+#include "model.h"
+#include "util/parallel.h"
+
+void pk_model_attach_rows(pk_profile *p, pk_row_store *store)
+{
+    p->rows = store;
+    p->planes_ready = 0;
+}
+
+pk_status pk_model_ensure_planes(const pk_profile *cp)
+{
+    /* The planes are logically part of the immutable profile; building
+     * them lazily is an implementation detail guarded by the lock. */
+    pk_profile *p = (pk_profile *)cp;
+    if (!p->rows) return PK_OK;
+    pthread_mutex_lock(&p->planes_lock);
+    pk_status st = PK_OK;
+    if (!p->planes_ready) {
+        st = p->rows->planes(p->rows->user);
+        p->planes_ready = st == PK_OK;
+    }
+    pthread_mutex_unlock(&p->planes_lock);
+    return st;
+}
+
+pk_status pk_model_rows_open(const pk_profile *p, uint32_t col, pk_rows *out)
+{
+    *out = (pk_rows){0};
+    if (!p->rows || col >= p->n_columns || p->columns[col].is_summary) return PK_OK;
+    return p->rows->open(p->rows->user, col, out);
+}
+
+void pk_model_rows_close(const pk_profile *p, pk_rows *v)
+{
+    if (p->rows) p->rows->close(p->rows->user, v);
+    *v = (pk_rows){0};
+}
+
+pk_status pk_model_planes_only(pk_profile *p)
+{
+    pk_status st = pk_model_ensure_planes(p);
+    if (st || !p->rows) return st;
+    p->rows->destroy(p->rows->user); /* the planes own their values */
+    p->rows = NULL;
+    return PK_OK;
+}
+
+/* Per worker of a scan: its counts and its marks of (context, location)
+ * pairs seen (n_ctx x n_locs bits), merged when the scan ends. */
+typedef struct scan_worker {
+    uint64_t *nvals;
+    unsigned char *has;
+    double *buf;
+    pk_status st;
+} scan_worker;
+
+typedef struct scan_job {
+    const pk_profile *p;
+    pk_rows_fn fn;
+    void *user;
+    int count; /* the counts are not cached yet: take them on the way */
+    scan_worker w[PK_MAX_WORKERS];
+} scan_job;
+
+static void count_row(const pk_profile *p, scan_worker *w, uint32_t c, const double *row)
+{
+    if (c >= p->n_ctx) { /* a row of no context: its values count, no context does */
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            w->nvals[l] += row[l] != 0;
+        return;
+    }
+    uint64_t bit = (uint64_t)c * p->n_locs; /* branch-free: most values are non-zero */
+    for (uint32_t l = 0; l < p->n_locs; l++, bit++) {
+        unsigned nz = row[l] != 0;
+        w->nvals[l] += nz;
+        w->has[bit >> 3] |= (unsigned char)(nz << (bit & 7));
+    }
+}
+
+static void scan_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
+{
+    scan_job *job = user;
+    const pk_profile *p = job->p;
+    scan_worker *w = &job->w[wi];
+    for (uint32_t col = begin; col < end && !w->st; col++) {
+        pk_rows v;
+        if (p->columns[col].is_summary) continue;
+        if ((w->st = pk_model_rows_open(p, col, &v)) != PK_OK) break;
+        for (uint32_t i = 0; i < v.n_rows; i++) {
+            v.get(&v, i, 0, p->n_locs, w->buf);
+            if (job->count) count_row(p, w, v.ctx[i], w->buf);
+            job->fn(job->user, wi, col, &v, i, w->buf);
+        }
+        pk_model_rows_close(p, &v);
+    }
+}
+
+static pk_status scan_init(scan_job *job, unsigned workers)
+{
+    const pk_profile *p = job->p;
+    size_t bits = ((uint64_t)p->n_ctx * p->n_locs + 7) / 8 + 1;
+    for (unsigned i = 0; i < workers; i++) {
+        scan_worker *w = &job->w[i];
+        w->buf = malloc(((size_t)p->n_locs + 1) * sizeof *w->buf);
+        if (job->count) {
+            w->nvals = calloc((size_t)p->n_locs + 1, sizeof *w->nvals);
+            w->has = calloc(bits, 1);
+        }
+        if (!w->buf || (job->count && (!w->nvals || !w->has)))
+            return pk_fail_nomem("scanning rows");
+    }
+    return PK_OK;
+}
+
+/* The workers' counts into the profile's cache. */
+static pk_status scan_keep_counts(scan_job *job, unsigned workers)
+{
+    pk_profile *p = (pk_profile *)job->p; /* the counts are a cache, as the planes */
+    uint64_t *nv = calloc((size_t)p->n_locs + 1, sizeof *nv);
+    uint32_t *nc = calloc((size_t)p->n_locs + 1, sizeof *nc);
+    if (!nv || !nc) return free(nv), free(nc), pk_fail_nomem("counting values");
+    for (uint64_t c = 0; c < p->n_ctx; c++)
+        for (uint32_t l = 0; l < p->n_locs; l++) {
+            uint64_t bit = c * p->n_locs + l;
+            unsigned char any = 0;
+            for (unsigned i = 0; i < workers; i++)
+                any |= job->w[i].has[bit >> 3] & (unsigned char)(1u << (bit & 7));
+            nc[l] += any != 0;
+        }
+    for (unsigned i = 0; i < workers; i++)
+        for (uint32_t l = 0; l < p->n_locs; l++)
+            nv[l] += job->w[i].nvals[l];
+    pthread_mutex_lock(&p->planes_lock);
+    if (!p->row_nvals) p->row_nvals = nv, p->row_nctx = nc, nv = NULL, nc = NULL;
+    pthread_mutex_unlock(&p->planes_lock);
+    free(nv), free(nc);
+    return PK_OK;
+}
+
+pk_status pk_model_rows_scan(const pk_profile *cp, unsigned workers, pk_rows_fn fn, void *user)
+{
+    pk_profile *p = (pk_profile *)cp;
+    scan_job job = {.p = p, .fn = fn, .user = user};
+    pthread_mutex_lock(&p->planes_lock);
+    job.count = p->row_nvals == NULL;
+    pthread_mutex_unlock(&p->planes_lock);
+    if (workers > p->n_columns) workers = p->n_columns ? p->n_columns : 1;
+    if (workers < 1) workers = 1;
+    pk_status st = scan_init(&job, workers);
+    if (!st) pk_parallel_ranges(workers, p->n_columns, NULL, scan_range, &job);
+    for (unsigned i = 0; i < workers && !st; i++)
+        st = job.w[i].st;
+    if (!st && job.count) st = scan_keep_counts(&job, workers);
+    for (unsigned i = 0; i < workers; i++)
+        free(job.w[i].nvals), free(job.w[i].has), free(job.w[i].buf);
+    return st;
+}
+
+static void count_only(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
+                       const double *row)
+{
+    (void)user, (void)worker, (void)col, (void)v, (void)i, (void)row;
+}
+
+pk_status pk_model_location_counts(const pk_profile *cp, uint32_t loc, uint64_t *n_values,
+                                   uint32_t *n_contexts)
+{
+    pk_profile *p = (pk_profile *)cp;
+    pthread_mutex_lock(&p->planes_lock);
+    int from_rows = p->rows && !p->planes_ready, counted = p->row_nvals != NULL;
+    pthread_mutex_unlock(&p->planes_lock);
+    if (from_rows && !counted) {
+        uint64_t bytes = (uint64_t)p->n_ctx * p->n_locs * 8 * p->n_columns;
+        pk_status st = pk_model_rows_scan(p, pk_workers_for(bytes), count_only, NULL);
+        if (st) return st;
+    }
+    *n_values = from_rows ? p->row_nvals[loc] : p->locs[loc].plane.nvals;
+    *n_contexts = from_rows ? p->row_nctx[loc] : p->locs[loc].plane.nidx;
+    return PK_OK;
+}

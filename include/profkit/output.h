@@ -117,9 +117,34 @@ PK_API int pk_hpcrun_file_kind(const char *path);
 
 /* Shortest "%.17g"-or-shorter text of v that reads back exactly. */
 PK_API size_t pk_format_double(char *buf, size_t size, double v);
-/* Compact human-facing number with about 4 significant digits
- * ("1.210", "0.6053", "1.235e+08"). */
+/* A number for people, with no unit: pk_format_number() with a NULL
+ * format ("7,386,556", "3.025", "26.16G" when wider than 10 columns). */
 PK_API size_t pk_format_value(char *buf, size_t size, double v);
+
+/* How a column of one metric's values reads: every value is multiplied
+ * by `scale` and then is in `unit` ("ms", "MiB", "" for a count). */
+typedef struct pk_number_format {
+    double scale;
+    char unit[24];
+    unsigned width;  /* wider counts become "26.16G"; 0: 10 columns */
+    unsigned digits; /* significant digits of fractions; 0: 4 */
+} pk_number_format;
+/* The format for values of `metric` whose largest magnitude is about
+ * `magnitude` (the program total): times in s/ms/us/ns and bytes in
+ * B/KiB/MiB/GiB/TiB so that the magnitude is at least 1 in the unit,
+ * a scale the unit states ("1e-9 B") applied, other units kept. */
+PK_API pk_status pk_number_format_for(const pk_metric *metric, double magnitude,
+                                      pk_number_format *out);
+/* v in the format (NULL: a count): integers (and values within float
+ * noise of one) with digit grouping, "7,386,556"; fractions with 4
+ * significant digits ("3.025", "0.125"); values of 1000 and more rounded
+ * to integers; K/M/G/T with 4 significant digits when the grouped integer
+ * is wider than the format's width. No unit in the text; into buf,
+ * always NUL-terminated; returns the length. */
+PK_API size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format *f);
+/* "inclusive (ms)": a column header with the format's unit, into buf. */
+PK_API size_t pk_format_header(char *buf, size_t size, const char *label,
+                               const pk_number_format *f);
 
 /* Names for a terminal. A name from a file may hold escape sequences,
  * newlines, bytes that are not UTF-8, direction overrides: text output
@@ -141,6 +166,7 @@ typedef struct pk_tree_options {
     unsigned width;     /* text: shorten names in the middle to fit this many
                            columns; 0 never shortens */
     const char *metric; /* JSON: the metric the values are of ("metric") */
+    const struct pk_number_format *numbers; /* text: how values read (NULL: counts) */
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)

@@ -61,6 +61,7 @@ int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cl
     for (size_t i = 0; i < n; i++) /* "<cycle N>" rows have no self cost of their own */
         out->total += rows[i].exclusive;
     pk_flat_free(rows);
+    pk_number_format_for(&out->met, out->total, &out->nf);
     return CLI_OK;
 }
 
@@ -136,8 +137,8 @@ pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by
 void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out)
 {
     (void)p;
-    fprintf(out, "metric %s: %s %.10g", cv->met.name, v->location ? "total" : "program total",
-            cv->total);
+    fprintf(out, "metric %s: %s ", cli_text(cv->met.name), v->location ? "total" : "program total");
+    cli_put_number(out, cv->total, &cv->nf);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", cv->n_locations,
                 cv->n_locations == 1 ? "" : "s", v->location);

@@ -115,7 +115,8 @@ typedef struct cli_cg_view {
     size_t event;        /* the call graph event of the metric */
     pk_index *locations; /* --location's, or NULL for all */
     size_t n_locations;
-    double total; /* self costs of the selection */
+    double total;        /* self costs of the selection */
+    pk_number_format nf; /* how the values read for people */
 } cli_cg_view;
 /* Metric, event and locations of a view on profile p, which has a call
  * graph; CLI_OK or an exit status (reported). */
@@ -126,6 +127,9 @@ pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by
                       pk_flat_row **rows, size_t *n_rows);
 /* The header lines of such a view: metric, total, locations, exactness. */
 void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out);
+
+/* A value for people followed by its unit ("7.025 s", "1,234"). */
+void cli_put_number(FILE *out, double v, const pk_number_format *nf);
 
 /* --- view.c: the options every analysis command shares --------------- */
 
@@ -183,6 +187,7 @@ typedef struct cli_view_values {
     int derived;         /* scope kind derived from the other, or 0 */
     unsigned char *selected;
     size_t n_selected, n_matched;
+    pk_number_format nf; /* how the values read for people */
 } cli_view_values;
 
 const char *cli_stat_name(pk_across stat);

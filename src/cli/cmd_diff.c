@@ -23,7 +23,7 @@ static const char diff_help[] =
     "are no frames of a path, so a profile and its conversion compare equal.\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           show N rows of each table (default 15; 0 = all)\n"
-    "  -t, --threshold PCT   hide rows whose change is below PCT %% of A's total\n"
+    "  -t, --threshold PCT   hide rows whose change is below PCT% of A's total\n"
     "      --json            as JSON (docs/json.md, profkit.diff/1)\n"
     "  -h, --help            show this help\n";
 

@@ -28,7 +28,7 @@ static const char flat_help[] =
     "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
-    "  -t, --threshold PCT   hide rows below PCT %% of the total (default 0)\n"
+    "  -t, --threshold PCT   hide rows below PCT% of the total (default 0)\n"
     "      --json            the rows as JSON (docs/json.md, profkit.flat/1)\n"
     "      --csv             the rows as CSV (header line, then one row each)\n"
     "  -h, --help            show this help\n";
@@ -77,7 +77,7 @@ static size_t rows_shown(const flat_view *v)
 
 static void write_text(const flat_view *v)
 {
-    char name[1024], ex[32], in[32], calls[32];
+    char name[1024], ex[48], in[48], calls[48];
     int color = cli_use_color(stdout, v->a->view.no_color);
     if (v->from_callgraph)
         cli_cg_describe(v->p, &v->a->view, &v->cg, stdout);
@@ -87,13 +87,19 @@ static void write_text(const flat_view *v)
     if (v->n_rows == 0)
         printf("(no %s %s)\n", v->from_callgraph ? "costs in any" : "contexts name a",
                by_names[v->a->by]);
-    printf("%18s  %18s  %s%s\n", "exclusive", "inclusive", v->from_callgraph ? "     calls  " : "",
+    const pk_number_format *nf = v->from_callgraph ? &v->cg.nf : &v->vals.nf;
+    char hex[64], hin[64];
+    pk_format_header(hex, sizeof hex, "exclusive", nf);
+    pk_format_header(hin, sizeof hin, "inclusive", nf);
+    printf("%18s  %18s  %s%s\n", hex, hin, v->from_callgraph ? "     calls  " : "",
            by_names[v->a->by]);
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
-        pk_format_value(ex, sizeof ex, r->exclusive);
-        pk_format_value(in, sizeof in, r->inclusive);
-        snprintf(calls, sizeof calls, "%10.0f  ", r->calls);
+        pk_format_number(ex, sizeof ex, r->exclusive, nf);
+        pk_format_number(in, sizeof in, r->inclusive, nf);
+        char n_calls[32];
+        pk_format_number(n_calls, sizeof n_calls, r->calls, NULL);
+        snprintf(calls, sizeof calls, "%10s  ", n_calls);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
                pct(r->inclusive, v->total), v->from_callgraph ? calls : "",

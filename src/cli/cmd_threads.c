@@ -14,7 +14,7 @@ static const char threads_help[] =
     "Show one metric's total in every location (thread, rank, GPU stream):\n"
     "count, sum, min, max, mean, standard deviation and the imbalance\n"
     "(max/mean - 1: how much longer the slowest location ran than the\n"
-    "average; 0%% is perfect balance), then the locations sorted from the\n"
+    "average; 0% is perfect balance), then the locations sorted from the\n"
     "largest total down. A bar shows each location against the largest.\n\n"
     "Options:\n"
     "  -m, --metric NAME     metric (exact name, or a case-insensitive prefix);\n"

@@ -16,7 +16,7 @@ static const char tree_help[] =
     "as a percentage of the program total. Children are sorted by inclusive\n"
     "value, largest first; the hottest path is marked with '*'.\n\n"
     "Options:\n" CLI_VIEW_HELP
-    "  -t, --threshold PCT   hide contexts below PCT %% of the total (default 1)\n"
+    "  -t, --threshold PCT   hide contexts below PCT% of the total (default 1)\n"
     "  -d, --depth N         show at most N levels below the root\n"
     "      --json            the tree as JSON (docs/json.md, profkit.tree/1)\n"
     "  -h, --help            show this help\n";
@@ -36,6 +36,7 @@ static int show_tree(const pk_profile *p, const tree_args *a)
     o.color = cli_use_color(stdout, a->view.no_color || a->view.json);
     o.width = a->view.json ? 0 : cli_terminal_width(stdout);
     o.metric = vals.met.name;
+    o.numbers = &vals.nf;
     if (!a->view.json) {
         cli_view_describe(p, &a->view, &vals, stdout);
         putchar('\n');

@@ -253,6 +253,16 @@ int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_sco
     return *out = 0, 1;
 }
 
+void cli_put_number(FILE *out, double v, const pk_number_format *nf)
+{
+    char buf[64];
+    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0};
+    wide.width = 32; /* a line of its own: no need for 20.32G, room for digits */
+    wide.digits = 7;
+    pk_format_number(buf, sizeof buf, v, &wide);
+    fprintf(out, "%s%s%s", buf, nf && nf->unit[0] ? " " : "", nf ? cli_text(nf->unit) : "");
+}
+
 double cli_tree_threshold(double percent)
 {
     return percent > 0 ? percent / 100.0 / 16.0 : 0.0;

@@ -133,6 +133,7 @@ int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cl
     }
     pk_metric_get(p, out->metric, &out->met);
     pk_status st = compute(p, v, out);
+    if (!st) st = pk_number_format_for(&out->met, out->total, &out->nf);
     if (st == PK_ERR_NOMEM) {
         fprintf(stderr, "profkit %s: out of memory\n", cmd);
         cli_view_values_free(out);
@@ -175,7 +176,8 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
     const char *what = v->stat != PK_ACROSS_SUM ? "at the root"
                        : v->location            ? "total"
                                                 : "program total";
-    fprintf(out, "metric %s: %s %.10g", cli_text(vals->met.name), what, vals->total);
+    fprintf(out, "metric %s: %s ", cli_text(vals->met.name), what);
+    cli_put_number(out, vals->total, &vals->nf);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", vals->n_selected,
                 vals->n_selected == 1 ? "" : "s", cli_text(v->location));

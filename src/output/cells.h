@@ -7,8 +7,10 @@
 
 #include <stdio.h>
 
-/* "     3.025  43.1%": a compact value and its share of `total` ("-" when
- * the total is 0), 17 columns. */
-void pk_write_value_share(FILE *out, double v, double total);
+#include "profkit/output.h"
+
+/* "     3.025  43.1%": a value for people in format f (NULL: a count) and
+ * its share of `total` ("-" when the total is 0), 17 columns. */
+void pk_write_value_share(FILE *out, double v, double total, const pk_number_format *f);
 
 #endif /* PK_OUTPUT_CELLS_H */

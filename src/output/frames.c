@@ -87,9 +87,9 @@ static void text_frame(fwalk *w, pk_index i, int enter)
     const pk_frame *f = &w->f[i];
     pk_frame_name(w->p, f, raw, sizeof raw);
     pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
-    pk_write_value_share(w->out, f->inclusive, w->total);
+    pk_write_value_share(w->out, f->inclusive, w->total, w->o.numbers);
     fputs("  ", w->out);
-    pk_write_value_share(w->out, f->self, w->total);
+    pk_write_value_share(w->out, f->self, w->total, w->o.numbers);
     uint32_t d = f->depth > 60 ? 60 : f->depth;
     fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "", name,
             w->o.color && d == 0 ? "\033[0m" : "");
@@ -101,7 +101,10 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
     fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0}, .out = out};
     if (opts) w.o = *opts;
-    fprintf(out, "%17s  %17s  %s\n", "inclusive", "self", "function");
+    char incl[64], self[64];
+    pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
+    pk_format_header(self, sizeof self, "self", w.o.numbers);
+    fprintf(out, "%17s  %17s  %s\n", incl, self, "function");
     pk_status st = walk(&w, n, text_frame);
     if (w.hidden)
         fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",

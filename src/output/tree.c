@@ -153,10 +153,10 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     unsigned indent = 2 * (depth > 60 ? 60 : depth);
     if (w->o.width)
         shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
-    pk_write_value_share(w->out, w->incl[node], w->total);
+    pk_write_value_share(w->out, w->incl[node], w->total, w->o.numbers);
     fputs("  ", w->out);
     if (w->excl)
-        pk_write_value_share(w->out, w->excl[node], w->total);
+        pk_write_value_share(w->out, w->excl[node], w->total, w->o.numbers);
     else
         fprintf(w->out, "%17s", "-");
     fprintf(w->out, " %c%*s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "");
@@ -178,7 +178,10 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     if (opts) w.o = *opts;
     pk_status st = mark_hot_path(&w);
     if (st) return st;
-    fprintf(out, "%17s  %17s  %s\n", "inclusive", "exclusive", "context");
+    char incl[64], excl[64];
+    pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
+    pk_format_header(excl, sizeof excl, "exclusive", w.o.numbers);
+    fprintf(out, "%17s  %17s  %s\n", incl, excl, "context");
     st = walk(&w, text_node);
     free(w.hot);
     if (w.hidden && w.o.threshold > 0)

@@ -42,10 +42,7 @@ static int select_locations(const char *cmd, const pk_profile *p, const char *se
 int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cli_cg_view *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cli_pick_metric(p, v->metric, &out->metric, NULL)) {
-        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd, v->metric ? v->metric : "");
-        return CLI_BAD;
-    }
+    if (!cli_pick_metric(cmd, p, v->metric, &out->metric, NULL)) return CLI_BAD;
     pk_metric_get(p, out->metric, &out->met);
     if (!event_of(p, out->metric, &out->event)) {
         fprintf(stderr, "profkit %s: metric '%s' is no event of the call graph\n", cmd,

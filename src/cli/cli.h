@@ -85,10 +85,14 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
                  pk_profile **out);
 
 /* The metric `spec` names: "NAME" or "NAME:inclusive|exclusive" (exact, or
- * a case-insensitive prefix; *scope, if not NULL, gets the suffix's kind or
- * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the
- * first. Returns 0 when nothing matches. */
-int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
+ * the one metric it is a case-insensitive prefix of, or the one spelled
+ * alike; *scope, if not NULL, gets the suffix's kind or PK_SCOPE_OTHER), or
+ * with no spec the first time-like metric with a non-zero total, else the
+ * first with one, else the first (metric_pick.c). Returns 0 when nothing
+ * or several match, reporting it with the candidates under `cmd` (quiet
+ * when cmd is NULL). */
+int cli_pick_metric(const char *cmd, const pk_profile *p, const char *spec, pk_index *out,
+                    pk_scope_kind *scope);
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 /* 1 if the profile's calling-context tree was reconstructed. */
@@ -127,6 +131,18 @@ pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by
                       pk_flat_row **rows, size_t *n_rows);
 /* The header lines of such a view: metric, total, locations, exactness. */
 void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out);
+
+/* --- suggest.c: "did you mean" ---------------------------------------- */
+
+struct option;
+/* The name nearest to `word` (a typo away), or NULL. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/* getopt_long that reports a bad option itself, naming it and the
+ * nearest long option ("did you mean '--threshold'?"); then returns '?'. */
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *opts);
+/* After cli_getopt's '?': "Try 'profkit CMD --help'.", CLI_USAGE. */
+int cli_bad_option(const char *cmd);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);

@@ -114,7 +114,7 @@ static int parse(int argc, char **argv, convert_args *a)
                                              {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:m:frqzh", longopts, NULL)) != -1) {
+    while ((c = cli_getopt("convert", argc, argv, "o:t:m:frqzh", longopts)) != -1) {
         switch (c) {
         case 'm':
             a->metric = optarg;
@@ -153,7 +153,7 @@ static int parse(int argc, char **argv, convert_args *a)
             fputs(convert_help, stdout);
             return -1;
         default:
-            return cli_usage_error("convert", "unknown option");
+            return cli_bad_option("convert");
         }
     }
     a->input = cli_one_path("convert", argc, argv, optind);

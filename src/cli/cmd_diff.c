@@ -281,7 +281,7 @@ int cmd_diff(int argc, char **argv)
         CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 15};
     int c, rc;
-    while ((c = getopt_long(argc, argv, "m:t:n:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("diff", argc, argv, "m:t:n:h", opts)) != -1) {
         if (c == 'h') return fputs(diff_help, stdout), CLI_OK;
         if (c == CLI_OPT_CSV) return cli_usage_error("diff", "no CSV form; try --json");
         if ((rc = cli_view_option("diff", &v, c, optarg)) != 0) return rc;

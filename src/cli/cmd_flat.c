@@ -228,7 +228,7 @@ static int show_flat(const pk_profile *p, const flat_args *a)
         return rc;
     }
     pk_scope_kind scope = PK_SCOPE_OTHER;
-    if (v.from_callgraph) cli_pick_metric(p, a->view.metric, &(pk_index){0}, &scope);
+    if (v.from_callgraph) cli_pick_metric(NULL, p, a->view.metric, &(pk_index){0}, &scope);
     v.sort_inclusive = v.from_callgraph ? scope == PK_SCOPE_INCLUSIVE
                                         : v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
@@ -259,7 +259,7 @@ static int parse_flat_args(int argc, char **argv, flat_args *a)
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c, rc;
-    while ((c = getopt_long(argc, argv, "m:n:t:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("flat", argc, argv, "m:n:t:h", opts)) != -1) {
         if (c == 'b') {
             if (!parse_by(optarg, &a->by))
                 return cli_usage_error("flat", "--by wants function, file, module or line");

@@ -195,7 +195,7 @@ int cmd_trace(int argc, char **argv)
     int c, json = 0;
     size_t top = 10;
     char *end;
-    while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("trace", argc, argv, "n:h", opts)) != -1) {
         if (c == 'h') return fputs(trace_help, stdout), CLI_OK;
         if (c == 'j') {
             json = 1;
@@ -204,7 +204,7 @@ int cmd_trace(int argc, char **argv)
             if (*end || !*optarg || *optarg == '-')
                 return cli_usage_error("trace", "--top wants a number");
         } else {
-            return cli_usage_error("trace", "unknown option");
+            return cli_bad_option("trace");
         }
     }
     pk_profile *p;

@@ -68,7 +68,7 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
         if (*end || !*arg || *arg == '-') return cli_usage_error(cmd, "--top wants a number");
         return 0;
     default:
-        return cli_usage_error(cmd, "unknown option");
+        return cli_bad_option(cmd);
     }
 }
 
@@ -126,11 +126,7 @@ static pk_status compute(const pk_profile *p, const cli_view *v, cli_view_values
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cli_pick_metric(p, v->metric, &out->metric, &out->scope)) {
-        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd,
-                cli_text(v->metric ? v->metric : ""));
-        return CLI_BAD;
-    }
+    if (!cli_pick_metric(cmd, p, v->metric, &out->metric, &out->scope)) return CLI_BAD;
     pk_metric_get(p, out->metric, &out->met);
     pk_status st = compute(p, v, out);
     if (!st) st = pk_number_format_for(&out->met, out->total, &out->nf);
@@ -208,7 +204,7 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
                                          {0}};
     int c, rc;
     char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt(cmd, argc, argv, "m:t:n:d:h", opts)) != -1) {
         if (c == 'd') {
             o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
             if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");

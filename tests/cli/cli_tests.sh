@@ -435,5 +435,25 @@ checks=$((checks + 1))
 printf 'bad\377\376name' >"$work/badutf.want"
 grep -aq -F -f "$work/badutf.want" "$work/badutf2.callgrind" || fail "invalid UTF-8 name changed through model JSON"
 
+# --- the daily driver: metric choice, suggestions, numbers for people ---
+printf 'events: Ir Dr D1mr Dw D1mw\nfl=a.c\nfn=main\n1 7386556 2000 31 1500 7\ncfn=f\ncalls=3 2\n2 1234567 0 0 0 0\nfn=f\n2 1234567 1000 12 0 0\n' \
+  >"$work/cache.callgrind"
+expect_status 1 "$profkit" flat -m D1 "$work/cache.callgrind"
+grep -q "metric 'D1' is ambiguous; it matches D1mr, D1mw" "$work/err" || fail "ambiguous -m D1 not explained: $(cat "$work/err")"
+expect_status 1 "$profkit" tree -m Xyz "$work/cache.callgrind"
+grep -q "no metric named 'Xyz'; the metrics are: Ir, Dr, D1mr, Dw, D1mw" "$work/err" || fail "unknown metric lists no candidates: $(cat "$work/err")"
+expect_status 0 "$profkit" flat -m d1mr "$work/cache.callgrind"
+expect_status 2 "$profkit" tre "$db"
+grep -q "unknown command 'tre'; did you mean 'tree'?" "$work/err" || fail "no suggestion for 'tre'"
+expect_status 2 "$profkit" tree --thresold 3 "$db"
+grep -q "unknown option '--thresold'; did you mean '--threshold'?" "$work/err" || fail "no suggestion for --thresold"
+expect_status 2 "$profkit" tree --depth
+grep -q "option '--depth' needs a value" "$work/err" || fail "missing option value not named"
+for cmd in tree flat callers diff threads; do
+  expect_status 0 "$profkit" $cmd --help
+  grep -q '%%' "$work/out" && fail "$cmd --help prints '%%'"
+done
+golden flat-numbers.txt "$profkit" flat "$work/cache.callgrind"
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

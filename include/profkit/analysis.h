@@ -214,6 +214,10 @@ PK_API pk_status pk_frames_around(const pk_profile *profile, const pk_frame *fra
  * for do. An unknown function is named after its module's file name. */
 PK_API pk_status pk_frames_build_paths(const pk_profile *profile, const double *inclusive,
                                        pk_frame **frames, size_t *n);
+/* As pk_frames_build(), but loops open frames of their own ("loop at
+ * f.c:12" under its function): a function-level tree that keeps loops. */
+PK_API pk_status pk_frames_build_loops(const pk_profile *profile, const double *inclusive,
+                                       pk_frame **frames, size_t *n);
 /* For every frame of `a` (of profile pa), the frame of `b` (profile pb)
  * at the same path of names, or PK_NONE: b_of_a holds n_a indexes. */
 PK_API pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a,

@@ -128,6 +128,8 @@ typedef struct pk_number_format {
     char unit[24];
     unsigned width;  /* wider counts become "26.16G"; 0: 10 columns */
     unsigned digits; /* significant digits of fractions; 0: 4 */
+    int compact;     /* every value of 1000 and more as "213.1M" (the column's
+                        largest would not fit grouped), so a column reads alike */
 } pk_number_format;
 /* The format for values of `metric` whose largest magnitude is about
  * `magnitude` (the program total): times in s/ms/us/ns and bytes in
@@ -158,6 +160,17 @@ PK_API size_t pk_format_header(char *buf, size_t size, const char *label,
 PK_API size_t pk_text_escape(const char *s, char *buf, size_t size);
 PK_API void pk_text_put(FILE *out, const char *s);
 
+/* A C++ name (possibly followed by " [module]" or other decoration)
+ * demangled by the toolchain's demangler, other names as they are; into
+ * buf, always NUL-terminated; returns the length needed. */
+PK_API size_t pk_name_demangle(const char *name, char *buf, size_t size);
+/* Shorten a name in place to at most `room` columns (0: no limit), by
+ * rule and only as far as needed: template arguments to "<...>", then
+ * parameter lists to "(...)", then the " [module]" after the name, then
+ * leading namespaces, then a cut in the
+ * middle ("std::vec...>::at"). Returns the new length in bytes. */
+PK_API size_t pk_name_shorten(char *name, size_t room);
+
 /* A top-down tree of per-context values (see pk_context_totals()). */
 typedef struct pk_tree_options {
     double threshold;   /* hide contexts below this % of the total (0 shows all) */
@@ -167,6 +180,7 @@ typedef struct pk_tree_options {
                            columns; 0 never shortens */
     const char *metric; /* JSON: the metric the values are of ("metric") */
     const struct pk_number_format *numbers; /* text: how values read (NULL: counts) */
+    int keep_mangled;                       /* text: C++ names as stored, not demangled */
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)

@@ -73,6 +73,10 @@ unsigned cli_terminal_width(FILE *f);
  * rotating buffers: valid until the eighth call after it, enough for one
  * printf with several names. NULL gives "-". */
 const char *cli_text(const char *s);
+/* A function name for a text view: demangled unless keep_mangled,
+ * escaped, shortened to `room` columns (0: whole); from a ring of 8
+ * buffers, like cli_text. */
+const char *cli_name(const char *raw, int keep_mangled, unsigned room);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after
@@ -158,6 +162,7 @@ enum {
     CLI_OPT_JSON,
     CLI_OPT_CSV,
     CLI_OPT_NO_COLOR,
+    CLI_OPT_NO_DEMANGLE,
 };
 /* Entries for a struct option array (short forms: -m, -t, -n). */
 #define CLI_VIEW_LONG_OPTIONS                                                                      \
@@ -168,8 +173,9 @@ enum {
         {"focus", required_argument, NULL, CLI_OPT_FOCUS},                                         \
         {"hide", required_argument, NULL, CLI_OPT_HIDE},                                           \
         {"json", no_argument, NULL, CLI_OPT_JSON}, {"csv", no_argument, NULL, CLI_OPT_CSV},        \
+        {"no-color", no_argument, NULL, CLI_OPT_NO_COLOR},                                         \
     {                                                                                              \
-        "no-color", no_argument, NULL, CLI_OPT_NO_COLOR                                            \
+        "no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE                                      \
     }
 /* Help text of the shared options, for each command's --help. */
 #define CLI_VIEW_HELP                                                                              \
@@ -183,14 +189,16 @@ enum {
     "                        or stddev\n"                                                          \
     "      --focus REGEX     only what runs inside contexts whose name matches\n"                  \
     "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
-    "      --no-color        no colours even on a terminal\n"
+    "      --no-color        no colours even on a terminal\n"                                      \
+    "      --no-demangle     C++ names as the file stores them (default: demangled;\n"             \
+    "                        long names shortened to COLUMNS, 80 off a terminal)\n"
 
 struct cli_view {
     const char *metric, *location, *focus, *hide;
     pk_across stat;
     double threshold;
     size_t top;
-    int json, csv, no_color;
+    int json, csv, no_color, no_demangle;
 };
 
 /* What a view selects: the metric and its per-context values. */
@@ -215,12 +223,16 @@ int cli_view_check(const char *cmd, const cli_view *v);
  * error reported). Free with cli_view_values_free(). */
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
 void cli_view_values_free(cli_view_values *vals);
+/* What a tree shows (lexical): functions only, with loops, or every
+ * context (loops, lines, instructions). */
+enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
 /* Options of the tree-shaped views (tree, callers, callees): the shared
- * ones plus -d/--depth into o->max_depth, and --tree into *want_tree when
- * want_tree is not NULL (callers, callees). Returns 0, -1 after printing
- * `help`, or a usage status. */
+ * ones plus -d/--depth into o->max_depth, --tree into *want_tree when
+ * want_tree is not NULL (callers, callees), --loops/--lines into *lexical
+ * when lexical is not NULL (tree). Returns 0, -1 after printing `help`,
+ * or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o, int *want_tree);
+                           pk_tree_options *o, int *want_tree, int *lexical);
 /* The header lines: metric, total, locations, derivations, filters. */
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out);

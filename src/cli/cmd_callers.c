@@ -49,8 +49,8 @@ typedef struct callers_args {
 
 static int parse_args(const char *cmd, int argc, char **argv, callers_args *a)
 {
-    int rc =
-        cli_parse_tree_options(cmd, callers_help, argc, argv, &a->view, &a->tree, &a->want_tree);
+    int rc = cli_parse_tree_options(cmd, callers_help, argc, argv, &a->view, &a->tree,
+                                    &a->want_tree, NULL);
     if (rc) return rc;
     return argc - optind == 2 ? 0 : cli_usage_error(cmd, "want PATH and FUNCTION");
 }
@@ -89,6 +89,8 @@ static int show_tree(const char *cmd, const pk_profile *p, callers_args *a, cons
         o->color = cli_use_color(stdout, a->view.no_color || a->view.json);
         o->metric = vals.met.name;
         o->numbers = &vals.nf;
+        o->width = a->view.json ? 0 : cli_terminal_width(stdout);
+        o->keep_mangled = a->view.no_demangle;
         if (!a->view.json) tree_header(cmd, p, &a->view, &vals, around, function);
         st = a->view.json
                  ? pk_frames_write_json(stdout, p, around, n, vals.total, function, callers, o)
@@ -115,6 +117,7 @@ typedef struct lists {
     cli_cg_view cv;
     pk_cg_function_cost *cost; /* per function, over the selected locations */
     int callers;
+    unsigned room; /* columns for a caller's or callee's name */
 } lists;
 
 static pk_status add_costs(lists *l, pk_index location, pk_cg_function_cost *tmp)
@@ -217,8 +220,8 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
     pk_format_number(s, sizeof s, c->self, &l->cv.nf);
     pk_format_number(in, sizeof in, c->inclusive, &l->cv.nf);
     printf("%s of %s%s: self %s (%.1f%%), inclusive %s (%.1f%%), called %.0f time%s\n", l->cmd,
-           cli_text(fname(l->p, f)), cyc, s, pct(c->self, l->cv.total), in,
-           pct(c->inclusive, l->cv.total), c->called, c->called == 1 ? "" : "s");
+           cli_name(fname(l->p, f), l->a->view.no_demangle, 0), cyc, s, pct(c->self, l->cv.total),
+           in, pct(c->inclusive, l->cv.total), c->called, c->called == 1 ? "" : "s");
     char hin[64], n_calls[32];
     pk_format_header(hin, sizeof hin, "inclusive", &l->cv.nf);
     printf("%14s  %18s  %s\n", "calls", hin, l->callers ? "caller" : "callee");
@@ -235,9 +238,9 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
         else if (oc && oc == c->cycle)
             snprintf(mark, sizeof mark, " (in <cycle %u>)", oc);
         pk_format_number(in, sizeof in, r[i].inclusive, &l->cv.nf);
-        pk_format_number(n_calls, sizeof n_calls, r[i].count, &(pk_number_format){1, "", 14, 0});
+        pk_format_number(n_calls, sizeof n_calls, r[i].count, &(pk_number_format){1, "", 14, 0, 0});
         printf("%14s  %10s %6.1f%%  %s%s\n", n_calls, in, pct(r[i].inclusive, l->cv.total),
-               cli_text(fname(l->p, r[i].function)), mark);
+               cli_name(fname(l->p, r[i].function), l->a->view.no_demangle, l->room), mark);
     }
     if (!n) printf("%14s  %18s  (none)\n", "", "");
     if (hidden)
@@ -333,7 +336,8 @@ static int write_lists(lists *l, const pk_index *match, size_t n_match, const ch
 static int show_lists(const char *cmd, const pk_profile *p, const callers_args *a,
                       const char *pattern)
 {
-    lists l = {cmd, p, a, {0}, NULL, strcmp(cmd, "callers") == 0};
+    unsigned width = cli_terminal_width(stdout);
+    lists l = {cmd, p, a, {0}, NULL, strcmp(cmd, "callers") == 0, width > 56 ? width - 36 : 20};
     pk_index *match = NULL;
     size_t n_match = 0;
     int rc = cli_cg_view_init(cmd, p, &a->view, &l.cv);

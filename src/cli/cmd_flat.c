@@ -93,6 +93,8 @@ static void write_text(const flat_view *v)
     pk_format_header(hin, sizeof hin, "inclusive", nf);
     printf("%18s  %18s  %s%s\n", hex, hin, v->from_callgraph ? "     calls  " : "",
            by_names[v->a->by]);
+    unsigned width = cli_terminal_width(stdout), used = v->from_callgraph ? 52 : 40;
+    unsigned room = width > used + 20 ? width - used : 20;
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
         pk_format_number(ex, sizeof ex, r->exclusive, nf);
@@ -103,7 +105,8 @@ static void write_text(const flat_view *v)
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
                pct(r->inclusive, v->total), v->from_callgraph ? calls : "",
-               color && i == 0 ? "\033[1m" : "", cli_text(name), color && i == 0 ? "\033[0m" : "");
+               color && i == 0 ? "\033[1m" : "", cli_name(name, v->a->view.no_demangle, room),
+               color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)
         printf("(%zu more %s rows not shown)\n", v->n_rows - v->shown, by_names[v->a->by]);

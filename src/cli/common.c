@@ -136,10 +136,22 @@ int cli_use_color(FILE *f, int disabled)
 unsigned cli_terminal_width(FILE *f)
 {
     struct winsize ws;
-    if (!isatty(fileno(f))) return 0;
-    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
     const char *columns = getenv("COLUMNS");
-    return columns ? (unsigned)strtoul(columns, NULL, 10) : 80;
+    unsigned long n = columns ? strtoul(columns, NULL, 10) : 0;
+    return n >= 20 && n <= 10000 ? (unsigned)n : 80; /* a pipe or a file: 80 */
+}
+
+const char *cli_name(const char *raw, int keep_mangled, unsigned room)
+{
+    static char ring[8][2048];
+    static unsigned next;
+    char plain[2048], *buf = ring[next++ % 8];
+    if (!keep_mangled) pk_name_demangle(raw ? raw : "-", plain, sizeof plain);
+    pk_text_escape(keep_mangled ? (raw ? raw : "-") : plain, buf, sizeof ring[0]);
+    pk_name_shorten(buf, room);
+    return buf;
 }
 
 const char *cli_text(const char *s)
@@ -192,9 +204,10 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
 void cli_put_number(FILE *out, double v, const pk_number_format *nf)
 {
     char buf[64];
-    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0};
+    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0, 0};
     wide.width = 32; /* a line of its own: no need for 20.32G, room for digits */
     wide.digits = 7;
+    wide.compact = 0;
     pk_format_number(buf, sizeof buf, v, &wide);
     fprintf(out, "%s%s%s", buf, nf && nf->unit[0] ? " " : "", nf ? cli_text(nf->unit) : "");
 }

@@ -57,6 +57,9 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     case CLI_OPT_NO_COLOR:
         v->no_color = 1;
         return 0;
+    case CLI_OPT_NO_DEMANGLE:
+        v->no_demangle = 1;
+        return 0;
     case 't':
         return parse_percent(cmd, arg, &v->threshold);
     case CLI_OPT_STAT:
@@ -194,13 +197,15 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
 }
 
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o, int *want_tree)
+                           pk_tree_options *o, int *want_tree, int *lexical)
 {
-    enum { OPT_TREE = 2000 };
+    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"tree", no_argument, NULL, OPT_TREE},
+                                         {"lines", no_argument, NULL, OPT_LINES},
+                                         {"loops", no_argument, NULL, OPT_LOOPS},
                                          {0}};
     int c, rc;
     char *end;
@@ -212,6 +217,10 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             *want_tree = 1;
         } else if (c == OPT_TREE) {
             return cli_usage_error(cmd, "unknown option --tree");
+        } else if ((c == OPT_LINES || c == OPT_LOOPS) && lexical) {
+            *lexical = c == OPT_LINES ? CLI_TREE_LINES : *lexical ? *lexical : CLI_TREE_LOOPS;
+        } else if (c == OPT_LINES || c == OPT_LOOPS) {
+            return cli_usage_error(cmd, "unknown option --%s", c == OPT_LINES ? "lines" : "loops");
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;

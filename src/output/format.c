@@ -29,3 +29,15 @@ void pk_write_value_share(FILE *out, double v, double total, const pk_number_for
     else
         fprintf(out, "%10s %6s", buf, "-");
 }
+
+unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *mark, size_t size)
+{
+    unsigned indent = 2 * (depth > 60 ? 60 : depth);
+    unsigned most = width > fixed + 24 + 6 ? width - fixed - 24 - 6 : 0; /* 6: the mark */
+    mark[0] = 0;
+    if (width && indent > most) {
+        indent = most;
+        snprintf(mark, size, "[%u] ", depth);
+    }
+    return indent;
+}

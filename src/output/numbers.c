@@ -37,7 +37,8 @@ static size_t compact(char *buf, size_t size, double x)
     while (k < 5 && a >= 999.95) /* 999.96K rounds to 1000K: go on to M */
         a /= 1000, k++;
     if (k < 0) return (size_t)snprintf(buf, size, "%.4g", x);
-    return (size_t)snprintf(buf, size, "%.4g%c", x < 0 ? -a : a, suffix[k]);
+    /* "3.200G", not "3.2G": the digits line up down a column */
+    return (size_t)snprintf(buf, size, "%#.4g%c", x < 0 ? -a : a, suffix[k]);
 }
 
 size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format *f)
@@ -57,7 +58,7 @@ size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format
     }
     char tmp[96];
     size_t n = group_digits(tmp, sizeof tmp, r);
-    if (n > width) return compact(buf, size, x);
+    if (n > width || (f && f->compact)) return compact(buf, size, x);
     return (size_t)snprintf(buf, size, "%s", tmp);
 }
 
@@ -97,7 +98,7 @@ static void byte_format(const pk_unit *u, double magnitude, pk_number_format *ou
 pk_status pk_number_format_for(const pk_metric *metric, double magnitude, pk_number_format *out)
 {
     if (!metric || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_number_format_for: NULL");
-    *out = (pk_number_format){1, "", 0, 0};
+    *out = (pk_number_format){1, "", 0, 0, 0};
     pk_unit u;
     if (!pk_unit_parse(metric, &u)) { /* a unit profkit cannot read: shown as it is */
         snprintf(out->unit, sizeof out->unit, "%.20s", metric->unit ? metric->unit : "");
@@ -112,5 +113,6 @@ pk_status pk_number_format_for(const pk_metric *metric, double magnitude, pk_num
         out->scale = u.factor;
         snprintf(out->unit, sizeof out->unit, "%.20s", u.name);
     }
+    out->compact = magnitude * out->scale >= 1e8; /* "100,000,000" is wider than 10 */
     return PK_OK;
 }

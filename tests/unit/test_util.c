@@ -174,7 +174,7 @@ static void numbers_read_like_a_person_writes_them(void **state)
     assert_string_equal(nf.unit, "");
     pk_format_number(buf, sizeof buf, 2.5e9, &nf);
     assert_string_equal(buf, "2.5");
-    pk_format_header(buf, sizeof buf, "inclusive", &(pk_number_format){1, "ms", 0, 0});
+    pk_format_header(buf, sizeof buf, "inclusive", &(pk_number_format){1, "ms", 0, 0, 0});
     assert_string_equal(buf, "inclusive (ms)");
 }
 

@@ -238,6 +238,8 @@ typedef struct pk_diff_row {
      * KCachegrind counts it), which a tree's (recursion counted once per
      * path) differs from by definition. */
     int in_cycle;
+    int self_same; /* set by pk_diff_settle(): the self value alone did not
+                      change (an ancestor changed only through its callees) */
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of

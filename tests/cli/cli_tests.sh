@@ -466,6 +466,14 @@ printf 'fn=_ZN5outer5inner18deeply_nested_nameISt3mapINSt7__cxx1112basic_stringI
 golden tree-cxx.txt "$profkit" tree -t 0 "$work/cxx.callgrind"
 golden flat-cxx.txt "$profkit" flat "$work/cxx.callgrind"
 golden flat-cxx-mangled.txt "$profkit" flat --no-demangle "$work/cxx.callgrind"
+# diff: identical inputs say so; changes with their percentage, ancestors folded
+golden diff-same-db.txt "$profkit" diff "$db" "$db"
+golden diff-same-cube.txt "$profkit" diff "$src/tests/data/cube/sample.cubex" "$src/tests/data/cube/sample.cubex"
+golden diff-same-callgrind.txt "$profkit" diff "$cgsample" "$cgsample"
+if [ -d "$corpus/cube" ]; then
+  golden diff-cube-corpus.txt "$profkit" diff "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  golden diff-callgrind-corpus.txt "$profkit" diff "$corpus/callgrind/gprof2dot/compare_test_test1.callgrind" "$corpus/callgrind/gprof2dot/compare_test_test2.callgrind"
+fi
 
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -246,8 +246,10 @@ PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
 PK_API pk_status pk_export_speedscope(FILE *out, const pk_profile *profile, pk_index metric,
                                       const char *name);
 /* Every stored value of the non-summary locations as a tidy CSV table:
- * location,context,path,metric,scope,value (context is the context index,
- * path its chain of names from the root joined by ';'). */
+ * location,context,parent,name,module,file,line,metric,scope,value
+ * (module, file and line the context's own or its function's, empty when
+ * unknown; context is the context index, parent its parent's, empty for
+ * the root). */
 PK_API pk_status pk_export_csv(FILE *out, const pk_profile *profile);
 #ifdef __cplusplus
 }

@@ -213,18 +213,24 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
         const side *s = r[i].a != PK_NONE ? a : b;
         pk_index at = r[i].a != PK_NONE ? r[i].a : r[i].b;
         pk_json_object_begin(j);
-        pk_json_key(j, paths ? "path" : "function");
         if (paths)
             path_of(s, at, path, sizeof path, 1);
         else
             pk_frame_name(s->p, &s->frames[at], path, sizeof path);
+        pk_json_key(j, "name"); /* the key every document uses (docs/json.md) */
+        pk_json_string(j, path);
+        pk_json_key(j, paths ? "path" : "function"); /* the same, as diff/1 began */
         pk_json_string(j, path);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
         if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, r[i].in_cycle);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
-        pk_json_key(j, paths ? "a_self" : "a_exclusive"), pk_json_double(j, r[i].a_self);
-        pk_json_key(j, paths ? "b_self" : "b_exclusive"), pk_json_double(j, r[i].b_self);
+        pk_json_key(j, "a_self"), pk_json_double(j, r[i].a_self);
+        pk_json_key(j, "b_self"), pk_json_double(j, r[i].b_self);
+        if (!paths) { /* the same, as diff/1 began */
+            pk_json_key(j, "a_exclusive"), pk_json_double(j, r[i].a_self);
+            pk_json_key(j, "b_exclusive"), pk_json_double(j, r[i].b_self);
+        }
         pk_json_object_end(j);
     }
     pk_json_array_end(j);

@@ -170,7 +170,9 @@ static int write_json(const flat_view *v)
         pk_json_object_begin(&j);
         pk_json_key(&j, "name");
         cli_json_flat_row_name(&j, v->p, v->a->by, r);
-        pk_json_key(&j, "exclusive");
+        pk_json_key(&j, "self"); /* the key every document uses (docs/json.md) */
+        pk_json_double(&j, r->exclusive);
+        pk_json_key(&j, "exclusive"); /* the same, as profkit.flat/1 first named it */
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
         pk_json_double(&j, r->inclusive);

@@ -205,11 +205,13 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
     pk_json_key(j, "inclusive");
     pk_json_double(j, w->incl[node]);
-    pk_json_key(j, "exclusive");
-    if (w->excl)
-        pk_json_double(j, w->excl[node]);
-    else
-        pk_json_null(j);
+    for (int k = 0; k < 2; k++) { /* "self" as every document; "exclusive" as tree/1 began */
+        pk_json_key(j, k ? "exclusive" : "self");
+        if (w->excl)
+            pk_json_double(j, w->excl[node]);
+        else
+            pk_json_null(j);
+    }
     pk_json_key(j, "hot");
     pk_json_bool(j, w->hot[node]);
     pk_json_key(j, "children");

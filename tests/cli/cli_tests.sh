@@ -466,6 +466,15 @@ printf 'fn=_ZN5outer5inner18deeply_nested_nameISt3mapINSt7__cxx1112basic_stringI
 golden tree-cxx.txt "$profkit" tree -t 0 "$work/cxx.callgrind"
 golden flat-cxx.txt "$profkit" flat "$work/cxx.callgrind"
 golden flat-cxx-mangled.txt "$profkit" flat --no-demangle "$work/cxx.callgrind"
+# Callgrind records have no byte offset: dump says "-", not a made-up 0x00000000
+"$profkit" dump "$cgsample" >"$work/cgdump.txt"
+golden dump-callgrind-head.txt head -3 "$work/cgdump.txt"
+"$profkit" dump --json "$cgsample" >"$work/cgdump.json"
+checks=$((checks + 1))
+python3 -c 'import json,sys; sys.exit(any(json.loads(l)["offset"] is not None for l in open(sys.argv[1])))' "$work/cgdump.json" ||
+  fail "Callgrind dump --json gives records an offset"
+# the export CSV says where each context is
+head -1 "$work/s.csv" | grep -q '^location,context,parent,name,module,file,line,metric,scope,value$' || fail "CSV header"
 # diff: identical inputs say so; changes with their percentage, ancestors folded
 golden diff-same-db.txt "$profkit" diff "$db" "$db"
 golden diff-same-cube.txt "$profkit" diff "$src/tests/data/cube/sample.cubex" "$src/tests/data/cube/sample.cubex"

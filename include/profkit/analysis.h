@@ -373,6 +373,19 @@ typedef struct pk_merge_options {
 PK_API pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
                                   const pk_merge_options *opts, pk_profile **out);
 
+/* Derived metrics: an arithmetic expression over metric names
+ * ("D1mr/Dr", "(Ir - Dr) * 2", "\"CPUTIME (sec)\" / 2"; grammar in
+ * docs/derived.md), evaluated on values a view has aggregated. x/0 gives
+ * NaN. */
+typedef struct pk_expr pk_expr;
+PK_API pk_status pk_expr_parse(const char *text, pk_expr **out);
+/* The metric names the expression uses, each once, in order of first use. */
+PK_API size_t pk_expr_var_count(const pk_expr *e);
+PK_API const char *pk_expr_var_name(const pk_expr *e, size_t i);
+/* The value for vars[i] = the value of pk_expr_var_name(e, i). */
+PK_API double pk_expr_eval(const pk_expr *e, const double *vars);
+PK_API void pk_expr_free(pk_expr *e);
+
 #ifdef __cplusplus
 }
 #endif

@@ -148,6 +148,17 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 /* After cli_getopt's '?': "Try 'profkit CMD --help'.", CLI_USAGE. */
 int cli_bad_option(const char *cmd);
 
+/* --- flat: several and derived metrics (flat_columns.c) -------------- */
+
+/* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr")? */
+int cli_metric_list(const char *spec);
+/* The flat profile with one column per metric or expression. */
+int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
+/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c); free
+ * *rows with pk_flat_free(). CLI_OK or an exit status (reported). */
+int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
+                  size_t *n, pk_number_format *nf);
+
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);
 

@@ -28,6 +28,8 @@ static const char flat_help[] =
     "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
+    "  -m 'A,B,NAME=EXPR'    several metrics as columns, and metrics derived by\n"
+    "                        expression over them (miss=D1mr/Dr; docs/derived.md)\n"
     "  -t, --threshold PCT   hide rows below PCT% of the total (default 0)\n"
     "      --json            the rows as JSON (docs/json.md, profkit.flat/1)\n"
     "      --csv             the rows as CSV (header line, then one row each)\n"
@@ -222,8 +224,25 @@ static int compute_rows(const pk_profile *p, const flat_args *a, flat_view *v)
     return st ? cli_library_error("flat", st) : CLI_OK;
 }
 
+int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
+                  size_t *n, pk_number_format *nf)
+{
+    flat_args a = {*view, by};
+    flat_view v = {.p = p, .a = &a};
+    v.from_callgraph = callgraph_applies(view) && has_callgraph(p);
+    int rc = compute_rows(p, &a, &v);
+    if (!rc) {
+        *rows = v.rows, *n = v.n_rows;
+        *nf = v.from_callgraph ? v.cg.nf : v.vals.nf;
+    }
+    cli_cg_view_free(&v.cg);
+    cli_view_values_free(&v.vals);
+    return rc;
+}
+
 static int show_flat(const pk_profile *p, const flat_args *a)
 {
+    if (cli_metric_list(a->view.metric)) return cli_flat_columns(p, &a->view, a->by);
     flat_view v = {.p = p, .a = a};
     v.from_callgraph = callgraph_applies(&a->view) && has_callgraph(p);
     int rc = compute_rows(p, a, &v);

@@ -455,6 +455,14 @@ for cmd in tree flat callers diff threads; do
   grep -q '%%' "$work/out" && fail "$cmd --help prints '%%'"
 done
 golden flat-numbers.txt "$profkit" flat "$work/cache.callgrind"
+# several and derived metrics as columns of flat
+golden flat-derived-callgrind.txt "$profkit" flat -m 'Ir,Dr,D1mr,miss=D1mr/Dr' "$work/cache.callgrind"
+golden flat-derived-db.txt "$profkit" flat -m 'CPUTIME,cyc,cpi=cyc/"CPUTIME (sec)"' "$db"
+golden flat-derived-cube.txt "$profkit" flat -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"
+expect_status 2 "$profkit" flat -m 'miss=D1mr/(Dr' "$work/cache.callgrind"
+grep -q "')' expected at character 9" "$work/err" || fail "bad expression not located: $(cat "$work/err")"
+expect_status 1 "$profkit" flat -m 'miss=D1mr/Dx' "$work/cache.callgrind"
+expect_status 2 "$profkit" flat --json -m 'Ir,Dr' "$work/cache.callgrind"
 # function-level trees by default; --loops, --lines keep what folds in
 golden tree-sample-loops.txt "$profkit" tree --loops "$db"
 golden tree-sample-lines.txt "$profkit" tree --lines "$db"

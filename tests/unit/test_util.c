@@ -133,7 +133,7 @@ static void doubles_print_shortest_exact(void **state)
     pk_format_value(buf, sizeof buf, 0.60531600);
     assert_string_equal(buf, "0.6053");
     pk_format_value(buf, sizeof buf, 7.5e9);
-    assert_string_equal(buf, "7.5G"); /* 7,500,000,000 is wider than 10 */
+    assert_string_equal(buf, "7.500G"); /* 7,500,000,000 is wider than 10 */
 }
 
 /* Numbers for people: grouping, no float noise, units that suit. */
@@ -146,7 +146,7 @@ static void numbers_read_like_a_person_writes_them(void **state)
     pk_format_value(buf, sizeof buf, -1234.0);
     assert_string_equal(buf, "-1,234");
     pk_format_value(buf, sizeof buf, 999.96e3 * 1000);
-    assert_string_equal(buf, "1G"); /* 999.96M to 4 digits: not "1000M" */
+    assert_string_equal(buf, "1.000G"); /* 999.96M to 4 digits: not "1000M" */
     pk_format_value(buf, sizeof buf, 26158368000.0);
     assert_string_equal(buf, "26.16G");
     pk_format_value(buf, sizeof buf, 3.025);
@@ -178,6 +178,32 @@ static void numbers_read_like_a_person_writes_them(void **state)
     assert_string_equal(buf, "inclusive (ms)");
 }
 
+/* Derived metrics: precedence, names, quotes, x/0, errors that say where. */
+static void expressions_evaluate_and_explain(void **state)
+{
+    (void)state;
+    pk_expr *e;
+    assert_int_equal(pk_expr_parse("(Ir - Dr) * 2 + -D1mr / Dr", &e), PK_OK);
+    assert_int_equal(pk_expr_var_count(e), 3);
+    assert_string_equal(pk_expr_var_name(e, 0), "Ir");
+    assert_string_equal(pk_expr_var_name(e, 2), "D1mr");
+    double v[] = {10, 4, 2};
+    assert_true(pk_expr_eval(e, v) == 11.5);
+    v[1] = 0;
+    assert_true(isnan(pk_expr_eval(e, v))); /* x/0: no value */
+    pk_expr_free(e);
+    assert_int_equal(pk_expr_parse("cycles/\"CPUTIME (sec)\"", &e), PK_OK);
+    assert_string_equal(pk_expr_var_name(e, 1), "CPUTIME (sec)");
+    pk_expr_free(e);
+    assert_int_equal(pk_expr_parse("D1mr/(Dr", &e), PK_ERR_INVALID_ARG);
+    assert_non_null(strstr(pk_error_last(), "')' expected at character 9"));
+    assert_int_equal(pk_expr_parse("Ir Dr", &e), PK_ERR_INVALID_ARG);
+    assert_int_equal(pk_expr_parse("", &e), PK_ERR_INVALID_ARG);
+    char deep[200];
+    memset(deep, '(', 100), strcpy(deep + 100, "x");
+    assert_int_equal(pk_expr_parse(deep, &e), PK_ERR_INVALID_ARG); /* bounded nesting */
+}
+
 static void errors_are_per_call_messages(void **state)
 {
     (void)state;
@@ -201,6 +227,7 @@ int main(void)
         cmocka_unit_test(json_writer_escapes_and_separates),
         cmocka_unit_test(doubles_print_shortest_exact),
         cmocka_unit_test(numbers_read_like_a_person_writes_them),
+        cmocka_unit_test(expressions_evaluate_and_explain),
         cmocka_unit_test(errors_are_per_call_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -85,14 +85,17 @@ static pk_status factor(parser *p)
     if (*at == '(') {
         p->s++;
         pk_status st = expr(p);
+        if (st) return st; /* p->s may be at the end: go no further */
         skip(p);
-        if (!st && *p->s != ')') return bad(p, "')' expected");
+        if (*p->s != ')') return bad(p, "')' expected");
         p->s++;
-        return st;
+        return PK_OK;
     }
-    if (*at == '-') {
+    if (*at == '-') { /* "- - -x" nests as parentheses do */
         p->s++;
+        if (++p->depth > PK_EXPR_MAX_DEPTH) return bad(p, "nested too deep");
         pk_status st = factor(p);
+        p->depth--;
         return st ? st : emit(p, (op){OP_NEG, 0, 0});
     }
     if (*at == '"') {

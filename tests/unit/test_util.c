@@ -202,6 +202,9 @@ static void expressions_evaluate_and_explain(void **state)
     char deep[200];
     memset(deep, '(', 100), strcpy(deep + 100, "x");
     assert_int_equal(pk_expr_parse(deep, &e), PK_ERR_INVALID_ARG); /* bounded nesting */
+    memset(deep, '-', 100);
+    assert_int_equal(pk_expr_parse(deep, &e), PK_ERR_INVALID_ARG);
+    assert_int_equal(pk_expr_parse("((x)", &e), PK_ERR_INVALID_ARG); /* fuzz: ran past the end */
 }
 
 static void errors_are_per_call_messages(void **state)

@@ -150,8 +150,9 @@ int cli_bad_option(const char *cmd);
 
 /* --- flat: several and derived metrics (flat_columns.c) -------------- */
 
-/* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr")? */
-int cli_metric_list(const char *spec);
+/* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr"),
+ * not the name of one of p's metrics? */
+int cli_metric_list(const pk_profile *p, const char *spec);
 /* The flat profile with one column per metric or expression. */
 int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
 /* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c); free

@@ -242,7 +242,7 @@ int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_
 
 static int show_flat(const pk_profile *p, const flat_args *a)
 {
-    if (cli_metric_list(a->view.metric)) return cli_flat_columns(p, &a->view, a->by);
+    if (cli_metric_list(p, a->view.metric)) return cli_flat_columns(p, &a->view, a->by);
     flat_view v = {.p = p, .a = a};
     v.from_callgraph = callgraph_applies(&a->view) && has_callgraph(p);
     int rc = compute_rows(p, a, &v);

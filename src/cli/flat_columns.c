@@ -35,9 +35,11 @@ typedef struct table {
     size_t n_base;
 } table;
 
-int cli_metric_list(const char *spec)
+int cli_metric_list(const pk_profile *p, const char *spec)
 {
-    return spec && (strchr(spec, ',') || strchr(spec, '='));
+    pk_index m; /* a metric's own name may hold ',' or '=' ("REALTIME (sec).[0,0]") */
+    return spec && (strchr(spec, ',') || strchr(spec, '=')) &&
+           !cli_pick_metric(NULL, p, spec, &m, NULL);
 }
 
 static int by_key(const void *a, const void *b)

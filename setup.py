@@ -29,7 +29,8 @@ def link_flags():
     for m in OPTIONAL_DEPS:  # the library links libdw when CMake found it
         if subprocess.run(["pkg-config", "--exists", m]).returncode == 0:
             mods.append(m)
-    return pkg_config(["--libs"] + mods) + ["-lpthread", "-lm"]
+    # stdc++: the library demangles C++ names with __cxa_demangle
+    return pkg_config(["--libs"] + mods) + ["-lstdc++", "-lpthread", "-lm"]
 
 
 def library_dir():

@@ -129,3 +129,12 @@ if [ -d "$corpus" ]; then
 fi
 "$build/fuzz/fuzz_mkseeds" --json "$seeds" "${inputs[@]}"
 run fuzz_json "$seeds" "$here/json.dict" 300000
+
+# Derived-metric expressions (flat -m 'miss=D1mr/Dr'): a few of the
+# documented forms as seeds.
+seeds=$build/fuzz-seeds/expr
+rm -rf "$seeds"; mkdir -p "$seeds"
+printf 'D1mr/Dr' >"$seeds/ratio"
+printf '(Ir - Dr) * 2 + -D1mr / Dr' >"$seeds/mixed"
+printf 'cycles/"CPUTIME (sec)"' >"$seeds/quoted"
+run fuzz_expr "$seeds" "$here/expr.dict" 256

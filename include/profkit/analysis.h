@@ -223,6 +223,10 @@ PK_API pk_status pk_frames_around(const pk_profile *profile, const pk_frame *fra
  * for do. An unknown function is named after its module's file name. */
 PK_API pk_status pk_frames_build_paths(const pk_profile *profile, const double *inclusive,
                                        pk_frame **frames, size_t *n);
+/* As pk_frames_build(), but loops open frames of their own ("loop at
+ * f.c:12" under its function): a function-level tree that keeps loops. */
+PK_API pk_status pk_frames_build_loops(const pk_profile *profile, const double *inclusive,
+                                       pk_frame **frames, size_t *n);
 /* For every frame of `a` (of profile pa), the frame of `b` (profile pb)
  * at the same path of names, or PK_NONE: b_of_a holds n_a indexes. */
 PK_API pk_status pk_frames_match(const pk_profile *pa, const pk_frame *a, size_t n_a,
@@ -245,6 +249,8 @@ typedef struct pk_diff_row {
      * once per path) differs from either by definition. Same-named
      * functions of a call graph that call each other count as a cycle. */
     int in_cycle;
+    int self_same; /* set by pk_diff_settle(): the self value alone did not
+                      change (an ancestor changed only through its callees) */
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of
@@ -379,6 +385,19 @@ typedef struct pk_merge_options {
  * the union; writers recompute them). `opts` may be NULL. */
 PK_API pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
                                   const pk_merge_options *opts, pk_profile **out);
+
+/* Derived metrics: an arithmetic expression over metric names
+ * ("D1mr/Dr", "(Ir - Dr) * 2", "\"CPUTIME (sec)\" / 2"; grammar in
+ * docs/derived.md), evaluated on values a view has aggregated. x/0 gives
+ * NaN. */
+typedef struct pk_expr pk_expr;
+PK_API pk_status pk_expr_parse(const char *text, pk_expr **out);
+/* The metric names the expression uses, each once, in order of first use. */
+PK_API size_t pk_expr_var_count(const pk_expr *e);
+PK_API const char *pk_expr_var_name(const pk_expr *e, size_t i);
+/* The value for vars[i] = the value of pk_expr_var_name(e, i). */
+PK_API double pk_expr_eval(const pk_expr *e, const double *vars);
+PK_API void pk_expr_free(pk_expr *e);
 
 #ifdef __cplusplus
 }

@@ -40,9 +40,14 @@ typedef struct pk_field {
     } v;
 } pk_field;
 
+/* pk_record.offset of a record that has no byte offset of its own: the
+ * text prints "-", JSON null. */
+#define PK_RECORD_NO_OFFSET UINT64_MAX
+
 typedef struct pk_record {
     const char *file;    /* "meta.db", "profile.db", ... */
-    uint64_t offset;     /* byte offset of the structure in file */
+    uint64_t offset;     /* byte offset of the structure in file, or
+                            PK_RECORD_NO_OFFSET (text formats read whole) */
     const char *section; /* dump section it belongs to, e.g. "contexts" */
     const char *type;    /* record type, e.g. "context"; see docs/dump.md */
     size_t n_fields;

@@ -117,9 +117,36 @@ PK_API int pk_hpcrun_file_kind(const char *path);
 
 /* Shortest "%.17g"-or-shorter text of v that reads back exactly. */
 PK_API size_t pk_format_double(char *buf, size_t size, double v);
-/* Compact human-facing number with about 4 significant digits
- * ("1.210", "0.6053", "1.235e+08"). */
+/* A number for people, with no unit: pk_format_number() with a NULL
+ * format ("7,386,556", "3.025", "26.16G" when wider than 10 columns). */
 PK_API size_t pk_format_value(char *buf, size_t size, double v);
+
+/* How a column of one metric's values reads: every value is multiplied
+ * by `scale` and then is in `unit` ("ms", "MiB", "" for a count). */
+typedef struct pk_number_format {
+    double scale;
+    char unit[24];
+    unsigned width;  /* wider counts become "26.16G"; 0: 10 columns */
+    unsigned digits; /* significant digits of fractions; 0: 4 */
+    int compact;     /* every value of 1000 and more as "213.1M" (the column's
+                        largest would not fit grouped), so a column reads alike */
+} pk_number_format;
+/* The format for values of `metric` whose largest magnitude is about
+ * `magnitude` (the program total): times in s/ms/us/ns and bytes in
+ * B/KiB/MiB/GiB/TiB so that the magnitude is at least 1 in the unit,
+ * a scale the unit states ("1e-9 B") applied, other units kept. */
+PK_API pk_status pk_number_format_for(const pk_metric *metric, double magnitude,
+                                      pk_number_format *out);
+/* v in the format (NULL: a count): integers (and values within float
+ * noise of one) with digit grouping, "7,386,556"; fractions with 4
+ * significant digits ("3.025", "0.125"); values of 1000 and more rounded
+ * to integers; K/M/G/T with 4 significant digits when the grouped integer
+ * is wider than the format's width. No unit in the text; into buf,
+ * always NUL-terminated; returns the length. */
+PK_API size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format *f);
+/* "inclusive (ms)": a column header with the format's unit, into buf. */
+PK_API size_t pk_format_header(char *buf, size_t size, const char *label,
+                               const pk_number_format *f);
 
 /* Names for a terminal. A name from a file may hold escape sequences,
  * newlines, bytes that are not UTF-8, direction overrides: text output
@@ -133,6 +160,17 @@ PK_API size_t pk_format_value(char *buf, size_t size, double v);
 PK_API size_t pk_text_escape(const char *s, char *buf, size_t size);
 PK_API void pk_text_put(FILE *out, const char *s);
 
+/* A C++ name (possibly followed by " [module]" or other decoration)
+ * demangled by the toolchain's demangler, other names as they are; into
+ * buf, always NUL-terminated; returns the length needed. */
+PK_API size_t pk_name_demangle(const char *name, char *buf, size_t size);
+/* Shorten a name in place to at most `room` columns (0: no limit), by
+ * rule and only as far as needed: template arguments to "<...>", then
+ * parameter lists to "(...)", then the " [module]" after the name, then
+ * leading namespaces, then a cut in the
+ * middle ("std::vec...>::at"). Returns the new length in bytes. */
+PK_API size_t pk_name_shorten(char *name, size_t room);
+
 /* A top-down tree of per-context values (see pk_context_totals()). */
 typedef struct pk_tree_options {
     double threshold;   /* hide contexts below this % of the total (0 shows all) */
@@ -141,6 +179,8 @@ typedef struct pk_tree_options {
     unsigned width;     /* text: shorten names in the middle to fit this many
                            columns; 0 never shortens */
     const char *metric; /* JSON: the metric the values are of ("metric") */
+    const struct pk_number_format *numbers; /* text: how values read (NULL: counts) */
+    int keep_mangled;                       /* text: C++ names as stored, not demangled */
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)
@@ -211,8 +251,10 @@ PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
 PK_API pk_status pk_export_speedscope(FILE *out, const pk_profile *profile, pk_index metric,
                                       const char *name);
 /* Every stored value of the non-summary locations as a tidy CSV table:
- * location,context,path,metric,scope,value (context is the context index,
- * path its chain of names from the root joined by ';'). */
+ * location,context,parent,name,module,file,line,metric,scope,value
+ * (module, file and line the context's own or its function's, empty when
+ * unknown; context is the context index, parent its parent's, empty for
+ * the root). */
 PK_API pk_status pk_export_csv(FILE *out, const pk_profile *profile);
 #ifdef __cplusplus
 }

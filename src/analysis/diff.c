@@ -347,9 +347,10 @@ void pk_diff_settle(pk_diff_row *rows, size_t n, double total)
 {
     pk_diff_row *tmp = malloc((n ? n : 1) * sizeof *tmp);
     size_t k = 0;
-    for (size_t i = 0; i < n; i++)
-        rows[i].same = noise(rows[i].a_incl, rows[i].b_incl, total) &&
-                       noise(rows[i].a_self, rows[i].b_self, total);
+    for (size_t i = 0; i < n; i++) {
+        rows[i].self_same = noise(rows[i].a_self, rows[i].b_self, total);
+        rows[i].same = noise(rows[i].a_incl, rows[i].b_incl, total) && rows[i].self_same;
+    }
     if (!tmp) return; /* rows stay in order of change; `same` still says it */
     for (size_t i = 0; i < n; i++)
         if (!rows[i].same) tmp[k++] = rows[i];

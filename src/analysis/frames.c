@@ -56,13 +56,16 @@ pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context,
     return PK_OK;
 }
 
+enum { FUNCTIONS = 0, PATHS = 1, LOOPS = 2 }; /* what opens a frame (`paths`) */
+
 /* The name hash of context c, cached per function in fn_hash. */
 static uint64_t context_hash(const pk_profile *p, uint32_t c, uint64_t *fn_hash, int paths)
 {
-    uint32_t fn = p->ctx[c].function;
+    /* a loop is named after its position, not the function around it */
+    uint32_t fn = p->ctx[c].kind == PK_CTX_LOOP ? UINT32_MAX : p->ctx[c].function;
     if (fn < p->n_functions && fn_hash[fn]) return fn_hash[fn];
     char name[PK_FRAME_NAME_MAX];
-    if (paths)
+    if (paths == PATHS)
         pk_frames_key_name(p, c, name, sizeof name);
     else
         pk_context_name(p, c, name, sizeof name);
@@ -71,12 +74,16 @@ static uint64_t context_hash(const pk_profile *p, uint32_t c, uint64_t *fn_hash,
     return h;
 }
 
-/* Does context c open a frame of its own? For calling paths (`paths`),
- * only functions that are no stand-in a writer made up do. */
+/* Does context c open a frame of its own? For calling paths (PATHS),
+ * only functions that are no stand-in a writer made up do; LOOPS keeps
+ * loops apart from their function. */
 static int opens_frame(const pk_profile *p, uint32_t c, pk_index parent_frame, int paths)
 {
     const pk_ctx_rec *r = &p->ctx[c];
-    if (paths) {
+    if (paths == LOOPS)
+        return r->kind == PK_CTX_FUNCTION || r->kind == PK_CTX_LOOP ||
+               (parent_frame == 0 && r->kind != PK_CTX_ENTRY);
+    if (paths == PATHS) {
         char name[PK_FRAME_NAME_MAX];
         if (r->kind != PK_CTX_FUNCTION) return 0;
         pk_context_name(p, c, name, sizeof name);
@@ -151,7 +158,13 @@ pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **fr
 pk_status pk_frames_build_paths(const pk_profile *p, const double *incl, pk_frame **frames,
                                 size_t *n)
 {
-    return build_frames(p, incl, 1, frames, n);
+    return build_frames(p, incl, PATHS, frames, n);
+}
+
+pk_status pk_frames_build_loops(const pk_profile *p, const double *incl, pk_frame **frames,
+                                size_t *n)
+{
+    return build_frames(p, incl, LOOPS, frames, n);
 }
 
 void pk_frames_free(pk_frame *frames)

@@ -42,10 +42,7 @@ static int select_locations(const char *cmd, const pk_profile *p, const char *se
 int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cli_cg_view *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cli_pick_metric(p, v->metric, &out->metric, NULL)) {
-        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd, v->metric ? v->metric : "");
-        return CLI_BAD;
-    }
+    if (!cli_pick_metric(cmd, p, v->metric, &out->metric, NULL)) return CLI_BAD;
     pk_metric_get(p, out->metric, &out->met);
     if (!event_of(p, out->metric, &out->event)) {
         fprintf(stderr, "profkit %s: metric '%s' is no event of the call graph\n", cmd,
@@ -61,6 +58,7 @@ int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cl
     for (size_t i = 0; i < n; i++) /* "<cycle N>" rows have no self cost of their own */
         out->total += rows[i].exclusive;
     pk_flat_free(rows);
+    pk_number_format_for(&out->met, out->total, &out->nf);
     return CLI_OK;
 }
 
@@ -136,8 +134,8 @@ pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by
 void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out)
 {
     (void)p;
-    fprintf(out, "metric %s: %s %.10g", cv->met.name, v->location ? "total" : "program total",
-            cv->total);
+    fprintf(out, "metric %s: %s ", cli_text(cv->met.name), v->location ? "total" : "program total");
+    cli_put_number(out, cv->total, &cv->nf);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", cv->n_locations,
                 cv->n_locations == 1 ? "" : "s", v->location);

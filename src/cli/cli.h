@@ -74,6 +74,10 @@ unsigned cli_terminal_width(FILE *f);
  * rotating buffers: valid until the eighth call after it, enough for one
  * printf with several names. NULL gives "-". */
 const char *cli_text(const char *s);
+/* A function name for a text view: demangled unless keep_mangled,
+ * escaped, shortened to `room` columns (0: whole); from a ring of 8
+ * buffers, like cli_text. */
+const char *cli_name(const char *raw, int keep_mangled, unsigned room);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after
@@ -86,10 +90,14 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
                  pk_profile **out);
 
 /* The metric `spec` names: "NAME" or "NAME:inclusive|exclusive" (exact, or
- * a case-insensitive prefix; *scope, if not NULL, gets the suffix's kind or
- * PK_SCOPE_OTHER), or with no spec the first time-like metric, else the
- * first. Returns 0 when nothing matches. */
-int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope);
+ * the one metric it is a case-insensitive prefix of, or the one spelled
+ * alike; *scope, if not NULL, gets the suffix's kind or PK_SCOPE_OTHER), or
+ * with no spec the first time-like metric with a non-zero total, else the
+ * first with one, else the first (metric_pick.c). Returns 0 when nothing
+ * or several match, reporting it with the candidates under `cmd` (quiet
+ * when cmd is NULL). */
+int cli_pick_metric(const char *cmd, const pk_profile *p, const char *spec, pk_index *out,
+                    pk_scope_kind *scope);
 /* One line saying the tree is reconstructed from a call graph, if it is. */
 void cli_say_reconstructed(const pk_profile *p, FILE *out);
 /* 1 if the profile's calling-context tree was reconstructed. */
@@ -116,7 +124,8 @@ typedef struct cli_cg_view {
     size_t event;        /* the call graph event of the metric */
     pk_index *locations; /* --location's, or NULL for all */
     size_t n_locations;
-    double total; /* self costs of the selection */
+    double total;        /* self costs of the selection */
+    pk_number_format nf; /* how the values read for people */
 } cli_cg_view;
 /* Metric, event and locations of a view on profile p, which has a call
  * graph; CLI_OK or an exit status (reported). */
@@ -127,6 +136,33 @@ pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by
                       pk_flat_row **rows, size_t *n_rows);
 /* The header lines of such a view: metric, total, locations, exactness. */
 void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out);
+
+/* --- suggest.c: "did you mean" ---------------------------------------- */
+
+struct option;
+/* The name nearest to `word` (a typo away), or NULL. */
+const char *cli_nearest(const char *word, const char *const *names, size_t n);
+/* getopt_long that reports a bad option itself, naming it and the
+ * nearest long option ("did you mean '--threshold'?"); then returns '?'. */
+int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
+               const struct option *opts);
+/* After cli_getopt's '?': "Try 'profkit CMD --help'.", CLI_USAGE. */
+int cli_bad_option(const char *cmd);
+
+/* --- flat: several and derived metrics (flat_columns.c) -------------- */
+
+/* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr"),
+ * not the name of one of p's metrics? */
+int cli_metric_list(const pk_profile *p, const char *spec);
+/* The flat profile with one column per metric or expression. */
+int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
+/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c); free
+ * *rows with pk_flat_free(). CLI_OK or an exit status (reported). */
+int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
+                  size_t *n, pk_number_format *nf);
+
+/* A value for people followed by its unit ("7.025 s", "1,234"). */
+void cli_put_number(FILE *out, double v, const pk_number_format *nf);
 
 /* --- view.c: the options every analysis command shares --------------- */
 
@@ -139,6 +175,7 @@ enum {
     CLI_OPT_JSON,
     CLI_OPT_CSV,
     CLI_OPT_NO_COLOR,
+    CLI_OPT_NO_DEMANGLE,
 };
 /* Entries for a struct option array (short forms: -m, -t, -n). */
 #define CLI_VIEW_LONG_OPTIONS                                                                      \
@@ -149,8 +186,9 @@ enum {
         {"focus", required_argument, NULL, CLI_OPT_FOCUS},                                         \
         {"hide", required_argument, NULL, CLI_OPT_HIDE},                                           \
         {"json", no_argument, NULL, CLI_OPT_JSON}, {"csv", no_argument, NULL, CLI_OPT_CSV},        \
+        {"no-color", no_argument, NULL, CLI_OPT_NO_COLOR},                                         \
     {                                                                                              \
-        "no-color", no_argument, NULL, CLI_OPT_NO_COLOR                                            \
+        "no-demangle", no_argument, NULL, CLI_OPT_NO_DEMANGLE                                      \
     }
 /* Help text of the shared options, for each command's --help. */
 #define CLI_VIEW_HELP                                                                              \
@@ -164,14 +202,16 @@ enum {
     "                        or stddev\n"                                                          \
     "      --focus REGEX     only what runs inside contexts whose name matches\n"                  \
     "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
-    "      --no-color        no colours even on a terminal\n"
+    "      --no-color        no colours even on a terminal\n"                                      \
+    "      --no-demangle     C++ names as the file stores them (default: demangled;\n"             \
+    "                        long names shortened to COLUMNS, 80 off a terminal)\n"
 
 struct cli_view {
     const char *metric, *location, *focus, *hide;
     pk_across stat;
     double threshold;
     size_t top;
-    int json, csv, no_color;
+    int json, csv, no_color, no_demangle;
 };
 
 /* What a view selects: the metric and its per-context values. */
@@ -184,6 +224,7 @@ typedef struct cli_view_values {
     int derived;         /* scope kind derived from the other, or 0 */
     unsigned char *selected;
     size_t n_selected, n_matched;
+    pk_number_format nf; /* how the values read for people */
 } cli_view_values;
 
 const char *cli_stat_name(pk_across stat);
@@ -195,12 +236,16 @@ int cli_view_check(const char *cmd, const cli_view *v);
  * error reported). Free with cli_view_values_free(). */
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
 void cli_view_values_free(cli_view_values *vals);
+/* What a tree shows (lexical): functions only, with loops, or every
+ * context (loops, lines, instructions). */
+enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
 /* Options of the tree-shaped views (tree, callers, callees): the shared
- * ones plus -d/--depth into o->max_depth, and --tree into *want_tree when
- * want_tree is not NULL (callers, callees). Returns 0, -1 after printing
- * `help`, or a usage status. */
+ * ones plus -d/--depth into o->max_depth, --tree into *want_tree when
+ * want_tree is not NULL (callers, callees), --loops/--lines into *lexical
+ * when lexical is not NULL (tree). Returns 0, -1 after printing `help`,
+ * or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o, int *want_tree);
+                           pk_tree_options *o, int *want_tree, int *lexical);
 /* The header lines: metric, total, locations, derivations, filters. */
 void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
                        FILE *out);

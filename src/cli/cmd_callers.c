@@ -31,7 +31,7 @@ static const char callers_help[] =
     "place it runs. A recursive function counts once. On a Callgrind profile\n"
     "that tree is reconstructed from the call graph (and says so).\n\n"
     "Options:\n" CLI_VIEW_HELP
-    "  -t, --threshold PCT   hide callers/callees (tree: frames) below PCT %% of\n"
+    "  -t, --threshold PCT   hide callers/callees (tree: frames) below PCT% of\n"
     "                        the total (default 1)\n"
     "  -n, --top N           call graph lists: at most N functions (default 10;\n"
     "                        0 = all)\n"
@@ -49,8 +49,8 @@ typedef struct callers_args {
 
 static int parse_args(const char *cmd, int argc, char **argv, callers_args *a)
 {
-    int rc =
-        cli_parse_tree_options(cmd, callers_help, argc, argv, &a->view, &a->tree, &a->want_tree);
+    int rc = cli_parse_tree_options(cmd, callers_help, argc, argv, &a->view, &a->tree,
+                                    &a->want_tree, NULL);
     if (rc) return rc;
     return argc - optind == 2 ? 0 : cli_usage_error(cmd, "want PATH and FUNCTION");
 }
@@ -62,10 +62,12 @@ static int parse_args(const char *cmd, int argc, char **argv, callers_args *a)
 static void tree_header(const char *cmd, const pk_profile *p, const cli_view *v,
                         const cli_view_values *vals, const pk_frame *f, const char *function)
 {
-    char name[1024], value[32];
+    char name[1024], value[64];
     cli_view_describe(p, v, vals, stdout);
     pk_frame_name(p, &f[0], name, sizeof name);
-    pk_format_value(value, sizeof value, f[0].inclusive);
+    pk_format_number(value, sizeof value, f[0].inclusive, &vals->nf);
+    if (vals->nf.unit[0])
+        snprintf(value + strlen(value), sizeof value - strlen(value), " %s", vals->nf.unit);
     printf("%s of %s%s%s%s: inclusive %s (%.1f%% of the total)\n\n", cmd, cli_text(name),
            strcmp(name, function) ? " (matching '" : "",
            strcmp(name, function) ? cli_text(function) : "", strcmp(name, function) ? "')" : "",
@@ -86,6 +88,9 @@ static int show_tree(const char *cmd, const pk_profile *p, callers_args *a, cons
         o->threshold = a->view.threshold;
         o->color = cli_use_color(stdout, a->view.no_color || a->view.json);
         o->metric = vals.met.name;
+        o->numbers = &vals.nf;
+        o->width = a->view.json ? 0 : cli_terminal_width(stdout);
+        o->keep_mangled = a->view.no_demangle;
         if (!a->view.json) tree_header(cmd, p, &a->view, &vals, around, function);
         st = a->view.json
                  ? pk_frames_write_json(stdout, p, around, n, vals.total, function, callers, o)
@@ -112,6 +117,7 @@ typedef struct lists {
     cli_cg_view cv;
     pk_cg_function_cost *cost; /* per function, over the selected locations */
     int callers;
+    unsigned room; /* columns for a caller's or callee's name */
 } lists;
 
 static pk_status add_costs(lists *l, pk_index location, pk_cg_function_cost *tmp)
@@ -207,16 +213,18 @@ static int shown(const lists *l, double v)
 
 static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_t n)
 {
-    char s[32], in[32], cyc[32] = "", mark[40];
+    char s[48], in[48], cyc[32] = "", mark[40];
     const pk_cg_function_cost *c = &l->cost[f];
     if (c->cycle && strncmp(fname(l->p, f), "<cycle ", 7) != 0)
         snprintf(cyc, sizeof cyc, " <cycle %u>", c->cycle);
-    pk_format_value(s, sizeof s, c->self);
-    pk_format_value(in, sizeof in, c->inclusive);
+    pk_format_number(s, sizeof s, c->self, &l->cv.nf);
+    pk_format_number(in, sizeof in, c->inclusive, &l->cv.nf);
     printf("%s of %s%s: self %s (%.1f%%), inclusive %s (%.1f%%), called %.0f time%s\n", l->cmd,
-           cli_text(fname(l->p, f)), cyc, s, pct(c->self, l->cv.total), in,
-           pct(c->inclusive, l->cv.total), c->called, c->called == 1 ? "" : "s");
-    printf("%14s  %18s  %s\n", "calls", "inclusive", l->callers ? "caller" : "callee");
+           cli_name(fname(l->p, f), l->a->view.no_demangle, 0), cyc, s, pct(c->self, l->cv.total),
+           in, pct(c->inclusive, l->cv.total), c->called, c->called == 1 ? "" : "s");
+    char hin[64], n_calls[32];
+    pk_format_header(hin, sizeof hin, "inclusive", &l->cv.nf);
+    printf("%14s  %18s  %s\n", "calls", hin, l->callers ? "caller" : "callee");
     size_t hidden = 0;
     for (size_t i = 0; i < n; i++) {
         if (!shown(l, r[i].inclusive)) {
@@ -229,9 +237,10 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
             snprintf(mark, sizeof mark, " (itself)");
         else if (oc && oc == c->cycle)
             snprintf(mark, sizeof mark, " (in <cycle %u>)", oc);
-        pk_format_value(in, sizeof in, r[i].inclusive);
-        printf("%14.0f  %10s %6.1f%%  %s%s\n", r[i].count, in, pct(r[i].inclusive, l->cv.total),
-               cli_text(fname(l->p, r[i].function)), mark);
+        pk_format_number(in, sizeof in, r[i].inclusive, &l->cv.nf);
+        pk_format_number(n_calls, sizeof n_calls, r[i].count, &(pk_number_format){1, "", 14, 0, 0});
+        printf("%14s  %10s %6.1f%%  %s%s\n", n_calls, in, pct(r[i].inclusive, l->cv.total),
+               cli_name(fname(l->p, r[i].function), l->a->view.no_demangle, l->room), mark);
     }
     if (!n) printf("%14s  %18s  (none)\n", "", "");
     if (hidden)
@@ -327,7 +336,8 @@ static int write_lists(lists *l, const pk_index *match, size_t n_match, const ch
 static int show_lists(const char *cmd, const pk_profile *p, const callers_args *a,
                       const char *pattern)
 {
-    lists l = {cmd, p, a, {0}, NULL, strcmp(cmd, "callers") == 0};
+    unsigned width = cli_terminal_width(stdout);
+    lists l = {cmd, p, a, {0}, NULL, strcmp(cmd, "callers") == 0, width > 56 ? width - 36 : 20};
     pk_index *match = NULL;
     size_t n_match = 0;
     int rc = cli_cg_view_init(cmd, p, &a->view, &l.cv);

@@ -117,7 +117,7 @@ int cmd_check(int argc, char **argv)
                                          {0}};
     checker ck = {0};
     int c;
-    while ((c = getopt_long(argc, argv, "qh", opts, NULL)) != -1) {
+    while ((c = cli_getopt("check", argc, argv, "qh", opts)) != -1) {
         if (c == 'j')
             ck.json = 1;
         else if (c == 'q')
@@ -125,7 +125,7 @@ int cmd_check(int argc, char **argv)
         else if (c == 'h')
             return fputs(check_help, stdout), CLI_OK;
         else
-            return cli_usage_error("check", "unknown option");
+            return cli_bad_option("check");
     }
     ck.color = cli_use_color(stdout, ck.json);
     const char *path;

@@ -42,7 +42,8 @@ static const char convert_help[] =
     "               default for OUTPUT ending in '.folded'\n"
     "  speedscope   speedscope's JSON, one profile per thread/rank; default for\n"
     "               '.speedscope.json'\n"
-    "  csv          every stored value: location,context,path,metric,scope,value\n"
+    "  csv          every stored value: location,context,parent,name,module,\n"
+    "               file,line,metric,scope,value\n"
     "               (pandas.read_csv); default for '.csv'\n\n"
     "The output is written under a temporary name and renamed into place, so a\n"
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
@@ -114,7 +115,7 @@ static int parse(int argc, char **argv, convert_args *a)
                                              {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:m:frqzh", longopts, NULL)) != -1) {
+    while ((c = cli_getopt("convert", argc, argv, "o:t:m:frqzh", longopts)) != -1) {
         switch (c) {
         case 'm':
             a->metric = optarg;
@@ -153,7 +154,7 @@ static int parse(int argc, char **argv, convert_args *a)
             fputs(convert_help, stdout);
             return -1;
         default:
-            return cli_usage_error("convert", "unknown option");
+            return cli_bad_option("convert");
         }
     }
     a->input = cli_one_path("convert", argc, argv, optind);

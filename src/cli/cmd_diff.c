@@ -12,10 +12,13 @@
 static const char diff_help[] =
     "Usage: profkit diff [options] A B\n\n"
     "Compare profile B against the base A, for one metric (the same name in\n"
-    "both): per function, exclusive and inclusive values and their change,\n"
-    "largest change of the exclusive value first; then per calling path\n"
-    "(the chain of function names from the entry, matched across files of\n"
-    "any format), largest change of the inclusive value first. Paths only in\n"
+    "both): per function, self values, their change and its percentage of\n"
+    "A's value, and the change of the inclusive value, largest change of the\n"
+    "self value first; then per calling path (the chain of function names\n"
+    "from the entry, matched across files of any format), largest change of\n"
+    "the inclusive value first. Rows whose own value did not change (their\n"
+    "callees' did) are folded; identical inputs print \"no differences\".\n"
+    "Increases are red and decreases green on a terminal. Paths only in\n"
     "B are marked [added], only in A [removed]. Values that differ only by\n"
     "rounding (1e-9 of the values or of A's total) are the same; B's values\n"
     "are put in A's unit when its unit differs by a power of 1000; entry\n"
@@ -23,7 +26,7 @@ static const char diff_help[] =
     "are no frames of a path, so a profile and its conversion compare equal.\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           show N rows of each table (default 15; 0 = all)\n"
-    "  -t, --threshold PCT   hide rows whose change is below PCT %% of A's total\n"
+    "  -t, --threshold PCT   hide rows whose change is below PCT% of A's total\n"
     "      --json            as JSON (docs/json.md, profkit.diff/1)\n"
     "  -h, --help            show this help\n";
 
@@ -76,14 +79,16 @@ static const char *status_of(const pk_diff_row *r)
     return r->same ? "same" : r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
 }
 
-/* "main > solve > dot", keeping the innermost frames when it is long. */
-static void path_of(const side *s, pk_index i, char *buf, size_t size)
+/* "main > solve > dot", keeping the innermost frames when it is long;
+ * C++ names demangled unless keep_mangled. */
+static void path_of(const side *s, pk_index i, char *buf, size_t size, int keep_mangled)
 {
-    char name[256];
+    char raw[256], name[256];
     size_t need = 0, kept = 0, used = 0;
     pk_index chain[64];
     for (pk_index f = i; f != PK_NONE && f != 0 && kept < 64; f = s->frames[f].parent) {
-        need += pk_frame_name(s->p, &s->frames[f], name, sizeof name) + 3;
+        pk_frame_name(s->p, &s->frames[f], raw, sizeof raw);
+        need += (keep_mangled ? strlen(raw) : pk_name_demangle(raw, name, sizeof name)) + 3;
         if (need + 8 > size) break;
         chain[kept++] = f;
     }
@@ -91,64 +96,112 @@ static void path_of(const side *s, pk_index i, char *buf, size_t size)
     buf[0] = 0;
     if (cut) used += (size_t)snprintf(buf, size, "... > ");
     while (kept-- > 0 && used < size) {
-        pk_frame_name(s->p, &s->frames[chain[kept]], name, sizeof name);
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", name, kept ? " > " : "");
+        pk_frame_name(s->p, &s->frames[chain[kept]], raw, sizeof raw);
+        if (!keep_mangled) pk_name_demangle(raw, name, sizeof name);
+        used += (size_t)snprintf(buf + used, size - used, "%s%s", keep_mangled ? raw : name,
+                                 kept ? " > " : "");
     }
     if (!buf[0]) snprintf(buf, size, "<program root>");
+}
+
+/* A changed row worth a line: not the same beyond rounding, and (text)
+ * not an ancestor whose own value stayed while its callees' changed. */
+static int changed(const pk_diff_row *r, int fold)
+{
+    if (r->same) return 0; /* no change beyond rounding (pk_diff_settle) */
+    return !(fold && r->self_same && r->a != PK_NONE && r->b != PK_NONE);
 }
 
 static int row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self)
 {
     double change = self ? r->b_self - r->a_self : r->b_incl - r->a_incl;
     if (v->top && k >= v->top) return 0;
-    if (r->same) return 0; /* no change beyond rounding (pk_diff_settle) */
+    if (r->same) return 0; /* rows after the first same one are all the same */
     return !(v->threshold > 0 && total != 0 && fabs(100 * change / total) < v->threshold);
 }
 
-static void cell(double a, double b)
+typedef struct text_out {
+    const pk_number_format *nf;
+    int color, keep_mangled;
+    unsigned room, path_room; /* columns for a function name, for a path */
+} text_out;
+
+/* "    12,345     12,400        +55   +0.4%": A, B, change and change in
+ * percent of A ("new" where A is 0), the change red (grew) or green
+ * (shrank) on a terminal. */
+static void cell(const text_out *t, double a, double b)
 {
-    char x[32], y[32], d[32], signed_d[40];
-    pk_format_value(x, sizeof x, a), pk_format_value(y, sizeof y, b);
-    pk_format_value(d, sizeof d, b - a);
+    char x[48], y[48], d[48], signed_d[56], pct[16];
+    pk_format_number(x, sizeof x, a, t->nf), pk_format_number(y, sizeof y, b, t->nf);
+    pk_format_number(d, sizeof d, b - a, t->nf);
     snprintf(signed_d, sizeof signed_d, "%s%s", b - a > 0 ? "+" : "", d);
-    printf("%10s %10s %-11s", x, y, signed_d);
+    if (a != 0)
+        snprintf(pct, sizeof pct, "%+.1f%%", fmax(-1e6, fmin(1e6, 100 * (b - a) / fabs(a))));
+    else
+        snprintf(pct, sizeof pct, "%s", b != 0 ? "new" : "0");
+    const char *on = !t->color || b == a ? "" : b > a ? "\033[31m" : "\033[32m";
+    printf("%10s %10s %s%10s %7s%s", x, y, on, signed_d, pct, *on ? "\033[0m" : "");
 }
 
-static void text_functions(const side *a, const side *b, const pk_diff_row *r, size_t n,
-                           const cli_view *v)
+static void text_functions(const text_out *t, const side *a, const side *b, const pk_diff_row *r,
+                           size_t n, const cli_view *v)
 {
     char name[1024];
-    printf("per function (exclusive: in the function itself; inclusive: with its callees)\n");
-    printf("%10s %10s %-11s %10s %10s %-11s %s\n", "A excl", "B excl", "change", "A incl", "B incl",
-           "change", " function");
-    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++, k++) {
+    size_t folded = 0;
+    printf("per function, largest change of the self value first (self: in the function\n"
+           "itself; inclusive: with its callees)\n");
+    printf("%10s %10s %10s %7s %12s  %s\n", "A self", "B self", "change", "%", "incl change",
+           "function");
+    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++) {
+        if (!changed(&r[i], 1)) {
+            folded++;
+            continue;
+        }
+        k++;
         if (r[i].a != PK_NONE)
             pk_frame_name(a->p, &a->frames[r[i].a], name, sizeof name);
         else
             pk_frame_name(b->p, &b->frames[r[i].b], name, sizeof name);
-        cell(r[i].a_self, r[i].b_self);
-        cell(r[i].a_incl, r[i].b_incl);
-        printf(" %s%s%s\n", cli_text(name), r[i].a == PK_NONE ? " [added]" : "",
+        cell(t, r[i].a_self, r[i].b_self);
+        char d[48], signed_d[56];
+        pk_format_number(d, sizeof d, r[i].b_incl - r[i].a_incl, t->nf);
+        snprintf(signed_d, sizeof signed_d, "%s%s", r[i].b_incl > r[i].a_incl ? "+" : "", d);
+        printf(" %12s  %s%s%s\n", r[i].b_incl == r[i].a_incl ? "0" : signed_d,
+               cli_name(name, t->keep_mangled, t->room), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
+    if (folded)
+        printf("(%zu function%s whose own value did not change, only %s callees', not shown)\n",
+               folded, folded == 1 ? "" : "s", folded == 1 ? "its" : "their");
 }
 
-static void text_paths(const side *a, const side *b, const pk_diff_row *r, size_t n,
-                       const cli_view *v)
+static void text_paths(const text_out *t, const side *a, const side *b, const pk_diff_row *r,
+                       size_t n, const cli_view *v)
 {
     char path[1024];
-    printf("\nper calling path (inclusive)\n");
-    printf("%10s %10s %-11s %7s  %s\n", "A incl", "B incl", "change", "of A", "path");
-    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 0); i++, k++) {
+    size_t folded = 0;
+    printf("\nper calling path, largest change of the inclusive value first\n");
+    printf("%10s %10s %10s %7s %7s  %s\n", "A incl", "B incl", "change", "%", "of A", "path");
+    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 0); i++) {
+        if (!changed(&r[i], 1)) {
+            folded++;
+            continue;
+        }
+        k++;
+        /* the innermost frames that fit, after "... > " */
+        size_t size = t->path_room + 1 < sizeof path ? t->path_room + 1 : sizeof path;
         if (r[i].a != PK_NONE)
-            path_of(a, r[i].a, path, sizeof path);
+            path_of(a, r[i].a, path, size, t->keep_mangled);
         else
-            path_of(b, r[i].b, path, sizeof path);
-        cell(r[i].a_incl, r[i].b_incl);
+            path_of(b, r[i].b, path, size, t->keep_mangled);
+        cell(t, r[i].a_incl, r[i].b_incl);
         double pct = a->vals.total ? 100 * (r[i].b_incl - r[i].a_incl) / a->vals.total : 0;
         printf(" %+6.1f%%  %s%s%s\n", pct, cli_text(path), r[i].a == PK_NONE ? " [added]" : "",
                r[i].b == PK_NONE ? " [removed]" : "");
     }
+    if (folded)
+        printf("(%zu path%s whose own value did not change, only below %s, not shown)\n", folded,
+               folded == 1 ? "" : "s", folded == 1 ? "it" : "them");
 }
 
 static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_row *r, size_t n,
@@ -160,18 +213,24 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
         const side *s = r[i].a != PK_NONE ? a : b;
         pk_index at = r[i].a != PK_NONE ? r[i].a : r[i].b;
         pk_json_object_begin(j);
-        pk_json_key(j, paths ? "path" : "function");
         if (paths)
-            path_of(s, at, path, sizeof path);
+            path_of(s, at, path, sizeof path, 1);
         else
             pk_frame_name(s->p, &s->frames[at], path, sizeof path);
+        pk_json_key(j, "name"); /* the key every document uses (docs/json.md) */
+        pk_json_string(j, path);
+        pk_json_key(j, paths ? "path" : "function"); /* the same, as diff/1 began */
         pk_json_string(j, path);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
         if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, r[i].in_cycle);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, r[i].b_incl);
-        pk_json_key(j, paths ? "a_self" : "a_exclusive"), pk_json_double(j, r[i].a_self);
-        pk_json_key(j, paths ? "b_self" : "b_exclusive"), pk_json_double(j, r[i].b_self);
+        pk_json_key(j, "a_self"), pk_json_double(j, r[i].a_self);
+        pk_json_key(j, "b_self"), pk_json_double(j, r[i].b_self);
+        if (!paths) { /* the same, as diff/1 began */
+            pk_json_key(j, "a_exclusive"), pk_json_double(j, r[i].a_self);
+            pk_json_key(j, "b_exclusive"), pk_json_double(j, r[i].b_self);
+        }
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
@@ -233,6 +292,46 @@ static int exact_of(const side *s, const cli_view *v, pk_diff_exact *x)
     return 1;
 }
 
+static int any_change(const pk_diff_row *r, size_t n)
+{
+    for (size_t i = 0; i < n; i++)
+        if (!r[i].same) return 1;
+    return 0;
+}
+
+static void write_text(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
+                       const pk_diff_row *pr, size_t np, const cli_view *v, const char *pa,
+                       const char *pb)
+{
+    double d = b->vals.total - a->vals.total;
+    unsigned width = cli_terminal_width(stdout);
+    text_out t = {&a->vals.nf, cli_use_color(stdout, v->no_color), v->no_demangle,
+                  width > 76 ? width - 56 : 20, width > 90 ? width - 50 : 40};
+    printf("metric %s\n  A %s: total ", cli_text(a->vals.met.name), cli_text(pa));
+    cli_put_number(stdout, a->vals.total, t.nf);
+    printf("\n  B %s: total ", cli_text(pb));
+    cli_put_number(stdout, b->vals.total, t.nf);
+    printf(" (%s", d > 0 ? "+" : "");
+    cli_put_number(stdout, d, t.nf);
+    printf(", %+.1f%%)\n", a->vals.total ? 100 * d / a->vals.total : 0.0);
+    if (b->scale != 1)
+        printf("  B's metric %s is in %s: its values x%g, in A's unit\n",
+               cli_text(b->vals.met.name), cli_text(b->vals.met.unit ? b->vals.met.unit : "?"),
+               b->scale);
+    cli_say_reconstructed(a->p, stdout);
+    cli_say_reconstructed(b->p, stdout);
+    if (t.nf->unit[0]) printf("(values in %s)\n", cli_text(t.nf->unit));
+    putchar('\n');
+    if (!any_change(fr, nf) && !any_change(pr, np)) {
+        printf("no differences: every function and calling path has the same value in A and B"
+               "%s\n",
+               fabs(d) > 1e-9 * fabs(a->vals.total) ? " (though the totals differ)" : "");
+        return;
+    }
+    text_functions(&t, a, b, fr, nf, v);
+    text_paths(&t, a, b, pr, np, v);
+}
+
 static void exact_free(pk_diff_exact *x)
 {
     free((void *)x->self), free((void *)x->hidden);
@@ -261,19 +360,7 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     if (!st && v->json) {
         rc = write_json(a, b, fr, nf, pr, np, v);
     } else if (!st) {
-        double d = b->vals.total - a->vals.total;
-        printf("metric %s\n  A %s: total %.10g\n  B %s: total %.10g (%+.10g, %+.1f%%)\n",
-               cli_text(a->vals.met.name), cli_text(pa), a->vals.total, cli_text(pb), b->vals.total,
-               d, a->vals.total ? 100 * d / a->vals.total : 0.0);
-        if (b->scale != 1)
-            printf("  B's metric %s is in %s: its values x%g, in A's unit\n",
-                   cli_text(b->vals.met.name), cli_text(b->vals.met.unit ? b->vals.met.unit : "?"),
-                   b->scale);
-        cli_say_reconstructed(a->p, stdout);
-        cli_say_reconstructed(b->p, stdout);
-        putchar('\n');
-        text_functions(a, b, fr, nf, v);
-        text_paths(a, b, pr, np, v);
+        write_text(a, b, fr, nf, pr, np, v, pa, pb);
     }
     pk_diff_free(fr), pk_diff_free(pr);
     return st ? cli_library_error("diff", st) : rc;
@@ -285,7 +372,7 @@ int cmd_diff(int argc, char **argv)
         CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 15};
     int c, rc;
-    while ((c = getopt_long(argc, argv, "m:t:n:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("diff", argc, argv, "m:t:n:h", opts)) != -1) {
         if (c == 'h') return fputs(diff_help, stdout), CLI_OK;
         if (c == CLI_OPT_CSV) return cli_usage_error("diff", "no CSV form; try --json");
         if ((rc = cli_view_option("diff", &v, c, optarg)) != 0) return rc;

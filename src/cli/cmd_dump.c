@@ -84,7 +84,7 @@ int cmd_dump(int argc, char **argv)
     int json = 0, c;
     pk_dump_options dopts = {NULL};
     pk_hpcrun_text_options topts = {0, 0};
-    while ((c = getopt_long(argc, argv, "hlg", opts, NULL)) != -1) {
+    while ((c = cli_getopt("dump", argc, argv, "hlg", opts)) != -1) {
         if (c == 'j')
             json = 1;
         else if (c == 's')
@@ -98,7 +98,7 @@ int cmd_dump(int argc, char **argv)
         else if (c == 'h')
             return fputs(dump_help, stdout), CLI_OK;
         else
-            return cli_usage_error("dump", "unknown option");
+            return cli_bad_option("dump");
     }
     if (optind >= argc) return cli_usage_error("dump", "missing PATH");
     int rc = cli_max_memory(&dopts.max_memory);

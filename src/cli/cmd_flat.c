@@ -28,7 +28,9 @@ static const char flat_help[] =
     "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
-    "  -t, --threshold PCT   hide rows below PCT %% of the total (default 0)\n"
+    "  -m 'A,B,NAME=EXPR'    several metrics as columns, and metrics derived by\n"
+    "                        expression over them (miss=D1mr/Dr; docs/derived.md)\n"
+    "  -t, --threshold PCT   hide rows below PCT% of the total (default 0)\n"
     "      --json            the rows as JSON (docs/json.md, profkit.flat/1)\n"
     "      --csv             the rows as CSV (header line, then one row each)\n"
     "  -h, --help            show this help\n";
@@ -77,7 +79,7 @@ static size_t rows_shown(const flat_view *v)
 
 static void write_text(const flat_view *v)
 {
-    char name[1024], ex[32], in[32], calls[32];
+    char name[1024], ex[48], in[48], calls[48];
     int color = cli_use_color(stdout, v->a->view.no_color);
     if (v->from_callgraph)
         cli_cg_describe(v->p, &v->a->view, &v->cg, stdout);
@@ -87,17 +89,26 @@ static void write_text(const flat_view *v)
     if (v->n_rows == 0)
         printf("(no %s %s)\n", v->from_callgraph ? "costs in any" : "contexts name a",
                by_names[v->a->by]);
-    printf("%18s  %18s  %s%s\n", "exclusive", "inclusive", v->from_callgraph ? "     calls  " : "",
+    const pk_number_format *nf = v->from_callgraph ? &v->cg.nf : &v->vals.nf;
+    char hex[64], hin[64];
+    pk_format_header(hex, sizeof hex, "exclusive", nf);
+    pk_format_header(hin, sizeof hin, "inclusive", nf);
+    printf("%18s  %18s  %s%s\n", hex, hin, v->from_callgraph ? "     calls  " : "",
            by_names[v->a->by]);
+    unsigned width = cli_terminal_width(stdout), used = v->from_callgraph ? 52 : 40;
+    unsigned room = width > used + 20 ? width - used : 20;
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
-        pk_format_value(ex, sizeof ex, r->exclusive);
-        pk_format_value(in, sizeof in, r->inclusive);
-        snprintf(calls, sizeof calls, "%10.0f  ", r->calls);
+        pk_format_number(ex, sizeof ex, r->exclusive, nf);
+        pk_format_number(in, sizeof in, r->inclusive, nf);
+        char n_calls[32];
+        pk_format_number(n_calls, sizeof n_calls, r->calls, NULL);
+        snprintf(calls, sizeof calls, "%10s  ", n_calls);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
                pct(r->inclusive, v->total), v->from_callgraph ? calls : "",
-               color && i == 0 ? "\033[1m" : "", cli_text(name), color && i == 0 ? "\033[0m" : "");
+               color && i == 0 ? "\033[1m" : "", cli_name(name, v->a->view.no_demangle, room),
+               color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)
         printf("(%zu more %s rows not shown)\n", v->n_rows - v->shown, by_names[v->a->by]);
@@ -161,7 +172,9 @@ static int write_json(const flat_view *v)
         pk_json_object_begin(&j);
         pk_json_key(&j, "name");
         cli_json_flat_row_name(&j, v->p, v->a->by, r);
-        pk_json_key(&j, "exclusive");
+        pk_json_key(&j, "self"); /* the key every document uses (docs/json.md) */
+        pk_json_double(&j, r->exclusive);
+        pk_json_key(&j, "exclusive"); /* the same, as profkit.flat/1 first named it */
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
         pk_json_double(&j, r->inclusive);
@@ -211,8 +224,25 @@ static int compute_rows(const pk_profile *p, const flat_args *a, flat_view *v)
     return st ? cli_library_error("flat", st) : CLI_OK;
 }
 
+int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
+                  size_t *n, pk_number_format *nf)
+{
+    flat_args a = {*view, by};
+    flat_view v = {.p = p, .a = &a};
+    v.from_callgraph = callgraph_applies(view) && has_callgraph(p);
+    int rc = compute_rows(p, &a, &v);
+    if (!rc) {
+        *rows = v.rows, *n = v.n_rows;
+        *nf = v.from_callgraph ? v.cg.nf : v.vals.nf;
+    }
+    cli_cg_view_free(&v.cg);
+    cli_view_values_free(&v.vals);
+    return rc;
+}
+
 static int show_flat(const pk_profile *p, const flat_args *a)
 {
+    if (cli_metric_list(p, a->view.metric)) return cli_flat_columns(p, &a->view, a->by);
     flat_view v = {.p = p, .a = a};
     v.from_callgraph = callgraph_applies(&a->view) && has_callgraph(p);
     int rc = compute_rows(p, a, &v);
@@ -222,7 +252,7 @@ static int show_flat(const pk_profile *p, const flat_args *a)
         return rc;
     }
     pk_scope_kind scope = PK_SCOPE_OTHER;
-    if (v.from_callgraph) cli_pick_metric(p, a->view.metric, &(pk_index){0}, &scope);
+    if (v.from_callgraph) cli_pick_metric(NULL, p, a->view.metric, &(pk_index){0}, &scope);
     v.sort_inclusive = v.from_callgraph ? scope == PK_SCOPE_INCLUSIVE
                                         : v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
@@ -253,7 +283,7 @@ static int parse_flat_args(int argc, char **argv, flat_args *a)
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c, rc;
-    while ((c = getopt_long(argc, argv, "m:n:t:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("flat", argc, argv, "m:n:t:h", opts)) != -1) {
         if (c == 'b') {
             if (!parse_by(optarg, &a->by))
                 return cli_usage_error("flat", "--by wants function, file, module or line");

@@ -383,13 +383,13 @@ int cmd_info(int argc, char **argv)
     static const struct option opts[] = {
         {"json", no_argument, NULL, 'j'}, {"help", no_argument, NULL, 'h'}, {0}};
     int json = 0, c;
-    while ((c = getopt_long(argc, argv, "h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("info", argc, argv, "h", opts)) != -1) {
         if (c == 'j')
             json = 1;
         else if (c == 'h')
             return fputs(info_help, stdout), CLI_OK;
         else
-            return cli_usage_error("info", "unknown option");
+            return cli_bad_option("info");
     }
     info in = {0};
     /* a call graph needs no tree for what info says: its totals are the

@@ -55,7 +55,7 @@ static int parse(int argc, char **argv, merge_args *a)
         {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
     int c;
     optind = 1;
-    while ((c = getopt_long(argc, argv, "o:t:fqh", longopts, NULL)) != -1) {
+    while ((c = cli_getopt("merge", argc, argv, "o:t:fqh", longopts)) != -1) {
         if (c == 'o')
             a->output = optarg;
         else if (c == 't')
@@ -71,7 +71,7 @@ static int parse(int argc, char **argv, merge_args *a)
         else if (c == 'h')
             return fputs(merge_help, stdout), -1;
         else
-            return cli_usage_error("merge", "unknown option");
+            return cli_bad_option("merge");
     }
     if (argc - optind < 2) return cli_usage_error("merge", "give at least two INPUTs");
     if (!a->output) return cli_usage_error("merge", "missing -o OUTPUT");

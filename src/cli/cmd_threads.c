@@ -14,7 +14,7 @@ static const char threads_help[] =
     "Show one metric's total in every location (thread, rank, GPU stream):\n"
     "count, sum, min, max, mean, standard deviation and the imbalance\n"
     "(max/mean - 1: how much longer the slowest location ran than the\n"
-    "average; 0%% is perfect balance), then the locations sorted from the\n"
+    "average; 0% is perfect balance), then the locations sorted from the\n"
     "largest total down. A bar shows each location against the largest.\n\n"
     "Options:\n"
     "  -m, --metric NAME     metric (exact name, or a case-insensitive prefix);\n"
@@ -166,11 +166,7 @@ static int show(const pk_profile *p, const cli_view *v)
     pk_metric met;
     loc_total *t = NULL;
     size_t n;
-    if (!cli_pick_metric(p, v->metric, &m, NULL)) {
-        fprintf(stderr, "profkit threads: no metric named '%s'\n",
-                cli_text(v->metric ? v->metric : ""));
-        return CLI_BAD;
-    }
+    if (!cli_pick_metric("threads", p, v->metric, &m, NULL)) return CLI_BAD;
     pk_metric_get(p, m, &met);
     int rc = gather(p, v, m, &t, &n);
     if (!rc && n == 0) {
@@ -194,7 +190,7 @@ int cmd_threads(int argc, char **argv)
         CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 10};
     int c, rc;
-    while ((c = getopt_long(argc, argv, "m:n:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("threads", argc, argv, "m:n:h", opts)) != -1) {
         if (c == 'h') return fputs(threads_help, stdout), CLI_OK;
         if (c == CLI_OPT_STAT || c == CLI_OPT_FOCUS || c == CLI_OPT_HIDE || c == 't')
             return cli_usage_error("threads", "this option does not apply to per-location totals");

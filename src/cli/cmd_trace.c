@@ -76,19 +76,29 @@ static size_t function_times(const pk_profile *p, const double *by_ctx, fn_time 
     return n;
 }
 
+/* A duration for people in the table's unit ("70", "0.125"). */
+static const char *dur(char *buf, size_t size, double ns, const pk_number_format *nf)
+{
+    pk_format_number(buf, size, ns, nf);
+    return buf;
+}
+
 static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_time *f, size_t nf,
                      size_t top)
 {
     uint64_t begin = 0, end = 0;
     double total = 0;
-    char name[256];
+    char name[256], c[5][48], h[32];
     pk_trace_range(p, &begin, &end);
     for (size_t i = 0; i < nl; i++)
         total += l[i].s.running_ns;
-    printf("%zu traces over %.6f s (%llu .. %llu ns)\n\n", nl, (end - begin) / 1e9,
-           (unsigned long long)begin, (unsigned long long)end);
-    printf("%9s %11s %11s %10s %10s %5s %10s  %s\n", "samples", "start (s)", "span (s)", "running",
-           "idle", "gaps", "in gaps", "location");
+    /* times relative to the first sample, in a unit that suits the span */
+    pk_number_format t;
+    pk_number_format_for(&(pk_metric){.name = "time", .unit = "ns"}, (double)(end - begin), &t);
+    printf("%zu traces over %s %s (times in %s, from the first sample on)\n\n", nl,
+           dur(c[0], sizeof c[0], (double)(end - begin), &t), t.unit, t.unit);
+    printf("%9s %11s %11s %10s %10s %5s %10s  %s\n", "samples", "start", "span", "running", "idle",
+           "gaps", "in gaps", "location");
     for (size_t i = 0; i < nl && (top == 0 || i < top); i++) {
         const pk_trace_summary *s = &l[i].s;
         char gaps[24];
@@ -99,17 +109,19 @@ static void text_out(const pk_profile *p, const loc_sum *l, size_t nl, const fn_
                    cli_text(name));
             continue;
         }
-        printf("%9llu %11.6f %11.6f %10.6f %10.6f %5s %10.6f  %s\n",
-               (unsigned long long)s->n_samples, (s->begin - begin) / 1e9,
-               (s->end - s->begin) / 1e9, s->running_ns / 1e9, s->idle_ns / 1e9, gaps,
-               s->gap_ns / 1e9, cli_text(name));
+        printf("%9llu %11s %11s %10s %10s %5s %10s  %s\n", (unsigned long long)s->n_samples,
+               dur(c[0], sizeof c[0], (double)(s->begin - begin), &t),
+               dur(c[1], sizeof c[1], (double)(s->end - s->begin), &t),
+               dur(c[2], sizeof c[2], s->running_ns, &t), dur(c[3], sizeof c[3], s->idle_ns, &t),
+               gaps, dur(c[4], sizeof c[4], s->gap_ns, &t), cli_text(name));
     }
     if (top && nl > top) printf("(%zu quieter locations not shown)\n", nl - top);
-    printf("\n%12s %6s  %s\n", "time (s)", "share", "function");
+    pk_format_header(h, sizeof h, "time", &t);
+    printf("\n%12s %6s  %s\n", h, "share", "function");
     for (size_t i = 0; i < nf && (top == 0 || i < top); i++) {
         pk_context_name(p, f[i].context, name, sizeof name);
-        printf("%12.6f %5.1f%%  %s\n", f[i].ns / 1e9, total ? 100 * f[i].ns / total : 0,
-               cli_text(name));
+        printf("%12s %5.1f%%  %s\n", dur(c[0], sizeof c[0], f[i].ns, &t),
+               total ? 100 * f[i].ns / total : 0, cli_name(name, 0, 0));
     }
 }
 
@@ -195,7 +207,7 @@ int cmd_trace(int argc, char **argv)
     int c, json = 0;
     size_t top = 10;
     char *end;
-    while ((c = getopt_long(argc, argv, "n:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt("trace", argc, argv, "n:h", opts)) != -1) {
         if (c == 'h') return fputs(trace_help, stdout), CLI_OK;
         if (c == 'j') {
             json = 1;
@@ -204,7 +216,7 @@ int cmd_trace(int argc, char **argv)
             if (*end || !*optarg || *optarg == '-')
                 return cli_usage_error("trace", "--top wants a number");
         } else {
-            return cli_usage_error("trace", "unknown option");
+            return cli_bad_option("trace");
         }
     }
     pk_profile *p;

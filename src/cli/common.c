@@ -136,10 +136,22 @@ int cli_use_color(FILE *f, int disabled)
 unsigned cli_terminal_width(FILE *f)
 {
     struct winsize ws;
-    if (!isatty(fileno(f))) return 0;
-    if (ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0) return ws.ws_col;
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
     const char *columns = getenv("COLUMNS");
-    return columns ? (unsigned)strtoul(columns, NULL, 10) : 80;
+    unsigned long n = columns ? strtoul(columns, NULL, 10) : 0;
+    return n >= 20 && n <= 10000 ? (unsigned)n : 80; /* a pipe or a file: 80 */
+}
+
+const char *cli_name(const char *raw, int keep_mangled, unsigned room)
+{
+    static char ring[8][2048];
+    static unsigned next;
+    char plain[2048], *buf = ring[next++ % 8];
+    if (!keep_mangled) pk_name_demangle(raw ? raw : "-", plain, sizeof plain);
+    pk_text_escape(keep_mangled ? (raw ? raw : "-") : plain, buf, sizeof ring[0]);
+    pk_name_shorten(buf, room);
+    return buf;
 }
 
 const char *cli_text(const char *s)
@@ -189,68 +201,15 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
     return cli_open(cmd, arg, flags, out);
 }
 
-/* "name" or "name:inclusive" / "name:exclusive" */
-static void split_scope(const char *spec, char *name, size_t size, pk_scope_kind *scope)
+void cli_put_number(FILE *out, double v, const pk_number_format *nf)
 {
-    const char *colon = strrchr(spec, ':');
-    *scope = PK_SCOPE_OTHER;
-    if (colon && (strcmp(colon + 1, "inclusive") == 0 || strcmp(colon + 1, "exclusive") == 0)) {
-        *scope = colon[1] == 'i' ? PK_SCOPE_INCLUSIVE : PK_SCOPE_EXCLUSIVE;
-        snprintf(name, size, "%.*s", (int)(colon - spec), spec);
-    } else {
-        snprintf(name, size, "%s", spec);
-    }
-}
-
-/* Letters and digits of `s`, lower case: a metric name as formats that
- * allow fewer characters spell it ("CPUTIME (sec)", "CPUTIME_sec"). */
-static void spelled(const char *s, char *buf, size_t size)
-{
-    size_t k = 0;
-    for (; *s && k + 1 < size; s++)
-        if (isalnum((unsigned char)*s)) buf[k++] = (char)tolower((unsigned char)*s);
-    buf[k] = 0;
-}
-
-/* The one metric spelled like `name` that way, if exactly one is. */
-static int pick_spelled(const pk_profile *p, const char *name, pk_index *out)
-{
-    char want[512], got[512];
-    size_t n = pk_metric_count(p), hits = 0;
-    spelled(name, want, sizeof want);
-    for (pk_index m = 0; m < n && *want; m++) {
-        pk_metric met;
-        pk_metric_get(p, m, &met);
-        spelled(met.name, got, sizeof got);
-        if (strcmp(want, got) == 0) *out = m, hits++;
-    }
-    return hits == 1;
-}
-
-int cli_pick_metric(const pk_profile *p, const char *spec, pk_index *out, pk_scope_kind *scope)
-{
-    char name[512];
-    pk_scope_kind sk = PK_SCOPE_OTHER;
-    if (spec) split_scope(spec, name, sizeof name, &sk);
-    if (scope) *scope = sk;
-    size_t n = pk_metric_count(p), len = spec ? strlen(name) : 0;
-    for (int pass = 0; pass < 2 && spec; pass++) {
-        for (pk_index m = 0; m < n; m++) {
-            pk_metric met;
-            pk_metric_get(p, m, &met);
-            if (pass == 0 ? strcmp(met.name, name) == 0 : strncasecmp(met.name, name, len) == 0)
-                return *out = m, 1;
-        }
-    }
-    if (spec && pick_spelled(p, name, out)) return 1;
-    if (spec || n == 0) return 0;
-    for (pk_index m = 0; m < n; m++) {
-        pk_metric met;
-        pk_metric_get(p, m, &met);
-        if (strcasestr(met.name, "time") || (met.unit && strcmp(met.unit, "sec") == 0))
-            return *out = m, 1;
-    }
-    return *out = 0, 1;
+    char buf[64];
+    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0, 0};
+    wide.width = 32; /* a line of its own: no need for 20.32G, room for digits */
+    wide.digits = 7;
+    wide.compact = 0;
+    pk_format_number(buf, sizeof buf, v, &wide);
+    fprintf(out, "%s%s%s", buf, nf && nf->unit[0] ? " " : "", nf ? cli_text(nf->unit) : "");
 }
 
 double cli_tree_threshold(double percent)

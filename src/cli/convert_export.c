@@ -52,10 +52,8 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
         cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &p);
     if (rc) return rc;
     pk_index m = 0;
-    if (kind != CLI_EXPORT_CSV && !cli_pick_metric(p, metric, &m, NULL)) {
-        fprintf(stderr, "profkit convert: no metric named '%s'\n", cli_text(metric ? metric : ""));
+    if (kind != CLI_EXPORT_CSV && !cli_pick_metric("convert", p, metric, &m, NULL))
         return cli_close("convert", p, CLI_BAD);
-    }
     pk_output *out;
     pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);
     if (st) return cli_close("convert", p, cli_library_error("convert", st));

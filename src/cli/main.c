@@ -118,7 +118,13 @@ int main(int argc, char **argv)
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    fprintf(stderr, "profkit: unknown command '%s'\n\n", name);
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+        names[i] = commands[i].name;
+    const char *near = cli_nearest(name, names, sizeof names / sizeof *names);
+    fprintf(stderr, "profkit: unknown command '%s'", cli_text(name));
+    if (near) fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\n\n");
     usage(stderr);
     return CLI_USAGE;
 }

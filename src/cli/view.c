@@ -57,6 +57,9 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     case CLI_OPT_NO_COLOR:
         v->no_color = 1;
         return 0;
+    case CLI_OPT_NO_DEMANGLE:
+        v->no_demangle = 1;
+        return 0;
     case 't':
         return parse_percent(cmd, arg, &v->threshold);
     case CLI_OPT_STAT:
@@ -68,7 +71,7 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
         if (*end || !*arg || *arg == '-') return cli_usage_error(cmd, "--top wants a number");
         return 0;
     default:
-        return cli_usage_error(cmd, "unknown option");
+        return cli_bad_option(cmd);
     }
 }
 
@@ -126,13 +129,10 @@ static pk_status compute(const pk_profile *p, const cli_view *v, cli_view_values
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out)
 {
     memset(out, 0, sizeof *out);
-    if (!cli_pick_metric(p, v->metric, &out->metric, &out->scope)) {
-        fprintf(stderr, "profkit %s: no metric named '%s'\n", cmd,
-                cli_text(v->metric ? v->metric : ""));
-        return CLI_BAD;
-    }
+    if (!cli_pick_metric(cmd, p, v->metric, &out->metric, &out->scope)) return CLI_BAD;
     pk_metric_get(p, out->metric, &out->met);
     pk_status st = compute(p, v, out);
+    if (!st) st = pk_number_format_for(&out->met, out->total, &out->nf);
     if (st == PK_ERR_NOMEM) {
         fprintf(stderr, "profkit %s: out of memory\n", cmd);
         cli_view_values_free(out);
@@ -175,7 +175,8 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
     const char *what = v->stat != PK_ACROSS_SUM ? "at the root"
                        : v->location            ? "total"
                                                 : "program total";
-    fprintf(out, "metric %s: %s %.10g", cli_text(vals->met.name), what, vals->total);
+    fprintf(out, "metric %s: %s ", cli_text(vals->met.name), what);
+    cli_put_number(out, vals->total, &vals->nf);
     if (v->location)
         fprintf(out, " over %zu location%s matching '%s'", vals->n_selected,
                 vals->n_selected == 1 ? "" : "s", cli_text(v->location));
@@ -196,17 +197,19 @@ void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_va
 }
 
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
-                           pk_tree_options *o, int *want_tree)
+                           pk_tree_options *o, int *want_tree, int *lexical)
 {
-    enum { OPT_TREE = 2000 };
+    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"tree", no_argument, NULL, OPT_TREE},
+                                         {"lines", no_argument, NULL, OPT_LINES},
+                                         {"loops", no_argument, NULL, OPT_LOOPS},
                                          {0}};
     int c, rc;
     char *end;
-    while ((c = getopt_long(argc, argv, "m:t:n:d:h", opts, NULL)) != -1) {
+    while ((c = cli_getopt(cmd, argc, argv, "m:t:n:d:h", opts)) != -1) {
         if (c == 'd') {
             o->max_depth = (uint32_t)strtoul(optarg, &end, 10);
             if (*end || !*optarg) return cli_usage_error(cmd, "--depth wants a number");
@@ -214,6 +217,10 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             *want_tree = 1;
         } else if (c == OPT_TREE) {
             return cli_usage_error(cmd, "unknown option --tree");
+        } else if ((c == OPT_LINES || c == OPT_LOOPS) && lexical) {
+            *lexical = c == OPT_LINES ? CLI_TREE_LINES : *lexical ? *lexical : CLI_TREE_LOOPS;
+        } else if (c == OPT_LINES || c == OPT_LOOPS) {
+            return cli_usage_error(cmd, "unknown option --%s", c == OPT_LINES ? "lines" : "loops");
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;

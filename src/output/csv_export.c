@@ -30,8 +30,30 @@ static void csv_field(FILE *out, const char *s)
     fputc('"', out);
 }
 
+/* Where a context is: module, source file and line, its own or (a
+ * function context without them) its function's; "" and 0 when unknown. */
+typedef struct place {
+    const char *module, *file;
+    uint32_t line;
+} place;
+
+static place place_of(const pk_profile *p, const pk_context *c)
+{
+    place w = {"", "", 0};
+    pk_function fn = {NULL, PK_NONE, 0, PK_NONE, 0};
+    pk_module m;
+    pk_file f;
+    if (c->function != PK_NONE) pk_function_get(p, c->function, &fn);
+    pk_index mi = c->module != PK_NONE ? c->module : fn.module;
+    pk_index fi = c->file != PK_NONE ? c->file : fn.file;
+    if (mi != PK_NONE && pk_module_get(p, mi, &m) == PK_OK && m.path) w.module = m.path;
+    if (fi != PK_NONE && pk_file_get(p, fi, &f) == PK_OK && f.path) w.file = f.path;
+    w.line = c->file != PK_NONE ? c->line : fn.line;
+    return w;
+}
+
 static void write_row(FILE *out, const pk_profile *p, const char *loc, const char *parent,
-                      const char *name, const pk_value *v)
+                      const char *name, const place *w, const pk_value *v)
 {
     pk_column col;
     pk_metric met;
@@ -45,6 +67,13 @@ static void write_row(FILE *out, const pk_profile *p, const char *loc, const cha
     fprintf(out, ",%u,%s,", v->context, parent);
     csv_field(out, name);
     fputc(',', out);
+    csv_field(out, w->module);
+    fputc(',', out);
+    csv_field(out, w->file);
+    if (w->line)
+        fprintf(out, ",%u,", w->line);
+    else
+        fputs(",,", out);
     csv_field(out, met.name);
     fputc(',', out);
     csv_field(out, scope.name ? scope.name : "");
@@ -55,7 +84,8 @@ pk_status pk_export_csv(FILE *out, const pk_profile *p)
 {
     if (!out || !p) return pk_fail(PK_ERR_INVALID_ARG, "csv: bad arguments");
     char name[1024], parent[16] = "", loc_name[256];
-    fprintf(out, "location,context,parent,name,metric,scope,value\n");
+    place w = {"", "", 0};
+    fprintf(out, "location,context,parent,name,module,file,line,metric,scope,value\n");
     for (pk_index l = 0; l < pk_location_count(p); l++) {
         pk_location loc;
         pk_location_get(p, l, &loc);
@@ -71,11 +101,12 @@ pk_status pk_export_csv(FILE *out, const pk_profile *p)
                 pk_context ctx;
                 pk_context_get(p, v.context, &ctx);
                 pk_context_name(p, v.context, name, sizeof name);
+                w = place_of(p, &ctx);
                 parent[0] = '\0';
                 if (ctx.parent != PK_NONE) snprintf(parent, sizeof parent, "%u", ctx.parent);
             }
             last = v.context;
-            write_row(out, p, loc_name, parent, name, &v);
+            write_row(out, p, loc_name, parent, name, &w, &v);
         }
     }
     return ferror(out) ? pk_fail(PK_ERR_IO, "csv: write error") : PK_OK;

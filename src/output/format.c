@@ -1,6 +1,7 @@
 /*
- * output/format.c — numbers as text: exact (for JSON and dumps) and
- * compact (for human-facing tables).
+ * output/format.c — numbers as text: exact (for JSON and dumps), and the
+ * value-and-share cell of the text tables (output/numbers.c makes the
+ * human-facing number).
  */
 #include <math.h>
 #include <stdio.h>
@@ -19,21 +20,24 @@ size_t pk_format_double(char *buf, size_t size, double v)
     return 0;
 }
 
-size_t pk_format_value(char *buf, size_t size, double v)
+void pk_write_value_share(FILE *out, double v, double total, const pk_number_format *f)
 {
-    double a = fabs(v);
-    if (v == 0.0) return (size_t)snprintf(buf, size, "0");
-    if (a >= 1e6 || a < 1e-3) return (size_t)snprintf(buf, size, "%.3e", v);
-    if (a >= 1000) return (size_t)snprintf(buf, size, "%.0f", v);
-    return (size_t)snprintf(buf, size, "%.4g", v);
-}
-
-void pk_write_value_share(FILE *out, double v, double total)
-{
-    char buf[32];
-    pk_format_value(buf, sizeof buf, v);
+    char buf[48];
+    pk_format_number(buf, sizeof buf, v, f);
     if (total != 0.0)
         fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
     else
         fprintf(out, "%10s %6s", buf, "-");
+}
+
+unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *mark, size_t size)
+{
+    unsigned indent = 2 * (depth > 60 ? 60 : depth);
+    unsigned most = width > fixed + 24 + 6 ? width - fixed - 24 - 6 : 0; /* 6: the mark */
+    mark[0] = 0;
+    if (width && indent > most) {
+        indent = most;
+        snprintf(mark, size, "[%u] ", depth);
+    }
+    return indent;
 }

@@ -18,6 +18,7 @@ typedef struct fwalk {
     double total;
     pk_tree_options o;
     size_t hidden;
+    unsigned char *hot; /* text: on the hot path */
     FILE *out;
     pk_json json;
 } fwalk;
@@ -43,6 +44,24 @@ static int shown(const fwalk *w, pk_index i)
     if (isnan(w->f[i].inclusive) || isnan(w->f[i].self)) return 1; /* never hidden as small */
     if (w->o.threshold <= 0 || isnan(w->total)) return w->f[i].inclusive != 0;
     return fabs(w->f[i].inclusive) >= w->o.threshold / 100.0 * fabs(w->total);
+}
+
+/* hot[i] = 1 along the hot path, by output/tree.c's rule: from the root,
+ * the largest child while it holds at least half of its parent. */
+static unsigned char *hot_path(const pk_frame *f, size_t n)
+{
+    unsigned char *hot = calloc(n, 1);
+    for (pk_index i = 0; hot;) {
+        hot[i] = 1;
+        pk_index best = PK_NONE;
+        for (pk_index c = f[i].first_child; c != PK_NONE; c = f[c].next_sibling)
+            if (best == PK_NONE || fabs(f[c].inclusive) > fabs(f[best].inclusive)) best = c;
+        if (best == PK_NONE || f[i].inclusive == 0 ||
+            !(fabs(f[best].inclusive) >= 0.5 * fabs(f[i].inclusive)))
+            break;
+        i = best;
+    }
+    return hot;
 }
 
 typedef void (*frame_fn)(fwalk *w, pk_index i, int enter);
@@ -83,16 +102,21 @@ static pk_status walk(fwalk *w, size_t n, frame_fn fn)
 static void text_frame(fwalk *w, pk_index i, int enter)
 {
     if (!enter) return;
-    char raw[1024], name[2048];
+    char raw[1024], plain[2048], name[2048];
     const pk_frame *f = &w->f[i];
     pk_frame_name(w->p, f, raw, sizeof raw);
-    pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
-    pk_write_value_share(w->out, f->inclusive, w->total);
+    if (!w->o.keep_mangled) pk_name_demangle(raw, plain, sizeof plain);
+    pk_text_escape(w->o.keep_mangled ? raw : plain, name, sizeof name); /* no raw controls */
+    char mark[24];
+    unsigned indent = pk_tree_indent(f->depth, w->o.width, 38, mark, sizeof mark);
+    unsigned used = 38 + indent + (unsigned)strlen(mark);
+    if (w->o.width) pk_name_shorten(name, w->o.width > used + 20 ? w->o.width - used : 20);
+    pk_write_value_share(w->out, f->inclusive, w->total, w->o.numbers);
     fputs("  ", w->out);
-    pk_write_value_share(w->out, f->self, w->total);
+    pk_write_value_share(w->out, f->self, w->total, w->o.numbers);
     uint32_t d = f->depth > 60 ? 60 : f->depth;
-    fprintf(w->out, "  %*s%s%s%s\n", (int)(2 * d), "", w->o.color && d == 0 ? "\033[1m" : "", name,
-            w->o.color && d == 0 ? "\033[0m" : "");
+    fprintf(w->out, " %c%*s%s%s%s%s\n", w->hot[i] && d ? '*' : ' ', (int)indent, "", mark,
+            w->o.color && d == 0 ? "\033[1m" : "", name, w->o.color && d == 0 ? "\033[0m" : "");
 }
 
 pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
@@ -101,8 +125,14 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
     fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0}, .out = out};
     if (opts) w.o = *opts;
-    fprintf(out, "%17s  %17s  %s\n", "inclusive", "self", "function");
+    char incl[64], self[64];
+    pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
+    pk_format_header(self, sizeof self, "self", w.o.numbers);
+    fprintf(out, "%17s  %17s  %s\n", incl, self, "function");
+    w.hot = hot_path(f, n);
+    if (!w.hot) return pk_fail_nomem("drawing the tree");
     pk_status st = walk(&w, n, text_frame);
+    free(w.hot);
     if (w.hidden)
         fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",
                 w.hidden, w.o.threshold);

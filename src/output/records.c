@@ -52,7 +52,11 @@ static void write_text_field(FILE *out, const pk_field *f)
 
 void pk_record_write_text(FILE *out, const pk_record *r)
 {
-    fprintf(out, "%s 0x%08llx %s", r->file ? r->file : "-", (unsigned long long)r->offset, r->type);
+    if (r->offset == PK_RECORD_NO_OFFSET)
+        fprintf(out, "%s - %s", r->file ? r->file : "-", r->type);
+    else
+        fprintf(out, "%s 0x%08llx %s", r->file ? r->file : "-", (unsigned long long)r->offset,
+                r->type);
     for (size_t i = 0; i < r->n_fields; i++)
         write_text_field(out, &r->fields[i]);
     fputc('\n', out);
@@ -68,7 +72,10 @@ pk_status pk_record_write_json(FILE *out, const pk_record *r)
     pk_json_key(&j, "file");
     pk_json_string(&j, r->file);
     pk_json_key(&j, "offset");
-    pk_json_uint(&j, r->offset);
+    if (r->offset == PK_RECORD_NO_OFFSET)
+        pk_json_null(&j);
+    else
+        pk_json_uint(&j, r->offset);
     pk_json_key(&j, "section");
     pk_json_string(&j, r->section);
     pk_json_key(&j, "type");

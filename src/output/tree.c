@@ -124,42 +124,29 @@ static pk_status walk(tree_walk *w, tree_fn fn)
     return PK_OK;
 }
 
-/* Cut the middle out of a name longer than `room` columns ("std::vec...>::at"),
- * between whole UTF-8 characters. */
-static void shorten_middle(char *name, size_t len, size_t room)
-{
-    if (room < 9 || len <= room) return;
-    size_t head = (room - 3) / 2, tail = room - 3 - head;
-    while (head > 0 && ((unsigned char)name[head] & 0xc0) == 0x80)
-        head--;
-    while (tail > 0 && ((unsigned char)name[len - tail] & 0xc0) == 0x80)
-        tail--;
-    memmove(name + head + 3, name + len - tail, tail + 1);
-    memcpy(name + head, "...", 3);
-}
-
 static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     if (!enter) return;
-    char raw[512], name[1024];
+    char raw[1024], plain[2048], name[2048];
     pk_context c;
     pk_context_get(w->p, node, &c);
     pk_context_name(w->p, node, raw, sizeof raw);
-    size_t len = pk_text_escape(raw, name, sizeof name); /* names from files: no raw controls */
-    if (len >= sizeof name) len = strlen(name);
-    if (c.relation == PK_REL_INLINED_CALL && len < sizeof name)
-        len += (size_t)snprintf(name + len, sizeof name - len, " [inlined]");
-    if (len >= sizeof name) len = sizeof name - 1;
-    unsigned indent = 2 * (depth > 60 ? 60 : depth);
-    if (w->o.width)
-        shorten_middle(name, len, w->o.width > 40 + indent ? w->o.width - 40 - indent : 9);
-    pk_write_value_share(w->out, w->incl[node], w->total);
+    if (!w->o.keep_mangled) pk_name_demangle(raw, plain, sizeof plain);
+    pk_text_escape(w->o.keep_mangled ? raw : plain, name, sizeof name); /* no raw controls */
+    int inlined = c.relation == PK_REL_INLINED_CALL;
+    char mark[24];
+    unsigned indent = pk_tree_indent(depth, w->o.width, 40, mark, sizeof mark);
+    unsigned used = 40 + indent + (unsigned)strlen(mark) + (inlined ? 10 : 0);
+    if (w->o.width) pk_name_shorten(name, w->o.width > used + 20 ? w->o.width - used : 20);
+    size_t len = strlen(name);
+    if (inlined) snprintf(name + len, sizeof name - len, " [inlined]");
+    pk_write_value_share(w->out, w->incl[node], w->total, w->o.numbers);
     fputs("  ", w->out);
     if (w->excl)
-        pk_write_value_share(w->out, w->excl[node], w->total);
+        pk_write_value_share(w->out, w->excl[node], w->total, w->o.numbers);
     else
         fprintf(w->out, "%17s", "-");
-    fprintf(w->out, " %c%*s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "");
+    fprintf(w->out, " %c%*s%s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "", mark);
     if (w->o.color && depth > 0) {
         const char *color = w->hot[node]                ? "\033[1;31m"
                             : c.kind == PK_CTX_FUNCTION ? "\033[1m"
@@ -178,7 +165,10 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     if (opts) w.o = *opts;
     pk_status st = mark_hot_path(&w);
     if (st) return st;
-    fprintf(out, "%17s  %17s  %s\n", "inclusive", "exclusive", "context");
+    char incl[64], excl[64];
+    pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
+    pk_format_header(excl, sizeof excl, "exclusive", w.o.numbers);
+    fprintf(out, "%17s  %17s  %s\n", incl, excl, "context");
     st = walk(&w, text_node);
     free(w.hot);
     if (w.hidden && w.o.threshold > 0)
@@ -215,11 +205,13 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
     pk_json_key(j, "inclusive");
     pk_json_double(j, w->incl[node]);
-    pk_json_key(j, "exclusive");
-    if (w->excl)
-        pk_json_double(j, w->excl[node]);
-    else
-        pk_json_null(j);
+    for (int k = 0; k < 2; k++) { /* "self" as every document; "exclusive" as tree/1 began */
+        pk_json_key(j, k ? "exclusive" : "self");
+        if (w->excl)
+            pk_json_double(j, w->excl[node]);
+        else
+            pk_json_null(j);
+    }
     pk_json_key(j, "hot");
     pk_json_bool(j, w->hot[node]);
     pk_json_key(j, "children");

@@ -83,7 +83,10 @@ static int has_signature(const char *path)
         return 1;
     if (strncmp(buf, "# callgrind format\n", 19) == 0 && strstr(buf, "\ncreator: profkit"))
         return 1;
-    return strncmp(buf, "location,context,parent,name,metric,scope,value\n", 48) == 0;
+    /* profkit's CSV, before and after it gained module,file,line */
+    return strncmp(buf, "location,context,parent,name,metric,scope,value\n", 48) == 0 ||
+           strncmp(buf, "location,context,parent,name,module,file,line,metric,scope,value\n", 65) ==
+               0;
 }
 
 static int has_mark(const char *path)

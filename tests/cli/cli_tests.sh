@@ -6,6 +6,7 @@
 #   cli_tests.sh PROFKIT PK_MKDB SOURCE_DIR WORK_DIR
 # Set UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change.
 set -u
+unset COLUMNS # names are shortened to 80 columns off a terminal
 profkit=$1 mkdb=$2 src=$3 work=$4
 expected=$src/tests/cli/expected
 corpus=${PROFKIT_CORPUS:-$src/../shared/corpus}
@@ -443,6 +444,62 @@ expect_status 0 "$profkit" convert -q --force "$work/badutf.json" -o "$work/badu
 checks=$((checks + 1))
 printf 'bad\377\376name' >"$work/badutf.want"
 grep -aq -F -f "$work/badutf.want" "$work/badutf2.callgrind" || fail "invalid UTF-8 name changed through model JSON"
+
+# --- the daily driver: metric choice, suggestions, numbers for people ---
+printf 'events: Ir Dr D1mr Dw D1mw\nfl=a.c\nfn=main\n1 7386556 2000 31 1500 7\ncfn=f\ncalls=3 2\n2 1234567 0 0 0 0\nfn=f\n2 1234567 1000 12 0 0\n' \
+  >"$work/cache.callgrind"
+expect_status 1 "$profkit" flat -m D1 "$work/cache.callgrind"
+grep -q "metric 'D1' is ambiguous; it matches D1mr, D1mw" "$work/err" || fail "ambiguous -m D1 not explained: $(cat "$work/err")"
+expect_status 1 "$profkit" tree -m Xyz "$work/cache.callgrind"
+grep -q "no metric named 'Xyz'; the metrics are: Ir, Dr, D1mr, Dw, D1mw" "$work/err" || fail "unknown metric lists no candidates: $(cat "$work/err")"
+expect_status 0 "$profkit" flat -m d1mr "$work/cache.callgrind"
+expect_status 2 "$profkit" tre "$db"
+grep -q "unknown command 'tre'; did you mean 'tree'?" "$work/err" || fail "no suggestion for 'tre'"
+expect_status 2 "$profkit" tree --thresold 3 "$db"
+grep -q "unknown option '--thresold'; did you mean '--threshold'?" "$work/err" || fail "no suggestion for --thresold"
+expect_status 2 "$profkit" tree --depth
+grep -q "option '--depth' needs a value" "$work/err" || fail "missing option value not named"
+for cmd in tree flat callers diff threads; do
+  expect_status 0 "$profkit" $cmd --help
+  grep -q '%%' "$work/out" && fail "$cmd --help prints '%%'"
+done
+golden flat-numbers.txt "$profkit" flat "$work/cache.callgrind"
+# several and derived metrics as columns of flat
+golden flat-derived-callgrind.txt "$profkit" flat -m 'Ir,Dr,D1mr,miss=D1mr/Dr' "$work/cache.callgrind"
+golden flat-derived-db.txt "$profkit" flat -m 'CPUTIME,cyc,cpi=cyc/"CPUTIME (sec)"' "$db"
+golden flat-derived-cube.txt "$profkit" flat -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"
+expect_status 2 "$profkit" flat -m 'miss=D1mr/(Dr' "$work/cache.callgrind"
+grep -q "')' expected at character 9" "$work/err" || fail "bad expression not located: $(cat "$work/err")"
+expect_status 1 "$profkit" flat -m 'miss=D1mr/Dx' "$work/cache.callgrind"
+expect_status 2 "$profkit" flat --json -m 'Ir,Dr' "$work/cache.callgrind"
+# function-level trees by default; --loops, --lines keep what folds in
+golden tree-sample-loops.txt "$profkit" tree --loops "$db"
+golden tree-sample-lines.txt "$profkit" tree --lines "$db"
+golden tree-cube-lines.txt "$profkit" tree --lines -t 0 "$src/tests/data/cube/sample.cubex"
+expect_status 2 "$profkit" callers --lines "$db" main
+# C++ names demangled (--no-demangle keeps them) and shortened to 80 columns
+printf 'events: Ir\nfl=a.cc\nfn=main\n1 5\ncfn=_ZNSt6vectorIiSaIiEE9push_backERKi\ncalls=2 3\n3 40\nfn=_ZNSt6vectorIiSaIiEE9push_backERKi\n3 40\n' >"$work/cxx.callgrind"
+printf 'fn=_ZN5outer5inner18deeply_nested_nameISt3mapINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt6vectorIiSaIiEESt4lessIS8_ESaISt4pairIKS8_SB_EEEEEvRKT_PKcm\n4 7\n' >>"$work/cxx.callgrind"
+golden tree-cxx.txt "$profkit" tree -t 0 "$work/cxx.callgrind"
+golden flat-cxx.txt "$profkit" flat "$work/cxx.callgrind"
+golden flat-cxx-mangled.txt "$profkit" flat --no-demangle "$work/cxx.callgrind"
+# Callgrind records have no byte offset: dump says "-", not a made-up 0x00000000
+"$profkit" dump "$cgsample" >"$work/cgdump.txt"
+golden dump-callgrind-head.txt head -3 "$work/cgdump.txt"
+"$profkit" dump --json "$cgsample" >"$work/cgdump.json"
+checks=$((checks + 1))
+python3 -c 'import json,sys; sys.exit(any(json.loads(l)["offset"] is not None for l in open(sys.argv[1])))' "$work/cgdump.json" ||
+  fail "Callgrind dump --json gives records an offset"
+# the export CSV says where each context is
+head -1 "$work/s.csv" | grep -q '^location,context,parent,name,module,file,line,metric,scope,value$' || fail "CSV header"
+# diff: identical inputs say so; changes with their percentage, ancestors folded
+golden diff-same-db.txt "$profkit" diff "$db" "$db"
+golden diff-same-cube.txt "$profkit" diff "$src/tests/data/cube/sample.cubex" "$src/tests/data/cube/sample.cubex"
+golden diff-same-callgrind.txt "$profkit" diff "$cgsample" "$cgsample"
+if [ -d "$corpus/cube" ]; then
+  golden diff-cube-corpus.txt "$profkit" diff "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  golden diff-callgrind-corpus.txt "$profkit" diff "$corpus/callgrind/gprof2dot/compare_test_test1.callgrind" "$corpus/callgrind/gprof2dot/compare_test_test2.callgrind"
+fi
 
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

@@ -127,7 +127,7 @@ def walk_tree(root, spec, where):
 
 
 TREE_NODE = {"name": STR, "kind": STR, "id": INT, "relation": STR, "inclusive": "num?",
-             "exclusive": "num?", "hot": BOOL, "children": "list"}
+             "self": "num?", "exclusive": "num?", "hot": BOOL, "children": "list"}
 FRAME_NODE = {"name": STR, "inclusive": "num?", "self": "num?", "children": "list"}
 
 
@@ -190,7 +190,8 @@ def check_flat(d):
     completeness(d)
     # from a call graph, how often each group was called; else how many contexts name it
     count = {"calls": "num?"} if d["source"] == "callgraph" else {"contexts": INT}
-    each(d, "rows", dict({"name": STR, "exclusive": "num?", "inclusive": "num?"}, **count))
+    each(d, "rows", dict({"name": STR, "self": "num?", "exclusive": "num?", "inclusive": "num?"},
+                         **count))
 
 
 def check_threads(d):
@@ -202,10 +203,16 @@ def check_threads(d):
 def check_diff(d):
     members(d, "$", {"metric": STR, "a_total": "num?", "b_total": "num?", "functions": "list",
                      "paths": "list"})
-    each(d, "functions", {"function": STR, "status": STR, "a_inclusive": "num?",
-                          "b_inclusive": "num?", "a_exclusive": "num?", "b_exclusive": "num?"})
-    each(d, "paths", {"path": STR, "status": STR, "a_inclusive": "num?", "b_inclusive": "num?",
-                      "a_self": "num?", "b_self": "num?"})
+    # one convention: "name", "self", "inclusive" (docs/json.md); diff/1's
+    # first keys ("function", "path", "a_exclusive") stay as aliases
+    each(d, "functions", {"name": STR, "function": STR, "status": STR, "a_inclusive": "num?",
+                          "b_inclusive": "num?", "a_self": "num?", "b_self": "num?",
+                          "a_exclusive": "num?", "b_exclusive": "num?"})
+    each(d, "paths", {"name": STR, "path": STR, "status": STR, "a_inclusive": "num?",
+                      "b_inclusive": "num?", "a_self": "num?", "b_self": "num?"})
+    for r in d["functions"]:
+        if r["name"] != r["function"] or r["a_self"] != r["a_exclusive"]:
+            raise Invalid("functions: alias keys differ in %r" % r)
 
 
 def check_trace(d):
@@ -249,7 +256,7 @@ def check_lines(cmd, lines, rc):
         docs.append(d)
     if cmd == "dump":
         for i, d in enumerate(docs):
-            members(d, "line %d" % (i + 1), {"file": "str?", "offset": INT, "section": "str?",
+            members(d, "line %d" % (i + 1), {"file": "str?", "offset": "int?", "section": "str?",
                                               "type": STR, "fields": "obj"})
         return docs
     if not docs or "summary" not in docs[-1]:

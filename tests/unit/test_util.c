@@ -133,7 +133,78 @@ static void doubles_print_shortest_exact(void **state)
     pk_format_value(buf, sizeof buf, 0.60531600);
     assert_string_equal(buf, "0.6053");
     pk_format_value(buf, sizeof buf, 7.5e9);
-    assert_string_equal(buf, "7.500e+09");
+    assert_string_equal(buf, "7.500G"); /* 7,500,000,000 is wider than 10 */
+}
+
+/* Numbers for people: grouping, no float noise, units that suit. */
+static void numbers_read_like_a_person_writes_them(void **state)
+{
+    (void)state;
+    char buf[64];
+    pk_format_value(buf, sizeof buf, 7386555.99999999);
+    assert_string_equal(buf, "7,386,556");
+    pk_format_value(buf, sizeof buf, -1234.0);
+    assert_string_equal(buf, "-1,234");
+    pk_format_value(buf, sizeof buf, 999.96e3 * 1000);
+    assert_string_equal(buf, "1.000G"); /* 999.96M to 4 digits: not "1000M" */
+    pk_format_value(buf, sizeof buf, 26158368000.0);
+    assert_string_equal(buf, "26.16G");
+    pk_format_value(buf, sizeof buf, 3.025);
+    assert_string_equal(buf, "3.025");
+    pk_format_value(buf, sizeof buf, 2.0);
+    assert_string_equal(buf, "2");
+    pk_number_format nf;
+    pk_metric usec = {.name = "CPUTIME (usec)"};
+    assert_int_equal(pk_number_format_for(&usec, 26158368.0, &nf), PK_OK);
+    assert_string_equal(nf.unit, "s");
+    pk_format_number(buf, sizeof buf, 2616218.0, &nf);
+    assert_string_equal(buf, "2.616");
+    pk_metric ns = {.name = "time", .unit = "ns"};
+    assert_int_equal(pk_number_format_for(&ns, 5e5, &nf), PK_OK);
+    assert_string_equal(nf.unit, "us");
+    pk_format_number(buf, sizeof buf, 5e5, &nf);
+    assert_string_equal(buf, "500");
+    pk_metric bytes = {.name = "mem", .unit = "bytes"};
+    assert_int_equal(pk_number_format_for(&bytes, 1.3e10, &nf), PK_OK);
+    assert_string_equal(nf.unit, "GiB");
+    pk_format_number(buf, sizeof buf, 1.3e10, &nf);
+    assert_string_equal(buf, "12.11");
+    pk_metric billionths = {.name = "Ir", .unit = "1e-9"}; /* a Callgrind writer's scale */
+    assert_int_equal(pk_number_format_for(&billionths, 2.5e9, &nf), PK_OK);
+    assert_string_equal(nf.unit, "");
+    pk_format_number(buf, sizeof buf, 2.5e9, &nf);
+    assert_string_equal(buf, "2.5");
+    pk_format_header(buf, sizeof buf, "inclusive", &(pk_number_format){1, "ms", 0, 0, 0});
+    assert_string_equal(buf, "inclusive (ms)");
+}
+
+/* Derived metrics: precedence, names, quotes, x/0, errors that say where. */
+static void expressions_evaluate_and_explain(void **state)
+{
+    (void)state;
+    pk_expr *e;
+    assert_int_equal(pk_expr_parse("(Ir - Dr) * 2 + -D1mr / Dr", &e), PK_OK);
+    assert_int_equal(pk_expr_var_count(e), 3);
+    assert_string_equal(pk_expr_var_name(e, 0), "Ir");
+    assert_string_equal(pk_expr_var_name(e, 2), "D1mr");
+    double v[] = {10, 4, 2};
+    assert_true(pk_expr_eval(e, v) == 11.5);
+    v[1] = 0;
+    assert_true(isnan(pk_expr_eval(e, v))); /* x/0: no value */
+    pk_expr_free(e);
+    assert_int_equal(pk_expr_parse("cycles/\"CPUTIME (sec)\"", &e), PK_OK);
+    assert_string_equal(pk_expr_var_name(e, 1), "CPUTIME (sec)");
+    pk_expr_free(e);
+    assert_int_equal(pk_expr_parse("D1mr/(Dr", &e), PK_ERR_INVALID_ARG);
+    assert_non_null(strstr(pk_error_last(), "')' expected at character 9"));
+    assert_int_equal(pk_expr_parse("Ir Dr", &e), PK_ERR_INVALID_ARG);
+    assert_int_equal(pk_expr_parse("", &e), PK_ERR_INVALID_ARG);
+    char deep[200];
+    memset(deep, '(', 100), strcpy(deep + 100, "x");
+    assert_int_equal(pk_expr_parse(deep, &e), PK_ERR_INVALID_ARG); /* bounded nesting */
+    memset(deep, '-', 100);
+    assert_int_equal(pk_expr_parse(deep, &e), PK_ERR_INVALID_ARG);
+    assert_int_equal(pk_expr_parse("((x)", &e), PK_ERR_INVALID_ARG); /* fuzz: ran past the end */
 }
 
 static void errors_are_per_call_messages(void **state)
@@ -158,6 +229,8 @@ int main(void)
         cmocka_unit_test(idset_collects_distinct_ids_sorted),
         cmocka_unit_test(json_writer_escapes_and_separates),
         cmocka_unit_test(doubles_print_shortest_exact),
+        cmocka_unit_test(numbers_read_like_a_person_writes_them),
+        cmocka_unit_test(expressions_evaluate_and_explain),
         cmocka_unit_test(errors_are_per_call_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

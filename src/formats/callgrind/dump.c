@@ -50,7 +50,8 @@ static void put_r(dumper *d, const char *k, double v)
 
 static void emit(dumper *d, const char *file, const char *section, const char *type)
 {
-    pk_record r = {file, 0, section, type, d->n, d->f};
+    /* records of the parsed model: no byte offset of their own */
+    pk_record r = {file, PK_RECORD_NO_OFFSET, section, type, d->n, d->f};
     if (!d->stop) d->stop = d->fn(d->user, &r);
     d->n = 0;
 }

@@ -23,6 +23,7 @@
 #include "analysis/cct_to_cg.h"
 #include "cgw.h"
 #include "formats/write_loss.h"
+#include "model/units.h"
 #include "profkit/analysis.h"
 #include "util/error.h"
 
@@ -93,30 +94,6 @@ static double choose_scale(const pk_cg *cg, uint32_t e)
     return best;
 }
 
-static const struct {
-    const char *name;
-    int exp; /* of ten, in seconds */
-} time_units[] = {{"s", 0},       {"sec", 0},         {"secs", 0},          {"second", 0},
-                  {"seconds", 0}, {"ms", -3},         {"msec", -3},         {"us", -6},
-                  {"usec", -6},   {"\xc2\xb5s", -6},  {"microseconds", -6}, {"ns", -9},
-                  {"nsec", -9},   {"nanoseconds", -9}};
-static const char *const si_time[] = {"s", "ms", "us", "ns", "ps", "fs", "as"};
-
-/* The unit of scaled values: the metric's own, or the one HPCToolkit
- * names put at the end ("CPUTIME (sec)") when that is a time unit, so the
- * scaled unit gets its SI name ("ns"). Into buf. */
-static const char *unit_of(const pk_metric *m, char *buf, size_t size)
-{
-    if (m->unit && *m->unit) return m->unit;
-    const char *open = m->name ? strrchr(m->name, '(') : NULL;
-    size_t len = open ? strlen(open) : 0;
-    if (!open || len < 3 || open[len - 1] != ')' || len - 2 >= size) return NULL;
-    memcpy(buf, open + 1, len - 2), buf[len - 2] = 0;
-    for (size_t i = 0; i < sizeof time_units / sizeof *time_units; i++)
-        if (strcmp(buf, time_units[i].name) == 0) return buf;
-    return NULL;
-}
-
 /* Unit of values in `unit` multiplied by `scale`: a time unit's SI name
  * ("sec" x 1e9 -> "ns"), else "1e-9 B" (a billionth of the unit). */
 static char *scaled_unit(const char *unit, double scale)
@@ -128,11 +105,9 @@ static char *scaled_unit(const char *unit, double scale)
         snprintf(out, sizeof out, "1e-%d", k);
         return strdup(out);
     }
-    for (size_t i = 0; k && i < sizeof time_units / sizeof *time_units; i++) {
-        int exp = time_units[i].exp - k;
-        if (strcmp(unit, time_units[i].name) == 0 && exp % 3 == 0 && -exp / 3 < 7)
-            return strdup(si_time[-exp / 3]);
-    }
+    int exp;
+    if (k && pk_unit_time_exp(unit, &exp) && pk_unit_time_name(exp - k))
+        return strdup(pk_unit_time_name(exp - k));
     if (k == 0) return strdup(unit);
     snprintf(out, sizeof out, "1e-%d %.200s", k, unit);
     return strdup(out);
@@ -181,7 +156,8 @@ static pk_status add_event(cgw *w, uint32_t e)
         return x->unit ? PK_OK : pk_fail_nomem("writing Callgrind");
     }
     char buf[64];
-    x->unit = scaled_unit(m ? unit_of(m, buf, sizeof buf) : NULL, x->scale);
+    const char *unit = m ? pk_unit_text(m, buf, sizeof buf) : "";
+    x->unit = scaled_unit(*unit ? unit : NULL, x->scale);
     return x->unit ? PK_OK : pk_fail_nomem("writing Callgrind");
 }
 

@@ -105,6 +105,12 @@ PK_API pk_status pk_context_filter(const pk_profile *profile, pk_index metric, c
  * the metric has neither scope (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
+/* The metric a view shows when none is named: the first time metric (a
+ * name containing "time", or unit "sec") with a non-zero program total,
+ * else the first metric with a non-zero total, else metric 0.
+ * PK_ERR_NOT_FOUND when the profile has no metrics. */
+PK_API pk_status pk_metric_default(const pk_profile *profile, pk_index *out);
+
 /* The same total as CubeLib and pycubexr define it for a metric that
  * combines by min or max (Cube's min_time, max_time): over every cell of
  * the calling-context tree × the non-summary locations, a cell without a

@@ -105,6 +105,9 @@ typedef struct pk_annotation {
     const char *unit; /* the metric's unit, or NULL */
     int inclusive;    /* show the inclusive column */
     int calls;        /* show the calls column (a call graph counts them) */
+    /* text: how values are written (pk_number_format_for() of the metric
+     * and total, so the lines read as the other views); NULL: plain */
+    const pk_number_format *format;
 } pk_annotation;
 
 /* As text: a heading, then per line self (and inclusive, calls) with its

@@ -138,7 +138,7 @@ class Profile:
     # -- values -----------------------------------------------------------
 
     def values(self, metric=None, scope="inclusive", locations=None, stat="sum", threads=0):
-        """A metric's values (metric: name or index; default the first).
+        """A metric's values (metric: name or index; default: the metric the CLI shows, pk_metric_default()).
 
         locations=None: a NumPy array with one value per context (p.contexts
         index), combined over every thread/rank as the metric combines (sum,

@@ -13,24 +13,12 @@
 
 #define PROFILE(o) (((ProfileObject *)(o))->p)
 
-/* The metric the CLI's views show by default: the first time-like one
- * (a name containing "time", or unit seconds), else the first. */
-static pk_index default_metric(const pk_profile *p, size_t n)
-{
-    for (pk_index m = 0; m < n; m++) {
-        pk_metric met;
-        if (pk_metric_get(p, m, &met) || !met.name) continue;
-        if (strcasestr(met.name, "time") || (met.unit && strcmp(met.unit, "sec") == 0)) return m;
-    }
-    return 0;
-}
-
 int pyprofkit_metric(const pk_profile *p, PyObject *spec, pk_index *out)
 {
     size_t n = pk_metric_count(p);
     if (spec == NULL || spec == Py_None) {
-        if (n == 0) goto none;
-        return *out = default_metric(p, n), 0;
+        if (n == 0 || pk_metric_default(p, out)) goto none;
+        return 0;
     }
     if (PyLong_Check(spec)) {
         long m = PyLong_AsLong(spec);

@@ -57,6 +57,7 @@ typedef struct annotate_run {
     size_t n_lines;
     double total;
     const char *metric, *unit;
+    pk_number_format format; /* the text's numbers, as the other views write them */
     pk_json *j;
     size_t shown; /* listings written */
 } annotate_run;
@@ -120,6 +121,8 @@ static int compute_lines(annotate_run *r)
     const pk_metric *m = r->from_callgraph ? &r->cg.met : &r->vals.met;
     r->total = r->from_callgraph ? r->cg.total : r->vals.total;
     r->metric = m->name, r->unit = m->unit;
+    if (pk_number_format_for(m, fabs(r->total), &r->format) != PK_OK)
+        r->format = (pk_number_format){.scale = 1};
     pk_flat_row *rows;
     size_t n;
     pk_status st = flat_rows(r, PK_BY_LINE, &rows, &n);
@@ -151,7 +154,7 @@ static int list_file(annotate_run *r, const char *heading, pk_index file, uint32
         return cli_library_error("annotate", st);
     pk_annotation an = {
         heading, pf.path, found[0] ? found : NULL, r->lines + at, n, ranges, n_ranges, r->total,
-        r->unit, 1,       r->from_callgraph};
+        r->unit, 1,       r->from_callgraph,       &r->format};
     if (whole) an.ranges = NULL;
     if (!r->j && r->shown) putchar('\n');
     st = r->j ? pk_annotation_write_json(r->j, &an) : pk_annotation_write_text(stdout, &an);

@@ -51,7 +51,7 @@ static const char convert_help[] =
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"
     "  -m, --metric NAME   the metric of folded and speedscope exports (default:\n"
-    "                      the first time-like metric)\n"
+    "                      the first time metric with a non-zero total)\n"
     "  -t, --to FORMAT     output format (see above)\n"
     "  -f, --force         replace an existing output\n"
     "  -r, --recompute     recompute every propagated scope (function, lex_aware,\n"

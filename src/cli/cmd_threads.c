@@ -18,7 +18,7 @@ static const char threads_help[] =
     "largest total down. A bar shows each location against the largest.\n\n"
     "Options:\n"
     "  -m, --metric NAME     metric (exact name, or a case-insensitive prefix);\n"
-    "                        default: the first time-like metric\n"
+    "                        default: the first time metric with a non-zero total\n"
     "      --location SEL    only the locations SEL names (see 'profkit tree -h')\n"
     "  -n, --top N           show the N largest and the N smallest (default 10;\n"
     "                        0 = every location)\n"

@@ -2,11 +2,10 @@
  * cli/metric_pick.c — which metric `-m NAME` means: the exact name, else
  * the one name it begins (case-insensitively), else the one spelled alike
  * without punctuation ("CPUTIME_sec"). Several matches or none is an
- * error that lists the candidates, never a silent pick. Without -m: the
- * first time metric with a non-zero total, else the first metric with
- * one, so a view never opens on a column of zeros.
+ * error that lists the candidates, never a silent pick. Without -m:
+ * pk_metric_default(): the first time metric with a non-zero total,
+ * else the first with one, so a view never opens on a column of zeros.
  */
-#define _GNU_SOURCE /* strcasestr */
 #include <ctype.h>
 #include <string.h>
 #include <strings.h>
@@ -90,19 +89,6 @@ static int pick_named(const char *cmd, const pk_profile *p, const char *name, pk
     return 0;
 }
 
-static int nonzero(const pk_profile *p, pk_index m)
-{
-    double total = 0;
-    return pk_metric_program_total(p, m, &total) == PK_OK && total != 0;
-}
-
-static int is_time(const pk_profile *p, pk_index m)
-{
-    pk_metric met;
-    pk_metric_get(p, m, &met);
-    return strcasestr(met.name, "time") || (met.unit && strcmp(met.unit, "sec") == 0);
-}
-
 int cli_pick_metric(const char *cmd, const pk_profile *p, const char *spec, pk_index *out,
                     pk_scope_kind *scope)
 {
@@ -111,14 +97,7 @@ int cli_pick_metric(const char *cmd, const pk_profile *p, const char *spec, pk_i
     if (spec) split_scope(spec, name, sizeof name, &sk);
     if (scope) *scope = sk;
     if (spec) return pick_named(cmd, p, name, out);
-    size_t n = pk_metric_count(p);
-    if (n == 0) {
-        if (cmd) fprintf(stderr, "profkit %s: the profile has no metrics\n", cmd);
-        return 0;
-    }
-    for (int pass = 0; pass < 3; pass++)
-        for (pk_index m = 0; m < n; m++)
-            if (pass == 2 || ((pass == 1 || is_time(p, m)) && nonzero(p, m)))
-                return *out = pass == 2 ? 0 : m, 1;
+    if (pk_metric_default(p, out) == PK_OK) return 1;
+    if (cmd) fprintf(stderr, "profkit %s: the profile has no metrics\n", cmd);
     return 0;
 }

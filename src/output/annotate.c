@@ -128,14 +128,17 @@ static const char *line_text(walker *w, const char *text, size_t len, int expand
 }
 
 /* A value column: the value and its share, or "." for none. */
-static void put_value(FILE *out, double v, double total, int with_pct)
+static void put_value(FILE *out, double v, double total, int with_pct, const pk_number_format *f)
 {
     char s[32];
     if (v == 0) {
         fprintf(out, with_pct ? "%12s        " : "%12s", ".");
         return;
     }
-    pk_format_value(s, sizeof s, v);
+    if (f)
+        pk_format_number(s, sizeof s, v, f);
+    else
+        pk_format_value(s, sizeof s, v);
     fprintf(out, "%12s", s);
     if (with_pct) fprintf(out, " %6.2f%%", total != 0 ? 100.0 * v / total : 0.0);
 }
@@ -145,8 +148,8 @@ static void text_line(walker *w, uint32_t line, const char *text, size_t len, co
 {
     const pk_annotation *a = w->a;
     if (skipped) fprintf(w->out, "-- line %u ----------------------\n", line);
-    put_value(w->out, c ? c->self : 0, a->total, 1);
-    if (a->inclusive) put_value(w->out, c ? c->inclusive : 0, a->total, 1);
+    put_value(w->out, c ? c->self : 0, a->total, 1, a->format);
+    if (a->inclusive) put_value(w->out, c ? c->inclusive : 0, a->total, 1, a->format);
     if (a->calls) {
         if (c && c->calls != 0)
             fprintf(w->out, " %10.0f", c->calls);
@@ -180,8 +183,11 @@ static void text_heading(FILE *out, const pk_annotation *a)
     if (!a->source)
         fputs("   source file not found (--source-dir DIR searches DIR): per-line costs only\n",
               out);
-    fprintf(out, "%20s", "self");
-    if (a->inclusive) fprintf(out, "%20s", "inclusive");
+    char h[48];
+    pk_format_header(h, sizeof h, "self", a->format);
+    fprintf(out, "%20s", h);
+    pk_format_header(h, sizeof h, "inclusive", a->format);
+    if (a->inclusive) fprintf(out, "%20s", h);
     if (a->calls) fprintf(out, " %10s", "calls");
     fprintf(out, " %6s%s\n", "line", a->source ? "  source" : "");
 }

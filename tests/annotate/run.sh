@@ -67,7 +67,7 @@ if command -v valgrind >/dev/null && command -v callgrind_annotate >/dev/null &&
   mkdir -p "$moved" && mv "$work/prog.c" "$moved/prog.c"
   check
   "$profkit" annotate "$out" prog.c >"$work/nosrc.txt" 2>&1 || fail "annotate without the source"
-  grep -q "source file not found" "$work/nosrc.txt" && grep -Eq "^ +62700 .* +[0-9]+$" "$work/nosrc.txt" ||
+  grep -q "source file not found" "$work/nosrc.txt" && grep -Eq "^ +62,?700 .* +[0-9]+$" "$work/nosrc.txt" ||
     fail "no-source annotation: $(cat "$work/nosrc.txt")"
   check
   "$profkit" annotate -I "$work/elsewhere" "$out" prog.c >"$work/found.txt" 2>&1 || fail "annotate -I"

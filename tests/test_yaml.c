@@ -26,14 +26,21 @@
 
 static char *generate(const pk_profile *p)
 {
-    char *buf = NULL;
-    size_t len = 0;
-    FILE *f = open_memstream(&buf, &len);
+    /* the stream's buffer and size live on the heap: gcc -O2 takes a
+     * stack address handed to open_memstream() for a dangling pointer */
+    struct {
+        char *buf;
+        size_t len;
+    } *m = calloc(1, sizeof *m);
+    assert_non_null(m);
+    FILE *f = open_memstream(&m->buf, &m->len);
     assert_non_null(f);
     int deep;
     assert_int_equal(hk_write_metrics_yaml(p, f, &deep), PK_OK);
     fclose(f);
-    return buf;
+    char *out = m->buf;
+    free(m);
+    return out;
 }
 
 static int cmp_str(const void *a, const void *b)

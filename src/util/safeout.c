@@ -141,11 +141,14 @@ static int only_listed(const char *dir, const char *prefix, const char *list, si
     for (struct dirent *e; ok && (e = readdir(d));) {
         if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0) continue;
         char rel[PK_CLEANUP_PATH], full[PK_CLEANUP_PATH * 2];
-        snprintf(rel, sizeof rel, "%s%s", prefix, e->d_name);
-        snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
+        /* a name too long to hold (with the "/" added below) is none of
+         * ours: the directory is not only what was listed */
+        int nr = snprintf(rel, sizeof rel - 1, "%s%s", prefix, e->d_name);
+        int nf = snprintf(full, sizeof full, "%s/%s", dir, e->d_name);
         struct stat st;
         if (!*prefix && strcmp(e->d_name, MARKER_FILE) == 0) continue;
-        if (lstat(full, &st) != 0) {
+        if (nr < 0 || (size_t)nr >= sizeof rel - 1 || nf < 0 || (size_t)nf >= sizeof full ||
+            lstat(full, &st) != 0) {
             ok = 0;
         } else if (S_ISDIR(st.st_mode)) {
             strcat(rel, "/");

@@ -303,8 +303,8 @@ size_t tu_corpus_databases(char ***out)
     *out = NULL;
     if (!corpus) return 0;
     char root[4096];
-    snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
-    size_t n = tu_find_databases(root, out);
+    int len = snprintf(root, sizeof root, "%s/hpctoolkit", corpus);
+    size_t n = len > 0 && (size_t)len < sizeof root ? tu_find_databases(root, out) : 0;
     if (!*out) *out = calloc(1, sizeof **out); /* a corpus without databases: none to test */
     return n;
 }

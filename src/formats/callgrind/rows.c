@@ -177,7 +177,7 @@ pk_status cgb_rows_add(cgb_rows *r, uint64_t i, const double *values, const uint
 
 pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_t n)
 {
-    uint64_t i;
+    uint64_t i = 0;
     pk_status st = cgb_rows_new(r, &i);
     if (!st) st = reserve(r, n + 1u, 1);
     if (st) return st;

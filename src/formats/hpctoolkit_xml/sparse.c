@@ -122,8 +122,8 @@ static pk_status check_prof_block(hx_reader *r, const hx_file *f, uint32_t p, ui
 
 static pk_status scan_profile_db(hx_reader *r, const hx_file *f, uint64_t *max_ctx)
 {
-    uint64_t sec[2][2];
-    uint32_t n;
+    uint64_t sec[2][2] = {{0}};
+    uint32_t n = 0;
     pk_status st = check_header(f, "HPCPROF-profdb__", "tfBDFORP", 2, &n, sec);
     if (st) return st;
     if (n == 0) return hx_fail(f, "header", 18, "no profiles (profile 0 is the summary)");
@@ -191,8 +191,8 @@ static pk_status check_ctx_block(hx_reader *r, const hx_file *f, uint64_t at)
 
 static pk_status scan_cct_db(hx_reader *r, const hx_file *f, uint64_t *max_ctx)
 {
-    uint64_t sec[1][2];
-    uint32_t n;
+    uint64_t sec[1][2] = {{0}};
+    uint32_t n = 0;
     pk_status st = check_header(f, "HPCPROF-cctdb___", "rtfBDTCC", 1, &n, sec);
     if (st) return st;
     if ((uint64_t)n * CI_SIZE > sec[0][0])

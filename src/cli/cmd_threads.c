@@ -57,11 +57,12 @@ static spread spread_of(const loc_total *t, size_t n)
     return s;
 }
 
-static void text_row(const pk_profile *p, const loc_total *t, double max, int color)
+static void text_row(const pk_profile *p, const loc_total *t, double max, int color,
+                     const pk_number_format *f)
 {
     char name[256], v[32], bar[41];
     pk_location_name(p, t->loc, name, sizeof name);
-    pk_format_value(v, sizeof v, t->v);
+    pk_format_number(v, sizeof v, t->v, f);
     int len = max > 0 && t->v > 0 ? (int)lround(40 * t->v / max) : 0;
     memset(bar, '#', (size_t)len);
     bar[len] = 0;
@@ -69,27 +70,36 @@ static void text_row(const pk_profile *p, const loc_total *t, double max, int co
            color ? "\033[0m" : "", cli_text(name));
 }
 
-static void write_text(const pk_profile *p, const char *metric, const loc_total *t, size_t n,
+/* Every number in the unit the largest location total reads best in
+ * (pk_number_format_for()), the unit stated once in the header, with 6
+ * significant digits. */
+static void write_text(const pk_profile *p, const pk_metric *met, const loc_total *t, size_t n,
                        size_t top, int color)
 {
     spread s = spread_of(t, n);
-    char a[32], b[32], c[32], d[32], e[32];
-    pk_format_value(a, sizeof a, s.sum), pk_format_value(b, sizeof b, s.min);
-    pk_format_value(c, sizeof c, s.max), pk_format_value(d, sizeof d, s.mean);
-    pk_format_value(e, sizeof e, s.stddev);
-    printf("metric %s over %zu locations\n", cli_text(metric), n);
+    pk_number_format f;
+    if (pk_number_format_for(met, fmax(fabs(s.max), fabs(s.min)), &f) != PK_OK)
+        f = (pk_number_format){.scale = 1};
+    f.digits = 6; /* locations often differ in the 4th digit: that is what the view is for */
+    char a[32], b[32], c[32], d[32], e[32], h[48];
+    pk_format_number(a, sizeof a, s.sum, &f), pk_format_number(b, sizeof b, s.min, &f);
+    pk_format_number(c, sizeof c, s.max, &f), pk_format_number(d, sizeof d, s.mean, &f);
+    pk_format_number(e, sizeof e, s.stddev, &f);
+    printf("metric %s over %zu locations%s%s%s\n", cli_text(met->name), n, f.unit[0] ? " (in " : "",
+           f.unit, f.unit[0] ? ")" : "");
     printf("  sum %s   min %s   max %s   mean %s   stddev %s\n", a, b, c, d, e);
-    pk_format_value(a, sizeof a, s.max - s.mean);
+    pk_format_number(a, sizeof a, s.max - s.mean, &f);
     printf("  imbalance %.1f%% (max/mean - 1; the slowest location is %s above the mean)\n\n",
            100 * s.imbalance, a);
-    printf("%6s  %10s  %-40s  %s\n", "index", "total", "", "location");
+    pk_format_header(h, sizeof h, "total", &f);
+    printf("%6s  %10s  %-40s  %s\n", "index", h, "", "location");
     int all = top == 0 || 2 * top >= n;
     for (size_t i = 0; i < n && (all || i < top); i++)
-        text_row(p, &t[i], s.max, color);
+        text_row(p, &t[i], s.max, color, &f);
     if (all) return;
     printf("%6s  (%zu locations in between)\n", "...", n - 2 * top);
     for (size_t i = n - top; i < n; i++)
-        text_row(p, &t[i], s.max, color);
+        text_row(p, &t[i], s.max, color, &f);
 }
 
 static void json_loc(pk_json *j, const pk_profile *p, const loc_total *t)
@@ -179,7 +189,7 @@ static int show(const pk_profile *p, const cli_view *v)
     else if (!rc && v->csv)
         write_csv(p, t, n);
     else if (!rc)
-        write_text(p, met.name, t, n, v->top, cli_use_color(stdout, v->no_color));
+        write_text(p, &met, t, n, v->top, cli_use_color(stdout, v->no_color));
     free(t);
     return rc;
 }

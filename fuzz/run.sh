@@ -15,6 +15,13 @@ export UBSAN_OPTIONS=halt_on_error=1:print_stacktrace=1${UBSAN_OPTIONS:+:$UBSAN_
 run() { # target seeds dict max_len
   local target=$1 seeds=$2 dict=$3 max_len=$4 work=$build/fuzz-work/$1
   mkdir -p "$work"
+  # inputs that once failed (fuzz/regress/TARGET) run first, each once
+  local regress=$here/regress/$target
+  if compgen -G "$regress/*" >/dev/null; then
+    echo "$target: $(ls "$regress" | wc -l) regression inputs"
+    "$build/fuzz/$target" -rss_limit_mb=2048 "$regress"/* 2>&1 | tail -n 3
+    cp "$regress"/* "$seeds/"
+  fi
   echo "$target: $(ls "$seeds" | wc -l) seeds, ${seconds}s"
   "$build/fuzz/$target" -max_total_time="$seconds" -max_len="$max_len" -timeout=20 \
     -rss_limit_mb=2048 -dict="$dict" -artifact_prefix="$findings/" \

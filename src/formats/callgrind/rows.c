@@ -85,6 +85,10 @@ static pk_status to_sparse(cgb_rows *r, uint64_t i)
     if (pk_vec_reserve((void **)&r->ev, &r->cap_ev, r->off[i] + r->cap[i] + 1, sizeof *r->ev))
         return pk_fail_nomem("storing costs");
     uint32_t w = 0;
+    if (!r->len[i]) { /* nothing stored yet: the value pool may not exist */
+        r->nnz[i] = CGB_SPARSE;
+        return PK_OK;
+    }
     double *v = r->v + r->off[i];
     uint32_t *ev = r->ev + r->off[i];
     for (uint32_t j = 0; j < r->len[i]; j++)

@@ -112,6 +112,10 @@ typedef struct pk_cg_jump {
 /* PK_ERR_NOT_FOUND when the profile has no call graph. */
 PK_API pk_status pk_callgraph_summary(const pk_profile *profile, pk_cg_summary *out);
 PK_API pk_status pk_callgraph_event(const pk_profile *profile, size_t i, pk_cg_event *out);
+/* The index of the call graph's event that holds `metric` into *out.
+ * PK_ERR_NOT_FOUND when the profile has no call graph or no event of the
+ * metric. */
+PK_API pk_status pk_callgraph_metric_event(const pk_profile *profile, pk_index metric, size_t *out);
 PK_API pk_status pk_callgraph_part(const pk_profile *profile, size_t i, pk_cg_part *out);
 PK_API pk_status pk_callgraph_cost(const pk_profile *profile, uint64_t i, pk_cg_cost *out);
 PK_API pk_status pk_callgraph_call(const pk_profile *profile, uint64_t i, pk_cg_call *out);

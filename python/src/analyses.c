@@ -39,18 +39,6 @@ static int put(PyObject *d, const char *key, PyObject *v)
     return rc == 0;
 }
 
-/* The event of the call graph holding `metric`; 0 when there is none. */
-static int callgraph_event(const pk_profile *p, pk_index metric, size_t *out)
-{
-    pk_cg_summary s;
-    if (pk_callgraph_summary(p, &s)) return 0;
-    for (size_t e = 0; e < s.n_events; e++) {
-        pk_cg_event ev;
-        if (!pk_callgraph_event(p, e, &ev) && ev.metric == metric) return *out = e, 1;
-    }
-    return 0;
-}
-
 static const char *const by_names[] = {"function", "file", "module", "line"};
 
 static int parse_by(const char *s, pk_group_by *out)
@@ -111,7 +99,7 @@ static pk_status flat_rows(const pk_profile *p, pk_index m, pk_group_by by, int 
                            pk_flat_row **rows, size_t *n, int *from_cg, int *has_excl)
 {
     size_t event;
-    *from_cg = use_cg && callgraph_event(p, m, &event);
+    *from_cg = use_cg && pk_callgraph_metric_event(p, m, &event) == PK_OK;
     *has_excl = 1;
     if (*from_cg) return pk_callgraph_flat(p, PK_NONE, event, by, rows, n);
     double *incl = NULL, *excl = NULL;

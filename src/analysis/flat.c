@@ -236,24 +236,13 @@ size_t pk_flat_row_name(const pk_profile *p, pk_group_by by, const pk_flat_row *
     return (size_t)snprintf(buf, size, "?");
 }
 
-/* The call graph's event holding metric m, or SIZE_MAX. */
-static size_t event_of_metric(const pk_profile *p, pk_index m, size_t n_events)
-{
-    for (size_t e = 0; e < n_events; e++) {
-        pk_cg_event ev;
-        if (pk_callgraph_event(p, e, &ev) == PK_OK && ev.metric == m) return e;
-    }
-    return SIZE_MAX;
-}
-
 pk_status pk_flat_callgraph_inclusive(const pk_profile *p, pk_index metric, pk_flat_row *rows,
                                       size_t n_rows, int *used)
 {
-    pk_cg_summary sum;
+    size_t e;
     *used = 0;
-    if (pk_callgraph_summary(p, &sum) != PK_OK) return PK_OK; /* no call graph: nothing to do */
-    size_t e = event_of_metric(p, metric, sum.n_events);
-    if (e == SIZE_MAX) return PK_OK;
+    /* no call graph, or no event of the metric: nothing to do */
+    if (pk_callgraph_metric_event(p, metric, &e) != PK_OK) return PK_OK;
     pk_cg_function_cost *cost = malloc((p->n_functions + 1) * sizeof *cost);
     if (!cost) return pk_fail_nomem("reading function costs");
     pk_status st = pk_callgraph_function_costs(p, PK_NONE, e, cost, NULL, NULL);

@@ -9,17 +9,6 @@
 
 #include "cli.h"
 
-static int event_of(const pk_profile *p, pk_index metric, size_t *out)
-{
-    pk_cg_summary s;
-    if (pk_callgraph_summary(p, &s)) return 0;
-    for (size_t e = 0; e < s.n_events; e++) {
-        pk_cg_event ev;
-        if (!pk_callgraph_event(p, e, &ev) && ev.metric == metric) return *out = e, 1;
-    }
-    return 0;
-}
-
 static int select_locations(const char *cmd, const pk_profile *p, const char *sel, cli_cg_view *out)
 {
     if (!sel) return CLI_OK;
@@ -44,7 +33,7 @@ int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cl
     memset(out, 0, sizeof *out);
     if (!cli_pick_metric(cmd, p, v->metric, &out->metric, NULL)) return CLI_BAD;
     pk_metric_get(p, out->metric, &out->met);
-    if (!event_of(p, out->metric, &out->event)) {
+    if (pk_callgraph_metric_event(p, out->metric, &out->event) != PK_OK) {
         fprintf(stderr, "profkit %s: metric '%s' is no event of the call graph\n", cmd,
                 out->met.name);
         return CLI_BAD;

@@ -347,11 +347,10 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
      * call graph still flags its cycles' members (their tree values are
      * an estimate) and leaves out its "<cycle N>" pseudo-functions */
     int xa = exact_of(a, v, &ea), xb = exact_of(b, v, &eb);
-    const double *self_a = ea.self, *self_b = eb.self;
-    if (!(xa && xb)) ea.self = ea.inclusive = eb.self = eb.inclusive = NULL;
-    pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &ea : NULL, b->p,
-                                           b->frames, b->n_frames, xb ? &eb : NULL, &fr, &nf);
-    ea.self = self_a, eb.self = self_b;
+    pk_diff_exact use_a = ea, use_b = eb;
+    if (!(xa && xb)) use_a.self = use_a.inclusive = use_b.self = use_b.inclusive = NULL;
+    pk_status st = pk_diff_functions_exact(a->p, a->frames, a->n_frames, xa ? &use_a : NULL, b->p,
+                                           b->frames, b->n_frames, xb ? &use_b : NULL, &fr, &nf);
     exact_free(&ea), exact_free(&eb);
     if (!st)
         st = pk_diff_frames(a->p, a->frames, a->n_frames, b->p, b->frames, b->n_frames, &pr, &np);

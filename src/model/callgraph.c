@@ -61,6 +61,15 @@ pk_status pk_callgraph_event(const pk_profile *p, size_t i, pk_cg_event *out)
     return PK_OK;
 }
 
+pk_status pk_callgraph_metric_event(const pk_profile *p, pk_index metric, size_t *out)
+{
+    pk_status st = need_cg(p);
+    if (st) return st;
+    for (size_t e = 0; e < p->cg->n_events; e++)
+        if (p->cg->events[e].metric == metric) return *out = e, PK_OK;
+    return pk_fail(PK_ERR_NOT_FOUND, "metric %u is no event of the call graph", metric);
+}
+
 pk_status pk_callgraph_part(const pk_profile *p, size_t i, pk_cg_part *out)
 {
     pk_status st = need_cg(p);

@@ -107,9 +107,20 @@ PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index met
 
 /* The metric a view shows when none is named: the first time metric (a
  * name containing "time", or unit "sec") with a non-zero program total,
- * else the first metric with a non-zero total, else metric 0.
+ * else the first metric with a non-zero total that is no call count
+ * (pk_metric_is_call_count()), else the first with one, else metric 0.
  * PK_ERR_NOT_FOUND when the profile has no metrics. */
 PK_API pk_status pk_metric_default(const pk_profile *profile, pk_index *out);
+
+/* 1 if the metric counts calls rather than measuring a cost: Score-P's
+ * and Cube's `visits` (unit "occ"), a metric named `calls` or `visits`
+ * with no unit or a count unit. Views show it as the `calls` column, not
+ * as a cost; pk_metric_default() never picks it while a cost has a
+ * non-zero total. */
+PK_API int pk_metric_is_call_count(const pk_metric *metric);
+/* The profile's call-count metric (the first such), PK_ERR_NOT_FOUND
+ * when it has none. */
+PK_API pk_status pk_metric_call_count(const pk_profile *profile, pk_index *out);
 
 /* The same total as CubeLib and pycubexr define it for a metric that
  * combines by min or max (Cube's min_time, max_time): over every cell of

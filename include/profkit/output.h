@@ -171,6 +171,16 @@ PK_API size_t pk_name_demangle(const char *name, char *buf, size_t size);
  * middle ("std::vec...>::at"). Returns the new length in bytes. */
 PK_API size_t pk_name_shorten(char *name, size_t room);
 
+/* One metric of a tree shown with several (pk_tree_options.columns). */
+typedef struct pk_value_column {
+    const char *name;                       /* header, and JSON "metrics" name */
+    const char *unit;                       /* JSON "unit" (NULL writes null) */
+    double total;                           /* JSON "total": its program total */
+    const double *inclusive;                /* per node of the tree drawn (context or frame) */
+    const double *self;                     /* per node, or NULL (JSON null) */
+    const struct pk_number_format *numbers; /* text (NULL: counts) */
+} pk_value_column;
+
 /* A top-down tree of per-context values (see pk_context_totals()). */
 typedef struct pk_tree_options {
     double threshold;   /* hide contexts below this % of the total (0 shows all) */
@@ -181,6 +191,16 @@ typedef struct pk_tree_options {
     const char *metric; /* JSON: the metric the values are of ("metric") */
     const struct pk_number_format *numbers; /* text: how values read (NULL: counts) */
     int keep_mangled;                       /* text: C++ names as stored, not demangled */
+    /* Several metrics: columns[0] is the one the tree is drawn, sorted
+     * and pruned by (the values passed), columns[1..] more of them. Text
+     * adds a column of inclusive values per further metric; JSON adds
+     * "metrics" [{name,unit,total}] and per node "values"
+     * [{exclusive,inclusive}] aligned with it (docs/json.md). */
+    const pk_value_column *columns;
+    size_t n_columns;
+    /* Call counts per node (pk_metric_is_call_count(): Cube visits), or
+     * NULL: a "calls" column in text, "calls" in JSON. */
+    const double *calls;
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)
@@ -244,12 +264,39 @@ PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
                                       const struct pk_frame *frames, size_t n, double total,
                                       const char *function, int callers,
                                       const pk_tree_options *opts);
+/* A frame tree as the tree command's JSON (profkit.tree/1): nodes with
+ * "name", "kind", "id" and "relation" of their first context,
+ * "inclusive", "self" (and "exclusive", the same), "hot", "children";
+ * `level` says what the frames fold ("functions", "loops"). */
+PK_API pk_status pk_frames_write_tree_json(FILE *out, const pk_profile *profile,
+                                           const struct pk_frame *frames, size_t n, double total,
+                                           const char *level, const pk_tree_options *opts);
 /* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * one "sampled" profile per non-summary location, the stacks of its frame
  * tree (pk_frames_build()) weighted by their self values of `metric`,
  * frames shared by name; `name` titles the file. */
 PK_API pk_status pk_export_speedscope(FILE *out, const pk_profile *profile, pk_index metric,
                                       const char *name);
+/* CSV (RFC 4180) pieces the CSV outputs share: one field, quoted when it
+ * holds ',', '"', CR or LF (NULL writes nothing); and "module,file,line",
+ * three fields saying where a context is (its own or its function's) or
+ * where a function is defined, empty where unknown. */
+PK_API void pk_csv_field(FILE *out, const char *s);
+PK_API void pk_csv_context_place(FILE *out, const pk_profile *profile, pk_index context);
+PK_API void pk_csv_function_place(FILE *out, const pk_profile *profile, pk_index function);
+/* A tree as CSV, one row per node the text would show (pruned alike),
+ * parents before children: id,parent,depth,name,module,file,line,kind,
+ * inclusive,self, then calls (with opts->calls) and NAME:inclusive,
+ * NAME:self per further metric (opts->columns). pk_tree_write_csv's
+ * nodes are contexts (id: the context index), pk_frames_write_csv's
+ * frames (id: the frame index; place and kind those of the frame's first
+ * context). Values in full precision. */
+PK_API pk_status pk_tree_write_csv(FILE *out, const pk_profile *profile, const double *inclusive,
+                                   const double *exclusive, double total,
+                                   const pk_tree_options *opts);
+PK_API pk_status pk_frames_write_csv(FILE *out, const pk_profile *profile,
+                                     const struct pk_frame *frames, size_t n, double total,
+                                     const pk_tree_options *opts);
 /* Every stored value of the non-summary locations as a tidy CSV table:
  * location,context,parent,name,module,file,line,metric,scope,value
  * (module, file and line the context's own or its function's, empty when

@@ -4,9 +4,12 @@
  * metric with a non-zero total, else the first. A GPU database lists
  * all-zero GPU metrics before CPU time; a view must not open on a column
  * of zeros. The CLI and the Python package both ask here, so they agree.
+ * Here too the rule of which metric is a call count (Cube's visits):
+ * views show it as calls, beside a cost, not as the cost.
  */
 #define _GNU_SOURCE /* strcasestr */
 #include <string.h>
+#include <strings.h>
 
 #include "profkit/analysis.h"
 #include "util/error.h"
@@ -22,16 +25,36 @@ static int has_total(const pk_profile *p, pk_index m)
     return pk_metric_program_total(p, m, &total) == PK_OK && total != 0;
 }
 
+int pk_metric_is_call_count(const pk_metric *m)
+{
+    static const char *const counts[] = {"", "occ", "calls", "visits", "count", "#"};
+    if (!m || !m->name || (strcasecmp(m->name, "visits") && strcasecmp(m->name, "calls"))) return 0;
+    for (size_t i = 0; i < sizeof counts / sizeof *counts; i++)
+        if (!m->unit || strcasecmp(m->unit, counts[i]) == 0) return 1;
+    return 0;
+}
+
+pk_status pk_metric_call_count(const pk_profile *p, pk_index *out)
+{
+    if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_call_count: NULL argument");
+    for (pk_index m = 0; m < pk_metric_count(p); m++) {
+        pk_metric met;
+        if (!pk_metric_get(p, m, &met) && pk_metric_is_call_count(&met)) return *out = m, PK_OK;
+    }
+    return PK_ERR_NOT_FOUND; /* an answer, not a failure: no error text */
+}
+
 pk_status pk_metric_default(const pk_profile *p, pk_index *out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_default: NULL argument");
     size_t n = pk_metric_count(p);
     if (n == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no metrics");
-    for (int pass = 0; pass < 2; pass++)
+    for (int pass = 0; pass < 3; pass++) /* time, then another cost, then any */
         for (pk_index m = 0; m < n; m++) {
             pk_metric met;
             if (pk_metric_get(p, m, &met)) continue;
-            if ((pass == 1 || is_time(&met)) && has_total(p, m)) return *out = m, PK_OK;
+            int fits = pass == 0 ? is_time(&met) : pass == 1 ? !pk_metric_is_call_count(&met) : 1;
+            if (fits && has_total(p, m)) return *out = m, PK_OK;
         }
     *out = 0;
     return PK_OK;

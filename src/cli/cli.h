@@ -149,11 +149,36 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
 /* After cli_getopt's '?': "Try 'profkit CMD --help'.", CLI_USAGE. */
 int cli_bad_option(const char *cmd);
 
-/* --- flat: several and derived metrics (flat_columns.c) -------------- */
+/* --- several and derived metrics (metric_columns.c) ------------------ */
 
 /* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr"),
  * not the name of one of p's metrics? */
 int cli_metric_list(const pk_profile *p, const char *spec);
+
+#define CLI_MAX_COLUMNS 16
+#define CLI_MAX_BASES   32
+typedef struct cli_column {
+    char label[64];
+    pk_expr *e;
+    size_t base[CLI_MAX_BASES]; /* index in cli_columns.base of each of e's names */
+    int plain;                  /* a metric named, no expression: its unit applies */
+} cli_column;
+/* The columns of -m 'A,B,name=EXPR' and the metrics (bases) they need. */
+typedef struct cli_columns {
+    cli_column col[CLI_MAX_COLUMNS];
+    size_t n_col;
+    pk_metric base[CLI_MAX_BASES];
+    pk_index base_index[CLI_MAX_BASES];
+    size_t n_base;
+} cli_columns;
+/* Parse the -m text; CLI_OK or an exit status (reported under cmd). */
+int cli_columns_parse(const char *cmd, const pk_profile *p, const char *spec, cli_columns *out);
+/* Column c's value given every base's value (base_values[b]); NaN for x/0. */
+double cli_columns_eval(const cli_columns *t, size_t c, const double *base_values);
+void cli_columns_free(cli_columns *t);
+
+/* --- flat: several and derived metrics (flat_columns.c) -------------- */
+
 /* The flat profile with one column per metric or expression. */
 int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
 /* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c); free
@@ -258,5 +283,47 @@ pk_status cli_json_flat_row_name(pk_json *j, const pk_profile *p, pk_group_by by
 int cli_json_done(const char *cmd, pk_json *j);
 /* stdout flushed: CLI_OK, or its write error reported. */
 int cli_output_done(const char *cmd);
+
+/* --- tree views with several metrics and call counts (tree_columns.c) */
+
+/* How a tree view makes its nodes from one metric's per-context
+ * inclusive values (pk_frames_build() and kin); NULL: the contexts. */
+typedef struct cli_tree_build {
+    pk_status (*fn)(const pk_profile *p, const double *incl, const void *arg, pk_frame **frames,
+                    size_t *n);
+    const void *arg;
+} cli_tree_build;
+typedef struct cli_tree_base {
+    pk_metric met;
+    double total;
+    pk_number_format nf;
+    double *incl, *self; /* per node; self NULL when not known */
+    pk_frame *frames;    /* the nodes, when built as frames */
+    size_t n;
+} cli_tree_base;
+typedef struct cli_tree_values {
+    cli_view_values vals; /* one metric: its view (values per context) */
+    pk_frame *frames;     /* the nodes, with the first column's values */
+    size_t n;             /* nodes (frames, or contexts) */
+    double total;         /* of the first column */
+    pk_number_format nf;  /* of the first column */
+    const char *label;    /* the first column's name */
+    size_t n_col;         /* 0 for one metric */
+    cli_columns cols;
+    cli_tree_base base[CLI_MAX_BASES];
+    double *incl[CLI_MAX_COLUMNS], *self[CLI_MAX_COLUMNS];
+    pk_value_column out[CLI_MAX_COLUMNS];
+    cli_tree_base calls_base;
+    const double *calls; /* per node, or NULL */
+} cli_tree_values;
+/* The view's metric(s) and call counts per node; CLI_OK or an exit
+ * status (reported). Free with cli_tree_values_free(). */
+int cli_tree_values_compute(const char *cmd, const pk_profile *p, const cli_view *v,
+                            const cli_tree_build *build, cli_tree_values *t);
+/* Fill o's metric, numbers, columns and calls from t. */
+void cli_tree_options(const cli_tree_values *t, pk_tree_options *o);
+/* The header lines of such a view. */
+void cli_tree_describe(const pk_profile *p, const cli_view *v, const cli_tree_values *t, FILE *out);
+void cli_tree_values_free(cli_tree_values *t);
 
 #endif

@@ -37,8 +37,11 @@ static const char callers_help[] =
     "                        0 = all)\n"
     "  -d, --depth N         tree: show at most N levels below FUNCTION\n"
     "      --tree            the tree view on a Callgrind profile too\n"
+    "  -m 'A,B,NAME=EXPR'    tree: several metrics as columns, and metrics derived\n"
+    "                        by expression (miss=D1mr/Dr; docs/derived.md)\n"
     "      --json            as JSON (docs/json.md: profkit.arcs/1 for the call\n"
     "                        graph's lists, profkit.frames/1 for the tree)\n"
+    "      --csv             the tree as CSV, one row per shown frame (as tree --csv)\n"
     "  -h, --help            show this help\n";
 
 typedef struct callers_args {
@@ -60,49 +63,66 @@ static int parse_args(const char *cmd, int argc, char **argv, callers_args *a)
 /* ------------------------------------------------------------------ */
 
 static void tree_header(const char *cmd, const pk_profile *p, const cli_view *v,
-                        const cli_view_values *vals, const pk_frame *f, const char *function)
+                        const cli_tree_values *t, const pk_frame *f, const char *function)
 {
     char name[1024], value[64];
-    cli_view_describe(p, v, vals, stdout);
+    cli_tree_describe(p, v, t, stdout);
     pk_frame_name(p, &f[0], name, sizeof name);
-    pk_format_number(value, sizeof value, f[0].inclusive, &vals->nf);
-    if (vals->nf.unit[0])
-        snprintf(value + strlen(value), sizeof value - strlen(value), " %s", vals->nf.unit);
+    pk_format_number(value, sizeof value, f[0].inclusive, &t->nf);
+    if (t->nf.unit[0])
+        snprintf(value + strlen(value), sizeof value - strlen(value), " %s", t->nf.unit);
     printf("%s of %s%s%s%s: inclusive %s (%.1f%% of the total)\n\n", cmd, cli_text(name),
            strcmp(name, function) ? " (matching '" : "",
            strcmp(name, function) ? cli_text(function) : "", strcmp(name, function) ? "')" : "",
-           value, vals->total ? 100.0 * f[0].inclusive / vals->total : 0.0);
+           value, t->total ? 100.0 * f[0].inclusive / t->total : 0.0);
+}
+
+typedef struct around_arg {
+    const char *function;
+    int callers;
+} around_arg;
+
+/* The frames around the function, from one metric's values. */
+static pk_status build_around(const pk_profile *p, const double *incl, const void *arg,
+                              pk_frame **out, size_t *n)
+{
+    const around_arg *a = arg;
+    pk_frame *all = NULL;
+    size_t n_all = 0;
+    pk_status st = pk_frames_build(p, incl, &all, &n_all);
+    if (!st) st = pk_frames_around(p, all, n_all, a->function, a->callers, out, n);
+    pk_frames_free(all);
+    return st;
 }
 
 static int show_tree(const char *cmd, const pk_profile *p, callers_args *a, const char *function)
 {
-    cli_view_values vals = {0};
-    pk_frame *all = NULL, *around = NULL;
-    size_t n_all = 0, n = 0;
-    int callers = strcmp(cmd, "callers") == 0, rc = cli_view_compute(cmd, p, &a->view, &vals);
-    pk_status st = rc ? PK_OK : pk_frames_build(p, vals.incl, &all, &n_all);
-    if (!rc && !st) st = pk_frames_around(p, all, n_all, function, callers, &around, &n);
-    if (!rc && st) rc = cli_library_error(cmd, st);
-    if (!rc) {
-        pk_tree_options *o = &a->tree;
-        o->threshold = a->view.threshold;
-        o->color = cli_use_color(stdout, a->view.no_color || a->view.json);
-        o->metric = vals.met.name;
-        o->numbers = &vals.nf;
-        o->width = a->view.json ? 0 : cli_terminal_width(stdout);
-        o->keep_mangled = a->view.no_demangle;
-        if (!a->view.json) tree_header(cmd, p, &a->view, &vals, around, function);
-        st = a->view.json
-                 ? pk_frames_write_json(stdout, p, around, n, vals.total, function, callers, o)
-                 : pk_frames_write_text(stdout, p, around, n, vals.total, o);
-        if (st)
-            rc = cli_library_error(cmd, st);
-        else if (a->view.json)
-            rc = cli_output_done(cmd);
-    }
-    pk_frames_free(around);
-    pk_frames_free(all);
-    cli_view_values_free(&vals);
+    int callers = strcmp(cmd, "callers") == 0;
+    around_arg arg = {function, callers};
+    cli_tree_build build = {build_around, &arg};
+    cli_tree_values t;
+    int rc = cli_tree_values_compute(cmd, p, &a->view, &build, &t);
+    if (rc) return rc;
+    pk_tree_options *o = &a->tree;
+    o->threshold = a->view.threshold;
+    int machine = a->view.json || a->view.csv;
+    o->color = cli_use_color(stdout, a->view.no_color || machine);
+    o->width = machine ? 0 : cli_terminal_width(stdout);
+    o->keep_mangled = a->view.no_demangle;
+    cli_tree_options(&t, o);
+    if (!machine) tree_header(cmd, p, &a->view, &t, t.frames, function);
+    pk_status st;
+    if (a->view.json)
+        st = pk_frames_write_json(stdout, p, t.frames, t.n, t.total, function, callers, o);
+    else if (a->view.csv)
+        st = pk_frames_write_csv(stdout, p, t.frames, t.n, t.total, o);
+    else
+        st = pk_frames_write_text(stdout, p, t.frames, t.n, t.total, o);
+    if (st)
+        rc = cli_library_error(cmd, st);
+    else if (machine)
+        rc = cli_output_done(cmd);
+    cli_tree_values_free(&t);
     return rc;
 }
 
@@ -371,6 +391,8 @@ static int run(const char *cmd, int argc, char **argv)
     uint32_t flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION;
     int lists_ok = !a.want_tree && a.view.stat == PK_ACROSS_SUM &&
                    !(a.view.focus && *a.view.focus) && !(a.view.hide && *a.view.hide);
+    /* several metrics (-m 'A,B'): the tree view, which has their columns */
+    if ((a.view.metric && strpbrk(a.view.metric, ",=")) || a.view.csv) lists_ok = 0;
     pk_profile *p;
     rc = cli_open(cmd, argv[optind], flags | (lists_ok ? PK_OPEN_NO_TREE : 0), &p);
     if (rc) return rc;

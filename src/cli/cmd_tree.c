@@ -1,6 +1,7 @@
 /*
  * cli/cmd_tree.c — `profkit tree`: the top-down calling-context tree of
- * one metric, inclusive and exclusive, summed over all threads/ranks.
+ * one metric (or several, as columns), inclusive and exclusive, summed
+ * over all threads/ranks, with call counts where the profile has them.
  */
 #include <getopt.h>
 #include <stdlib.h>
@@ -23,8 +24,14 @@ static const char tree_help[] =
     "      --loops           keep loops apart from their function\n"
     "      --lines           every context: loops, lines, instructions (exclusive\n"
     "                        values as stored)\n"
-    "      --json            the tree of every context as JSON (docs/json.md,\n"
+    "  -m 'A,B,NAME=EXPR'    several metrics as columns (inclusive values beside\n"
+    "                        the first, which draws the tree), and metrics derived\n"
+    "                        by expression (miss=D1mr/Dr; docs/derived.md)\n"
+    "      --json            the tree as JSON, folded as the text is (docs/json.md,\n"
     "                        profkit.tree/1)\n"
+    "      --csv             one row per shown node: id,parent,depth,name,module,\n"
+    "                        file,line,kind,inclusive,self, then calls and the\n"
+    "                        further metrics' NAME:inclusive,NAME:self\n"
     "  -h, --help            show this help\n";
 
 typedef struct tree_args {
@@ -33,46 +40,62 @@ typedef struct tree_args {
     int lexical; /* CLI_TREE_* */
 } tree_args;
 
-/* The tree of functions (loops folded in, or kept with --loops): frames
- * of the context tree, siblings of one name merged. */
-static pk_status function_tree(const pk_profile *p, const tree_args *a, const cli_view_values *vals,
-                               const pk_tree_options *o)
+static pk_status build_functions(const pk_profile *p, const double *incl, const void *arg,
+                                 pk_frame **f, size_t *n)
 {
-    pk_frame *f = NULL;
-    size_t n = 0;
-    pk_status st = a->lexical == CLI_TREE_LOOPS ? pk_frames_build_loops(p, vals->incl, &f, &n)
-                                                : pk_frames_build(p, vals->incl, &f, &n);
-    if (!st) st = pk_frames_write_text(stdout, p, f, n, vals->total, o);
-    pk_frames_free(f);
-    return st;
+    (void)arg;
+    return pk_frames_build(p, incl, f, n);
+}
+
+static pk_status build_loops(const pk_profile *p, const double *incl, const void *arg, pk_frame **f,
+                             size_t *n)
+{
+    (void)arg;
+    return pk_frames_build_loops(p, incl, f, n);
+}
+
+/* Function-level (loops folded in, or kept with --loops): frames of the
+ * context tree, siblings of one name merged; --lines: the contexts. */
+static pk_status render(const pk_profile *p, const tree_args *a, const cli_tree_values *t,
+                        const pk_tree_options *o)
+{
+    const char *level = a->lexical == CLI_TREE_LOOPS ? "loops" : "functions";
+    const double *incl = t->n_col ? t->incl[0] : t->vals.incl;
+    const double *excl = t->n_col ? t->self[0] : t->vals.excl;
+    if (t->frames && a->view.json)
+        return pk_frames_write_tree_json(stdout, p, t->frames, t->n, t->total, level, o);
+    if (t->frames && a->view.csv)
+        return pk_frames_write_csv(stdout, p, t->frames, t->n, t->total, o);
+    if (a->view.csv) return pk_tree_write_csv(stdout, p, incl, excl, t->total, o);
+    if (t->frames) return pk_frames_write_text(stdout, p, t->frames, t->n, t->total, o);
+    if (a->view.json) return pk_tree_write_json(stdout, p, incl, excl, t->total, o);
+    return pk_tree_write_text(stdout, p, incl, excl, t->total, o);
 }
 
 static int show_tree(const pk_profile *p, const tree_args *a)
 {
-    cli_view_values vals;
-    int rc = cli_view_compute("tree", p, &a->view, &vals);
+    cli_tree_build by_functions = {build_functions, NULL}, by_loops = {build_loops, NULL};
+    const cli_tree_build *build = NULL;
+    if (a->lexical != CLI_TREE_LINES && pk_context_count(p) > 0)
+        build = a->lexical == CLI_TREE_LOOPS ? &by_loops : &by_functions;
+    cli_tree_values t;
+    int rc = cli_tree_values_compute("tree", p, &a->view, build, &t);
     if (rc) return rc;
     pk_tree_options o = a->opts;
     o.threshold = a->view.threshold;
-    o.color = cli_use_color(stdout, a->view.no_color || a->view.json);
-    o.width = a->view.json ? 0 : cli_terminal_width(stdout);
+    int machine = a->view.json || a->view.csv;
+    o.color = cli_use_color(stdout, a->view.no_color || machine);
+    o.width = machine ? 0 : cli_terminal_width(stdout);
     o.keep_mangled = a->view.no_demangle;
-    o.metric = vals.met.name;
-    o.numbers = &vals.nf;
-    if (!a->view.json) {
-        cli_view_describe(p, &a->view, &vals, stdout);
+    cli_tree_options(&t, &o);
+    if (!machine) {
+        cli_tree_describe(p, &a->view, &t, stdout);
         putchar('\n');
     }
-    pk_status st;
-    if (a->view.json)
-        st = pk_tree_write_json(stdout, p, vals.incl, vals.excl, vals.total, &o);
-    else if (a->lexical != CLI_TREE_LINES && pk_context_count(p) > 0)
-        st = function_tree(p, a, &vals, &o);
-    else
-        st = pk_tree_write_text(stdout, p, vals.incl, vals.excl, vals.total, &o);
-    cli_view_values_free(&vals);
+    pk_status st = render(p, a, &t, &o);
+    cli_tree_values_free(&t);
     if (st) return cli_library_error("tree", st);
-    return a->view.json ? cli_output_done("tree") : CLI_OK;
+    return machine ? cli_output_done("tree") : CLI_OK;
 }
 
 int cmd_tree(int argc, char **argv)

@@ -6,41 +6,22 @@
  * values: a miss rate is misses over accesses of the function, not a sum
  * of per-context rates. Rows are the groups any of the metrics has.
  */
-#define _POSIX_C_SOURCE 200809L /* strdup, strtok_r */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cli.h"
 
-#define MAX_COLUMNS 16
-
-typedef struct column {
-    char label[64];
-    pk_expr *e;
-    size_t base[32]; /* index in `bases` of each of e's names */
-} column;
-
 typedef struct base {
-    pk_metric met;
     pk_flat_row *rows; /* sorted by key */
     size_t n;
     pk_number_format nf;
 } base;
 
 typedef struct table {
-    column col[MAX_COLUMNS];
-    size_t n_col;
-    base b[32];
-    size_t n_base;
+    cli_columns cols;
+    base b[CLI_MAX_BASES];
 } table;
-
-int cli_metric_list(const pk_profile *p, const char *spec)
-{
-    pk_index m; /* a metric's own name may hold ',' or '=' ("REALTIME (sec).[0,0]") */
-    return spec && (strchr(spec, ',') || strchr(spec, '=')) &&
-           !cli_pick_metric(NULL, p, spec, &m, NULL);
-}
 
 static int by_key(const void *a, const void *b)
 {
@@ -48,50 +29,17 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-/* The base metric named `name` (resolved like -m), added once. */
-static int add_base(const pk_profile *p, const cli_view *v, pk_group_by by, table *t,
-                    const char *name, size_t *at)
+/* The rows of every base metric, sorted by key. */
+static int base_rows(const pk_profile *p, const cli_view *v, pk_group_by by, table *t)
 {
-    pk_index m;
-    if (!cli_pick_metric("flat", p, name, &m, NULL)) return CLI_BAD;
-    pk_metric met;
-    pk_metric_get(p, m, &met);
-    for (*at = 0; *at < t->n_base; (*at)++)
-        if (strcmp(t->b[*at].met.name, met.name) == 0) return CLI_OK;
-    if (t->n_base == 32) return cli_usage_error("flat", "too many metrics");
-    base *b = &t->b[t->n_base];
-    cli_view one = *v;
-    one.metric = met.name;
-    int rc = cli_flat_rows(p, &one, by, &b->rows, &b->n, &b->nf);
-    if (rc) return rc;
-    b->met = met;
-    qsort(b->rows, b->n, sizeof *b->rows, by_key);
-    t->n_base++;
-    return CLI_OK;
-}
-
-/* "Ir" or "miss=D1mr/Dr" into a column. */
-static int add_column(const pk_profile *p, const cli_view *v, pk_group_by by, table *t,
-                      const char *item)
-{
-    if (t->n_col == MAX_COLUMNS) return cli_usage_error("flat", "at most 16 metrics");
-    column *c = &t->col[t->n_col];
-    const char *eq = strchr(item, '=');
-    const char *text = eq ? eq + 1 : item;
-    snprintf(c->label, sizeof c->label, "%.*s", eq ? (int)(eq - item) : (int)strlen(item), item);
-    pk_status st = eq ? pk_expr_parse(text, &c->e) : PK_OK;
-    if (!eq) { /* a plain name, maybe with blanks or parentheses: no expression */
-        char quoted[600];
-        snprintf(quoted, sizeof quoted, "\"%s\"", item);
-        st = pk_expr_parse(quoted, &c->e);
-    }
-    if (st) return cli_usage_error("flat", "%s", pk_error_last());
-    t->n_col++;
-    for (size_t i = 0; i < pk_expr_var_count(c->e); i++) {
-        int rc = add_base(p, v, by, t, pk_expr_var_name(c->e, i), &c->base[i]);
+    for (size_t i = 0; i < t->cols.n_base; i++) {
+        cli_view one = *v;
+        one.metric = t->cols.base[i].name;
+        base *b = &t->b[i];
+        int rc = cli_flat_rows(p, &one, by, &b->rows, &b->n, &b->nf);
         if (rc) return rc;
+        qsort(b->rows, b->n, sizeof *b->rows, by_key);
     }
-    if (!eq) snprintf(c->label, sizeof c->label, "%s", t->b[c->base[0]].met.name);
     return CLI_OK;
 }
 
@@ -105,10 +53,10 @@ static const pk_flat_row *row_of(const base *b, uint64_t key)
 static uint64_t *all_keys(const table *t, size_t *n)
 {
     size_t total = 0, k = 0;
-    for (size_t i = 0; i < t->n_base; i++)
+    for (size_t i = 0; i < t->cols.n_base; i++)
         total += t->b[i].n;
     uint64_t *keys = malloc((total ? total : 1) * sizeof *keys);
-    for (size_t i = 0; keys && i < t->n_base; i++)
+    for (size_t i = 0; keys && i < t->cols.n_base; i++)
         for (size_t j = 0; j < t->b[i].n; j++)
             keys[k++] = t->b[i].rows[j].key;
     pk_flat_row *tmp = keys ? malloc((k ? k : 1) * sizeof *tmp) : NULL;
@@ -124,14 +72,14 @@ static uint64_t *all_keys(const table *t, size_t *n)
 }
 
 /* Column c's self value of group `key` (NaN when x/0). */
-static double value(const table *t, const column *c, uint64_t key, int inclusive)
+static double value(const table *t, size_t c, uint64_t key)
 {
-    double vars[32];
-    for (size_t i = 0; i < pk_expr_var_count(c->e); i++) {
-        const pk_flat_row *r = row_of(&t->b[c->base[i]], key);
-        vars[i] = r ? (inclusive ? r->inclusive : r->exclusive) : 0;
+    double vals[CLI_MAX_BASES];
+    for (size_t i = 0; i < t->cols.n_base; i++) {
+        const pk_flat_row *r = row_of(&t->b[i], key);
+        vals[i] = r ? r->exclusive : 0;
     }
-    return pk_expr_eval(c->e, vars);
+    return cli_columns_eval(&t->cols, c, vals);
 }
 
 typedef struct ranked {
@@ -148,11 +96,9 @@ static int by_value(const void *a, const void *b)
 }
 
 /* The number format of a column: its metric's when it is one metric. */
-static const pk_number_format *format_of(const table *t, const column *c)
+static const pk_number_format *format_of(const table *t, size_t c)
 {
-    return pk_expr_var_count(c->e) == 1 && strcmp(c->label, t->b[c->base[0]].met.name) == 0
-               ? &t->b[c->base[0]].nf
-               : NULL;
+    return t->cols.col[c].plain ? &t->b[t->cols.col[c].base[0]].nf : NULL;
 }
 
 static void print_table(const pk_profile *p, const table *t, const cli_view *v, pk_group_by by,
@@ -162,11 +108,11 @@ static void print_table(const pk_profile *p, const table *t, const cli_view *v, 
     char name[1024], cell[48], head[96];
     printf("metrics per %s, self values (in the %s itself), sorted by %s; derived\n"
            "columns are evaluated on each row's totals\n\n",
-           by_names[by], by_names[by], t->col[0].label);
-    int w[MAX_COLUMNS]; /* 12, or the header's width */
+           by_names[by], by_names[by], t->cols.col[0].label);
+    int w[CLI_MAX_COLUMNS]; /* 12, or the header's width */
     unsigned used = 1;
-    for (size_t c = 0; c < t->n_col; c++) {
-        pk_format_header(head, sizeof head, t->col[c].label, format_of(t, &t->col[c]));
+    for (size_t c = 0; c < t->cols.n_col; c++) {
+        pk_format_header(head, sizeof head, t->cols.col[c].label, format_of(t, c));
         w[c] = strlen(head) > 12 ? (int)strlen(head) : 12;
         used += (unsigned)w[c] + 1;
         printf("%*s ", w[c], cli_text(head));
@@ -175,12 +121,12 @@ static void print_table(const pk_profile *p, const table *t, const cli_view *v, 
     size_t shown = v->top && v->top < n ? v->top : n;
     unsigned width = cli_terminal_width(stdout);
     for (size_t i = 0; i < shown; i++) {
-        for (size_t c = 0; c < t->n_col; c++) {
-            double x = value(t, &t->col[c], r[i].key, 0);
+        for (size_t c = 0; c < t->cols.n_col; c++) {
+            double x = value(t, c, r[i].key);
             if (isnan(x))
                 snprintf(cell, sizeof cell, "-");
             else
-                pk_format_number(cell, sizeof cell, x, format_of(t, &t->col[c]));
+                pk_format_number(cell, sizeof cell, x, format_of(t, c));
             printf("%*s ", w[c], cell);
         }
         pk_flat_row row = {.key = r[i].key};
@@ -195,26 +141,23 @@ int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by)
     if (v->json || v->csv)
         return cli_usage_error("flat", "several or derived metrics print as text only");
     table *t = calloc(1, sizeof *t);
-    char *spec = strdup(v->metric);
-    int rc = t && spec ? CLI_OK : CLI_BAD;
-    for (char *save = NULL, *item = spec ? strtok_r(spec, ",", &save) : NULL; !rc && item;
-         item = strtok_r(NULL, ",", &save))
-        rc = add_column(p, v, by, t, item);
+    if (!t) return fprintf(stderr, "profkit flat: out of memory\n"), CLI_BAD;
+    int rc = cli_columns_parse("flat", p, v->metric, &t->cols);
+    if (!rc) rc = base_rows(p, v, by, t);
     size_t n = 0;
     uint64_t *keys = rc ? NULL : all_keys(t, &n);
     ranked *r = keys ? malloc((n ? n : 1) * sizeof *r) : NULL;
     if (!rc && !r) rc = CLI_BAD, fprintf(stderr, "profkit flat: out of memory\n");
     if (!rc) {
         for (size_t i = 0; i < n; i++)
-            r[i] = (ranked){keys[i], value(t, &t->col[0], keys[i], 0)};
+            r[i] = (ranked){keys[i], value(t, 0, keys[i])};
         qsort(r, n, sizeof *r, by_value);
         print_table(p, t, v, by, r, n);
     }
-    free(r), free(keys), free(spec);
-    for (size_t i = 0; t && i < t->n_col; i++)
-        pk_expr_free(t->col[i].e);
-    for (size_t i = 0; t && i < t->n_base; i++)
+    free(r), free(keys);
+    for (size_t i = 0; i < t->cols.n_base; i++)
         pk_flat_free(t->b[i].rows);
+    cli_columns_free(&t->cols);
     free(t);
     return rc;
 }

@@ -224,8 +224,6 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;
-        } else if (c == CLI_OPT_CSV) {
-            return cli_usage_error(cmd, "no CSV form; try --json");
         } else if ((rc = cli_view_option(cmd, v, c, optarg)) != 0) {
             return rc;
         }

@@ -19,4 +19,15 @@ void pk_write_value_share(FILE *out, double v, double total, const pk_number_for
  * and say their depth in `mark` ("[23] "), else mark is "". */
 unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *mark, size_t size);
 
+/* Columns a tree adds after its metric's inclusive and self values
+ * (columns.c): the call counts, then the further metrics' inclusive
+ * values. Their width, their headers, one node's cells. */
+unsigned pk_columns_width(const pk_tree_options *o);
+void pk_columns_header(FILE *out, const pk_tree_options *o);
+void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node);
+/* JSON: the document's "metrics" (nothing with fewer than one column),
+ * and a node's "calls" and "values" members. */
+void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o);
+void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node);
+
 #endif /* PK_OUTPUT_CELLS_H */

@@ -16,8 +16,9 @@
 #include "profkit/output.h"
 #include "util/error.h"
 
-static void csv_field(FILE *out, const char *s)
+void pk_csv_field(FILE *out, const char *s)
 {
+    if (!s) return;
     if (!strpbrk(s, ",\"\n\r")) {
         fputs(s, out);
         return;
@@ -29,6 +30,8 @@ static void csv_field(FILE *out, const char *s)
     }
     fputc('"', out);
 }
+
+#define csv_field pk_csv_field
 
 /* Where a context is: module, source file and line, its own or (a
  * function context without them) its function's; "" and 0 when unknown. */
@@ -52,6 +55,33 @@ static place place_of(const pk_profile *p, const pk_context *c)
     return w;
 }
 
+static void put_place(FILE *out, const place *w)
+{
+    csv_field(out, w->module);
+    fputc(',', out);
+    csv_field(out, w->file);
+    if (w->line)
+        fprintf(out, ",%u", w->line);
+    else
+        fputc(',', out);
+}
+
+void pk_csv_context_place(FILE *out, const pk_profile *p, pk_index context)
+{
+    pk_context c;
+    place w = {"", "", 0};
+    if (pk_context_get(p, context, &c) == PK_OK) w = place_of(p, &c);
+    put_place(out, &w);
+}
+
+void pk_csv_function_place(FILE *out, const pk_profile *p, pk_index function)
+{
+    pk_context c = {0};
+    c.function = function, c.module = c.file = PK_NONE;
+    place w = place_of(p, &c);
+    put_place(out, &w);
+}
+
 static void write_row(FILE *out, const pk_profile *p, const char *loc, const char *parent,
                       const char *name, const place *w, const pk_value *v)
 {
@@ -67,13 +97,8 @@ static void write_row(FILE *out, const pk_profile *p, const char *loc, const cha
     fprintf(out, ",%u,%s,", v->context, parent);
     csv_field(out, name);
     fputc(',', out);
-    csv_field(out, w->module);
+    put_place(out, w);
     fputc(',', out);
-    csv_field(out, w->file);
-    if (w->line)
-        fprintf(out, ",%u,", w->line);
-    else
-        fputs(",,", out);
     csv_field(out, met.name);
     fputc(',', out);
     csv_field(out, scope.name ? scope.name : "");

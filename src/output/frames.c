@@ -18,7 +18,8 @@ typedef struct fwalk {
     double total;
     pk_tree_options o;
     size_t hidden;
-    unsigned char *hot; /* text: on the hot path */
+    unsigned char *hot; /* on the hot path */
+    int tree_doc;       /* JSON: profkit.tree/1's node members */
     FILE *out;
     pk_json json;
 } fwalk;
@@ -108,12 +109,14 @@ static void text_frame(fwalk *w, pk_index i, int enter)
     if (!w->o.keep_mangled) pk_name_demangle(raw, plain, sizeof plain);
     pk_text_escape(w->o.keep_mangled ? raw : plain, name, sizeof name); /* no raw controls */
     char mark[24];
-    unsigned indent = pk_tree_indent(f->depth, w->o.width, 38, mark, sizeof mark);
-    unsigned used = 38 + indent + (unsigned)strlen(mark);
+    unsigned fixed = 38 + pk_columns_width(&w->o);
+    unsigned indent = pk_tree_indent(f->depth, w->o.width, fixed, mark, sizeof mark);
+    unsigned used = fixed + indent + (unsigned)strlen(mark);
     if (w->o.width) pk_name_shorten(name, w->o.width > used + 20 ? w->o.width - used : 20);
     pk_write_value_share(w->out, f->inclusive, w->total, w->o.numbers);
     fputs("  ", w->out);
     pk_write_value_share(w->out, f->self, w->total, w->o.numbers);
+    pk_columns_cells(w->out, &w->o, i);
     uint32_t d = f->depth > 60 ? 60 : f->depth;
     fprintf(w->out, " %c%*s%s%s%s%s\n", w->hot[i] && d ? '*' : ' ', (int)indent, "", mark,
             w->o.color && d == 0 ? "\033[1m" : "", name, w->o.color && d == 0 ? "\033[0m" : "");
@@ -128,7 +131,9 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     char incl[64], self[64];
     pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
     pk_format_header(self, sizeof self, "self", w.o.numbers);
-    fprintf(out, "%17s  %17s  %s\n", incl, self, "function");
+    fprintf(out, "%17s  %17s", incl, self);
+    pk_columns_header(out, &w.o);
+    fprintf(out, "  %s\n", "function");
     w.hot = hot_path(f, n);
     if (!w.hot) return pk_fail_nomem("drawing the tree");
     pk_status st = walk(&w, n, text_frame);
@@ -137,6 +142,25 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
         fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",
                 w.hidden, w.o.threshold);
     return st;
+}
+
+/* What a profkit.tree/1 node has beyond a frame's: the kind, id and
+ * relation of its first context, "exclusive" (= self), "hot". */
+static void tree_members(fwalk *w, pk_index i)
+{
+    static const char *const kinds[] = {"root", "entry",       "function", "loop",
+                                        "line", "instruction", "unknown"};
+    static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
+    pk_json *j = &w->json;
+    pk_context c;
+    pk_context_get(w->p, w->f[i].context, &c);
+    pk_json_key(j, "exclusive"), pk_json_double(j, w->f[i].self);
+    pk_json_key(j, "kind");
+    pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
+    pk_json_key(j, "id"), pk_json_uint(j, c.id);
+    pk_json_key(j, "relation");
+    pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
+    pk_json_key(j, "hot"), pk_json_bool(j, w->hot[i]);
 }
 
 static void json_frame(fwalk *w, pk_index i, int enter)
@@ -154,6 +178,8 @@ static void json_frame(fwalk *w, pk_index i, int enter)
     pk_json_double(j, w->f[i].inclusive);
     pk_json_key(j, "self");
     pk_json_double(j, w->f[i].self);
+    if (w->tree_doc) tree_members(w, i);
+    pk_columns_json_node(j, &w->o, i);
     pk_json_key(j, "children");
     pk_json_array_begin(j);
 }
@@ -181,10 +207,40 @@ pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f
     pk_json_string(&w.json, w.o.metric);
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
+    pk_columns_json_metrics(&w.json, &w.o);
     pk_json_key(&w.json, "root");
     pk_status st = walk(&w, n, json_frame);
     pk_json_key(&w.json, "hidden");
     pk_json_uint(&w.json, w.hidden);
+    pk_json_object_end(&w.json);
+    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
+    return st ? st : done;
+}
+
+pk_status pk_frames_write_tree_json(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
+                                    double total, const char *level, const pk_tree_options *opts)
+{
+    if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
+    fwalk w = {
+        .p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0, NULL}, .out = out, .tree_doc = 1};
+    if (opts) w.o = *opts;
+    w.hot = hot_path(f, n);
+    if (!w.hot) return pk_fail_nomem("drawing the tree");
+    pk_json_init(&w.json, out, 1);
+    pk_json_object_begin(&w.json);
+    pk_json_key(&w.json, "schema"), pk_json_string(&w.json, "profkit.tree/1");
+    pk_json_key(&w.json, "metric"), pk_json_string(&w.json, w.o.metric);
+    pk_json_key(&w.json, "level"), pk_json_string(&w.json, level);
+    pk_profile_info pi;
+    pk_json_key(&w.json, "reconstructed");
+    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
+    pk_json_completeness(&w.json, p);
+    pk_json_key(&w.json, "total"), pk_json_double(&w.json, total);
+    pk_columns_json_metrics(&w.json, &w.o);
+    pk_json_key(&w.json, "root");
+    pk_status st = walk(&w, n, json_frame);
+    free(w.hot);
+    pk_json_key(&w.json, "hidden"), pk_json_uint(&w.json, w.hidden);
     pk_json_object_end(&w.json);
     pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
     return st ? st : done;

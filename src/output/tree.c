@@ -135,8 +135,9 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     pk_text_escape(w->o.keep_mangled ? raw : plain, name, sizeof name); /* no raw controls */
     int inlined = c.relation == PK_REL_INLINED_CALL;
     char mark[24];
-    unsigned indent = pk_tree_indent(depth, w->o.width, 40, mark, sizeof mark);
-    unsigned used = 40 + indent + (unsigned)strlen(mark) + (inlined ? 10 : 0);
+    unsigned fixed = 40 + pk_columns_width(&w->o);
+    unsigned indent = pk_tree_indent(depth, w->o.width, fixed, mark, sizeof mark);
+    unsigned used = fixed + indent + (unsigned)strlen(mark) + (inlined ? 10 : 0);
     if (w->o.width) pk_name_shorten(name, w->o.width > used + 20 ? w->o.width - used : 20);
     size_t len = strlen(name);
     if (inlined) snprintf(name + len, sizeof name - len, " [inlined]");
@@ -146,6 +147,7 @@ static void text_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         pk_write_value_share(w->out, w->excl[node], w->total, w->o.numbers);
     else
         fprintf(w->out, "%17s", "-");
+    pk_columns_cells(w->out, &w->o, node);
     fprintf(w->out, " %c%*s%s", w->hot[node] && depth > 0 ? '*' : ' ', (int)indent, "", mark);
     if (w->o.color && depth > 0) {
         const char *color = w->hot[node]                ? "\033[1;31m"
@@ -168,7 +170,9 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     char incl[64], excl[64];
     pk_format_header(incl, sizeof incl, "inclusive", w.o.numbers);
     pk_format_header(excl, sizeof excl, "exclusive", w.o.numbers);
-    fprintf(out, "%17s  %17s  %s\n", incl, excl, "context");
+    fprintf(out, "%17s  %17s", incl, excl);
+    pk_columns_header(out, &w.o);
+    fprintf(out, "  %s\n", "context");
     st = walk(&w, text_node);
     free(w.hot);
     if (w.hidden && w.o.threshold > 0)
@@ -214,6 +218,7 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
     }
     pk_json_key(j, "hot");
     pk_json_bool(j, w->hot[node]);
+    pk_columns_json_node(j, &w->o, node);
     pk_json_key(j, "children");
     pk_json_array_begin(j);
 }
@@ -232,12 +237,15 @@ pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclu
     pk_json_string(&w.json, "profkit.tree/1");
     pk_json_key(&w.json, "metric");
     pk_json_string(&w.json, w.o.metric);
+    pk_json_key(&w.json, "level");
+    pk_json_string(&w.json, "lines");
     pk_profile_info pi;
     pk_json_key(&w.json, "reconstructed");
     pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
     pk_json_completeness(&w.json, p);
     pk_json_key(&w.json, "total");
     pk_json_double(&w.json, total);
+    pk_columns_json_metrics(&w.json, &w.o);
     pk_json_key(&w.json, "root");
     if (pk_context_count(p) == 0) pk_json_null(&w.json);
     st = walk(&w, json_node);

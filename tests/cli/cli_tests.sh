@@ -235,7 +235,12 @@ json_check "$work/info.json" '[f["name"] for f in doc["files"]] == ["meta.db", "
 json_check "$work/info.json" 'doc["diagnostics"] == {"errors": 0, "warnings": 0, "notes": 1}'
 expect_status 0 "$profkit" tree --json "$db"
 cp "$work/out" "$work/tree.json"
-json_check "$work/tree.json" 'doc["schema"] == "profkit.tree/1" and doc["root"]["children"][0]["name"] == "application thread"'
+# function-level as the text tree (the entry folds into its functions); --lines keeps every context
+json_check "$work/tree.json" 'doc["schema"] == "profkit.tree/1" and doc["level"] == "functions" and [c["name"] for c in doc["root"]["children"]] == ["worker", "main"] and doc["root"]["children"][0]["hot"]'
+json_check "$work/tree.json" 'abs(doc["root"]["children"][1]["children"][0]["inclusive"] - 3.025) < 1e-12 and doc["root"]["children"][1]["children"][0]["kind"] == "function"'
+expect_status 0 "$profkit" tree --json --lines "$db"
+cp "$work/out" "$work/tree-lines.json"
+json_check "$work/tree-lines.json" 'doc["level"] == "lines" and doc["root"]["children"][0]["name"] == "application thread"'
 
 # --- dump as JSON lines: every line parses; offsets are the stored pointers ---
 expect_status 0 "$profkit" dump --json "$db"

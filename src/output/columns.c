@@ -1,0 +1,97 @@
+/*
+ * output/columns.c — the columns a tree (tree.c, frames.c) shows beside
+ * its own metric: call counts (Cube visits) and further metrics, derived
+ * ones included. The tree stays drawn, sorted and pruned by its first
+ * metric; these only add cells, so every tree view shares one layout.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cells.h"
+
+#define CALLS_WIDTH 12
+
+/* The header of further column c: "D1mr incl (ms)". */
+static void header_of(const pk_tree_options *o, size_t c, char *buf, size_t size)
+{
+    char label[96];
+    snprintf(label, sizeof label, "%s incl", o->columns[c].name ? o->columns[c].name : "?");
+    pk_format_header(buf, size, label, o->columns[c].numbers);
+}
+
+static unsigned width_of(const pk_tree_options *o, size_t c)
+{
+    char head[160];
+    header_of(o, c, head, sizeof head);
+    return strlen(head) > 10 ? (unsigned)strlen(head) : 10;
+}
+
+unsigned pk_columns_width(const pk_tree_options *o)
+{
+    unsigned w = o->calls ? CALLS_WIDTH + 2 : 0;
+    for (size_t c = 1; c < o->n_columns; c++)
+        w += width_of(o, c) + 2;
+    return w;
+}
+
+void pk_columns_header(FILE *out, const pk_tree_options *o)
+{
+    char head[160];
+    if (o->calls) fprintf(out, "  %*s", CALLS_WIDTH, "calls");
+    for (size_t c = 1; c < o->n_columns; c++) {
+        header_of(o, c, head, sizeof head);
+        fprintf(out, "  %*s", (int)width_of(o, c), head);
+    }
+}
+
+void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node)
+{
+    char cell[48];
+    if (o->calls) {
+        pk_format_number(cell, sizeof cell, o->calls[node], NULL);
+        fprintf(out, "  %*s", CALLS_WIDTH, cell);
+    }
+    for (size_t c = 1; c < o->n_columns; c++) {
+        double v = o->columns[c].inclusive[node];
+        if (isnan(v)) /* x/0 of a derived metric */
+            snprintf(cell, sizeof cell, "-");
+        else
+            pk_format_number(cell, sizeof cell, v, o->columns[c].numbers);
+        fprintf(out, "  %*s", (int)width_of(o, c), cell);
+    }
+}
+
+void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o)
+{
+    if (o->n_columns == 0) return;
+    pk_json_key(j, "metrics");
+    pk_json_array_begin(j);
+    for (size_t c = 0; c < o->n_columns; c++) {
+        pk_json_object_begin(j);
+        pk_json_key(j, "name"), pk_json_string(j, o->columns[c].name);
+        pk_json_key(j, "unit"), pk_json_string(j, o->columns[c].unit);
+        pk_json_key(j, "total"), pk_json_double(j, o->columns[c].total);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
+void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node)
+{
+    if (o->calls) pk_json_key(j, "calls"), pk_json_double(j, o->calls[node]);
+    if (o->n_columns == 0) return;
+    pk_json_key(j, "values");
+    pk_json_array_begin(j);
+    for (size_t c = 0; c < o->n_columns; c++) {
+        const pk_value_column *col = &o->columns[c];
+        pk_json_object_begin(j);
+        pk_json_key(j, "exclusive");
+        if (col->self)
+            pk_json_double(j, col->self[node]);
+        else
+            pk_json_null(j);
+        pk_json_key(j, "inclusive"), pk_json_double(j, col->inclusive[node]);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}

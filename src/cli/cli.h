@@ -181,10 +181,22 @@ void cli_columns_free(cli_columns *t);
 
 /* The flat profile with one column per metric or expression. */
 int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
-/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c); free
- * *rows with pk_flat_free(). CLI_OK or an exit status (reported). */
+/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c), and the
+ * metric's total; free *rows with pk_flat_free(). CLI_OK or an exit
+ * status (reported). */
 int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
-                  size_t *n, pk_number_format *nf);
+                  size_t *n, pk_number_format *nf, double *total);
+/* 1 when flat answers view v from p's call graph (cmd_flat.c). */
+int cli_flat_from_callgraph(const pk_profile *p, const cli_view *v);
+/* flat_extra.c: rows[].calls from the profile's call-count metric (Cube
+ * visits: each group's own visits), *has 1, unless it has none or it is
+ * the metric shown; CLI_OK or an exit status (reported). */
+int cli_flat_call_counts(const pk_profile *p, const cli_view *v, pk_group_by by,
+                         const char *shown_metric, pk_flat_row *rows, size_t n, int *has);
+/* CSV fields "name,module,file,line" of a flat row on stdout (by
+ * function: where it is defined; by line: its file and line). */
+void cli_flat_csv_name(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
+void cli_flat_csv_place(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);

@@ -50,6 +50,7 @@ typedef struct flat_view {
     size_t n_rows, shown;
     double total;
     int sort_inclusive, from_callgraph;
+    int visits;     /* calls from a call-count metric (Cube visits) */
     cli_cg_view cg; /* from_callgraph: metric, event, locations */
 } flat_view;
 
@@ -79,7 +80,7 @@ static size_t rows_shown(const flat_view *v)
 
 static void write_text(const flat_view *v)
 {
-    char name[1024], ex[48], in[48], calls[48];
+    char name[1024], ex[48], in[48], n_called[48];
     int color = cli_use_color(stdout, v->a->view.no_color);
     if (v->from_callgraph)
         cli_cg_describe(v->p, &v->a->view, &v->cg, stdout);
@@ -93,9 +94,9 @@ static void write_text(const flat_view *v)
     char hex[64], hin[64];
     pk_format_header(hex, sizeof hex, "exclusive", nf);
     pk_format_header(hin, sizeof hin, "inclusive", nf);
-    printf("%18s  %18s  %s%s\n", hex, hin, v->from_callgraph ? "     calls  " : "",
-           by_names[v->a->by]);
-    unsigned width = cli_terminal_width(stdout), used = v->from_callgraph ? 52 : 40;
+    int calls = v->from_callgraph || v->visits;
+    printf("%18s  %18s  %s%s\n", hex, hin, calls ? "     calls  " : "", by_names[v->a->by]);
+    unsigned width = cli_terminal_width(stdout), used = calls ? 52 : 40;
     unsigned room = width > used + 20 ? width - used : 20;
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
@@ -103,47 +104,31 @@ static void write_text(const flat_view *v)
         pk_format_number(in, sizeof in, r->inclusive, nf);
         char n_calls[32];
         pk_format_number(n_calls, sizeof n_calls, r->calls, NULL);
-        snprintf(calls, sizeof calls, "%10s  ", n_calls);
+        snprintf(n_called, sizeof n_called, "%10s  ", n_calls);
         pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
-               pct(r->inclusive, v->total), v->from_callgraph ? calls : "",
-               color && i == 0 ? "\033[1m" : "", cli_name(name, v->a->view.no_demangle, room),
-               color && i == 0 ? "\033[0m" : "");
+               pct(r->inclusive, v->total), calls ? n_called : "", color && i == 0 ? "\033[1m" : "",
+               cli_name(name, v->a->view.no_demangle, room), color && i == 0 ? "\033[0m" : "");
     }
     if (v->shown < v->n_rows)
         printf("(%zu more %s rows not shown)\n", v->n_rows - v->shown, by_names[v->a->by]);
 }
 
-/* CSV field: quoted when it holds a comma, quote or newline. */
-static void csv_field(const char *s)
-{
-    if (!strpbrk(s, ",\"\n")) {
-        fputs(s, stdout);
-        return;
-    }
-    putchar('"');
-    for (; *s; s++) {
-        if (*s == '"') putchar('"');
-        putchar(*s);
-    }
-    putchar('"');
-}
-
 static void write_csv(const flat_view *v)
 {
-    char name[1024], ex[40], in[40];
-    printf("%s,exclusive,inclusive,%s\n", by_names[v->a->by],
-           v->from_callgraph ? "calls" : "contexts");
+    char ex[40], in[40];
+    printf("name,module,file,line,exclusive,inclusive,%s%s\n",
+           v->from_callgraph ? "calls" : "contexts", v->visits ? ",calls" : "");
     for (size_t i = 0; i < v->shown; i++) {
         const pk_flat_row *r = &v->rows[i];
-        pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
         pk_format_double(ex, sizeof ex, r->exclusive);
         pk_format_double(in, sizeof in, r->inclusive);
-        csv_field(name);
+        cli_flat_csv_name(v->p, v->a->by, r);
         if (v->from_callgraph)
             printf(",%s,%s,%.0f\n", ex, in, r->calls);
         else
-            printf(",%s,%s,%llu\n", ex, in, (unsigned long long)r->n_contexts);
+            printf(",%s,%s,%llu", ex, in, (unsigned long long)r->n_contexts);
+        if (!v->from_callgraph) printf(v->visits ? ",%.0f\n" : "\n", r->calls);
     }
 }
 
@@ -178,10 +163,11 @@ static int write_json(const flat_view *v)
         pk_json_double(&j, r->exclusive);
         pk_json_key(&j, "inclusive");
         pk_json_double(&j, r->inclusive);
-        if (v->from_callgraph) {
+        if (v->from_callgraph || v->visits) {
             pk_json_key(&j, "calls");
             pk_json_double(&j, r->calls);
-        } else {
+        }
+        if (!v->from_callgraph) {
             pk_json_key(&j, "contexts");
             pk_json_uint(&j, r->n_contexts);
         }
@@ -224,15 +210,20 @@ static int compute_rows(const pk_profile *p, const flat_args *a, flat_view *v)
     return st ? cli_library_error("flat", st) : CLI_OK;
 }
 
+int cli_flat_from_callgraph(const pk_profile *p, const cli_view *v)
+{
+    return callgraph_applies(v) && has_callgraph(p);
+}
+
 int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
-                  size_t *n, pk_number_format *nf)
+                  size_t *n, pk_number_format *nf, double *total)
 {
     flat_args a = {*view, by};
     flat_view v = {.p = p, .a = &a};
     v.from_callgraph = callgraph_applies(view) && has_callgraph(p);
     int rc = compute_rows(p, &a, &v);
     if (!rc) {
-        *rows = v.rows, *n = v.n_rows;
+        *rows = v.rows, *n = v.n_rows, *total = v.total;
         *nf = v.from_callgraph ? v.cg.nf : v.vals.nf;
     }
     cli_cg_view_free(&v.cg);
@@ -257,11 +248,13 @@ static int show_flat(const pk_profile *p, const flat_args *a)
                                         : v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
     if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
     v.shown = rows_shown(&v);
-    if (a->view.json)
+    if (!v.from_callgraph)
+        rc = cli_flat_call_counts(p, &a->view, a->by, v.vals.met.name, v.rows, v.n_rows, &v.visits);
+    if (!rc && a->view.json)
         rc = write_json(&v);
-    else if (a->view.csv)
+    else if (!rc && a->view.csv)
         write_csv(&v);
-    else
+    else if (!rc)
         write_text(&v);
     pk_flat_free(v.rows);
     cli_view_values_free(&v.vals);

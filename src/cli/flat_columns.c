@@ -16,6 +16,7 @@ typedef struct base {
     pk_flat_row *rows; /* sorted by key */
     size_t n;
     pk_number_format nf;
+    double total;
 } base;
 
 typedef struct table {
@@ -36,7 +37,7 @@ static int base_rows(const pk_profile *p, const cli_view *v, pk_group_by by, tab
         cli_view one = *v;
         one.metric = t->cols.base[i].name;
         base *b = &t->b[i];
-        int rc = cli_flat_rows(p, &one, by, &b->rows, &b->n, &b->nf);
+        int rc = cli_flat_rows(p, &one, by, &b->rows, &b->n, &b->nf, &b->total);
         if (rc) return rc;
         qsort(b->rows, b->n, sizeof *b->rows, by_key);
     }
@@ -71,14 +72,23 @@ static uint64_t *all_keys(const table *t, size_t *n)
     return keys;
 }
 
-/* Column c's self value of group `key` (NaN when x/0). */
-static double value(const table *t, size_t c, uint64_t key)
+/* Column c's self (or inclusive) value of group `key` (NaN when x/0). */
+static double value(const table *t, size_t c, uint64_t key, int inclusive)
 {
     double vals[CLI_MAX_BASES];
     for (size_t i = 0; i < t->cols.n_base; i++) {
         const pk_flat_row *r = row_of(&t->b[i], key);
-        vals[i] = r ? r->exclusive : 0;
+        vals[i] = r ? (inclusive ? r->inclusive : r->exclusive) : 0;
     }
+    return cli_columns_eval(&t->cols, c, vals);
+}
+
+/* Column c's total: evaluated on the metrics' totals. */
+static double total_of(const table *t, size_t c)
+{
+    double vals[CLI_MAX_BASES];
+    for (size_t i = 0; i < t->cols.n_base; i++)
+        vals[i] = t->b[i].total;
     return cli_columns_eval(&t->cols, c, vals);
 }
 
@@ -101,6 +111,17 @@ static const pk_number_format *format_of(const table *t, size_t c)
     return t->cols.col[c].plain ? &t->b[t->cols.col[c].base[0]].nf : NULL;
 }
 
+/* Rows shown: --top, and --threshold of the first column's total. */
+static size_t rows_shown(const table *t, const cli_view *v, const ranked *r, size_t n)
+{
+    double total = fabs(total_of(t, 0));
+    size_t k = 0;
+    for (; k < n && (v->top == 0 || k < v->top); k++)
+        if (v->threshold > 0 && !isnan(r[k].v) && fabs(r[k].v) < v->threshold / 100.0 * total)
+            break;
+    return k;
+}
+
 static void print_table(const pk_profile *p, const table *t, const cli_view *v, pk_group_by by,
                         ranked *r, size_t n)
 {
@@ -118,11 +139,11 @@ static void print_table(const pk_profile *p, const table *t, const cli_view *v, 
         printf("%*s ", w[c], cli_text(head));
     }
     printf(" %s\n", by_names[by]);
-    size_t shown = v->top && v->top < n ? v->top : n;
+    size_t shown = rows_shown(t, v, r, n);
     unsigned width = cli_terminal_width(stdout);
     for (size_t i = 0; i < shown; i++) {
         for (size_t c = 0; c < t->cols.n_col; c++) {
-            double x = value(t, c, r[i].key);
+            double x = value(t, c, r[i].key, 0);
             if (isnan(x))
                 snprintf(cell, sizeof cell, "-");
             else
@@ -136,10 +157,93 @@ static void print_table(const pk_profile *p, const table *t, const cli_view *v, 
     if (shown < n) printf("(%zu more rows not shown)\n", n - shown);
 }
 
+static void write_csv(const pk_profile *p, const table *t, pk_group_by by, const ranked *r,
+                      size_t shown)
+{
+    char num[40];
+    fputs("name,module,file,line", stdout);
+    for (size_t c = 0; c < t->cols.n_col; c++)
+        for (int k = 0; k < 2; k++) {
+            snprintf(num, sizeof num, "%s", k ? ":inclusive" : ":exclusive");
+            putchar(',');
+            char label[128];
+            snprintf(label, sizeof label, "%s%s", t->cols.col[c].label, num);
+            pk_csv_field(stdout, label);
+        }
+    putchar('\n');
+    for (size_t i = 0; i < shown; i++) {
+        pk_flat_row row = {.key = r[i].key};
+        cli_flat_csv_name(p, by, &row);
+        for (size_t c = 0; c < t->cols.n_col; c++)
+            for (int k = 0; k < 2; k++) {
+                double x = value(t, c, r[i].key, k);
+                putchar(',');
+                if (!isnan(x)) pk_format_double(num, sizeof num, x), fputs(num, stdout);
+            }
+        putchar('\n');
+    }
+}
+
+static void json_row(pk_json *j, const pk_profile *p, const table *t, pk_group_by by, uint64_t key)
+{
+    pk_flat_row row = {.key = key};
+    pk_json_object_begin(j);
+    pk_json_key(j, "name"), cli_json_flat_row_name(j, p, by, &row);
+    pk_json_key(j, "self"), pk_json_double(j, value(t, 0, key, 0));
+    pk_json_key(j, "exclusive"), pk_json_double(j, value(t, 0, key, 0));
+    pk_json_key(j, "inclusive"), pk_json_double(j, value(t, 0, key, 1));
+    pk_json_key(j, "values");
+    pk_json_array_begin(j);
+    for (size_t c = 0; c < t->cols.n_col; c++) {
+        pk_json_object_begin(j);
+        pk_json_key(j, "exclusive"), pk_json_double(j, value(t, c, key, 0));
+        pk_json_key(j, "inclusive"), pk_json_double(j, value(t, c, key, 1));
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+    pk_json_object_end(j);
+}
+
+static int write_json(const pk_profile *p, const cli_view *v, const table *t, pk_group_by by,
+                      const ranked *r, size_t n, size_t shown)
+{
+    static const char *const by_names[] = {"function", "file", "module", "line"};
+    pk_json j;
+    pk_json_init(&j, stdout, 1);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "schema"), pk_json_string(&j, "profkit.flat/1");
+    pk_json_key(&j, "metric"), pk_json_string(&j, t->cols.col[0].label);
+    pk_json_key(&j, "source");
+    pk_json_string(&j, cli_flat_from_callgraph(p, v) ? "callgraph"
+                       : cli_is_reconstructed(p)     ? "reconstructed tree"
+                                                     : "tree");
+    pk_json_completeness(&j, p);
+    pk_json_key(&j, "by"), pk_json_string(&j, by_names[by]);
+    pk_json_key(&j, "total"), pk_json_double(&j, total_of(t, 0));
+    pk_json_key(&j, "metrics");
+    pk_json_array_begin(&j);
+    for (size_t c = 0; c < t->cols.n_col; c++) {
+        const cli_column *col = &t->cols.col[c];
+        pk_json_object_begin(&j);
+        pk_json_key(&j, "name"), pk_json_string(&j, col->label);
+        pk_json_key(&j, "unit");
+        pk_json_string(&j, col->plain ? t->cols.base[col->base[0]].unit : NULL);
+        pk_json_key(&j, "total"), pk_json_double(&j, total_of(t, c));
+        pk_json_object_end(&j);
+    }
+    pk_json_array_end(&j);
+    pk_json_key(&j, "rows");
+    pk_json_array_begin(&j);
+    for (size_t i = 0; i < shown; i++)
+        json_row(&j, p, t, by, r[i].key);
+    pk_json_array_end(&j);
+    pk_json_key(&j, "hidden"), pk_json_uint(&j, n - shown);
+    pk_json_object_end(&j);
+    return cli_json_done("flat", &j);
+}
+
 int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by)
 {
-    if (v->json || v->csv)
-        return cli_usage_error("flat", "several or derived metrics print as text only");
     table *t = calloc(1, sizeof *t);
     if (!t) return fprintf(stderr, "profkit flat: out of memory\n"), CLI_BAD;
     int rc = cli_columns_parse("flat", p, v->metric, &t->cols);
@@ -150,9 +254,14 @@ int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by)
     if (!rc && !r) rc = CLI_BAD, fprintf(stderr, "profkit flat: out of memory\n");
     if (!rc) {
         for (size_t i = 0; i < n; i++)
-            r[i] = (ranked){keys[i], value(t, 0, keys[i])};
+            r[i] = (ranked){keys[i], value(t, 0, keys[i], 0)};
         qsort(r, n, sizeof *r, by_value);
-        print_table(p, t, v, by, r, n);
+        if (v->json)
+            rc = write_json(p, v, t, by, r, n, rows_shown(t, v, r, n));
+        else if (v->csv)
+            write_csv(p, t, by, r, rows_shown(t, v, r, n)), rc = cli_output_done("flat");
+        else
+            print_table(p, t, v, by, r, n);
     }
     free(r), free(keys);
     for (size_t i = 0; i < t->cols.n_base; i++)

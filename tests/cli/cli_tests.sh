@@ -354,7 +354,7 @@ if [ -d "$corpus/hpctoolkit" ]; then
   # flat's exclusive column equals callgrind_annotate's top 5 (REFERENCE.txt)
   cg=$corpus/callgrind/generated/sort-instr-jumps.callgrind.out
   expect_status 0 "$profkit" flat --csv -n 5 "$cg"
-  got=$(tail -n +2 "$work/out" | cut -d, -f2 | tr '\n' ' ')
+  got=$(tail -n +2 "$work/out" | cut -d, -f5 | tr '\n' ' ')
   python3 -c 'import sys; g = [float(x) for x in sys.argv[1].split()]; w = [1624884, 1556676, 763048, 696709, 680948]; sys.exit(not all(abs(a - b) <= 1e-9 * b for a, b in zip(g, w)) or len(g) != 5)' "$got" ||
     fail "flat top 5 of $cg: $got"
   expect_status 0 "$profkit" flat --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
@@ -476,7 +476,34 @@ golden flat-derived-cube.txt "$profkit" flat -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data
 expect_status 2 "$profkit" flat -m 'miss=D1mr/(Dr' "$work/cache.callgrind"
 grep -q "')' expected at character 9" "$work/err" || fail "bad expression not located: $(cat "$work/err")"
 expect_status 1 "$profkit" flat -m 'miss=D1mr/Dx' "$work/cache.callgrind"
-expect_status 2 "$profkit" flat --json -m 'Ir,Dr' "$work/cache.callgrind"
+# several metrics in flat's JSON and CSV: "metrics", and per row "values" aligned with it
+expect_status 0 "$profkit" flat --json -m 'Ir,Dr,miss=D1mr/Dr' "$work/cache.callgrind"
+cp "$work/out" "$work/flat-multi.json"
+json_check "$work/flat-multi.json" '[m["name"] for m in doc["metrics"]] == ["Ir", "Dr", "miss"] and doc["metrics"][0]["total"] == doc["total"]'
+json_check "$work/flat-multi.json" 'all(len(r["values"]) == 3 and r["values"][0]["exclusive"] == r["self"] and r["values"][0]["inclusive"] == r["inclusive"] for r in doc["rows"])'
+json_check "$work/flat-multi.json" 'doc["rows"][0]["name"] == "main" and abs(doc["rows"][0]["values"][2]["exclusive"] - 31 / 2000) < 1e-12'
+golden flat-derived-callgrind-csv.txt "$profkit" flat --csv -m 'Ir,Dr,miss=D1mr/Dr' "$work/cache.callgrind"
+golden flat-sample-csv.txt "$profkit" flat --csv "$db"
+# several and derived metrics as columns of tree and callers/callees (text, JSON, CSV)
+export COLUMNS=120
+golden tree-derived-callgrind.txt "$profkit" tree -t 0 -m 'Ir,D1mr,miss=D1mr/Dr' "$work/cache.callgrind"
+golden tree-derived-db.txt "$profkit" tree -m 'CPUTIME,cyc,cpi=cyc/"CPUTIME (sec)"' "$db"
+golden tree-derived-cube.txt "$profkit" tree -t 0 -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"
+golden callers-derived-db.txt "$profkit" callers -m 'CPUTIME,cyc' "$db" dot
+golden callees-derived-cube.txt "$profkit" callees -t 0 -m 'Dr,Ir' "$src/tests/data/cube/sample.cubex" work
+unset COLUMNS
+expect_status 0 "$profkit" tree --json -m 'CPUTIME,cyc,cpi=cyc/"CPUTIME (sec)"' "$db"
+cp "$work/out" "$work/tree-multi.json"
+json_check "$work/tree-multi.json" '[m["name"] for m in doc["metrics"]] == ["CPUTIME (sec)", "cycles", "cpi"] and [m["unit"] for m in doc["metrics"]][2] is None'
+json_check "$work/tree-multi.json" 'doc["root"]["values"][0]["inclusive"] == doc["root"]["inclusive"] and abs(doc["root"]["values"][2]["inclusive"] - doc["root"]["values"][1]["inclusive"] / doc["root"]["inclusive"]) < 1e-6'
+expect_status 0 "$profkit" callers --json -m 'CPUTIME,cyc' "$db" dot
+cp "$work/out" "$work/callers-multi.json"
+json_check "$work/callers-multi.json" 'doc["schema"] == "profkit.frames/1" and len(doc["metrics"]) == 2 and doc["root"]["values"][1]["inclusive"] == 7.5e9'
+# tree --csv: one row per shown node, where it is, its parent
+golden tree-sample-csv.txt "$profkit" tree --csv "$db"
+golden tree-cube-csv.txt "$profkit" tree --csv -t 0 -m 'Ir,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"
+golden tree-callgrind-csv.txt "$profkit" tree --csv -t 0 "$work/cache.callgrind"
+golden callers-sample-csv.txt "$profkit" callers --csv "$db" dot
 # function-level trees by default; --loops, --lines keep what folds in
 golden tree-sample-loops.txt "$profkit" tree --loops "$db"
 golden tree-sample-lines.txt "$profkit" tree --lines "$db"

@@ -338,4 +338,31 @@ void cli_tree_options(const cli_tree_values *t, pk_tree_options *o);
 void cli_tree_describe(const pk_profile *p, const cli_view *v, const cli_tree_values *t, FILE *out);
 void cli_tree_values_free(cli_tree_values *t);
 
+/* --- diff with several metrics (diff_columns.c) ---------------------- */
+
+typedef struct cli_diff_base {
+    pk_diff_row *fr, *pr; /* function and path rows, sorted by frames */
+    size_t nf, np;
+    double a_total, b_total;
+    int set;
+} cli_diff_base;
+typedef struct cli_diff_cols {
+    cli_columns cols;
+    cli_diff_base base[CLI_MAX_BASES];
+} cli_diff_cols;
+/* Parse -m on profile A; the first item must be a metric (the tables are
+ * of it). CLI_OK or an exit status (reported). */
+int cli_diff_cols_parse(const pk_profile *pa, const char *spec, cli_diff_cols *d);
+/* The name of the metric the tables are of. */
+const char *cli_diff_cols_main(const cli_diff_cols *d);
+/* Base `base`'s rows (copied) and totals. */
+pk_status cli_diff_cols_set(cli_diff_cols *d, size_t base, const pk_diff_row *fr, size_t nf,
+                            const pk_diff_row *pr, size_t np, double a_total, double b_total);
+/* Column c's values in A and B of the row matching r (functions or
+ * paths; self or inclusive values), and its totals. */
+void cli_diff_cols_values(const cli_diff_cols *d, size_t c, const pk_diff_row *r, int paths,
+                          int inclusive, double *a, double *b);
+void cli_diff_cols_totals(const cli_diff_cols *d, size_t c, double *a, double *b);
+void cli_diff_cols_free(cli_diff_cols *d);
+
 #endif

@@ -499,6 +499,19 @@ json_check "$work/tree-multi.json" 'doc["root"]["values"][0]["inclusive"] == doc
 expect_status 0 "$profkit" callers --json -m 'CPUTIME,cyc' "$db" dot
 cp "$work/out" "$work/callers-multi.json"
 json_check "$work/callers-multi.json" 'doc["schema"] == "profkit.frames/1" and len(doc["metrics"]) == 2 and doc["root"]["values"][1]["inclusive"] == 7.5e9'
+# diff with several metrics: the first's tables, the others' changes as columns
+export COLUMNS=130
+golden diff-derived-callgrind.txt "$profkit" diff -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
+expect_status 0 "$profkit" convert -q "$src/tests/data/callgrind/sample.callgrind" -o "$work/a.d" --to hpctoolkit
+golden diff-derived-db.txt "$profkit" diff -m 'Ir,Dr,r=Dr/Ir' "$work/a.d" "$work/b.d"
+unset COLUMNS
+expect_status 2 "$profkit" diff -m 'r=Dr/Ir,Ir' "$work/a.d" "$work/b.d"
+grep -q "the first of -m must be a metric" "$work/err" || fail "diff -m with a derived first column not refused: $(cat "$work/err")"
+expect_status 0 "$profkit" diff --json -m 'Ir,Dr,r=Dr/Ir' "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
+cp "$work/out" "$work/diff-multi.json"
+json_check "$work/diff-multi.json" '[m["name"] for m in doc["metrics"]] == ["Ir", "Dr", "r"] and doc["metrics"][0]["a_total"] == doc["a_total"] and doc["metrics"][1]["b_total"] == 91'
+json_check "$work/diff-multi.json" 'all(r["values"][0]["a_exclusive"] == r["a_self"] and r["values"][0]["b_inclusive"] == r["b_inclusive"] for r in doc["functions"] + doc["paths"])'
+json_check "$work/diff-multi.json" 'next(r for r in doc["functions"] if r["name"] == "odd")["values"][1] == {"a_exclusive": 40, "b_exclusive": 50, "a_inclusive": 40, "b_inclusive": 50}'
 # tree --csv: one row per shown node, where it is, its parent
 golden tree-sample-csv.txt "$profkit" tree --csv "$db"
 golden tree-cube-csv.txt "$profkit" tree --csv -t 0 -m 'Ir,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"
@@ -530,6 +543,15 @@ golden diff-same-cube.txt "$profkit" diff "$src/tests/data/cube/sample.cubex" "$
 golden diff-same-callgrind.txt "$profkit" diff "$cgsample" "$cgsample"
 if [ -d "$corpus/cube" ]; then
   golden diff-cube-corpus.txt "$profkit" diff "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  COLUMNS=130 golden diff-derived-cube-corpus.txt "$profkit" diff -m 'time,PAPI_FP_OPS,fp=PAPI_FP_OPS/time' "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  # Cube visits are call counts: the calls column beside time, not a cost
+  COLUMNS=120 golden tree-cube-visits-corpus.txt "$profkit" tree "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  golden flat-cube-visits-corpus.txt "$profkit" flat -n 6 "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  golden flat-cube-visits-csv.txt "$profkit" flat --csv -n 6 "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  golden callees-cube-visits-corpus.txt "$profkit" callees "$corpus/cube/hatchet-scorep-cpi/profile.cubex" iteration
+  expect_status 0 "$profkit" tree --json "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
+  cp "$work/out" "$work/cube-visits.json"
+  json_check "$work/cube-visits.json" 'doc["metric"] == "time" and doc["root"]["children"][0]["children"][0]["name"] == "main" and doc["root"]["children"][0]["children"][0]["calls"] == 400484'
   golden diff-callgrind-corpus.txt "$profkit" diff "$corpus/callgrind/gprof2dot/compare_test_test1.callgrind" "$corpus/callgrind/gprof2dot/compare_test_test2.callgrind"
 fi
 

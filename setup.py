@@ -16,7 +16,7 @@ from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEPS = ["zlib", "expat", "yajl", "yaml-0.1"]
-OPTIONAL_DEPS = ["libdw"]
+OPTIONAL_DEPS = ["libdw", "capstone"]
 
 
 def pkg_config(args):
@@ -26,7 +26,7 @@ def pkg_config(args):
 
 def link_flags():
     mods = list(DEPS)
-    for m in OPTIONAL_DEPS:  # the library links libdw when CMake found it
+    for m in OPTIONAL_DEPS:  # the library links libdw, capstone when CMake found them
         if subprocess.run(["pkg-config", "--exists", m]).returncode == 0:
             mods.append(m)
     # stdc++: the library demangles C++ names with __cxa_demangle

@@ -11,6 +11,7 @@
 #include "analysis.h"
 #include "annotate.h"
 #include "callgraph.h"
+#include "disasm.h"
 #include "dump.h"
 #include "export.h"
 #include "output.h"

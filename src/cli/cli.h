@@ -365,4 +365,22 @@ void cli_diff_cols_values(const cli_diff_cols *d, size_t c, const pk_diff_row *r
 void cli_diff_cols_totals(const cli_diff_cols *d, size_t c, double *a, double *b);
 void cli_diff_cols_free(cli_diff_cols *d);
 
+/* --- annotate --asm (annotate_asm.c) --------------------------------- */
+
+/* Where an annotation's per-instruction costs come from. */
+typedef struct cli_asm_source {
+    int from_callgraph;
+    size_t event;              /* call graph: the metric's event */
+    const pk_index *locations; /* call graph: --location's, or NULL */
+    size_t n_locations;
+    const double *excl; /* tree: exclusive values per context */
+    double total;
+    const char *metric;
+    const pk_number_format *nf;
+    int keep_mangled;
+} cli_asm_source;
+/* The machine code of function fn with its costs; CLI_OK or an exit
+ * status (reported). */
+int cli_annotate_asm(const pk_profile *p, pk_index fn, const cli_asm_source *src);
+
 #endif

@@ -26,13 +26,17 @@ static const char annotate_help[] =
     "database's\n"
     "src/ copy, at the recorded path, or under each --source-dir; when one\n"
     "is not found the per-line costs are still shown, without the text.\n"
-    "There is no per-instruction view: see docs/cli.md.\n\n"
+    "--asm shows each matching function's machine code instead, every\n"
+    "instruction with its cost, read from the binary its module names (the\n"
+    "profile needs instruction addresses: Callgrind --dump-instr=yes,\n"
+    "HPCToolkit databases).\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           functions shown without FUNCTION|FILE (default 3)\n"
     "  -t, --threshold PCT   only lines costing at least PCT %% of the total get\n"
     "                        context around them (default: any cost)\n"
     "  -C, --context N       lines shown either side of a costly line (default 3)\n"
     "  -I, --source-dir DIR  also look for sources under DIR (repeatable)\n"
+    "      --asm             per instruction: disassembly with costs (text only)\n"
     "      --json            the listings as JSON (docs/json.md, profkit.annotate/1)\n"
     "  -h, --help            show this help\n";
 
@@ -44,6 +48,7 @@ typedef struct annotate_args {
     const char *dirs[MAX_DIRS];
     size_t n_dirs;
     const char *target; /* FUNCTION or FILE, or NULL */
+    int assembly;       /* --asm */
 } annotate_args;
 
 /* What is being annotated, common to every listing of one run. */
@@ -62,13 +67,14 @@ typedef struct annotate_run {
     size_t shown; /* listings written */
 } annotate_run;
 
-enum { OPT_SOURCE_DIR = 3000 };
+enum { OPT_SOURCE_DIR = 3000, OPT_ASM };
 
 static int parse_annotate_args(int argc, char **argv, annotate_args *a)
 {
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"context", required_argument, NULL, 'C'},
                                          {"source-dir", required_argument, NULL, 'I'},
+                                         {"asm", no_argument, NULL, OPT_ASM},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c, rc;
@@ -83,6 +89,8 @@ static int parse_annotate_args(int argc, char **argv, annotate_args *a)
             if (a->n_dirs == MAX_DIRS)
                 return cli_usage_error("annotate", "at most %d --source-dir", MAX_DIRS);
             a->dirs[a->n_dirs++] = optarg;
+        } else if (c == OPT_ASM) {
+            a->assembly = 1;
         } else if (c == 'h') {
             fputs(annotate_help, stdout);
             return -1;
@@ -95,6 +103,7 @@ static int parse_annotate_args(int argc, char **argv, annotate_args *a)
     if (optind >= argc) return cli_usage_error("annotate", "which profile?");
     if (argc - optind > 2) return cli_usage_error("annotate", "one FUNCTION or FILE at most");
     a->target = argc - optind == 2 ? argv[optind + 1] : NULL;
+    if (a->assembly && a->view.json) return cli_usage_error("annotate", "--asm prints text only");
     return cli_view_check("annotate", &a->view);
 }
 
@@ -164,8 +173,22 @@ static int list_file(annotate_run *r, const char *heading, pk_index file, uint32
 }
 
 /* Functions' listings; those without a known line are named on stderr. */
+static int list_assembly(annotate_run *r, const pk_index *fns, size_t n)
+{
+    cli_asm_source src = {r->from_callgraph, r->cg.event,  r->cg.locations,
+                          r->cg.n_locations, r->vals.excl, r->total,
+                          r->metric,         &r->format,   r->a->view.no_demangle};
+    int rc = CLI_OK;
+    for (size_t i = 0; i < n && !rc; i++, r->shown++) {
+        if (r->shown) putchar('\n');
+        rc = cli_annotate_asm(r->p, fns[i], &src);
+    }
+    return rc;
+}
+
 static int list_functions(annotate_run *r, const pk_index *fns, size_t n)
 {
+    if (r->a->assembly) return list_assembly(r, fns, n);
     pk_source_span *spans = malloc((n ? n : 1) * sizeof *spans);
     if (!spans) return cli_library_error("annotate", PK_ERR_NOMEM);
     pk_status st = pk_function_spans(r->p, fns, n, spans);

@@ -512,6 +512,64 @@ cp "$work/out" "$work/diff-multi.json"
 json_check "$work/diff-multi.json" '[m["name"] for m in doc["metrics"]] == ["Ir", "Dr", "r"] and doc["metrics"][0]["a_total"] == doc["a_total"] and doc["metrics"][1]["b_total"] == 91'
 json_check "$work/diff-multi.json" 'all(r["values"][0]["a_exclusive"] == r["a_self"] and r["values"][0]["b_inclusive"] == r["b_inclusive"] for r in doc["functions"] + doc["paths"])'
 json_check "$work/diff-multi.json" 'next(r for r in doc["functions"] if r["name"] == "odd")["values"][1] == {"a_exclusive": 40, "b_exclusive": 50, "a_inclusive": 40, "b_inclusive": 50}'
+# annotate --asm: a program run under Callgrind --dump-instr=yes; the
+# per-instruction costs sum to the function's self cost and equal the
+# file's own instruction records; a different or missing binary is named
+if command -v valgrind >/dev/null && command -v cc >/dev/null; then
+  mkdir -p "$work/asm"
+  printf '%s\n' '#include <stdio.h>' \
+    '__attribute__((noinline)) static unsigned long work(unsigned long n)' \
+    '{ unsigned long s = 0; for (unsigned long i = 0; i < n; i++) s += i * i % 7; return s; }' \
+    'int main(void) { printf("%lu\n", work(20000)); return 0; }' >"$work/asm/t.c"
+  cc -O1 -g -o "$work/asm/t" "$work/asm/t.c" &&
+    valgrind -q --tool=callgrind --dump-instr=yes --callgrind-out-file="$work/asm/t.cg" "$work/asm/t" >/dev/null 2>&1
+  expect_status 0 "$profkit" annotate --asm "$work/asm/t.cg" work
+  cp "$work/out" "$work/asm/asm.txt"
+  grep -q "^assembly of work in $work/asm/t (0x" "$work/asm/asm.txt" || fail "annotate --asm names no function and binary: $(head -3 "$work/asm/asm.txt")"
+  expect_status 0 "$profkit" flat --csv -n 0 "$work/asm/t.cg"
+  checks=$((checks + 1))
+  python3 - "$work/asm/asm.txt" "$work/out" "$work/asm/t.cg" <<'PY' || fail "annotate --asm costs do not add up (see above)"
+import csv, re, sys
+# costs per instruction as annotate --asm prints them
+asm = {}
+for l in open(sys.argv[1]):
+    m = re.match(r"\s*([\d,]+)\s+[\d.]+%\s+([0-9a-f]+)\s", l)
+    if m: asm[int(m.group(2), 16)] = int(m.group(1).replace(",", ""))
+self_cost = next(float(r["exclusive"]) for r in csv.DictReader(open(sys.argv[2])) if r["name"] == "work")
+# the file's own records: fn=work's cost lines (instr line Ir), positions relative or absolute
+recs, names, fn, addr, skip = {}, {}, None, 0, False
+for l in open(sys.argv[3]):
+    l = l.rstrip("\n")
+    m = re.match(r"(c?fn)=(?:\((\d+)\))?\s*(.*)", l)
+    if m:
+        name = m.group(3) or names.get(m.group(2))
+        if m.group(2) and m.group(3): names[m.group(2)] = m.group(3)
+        if m.group(1) == "fn": fn = name
+        continue
+    if l.startswith("calls="): skip = True; continue
+    m = re.match(r"(0x[0-9a-f]+|[+-]\d+|\*)\s+\S+\s+(\d+)", l)
+    if not m: continue
+    p = m.group(1)
+    addr = int(p, 16) if p.startswith("0x") else addr + int(p) if p[0] in "+-" else addr
+    if skip: skip = False; continue
+    if fn == "work": recs[addr] = recs.get(addr, 0) + int(m.group(2))
+ok = sum(asm.values()) == self_cost and asm == recs and len(asm) > 10
+if not ok: print("asm", sum(asm.values()), "flat", self_cost, "records", sum(recs.values()), len(asm), len(recs), file=sys.stderr)
+sys.exit(0 if ok else 1)
+PY
+  cp "$work/asm/t" "$work/asm/t.orig"
+  cc -O0 -o "$work/asm/t" "$work/asm/t.c"
+  expect_status 1 "$profkit" annotate --asm "$work/asm/t.cg" work
+  grep -q "not the binary that was profiled" "$work/err" || fail "annotate --asm on another build: $(cat "$work/err")"
+  rm -f "$work/asm/t"
+  expect_status 1 "$profkit" annotate --asm "$work/asm/t.cg" work
+  grep -q "$work/asm/t: cannot open the binary" "$work/err" || fail "annotate --asm without the binary: $(cat "$work/err")"
+  expect_status 2 "$profkit" annotate --asm --json "$work/asm/t.cg" work
+  expect_status 1 "$profkit" annotate --asm "$work/cache.callgrind" main
+  grep -q "no instruction addresses (Callgrind: --dump-instr=yes)" "$work/err" || fail "annotate --asm without addresses: $(cat "$work/err")"
+else
+  echo "note: annotate --asm not tested (no valgrind or cc)" >&2
+fi
 # tree --csv: one row per shown node, where it is, its parent
 golden tree-sample-csv.txt "$profkit" tree --csv "$db"
 golden tree-cube-csv.txt "$profkit" tree --csv -t 0 -m 'Ir,r=Dr/Ir' "$src/tests/data/cube/sample.cubex"

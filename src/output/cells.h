@@ -30,4 +30,9 @@ void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node);
 void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o);
 void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node);
 
+/* A context's kind and relation as the tree documents spell them
+ * ("function", "inlined-call"), for JSON and CSV (tree.c). */
+const char *pk_kind_name(pk_context_kind kind);
+const char *pk_relation_name(pk_relation relation);
+
 #endif /* PK_OUTPUT_CELLS_H */

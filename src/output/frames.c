@@ -148,18 +148,14 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
  * relation of its first context, "exclusive" (= self), "hot". */
 static void tree_members(fwalk *w, pk_index i)
 {
-    static const char *const kinds[] = {"root", "entry",       "function", "loop",
-                                        "line", "instruction", "unknown"};
-    static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
     pk_json *j = &w->json;
     pk_context c;
     pk_context_get(w->p, w->f[i].context, &c);
     pk_json_key(j, "exclusive"), pk_json_double(j, w->f[i].self);
     pk_json_key(j, "kind");
-    pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
+    pk_json_string(j, pk_kind_name(c.kind));
     pk_json_key(j, "id"), pk_json_uint(j, c.id);
-    pk_json_key(j, "relation");
-    pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
+    pk_json_key(j, "relation"), pk_json_string(j, pk_relation_name(c.relation));
     pk_json_key(j, "hot"), pk_json_bool(j, w->hot[i]);
 }
 

@@ -184,6 +184,19 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     return st;
 }
 
+const char *pk_kind_name(pk_context_kind kind)
+{
+    static const char *const kinds[] = {"root", "entry",       "function", "loop",
+                                        "line", "instruction", "unknown"};
+    return kinds[kind <= PK_CTX_UNKNOWN ? kind : PK_CTX_UNKNOWN];
+}
+
+const char *pk_relation_name(pk_relation relation)
+{
+    static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
+    return relations[relation <= PK_REL_UNKNOWN ? relation : PK_REL_UNKNOWN];
+}
+
 static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
 {
     (void)depth;
@@ -193,20 +206,17 @@ static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
         pk_json_object_end(j);
         return;
     }
-    static const char *const kinds[] = {"root", "entry",       "function", "loop",
-                                        "line", "instruction", "unknown"};
-    static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
     pk_context c;
     pk_context_get(w->p, node, &c);
     pk_json_object_begin(j);
     pk_json_key(j, "name");
     pk_json_context_name(j, w->p, node);
     pk_json_key(j, "kind");
-    pk_json_string(j, kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
+    pk_json_string(j, pk_kind_name(c.kind));
     pk_json_key(j, "id");
     pk_json_uint(j, c.id);
     pk_json_key(j, "relation");
-    pk_json_string(j, relations[c.relation <= PK_REL_UNKNOWN ? c.relation : PK_REL_UNKNOWN]);
+    pk_json_string(j, pk_relation_name(c.relation));
     pk_json_key(j, "inclusive");
     pk_json_double(j, w->incl[node]);
     for (int k = 0; k < 2; k++) { /* "self" as every document; "exclusive" as tree/1 began */

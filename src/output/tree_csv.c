@@ -8,6 +8,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "cells.h"
 #include "profkit/analysis.h"
 #include "profkit/output.h"
 #include "util/error.h"
@@ -68,8 +69,6 @@ static void header(FILE *out, const pk_tree_options *o)
 static void row(FILE *out, const nodes *t, pk_index i, pk_index parent, uint32_t depth,
                 const pk_tree_options *o)
 {
-    static const char *const kinds[] = {"root", "entry",       "function", "loop",
-                                        "line", "instruction", "unknown"};
     char name[4096];
     pk_context c;
     pk_index ctx = context_of(t, i);
@@ -81,7 +80,7 @@ static void row(FILE *out, const nodes *t, pk_index i, pk_index parent, uint32_t
     pk_csv_field(out, name);
     fputc(',', out);
     pk_csv_context_place(out, t->p, ctx);
-    fprintf(out, ",%s", kinds[c.kind <= PK_CTX_UNKNOWN ? c.kind : PK_CTX_UNKNOWN]);
+    fprintf(out, ",%s", pk_kind_name(c.kind));
     put_double(out, t->incl[i]);
     put_double(out, t->self ? t->self[i] : NAN);
     if (o->calls) put_double(out, o->calls[i]);

@@ -602,6 +602,11 @@ golden diff-same-callgrind.txt "$profkit" diff "$cgsample" "$cgsample"
 if [ -d "$corpus/cube" ]; then
   golden diff-cube-corpus.txt "$profkit" diff "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
   COLUMNS=130 golden diff-derived-cube-corpus.txt "$profkit" diff -m 'time,PAPI_FP_OPS,fp=PAPI_FP_OPS/time' "$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  # several and derived metrics on a real database (perf counters)
+  perf=$corpus/hpctoolkit/hpctoolkit-tests-dbase/loops-perf.d
+  COLUMNS=110 golden tree-derived-db-corpus.txt "$profkit" tree -t 5 -m 'perf::task-clock,perf::cpu-clock,r="perf::cpu-clock"/"perf::task-clock"' "$perf"
+  golden flat-derived-db-corpus-csv.txt "$profkit" flat --csv -n 8 -m 'perf::task-clock,perf::cpu-clock' "$perf"
+  golden tree-db-corpus-csv.txt "$profkit" tree --csv -t 5 "$perf"
   # Cube visits are call counts: the calls column beside time, not a cost
   COLUMNS=120 golden tree-cube-visits-corpus.txt "$profkit" tree "$corpus/cube/hatchet-scorep-cpi/profile.cubex"
   golden flat-cube-visits-corpus.txt "$profkit" flat -n 6 "$corpus/cube/hatchet-scorep-cpi/profile.cubex"

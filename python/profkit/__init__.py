@@ -47,6 +47,15 @@ def _categorical(codes, names):
     return pd.Categorical.from_codes(mapped, categories=uniq)
 
 
+def _codes(indexes, n):
+    """MultiIndex codes in the integer type pandas keeps for n levels (so it
+    takes them as they are): int8 below 2^7 levels, int16, int32, int64."""
+    for t in (np.int8, np.int16, np.int32):
+        if n < np.iinfo(t).max:
+            return indexes.astype(t)
+    return indexes.astype(np.int64)
+
+
 def _union(names, parts, n_locations):
     """Metrics with values at different (context, location) pairs: one row
     per pair any of them has, 0 where a metric has none."""
@@ -210,22 +219,45 @@ class Profile:
             metrics = [metrics]
         names = [self._p.metrics(totals=False)[m]["name"] if isinstance(m, (int, np.integer))
                  else m for m in metrics]
-        parts = [self.values(m, scope, locations="all") for m in metrics]
         counts = self._p.counts()
-        if parts and all(np.array_equal(q.context, parts[0].context) and
-                         np.array_equal(q.location, parts[0].location) for q in parts[1:]):
-            # the common case: every metric has values at the same places
-            context, location = parts[0].context, parts[0].location
-            columns = {n: q.value for n, q in zip(names, parts)}
+        # The common case: every metric has values at the same places. Each
+        # metric's values go into one (metrics x rows) block as they come and
+        # its export is let go, so the frame costs its values and its codes,
+        # not a second copy (pandas takes a 2-D block as it is).
+        block, first, parts = None, None, []
+        for i, m in enumerate(metrics):
+            q = self.values(m, scope, locations="all")
+            if first is None:
+                first = q
+                block = np.empty((len(metrics), len(q.value)))
+            elif parts or not (np.array_equal(q.context, first.context) and
+                               np.array_equal(q.location, first.location)):
+                parts.append(q)  # a different shape: the union below
+                continue
+            block[i] = q.value
+            parts_done = i + 1
+            del q
+        if parts or first is None:
+            done = [self.values(m, scope, locations="all") for m in metrics[:parts_done]] \
+                if first is not None else []
+            context, location, columns = _union(names, done + parts, counts["locations"])
+            frame = dict(columns)
         else:
-            context, location, columns = _union(names, parts, counts["locations"])
+            # codes as the small integers pandas keeps them in, so that it
+            # takes them without a copy and the export can go
+            context = _codes(first.context, counts["contexts"])
+            location = _codes(first.location, counts["locations"])
+            first = None
+            frame = block.T
         # levels are the context and location indexes themselves: codes
         # given as they are, with no hashing of millions of pairs
         index = pd.MultiIndex(levels=[np.arange(counts["contexts"], dtype=np.uint32),
                                       np.arange(counts["locations"], dtype=np.uint32)],
                               codes=[context, location], names=["context", "location"],
                               verify_integrity=False)
-        return pd.DataFrame(columns, index=index, copy=False)
+        if isinstance(frame, dict):
+            return pd.DataFrame(frame, index=index, copy=False)
+        return pd.DataFrame(frame, index=index, columns=names, copy=False)
 
     def tree(self, metric=None):
         """The calling-context tree (p.contexts) with the metric's inclusive

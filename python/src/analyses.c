@@ -303,13 +303,47 @@ static pk_status side_frames(diff_side *s)
     return st;
 }
 
+/* A side's call graph's exact per-function costs (what `profkit diff` and
+ * `flat` compare; "<cycle N>" pseudo-functions hidden, cycles' members
+ * flagged), or 0 when it has none. */
+static int side_exact(const diff_side *s, pk_diff_exact *x)
+{
+    size_t event, nf = pk_function_count(s->p);
+    if (pk_callgraph_metric_event(s->p, s->metric, &event) != PK_OK) return 0;
+    pk_cg_function_cost *c = calloc(nf + 1, sizeof *c);
+    double *v = calloc(2 * nf + 1, sizeof *v);
+    unsigned char *flag = calloc(2 * nf + 1, 1);
+    int ok =
+        c && v && flag && pk_callgraph_function_costs(s->p, PK_NONE, event, c, NULL, NULL) == PK_OK;
+    for (size_t f = 0; ok && f < nf; f++) {
+        pk_function fn;
+        v[f] = c[f].self, v[nf + f] = c[f].inclusive;
+        flag[f] = !pk_function_get(s->p, (pk_index)f, &fn) && fn.name &&
+                  strncmp(fn.name, "<cycle ", 7) == 0;
+        flag[nf + f] = c[f].cycle != 0;
+    }
+    free(c);
+    if (!ok) return free(v), free(flag), 0;
+    *x = (pk_diff_exact){v, v + nf, flag, flag + nf};
+    return 1;
+}
+
 static pk_status diff_rows(diff_side *a, diff_side *b, pk_diff_row **rows, size_t *n)
 {
     double total = 0;
+    pk_diff_exact ea = {0}, eb = {0};
     pk_status st = side_frames(a);
     if (!st) st = side_frames(b);
     if (!st) st = pk_metric_program_total(a->p, a->metric, &total);
-    if (!st) st = pk_diff_functions(a->p, a->frames, a->n, b->p, b->frames, b->n, rows, n);
+    /* like with like, as the CLI: exact costs only when both sides have a
+     * call graph; a lone one still flags its cycles and hides "<cycle N>" */
+    int xa = !st && side_exact(a, &ea), xb = !st && side_exact(b, &eb);
+    pk_diff_exact use_a = ea, use_b = eb;
+    if (!(xa && xb)) use_a.self = use_a.inclusive = use_b.self = use_b.inclusive = NULL;
+    if (!st)
+        st = pk_diff_functions_exact(a->p, a->frames, a->n, xa ? &use_a : NULL, b->p, b->frames,
+                                     b->n, xb ? &use_b : NULL, rows, n);
+    free((void *)ea.self), free((void *)ea.hidden), free((void *)eb.self), free((void *)eb.hidden);
     if (!st) pk_diff_settle(*rows, *n, total);
     return st;
 }

@@ -47,7 +47,9 @@ pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *pa
                        "it); writing it would present partial data as complete",
                        path);
     memset(stats, 0, sizeof *stats);
-    pk_status planes = pk_model_ensure_planes(p); /* writers walk locations */
+    /* Writers walk locations, but Cube's writes metric-major rows as a
+     * row store holds them (cube/write_rows.c). */
+    pk_status planes = format == PK_FORMAT_CUBE ? PK_OK : pk_model_ensure_planes(p);
     if (planes) return planes;
     /* Nothing made from a file that shrank meanwhile is put in place. */
     pk_safeout_set_check(source_intact, p);

@@ -3,8 +3,8 @@
  * (context, location, value) for bindings that wrap them without copying
  * (profkit/export.h; the Python package's p.values(locations="all")).
  *
- * Built on the public cursor over each location's values, so it reads
- * whatever value store the model has. One pass over ranges of locations on
+ * Reads each location's plane as stored (a row store's planes are built
+ * first: every location is asked for). One pass over ranges of locations on
  * all cores: a column has at most one value per context a location has
  * values at (pk_location.n_contexts), so every location gets that many
  * slots, is filled in place, and the slices are then closed up and the
@@ -15,8 +15,11 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model.h"
 #include "profkit/export.h"
+#include "util/bytes.h"
 #include "util/error.h"
+#include "util/mapfile.h"
 #include "util/parallel.h"
 
 typedef struct export_job {
@@ -26,7 +29,8 @@ typedef struct export_job {
     uint64_t *cap;   /* per location: its slots (NULL: count only) */
     uint64_t *count; /* per location: values of the column */
     pk_value_table *out;
-    int overflow[PK_MAX_WORKERS]; /* a location held more than its slots */
+    unsigned char want[UINT16_MAX + 1]; /* plain raw column ids that are the column */
+    int overflow[PK_MAX_WORKERS];       /* a location held more than its slots */
     pk_status status[PK_MAX_WORKERS];
 } export_job;
 
@@ -47,30 +51,46 @@ static uint64_t location_weight(void *user, uint32_t l)
     return location_size(job->p, l, &n_ctx) + 1;
 }
 
-/* Count (cap == NULL) or place the column's values of location l. */
+/* Count (cap == NULL) or place the column's values of location l: one
+ * linear pass over its plane as stored (profile.db's packed pairs), a
+ * table lookup per value for its raw column id and one per context run
+ * for the context's index, no call per value. */
 static void export_location(export_job *job, unsigned worker, uint32_t l)
 {
-    pk_cursor c;
-    pk_value v;
-    pk_status st = pk_location_values_begin(job->p, l, &c);
+    const pk_profile *p = job->p;
+    const pk_plane *pl;
+    pk_status st = pk_model_location_plane(p, l, &pl);
     if (st) {
         job->status[worker] = st;
         return;
     }
-    uint64_t n = 0, at = job->start[l];
+    uint64_t n = 0, at = job->start[l], cap = job->cap ? job->cap[l] : UINT64_MAX;
     pk_value_table *t = job->out;
-    while (pk_cursor_next(&c, &v)) {
-        if (v.column != job->column) continue;
-        if (job->cap && n == job->cap[l]) {
-            job->overflow[worker] = 1;
-            return;
+    const unsigned char *want = job->want;
+    for (uint32_t i = 0; i < pl->nidx; i++) {
+        const unsigned char *rec = pl->idx + (uint64_t)i * PK_LM_IDX_SIZE;
+        uint64_t v = pk_le64(rec + 4);
+        uint64_t end = i + 1 < pl->nidx ? pk_le64(rec + PK_LM_IDX_SIZE + 4) : pl->nvals;
+        if (end > pl->nvals) end = pl->nvals; /* clamped, as the cursor does */
+        pk_index ctx = PK_NONE;
+        for (const unsigned char *x = pl->vals + v * PK_LM_VAL_SIZE; v < end;
+             v++, x += PK_LM_VAL_SIZE) {
+            if (!want[pk_le16(x)]) continue;
+            if (n == cap) {
+                job->overflow[worker] = 1;
+                return;
+            }
+            if (ctx == PK_NONE) { /* the dense table inline: real files number densely */
+                uint32_t id = pk_le32(rec);
+                ctx = id < p->ctx_dense_len ? p->ctx_dense[id] : pk_model_ctx_find(p, id);
+            }
+            if (job->cap) {
+                t->context[at + n] = ctx;
+                t->location[at + n] = l;
+                t->value[at + n] = pk_le_f64(x + 2);
+            }
+            n++;
         }
-        if (job->cap) {
-            t->context[at + n] = v.context;
-            t->location[at + n] = l;
-            t->value[at + n] = v.value;
-        }
-        n++;
     }
     job->count[l] = n;
 }
@@ -106,7 +126,13 @@ static pk_status alloc_table(pk_value_table *t, size_t n)
     t->context = malloc(n * sizeof *t->context + 1);
     t->location = malloc(n * sizeof *t->location + 1);
     t->value = malloc(n * sizeof *t->value + 1);
-    if (t->context && t->location && t->value) return PK_OK;
+    if (t->context && t->location && t->value) {
+        /* one call maps the pages; a fault per page costs far more */
+        pk_mem_prefault(t->context, n * sizeof *t->context);
+        pk_mem_prefault(t->location, n * sizeof *t->location);
+        pk_mem_prefault(t->value, n * sizeof *t->value);
+        return PK_OK;
+    }
     pk_value_table_free(t);
     return pk_fail_nomem("exporting a column's values");
 }
@@ -192,7 +218,13 @@ pk_status pk_column_values_export(const pk_profile *profile, pk_index column, un
     if (!job.start) return pk_fail_nomem("exporting a column's values");
     job.count = job.start + n_locs;
     job.cap = job.start + 2 * (size_t)n_locs;
-    pk_status st = export_all(&job, threads, n_locs);
+    const pk_profile *p = profile;
+    memset(job.want, 0, sizeof job.want);
+    if (!p->columns[column].is_summary)
+        for (uint32_t raw = 0; raw < p->n_raw[0] && raw <= UINT16_MAX; raw++)
+            job.want[raw] = p->col_of_raw[0][raw] == column;
+    pk_status st = pk_model_ensure_planes(p); /* every location: the transpose at once */
+    if (!st) st = export_all(&job, threads, n_locs);
     free(job.start);
     if (st) {
         pk_value_table_free(&t);

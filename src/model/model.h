@@ -192,6 +192,8 @@ struct pk_profile {
     uint64_t *row_nvals; /* per location: non-zero values in the rows (malloc), counted once */
     uint32_t *row_nctx;  /* per location: contexts holding one */
     int planes_ready;
+    unsigned char *loc_alone; /* per location: its plane was built alone (loc_plane.c) */
+    uint32_t n_alone;
     pthread_mutex_t planes_lock;
 
     void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
@@ -296,6 +298,10 @@ pk_status pk_model_rows_scan(const pk_profile *p, unsigned workers, pk_rows_fn f
  * are built. */
 pk_status pk_model_location_counts(const pk_profile *p, uint32_t loc, uint64_t *n_values,
                                    uint32_t *n_contexts);
+/* Location loc's plane: as stored, or built from the row store for that
+ * location alone (a few locations; after that, every plane at once).
+ * Thread-safe. */
+pk_status pk_model_location_plane(const pk_profile *p, uint32_t loc, const pk_plane **out);
 /* Build the planes and let the row store go: for code that changes the
  * planes (pk_profile_derive), after which the rows would be stale. */
 pk_status pk_model_planes_only(pk_profile *p);

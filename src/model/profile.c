@@ -44,6 +44,7 @@ void pk_profile_free(pk_profile *p)
     free(p->ctx_dense);
     free(p->ctx_sorted);
     free(p->cm_built);
+    free(p->loc_alone);
     free(p->cm);
     for (size_t i = 0; i < p->n_owned; i++)
         free(p->owned[i]);

@@ -32,9 +32,10 @@ pk_status pk_location_values_begin(const pk_profile *p, pk_index loc, pk_cursor 
     if (loc >= p->n_locs)
         return pk_fail(PK_ERR_NOT_FOUND, "location index %u out of range (have %u)", loc,
                        p->n_locs);
-    pk_status st = pk_model_ensure_planes(p);
+    const pk_plane *pl;
+    pk_status st = pk_model_location_plane(p, loc, &pl); /* this location's alone */
     if (st) return st;
-    cursor_init(c, p, &p->locs[loc].plane, CURSOR_LOCATION, loc);
+    cursor_init(c, p, pl, CURSOR_LOCATION, loc);
     return PK_OK;
 }
 
@@ -135,9 +136,9 @@ pk_status pk_value_lookup(const pk_profile *p, pk_index loc, pk_index ctx, pk_in
     if (loc >= p->n_locs || ctx >= p->n_ctx || col >= p->n_columns)
         return pk_fail(PK_ERR_NOT_FOUND, "pk_value_lookup: index out of range");
     *out = 0.0;
-    pk_status st = pk_model_ensure_planes(p);
+    const pk_plane *pl;
+    pk_status st = pk_model_location_plane(p, loc, &pl);
     if (st) return st;
-    const pk_plane *pl = &p->locs[loc].plane;
     const pk_column *column = &p->columns[col];
     if (p->locs[loc].is_summary != column->is_summary || p->ctx[ctx].id > UINT32_MAX) return PK_OK;
     uint64_t k = find_record(pl->idx, 0, pl->nidx, PK_LM_IDX_SIZE, 4, (uint32_t)p->ctx[ctx].id);

@@ -137,7 +137,8 @@ size_t pk_json_unescape_bytes(char *s, size_t len)
     size_t o = 0;
     for (size_t i = 0; i < len; i++) {
         const unsigned char *p = (const unsigned char *)s + i;
-        if (p[0] == 0xed && i + 2 < len && (p[1] == 0xb2 || p[1] == 0xb3) && (p[2] & 0xc0) == 0x80) {
+        if (p[0] == 0xed && i + 2 < len && (p[1] == 0xb2 || p[1] == 0xb3) &&
+            (p[2] & 0xc0) == 0x80) {
             s[o++] = (char)(0x80 | (p[1] & 1) << 6 | (p[2] & 0x3f)); /* U+DC80..U+DCFF */
             i += 2;
         } else {

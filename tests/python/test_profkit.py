@@ -254,6 +254,24 @@ def test_diff_of_a_profile_with_itself(tmp_path):
     assert len(d) > 0 and d["same"].all() and (d["delta"] == 0).all()
 
 
+def test_diff_uses_the_call_graphs_exact_costs():
+    # python3's recursive calls make its reconstructed tree differ from its
+    # call graph's exact costs, which the CLI compares
+    gen = os.path.join(CORPUS, "callgrind", "generated")
+    a, b = (os.path.join(gen, n) for n in ("mt-threads.callgrind.out.3938-01",
+                                           "python3-nocompress.callgrind.out"))
+    if not os.path.exists(a) or not os.path.exists(b):
+        pytest.skip("corpus not found")
+    d = profkit.diff(profkit.open(a), profkit.open(b))
+    want = {f["function"]: f for f in cli("diff", "--json", a, b)["functions"]}
+    rows = {r.function: r for r in d.itertuples()}
+    assert want and set(want) <= set(rows)
+    for name, w in want.items():
+        row = rows[name]
+        for k in ("a_inclusive", "b_inclusive", "a_self", "b_self"):
+            assert math.isclose(getattr(row, k), w[k], rel_tol=1e-12, abs_tol=1e-9), (row, k)
+
+
 def test_callers_and_threads():
     p = profkit.open(os.path.join(SRC, "tests", "data", "callgrind", "sample.callgrind"))
     c = p.callers("odd")

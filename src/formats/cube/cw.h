@@ -97,7 +97,8 @@ typedef struct cube_writer {
     uint32_t n_grp;
     cw_loc *loc;
     uint32_t n_loc;
-    uint32_t *loc_col; /* model location -> data column (written location), CUBE_NONE */
+    uint32_t *loc_col;    /* model location -> data column (written location), CUBE_NONE */
+    struct cw_rows *rows; /* values from the profile's row store, or NULL (write_rows.c) */
 } cube_writer;
 
 /* write_plan.c: metrics and the columns their values come from. */
@@ -109,6 +110,17 @@ pk_status cw_plan_system(cube_writer *w);
 /* write_report.c: pk_write_lose() for everything Cube does not get. */
 pk_status cw_report_losses(cube_writer *w);
 void cw_free(cube_writer *w);
+
+/* write_rows.c: a profile with a row store (read from Cube) is written
+ * from its rows, without location planes; init after cw_plan_metrics. */
+typedef struct cw_rows cw_rows;
+pk_status cw_rows_init(cube_writer *w);
+void cw_rows_free(cube_writer *w);
+/* Column col's stored values of context ctx, one per model location
+ * (0 = none), valid until the next call; NULL when it has none or a
+ * column failed to open (cw_rows_status() says which). */
+const double *cw_rows_get(const cube_writer *w, pk_index ctx, pk_index col);
+pk_status cw_rows_status(const cube_writer *w);
 
 /* write.c: values of context ctx, column col (component comp of nc) into
  * row (n_loc x nc doubles), combined by `how`; seen marks set entries.

@@ -95,6 +95,25 @@ static void combine(double *at, unsigned char *seen, pk_combine how, double v)
     }
 }
 
+/* cw_ctx_values() from a row store: the row holds every location's value,
+ * 0 where none is stored (as the planes leave it out). */
+static int rows_values(const cube_writer *w, pk_index ctx, pk_index col, uint32_t comp, uint32_t nc,
+                       pk_combine how, double *row, unsigned char *seen)
+{
+    const double *r = cw_rows_get(w, ctx, col);
+    int any = 0;
+    for (uint32_t l = 0; r && l < w->p->n_locs; l++) {
+        if (r[l] == 0) continue;
+        any = 1;
+        if (!row) break;
+        uint32_t at = w->loc_col[l];
+        if (at == CUBE_NONE) continue;
+        size_t k = (size_t)at * nc + comp;
+        combine(&row[k], seen ? &seen[k] : NULL, how, r[l]);
+    }
+    return any;
+}
+
 int cw_ctx_values(const cube_writer *w, pk_index ctx, pk_index col, uint32_t comp, uint32_t nc,
                   pk_combine how, double *row, unsigned char *seen)
 {
@@ -106,6 +125,7 @@ int cw_ctx_values(const cube_writer *w, pk_index ctx, pk_index col, uint32_t com
         if (row) combine(&row[comp], seen ? &seen[comp] : NULL, how, v);
         return 1;
     }
+    if (w->rows) return rows_values(w, ctx, col, comp, nc, how, row, seen);
     const pk_plane *pl = &p->cm[ctx];
     uint32_t i = find_column(pl, (uint16_t)p->columns[col].raw_id);
     if (i == UINT32_MAX) return 0;
@@ -130,6 +150,12 @@ double cw_ctx_sum(const cube_writer *w, pk_index ctx, pk_index col)
     double v = 0;
     if (ctx >= p->n_ctx || col >= p->n_columns) return 0;
     if (w->summary) return pk_value_lookup(p, w->sum_loc, ctx, col, &v) ? 0 : v;
+    if (w->rows) {
+        const double *r = cw_rows_get(w, ctx, col);
+        for (uint32_t l = 0; r && l < p->n_locs; l++)
+            if (w->loc_col[l] != CUBE_NONE) v += r[l];
+        return v;
+    }
     const pk_plane *pl = &p->cm[ctx];
     uint32_t i = find_column(pl, (uint16_t)p->columns[col].raw_id);
     if (i == UINT32_MAX) return 0;
@@ -380,13 +406,15 @@ static pk_status index_plan(wstate *s)
 static pk_status prepare(wstate *s)
 {
     cube_writer *w = &s->w;
-    pk_status st = pk_model_ensure_cm(w->p);
-    if (!st) st = cw_plan_metrics(w);
+    pk_status st = cw_plan_metrics(w);
+    if (!st) st = cw_rows_init(w); /* a row store is read as it is */
+    if (!st && !w->rows) st = pk_model_ensure_cm(w->p);
     if (!st) st = cw_plan_system(w);
     if (!st) st = column_plan(w);
     if (!st) st = cw_plan_tree(w);
     if (!st) st = cw_report_losses(w);
     if (!st) st = index_plan(s);
+    if (!st) st = cw_rows_status(w);
     if (st) return st;
     uint32_t max_comp = 1, max_size = 8;
     for (uint32_t i = 0; i < w->n_m; i++) {
@@ -421,6 +449,7 @@ static pk_status write_archive(wstate *s)
 
 void cw_free(cube_writer *w)
 {
+    cw_rows_free(w);
     free(w->m), free(w->cn), free(w->cnode_of), free(w->wide), free(w->reg);
     free(w->stn), free(w->grp), free(w->loc), free(w->loc_col);
     pk_arena_free(&w->arena);
@@ -441,6 +470,7 @@ pk_status cube_write(const pk_profile *p, const char *path, const pk_write_optio
     if (!st) st = prepare(&s);
     if (!st) {
         st = write_archive(&s);
+        if (!st) st = cw_rows_status(&s.w);
         stats->bytes = s.out.offset, stats->n_files = 1;
     }
     if (s.out.safe) st = pk_out_commit(&s.out, st);

@@ -33,7 +33,11 @@ static void choose_mode(cube_writer *w)
         const pk_loc_rec *L = &p->locs[l];
         if (!L->is_summary) {
             n_plain++;
-            plain_values |= L->plane.nvals > 0;
+            uint64_t nv = L->plane.nvals;
+            uint32_t nc;
+            if (!plain_values && pk_model_has_rows(p)) /* values still in the rows */
+                pk_model_location_counts(p, l, &nv, &nc);
+            plain_values |= nv > 0;
         } else if (w->sum_loc == PK_NONE || (L->plane.nvals && !p->locs[w->sum_loc].plane.nvals)) {
             w->sum_loc = l;
         }

@@ -113,7 +113,8 @@ def tree_values(node, out):
 
 
 def test_tree_equals_cli(opened):
-    pair = view_pair(opened, "tree", "-t", "0")
+    # --lines: every context, as p.tree() gives them (the text folds to functions)
+    pair = view_pair(opened, "tree", "-t", "0", "--lines")
     if pair is None:
         return
     doc, t = pair

@@ -31,8 +31,9 @@ def missing():
 class Page:
     """One tab: commands answered in order, events kept for later checks."""
 
-    def __init__(self, ws_url):
+    def __init__(self, ws_url, on_close=None):
         self.ws = websocket.create_connection(ws_url, timeout=30, suppress_origin=True)
+        self.on_close = on_close
         self.next_id = 0
         self.events = []
 
@@ -114,6 +115,8 @@ class Page:
             self.ws.close()
         except Exception:
             pass
+        if self.on_close:
+            self.on_close()
 
 
 class Chromium:
@@ -144,7 +147,9 @@ class Chromium:
 
     def new_page(self, width=None, height=None):
         req = urllib.request.Request("http://127.0.0.1:%s/json/new?about:blank" % self.port, method="PUT")
-        page = self._enable(Page(json.load(urllib.request.urlopen(req))["webSocketDebuggerUrl"]))
+        target = json.load(urllib.request.urlopen(req))
+        url = "http://127.0.0.1:%s/json/close/%s" % (self.port, target["id"])
+        page = self._enable(Page(target["webSocketDebuggerUrl"], lambda: urllib.request.urlopen(url).read()))
         if width and height:
             page.call("Emulation.setDeviceMetricsOverride", width=width, height=height, deviceScaleFactor=1, mobile=False)
         return page

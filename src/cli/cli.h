@@ -35,6 +35,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_callers(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -1,0 +1,139 @@
+/*
+ * view/session.c — the profiles a view serves and what it keeps of them:
+ * per (side, metric, location, stat, mode) the per-context values, the
+ * function-level tree built from them (frames linked first child / next
+ * sibling, so a node's children are found in O(children)) and its hot
+ * path. Computed on first use and kept in a small LRU cache, so the
+ * first request of a view pays one linear pass and every expansion after
+ * it only walks the children it shows.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/view.h"
+
+static void tree_free(pkv_tree *t)
+{
+    if (!t) return;
+    cli_view_values_free(&t->vals);
+    pk_frames_free(t->frames);
+    free(t->hot);
+    free(t->base_incl);
+    free(t->base_self);
+    free(t->location);
+    free(t);
+}
+
+void pkv_session_free(pkv_session *s)
+{
+    for (size_t i = 0; i < PKV_TREE_CACHE; i++)
+        tree_free(s->trees[i]), s->trees[i] = NULL;
+}
+
+/* Every context as a frame of its own (mode=lines): the tree as stored,
+ * loops, lines and instructions included, each context's exclusive value
+ * as its self value. */
+static pk_status context_frames(const pk_profile *p, const double *incl, const double *excl,
+                                pk_frame **out, size_t *n_out)
+{
+    size_t n = pk_context_count(p);
+    pk_frame *f = calloc(n ? n : 1, sizeof *f);
+    if (!f) return PK_ERR_NOMEM;
+    for (size_t i = 0; i < n; i++) {
+        pk_context c;
+        pk_context_get(p, (pk_index)i, &c);
+        f[i] = (pk_frame){.parent = c.parent, .first_child = PK_NONE, .next_sibling = PK_NONE,
+                          .context = (pk_index)i, .depth = c.depth, .inclusive = incl[i],
+                          .self = excl ? excl[i] : 0};
+        if (c.flags & PK_CTXF_UNLISTED) f[i].parent = PK_NONE;
+    }
+    /* link children back to front so each list keeps context order */
+    for (size_t i = n; i-- > 1;) {
+        pk_index par = f[i].parent;
+        if (par == PK_NONE || par >= n || par >= i) continue;
+        f[i].next_sibling = f[par].first_child;
+        f[par].first_child = (pk_index)i;
+    }
+    *out = f, *n_out = n;
+    return PK_OK;
+}
+
+/* hpcviewer's hot path, as `tree` marks it: from the root, the largest
+ * child as long as it holds at least half of its parent's value. */
+static void mark_hot(pkv_tree *t)
+{
+    if (!t->n_frames) return;
+    pk_index at = 0;
+    t->hot[0] = 1;
+    for (;;) {
+        pk_index best = PK_NONE;
+        for (pk_index c = t->frames[at].first_child; c != PK_NONE; c = t->frames[c].next_sibling)
+            if (best == PK_NONE || t->frames[c].inclusive > t->frames[best].inclusive) best = c;
+        if (best == PK_NONE || t->frames[at].inclusive <= 0 ||
+            t->frames[best].inclusive < 0.5 * t->frames[at].inclusive)
+            return;
+        t->hot[best] = 1;
+        at = best;
+    }
+}
+
+static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
+{
+    const pk_profile *p = s->side[t->side].p;
+    pk_metric met;
+    pk_metric_get(p, t->metric, &met);
+    cli_view v = {.metric = met.name, .location = t->location, .stat = t->stat};
+    if (cli_view_compute("view", p, &v, &t->vals)) {
+        snprintf(err, size, "cannot compute metric '%s' here: %s", met.name, pk_error_last());
+        return 500;
+    }
+    pk_status st;
+    if (t->mode == PKV_MODE_LINES)
+        st = context_frames(p, t->vals.incl, t->vals.excl, &t->frames, &t->n_frames);
+    else if (t->mode == PKV_MODE_LOOPS)
+        st = pk_frames_build_loops(p, t->vals.incl, &t->frames, &t->n_frames);
+    else
+        st = pk_frames_build(p, t->vals.incl, &t->frames, &t->n_frames);
+    if (!st && !(t->hot = calloc(t->n_frames ? t->n_frames : 1, 1))) st = PK_ERR_NOMEM;
+    if (st) {
+        snprintf(err, size, "cannot build the tree: %s", pk_error_last());
+        return 500;
+    }
+    mark_hot(t);
+    return 200;
+}
+
+static int same(const pkv_tree *t, int side, pk_index metric, const char *location, pk_across stat,
+                int mode)
+{
+    return t && t->side == side && t->metric == metric && t->stat == stat && t->mode == mode &&
+           (t->location ? location && strcmp(t->location, location) == 0 : !location);
+}
+
+const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, int mode, int *status, char *err, size_t size)
+{
+    size_t victim = 0;
+    for (size_t i = 0; i < PKV_TREE_CACHE; i++) {
+        if (same(s->trees[i], side, metric, location, stat, mode)) {
+            s->trees[i]->used = ++s->clock;
+            return s->trees[i];
+        }
+        if (!s->trees[i] || (s->trees[victim] && s->trees[i]->used < s->trees[victim]->used))
+            victim = i;
+    }
+    pkv_tree *t = calloc(1, sizeof *t);
+    if (!t || (location && !(t->location = strdup(location)))) {
+        free(t);
+        snprintf(err, size, "out of memory");
+        return *status = 500, NULL;
+    }
+    t->side = side, t->metric = metric, t->stat = stat, t->mode = mode;
+    *status = build(s, t, err, size);
+    if (*status != 200) return tree_free(t), NULL;
+    tree_free(s->trees[victim]);
+    s->trees[victim] = t;
+    t->used = ++s->clock;
+    return t;
+}

@@ -110,6 +110,7 @@ class Check:
         self.tree()
         self.flame()
         self.linked()
+        self.controls()
         if self.profile.get("base"):
             self.diff()
         if (self.profile.get("features") or {}).get("trace"):
@@ -212,6 +213,31 @@ class Check:
             if k == 0:
                 self.shot("locations")
 
+    def set_select(self, sel, value):
+        self.p.js("var s=document.getElementById(%s); s.value=%s; s.dispatchEvent(new Event('change'))"
+                  % (json.dumps(sel), json.dumps(value)))
+
+    def controls(self):
+        """Another metric: the flat table sorts by it and the tree follows;
+        another location (served: answered, report: said to be missing)."""
+        p, metrics = self.p, [m["name"] for m in self.profile["metrics"]]
+        self.tab("tree")
+        if len(metrics) > 1:
+            other = metrics[1] if metrics[0] == self.profile["default_metric"] else metrics[0]
+            self.set_select("metric", other)
+            self.state("flat")
+            self.state("pane-tree")
+            sorted_by = p.js("document.querySelector('#flat-table th[aria-sort]').textContent")
+            assert sorted_by.startswith(other + " self"), "%s: sorted by %r after choosing %r" % (self.tag, sorted_by, other)
+            self.set_select("metric", self.profile["default_metric"])
+            self.state("pane-tree")
+        locs = self.profile.get("locations") or []
+        if len(locs) > 1:
+            self.set_select("location", "#%d" % locs[0]["index"])
+            self.state("flat", ("ready",) if self.mode == "served" else ("missing",))
+            self.set_select("location", "")
+            self.state("flat")
+
     def diff(self):
         p = self.p
         self.tab("diff")
@@ -270,6 +296,8 @@ def main():
                         proc, url = serve(path, base)
                     else:
                         out = os.path.join(work, name + ".html")
+                        if os.path.exists(out):
+                            os.remove(out)
                         subprocess.run([profkit, "view", path, "-o", out] + (["--base", base] if base else []),
                                        check=True, capture_output=True)
                         url = "file://" + os.path.abspath(out)

@@ -88,6 +88,11 @@ class Page:
             self.call("Input.dispatchKeyEvent", type="keyDown", text=ch, key=ch)
             self.call("Input.dispatchKeyEvent", type="keyUp", key=ch)
 
+    def press(self, key, code=0):
+        """A key without text (Enter: 13, Escape: 27, arrows: 37-40)."""
+        for kind in ("rawKeyDown", "keyUp"):
+            self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code)
+
     def screenshot(self, path):
         png = self.call("Page.captureScreenshot", format="png")["data"]
         with open(path, "wb") as f:

@@ -109,8 +109,8 @@ class Check:
         self.hottest()
         self.tree()
         self.flame()
-        self.linked()
         self.controls()
+        self.linked()
         if self.profile.get("base"):
             self.diff()
         if (self.profile.get("features") or {}).get("trace"):
@@ -136,6 +136,7 @@ class Check:
         assert abs(shown - want) <= 5e-4 * abs(want) + 1e-12, \
             "%s: %s shows %r (%r in %r), flat --json says %r" % (self.tag, top["name"], shown, row["self"], row["head"], want)
         self.top = [r["name"] for r in flat["rows"][:2]]
+        self.top_self = want
 
     def tree(self):
         p = self.p
@@ -231,6 +232,23 @@ class Check:
             assert sorted_by.startswith(other + " self"), "%s: sorted by %r after choosing %r" % (self.tag, sorted_by, other)
             self.set_select("metric", self.profile["default_metric"])
             self.state("pane-tree")
+        if self.mode == "served":  # a derived metric typed as -m takes it
+            default = self.profile["default_metric"]
+            p.js("var m=document.getElementById('flat-metrics'); m.value=%s; m.focus()"
+                 % json.dumps('%s,twice=2*"%s"' % (default, default)))
+            p.press("Enter", 13)
+            p.wait_for("[].some.call(document.querySelectorAll('#flat-table th'), function(t){return t.textContent.indexOf('twice self')===0})",
+                       10, "the derived column")
+            self.state("flat")
+            cells = p.js("""(function(n){var rows=document.querySelectorAll('#flat-table tbody tr');
+                for (var i=0;i<rows.length;i++) if (rows[i].cells[0].textContent===n)
+                  return [rows[i].cells[1].textContent, rows[i].cells[3].textContent]; return null})(%s)""" % json.dumps(self.top[0]))
+            assert cells and abs(shown_number(cells[1]) - 2 * self.top_self) <= 1e-3 * abs(self.top_self) + 1e-12, \
+                "%s: twice=2*%s shows %r for %s (self %r)" % (self.tag, default, cells, self.top[0], self.top_self)
+            p.js("var m=document.getElementById('flat-metrics'); m.value=%s" % json.dumps(",".join(
+                [default] + [x for x in metrics if x != default])))
+            p.press("Enter", 13)
+            self.state("flat")
         locs = self.profile.get("locations") or []
         if len(locs) > 1:
             self.set_select("location", "#%d" % locs[0]["index"])

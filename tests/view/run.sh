@@ -10,6 +10,7 @@
 set -u
 profkit=$1 mkdb=$2 src=$3 work=$4 artifacts=$5
 corpus=${6:-$src/../shared/corpus}
+corpus=$(cd "$corpus" 2>/dev/null && pwd || echo "$corpus")
 rm -rf "$work" "$artifacts" && mkdir -p "$work" "$artifacts"
 # Debian's python3 has python3-websocket; a pyenv python on PATH may not.
 py=/usr/bin/python3

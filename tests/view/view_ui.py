@@ -97,7 +97,8 @@ class Check:
 
     def run(self):
         p = self.p
-        p.wait_for("document.body && (document.body.dataset.ready || !document.getElementById('error').hidden)", 20,
+        p.wait_for("(function(){var e=document.getElementById('error');"
+                   "return !!(document.body && document.body.dataset.ready) || !!(e && !e.hidden)})()", 20,
                    "the page to load")
         err = p.js("document.getElementById('error').hidden ? '' : document.getElementById('error').textContent")
         assert not err, "%s: %s" % (self.tag, err)
@@ -214,6 +215,18 @@ class Check:
             if k == 0:
                 self.shot("locations")
 
+    def dark(self):
+        """The dark colour scheme: the page follows the system's."""
+        p = self.p
+        p.call("Emulation.setEmulatedMedia", features=[{"name": "prefers-color-scheme", "value": "dark"}])
+        bg = p.js("getComputedStyle(document.body).backgroundColor")
+        assert bg != "rgb(255, 255, 255)", "%s: dark scheme has a white background" % self.tag
+        self.tab("tree")
+        self.shot("tree-dark")
+        self.tab("flame")
+        p.js("PK.flame.draw()")
+        self.shot("flame-dark")
+
     def set_select(self, sel, value):
         self.p.js("var s=document.getElementById(%s); s.value=%s; s.dispatchEvent(new Event('change'))"
                   % (json.dumps(sel), json.dumps(value)))
@@ -324,6 +337,8 @@ def main():
                     check.run()
                     if name == "xss":
                         xss_checks(page, check.tag)
+                    if (name, mode) == cases[0][0:1] + ("served",):
+                        check.dark()
                     print("ok   %-14s %-6s %.1f s" % (name, mode, time.time() - t0))
                 except Exception as e:  # noqa: BLE001 — report every case, then fail
                     failed += 1

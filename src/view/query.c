@@ -86,8 +86,8 @@ int pkv_uint(const pkv_query *q, const char *key, unsigned long long lo, unsigne
     return 1;
 }
 
-int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt,
-               double *out, char *err, size_t size)
+int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt, double *out,
+               char *err, size_t size)
 {
     const char *s = pkv_get(q, key);
     if (!s) return *out = dflt, 1;

@@ -24,6 +24,7 @@ static int around(pkv_session *s, const pkv_query *q, FILE *out, int callers, ch
     if (!t) return rc;
     pk_frame *f = NULL;
     size_t n = 0;
+    fn = pkv_function_name(c.sd->p, fn);
     pk_status st = pk_frames_around(c.sd->p, t->frames, t->n_frames, fn, callers, &f, &n);
     if (st == PK_ERR_NOT_FOUND || st == PK_ERR_INVALID_ARG)
         return snprintf(err, size, "no function '%.200s' in the tree", fn), 404;

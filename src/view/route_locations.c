@@ -137,6 +137,7 @@ int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *er
     int rc = pkv_common_params(s, q, &c, err, size);
     if (rc != 200) return rc;
     size_t hits = 0, n = 0;
+    name = pkv_function_name(c.sd->p, name);
     unsigned char *mark = function_contexts(c.sd->p, name, &hits);
     if (!mark) return snprintf(err, size, "out of memory"), 500;
     if (!hits) return free(mark), snprintf(err, size, "no function '%.200s'", name), 404;

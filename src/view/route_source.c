@@ -17,6 +17,7 @@ int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, s
     if (!fn == !file) return snprintf(err, size, "source wants function or file (one)"), 400;
     int rc = pkv_common_params(s, q, &c, err, size);
     if (rc != 200) return rc;
+    if (fn) fn = pkv_function_name(c.sd->p, fn);
     cli_view v = {.metric = c.met.name, .location = c.location, .stat = c.stat, .top = 3};
     if (cli_annotate_json(c.sd->p, &v, fn ? fn : file, out) != CLI_OK)
         return snprintf(err, size, "no source lines of %s '%.200s'", fn ? "function" : "file",

@@ -159,3 +159,20 @@ int pkv_api(pkv_session *s, const char *name, const pkv_query *q, pkv_response *
     pkv_error_doc(r, status, err[0] ? err : "internal error");
     return r->body ? 0 : -1;
 }
+
+const char *pkv_function_name(const pk_profile *p, const char *name)
+{
+    size_t n = pk_function_count(p);
+    pk_function fn;
+    for (pk_index i = 0; i < n; i++)
+        if (pk_function_get(p, i, &fn) == PK_OK && fn.name && strcmp(fn.name, name) == 0)
+            return fn.name;
+    for (pk_index i = 0; i < n; i++) { /* a name the page got with invalid UTF-8 replaced */
+        if (pk_function_get(p, i, &fn) != PK_OK || !fn.name) continue;
+        char *shown = pkv_page_string(fn.name);
+        int same = shown && strcmp(shown, name) == 0;
+        free(shown);
+        if (same) return fn.name;
+    }
+    return name;
+}

@@ -82,11 +82,15 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 {
     (void)kind;
     pkv_query *q = cls;
-    if (strlen(key) != key_size) { /* %00 in a name */
-        pkv_query_add(q, "", "", 0);
+    if (strlen(key) != key_size) {
+        pkv_query_fail(q, "a NUL byte in a parameter name", NULL);
         return MHD_NO;
     }
-    pkv_query_add(q, key, value, value ? value_size : 0);
+    if (!value) { /* "?depth": no request the page makes */
+        pkv_query_fail(q, "a parameter without '=' and value:", key);
+        return MHD_NO;
+    }
+    pkv_query_add(q, key, value, value_size);
     return q->error ? MHD_NO : MHD_YES;
 }
 

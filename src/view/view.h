@@ -38,6 +38,8 @@ typedef struct pkv_query {
  * an empty name or a NUL byte marks the query bad. */
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
 void pkv_query_free(pkv_query *q);
+/* Mark the query bad: `why`, then `key` quoted when not NULL. */
+void pkv_query_fail(pkv_query *q, const char *why, const char *key);
 /* The value of `key`, or NULL when absent (an empty value counts as absent,
  * as the page's canonical URLs leave empty values out). */
 const char *pkv_get(const pkv_query *q, const char *key);
@@ -156,6 +158,10 @@ const pkv_tree *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *cons
 int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size);
 /* A metric as -m names it (no derived expression) on a side. */
 int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size);
+/* The function name as the profile stores it for `name` as the page sent
+ * it (names with invalid UTF-8 reach the page repaired); `name` itself
+ * when no function has either. */
+const char *pkv_function_name(const pk_profile *p, const char *name);
 /* Members of a frame: name, module, file, line (of its context/function). */
 void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
 
@@ -164,6 +170,10 @@ void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
 /* Append s to buf as encodeURIComponent writes it; returns the length
  * needed (as snprintf). */
 size_t pkv_uri_encode(char *buf, size_t size, const char *s);
+/* A name as the page holds it after JSON.parse of the server's answer
+ * (invalid UTF-8 replaced as pk_json replaces it), so a report's key for
+ * it is the one the page asks for; malloc'd, NULL when out of memory. */
+char *pkv_page_string(const char *raw);
 
 /* ---- assets.c ------------------------------------------------------ */
 

@@ -162,6 +162,15 @@ int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
 int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
                   size_t *n, pk_number_format *nf);
 
+/* `annotate --json` of `target` (a function or file name; NULL: the top
+ * v->top functions) written to `out` (cmd_annotate.c); CLI_OK or an exit
+ * status (reported on stderr). */
+int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out);
+
+/* `diff --json` of two open profiles, A = pa, B = pb, with the view's
+ * metric, locations and --top, written to `out` (cmd_diff.c). */
+int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out);
+
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);
 

@@ -237,10 +237,10 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
 }
 
 static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
-                      const pk_diff_row *pr, size_t np, const cli_view *v)
+                      const pk_diff_row *pr, size_t np, const cli_view *v, FILE *out)
 {
     pk_json j;
-    pk_json_init(&j, stdout, 1);
+    pk_json_init(&j, out, 1);
     pk_json_object_begin(&j);
     pk_json_key(&j, "schema"), pk_json_string(&j, "profkit.diff/1");
     pk_json_key(&j, "metric"), pk_json_string(&j, a->vals.met.name);
@@ -337,7 +337,8 @@ static void exact_free(pk_diff_exact *x)
     free((void *)x->self), free((void *)x->hidden);
 }
 
-static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb)
+static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb,
+                   FILE *json_out)
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
@@ -357,7 +358,7 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
     if (!st) pk_diff_settle(fr, nf, a->vals.total), pk_diff_settle(pr, np, a->vals.total);
     int rc = CLI_OK;
     if (!st && v->json) {
-        rc = write_json(a, b, fr, nf, pr, np, v);
+        rc = write_json(a, b, fr, nf, pr, np, v, json_out);
     } else if (!st) {
         write_text(a, b, fr, nf, pr, np, v, pa, pb);
     }
@@ -386,7 +387,24 @@ int cmd_diff(int argc, char **argv)
     if (!rc) to_unit_of(&a, &b);
     if (!rc) rc = paths_of(&a);
     if (!rc) rc = paths_of(&b);
-    if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1]);
+    if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1], stdout);
     rc = side_free(&a, rc);
     return side_free(&b, rc);
+}
+
+int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out)
+{
+    side a = {.p = (pk_profile *)pa, .scale = 1}, b = {.p = (pk_profile *)pb, .scale = 1};
+    cli_view vj = *v, vb = *v;
+    vj.json = 1;
+    int rc = cli_view_compute("diff", pa, &vj, &a.vals);
+    if (!rc) vb.metric = a.vals.met.name; /* the same metric by name */
+    if (!rc) rc = cli_view_compute("diff", pb, &vb, &b.vals);
+    if (!rc) to_unit_of(&a, &b);
+    if (!rc) rc = paths_of(&a);
+    if (!rc) rc = paths_of(&b);
+    if (!rc) rc = compare(&a, &b, &vj, NULL, NULL, out);
+    for (side *s = &a; s; s = s == &a ? &b : NULL) /* the profiles are the caller's */
+        pk_frames_free(s->frames), cli_view_values_free(&s->vals);
+    return rc;
 }

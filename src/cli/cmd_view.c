@@ -76,7 +76,8 @@ static int parse_view_args(int argc, char **argv, view_args *a)
         } else if (c == 'f') {
             a->force = 1;
         } else if (c == OPT_PORT) {
-            if (strspn(optarg, "0123456789") != strlen(optarg) || !parse_number(optarg, 0, 65535, &v))
+            if (strspn(optarg, "0123456789") != strlen(optarg) ||
+                !parse_number(optarg, 0, 65535, &v))
                 return cli_usage_error("view", "--port wants a number from 0 to 65535");
             a->port = (unsigned)v;
         } else if (c == 't') {

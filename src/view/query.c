@@ -13,7 +13,7 @@
 
 #include "view/view.h"
 
-static void bad(pkv_query *q, const char *why, const char *key)
+void pkv_query_fail(pkv_query *q, const char *why, const char *key)
 {
     if (q->error) return;
     q->error = 1;
@@ -24,18 +24,18 @@ static void bad(pkv_query *q, const char *why, const char *key)
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len)
 {
     if (q->error) return;
-    if (!key || !*key) return bad(q, "a parameter without a name", NULL);
-    if (strlen(key) > 64) return bad(q, "a parameter name longer than 64 bytes", NULL);
+    if (!key || !*key) return pkv_query_fail(q, "a parameter without a name", NULL);
+    if (strlen(key) > 64) return pkv_query_fail(q, "a parameter name longer than 64 bytes", NULL);
     if (!value) value = "", value_len = 0;
-    if (value_len > PKV_MAX_PARAM_LEN) return bad(q, "a parameter value too long:", key);
-    if (memchr(value, 0, value_len)) return bad(q, "a NUL byte in parameter", key);
+    if (value_len > PKV_MAX_PARAM_LEN) return pkv_query_fail(q, "a parameter value too long:", key);
+    if (memchr(value, 0, value_len)) return pkv_query_fail(q, "a NUL byte in parameter", key);
     for (size_t i = 0; i < q->n; i++)
-        if (strcmp(q->p[i].key, key) == 0) return bad(q, "parameter given twice:", key);
-    if (q->n == PKV_MAX_PARAMS) return bad(q, "too many parameters", NULL);
+        if (strcmp(q->p[i].key, key) == 0) return pkv_query_fail(q, "parameter given twice:", key);
+    if (q->n == PKV_MAX_PARAMS) return pkv_query_fail(q, "too many parameters", NULL);
     char *k = strdup(key), *v = malloc(value_len + 1);
     if (!k || !v) {
         free(k), free(v);
-        return bad(q, "out of memory", NULL);
+        return pkv_query_fail(q, "out of memory", NULL);
     }
     memcpy(v, value, value_len);
     v[value_len] = 0;
@@ -86,8 +86,8 @@ int pkv_uint(const pkv_query *q, const char *key, unsigned long long lo, unsigne
     return 1;
 }
 
-int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt,
-               double *out, char *err, size_t size)
+int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt, double *out,
+               char *err, size_t size)
 {
     const char *s = pkv_get(q, key);
     if (!s) return *out = dflt, 1;

@@ -172,13 +172,64 @@ static void ask_flame(report *rp)
     ask(rp, &r);
 }
 
+/* The panes of one selected function: callers, callees, locations, source. */
+static void ask_function(report *rp, const char *metric, const char *name)
+{
+    static const char *const routes[] = {"callers", "callees", "locations", "source"};
+    for (size_t i = 0; i < 4; i++) {
+        req r = {.route = routes[i]};
+        param(&r, "function", name, 1);
+        param(&r, "metric", metric, 1);
+        ask(rp, &r);
+    }
+}
+
+/* The top functions of the default metric, by self value (the flat
+ * table's first rows): what a reader of the report selects first. */
+static void ask_functions(report *rp)
+{
+    const pkv_side *sd = &rp->s->side[0];
+    const char *metric = metric_name(sd->p, sd->default_metric);
+    cli_view v = {.metric = metric};
+    pk_flat_row *rows = NULL;
+    size_t n = 0, done = 0;
+    pk_number_format nf;
+    if (cli_flat_rows(sd->p, &v, PK_BY_FUNCTION, &rows, &n, &nf)) return;
+    for (size_t i = 0; i < n && done < TOP_FUNCTIONS; i++) {
+        pk_function fn;
+        if (rows[i].key >= pk_function_count(sd->p) ||
+            pk_function_get(sd->p, (pk_index)rows[i].key, &fn) || !fn.name)
+            continue;
+        char *name = pkv_page_string(fn.name);
+        if (!name) {
+            rp->failed = 1;
+            break;
+        }
+        ask_function(rp, metric, name);
+        free(name);
+        done++;
+    }
+    pk_flat_free(rows);
+}
+
 static void write_data(report *rp)
 {
+    const pkv_side *sd = &rp->s->side[0];
     req r = {.route = "profile"};
     ask(rp, &r);
     ask_flat(rp);
     ask_tree(rp);
     ask_flame(rp);
+    ask_functions(rp);
+    if (rp->s->side[1].p) {
+        req d = {.route = "diff"};
+        param(&d, "metric", metric_name(sd->p, sd->default_metric), 1);
+        ask(rp, &d);
+    }
+    if (pk_trace_count(sd->p)) {
+        req t = {.route = "trace"};
+        ask(rp, &t);
+    }
 }
 
 typedef struct asset {

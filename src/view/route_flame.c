@@ -13,7 +13,7 @@
 
 #define MAX_FRAMES 20000
 
-static const char *const flame_params[] = {"metric", "node", "min", "side",
+static const char *const flame_params[] = {"metric",   "node", "min", "side",
                                            "location", "stat", NULL};
 
 /* Base values of every frame of t (side a): the frame of the base tree at
@@ -29,12 +29,14 @@ static int base_values(pkv_session *s, pkv_tree *t, const pk_metric *met, char *
     pk_index *map = malloc((t->n_frames ? t->n_frames : 1) * sizeof *map);
     if (!bi || !bs || !map) rc = 500, snprintf(err, size, "out of memory");
     if (rc == 200 && pkv_metric(b, met->name, &mb, err, size) == 200) {
-        const pkv_tree *bt = pkv_tree_get(s, 1, mb, NULL, t->stat, PKV_MODE_FUNCTION, &rc, err, size);
+        const pkv_tree *bt =
+            pkv_tree_get(s, 1, mb, NULL, t->stat, PKV_MODE_FUNCTION, &rc, err, size);
         if (bt && pk_frames_match(s->side[0].p, t->frames, t->n_frames, b->p, bt->frames,
                                   bt->n_frames, map) != PK_OK)
             rc = 500, snprintf(err, size, "%s", pk_error_last());
         for (size_t i = 0; bt && rc == 200 && i < t->n_frames; i++)
-            if (map[i] != PK_NONE) bi[i] = bt->frames[map[i]].inclusive, bs[i] = bt->frames[map[i]].self;
+            if (map[i] != PK_NONE)
+                bi[i] = bt->frames[map[i]].inclusive, bs[i] = bt->frames[map[i]].self;
     }
     free(map);
     if (rc != 200) return free(bi), free(bs), rc;
@@ -120,8 +122,8 @@ int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
     int rc;
     double min;
     if (!pkv_double(q, "min", 0, 100, 0.1, &min, err, size)) return 400;
-    pkv_tree *t = (pkv_tree *)pkv_tree_of(s, q, flame_params, PKV_MODE_FUNCTION, &c, &id, &rc,
-                                          err, size);
+    pkv_tree *t =
+        (pkv_tree *)pkv_tree_of(s, q, flame_params, PKV_MODE_FUNCTION, &c, &id, &rc, err, size);
     if (!t) return rc;
     if (c.side == 0 && s->side[1].p && (rc = base_values(s, t, &c.met, err, size)) != 200)
         return rc;

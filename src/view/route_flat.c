@@ -17,8 +17,8 @@
 #define MAX_METRICS 16
 #define MAX_VARS    32
 
-static const char *const flat_params[] = {"metrics", "by", "top", "sort", "search", "side",
-                                          "location", "stat", NULL};
+static const char *const flat_params[] = {"metrics", "by",       "top",  "sort", "search",
+                                          "side",    "location", "stat", NULL};
 static const char *const by_names[] = {"function", "file", "module", "line"};
 
 typedef struct base {
@@ -51,8 +51,7 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int add_base(pkv_session *s, table *t, const char *name, size_t *at, char *err,
-                    size_t size)
+static int add_base(pkv_session *s, table *t, const char *name, size_t *at, char *err, size_t size)
 {
     pk_index m;
     int rc = pkv_metric(t->c.sd, name, &m, err, size);
@@ -252,7 +251,8 @@ static void write_rows(pk_json *j, const table *t, const ranked *r, size_t shown
                 pk_json_double(j, value(t, &t->col[c], r[i].key, incl, 0));
             pk_json_array_end(j);
         }
-        const pk_flat_row *row = t->callgraph && !t->col[0].e ? row_of(&t->b[t->col[0].var[0]], r[i].key) : NULL;
+        const pk_flat_row *row =
+            t->callgraph && !t->col[0].e ? row_of(&t->b[t->col[0].var[0]], r[i].key) : NULL;
         pk_json_key(j, "calls");
         if (row)
             pk_json_double(j, row->calls);
@@ -281,7 +281,8 @@ static int add_columns(pkv_session *s, table *t, const char *spec, char *err, si
         pk_metric_get(t->p, t->c.metric, &met);
         return add_column(s, t, met.name, err, size);
     }
-    if (pkv_metric(t->c.sd, spec, &m, one, sizeof one) == 200) return add_column(s, t, spec, err, size);
+    if (pkv_metric(t->c.sd, spec, &m, one, sizeof one) == 200)
+        return add_column(s, t, spec, err, size);
     char *copy = strdup(spec);
     int rc = copy ? 200 : 500;
     for (char *save = NULL, *item = copy ? strtok_r(copy, ",", &save) : NULL; rc == 200 && item;

@@ -13,12 +13,12 @@
 #define MAX_NODES    20000 /* per answer; deeper nodes then come unloaded */
 #define MAX_DEPTH    32
 
-static const char *const tree_params[] = {"metric", "node",  "depth", "side",
+static const char *const tree_params[] = {"metric",   "node", "depth", "side",
                                           "location", "stat", "mode",  NULL};
 
 const char *pkv_kind_name(pk_context_kind k)
 {
-    static const char *const names[] = {"root", "entry", "function",   "loop",
+    static const char *const names[] = {"root", "entry",       "function", "loop",
                                         "line", "instruction", "unknown"};
     return k <= PK_CTX_UNKNOWN ? names[k] : "unknown";
 }

@@ -12,12 +12,16 @@
 
 typedef struct route {
     const char *name;
-    pkv_route_fn fn;
+    pkv_route_fn fn; /* writes through the session's JSON writer */
+    pkv_raw_fn raw;  /* or renders a whole document itself (the CLI's renderers) */
 } route;
 
 static const route routes[] = {
-    {"profile", pkv_route_profile}, {"tree", pkv_route_tree}, {"flame", pkv_route_flame},
-    {"flat", pkv_route_flat},
+    {"profile", pkv_route_profile, NULL},     {"tree", pkv_route_tree, NULL},
+    {"flame", pkv_route_flame, NULL},         {"flat", pkv_route_flat, NULL},
+    {"locations", pkv_route_locations, NULL}, {"trace", pkv_route_trace, NULL},
+    {"callers", NULL, pkv_route_callers},     {"callees", NULL, pkv_route_callees},
+    {"source", NULL, pkv_route_source},       {"diff", NULL, pkv_route_diff},
 };
 
 static const route *find(const char *name)
@@ -136,15 +140,39 @@ int pkv_api(pkv_session *s, const char *name, const pkv_query *q, pkv_response *
     if (q->error) return pkv_error_doc(r, 400, q->why), r->body ? 0 : -1;
     FILE *f = open_memstream(&r->body, &r->len);
     if (!f) return -1;
-    pk_json j;
-    pk_json_init(&j, f, 0);
-    int status = rt->fn(s, q, &j, err, sizeof err);
-    pk_status st = pk_json_finish(&j);
-    if (status == 200 && st) status = 500, snprintf(err, sizeof err, "%s", pk_error_last());
+    int status;
+    if (rt->raw) {
+        status = rt->raw(s, q, f, err, sizeof err);
+        if (status == 200 && (fflush(f) || ferror(f)))
+            status = 500, snprintf(err, sizeof err, "out of memory");
+    } else {
+        pk_json j;
+        pk_json_init(&j, f, 0);
+        status = rt->fn(s, q, &j, err, sizeof err);
+        pk_status st = pk_json_finish(&j);
+        if (status == 200 && st) status = 500, snprintf(err, sizeof err, "%s", pk_error_last());
+    }
     fclose(f);
     if (status == 200) return r->status = 200, 0;
     free(r->body);
     r->body = NULL;
     pkv_error_doc(r, status, err[0] ? err : "internal error");
     return r->body ? 0 : -1;
+}
+
+const char *pkv_function_name(const pk_profile *p, const char *name)
+{
+    size_t n = pk_function_count(p);
+    pk_function fn;
+    for (pk_index i = 0; i < n; i++)
+        if (pk_function_get(p, i, &fn) == PK_OK && fn.name && strcmp(fn.name, name) == 0)
+            return fn.name;
+    for (pk_index i = 0; i < n; i++) { /* a name the page got with invalid UTF-8 replaced */
+        if (pk_function_get(p, i, &fn) != PK_OK || !fn.name) continue;
+        char *shown = pkv_page_string(fn.name);
+        int same = shown && strcmp(shown, name) == 0;
+        free(shown);
+        if (same) return fn.name;
+    }
+    return name;
 }

@@ -20,16 +20,15 @@
 
 #include "view/view.h"
 
-#define CSP                                                                                        \
-    "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"
+#define CSP "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"
 
 typedef struct server {
     pkv_session *s;
     int loopback;
 } server;
 
-static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type,
-                                 void *body, size_t len, int owned)
+static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type, void *body,
+                                 size_t len, int owned)
 {
     struct MHD_Response *r =
         owned ? MHD_create_response_from_buffer_with_free_callback(len, body, free)
@@ -69,12 +68,13 @@ static int host_ok(struct MHD_Connection *c, const server *sv)
     if (!host) return 1; /* HTTP/1.0 without Host: no browser sends that */
     size_t n = strlen(host);
     const char *colon = host[0] == '[' ? strchr(host, ']') : strrchr(host, ':');
-    if (host[0] == '[') n = colon ? (size_t)(colon - host) + 1 : n;
-    else if (colon) n = (size_t)(colon - host);
+    if (host[0] == '[')
+        n = colon ? (size_t)(colon - host) + 1 : n;
+    else if (colon)
+        n = (size_t)(colon - host);
     return (n == 9 && strncasecmp(host, "localhost", 9) == 0) ||
            (n == 5 && strncmp(host, "[::1]", 5) == 0) ||
-           (n >= 9 && n <= 15 && strncmp(host, "127.", 4) == 0 &&
-            strspn(host, "0123456789.") >= n);
+           (n >= 9 && n <= 15 && strncmp(host, "127.", 4) == 0 && strspn(host, "0123456789.") >= n);
 }
 
 static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char *key,
@@ -82,11 +82,15 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 {
     (void)kind;
     pkv_query *q = cls;
-    if (strlen(key) != key_size) { /* %00 in a name */
-        pkv_query_add(q, "", "", 0);
+    if (strlen(key) != key_size) {
+        pkv_query_fail(q, "a NUL byte in a parameter name", NULL);
         return MHD_NO;
     }
-    pkv_query_add(q, key, value, value ? value_size : 0);
+    if (!value) { /* "?depth": no request the page makes */
+        pkv_query_fail(q, "a parameter without '=' and value:", key);
+        return MHD_NO;
+    }
+    pkv_query_add(q, key, value, value_size);
     return q->error ? MHD_NO : MHD_YES;
 }
 
@@ -159,8 +163,8 @@ static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, u
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     if (ss->ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, sv, MHD_OPTION_SOCK_ADDR,
-                            (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT,
-                            (unsigned)64, MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
+                            (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+                            MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
 }
@@ -171,8 +175,9 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port)
     struct sockaddr_storage ss;
     if (!resolve(bind, port, &ss, &sv.loopback)) return CLI_USAGE;
     if (!sv.loopback)
-        fprintf(stderr, "profkit view: warning: listening on %s, not a loopback address: anyone "
-                        "who can reach this port can read the profile\n",
+        fprintf(stderr,
+                "profkit view: warning: listening on %s, not a loopback address: anyone "
+                "who can reach this port can read the profile\n",
                 cli_text(bind));
     /* block the stop signals before the server's thread starts, so it
      * inherits the mask and only sigwait() below receives them */

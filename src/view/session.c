@@ -29,6 +29,8 @@ void pkv_session_free(pkv_session *s)
 {
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
         tree_free(s->trees[i]), s->trees[i] = NULL;
+    free(s->ctx_function);
+    s->ctx_function = NULL;
 }
 
 /* Every context as a frame of its own (mode=lines): the tree as stored,
@@ -43,8 +45,12 @@ static pk_status context_frames(const pk_profile *p, const double *incl, const d
     for (size_t i = 0; i < n; i++) {
         pk_context c;
         pk_context_get(p, (pk_index)i, &c);
-        f[i] = (pk_frame){.parent = c.parent, .first_child = PK_NONE, .next_sibling = PK_NONE,
-                          .context = (pk_index)i, .depth = c.depth, .inclusive = incl[i],
+        f[i] = (pk_frame){.parent = c.parent,
+                          .first_child = PK_NONE,
+                          .next_sibling = PK_NONE,
+                          .context = (pk_index)i,
+                          .depth = c.depth,
+                          .inclusive = incl[i],
                           .self = excl ? excl[i] : 0};
         if (c.flags & PK_CTXF_UNLISTED) f[i].parent = PK_NONE;
     }

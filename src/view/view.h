@@ -30,14 +30,16 @@ typedef struct pkv_param {
 typedef struct pkv_query {
     pkv_param p[PKV_MAX_PARAMS];
     size_t n;
-    int error;       /* set by pkv_query_add: the request is bad */
-    char why[160];   /* what was wrong */
+    int error;     /* set by pkv_query_add: the request is bad */
+    char why[160]; /* what was wrong */
 } pkv_query;
 
 /* Add one decoded parameter (copied); a repeated name, too many, too long,
  * an empty name or a NUL byte marks the query bad. */
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
 void pkv_query_free(pkv_query *q);
+/* Mark the query bad: `why`, then `key` quoted when not NULL. */
+void pkv_query_fail(pkv_query *q, const char *why, const char *key);
 /* The value of `key`, or NULL when absent (an empty value counts as absent,
  * as the page's canonical URLs leave empty values out). */
 const char *pkv_get(const pkv_query *q, const char *key);
@@ -49,8 +51,8 @@ int pkv_only(const pkv_query *q, const char *const *allowed, char *err, size_t s
 int pkv_uint(const pkv_query *q, const char *key, unsigned long long lo, unsigned long long hi,
              unsigned long long dflt, unsigned long long *out, char *err, size_t size);
 /* A finite decimal number in [lo, hi], or `dflt` when absent. */
-int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt,
-               double *out, char *err, size_t size);
+int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt, double *out,
+               char *err, size_t size);
 
 /* ---- session.c: the profiles and their caches ---------------------- */
 
@@ -62,13 +64,13 @@ typedef struct pkv_tree {
     int side, mode;
     pk_index metric;
     pk_across stat;
-    char *location;          /* the selector, or NULL */
-    cli_view_values vals;    /* incl/excl per context, total, unit */
+    char *location;       /* the selector, or NULL */
+    cli_view_values vals; /* incl/excl per context, total, unit */
     pk_frame *frames;
     size_t n_frames;
-    unsigned char *hot;      /* per frame */
+    unsigned char *hot;            /* per frame */
     double *base_incl, *base_self; /* --base: the same path's values in b (route_flame.c) */
-    unsigned long long used; /* LRU stamp */
+    unsigned long long used;       /* LRU stamp */
 } pkv_tree;
 
 #define PKV_TREE_CACHE 8
@@ -82,6 +84,7 @@ typedef struct pkv_side {
 typedef struct pkv_session {
     pkv_side side[2]; /* a = PATH, b = --base (p NULL without) */
     pkv_tree *trees[PKV_TREE_CACHE];
+    pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
     /* report mode: what /api/profile says about the pruning */
@@ -126,12 +129,20 @@ int pkv_route_known(const char *route);
 
 /* Route handlers: write the document into j, or return an HTTP error
  * status (400/404) with its message in err. 200 on success. */
-typedef int (*pkv_route_fn)(pkv_session *s, const pkv_query *q, pk_json *j, char *err,
-                            size_t size);
+typedef int (*pkv_route_fn)(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_profile(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_tree(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+/* Routes that answer with a CLI command's own document, rendered whole
+ * onto `out`. */
+typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_callers(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_callees(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_diff(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 
 /* Shared by the tree-shaped routes (route_tree.c). */
 const char *pkv_kind_name(pk_context_kind k);
@@ -147,6 +158,10 @@ const pkv_tree *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *cons
 int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size);
 /* A metric as -m names it (no derived expression) on a side. */
 int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size);
+/* The function name as the profile stores it for `name` as the page sent
+ * it (names with invalid UTF-8 reach the page repaired); `name` itself
+ * when no function has either. */
+const char *pkv_function_name(const pk_profile *p, const char *name);
 /* Members of a frame: name, module, file, line (of its context/function). */
 void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
 
@@ -155,6 +170,10 @@ void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
 /* Append s to buf as encodeURIComponent writes it; returns the length
  * needed (as snprintf). */
 size_t pkv_uri_encode(char *buf, size_t size, const char *s);
+/* A name as the page holds it after JSON.parse of the server's answer
+ * (invalid UTF-8 replaced as pk_json replaces it), so a report's key for
+ * it is the one the page asks for; malloc'd, NULL when out of memory. */
+char *pkv_page_string(const char *raw);
 
 /* ---- assets.c ------------------------------------------------------ */
 

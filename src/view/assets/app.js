@@ -56,7 +56,12 @@
    * ApiError that says whether the answer was pruned out of a report. */
   PK.api = async function (url) {
     if (report) {
-      if (Object.prototype.hasOwnProperty.call(report, url)) return report[url];
+      if (Object.prototype.hasOwnProperty.call(report, url)) {
+        const d = report[url];
+        /* an answer the builder kept although it was an error */
+        if (d && d.schema === 'profkit.view.error/1') throw new ApiError(d.error, 404);
+        return d;
+      }
       throw new ApiError('not in this report: ' + url, 404, true);
     }
     const r = await fetch(url, { headers: { Accept: 'application/json' } });
@@ -874,7 +879,12 @@
         this.render(d);
         pane.dataset.state = 'ready';
       } catch (e) {
-        if (key === this.key) problem(note, pane, e);
+        if (key !== this.key) return;
+        /* a function without source lines is an answer, not a failure */
+        if (e.status === 404 && !e.missing) {
+          noteText(note, e.message);
+          pane.dataset.state = 'ready';
+        } else problem(note, pane, e);
       }
     },
     render(d) {

@@ -177,6 +177,8 @@ class Check:
     def flame(self):
         p = self.p
         self.tab("flame")
+        legend = p.js("getComputedStyle(document.getElementById('flame-legend')).display !== 'none'")
+        assert legend == bool(self.profile.get("base")), "%s: the diff legend is %s" % (self.tag, "shown" if legend else "hidden")
         frames = int(p.js("document.getElementById('flame-canvas').dataset.frames"))
         assert frames > 1, "%s: the flame graph draws %d frames" % (self.tag, frames)
         r = self.frame_rect("!r.anc && r.f.parent && r.w < c.width - 2")

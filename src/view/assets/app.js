@@ -785,16 +785,18 @@
     },
   };
   PK.flame = flame;
-  /* a label cut to the width it has, with an ellipsis */
-  function fit(g, s, w) {
+  /* a label cut to the width it has, with an ellipsis at the end or (for
+   * location names, whose thread number is at the end) in the middle */
+  function fit(g, s, w, middle) {
     if (g.measureText(s).width <= w) return s;
+    const cut = (n) => (middle ? s.slice(0, Math.ceil(n / 2)) + '…' + (n > 1 ? s.slice(s.length - Math.floor(n / 2)) : '') : s.slice(0, n) + '…');
     let lo = 0, hi = s.length;
     while (lo < hi) {
       const mid = (lo + hi + 1) >> 1;
-      if (g.measureText(s.slice(0, mid) + '…').width <= w) lo = mid;
+      if (g.measureText(cut(mid)).width <= w) lo = mid;
       else hi = mid - 1;
     }
-    return lo ? s.slice(0, lo) + '…' : '';
+    return lo ? cut(lo) : '';
   }
 
   /* ---- callers and callees of the selected function ---- */
@@ -1116,13 +1118,15 @@
       this.spans = [];
       if (!d || !this.view) return;
       const [b, e] = this.view, plot = w - LABEL_W, sx = plot / Math.max(1, e - b);
-      const fn = selectedFunction(), funcs = d.functions || [];
+      const funcs = d.functions || [], sel = selectedFunction();
+      /* the selection stands out only where the trace has it as a leaf */
+      const fn = funcs.some((f) => f.name === sel) ? sel : null;
       g.font = Math.min(12, rowH) + 'px system-ui, sans-serif';
       g.textBaseline = 'middle';
       locs.forEach((loc, i) => {
         const y = i * rowH;
         g.fillStyle = cssVar('--fg') || '#000';
-        if (rowH >= 10) g.fillText(fit(g, String(loc.name), LABEL_W - 8), 2, y + rowH / 2);
+        if (rowH >= 10) g.fillText(fit(g, String(loc.name), LABEL_W - 8, true), 2, y + rowH / 2);
         for (const s of loc.spans || []) {
           if (s[2] < 0 || s[1] < b || s[0] > e) continue;
           const x0 = LABEL_W + Math.max(0, (s[0] - b) * sx), x1 = LABEL_W + Math.min(plot, (s[1] - b) * sx);

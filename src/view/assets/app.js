@@ -175,6 +175,22 @@
     return sig4(ns) + ' ns';
   }
 
+  /* A cleared canvas of W x H CSS pixels drawn at the screen's resolution;
+   * KEEP_CSS leaves its CSS size to the style sheet. */
+  function sizeCanvas(c, w, h, keepCss) {
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+    if (!keepCss) {
+      c.style.width = w + 'px';
+      c.style.height = h + 'px';
+    }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    return g;
+  }
+
   /* ---- colours: a stable warm hue per name, heat, diff ---- */
   function hash(s) {
     let h = 2166136261;
@@ -232,6 +248,21 @@
     } else {
       note.textContent = 'error: ' + (err && err.message ? err.message : String(err));
       pane.dataset.state = 'error';
+    }
+  }
+  /* Ask for KEY on behalf of OWNER (whose .key is what it wants now): the
+   * pane is "loading" meanwhile, then "ready" with the answer rendered, or
+   * shows the problem (unless FAILED takes it); an answer that arrives
+   * after the owner moved on to another key is dropped. */
+  async function fetchInto(owner, pane, note, key, render, failed) {
+    pane.dataset.state = 'loading';
+    try {
+      const d = await PK.api(key);
+      if (key !== owner.key) return;
+      render(d);
+      pane.dataset.state = 'ready';
+    } catch (e) {
+      if (key === owner.key && !(failed && failed(e))) problem(note, pane, e);
     }
   }
   function noteText(note, text) {
@@ -689,14 +720,7 @@
       const boxes = this.layout(width);
       const depth = boxes.reduce((m, b) => Math.max(m, b.depth), 0) + 1;
       const height = this.root ? depth * ROW : 0;
-      const dpr = window.devicePixelRatio || 1;
-      canvas.width = Math.round(width * dpr);
-      canvas.height = Math.round(height * dpr);
-      canvas.style.width = width + 'px';
-      canvas.style.height = height + 'px';
-      const g = canvas.getContext('2d');
-      g.setTransform(dpr, 0, 0, dpr, 0, 0);
-      g.clearRect(0, 0, width, height);
+      const g = sizeCanvas(canvas, width, height);
       g.font = '12px system-ui, sans-serif';
       g.textBaseline = 'middle';
       const match = this.matcher(), icicle = $('flame-icicle').checked, fn = selectedFunction();
@@ -874,20 +898,13 @@
       clear(body);
       noteText(note, p ? '' : 'select a function or a file');
       if (!p) return void (pane.dataset.state = 'ready');
-      pane.dataset.state = 'loading';
-      try {
-        const d = await PK.api(key);
-        if (key !== this.key) return;
-        this.render(d);
-        pane.dataset.state = 'ready';
-      } catch (e) {
-        if (key !== this.key) return;
+      await fetchInto(this, pane, note, key, (d) => this.render(d), (e) => {
         /* a function without source lines is an answer, not a failure */
-        if (e.status === 404 && !e.missing) {
-          noteText(note, e.message);
-          pane.dataset.state = 'ready';
-        } else problem(note, pane, e);
-      }
+        if (e.status !== 404 || e.missing) return false;
+        noteText(note, e.message);
+        pane.dataset.state = 'ready';
+        return true;
+      });
     },
     render(d) {
       const body = $('source-body'), fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
@@ -948,16 +965,7 @@
       noteText(note, fn ? '' : 'select a function');
       this.strip();
       if (!fn) return void (pane.dataset.state = 'ready');
-      pane.dataset.state = 'loading';
-      try {
-        const d = await PK.api(key);
-        if (key !== this.key) return;
-        this.data = d;
-        this.render();
-        pane.dataset.state = 'ready';
-      } catch (e) {
-        if (key === this.key) problem(note, pane, e);
-      }
+      await fetchInto(this, pane, note, key, (d) => ((this.data = d), this.render()));
     },
     render() {
       const d = this.data;
@@ -988,12 +996,8 @@
     },
     /* one cell per location in index order: imbalance at a glance */
     strip() {
-      const c = $('locations-strip'), w = Math.max(100, c.clientWidth), h = 28, dpr = window.devicePixelRatio || 1;
-      c.width = Math.round(w * dpr);
-      c.height = Math.round(h * dpr);
-      const g = c.getContext('2d');
-      g.setTransform(dpr, 0, 0, dpr, 0, 0);
-      g.clearRect(0, 0, w, h);
+      const c = $('locations-strip'), w = Math.max(100, c.clientWidth), h = 28;
+      const g = sizeCanvas(c, w, h, true);
       const d = this.data, which = $('loc-value').value;
       if (!d || !(d.locations || []).length) return;
       const rows = d.locations.slice().sort((a, b) => a.index - b.index);
@@ -1024,15 +1028,7 @@
       if (key === this.key) return;
       this.key = key;
       clear($('diff-body'));
-      pane.dataset.state = 'loading';
-      try {
-        const d = await PK.api(key);
-        if (key !== this.key) return;
-        this.render(d);
-        pane.dataset.state = 'ready';
-      } catch (e) {
-        if (key === this.key) problem(note, pane, e);
-      }
+      await fetchInto(this, pane, note, key, (d) => this.render(d));
     },
     render(d) {
       const body = $('diff-body'), fmt = metricFormat(d.metric || S.metric, d.unit, Math.max(Math.abs(d.a_total || 0), Math.abs(d.b_total || 0)));
@@ -1107,14 +1103,7 @@
       const w = Math.max(300, $('timeline-wrap').clientWidth - 2);
       const locs = d ? d.locations || [] : [];
       const rowH = locs.length > 40 ? 8 : 16, h = Math.max(40, locs.length * rowH + 20);
-      const dpr = window.devicePixelRatio || 1;
-      c.width = Math.round(w * dpr);
-      c.height = Math.round(h * dpr);
-      c.style.width = w + 'px';
-      c.style.height = h + 'px';
-      const g = c.getContext('2d');
-      g.setTransform(dpr, 0, 0, dpr, 0, 0);
-      g.clearRect(0, 0, w, h);
+      const g = sizeCanvas(c, w, h);
       this.spans = [];
       if (!d || !this.view) return;
       const [b, e] = this.view, plot = w - LABEL_W, sx = plot / Math.max(1, e - b);

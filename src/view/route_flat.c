@@ -51,7 +51,7 @@ static int by_key(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int add_base(pkv_session *s, table *t, const char *name, size_t *at, char *err, size_t size)
+static int add_base(table *t, const char *name, size_t *at, char *err, size_t size)
 {
     pk_index m;
     int rc = pkv_metric(t->c.sd, name, &m, err, size);
@@ -59,29 +59,34 @@ static int add_base(pkv_session *s, table *t, const char *name, size_t *at, char
     for (*at = 0; *at < t->n_base; (*at)++)
         if (t->b[*at].metric == m) return 200;
     if (t->n_base == MAX_VARS) return snprintf(err, size, "too many metrics"), 400;
-    base *b = &t->b[t->n_base];
-    pk_metric met;
-    pk_metric_get(t->p, m, &met);
-    cli_view v = {.metric = met.name, .location = t->c.location, .stat = t->c.stat};
-    pk_number_format nf;
-    if (cli_flat_rows(t->p, &v, t->by, &b->rows, &b->n, &nf))
-        return snprintf(err, size, "cannot compute metric '%s' here", met.name), 500;
-    b->metric = m;
-    t->n_base++;
-    qsort(b->rows, b->n, sizeof *b->rows, by_key);
-    if (!t->c.location && t->c.stat == PK_ACROSS_SUM) {
-        if (pk_metric_program_total(t->p, m, &b->total)) b->total = NAN;
-    } else {
-        const pkv_tree *tr = pkv_tree_get(s, t->c.side, m, t->c.location, t->c.stat,
-                                          PKV_MODE_FUNCTION, &rc, err, size);
-        if (!tr) return rc;
-        b->total = tr->vals.total;
+    t->b[t->n_base++].metric = m; /* its rows come in fill_bases() */
+    return 200;
+}
+
+/* The rows of every base metric: all at once where that is faster, each
+ * a copy (a later metric may evict a cached one). */
+static int fill_bases(pkv_session *s, table *t, char *err, size_t size)
+{
+    pk_index m[MAX_VARS];
+    for (size_t i = 0; i < t->n_base; i++)
+        m[i] = t->b[i].metric;
+    pkv_flat_prefetch(s, t->c.side, m, t->n_base, t->c.location, t->c.stat, t->by);
+    for (size_t i = 0; i < t->n_base; i++) {
+        int rc;
+        base *b = &t->b[i];
+        const pkv_flat *f =
+            pkv_flat_get(s, t->c.side, b->metric, t->c.location, t->c.stat, t->by, &rc, err, size);
+        if (!f) return rc;
+        if (!(b->rows = malloc((f->n ? f->n : 1) * sizeof *b->rows)))
+            return snprintf(err, size, "out of memory"), 500;
+        if (f->n) memcpy(b->rows, f->rows, f->n * sizeof *b->rows);
+        b->n = f->n, b->total = f->total;
     }
     return 200;
 }
 
 /* "Ir" or "miss=D1mr/Dr" as a column. */
-static int add_column(pkv_session *s, table *t, const char *item, char *err, size_t size)
+static int add_column(table *t, const char *item, char *err, size_t size)
 {
     if (t->n_col == MAX_METRICS) return snprintf(err, size, "at most 16 metrics"), 400;
     column *c = &t->col[t->n_col];
@@ -93,10 +98,10 @@ static int add_column(pkv_session *s, table *t, const char *item, char *err, siz
     if (eq && pk_expr_parse(eq + 1, &c->e))
         return snprintf(err, size, "metrics: %s", pk_error_last()), 400;
     t->n_col++;
-    if (!eq) return add_base(s, t, item, &c->var[0], err, size);
+    if (!eq) return add_base(t, item, &c->var[0], err, size);
     if (pk_expr_var_count(c->e) > MAX_VARS) return snprintf(err, size, "too many names"), 400;
     for (size_t i = 0; i < pk_expr_var_count(c->e); i++) {
-        int rc = add_base(s, t, pk_expr_var_name(c->e, i), &c->var[i], err, size);
+        int rc = add_base(t, pk_expr_var_name(c->e, i), &c->var[i], err, size);
         if (rc != 200) return rc;
     }
     return 200;
@@ -129,7 +134,7 @@ static double value(const table *t, const column *c, uint64_t key, int inclusive
 static void table_free(table *t)
 {
     for (size_t i = 0; i < t->n_base; i++)
-        pk_flat_free(t->b[i].rows);
+        free(t->b[i].rows);
     for (size_t i = 0; i < t->n_col; i++)
         free(t->col[i].label), pk_expr_free(t->col[i].e);
 }
@@ -272,22 +277,22 @@ static int parse_by(const char *s, pk_group_by *out)
 
 /* The columns `metrics` lists: the whole text when it names one metric
  * (names may hold ','), else each comma-separated item. */
-static int add_columns(pkv_session *s, table *t, const char *spec, char *err, size_t size)
+static int add_columns(table *t, const char *spec, char *err, size_t size)
 {
     pk_index m;
     char one[16];
     if (!spec) {
         pk_metric met;
         pk_metric_get(t->p, t->c.metric, &met);
-        return add_column(s, t, met.name, err, size);
+        return add_column(t, met.name, err, size);
     }
     if (pkv_metric(t->c.sd, spec, &m, one, sizeof one) == 200)
-        return add_column(s, t, spec, err, size);
+        return add_column(t, spec, err, size);
     char *copy = strdup(spec);
     int rc = copy ? 200 : 500;
     for (char *save = NULL, *item = copy ? strtok_r(copy, ",", &save) : NULL; rc == 200 && item;
          item = strtok_r(NULL, ",", &save))
-        rc = add_column(s, t, item, err, size);
+        rc = add_column(t, item, err, size);
     free(copy);
     return rc;
 }
@@ -302,7 +307,8 @@ static int flat_table(pkv_session *s, const pkv_query *q, table *t, char *err, s
         return snprintf(err, size, "by wants function, file, module or line"), 400;
     pk_cg_summary cg;
     t->callgraph = t->c.stat == PK_ACROSS_SUM && pk_callgraph_summary(t->p, &cg) == PK_OK;
-    return add_columns(s, t, pkv_get(q, "metrics"), err, size);
+    rc = add_columns(t, pkv_get(q, "metrics"), err, size);
+    return rc == 200 ? fill_bases(s, t, err, size) : rc;
 }
 
 int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size)

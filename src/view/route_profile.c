@@ -4,6 +4,7 @@
  * default metric, the locations (a bounded number), which panes apply,
  * and the same for the --base profile; in a report, what was pruned.
  */
+#define _POSIX_C_SOURCE 200809L /* open_memstream */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,15 +17,19 @@ static const char *const profile_params[] = {NULL};
 
 static void write_metrics(pk_json *j, const pk_profile *p)
 {
-    size_t n = pk_metric_count(p);
+    size_t n = pk_metric_count(p), nc = pk_column_count(p);
+    /* every metric's total in one pass over the values */
+    double *columns = malloc((nc ? nc : 1) * sizeof *columns);
+    double *totals = malloc((n ? n : 1) * sizeof *totals);
+    if (!columns || !totals || pk_profile_totals(p, columns, nc, totals, n) != PK_OK)
+        for (size_t m = 0; totals && m < n; m++)
+            if (pk_metric_program_total(p, (pk_index)m, &totals[m])) totals[m] = NAN;
     pk_json_key(j, "metrics");
     pk_json_array_begin(j);
     for (pk_index m = 0; m < n; m++) {
         pk_metric met;
-        double total;
         pk_index col;
         pk_metric_get(p, m, &met);
-        if (pk_metric_program_total(p, m, &total)) total = NAN;
         pk_json_object_begin(j);
         pk_json_key(j, "name");
         pk_json_string(j, met.name);
@@ -33,7 +38,7 @@ static void write_metrics(pk_json *j, const pk_profile *p)
         pk_json_key(j, "description");
         pk_json_string(j, met.description);
         pk_json_key(j, "total");
-        pk_json_double(j, total);
+        pk_json_double(j, totals ? totals[m] : NAN);
         /* exclusive values exist when stored, or derivable (sum-like) */
         pk_json_key(j, "exclusive");
         pk_json_bool(j, met.combine == PK_COMBINE_SUM ||
@@ -41,6 +46,7 @@ static void write_metrics(pk_json *j, const pk_profile *p)
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
+    free(columns), free(totals);
 }
 
 static void write_locations(pk_json *j, const pk_profile *p, pk_index metric)
@@ -143,9 +149,8 @@ static void write_report(pk_json *j, const pkv_session *s)
     pk_json_object_end(j);
 }
 
-int pkv_route_profile(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size)
+static void write_profile(pk_json *j, const pkv_session *s)
 {
-    if (!pkv_only(q, profile_params, err, size)) return 400;
     pk_json_object_begin(j);
     pk_json_key(j, "schema");
     pk_json_string(j, "profkit.view.profile/1");
@@ -161,5 +166,26 @@ int pkv_route_profile(pkv_session *s, const pkv_query *q, pk_json *j, char *err,
         pk_json_null(j);
     }
     pk_json_object_end(j);
+}
+
+/* Made once: the profiles never change while served (the report sets
+ * its threshold before it asks). */
+int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size)
+{
+    if (!pkv_only(q, profile_params, err, size)) return 400;
+    if (!s->profile_doc) {
+        FILE *f = open_memstream(&s->profile_doc, &s->profile_len);
+        if (!f) return snprintf(err, size, "out of memory"), 500;
+        pk_json j;
+        pk_json_init(&j, f, 0);
+        write_profile(&j, s);
+        pk_status st = pk_json_finish(&j);
+        fclose(f);
+        if (st) {
+            free(s->profile_doc), s->profile_doc = NULL;
+            return snprintf(err, size, "%s", pk_error_last()), 500;
+        }
+    }
+    fwrite(s->profile_doc, 1, s->profile_len, out);
     return 200;
 }

@@ -17,7 +17,7 @@ typedef struct route {
 } route;
 
 static const route routes[] = {
-    {"profile", pkv_route_profile, NULL},     {"tree", pkv_route_tree, NULL},
+    {"profile", NULL, pkv_route_profile},     {"tree", pkv_route_tree, NULL},
     {"flame", pkv_route_flame, NULL},         {"flat", pkv_route_flat, NULL},
     {"locations", pkv_route_locations, NULL}, {"trace", pkv_route_trace, NULL},
     {"callers", NULL, pkv_route_callers},     {"callees", NULL, pkv_route_callees},

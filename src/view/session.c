@@ -25,8 +25,20 @@ static void tree_free(pkv_tree *t)
     free(t);
 }
 
+static void flat_free(pkv_flat *f)
+{
+    if (!f) return;
+    pk_flat_free(f->rows);
+    free(f->location);
+    free(f);
+}
+
 void pkv_session_free(pkv_session *s)
 {
+    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
+        flat_free(s->flats[i]), s->flats[i] = NULL;
+    free(s->profile_doc);
+    s->profile_doc = NULL;
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
         tree_free(s->trees[i]), s->trees[i] = NULL;
     free(s->ctx_function);
@@ -84,7 +96,7 @@ static void mark_hot(pkv_tree *t)
     }
 }
 
-static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
+static int values(const pkv_session *s, pkv_tree *t, char *err, size_t size)
 {
     const pk_profile *p = s->side[t->side].p;
     pk_metric met;
@@ -94,6 +106,13 @@ static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
         snprintf(err, size, "cannot compute metric '%s' here: %s", met.name, pk_error_last());
         return 500;
     }
+    return 200;
+}
+
+/* The frames of the values (what the flat rows do not need). */
+static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
+{
+    const pk_profile *p = s->side[t->side].p;
     pk_status st;
     if (t->mode == PKV_MODE_LINES)
         st = context_frames(p, t->vals.incl, t->vals.excl, &t->frames, &t->n_frames);
@@ -117,29 +136,177 @@ static int same(const pkv_tree *t, int side, pk_index metric, const char *locati
            (t->location ? location && strcmp(t->location, location) == 0 : !location);
 }
 
-const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
-                             pk_across stat, int mode, int *status, char *err, size_t size)
+/* The cached tree of a selection, or NULL (its LRU stamp untouched). */
+static pkv_tree *tree_find(pkv_session *s, int side, pk_index metric, const char *location,
+                           pk_across stat, int mode)
+{
+    for (size_t i = 0; i < PKV_TREE_CACHE; i++)
+        if (same(s->trees[i], side, metric, location, stat, mode)) return s->trees[i];
+    return NULL;
+}
+
+/* t in the cache, in place of the least recently used entry. */
+static void tree_insert(pkv_session *s, pkv_tree *t)
 {
     size_t victim = 0;
-    for (size_t i = 0; i < PKV_TREE_CACHE; i++) {
-        if (same(s->trees[i], side, metric, location, stat, mode)) {
-            s->trees[i]->used = ++s->clock;
-            return s->trees[i];
-        }
+    for (size_t i = 0; i < PKV_TREE_CACHE; i++)
         if (!s->trees[i] || (s->trees[victim] && s->trees[i]->used < s->trees[victim]->used))
             victim = i;
-    }
-    pkv_tree *t = calloc(1, sizeof *t);
-    if (!t || (location && !(t->location = strdup(location)))) {
-        free(t);
-        snprintf(err, size, "out of memory");
-        return *status = 500, NULL;
-    }
-    t->side = side, t->metric = metric, t->stat = stat, t->mode = mode;
-    *status = build(s, t, err, size);
-    if (*status != 200) return tree_free(t), NULL;
     tree_free(s->trees[victim]);
     s->trees[victim] = t;
     t->used = ++s->clock;
+}
+
+static pkv_tree *tree_new(int side, pk_index metric, const char *location, pk_across stat,
+                          int mode)
+{
+    pkv_tree *t = calloc(1, sizeof *t);
+    if (!t || (location && !(t->location = strdup(location)))) return free(t), NULL;
+    t->side = side, t->metric = metric, t->stat = stat, t->mode = mode;
     return t;
+}
+
+const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                                  pk_across stat)
+{
+    return tree_find(s, side, metric, location, stat, PKV_MODE_FUNCTION);
+}
+
+void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, cli_view_values *vals)
+{
+    pkv_tree *t = tree_new(side, metric, location, stat, PKV_MODE_FUNCTION);
+    if (!t) return; /* out of memory: a cache entry less */
+    t->vals = *vals;
+    memset(vals, 0, sizeof *vals);
+    tree_insert(s, t);
+}
+
+const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, int mode, int *status, char *err, size_t size)
+{
+    return pkv_values_get(s, side, metric, location, stat, mode, 1, status, err, size);
+}
+
+const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const char *location,
+                               pk_across stat, int mode, int frames, int *status, char *err,
+                               size_t size)
+{
+    pkv_tree *t = tree_find(s, side, metric, location, stat, mode);
+    if (t) {
+        t->used = ++s->clock;
+        if (frames && !t->frames && (*status = build(s, t, err, size)) != 200) return NULL;
+        return *status = 200, t;
+    }
+    if (!(t = tree_new(side, metric, location, stat, mode))) {
+        snprintf(err, size, "out of memory");
+        return *status = 500, NULL;
+    }
+    *status = values(s, t, err, size);
+    if (*status == 200 && frames) *status = build(s, t, err, size);
+    if (*status != 200) return tree_free(t), NULL;
+    tree_insert(s, t);
+    return t;
+}
+
+static int by_key(const void *a, const void *b)
+{
+    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
+    return x < y ? -1 : x > y;
+}
+
+static int flat_build(pkv_session *s, pkv_flat *f, char *err, size_t size)
+{
+    const pk_profile *p = s->side[f->side].p;
+    pk_cg_summary cg;
+    int status = 200;
+    if (f->stat == PK_ACROSS_SUM && pk_callgraph_summary(p, &cg) == PK_OK) {
+        pk_metric met; /* the call graph's exact rows, as `flat` */
+        pk_number_format nf;
+        pk_metric_get(p, f->metric, &met);
+        cli_view v = {.metric = met.name, .location = f->location};
+        if (cli_flat_rows(p, &v, f->by, &f->rows, &f->n, &nf))
+            return snprintf(err, size, "cannot compute metric '%s' here", met.name), 500;
+        if (!f->location && pk_metric_program_total(p, f->metric, &f->total) == PK_OK) {
+            qsort(f->rows, f->n, sizeof *f->rows, by_key);
+            return 200;
+        }
+    }
+    const pkv_tree *t = pkv_values_get(s, f->side, f->metric, f->location, f->stat,
+                                       PKV_MODE_FUNCTION, 0, &status, err, size);
+    if (!t) return status;
+    f->total = t->vals.total;
+    if (!f->rows && pk_flat_profile(p, t->vals.incl, t->vals.excl, f->by, &f->rows, &f->n))
+        return snprintf(err, size, "%s", pk_error_last()), 500;
+    qsort(f->rows, f->n, sizeof *f->rows, by_key);
+    return 200;
+}
+
+static int flat_same(const pkv_flat *f, int side, pk_index metric, const char *location,
+                     pk_across stat, pk_group_by by)
+{
+    return f && f->side == side && f->metric == metric && f->stat == stat && f->by == by &&
+           (f->location ? location && strcmp(f->location, location) == 0 : !location);
+}
+
+static pkv_flat *flat_find(pkv_session *s, int side, pk_index metric, const char *location,
+                           pk_across stat, pk_group_by by)
+{
+    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
+        if (flat_same(s->flats[i], side, metric, location, stat, by)) return s->flats[i];
+    return NULL;
+}
+
+static void flat_insert(pkv_session *s, pkv_flat *f)
+{
+    size_t victim = 0;
+    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
+        if (!s->flats[i] || (s->flats[victim] && s->flats[i]->used < s->flats[victim]->used))
+            victim = i;
+    flat_free(s->flats[victim]);
+    s->flats[victim] = f;
+    f->used = ++s->clock;
+}
+
+static pkv_flat *flat_new(int side, pk_index metric, const char *location, pk_across stat,
+                          pk_group_by by)
+{
+    pkv_flat *f = calloc(1, sizeof *f);
+    if (!f || (location && !(f->location = strdup(location)))) return free(f), NULL;
+    f->side = side, f->metric = metric, f->stat = stat, f->by = by;
+    return f;
+}
+
+int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, pk_group_by by)
+{
+    return flat_find(s, side, metric, location, stat, by) != NULL;
+}
+
+void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                  pk_group_by by, pk_flat_row *rows, size_t n, double total)
+{
+    pkv_flat *f = flat_new(side, metric, location, stat, by);
+    if (!f) return pk_flat_free(rows);
+    qsort(rows, n, sizeof *rows, by_key);
+    f->rows = rows, f->n = n, f->total = total;
+    flat_insert(s, f);
+}
+
+const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, pk_group_by by, int *status, char *err, size_t size)
+{
+    pkv_flat *f = flat_find(s, side, metric, location, stat, by);
+    if (f) {
+        f->used = ++s->clock;
+        return *status = 200, f;
+    }
+    if (!(f = flat_new(side, metric, location, stat, by))) {
+        snprintf(err, size, "out of memory");
+        return *status = 500, NULL;
+    }
+    *status = flat_build(s, f, err, size);
+    if (*status != 200) return flat_free(f), NULL;
+    flat_insert(s, f);
+    return f;
 }

@@ -74,6 +74,20 @@ typedef struct pkv_tree {
 } pkv_tree;
 
 #define PKV_TREE_CACHE 8
+#define PKV_FLAT_CACHE 16
+
+/* The flat rows of one selection and grouping, sorted by key. */
+typedef struct pkv_flat {
+    int side;
+    pk_index metric;
+    pk_across stat;
+    pk_group_by by;
+    char *location;
+    pk_flat_row *rows;
+    size_t n;
+    double total; /* the metric's total over the selection */
+    unsigned long long used;
+} pkv_flat;
 
 typedef struct pkv_side {
     pk_profile *p;
@@ -84,6 +98,9 @@ typedef struct pkv_side {
 typedef struct pkv_session {
     pkv_side side[2]; /* a = PATH, b = --base (p NULL without) */
     pkv_tree *trees[PKV_TREE_CACHE];
+    pkv_flat *flats[PKV_FLAT_CACHE];
+    char *profile_doc; /* /api/profile, made once (the profiles never change) */
+    size_t profile_len;
     pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
@@ -98,6 +115,30 @@ typedef struct pkv_session {
  * selection; *status gets 400 or 500. */
 const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
                              pk_across stat, int mode, int *status, char *err, size_t size);
+/* The flat rows of (side, metric, location, stat, by): from a call graph
+ * when the profile has one and stat is sum (as `flat`), else from the
+ * cached tree's values. NULL with *status and err on failure. */
+const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, pk_group_by by, int *status, char *err, size_t size);
+/* pkv_tree_get() that builds the frames only when `frames` is set:
+ * values alone (t->frames may be NULL) for views that need no tree. */
+const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const char *location,
+                               pk_across stat, int mode, int frames, int *status, char *err,
+                               size_t size);
+/* What the worker threads of prefetch.c need: cache lookups without
+ * computing, and putting results in (taking them over). */
+const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                                  pk_across stat);
+void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, cli_view_values *vals);
+int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, pk_group_by by);
+void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                  pk_group_by by, pk_flat_row *rows, size_t n, double total);
+/* The flat rows of several metrics at once, on worker threads, into the
+ * cache (prefetch.c); what it cannot do is left to pkv_flat_get(). */
+void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t n,
+                       const char *location, pk_across stat, pk_group_by by);
 void pkv_session_free(pkv_session *s);
 
 /* ---- routes.c: the API ---------------------------------------------- */
@@ -130,7 +171,6 @@ int pkv_route_known(const char *route);
 /* Route handlers: write the document into j, or return an HTTP error
  * status (400/404) with its message in err. 200 on success. */
 typedef int (*pkv_route_fn)(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
-int pkv_route_profile(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_tree(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
@@ -139,6 +179,7 @@ int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
 /* Routes that answer with a CLI command's own document, rendered whole
  * onto `out`. */
 typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_callers(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_callees(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);

@@ -35,6 +35,7 @@ int cmd_trace(int argc, char **argv);
 int cmd_callers(int argc, char **argv);
 int cmd_callees(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
+int cmd_view(int argc, char **argv);
 
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -197,6 +198,15 @@ int cli_flat_call_counts(const pk_profile *p, const cli_view *v, pk_group_by by,
  * function: where it is defined; by line: its file and line). */
 void cli_flat_csv_name(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
 void cli_flat_csv_place(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
+
+/* `annotate --json` of `target` (a function or file name; NULL: the top
+ * v->top functions) written to `out` (cmd_annotate.c); CLI_OK or an exit
+ * status (reported on stderr). */
+int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out);
+
+/* `diff --json` of two open profiles, A = pa, B = pb, with the view's
+ * metric, locations and --top, written to `out` (cmd_diff.c). */
+int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);

@@ -64,7 +64,8 @@ typedef struct annotate_run {
     const char *metric, *unit;
     pk_number_format format; /* the text's numbers, as the other views write them */
     pk_json *j;
-    size_t shown; /* listings written */
+    FILE *json_out; /* --json's stream: stdout, or the view server's */
+    size_t shown;   /* listings written */
 } annotate_run;
 
 enum { OPT_SOURCE_DIR = 3000, OPT_ASM };
@@ -301,7 +302,7 @@ static int annotate(annotate_run *r)
     pk_json j;
     if (r->a->view.json) {
         r->j = &j;
-        pk_json_init(&j, stdout, 1);
+        pk_json_init(&j, r->json_out ? r->json_out : stdout, 1);
         pk_json_object_begin(&j);
         pk_json_key(&j, "schema");
         pk_json_string(&j, "profkit.annotate/1");
@@ -333,6 +334,18 @@ static int annotate(annotate_run *r)
         if (!rc) rc = jrc;
     }
     return rc ? rc : cli_output_done("annotate");
+}
+
+int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out)
+{
+    annotate_args a = {.view = *v, .context = 3, .target = target};
+    a.view.json = 1;
+    annotate_run r = {.p = p, .a = &a, .from_callgraph = callgraph_applies(p, v), .json_out = out};
+    int rc = annotate(&r);
+    pk_line_costs_free(r.lines);
+    cli_view_values_free(&r.vals);
+    cli_cg_view_free(&r.cg);
+    return rc;
 }
 
 int cmd_annotate(int argc, char **argv)

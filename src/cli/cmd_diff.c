@@ -325,10 +325,10 @@ static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_ro
 
 static int write_json(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
                       const pk_diff_row *pr, size_t np, const cli_view *v,
-                      const cli_diff_cols *cols)
+                      const cli_diff_cols *cols, FILE *out)
 {
     pk_json j;
-    pk_json_init(&j, stdout, 1);
+    pk_json_init(&j, out, 1);
     pk_json_object_begin(&j);
     pk_json_key(&j, "schema"), pk_json_string(&j, "profkit.diff/1");
     pk_json_key(&j, "metric"), pk_json_string(&j, a->vals.met.name);
@@ -502,7 +502,7 @@ static int further_metrics(side *a, side *b, const cli_view *v, cli_diff_cols *d
 }
 
 static int compare(side *a, side *b, const cli_view *v, const char *pa, const char *pb,
-                   cli_diff_cols *cols)
+                   cli_diff_cols *cols, FILE *json_out)
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
@@ -518,7 +518,7 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
             t.nf_store[c] = vals.nf, t.nf_of[c] = &t.nf_store[c], cli_view_values_free(&vals);
     }
     if (!rc && v->json)
-        rc = write_json(a, b, fr, nf, pr, np, v, cols);
+        rc = write_json(a, b, fr, nf, pr, np, v, cols, json_out);
     else if (!rc)
         write_text(a, b, fr, nf, pr, np, v, pa, pb, &t);
     pk_diff_free(fr), pk_diff_free(pr);
@@ -548,8 +548,19 @@ int cmd_diff(int argc, char **argv)
         if (rc) free(cols), cols = NULL;
     }
     if (!rc) rc = side_metric(&a, &b, &v, cols ? cli_diff_cols_main(cols) : v.metric);
-    if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1], cols);
+    if (!rc) rc = compare(&a, &b, &v, argv[optind], argv[optind + 1], cols, stdout);
     if (cols) cli_diff_cols_free(cols), free(cols);
     rc = side_free(&a, rc);
     return side_free(&b, rc);
+}
+
+int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out)
+{
+    side a = {.p = (pk_profile *)pa, .scale = 1}, b = {.p = (pk_profile *)pb, .scale = 1};
+    cli_view vj = *v;
+    vj.json = 1;
+    int rc = side_metric(&a, &b, &vj, v->metric);
+    if (!rc) rc = compare(&a, &b, &vj, NULL, NULL, NULL, out);
+    side_clear(&a), side_clear(&b); /* the profiles are the caller's */
+    return rc;
 }

@@ -20,6 +20,7 @@ static const cli_command commands[] = {
     {"diff", "what changed between two profiles, per function and per call path", cmd_diff},
     {"flame", "flame graph: interactive SVG, or folded stacks", cmd_flame},
     {"annotate", "source lines with their costs beside them, as callgrind_annotate", cmd_annotate},
+    {"view", "interactive browser view: serve it locally, or write one HTML report", cmd_view},
     {"trace", "traces: time per function and location, idle time, sample gaps", cmd_trace},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
     {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},

@@ -15,54 +15,21 @@ Usage: flame_click.py SVG FRAME_NAME SIBLING_NAME SCREENSHOT.png
 (SIBLING_NAME "-": the frame has no sibling to check.)
 Exit 77 (skipped) when chromium or python3-websocket is missing.
 """
-import base64, json, os, shutil, subprocess, sys, tempfile, time, urllib.request
+import json, os, sys, time
 
-try:
-    import websocket  # python3-websocket
-except ImportError:
-    print("python3-websocket missing: flame click test skipped")
-    sys.exit(77)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "support"))
+import devtools  # noqa: E402  (tests/support/devtools.py: the shared CDP driver)
 
 svg, frame, sibling, shot = sys.argv[1:5]
-browser = shutil.which("chromium") or shutil.which("chromium-browser")
-if not browser:
-    print("chromium missing: flame click test skipped")
+why = devtools.missing()
+if why:
+    print("%s: flame click test skipped" % why)
     sys.exit(77)
 
-profile_dir = tempfile.mkdtemp(prefix="pk-chromium-")
-proc = subprocess.Popen([browser, "--headless=new", "--no-sandbox", "--disable-gpu",
-                         "--no-first-run", "--remote-debugging-port=0",
-                         "--window-size=%s,400" % os.environ.get("PK_FLAME_WINDOW", "1300"), "--user-data-dir=" + profile_dir,
-                         "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+browser = devtools.Chromium(width=int(os.environ.get("PK_FLAME_WINDOW", "1300")), height=400)
 try:
-    port_file = os.path.join(profile_dir, "DevToolsActivePort")
-    for _ in range(200):
-        if os.path.exists(port_file) and open(port_file).read().strip():
-            break
-        time.sleep(0.1)
-    port = open(port_file).read().split()[0]
-    targets = json.load(urllib.request.urlopen("http://127.0.0.1:%s/json/list" % port))
-    page = next(t for t in targets if t["type"] == "page")
-    ws = websocket.create_connection(page["webSocketDebuggerUrl"], timeout=30)
-    next_id = [0]
-
-    def call(method, **params):
-        next_id[0] += 1
-        ws.send(json.dumps({"id": next_id[0], "method": method, "params": params}))
-        while True:
-            msg = json.loads(ws.recv())
-            if msg.get("id") == next_id[0]:
-                if "error" in msg:
-                    raise RuntimeError("%s: %s" % (method, msg["error"]))
-                return msg["result"]
-
-    def js(expr):
-        r = call("Runtime.evaluate", expression=expr, returnByValue=True)
-        return r["result"].get("value")
-
-    def click_at(x, y):
-        for kind in ("mouseMoved", "mousePressed", "mouseReleased"):
-            call("Input.dispatchMouseEvent", type=kind, x=x, y=y, button="left", clickCount=1)
+    page = browser.first_page()
+    call, js, click_at = page.call, page.js, page.click_at
 
     def rect_of(name):
         return js("(function(){var g=[].slice.call(document.querySelectorAll('g.f'))"
@@ -71,7 +38,6 @@ try:
                   "return {x:r.x,y:r.y,w:r.width,h:r.height,shown:g.style.display!=='none'};})()"
                   % json.dumps(name))
 
-    call("Page.enable")
     call("Page.navigate", url="file://" + os.path.abspath(svg))
     for _ in range(100):
         if js("document.readyState") == "complete" and js("typeof zoom") == "function":
@@ -98,9 +64,7 @@ try:
     assert zoomed == frame, "data-zoomed is %r after clicking %r" % (zoomed, frame)
     assert abs(after["w"] - full) < 1, "clicked frame is %r wide, want %r" % (after["w"], full)
     assert not side_after["shown"], "frame beside the zoomed one still drawn: %r" % side_after
-    png = call("Page.captureScreenshot", format="png")["data"]
-    with open(shot, "wb") as f:
-        f.write(base64.b64decode(png))
+    page.screenshot(shot)
     reset = js("(function(){var r=document.getElementById('reset').getBoundingClientRect();"
                "return {x:r.x+r.width/2,y:r.y+r.height/2};})()")
     click_at(reset["x"], reset["y"])
@@ -122,9 +86,4 @@ try:
     print("flame click: zoomed to %s (%.1f -> %.1f px), reset back; screenshot %s"
           % (frame, before["w"], after["w"], shot))
 finally:
-    proc.terminate()
-    try:
-        proc.wait(timeout=10)
-    except subprocess.TimeoutExpired:
-        proc.kill()
-    shutil.rmtree(profile_dir, ignore_errors=True)
+    browser.close()

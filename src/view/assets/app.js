@@ -1,0 +1,1335 @@
+/*
+ * src/view/assets/app.js — the page of `profkit view` (docs/view-panes.md):
+ * linked panes over the JSON routes of docs/view.md. Plain JavaScript, no
+ * framework and no network but the server's own routes, so the same file
+ * works served and inlined into a report (where PK.api answers from the
+ * embedded #pk-data map). Every string from a profile reaches the page
+ * through textContent, attribute setters or canvas fillText, never as
+ * markup: names can hold "<script>".
+ */
+'use strict';
+(function () {
+  const PK = (window.PK = {});
+  const $ = (id) => document.getElementById(id);
+
+  /* ---- DOM: elements built from data, never from markup ---- */
+  function el(tag, attrs, kids) {
+    const e = document.createElement(tag);
+    for (const k in attrs || {}) {
+      const v = attrs[k];
+      if (v === null || v === undefined || v === false) continue;
+      if (k === 'text') e.textContent = String(v);
+      else if (k === 'class') e.className = v;
+      else if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+      else e.setAttribute(k, v === true ? '' : String(v));
+    }
+    for (const c of kids || []) if (c !== null && c !== undefined) e.append(c);
+    return e;
+  }
+  function clear(e) {
+    while (e.firstChild) e.removeChild(e.firstChild);
+    return e;
+  }
+
+  /* ---- the one way to build an API URL (report keys depend on it) ---- */
+  PK.url = function (route, params) {
+    const p = params || {};
+    const keys = Object.keys(p)
+      .filter((k) => p[k] !== null && p[k] !== undefined && p[k] !== '')
+      .sort((a, b) => (a < b ? -1 : a > b ? 1 : 0));
+    const q = keys.map((k) => encodeURIComponent(k) + '=' + encodeURIComponent(String(p[k]))).join('&');
+    return '/api/' + route + (q ? '?' + q : '');
+  };
+
+  class ApiError extends Error {
+    constructor(message, status, missing) {
+      super(message);
+      this.status = status;
+      this.missing = !!missing;
+    }
+  }
+  const dataNode = document.getElementById('pk-data');
+  const report = dataNode ? JSON.parse(dataNode.textContent) : null;
+  PK.report = !!report;
+
+  /* A report answers from its map, a server over HTTP; both reject with an
+   * ApiError that says whether the answer was pruned out of a report. */
+  PK.api = async function (url) {
+    if (report) {
+      if (Object.prototype.hasOwnProperty.call(report, url)) {
+        const d = report[url];
+        /* an answer the builder kept although it was an error */
+        if (d && d.schema === 'profkit.view.error/1') throw new ApiError(d.error, 404);
+        return d;
+      }
+      throw new ApiError('not in this report: ' + url, 404, true);
+    }
+    const r = await fetch(url, { headers: { Accept: 'application/json' } });
+    let body = null;
+    try {
+      body = await r.json();
+    } catch (e) {
+      throw new ApiError(url + ': HTTP ' + r.status + ', not JSON', r.status);
+    }
+    if (!r.ok) throw new ApiError((body && body.error) || 'HTTP ' + r.status, r.status);
+    return body;
+  };
+
+  /* ---- numbers for people, by the CLI's rules (docs/cli.md) ---- */
+  const TIME_EXP = { s: 0, sec: 0, secs: 0, second: 0, seconds: 0, ms: -3, msec: -3, us: -6, usec: -6,
+    'µs': -6, microseconds: -6, ns: -9, nsec: -9, nanoseconds: -9, ps: -12, fs: -15, as: -18 };
+  function timeExp(name) {
+    const low = name.toLowerCase();
+    for (const k in TIME_EXP) if (k.toLowerCase() === low) return TIME_EXP[k];
+    return null;
+  }
+  /* The metric's unit, or a time unit closing its name ("CPUTIME (sec)"). */
+  function unitText(unit, name) {
+    if (unit) return unit;
+    const open = name ? name.lastIndexOf('(') : -1;
+    if (open < 0 || !name.endsWith(')') || name.length - open < 3) return '';
+    const inner = name.slice(open + 1, -1);
+    return timeExp(inner) !== null ? inner : '';
+  }
+  function parseUnit(text) {
+    let s = text, factor = 1;
+    const m = /^[0-9]+(\.[0-9]*)?([eE][-+]?[0-9]+)?/.exec(s); /* a scale: Callgrind's "1e-9 B" */
+    if (m) {
+      factor = parseFloat(m[0]);
+      if (!(factor > 0) || !isFinite(factor)) return null;
+      s = s.slice(m[0].length).replace(/^ +/, '');
+    }
+    const exp = timeExp(s);
+    const dim = exp !== null ? 'time' : /^(b|byte|bytes)$/i.test(s) ? 'bytes' : s ? 'other' : 'none';
+    return { factor, name: s, dim, exp: exp || 0 };
+  }
+  /* How to show values of a metric whose magnitude (its total) is given. */
+  PK.numberFormat = function (unit, name, magnitude) {
+    const u = parseUnit(unitText(unit, name));
+    if (!u) return { scale: 1, unit: String(unit || '').slice(0, 20), compact: false };
+    const mag = isFinite(magnitude) ? Math.abs(magnitude) : 0;
+    const f = { scale: u.factor, unit: u.name, compact: false };
+    if (u.dim === 'time') {
+      const secs = mag * u.factor * Math.pow(10, u.exp);
+      let e = 0;
+      while (e > -9 && secs > 0 && secs < Math.pow(10, e)) e -= 3;
+      f.scale = u.factor * Math.pow(10, u.exp - e);
+      f.unit = ['s', 'ms', 'us', 'ns'][-e / 3];
+    } else if (u.dim === 'bytes') {
+      const names = ['B', 'KiB', 'MiB', 'GiB', 'TiB', 'PiB'];
+      let b = mag * u.factor, k = 0;
+      while (k < 5 && b >= 1024) (b /= 1024), k++;
+      f.scale = u.factor / Math.pow(1024, k);
+      f.unit = names[k];
+    }
+    f.compact = mag * f.scale >= 1e8;
+    return f;
+  };
+  function expo(x) {
+    return x.toExponential(3).replace(/e([-+])(\d)$/, 'e$10$2');
+  }
+  function sig4(x) {
+    return String(parseFloat(x.toPrecision(4)));
+  }
+  function group(r) {
+    const d = Math.abs(r).toFixed(0);
+    let out = '';
+    for (let i = 0; i < d.length; i++) out += (i && (d.length - i) % 3 === 0 ? ',' : '') + d[i];
+    return (r < 0 ? '-' : '') + out;
+  }
+  function compact(x) {
+    let a = Math.abs(x), k = -1;
+    while (k < 5 && a >= 999.95) (a /= 1000), k++;
+    if (k < 0) return sig4(x);
+    return (x < 0 ? -a : a).toPrecision(4) + 'KMGTPE'[k];
+  }
+  PK.fmt = function (v, f) {
+    if (v === null || v === undefined) return '–';
+    const x = f ? v * f.scale : v, a = Math.abs(x);
+    if (Number.isNaN(x)) return 'nan';
+    if (!isFinite(x)) return x < 0 ? '-inf' : 'inf';
+    if (x === 0) return '0';
+    const r = Math.round(x);
+    const integral = Math.abs(x - r) <= 1e-9 * (a > 1 ? a : 1);
+    if (a >= 1e18) return expo(x);
+    if (!integral && a < 1000) return a < 1e-4 ? expo(x) : sig4(x);
+    const g = group(r);
+    return g.length > 10 || (f && f.compact) ? compact(x) : g;
+  };
+  function withUnit(v, f) {
+    return PK.fmt(v, f) + (f && f.unit ? ' ' + f.unit : '');
+  }
+  function pct(v, total) {
+    if (!total || v === null || v === undefined || !isFinite(v / total)) return '';
+    const p = (100 * v) / total;
+    return (Math.abs(p) >= 10 ? p.toFixed(1) : p.toPrecision(2)) + ' %';
+  }
+  function header(label, f) {
+    return f && f.unit ? label + ' (' + f.unit + ')' : label;
+  }
+  function timeText(ns) {
+    const a = Math.abs(ns);
+    if (a >= 1e9) return sig4(ns / 1e9) + ' s';
+    if (a >= 1e6) return sig4(ns / 1e6) + ' ms';
+    if (a >= 1e3) return sig4(ns / 1e3) + ' us';
+    return sig4(ns) + ' ns';
+  }
+
+  /* A cleared canvas of W x H CSS pixels drawn at the screen's resolution;
+   * KEEP_CSS leaves its CSS size to the style sheet. */
+  function sizeCanvas(c, w, h, keepCss) {
+    const dpr = window.devicePixelRatio || 1;
+    c.width = Math.round(w * dpr);
+    c.height = Math.round(h * dpr);
+    if (!keepCss) {
+      c.style.width = w + 'px';
+      c.style.height = h + 'px';
+    }
+    const g = c.getContext('2d');
+    g.setTransform(dpr, 0, 0, dpr, 0, 0);
+    g.clearRect(0, 0, w, h);
+    return g;
+  }
+
+  /* ---- colours: a stable warm hue per name, heat, diff ---- */
+  function hash(s) {
+    let h = 2166136261;
+    for (let i = 0; i < s.length; i++) h = Math.imul(h ^ s.charCodeAt(i), 16777619);
+    return h >>> 0;
+  }
+  function nameColour(name, warm) {
+    const h = hash(String(name));
+    if (warm) return 'hsl(' + (h % 55) + ',' + (70 + ((h >> 8) % 20)) + '%,' + (55 + ((h >> 16) % 12)) + '%)';
+    return 'hsl(' + (h % 360) + ',55%,' + (50 + ((h >> 12) % 15)) + '%)';
+  }
+  function cssVar(name) {
+    return getComputedStyle(document.documentElement).getPropertyValue(name).trim();
+  }
+  function heat(frac) {
+    const a = Math.max(0, Math.min(1, frac));
+    return 'rgba(' + cssVar('--hot') + ',' + (0.08 + 0.62 * a).toFixed(3) + ')';
+  }
+
+  /* ---- state shared by every pane ---- */
+  const S = {
+    profile: null, metric: null, side: 'a', location: '', stat: 'sum',
+    sel: null, /* {kind:'function'|'file', name, file, line, module, id} */
+    pane: 'tree',
+  };
+  PK.state = S;
+  function metricInfo(name) {
+    const p = S.side === 'b' && S.profile.base ? S.profile.base : S.profile;
+    return (p.metrics || []).find((m) => m.name === name) || { name, unit: null, total: 0 };
+  }
+  /* the format of the current metric, scaled by its program total */
+  function metricFormat(name, unit, total) {
+    const m = metricInfo(name);
+    return PK.numberFormat(unit !== undefined ? unit : m.unit, name, total !== undefined ? total : m.total);
+  }
+  function viewParams(extra) {
+    return Object.assign({ metric: S.metric, side: S.side === 'b' ? 'b' : null,
+      location: S.location || null, stat: S.stat !== 'sum' ? S.stat : null }, extra);
+  }
+  function sideParams(extra) {
+    return Object.assign({ metric: S.metric, side: S.side === 'b' ? 'b' : null }, extra);
+  }
+  function threshold() {
+    return S.profile && S.profile.report ? S.profile.report.threshold : null;
+  }
+  /* A pane's message for an answer that failed: pruned out of a report,
+   * or the server's error text. */
+  function problem(note, pane, err) {
+    note.classList.toggle('missing', !!(err && err.missing));
+    if (err && err.missing) {
+      const path = (S.profile && (S.profile.path || S.profile.title)) || 'PATH';
+      note.textContent = 'not in this report (pruned at ' + threshold() + ' %): run `profkit view ' + path +
+        '` for all of it';
+      pane.dataset.state = 'missing';
+    } else {
+      note.textContent = 'error: ' + (err && err.message ? err.message : String(err));
+      pane.dataset.state = 'error';
+    }
+  }
+  /* Ask for KEY on behalf of OWNER (whose .key is what it wants now): the
+   * pane is "loading" meanwhile, then "ready" with the answer rendered, or
+   * shows the problem (unless FAILED takes it); an answer that arrives
+   * after the owner moved on to another key is dropped. */
+  async function fetchInto(owner, pane, note, key, render, failed) {
+    pane.dataset.state = 'loading';
+    try {
+      const d = await PK.api(key);
+      if (key !== owner.key) return;
+      render(d);
+      pane.dataset.state = 'ready';
+    } catch (e) {
+      if (key === owner.key && !(failed && failed(e))) problem(note, pane, e);
+    }
+  }
+  function noteText(note, text) {
+    note.classList.remove('missing');
+    note.textContent = text || '';
+  }
+  function fatal(text) {
+    const e = $('error');
+    e.hidden = false;
+    e.textContent = text;
+  }
+
+  /* ---- tooltip: text only ---- */
+  const tip = $('tip');
+  function showTip(ev, lines) {
+    tip.textContent = lines.filter((l) => l).join('\n');
+    tip.hidden = false;
+    const w = tip.offsetWidth, h = tip.offsetHeight;
+    let x = ev.clientX + 14, y = ev.clientY + 14;
+    if (x + w > window.innerWidth) x = Math.max(0, ev.clientX - w - 8);
+    if (y + h > window.innerHeight) y = Math.max(0, ev.clientY - h - 8);
+    tip.style.left = x + 'px';
+    tip.style.top = y + 'px';
+  }
+  function hideTip() {
+    tip.hidden = true;
+  }
+
+  /* ---- selection: one function (or file) that every pane follows ---- */
+  const panes = {};
+  PK.select = function (sel) {
+    S.sel = sel;
+    const box = $('selection');
+    box.textContent = sel ? (sel.kind === 'file' ? 'file ' + sel.file : sel.name) : '';
+    box.title = box.textContent;
+    flat.highlight();
+    for (const k in panes) panes[k].stale = true;
+    showPane(S.pane, true);
+  };
+  function selectedFunction() {
+    return S.sel && S.sel.kind === 'function' ? S.sel.name : null;
+  }
+  function frameSelect(f) {
+    if (f && f.name) PK.select({ kind: 'function', name: f.name, module: f.module, file: f.file,
+      line: f.line, id: f.id });
+  }
+
+  /* ---- flat table: several metrics, sortable, searchable ---- */
+  const flat = {
+    data: null, key: '', sort: { m: 0, col: 'self' }, dir: -1, cursor: -1, rows: [],
+    metricList() {
+      return $('flat-metrics').value.split(',').map((s) => s.trim()).filter((s) => s);
+    },
+    defaultMetrics() {
+      const names = (S.profile.metrics || []).map((m) => m.name);
+      const d = S.profile.default_metric;
+      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d));
+    },
+    params() {
+      const search = $('flat-search').value.trim();
+      /* the server searches past its top 500 only when rows were left out */
+      const q = !PK.report && this.data && this.data.hidden > 0 && search ? search : null;
+      return viewParams({ metric: null, by: $('flat-by').value, metrics: this.metricList().join(','), search: q });
+    },
+    async load() {
+      const url = PK.url('flat', this.params());
+      if (url === this.key) return this.render();
+      this.key = url;
+      const pane = $('flat'), note = $('flat-note');
+      pane.dataset.state = 'loading';
+      try {
+        const d = await PK.api(url);
+        if (url !== this.key) return;
+        this.data = d;
+        noteText(note, '');
+        this.sortByMetric(S.metric);
+        this.render();
+        pane.dataset.state = 'ready';
+      } catch (e) {
+        if (url !== this.key) return;
+        this.data = null;
+        clear($('flat-table').tBodies[0]);
+        problem(note, pane, e);
+      }
+    },
+    sortByMetric(name) {
+      const i = this.data ? this.data.metrics.findIndex((m) => m.name === name) : -1;
+      if (i >= 0) this.sort = { m: i, col: 'self' }, this.dir = -1;
+    },
+    filtered() {
+      const q = $('flat-search').value.trim();
+      if (!q) return this.data.rows;
+      let re;
+      try {
+        re = new RegExp(q, 'i');
+      } catch (e) {
+        const low = q.toLowerCase();
+        return this.data.rows.filter((r) => String(r.name).toLowerCase().includes(low));
+      }
+      return this.data.rows.filter((r) => re.test(String(r.name)));
+    },
+    render() {
+      const d = this.data;
+      if (!d) return;
+      const table = $('flat-table'), head = clear(table.tHead), body = clear(table.tBodies[0]);
+      const fmts = d.metrics.map((m) => PK.numberFormat(m.unit, m.name, m.total));
+      const calls = d.rows.some((r) => r.calls !== undefined && r.calls !== null);
+      const tr = el('tr');
+      const th = (label, m, col, cls) => {
+        const on = this.sort.m === m && this.sort.col === col;
+        const t = el('th', { class: cls, text: label, scope: 'col', tabindex: 0,
+          'aria-sort': on ? (this.dir < 0 ? 'descending' : 'ascending') : null,
+          title: 'sort by this column' });
+        const go = () => {
+          if (on) this.dir = -this.dir;
+          else (this.sort = { m, col }), (this.dir = col === 'name' ? 1 : -1);
+          this.render();
+        };
+        t.addEventListener('click', go);
+        t.addEventListener('keydown', (ev) => ev.key === 'Enter' && go());
+        tr.append(t);
+      };
+      th(d.by, -1, 'name', 'name');
+      d.metrics.forEach((m, i) => {
+        th(header(m.name + ' self', fmts[i]), i, 'self');
+        th(header(m.name + ' incl.', fmts[i]), i, 'inclusive');
+      });
+      if (calls) th('calls', -1, 'calls');
+      head.append(tr);
+      const rows = this.filtered().slice();
+      const { m, col } = this.sort, dir = this.dir;
+      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : (r[col] || [])[m]);
+      rows.sort((a, b) => {
+        const x = val(a), y = val(b);
+        if (col === 'name') return dir * (x < y ? -1 : x > y ? 1 : 0);
+        return dir * ((x === null || x === undefined ? -Infinity : x) - (y === null || y === undefined ? -Infinity : y));
+      });
+      const total0 = d.metrics.length ? d.metrics[0].total : 0;
+      const frag = document.createDocumentFragment();
+      for (const r of rows) {
+        const share = total0 ? Math.max(0, Math.min(1, (r.self || [])[0] / total0)) : 0;
+        const name = el('td', { class: 'name', title: [r.name, r.module, r.file && r.file + (r.line ? ':' + r.line : '')].filter((x) => x).join('\n') },
+          [el('span', { class: 'bar', style: 'width:' + (share * 4).toFixed(2) + 'em' }), String(r.name)]);
+        const row = el('tr', { tabindex: -1 }, [name]);
+        d.metrics.forEach((mm, i) => {
+          row.append(el('td', { text: PK.fmt((r.self || [])[i], fmts[i]), title: pct((r.self || [])[i], mm.total) }));
+          row.append(el('td', { text: PK.fmt((r.inclusive || [])[i], fmts[i]), title: pct((r.inclusive || [])[i], mm.total) }));
+        });
+        if (calls) row.append(el('td', { text: PK.fmt(r.calls) }));
+        row.pkRow = r;
+        row.addEventListener('click', () => this.choose(r));
+        frag.append(row);
+      }
+      body.append(frag);
+      this.rows = Array.from(body.rows);
+      const hidden = d.hidden ? d.hidden + ' more rows below the top ' + d.rows.length : '';
+      const shown = rows.length !== d.rows.length ? rows.length + ' of ' + d.rows.length + ' rows match' : '';
+      noteText($('flat-note'), [shown, hidden].filter((x) => x).join(' · '));
+      this.highlight();
+    },
+    choose(r) {
+      const by = this.data.by;
+      if (by === 'function') PK.select({ kind: 'function', name: r.name, module: r.module, file: r.file, line: r.line });
+      else if (by === 'file') PK.select({ kind: 'file', file: r.name, name: r.name });
+      else PK.select({ kind: by, name: r.name, file: r.file, line: r.line });
+    },
+    highlight() {
+      this.cursor = -1;
+      this.rows.forEach((row, i) => {
+        const r = row.pkRow, s = S.sel;
+        const on = !!s && (s.kind === 'file' ? r.name === s.file : r.name === s.name);
+        row.classList.toggle('selected', on);
+        if (on && this.cursor < 0) this.cursor = i;
+      });
+    },
+    key_(ev) {
+      if (!this.rows.length || (ev.key !== 'ArrowDown' && ev.key !== 'ArrowUp')) return;
+      ev.preventDefault();
+      const i = Math.max(0, Math.min(this.rows.length - 1, this.cursor + (ev.key === 'ArrowDown' ? 1 : -1)));
+      this.choose(this.rows[i].pkRow);
+      this.rows[i].focus();
+    },
+  };
+  PK.flat = flat;
+
+  /* ---- top-down tree: lazy children, hot path, threshold ---- */
+  const HOT_PATH_MAX = 256; /* levels expanded on load: deeper hot paths stop there */
+  const tree = {
+    nodes: new Map(), rootId: null, total: 0, fmt: null, key: '', cursor: null, visible: [],
+    base() {
+      const mode = $('tree-mode').value;
+      return viewParams({ mode: mode !== 'function' ? mode : null });
+    },
+    ingest(json, parent) {
+      /* an explicit stack: a response may nest as deep as it was asked */
+      const stack = [[json, parent]];
+      let first = null;
+      while (stack.length) {
+        const [j, p] = stack.pop();
+        const old = this.nodes.get(j.id);
+        const n = { id: j.id, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
+          line: j.line, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
+          child_count: j.child_count || 0, more: j.more || 0, parent: p, open: old ? old.open : false,
+          children: Array.isArray(j.children) ? j.children.map((c) => c.id) : old ? old.children : null };
+        this.nodes.set(n.id, n);
+        if (!first) first = n;
+        if (Array.isArray(j.children)) for (const c of j.children) stack.push([c, n.id]);
+      }
+      return first;
+    },
+    async load() {
+      const key = PK.url('tree', Object.assign(this.base(), { depth: 2 }));
+      const pane = $('pane-tree'), note = $('tree-note');
+      if (key === this.key) return this.render();
+      this.key = key;
+      this.nodes = new Map();
+      pane.dataset.state = 'loading';
+      try {
+        const d = await PK.api(key);
+        if (key !== this.key) return;
+        this.total = d.total;
+        this.fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
+        const root = this.ingest(d.node, null);
+        this.rootId = root.id;
+        root.open = true;
+        noteText(note, '');
+        await this.hotPath();
+        if (key !== this.key) return;
+        this.render();
+        pane.dataset.state = 'ready';
+      } catch (e) {
+        if (key !== this.key) return;
+        clear($('tree-body'));
+        problem(note, pane, e);
+      }
+    },
+    async expand(id, quiet) {
+      const n = this.nodes.get(id);
+      if (!n || !n.child_count) return true;
+      if (n.children === null) {
+        const key = this.key;
+        try {
+          const d = await PK.api(PK.url('tree', Object.assign(this.base(), { node: id, depth: 1 })));
+          if (key !== this.key) return false;
+          this.ingest(d.node, n.parent);
+        } catch (e) {
+          if (!quiet) problem($('tree-note'), $('pane-tree'), e);
+          return false;
+        }
+      }
+      this.nodes.get(id).open = true;
+      return true;
+    },
+    async hotPath() {
+      let n = this.nodes.get(this.rootId);
+      for (let level = 0; n && level < HOT_PATH_MAX; level++) {
+        if (!(await this.expand(n.id, true))) break;
+        n = this.nodes.get(n.id);
+        const next = (n.children || []).map((c) => this.nodes.get(c)).find((c) => c && c.hot);
+        n = next;
+      }
+    },
+    visibleRows() {
+      /* depth-first over open nodes without recursion; rows below the
+       * threshold are counted into one "hidden" row per parent */
+      const limit = (parseFloat($('tree-threshold').value) || 0) / 100 * Math.abs(this.total);
+      const out = [], stack = [[this.rootId, 0]];
+      while (stack.length) {
+        const [id, depth] = stack.pop();
+        if (typeof id === 'object') {
+          out.push(Object.assign({ depth }, id));
+          continue;
+        }
+        const n = this.nodes.get(id);
+        if (!n) continue;
+        out.push({ node: n, depth });
+        if (!n.open || !n.children) continue;
+        const kids = n.children.map((c) => this.nodes.get(c)).filter((c) => c);
+        const shown = kids.filter((c) => Math.abs(c.inclusive) >= limit || c.hot);
+        const hidden = kids.length - shown.length + n.more + Math.max(0, n.child_count - kids.length - n.more);
+        if (hidden > 0) stack.push([{ hidden, parent: n }, depth + 1]);
+        for (let i = shown.length - 1; i >= 0; i--) stack.push([shown[i].id, depth + 1]);
+      }
+      return out;
+    },
+    render() {
+      const body = clear($('tree-body'));
+      if (this.rootId === null) return;
+      this.visible = this.visibleRows();
+      const frag = document.createDocumentFragment();
+      const fn = selectedFunction();
+      for (const v of this.visible) {
+        if (v.hidden) {
+          frag.append(el('div', { class: 'tnode more', style: 'padding-left:' + (v.depth * 1.1 + 1.4) + 'em',
+            text: '… ' + v.hidden + ' more below the threshold or the 500 shown' }));
+          continue;
+        }
+        const n = v.node;
+        const tw = n.child_count ? (n.open && n.children ? '▾' : '▸') : '';
+        const row = el('div', { class: 'tnode' + (n.hot ? ' hot' : ''), role: 'treeitem', 'data-id': n.id,
+          'aria-expanded': n.child_count ? String(!!(n.open && n.children)) : null,
+          style: 'padding-left:' + (v.depth * 1.1 + 0.4) + 'em' }, [
+          el('span', { class: 'tw', text: tw }),
+          el('span', { class: 'val', text: PK.fmt(n.inclusive, this.fmt) }),
+          el('span', { class: 'pct', text: pct(n.inclusive, this.total) }),
+          el('span', { class: 'nm', text: n.name }),
+          n.kind !== 'function' && n.kind !== 'root' ? el('span', { class: 'kind', text: n.kind }) : null,
+          n.module ? el('span', { class: 'mod', text: '[' + n.module + ']' }) : null,
+        ]);
+        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + pct(n.inclusive, this.total),
+          'self ' + withUnit(n.exclusive, this.fmt), n.file ? n.file + (n.line ? ':' + n.line : '') : ''].filter((x) => x).join('\n');
+        if ((fn && n.name === fn && n.kind === 'function') || this.cursor === n.id) row.classList.add('selected');
+        row.firstChild.addEventListener('click', (ev) => {
+          ev.stopPropagation();
+          this.toggle(n.id);
+        });
+        row.addEventListener('click', () => this.choose(n));
+        row.addEventListener('dblclick', () => this.toggle(n.id));
+        frag.append(row);
+      }
+      body.append(frag);
+    },
+    choose(n) {
+      this.cursor = n.id;
+      if (n.kind === 'function') frameSelect(n);
+      else this.render();
+    },
+    async toggle(id) {
+      const n = this.nodes.get(id);
+      if (!n || !n.child_count) return;
+      if (n.open && n.children) n.open = false;
+      else await this.expand(id, false);
+      this.render();
+    },
+    collapseAll() {
+      for (const n of this.nodes.values()) n.open = false;
+      const r = this.nodes.get(this.rootId);
+      if (r) r.open = true;
+      this.render();
+    },
+    async key_(ev) {
+      const ids = this.visible.filter((v) => v.node).map((v) => v.node.id);
+      if (!ids.length) return;
+      let i = ids.indexOf(this.cursor);
+      const n = this.nodes.get(this.cursor);
+      if (ev.key === 'ArrowDown' || ev.key === 'ArrowUp') i = Math.max(0, Math.min(ids.length - 1, i + (ev.key === 'ArrowDown' ? 1 : -1)));
+      else if (ev.key === 'ArrowRight' && n) return ev.preventDefault(), (await this.expand(n.id, false)), this.render();
+      else if (ev.key === 'ArrowLeft' && n) {
+        if (n.open && n.children) n.open = false;
+        else if (n.parent !== null) this.cursor = n.parent;
+      } else if (ev.key === 'Enter' && n) return this.choose(n);
+      else return;
+      ev.preventDefault();
+      if (i >= 0) this.cursor = ids[i];
+      this.render();
+      const row = $('tree-body').querySelector('[data-id="' + this.cursor + '"]');
+      if (row) row.scrollIntoView({ block: 'nearest' });
+    },
+  };
+  PK.tree = tree;
+
+  /* ---- flame graph / icicle on a canvas: zoom, search, diff colours ---- */
+  const ROW = 18;
+  const flame = {
+    root: null, zoom: null, key: '', rects: [], fmt: null, total: 0, diff: false, note: '',
+    async load() {
+      const key = PK.url('flame', viewParams({}));
+      const pane = $('pane-flame');
+      if (key === this.key) return this.draw();
+      this.key = key;
+      pane.dataset.state = 'loading';
+      try {
+        const d = await PK.api(key);
+        if (key !== this.key) return;
+        this.root = this.adopt(d, null);
+        this.zoom = this.root;
+        this.total = d.total !== undefined ? d.total : this.root.inclusive;
+        this.fmt = metricFormat(d.metric || S.metric, d.unit, this.total);
+        this.diff = this.hasBase(this.root);
+        $('flame-legend').hidden = !this.diff;
+        this.note = d.hidden ? d.hidden + ' frames below ' + (d.min !== undefined ? d.min : 0.1) + ' % left out; click a frame to see more of it' : '';
+        noteText($('flame-note'), this.note);
+        this.draw();
+        pane.dataset.state = 'ready';
+      } catch (e) {
+        if (key !== this.key) return;
+        this.root = null;
+        this.draw();
+        problem($('flame-note'), pane, e);
+      }
+    },
+    /* The response's root frame, with parent links for the ancestors bar. */
+    adopt(d, parent) {
+      const root = d.root || d.node || d.frame || (Array.isArray(d.frames)
+        ? { id: null, name: '<program root>', inclusive: d.frames.reduce((s, f) => s + (f.inclusive || 0), 0), self: 0, children: d.frames }
+        : d);
+      const stack = [[root, parent]];
+      while (stack.length) {
+        const [f, p] = stack.pop();
+        f.parent = p;
+        f.children = f.children || [];
+        for (const c of f.children) stack.push([c, f]);
+      }
+      return root;
+    },
+    hasBase(root) {
+      return !!(S.profile.base && S.side !== 'b' && root && root.base_inclusive !== undefined);
+    },
+    /* frames of the zoomed view: ancestors full width, then the subtree */
+    layout(width) {
+      const out = [];
+      if (!this.root) return out;
+      const anc = [];
+      for (let f = this.zoom.parent; f; f = f.parent) anc.unshift(f);
+      anc.forEach((f, depth) => out.push({ f, x: 0, w: width, depth, anc: true }));
+      const scale = this.zoom.inclusive ? width / this.zoom.inclusive : 0;
+      const stack = [[this.zoom, 0, anc.length]];
+      while (stack.length) {
+        const [f, x, depth] = stack.pop();
+        const w = f === this.zoom ? width : f.inclusive * scale;
+        if (w < 0.5) continue;
+        out.push({ f, x, w, depth });
+        let cx = x;
+        for (const c of f.children) {
+          stack.push([c, cx, depth + 1]);
+          cx += Math.max(0, c.inclusive) * scale;
+        }
+      }
+      return out;
+    },
+    matcher() {
+      const q = $('flame-search').value.trim();
+      if (!q) return null;
+      try {
+        const re = new RegExp(q, 'i');
+        return (n) => re.test(n);
+      } catch (e) {
+        return (n) => n.toLowerCase().includes(q.toLowerCase());
+      }
+    },
+    colour(f, hit, match) {
+      if (match) return hit ? 'rgb(220,60,220)' : 'rgba(160,160,160,.45)';
+      if (this.diff) {
+        const a = f.inclusive || 0, b = f.base_inclusive || 0, m = Math.max(Math.abs(a), Math.abs(b)) || 1;
+        const t = Math.min(1, Math.abs(a - b) / m);
+        if (Math.abs(a - b) <= 1e-9 * m) return 'rgb(200,200,200)';
+        const s = Math.round(220 - 160 * t);
+        return a > b ? 'rgb(240,' + s + ',' + s + ')' : 'rgb(' + s + ',' + s + ',240)';
+      }
+      return nameColour(f.name, true);
+    },
+    draw() {
+      const canvas = $('flame-canvas'), wrap = $('flame-wrap');
+      const width = Math.max(200, wrap.clientWidth - 2);
+      const boxes = this.layout(width);
+      const depth = boxes.reduce((m, b) => Math.max(m, b.depth), 0) + 1;
+      const height = this.root ? depth * ROW : 0;
+      const g = sizeCanvas(canvas, width, height);
+      g.font = '12px system-ui, sans-serif';
+      g.textBaseline = 'middle';
+      const match = this.matcher(), icicle = $('flame-icicle').checked, fn = selectedFunction();
+      this.rects = [];
+      for (const b of boxes) {
+        const y = icicle ? b.depth * ROW : height - (b.depth + 1) * ROW;
+        const hit = !!match && match(String(b.f.name));
+        g.fillStyle = this.colour(b.f, hit, match);
+        g.fillRect(b.x, y, Math.max(0.5, b.w - 0.5), ROW - 1);
+        if (fn && b.f.name === fn) {
+          g.strokeStyle = cssVar('--fg') || '#000';
+          g.lineWidth = 2;
+          g.strokeRect(b.x + 1, y + 1, Math.max(0, b.w - 2.5), ROW - 3);
+        }
+        if (b.w > 28) {
+          g.fillStyle = '#111';
+          g.fillText(fit(g, String(b.f.name), b.w - 6), b.x + 3, y + ROW / 2);
+        }
+        this.rects.push({ f: b.f, x: b.x, y, w: b.w, h: ROW - 1, name: String(b.f.name), hit, anc: !!b.anc });
+      }
+      canvas.dataset.frames = String(this.rects.length);
+      canvas.dataset.zoomed = this.zoom && this.zoom !== this.root ? String(this.zoom.name) : '';
+      this.matched(match);
+    },
+    /* the share of the zoomed frame that matching frames take, each
+     * subtree counted once (a match below a match is inside it) */
+    matched(match) {
+      const out = $('flame-matched');
+      if (!match || !this.zoom) return (out.textContent = '');
+      let sum = 0;
+      const stack = [this.zoom];
+      while (stack.length) {
+        const f = stack.pop();
+        if (match(String(f.name))) sum += f.inclusive || 0;
+        else for (const c of f.children) stack.push(c);
+      }
+      out.textContent = 'Matched: ' + pct(sum, this.zoom.inclusive) + ' (' + withUnit(sum, this.fmt) + ')';
+    },
+    at(ev) {
+      const r = $('flame-canvas').getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+      return this.rects.find((b) => x >= b.x && x < b.x + b.w && y >= b.y && y < b.y + ROW) || null;
+    },
+    async click(ev) {
+      const b = this.at(ev);
+      if (!b) return;
+      frameSelect(b.f.id !== null ? b.f : null);
+      await this.zoomTo(b.f);
+    },
+    async zoomTo(f) {
+      this.zoom = f;
+      noteText($('flame-note'), this.note);
+      /* frames pruned at the root's scale come back at this frame's scale */
+      if (!f.refined && f.parent && f.id !== null && f.id !== undefined) {
+        f.refined = true;
+        const key = this.key;
+        try {
+          const d = await PK.api(PK.url('flame', viewParams({ node: f.id })));
+          if (key !== this.key) return;
+          const sub = this.adopt(d, f.parent);
+          f.children = sub.children;
+          for (const c of f.children) c.parent = f;
+        } catch (e) {
+          if (e.missing) noteText($('flame-note'), 'deeper frames of this one are not in this report (pruned at ' + threshold() + ' %)');
+          else problem($('flame-note'), $('pane-flame'), e);
+        }
+      }
+      this.draw();
+    },
+    reset() {
+      this.zoom = this.root;
+      noteText($('flame-note'), this.note);
+      this.draw();
+    },
+    hover(ev) {
+      const b = this.at(ev);
+      if (!b) return hideTip();
+      const f = b.f, lines = [String(f.name),
+        'total: ' + withUnit(f.inclusive, this.fmt) + '  (' + pct(f.inclusive, this.total) + ')',
+        'self: ' + withUnit(f.self, this.fmt) + '  (' + pct(f.self, this.total) + ')',
+        f.module ? 'module: ' + f.module : '', f.file ? 'file: ' + f.file + (f.line ? ':' + f.line : '') : ''];
+      if (this.diff) {
+        const d = (f.inclusive || 0) - (f.base_inclusive || 0);
+        lines.push('--base: ' + withUnit(f.base_inclusive || 0, this.fmt) + '  change: ' + (d > 0 ? '+' : '') + withUnit(d, this.fmt));
+      }
+      showTip(ev, lines);
+    },
+  };
+  PK.flame = flame;
+  /* a label cut to the width it has, with an ellipsis at the end or (for
+   * location names, whose thread number is at the end) in the middle */
+  function fit(g, s, w, middle) {
+    if (g.measureText(s).width <= w) return s;
+    const cut = (n) => (middle ? s.slice(0, Math.ceil(n / 2)) + '…' + (n > 1 ? s.slice(s.length - Math.floor(n / 2)) : '') : s.slice(0, n) + '…');
+    let lo = 0, hi = s.length;
+    while (lo < hi) {
+      const mid = (lo + hi + 1) >> 1;
+      if (g.measureText(cut(mid)).width <= w) lo = mid;
+      else hi = mid - 1;
+    }
+    return lo ? cut(lo) : '';
+  }
+
+  /* ---- callers and callees of the selected function ---- */
+  const calls = {
+    key: '',
+    async load() {
+      const fn = selectedFunction(), pane = $('pane-calls');
+      const key = fn ? PK.url('callers', { function: fn, metric: S.metric }) : '';
+      if (key === this.key && pane.dataset.state !== 'loading') return;
+      this.key = key;
+      for (const view of ['callers', 'callees']) {
+        clear($(view + '-body'));
+        noteText($(view + '-note'), fn ? '' : 'select a function (in the flat table, the tree or the flame graph)');
+      }
+      if (!fn) return void (pane.dataset.state = 'ready');
+      pane.dataset.state = 'loading';
+      const results = await Promise.all(['callers', 'callees'].map(async (view) => {
+        try {
+          const d = await PK.api(PK.url(view, { function: fn, metric: S.metric }));
+          if (key === this.key) this.render(view, d);
+          return 'ready';
+        } catch (e) {
+          if (key === this.key) problem($(view + '-note'), pane, e);
+          return e.missing ? 'missing' : 'error';
+        }
+      }));
+      if (key === this.key) pane.dataset.state = results.find((r) => r !== 'ready') || 'ready';
+    },
+    render(view, d) {
+      const body = $(view + '-body');
+      const fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
+      const table = el('table', { class: 'data' });
+      table.append(el('thead', {}, [el('tr', {}, [el('th', { text: header('inclusive', fmt) }),
+        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
+      const tb = el('tbody');
+      const row = (name, incl, self, depth, extra) => {
+        const r = el('tr', {}, [el('td', { text: PK.fmt(incl, fmt) }), el('td', { text: PK.fmt(self, fmt) }),
+          el('td', { text: pct(incl, d.total) }),
+          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name + (extra || '') })]);
+        if (depth) r.addEventListener('click', () => frameSelect({ name }));
+        else r.classList.add('selected');
+        tb.append(r);
+      };
+      if (d.schema === 'profkit.arcs/1') {
+        /* a call graph's own lists (Callgrind): one level, exact */
+        for (const f of d.functions || []) {
+          row(f.name, f.inclusive, f.self, 0, f.called !== undefined ? '  (called ' + PK.fmt(f.called) + '×)' : '');
+          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, '  (' + PK.fmt(a.calls) + ' calls)');
+        }
+      } else if (d.root) {
+        const stack = [[d.root, 0]];
+        while (stack.length) {
+          const [f, depth] = stack.pop();
+          row(f.name, f.inclusive, f.self, depth);
+          const kids = f.children || [];
+          for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
+        }
+      }
+      table.append(tb);
+      body.append(table);
+      const hidden = d.hidden || d.hidden_functions;
+      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.reconstructed ? ' (reconstructed from a call graph)' : ''));
+    },
+  };
+
+  /* ---- source with per-line costs ---- */
+  const source = {
+    key: '',
+    async load() {
+      const s = S.sel, pane = $('pane-source'), body = $('source-body'), note = $('source-note');
+      const p = !s ? null : s.kind === 'function' ? { function: s.name } : s.kind === 'file' ? { file: s.file } : s.file ? { file: s.file } : null;
+      const key = p ? PK.url('source', Object.assign({ metric: S.metric }, p)) : '';
+      if (key === this.key && pane.dataset.state !== 'loading') return this.scroll();
+      this.key = key;
+      clear(body);
+      noteText(note, p ? '' : 'select a function or a file');
+      if (!p) return void (pane.dataset.state = 'ready');
+      await fetchInto(this, pane, note, key, (d) => this.render(d), (e) => {
+        /* a function without source lines is an answer, not a failure */
+        if (e.status !== 404 || e.missing) return false;
+        noteText(note, e.message);
+        pane.dataset.state = 'ready';
+        return true;
+      });
+    },
+    render(d) {
+      const body = $('source-body'), fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
+      const msgs = [];
+      if (d.found === false) msgs.push('source not readable' + (d.searched ? '; searched: ' + [].concat(d.searched).join(', ') : ''));
+      for (const f of d.files || []) {
+        const lines = f.lines || [];
+        const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);
+        body.append(el('h3', { text: (f.heading ? f.heading + ' — ' : '') + (f.source || f.file || '') }));
+        if (!f.source) msgs.push((f.file || 'the file') + ' not found: only the lines with a cost are shown');
+        const hasCalls = lines.some((l) => l.calls !== undefined);
+        const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'line' }),
+          el('th', { text: header('self', fmt) }), el('th', { text: header('inclusive', fmt) }),
+          hasCalls ? el('th', { text: 'calls' }) : null, el('th', { class: 'name', text: 'source' })])])]);
+        const tb = el('tbody');
+        for (const l of lines) {
+          const frac = max ? Math.abs(l.inclusive || l.self || 0) / max : 0;
+          const r = el('tr', { 'data-line': l.line, class: frac >= 0.1 ? 'hot' : null }, [
+            el('td', { class: 'ln', text: l.line }), el('td', { text: l.self ? PK.fmt(l.self, fmt) : '' }),
+            el('td', { text: l.inclusive ? PK.fmt(l.inclusive, fmt) : '' }),
+            hasCalls ? el('td', { text: l.calls ? PK.fmt(l.calls) : '' }) : null,
+            el('td', { class: 'text', text: l.past_end ? '(past the end of the file)' : l.text !== undefined ? l.text : '' })]);
+          if (frac > 0) r.style.background = heat(frac);
+          if (l.self || l.inclusive) r.title = 'self ' + withUnit(l.self || 0, fmt) + ' (' + pct(l.self, d.total) + '), inclusive ' + withUnit(l.inclusive || 0, fmt);
+          tb.append(r);
+        }
+        table.append(tb);
+        body.append(table);
+      }
+      noteText($('source-note'), msgs.join(' · '));
+      this.scroll();
+    },
+    /* to the selected function's line, else its listing's first costly line */
+    scroll() {
+      const body = $('source-body');
+      const want = S.sel && S.sel.line ? body.querySelector('tr[data-line="' + Number(S.sel.line) + '"]') : null;
+      const hot = want || body.querySelector('tr.hot') || body.querySelector('tr[data-line]');
+      body.querySelectorAll('tr.target').forEach((r) => r.classList.remove('target'));
+      if (hot) {
+        hot.classList.add('target');
+        hot.scrollIntoView({ block: 'center' });
+      }
+    },
+  };
+
+  /* ---- the selection across locations: stats, heat strip, sorted bars ---- */
+  const BARS_MAX = 2000; /* rows drawn as bars; the strip shows every location */
+  const locations = {
+    key: '', data: null,
+    async load() {
+      const fn = selectedFunction(), pane = $('pane-locations'), note = $('locations-note');
+      const key = fn ? PK.url('locations', sideParams({ function: fn })) : '';
+      if (key === this.key && pane.dataset.state !== 'loading') return this.render();
+      this.key = key;
+      this.data = null;
+      clear($('locations-body'));
+      clear($('locations-stats'));
+      noteText(note, fn ? '' : 'select a function');
+      this.strip();
+      if (!fn) return void (pane.dataset.state = 'ready');
+      await fetchInto(this, pane, note, key, (d) => ((this.data = d), this.render()));
+    },
+    render() {
+      const d = this.data;
+      if (!d) return;
+      const which = $('loc-value').value, fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
+      const stats = clear($('locations-stats'));
+      const stat = (label, v, text) => stats.append(el('span', {}, [label + ' ', el('b', { text: text !== undefined ? text : withUnit(v, fmt) })]));
+      stat('of', null, String(d.of || ''));
+      stat('locations', null, PK.fmt(d.count));
+      for (const k of ['sum', 'min', 'max', 'mean', 'stddev']) if (d[k] !== undefined) stat(k, d[k]);
+      if (d.imbalance !== undefined && d.imbalance !== null) stat('imbalance (max/mean − 1)', null, (100 * d.imbalance).toFixed(1) + ' %');
+      const rows = (d.locations || []).slice().sort((a, b) => (b[which] || 0) - (a[which] || 0));
+      const max = rows.reduce((m, r) => Math.max(m, Math.abs(r[which] || 0)), 0);
+      const body = clear($('locations-body'));
+      const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: '#' }),
+        el('th', { class: 'name', text: 'location' }), el('th', { text: header(which, fmt) }), el('th', { class: 'name', text: '' })])])]);
+      const tb = el('tbody');
+      for (const r of rows.slice(0, BARS_MAX)) {
+        const w = max ? (Math.abs(r[which] || 0) / max) * 20 : 0;
+        tb.append(el('tr', {}, [el('td', { text: r.index }), el('td', { class: 'name', text: r.name }),
+          el('td', { text: PK.fmt(r[which], fmt) }), el('td', { class: 'name' }, [el('span', { class: 'bar', style: 'width:' + w.toFixed(2) + 'em' })])]));
+      }
+      table.append(tb);
+      body.append(table);
+      const more = (d.locations_total || rows.length) - Math.min(rows.length, BARS_MAX);
+      noteText($('locations-note'), more > 0 ? more + ' more locations not drawn as bars' : '');
+      this.strip();
+    },
+    /* one cell per location in index order: imbalance at a glance */
+    strip() {
+      const c = $('locations-strip'), w = Math.max(100, c.clientWidth), h = 28;
+      const g = sizeCanvas(c, w, h, true);
+      const d = this.data, which = $('loc-value').value;
+      if (!d || !(d.locations || []).length) return;
+      const rows = d.locations.slice().sort((a, b) => a.index - b.index);
+      const max = rows.reduce((m, r) => Math.max(m, Math.abs(r[which] || 0)), 0) || 1;
+      const cw = w / rows.length;
+      rows.forEach((r, i) => {
+        g.fillStyle = heat(Math.abs(r[which] || 0) / max);
+        g.fillRect(i * cw, 0, Math.max(cw, 0.5), h);
+      });
+      c.pkRows = rows;
+    },
+    hover(ev) {
+      const c = $('locations-strip'), rows = c.pkRows, d = this.data;
+      if (!rows || !d) return hideTip();
+      const r = c.getBoundingClientRect(), i = Math.floor(((ev.clientX - r.left) / r.width) * rows.length);
+      const row = rows[Math.max(0, Math.min(rows.length - 1, i))], which = $('loc-value').value;
+      const fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
+      showTip(ev, ['#' + row.index + ' ' + row.name, which + ': ' + withUnit(row[which], fmt)]);
+    },
+  };
+
+  /* ---- diff against --base: B (before) -> A (after) ---- */
+  const diff = {
+    key: '',
+    async load() {
+      const pane = $('pane-diff'), note = $('diff-note');
+      const key = PK.url('diff', { metric: S.metric });
+      if (key === this.key) return;
+      this.key = key;
+      clear($('diff-body'));
+      await fetchInto(this, pane, note, key, (d) => this.render(d));
+    },
+    render(d) {
+      const body = $('diff-body'), fmt = metricFormat(d.metric || S.metric, d.unit, Math.max(Math.abs(d.a_total || 0), Math.abs(d.b_total || 0)));
+      noteText($('diff-note'), 'PATH total ' + withUnit(d.a_total, fmt) + ' vs --base total ' + withUnit(d.b_total, fmt) +
+        (d.b_metric && d.b_metric !== d.metric ? ' (--base metric ' + d.b_metric + ')' : '') +
+        (d.b_scale && d.b_scale !== 1 ? ', --base values ×' + d.b_scale : ''));
+      const section = (title, rows, self) => {
+        body.append(el('h3', { text: title }));
+        const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { class: 'name', text: 'name' }),
+          el('th', { text: 'status' }), el('th', { text: header('--base', fmt) }), el('th', { text: header('PATH', fmt) }),
+          el('th', { text: header('change', fmt) }), el('th', { text: 'change %' }), el('th', { class: 'name', text: '' })])])]);
+        const tb = el('tbody');
+        const maxd = rows.reduce((m, r) => Math.max(m, Math.abs(r['a_' + self] - r['b_' + self])), 0) || 1;
+        for (const r of rows) {
+          const a = r['a_' + self] || 0, b = r['b_' + self] || 0, dv = a - b;
+          const cls = dv > 0 ? 'worse' : dv < 0 ? 'better' : '';
+          /* the diff document's A is PATH and its B is --base: "added" is
+           * only in B, so only in --base (gone after), "removed" only in PATH */
+          const only = r.status === 'added' ? 'onlyb' : r.status === 'removed' ? 'onlya' : null;
+          const tr = el('tr', { class: only }, [
+            el('td', { class: 'name', text: r.name, title: r.name }),
+            el('td', { text: only === 'onlyb' ? 'only in --base' : only === 'onlya' ? 'only in PATH' : r.status }),
+            el('td', { text: PK.fmt(b, fmt) }), el('td', { text: PK.fmt(a, fmt) }),
+            el('td', { class: cls, text: (dv > 0 ? '+' : '') + PK.fmt(dv, fmt) }),
+            el('td', { class: cls, text: b ? (dv > 0 ? '+' : '') + ((100 * dv) / Math.abs(b)).toFixed(1) + ' %' : '' }),
+            el('td', { class: 'name' }, [el('span', { class: 'diffbar ' + cls, style: 'width:' + ((Math.abs(dv) / maxd) * 10).toFixed(2) + 'em' })])]);
+          if (r.function || title === 'Functions') tr.addEventListener('click', () => frameSelect({ name: r.function || r.name }));
+          tb.append(tr);
+        }
+        table.append(tb);
+        body.append(table);
+      };
+      section('Functions', d.functions || [], 'self');
+      section('Paths', d.paths || [], 'inclusive');
+    },
+  };
+
+  /* ---- timeline of traces: one row per location, zoom re-requests ---- */
+  const LABEL_W = 170;
+  const timeline = {
+    data: null, key: '', view: null, full: null, timer: 0, drag: null, spans: [],
+    async load() {
+      if (this.data) return this.draw();
+      await this.fetch(null);
+    },
+    /* the overview is the route's defaults (what a report holds); a zoomed
+     * view asks for its range at the canvas' width */
+    async fetch(range) {
+      const pane = $('pane-timeline'), note = $('timeline-note');
+      const width = Math.max(100, Math.round($('timeline-wrap').clientWidth - LABEL_W - 4));
+      const key = range ? PK.url('trace', { begin: Math.floor(range[0]), end: Math.ceil(range[1]), width }) : PK.url('trace', {});
+      this.key = key;
+      if (!this.data) pane.dataset.state = 'loading';
+      try {
+        const d = await PK.api(key);
+        if (key !== this.key) return;
+        this.data = d;
+        if (!range) this.full = [d.begin_ns, d.end_ns];
+        if (!this.view) this.view = [d.begin_ns, d.end_ns];
+        noteText(note, d.locations_total > (d.locations || []).length
+          ? 'first ' + d.locations.length + ' of ' + d.locations_total + ' locations' : '');
+        this.draw();
+        pane.dataset.state = 'ready';
+      } catch (e) {
+        if (key !== this.key) return;
+        if (this.data && e.missing) noteText(note, 'this zoom is not in this report (pruned at ' + threshold() + ' %): the overview is stretched');
+        else problem(note, pane, e);
+      }
+    },
+    draw() {
+      const c = $('timeline-canvas'), d = this.data;
+      const w = Math.max(300, $('timeline-wrap').clientWidth - 2);
+      const locs = d ? d.locations || [] : [];
+      const rowH = locs.length > 40 ? 8 : 16, h = Math.max(40, locs.length * rowH + 20);
+      const g = sizeCanvas(c, w, h);
+      this.spans = [];
+      if (!d || !this.view) return;
+      const [b, e] = this.view, plot = w - LABEL_W, sx = plot / Math.max(1, e - b);
+      const funcs = d.functions || [], sel = selectedFunction();
+      /* the selection stands out only where the trace has it as a leaf */
+      const fn = funcs.some((f) => f.name === sel) ? sel : null;
+      g.font = Math.min(12, rowH) + 'px system-ui, sans-serif';
+      g.textBaseline = 'middle';
+      locs.forEach((loc, i) => {
+        const y = i * rowH;
+        g.fillStyle = cssVar('--fg') || '#000';
+        if (rowH >= 10) g.fillText(fit(g, String(loc.name), LABEL_W - 8, true), 2, y + rowH / 2);
+        for (const s of loc.spans || []) {
+          if (s[2] < 0 || s[1] < b || s[0] > e) continue;
+          const x0 = LABEL_W + Math.max(0, (s[0] - b) * sx), x1 = LABEL_W + Math.min(plot, (s[1] - b) * sx);
+          const name = funcs[s[2]] ? String(funcs[s[2]].name) : '?';
+          g.globalAlpha = fn && name !== fn ? 0.3 : 1;
+          g.fillStyle = nameColour(name, false);
+          g.fillRect(x0, y + 1, Math.max(0.7, x1 - x0), rowH - 2);
+          this.spans.push({ x0, x1, y, h: rowH, name, loc: loc.name, s });
+        }
+        g.globalAlpha = 1;
+      });
+      g.fillStyle = cssVar('--muted') || '#666';
+      g.fillText(timeText(b - (this.full ? this.full[0] : b)), LABEL_W, h - 8);
+      const endText = timeText(e - (this.full ? this.full[0] : b));
+      g.fillText(endText, w - g.measureText(endText).width - 2, h - 8);
+      c.dataset.spans = String(this.spans.length);
+      c.dataset.view = b + '-' + e;
+      $('timeline-range').textContent = 'showing ' + timeText(e - b) + (this.full ? ' of ' + timeText(this.full[1] - this.full[0]) : '');
+    },
+    /* zoom by FACTOR around the time under pixel X, then ask for detail */
+    zoomAt(x, factor) {
+      if (!this.view) return;
+      const [b, e] = this.view, plot = $('timeline-canvas').clientWidth - LABEL_W;
+      const t = b + ((Math.max(0, x - LABEL_W)) / plot) * (e - b);
+      let nb = t - (t - b) * factor, ne = t + (e - t) * factor;
+      this.setView(nb, ne);
+    },
+    setView(nb, ne) {
+      const [fb, fe] = this.full || this.view;
+      const span = Math.min(fe - fb, Math.max(1000, ne - nb));
+      nb = Math.max(fb, Math.min(nb, fe - span));
+      this.view = [nb, nb + span];
+      this.draw();
+      clearTimeout(this.timer);
+      const whole = nb <= fb && nb + span >= fe;
+      this.timer = setTimeout(() => this.fetch(whole ? null : this.view), 200);
+    },
+    reset() {
+      if (this.full) this.setView(this.full[0], this.full[1]);
+    },
+    hover(ev) {
+      const r = $('timeline-canvas').getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
+      const s = this.spans.find((p) => x >= p.x0 && x <= Math.max(p.x1, p.x0 + 1) && y >= p.y && y < p.y + p.h);
+      if (!s) return hideTip();
+      const t0 = this.full ? this.full[0] : 0;
+      showTip(ev, [s.name, s.loc, timeText(s.s[0] - t0) + ' – ' + timeText(s.s[1] - t0) + ' (' + timeText(s.s[1] - s.s[0]) + ')']);
+    },
+  };
+  PK.timeline = timeline;
+
+  /* ---- panes, tabs, keys ---- */
+  const PANES = [
+    ['tree', tree], ['flame', flame], ['calls', calls], ['source', source],
+    ['locations', locations], ['diff', diff], ['timeline', timeline],
+  ];
+  function paneEnabled(name) {
+    const f = S.profile.features || {};
+    if (name === 'diff') return !!S.profile.base;
+    if (name === 'timeline') return !!f.trace;
+    if (name === 'source') return f.source !== false;
+    return true;
+  }
+  function showPane(name, refresh) {
+    S.pane = name;
+    for (const [n] of PANES) {
+      $('pane-' + n).hidden = n !== name;
+      const tab = $('tab-' + n);
+      if (tab) tab.setAttribute('aria-selected', String(n === name));
+    }
+    const p = panes[name];
+    if (p && (refresh || p.stale)) {
+      p.stale = false;
+      return p.impl.load();
+    }
+  }
+  PK.show = showPane;
+  function buildTabs() {
+    const nav = clear($('tabs'));
+    PANES.forEach(([name, impl], i) => {
+      panes[name] = { impl, stale: true };
+      const pane = $('pane-' + name);
+      const on = paneEnabled(name);
+      const b = el('button', { id: 'tab-' + name, type: 'button', role: 'tab', 'aria-controls': 'pane-' + name,
+        disabled: !on, title: (on ? '' : name === 'diff' ? 'needs --base: ' : 'the profile has no traces: ') + 'key ' + (i + 1),
+        text: pane.dataset.title });
+      b.addEventListener('click', () => showPane(name, false));
+      nav.append(b);
+    });
+  }
+  function refreshAll() {
+    for (const k in panes) panes[k].stale = true;
+    flat.load();
+    showPane(S.pane, false);
+  }
+  function onKey(ev) {
+    const t = ev.target, typing = t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
+    if (ev.key === 'Escape') {
+      hideTip();
+      if (typing) t.blur();
+      return S.pane === 'flame' && flame.reset();
+    }
+    if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
+    const n = parseInt(ev.key, 10);
+    if (n >= 1 && n <= PANES.length && paneEnabled(PANES[n - 1][0])) return showPane(PANES[n - 1][0], false), $('tab-' + PANES[n - 1][0]).focus();
+    if (ev.key === '/') return ev.preventDefault(), $('flat-search').focus();
+    if (ev.key === '?') return ($('help').hidden = !$('help').hidden);
+    if (ev.key === 'm') return ev.preventDefault(), $('metric').focus();
+  }
+
+  function banner(p) {
+    const parts = [];
+    if (p.report) {
+      parts.push('Report' + (p.report.generated ? ' of ' + p.report.generated : '') + ': pruned at ' + p.report.threshold +
+        ' % of the total' + (p.report.note ? ' (' + p.report.note + ')' : '') + '. Run `profkit view ' + (p.path || p.title) + '` for all of it.');
+    }
+    if (p.complete === false) parts.push('This profile is incomplete: the reader dropped damaged parts (see `profkit check`).');
+    if (p.base && p.base.complete === false) parts.push('The --base profile is incomplete.');
+    if (p.callgraph) parts.push('A call graph: trees are reconstructed from it (costs split in proportion to calls).');
+    const b = $('banner');
+    b.hidden = !parts.length;
+    b.textContent = parts.join(' ');
+  }
+  function fillSelectors(p) {
+    const metric = clear($('metric'));
+    for (const m of p.metrics || []) metric.append(el('option', { value: m.name, text: m.name }));
+    metric.value = S.metric;
+    const loc = clear($('location'));
+    loc.append(el('option', { value: '', text: 'all (' + (p.locations_total || (p.locations || []).length) + ')' }));
+    for (const l of p.locations || []) loc.append(el('option', { value: '#' + l.index, text: '#' + l.index + ' ' + l.name }));
+    $('side-box').hidden = !p.base;
+  }
+  function wire() {
+    $('metric').addEventListener('change', (ev) => {
+      S.metric = ev.target.value;
+      if (flat.data) flat.sortByMetric(S.metric);
+      refreshAll();
+    });
+    $('side').addEventListener('change', (ev) => ((S.side = ev.target.value), refreshAll()));
+    $('location').addEventListener('change', (ev) => ((S.location = ev.target.value), refreshAll()));
+    $('stat').addEventListener('change', (ev) => ((S.stat = ev.target.value), refreshAll()));
+    $('flat-by').addEventListener('change', () => flat.load());
+    let timer = 0;
+    $('flat-search').addEventListener('input', () => {
+      flat.render();
+      clearTimeout(timer);
+      if (!PK.report && flat.data && flat.data.hidden > 0) timer = setTimeout(() => flat.load(), 250);
+    });
+    $('flat-metrics').addEventListener('keydown', (ev) => ev.key === 'Enter' && flat.load());
+    $('flat-table').addEventListener('keydown', (ev) => flat.key_(ev));
+    $('tree-threshold').addEventListener('input', () => tree.render());
+    $('tree-mode').addEventListener('change', () => tree.load());
+    $('tree-hot').addEventListener('click', async () => (await tree.hotPath(), tree.render()));
+    $('tree-collapse').addEventListener('click', () => tree.collapseAll());
+    $('tree-body').addEventListener('keydown', (ev) => tree.key_(ev));
+    const canvas = $('flame-canvas');
+    canvas.addEventListener('click', (ev) => flame.click(ev));
+    canvas.addEventListener('mousemove', (ev) => flame.hover(ev));
+    canvas.addEventListener('mouseleave', hideTip);
+    $('flame-reset').addEventListener('click', () => flame.reset());
+    $('flame-icicle').addEventListener('change', () => flame.draw());
+    $('flame-search').addEventListener('input', () => flame.draw());
+    $('loc-value').addEventListener('change', () => locations.render());
+    $('locations-strip').addEventListener('mousemove', (ev) => locations.hover(ev));
+    $('locations-strip').addEventListener('mouseleave', hideTip);
+    const tl = $('timeline-canvas');
+    tl.addEventListener('wheel', (ev) => {
+      ev.preventDefault();
+      timeline.zoomAt(ev.clientX - tl.getBoundingClientRect().left, ev.deltaY < 0 ? 0.8 : 1.25);
+    }, { passive: false });
+    tl.addEventListener('mousedown', (ev) => (timeline.drag = { x: ev.clientX, view: timeline.view }));
+    window.addEventListener('mouseup', () => (timeline.drag = null));
+    tl.addEventListener('mousemove', (ev) => {
+      const d = timeline.drag;
+      if (!d || !d.view) return timeline.hover(ev);
+      const dt = ((d.x - ev.clientX) / Math.max(1, tl.clientWidth - LABEL_W)) * (d.view[1] - d.view[0]);
+      timeline.setView(d.view[0] + dt, d.view[1] + dt);
+    });
+    tl.addEventListener('mouseleave', hideTip);
+    tl.addEventListener('keydown', (ev) => {
+      const x = LABEL_W + (tl.clientWidth - LABEL_W) / 2;
+      if (ev.key === '+' || ev.key === '=') timeline.zoomAt(x, 0.5);
+      else if (ev.key === '-') timeline.zoomAt(x, 2);
+    });
+    $('timeline-reset').addEventListener('click', () => timeline.reset());
+    $('help-btn').addEventListener('click', () => ($('help').hidden = !$('help').hidden));
+    document.addEventListener('keydown', onKey);
+    let resize = 0;
+    window.addEventListener('resize', () => {
+      clearTimeout(resize);
+      resize = setTimeout(() => (S.pane === 'flame' ? flame.draw() : S.pane === 'timeline' ? timeline.draw() : null), 100);
+    });
+  }
+  async function init() {
+    let p;
+    try {
+      p = await PK.api(PK.url('profile', {}));
+    } catch (e) {
+      return fatal('cannot load the profile: ' + e.message);
+    }
+    S.profile = p;
+    S.metric = p.default_metric || ((p.metrics || [])[0] || {}).name || null;
+    $('title').textContent = (p.title || 'profile') + (p.format ? ' (' + p.format + ')' : '');
+    $('title').title = p.path || '';
+    document.title = (p.title || 'profile') + ' — profkit view';
+    banner(p);
+    fillSelectors(p);
+    $('flat-metrics').value = flat.defaultMetrics().join(',');
+    $('flat-table').tabIndex = 0;
+    $('tree-body').tabIndex = 0;
+    if (p.report) $('tree-threshold').value = String(p.report.threshold);
+    buildTabs();
+    wire();
+    await Promise.all([flat.load(), showPane('tree', true)]);
+    document.body.dataset.ready = '1';
+  }
+  init().catch((e) => fatal('profkit view: ' + (e && e.message ? e.message : e)));
+})();

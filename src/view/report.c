@@ -1,0 +1,332 @@
+/*
+ * view/report.c — `profkit view -o report.html`: the page as one file that
+ * works offline. It asks the API the questions the page asks first (the
+ * same canonical URLs, docs/view.md) and embeds the answers in
+ * <script id="pk-data" type="application/json">, every '<' written
+ * \u003c so no name can end the script; the stylesheet and app.js are
+ * inlined, and a Content-Security-Policy forbids any network access.
+ * Tree nodes and flame frames below the threshold are left out, and the
+ * page says so.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+#include <time.h>
+
+#include "view/view.h"
+
+#define TOP_FUNCTIONS 50
+
+/* One request: the parameters the page sends (they make the key) and
+ * the ones the report adds for the answer (not in the key). */
+typedef struct req {
+    const char *route;
+    const char *k[8], *v[8];
+    size_t n, n_key;
+} req;
+
+typedef struct report {
+    pkv_session *s;
+    FILE *out;
+    size_t n, bytes, dropped;
+    double threshold;
+    int failed;
+} report;
+
+static void param(req *r, const char *k, const char *v, int in_key)
+{
+    if (!v || !*v || r->n == 8) return;
+    r->k[r->n] = k, r->v[r->n] = v, r->n++;
+    if (in_key) r->n_key = r->n;
+}
+
+static int by_name(const void *a, const void *b)
+{
+    return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The URL PK.url(route, params) makes: sorted names, encoded values. */
+static void write_key(FILE *f, const req *r)
+{
+    const char *names[8];
+    for (size_t i = 0; i < r->n_key; i++)
+        names[i] = r->k[i];
+    qsort(names, r->n_key, sizeof *names, by_name);
+    fprintf(f, "\"/api/%s", r->route);
+    for (size_t i = 0; i < r->n_key; i++) {
+        size_t k = 0;
+        while (strcmp(r->k[k], names[i]) != 0)
+            k++;
+        size_t need = pkv_uri_encode(NULL, 0, r->v[k]);
+        char *enc = malloc(need + 1);
+        if (!enc) continue;
+        pkv_uri_encode(enc, need + 1, r->v[k]);
+        fprintf(f, "%c%s=%s", i ? '&' : '?', names[i], enc);
+        free(enc);
+    }
+    fputs("\":", f);
+}
+
+/* A JSON text with every '<' as \u003c: '<' occurs only inside strings. */
+static void write_escaped(FILE *f, const char *s, size_t n)
+{
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] == '<')
+            fputs("\\u003c", f);
+        else
+            fputc(s[i], f);
+    }
+}
+
+static void ask(report *rp, const req *r)
+{
+    pkv_query q = {0};
+    for (size_t i = 0; i < r->n; i++)
+        pkv_query_add(&q, r->k[i], r->v[i], strlen(r->v[i]));
+    pkv_response res;
+    if (pkv_api(rp->s, r->route, &q, &res) < 0) rp->failed = 1;
+    pkv_query_free(&q);
+    if (res.status == 200 && res.body) {
+        if (rp->n++) fputc(',', rp->out);
+        write_key(rp->out, r);
+        write_escaped(rp->out, res.body, res.len);
+        rp->bytes += res.len;
+    } else {
+        rp->dropped++; /* the page then says "not in this report" */
+    }
+    free(res.body);
+}
+
+static const char *metric_name(const pk_profile *p, pk_index m)
+{
+    pk_metric met;
+    return pk_metric_get(p, m, &met) == PK_OK && met.name ? met.name : "";
+}
+
+/* The flat pane's default: every metric, the default one first. */
+static char *all_metrics(const pkv_side *sd)
+{
+    size_t n = pk_metric_count(sd->p), len = strlen(metric_name(sd->p, sd->default_metric)) + 1;
+    for (pk_index m = 0; m < n; m++)
+        len += strlen(metric_name(sd->p, m)) + 1;
+    char *list = malloc(len), *at = list;
+    if (!list) return NULL;
+    at += sprintf(at, "%s", metric_name(sd->p, sd->default_metric));
+    for (pk_index m = 0; m < n; m++)
+        if (m != sd->default_metric) at += sprintf(at, ",%s", metric_name(sd->p, m));
+    return list;
+}
+
+static void ask_flat(report *rp)
+{
+    static const char *const by[] = {"function", "file", "module"};
+    char *list = all_metrics(&rp->s->side[0]);
+    if (!list) return (void)(rp->failed = 1);
+    for (size_t i = 0; i < 3; i++) {
+        req r = {.route = "flat"};
+        param(&r, "by", by[i], 1);
+        param(&r, "metrics", list, 1);
+        ask(rp, &r);
+    }
+    free(list);
+}
+
+/* Tree roots of every metric; below the default metric's root, every
+ * node of at least the threshold that has children, one level each. */
+static void ask_tree(report *rp)
+{
+    const pkv_side *sd = &rp->s->side[0];
+    for (pk_index m = 0; m < pk_metric_count(sd->p); m++) {
+        req r = {.route = "tree"};
+        param(&r, "depth", "2", 1);
+        param(&r, "metric", metric_name(sd->p, m), 1);
+        ask(rp, &r);
+    }
+    int status;
+    char err[256], id[24];
+    const pkv_tree *t = pkv_tree_get(rp->s, 0, sd->default_metric, NULL, PK_ACROSS_SUM,
+                                     PKV_MODE_FUNCTION, &status, err, sizeof err);
+    if (!t) return;
+    double cut = (t->vals.total < 0 ? -t->vals.total : t->vals.total) * rp->threshold / 100.0;
+    for (pk_index i = 0; i < t->n_frames; i++) {
+        const pk_frame *f = &t->frames[i];
+        if (f->first_child == PK_NONE || (f->inclusive < 0 ? -f->inclusive : f->inclusive) < cut)
+            continue;
+        snprintf(id, sizeof id, "%u", i);
+        req r = {.route = "tree"};
+        param(&r, "depth", "1", 1);
+        param(&r, "metric", metric_name(sd->p, sd->default_metric), 1);
+        param(&r, "node", id, 1);
+        ask(rp, &r);
+    }
+}
+
+static void ask_flame(report *rp)
+{
+    char min[32];
+    snprintf(min, sizeof min, "%g", rp->threshold);
+    req r = {.route = "flame"};
+    param(&r, "metric", metric_name(rp->s->side[0].p, rp->s->side[0].default_metric), 1);
+    param(&r, "min", min, 0);
+    ask(rp, &r);
+}
+
+/* The panes of one selected function: callers, callees, locations, source. */
+static void ask_function(report *rp, const char *metric, const char *name)
+{
+    static const char *const routes[] = {"callers", "callees", "locations", "source"};
+    for (size_t i = 0; i < 4; i++) {
+        req r = {.route = routes[i]};
+        param(&r, "function", name, 1);
+        param(&r, "metric", metric, 1);
+        ask(rp, &r);
+    }
+}
+
+/* The top functions of the default metric, by self value (the flat
+ * table's first rows): what a reader of the report selects first. */
+static void ask_functions(report *rp)
+{
+    const pkv_side *sd = &rp->s->side[0];
+    const char *metric = metric_name(sd->p, sd->default_metric);
+    cli_view v = {.metric = metric};
+    pk_flat_row *rows = NULL;
+    size_t n = 0, done = 0;
+    pk_number_format nf;
+    double total;
+    if (cli_flat_rows(sd->p, &v, PK_BY_FUNCTION, &rows, &n, &nf, &total)) return;
+    for (size_t i = 0; i < n && done < TOP_FUNCTIONS; i++) {
+        pk_function fn;
+        if (rows[i].key >= pk_function_count(sd->p) ||
+            pk_function_get(sd->p, (pk_index)rows[i].key, &fn) || !fn.name)
+            continue;
+        char *name = pkv_page_string(fn.name);
+        if (!name) {
+            rp->failed = 1;
+            break;
+        }
+        ask_function(rp, metric, name);
+        free(name);
+        done++;
+    }
+    pk_flat_free(rows);
+}
+
+static void write_data(report *rp)
+{
+    const pkv_side *sd = &rp->s->side[0];
+    req r = {.route = "profile"};
+    ask(rp, &r);
+    ask_flat(rp);
+    ask_tree(rp);
+    ask_flame(rp);
+    ask_functions(rp);
+    if (rp->s->side[1].p) {
+        req d = {.route = "diff"};
+        param(&d, "metric", metric_name(sd->p, sd->default_metric), 1);
+        ask(rp, &d);
+    }
+    if (pk_trace_count(sd->p)) {
+        req t = {.route = "trace"};
+        ask(rp, &t);
+    }
+}
+
+typedef struct asset {
+    const char *data;
+    size_t len;
+    int owned;
+} asset;
+
+static const char link_css[] = "<link rel=\"stylesheet\" href=\"/app.css\">";
+static const char script_js[] = "<script src=\"/app.js\"></script>";
+static const char csp[] =
+    "\n<meta http-equiv=\"Content-Security-Policy\" content=\"default-src 'none'; "
+    "script-src 'unsafe-inline'; style-src 'unsafe-inline'; img-src data:\">";
+
+static const char *find(const asset *a, const char *what)
+{
+    size_t n = strlen(what);
+    for (size_t i = 0; i + n <= a->len; i++)
+        if (memcmp(a->data + i, what, n) == 0) return a->data + i;
+    return NULL;
+}
+
+/* An inlined asset must not end its element early. */
+static int holds_end_tag(const asset *a, const char *tag)
+{
+    size_t n = strlen(tag);
+    for (size_t i = 0; i + n <= a->len; i++)
+        if (strncasecmp(a->data + i, tag, n) == 0) return 1;
+    return 0;
+}
+
+static int load(const pkv_session *s, const char *name, asset *a)
+{
+    if (pkv_asset(s->assets_dir, name, &a->data, &a->len, &a->owned)) return 1;
+    fprintf(stderr, "profkit view: cannot read the page's %s%s%s\n", name,
+            s->assets_dir ? " from " : "", s->assets_dir ? cli_text(s->assets_dir) : "");
+    return 0;
+}
+
+/* index.html with the CSP after <head>, the stylesheet and the script
+ * inlined, and the data before the script. */
+static int write_page(report *rp, const asset *html, const asset *css, const asset *js)
+{
+    const char *head = find(html, "<head>"), *link = find(html, link_css),
+               *script = find(html, script_js);
+    if (!head || !link || !script || link < head || script < link ||
+        holds_end_tag(css, "</style") || holds_end_tag(js, "</script")) {
+        fprintf(stderr, "profkit view: the page's index.html, app.css or app.js cannot be "
+                        "inlined (index.html must load /app.css and /app.js)\n");
+        return 0;
+    }
+    FILE *f = rp->out;
+    const char *end = html->data + html->len;
+    fwrite(html->data, 1, (size_t)(head + 6 - html->data), f);
+    fputs(csp, f);
+    fwrite(head + 6, 1, (size_t)(link - head - 6), f);
+    fputs("<style>\n", f);
+    fwrite(css->data, 1, css->len, f);
+    fputs("</style>", f);
+    fwrite(link + strlen(link_css), 1, (size_t)(script - link - strlen(link_css)), f);
+    fputs("<script id=\"pk-data\" type=\"application/json\">{", f);
+    write_data(rp);
+    fputs("}</script>\n<script>\n", f);
+    fwrite(js->data, 1, js->len, f);
+    fputs("</script>", f);
+    script += strlen(script_js);
+    fwrite(script, 1, (size_t)(end - script), f);
+    return !rp->failed;
+}
+
+static void stamp(pkv_session *s)
+{
+    const char *epoch = getenv("SOURCE_DATE_EPOCH"); /* reproducible builds' convention */
+    time_t now = epoch && *epoch ? (time_t)strtoll(epoch, NULL, 10) : time(NULL);
+    struct tm tm;
+    gmtime_r(&now, &tm);
+    strftime(s->generated, sizeof s->generated, "%Y-%m-%dT%H:%M:%SZ", &tm);
+}
+
+int pkv_report(pkv_session *s, const char *path, double threshold, int force)
+{
+    asset html = {0}, css = {0}, js = {0};
+    int ok = load(s, "index.html", &html) && load(s, "app.css", &css) && load(s, "app.js", &js);
+    pk_output *out = NULL;
+    pk_status st = ok ? pk_output_open(path, force ? PK_WRITE_FORCE : 0, &out) : PK_OK;
+    s->report = 1, s->threshold = threshold;
+    stamp(s);
+    report rp = {.s = s, .out = out ? pk_output_stream(out) : NULL, .threshold = threshold};
+    if (ok && !st) ok = write_page(&rp, &html, &css, &js);
+    if (ok && !st) st = pk_output_commit(out), out = NULL;
+    pk_output_abort(out);
+    for (asset *a = &html; a; a = a == &html ? &css : a == &css ? &js : NULL)
+        if (a->owned) free((void *)a->data);
+    if (st) return cli_library_error("view", st);
+    if (!ok) return CLI_BAD;
+    fprintf(stderr, "profkit view: wrote %s: %zu answers, %.1f MB of data (pruned at %g %%)\n",
+            cli_text(path), rp.n, rp.bytes / 1e6, threshold);
+    return CLI_OK;
+}

@@ -1,0 +1,178 @@
+/*
+ * view/routes.c — the API's route table and what every route shares: the
+ * common parameters (side, metric, location, stat) checked against the
+ * profile, the error document, and rendering into memory, so the HTTP
+ * server and the report builder get the same bytes for the same URL.
+ */
+#define _POSIX_C_SOURCE 200809L
+#include <stdlib.h>
+#include <string.h>
+
+#include "view/view.h"
+
+typedef struct route {
+    const char *name;
+    pkv_route_fn fn; /* writes through the session's JSON writer */
+    pkv_raw_fn raw;  /* or renders a whole document itself (the CLI's renderers) */
+} route;
+
+static const route routes[] = {
+    {"profile", NULL, pkv_route_profile},     {"tree", pkv_route_tree, NULL},
+    {"flame", pkv_route_flame, NULL},         {"flat", pkv_route_flat, NULL},
+    {"locations", pkv_route_locations, NULL}, {"trace", pkv_route_trace, NULL},
+    {"callers", NULL, pkv_route_callers},     {"callees", NULL, pkv_route_callees},
+    {"source", NULL, pkv_route_source},       {"diff", NULL, pkv_route_diff},
+};
+
+static const route *find(const char *name)
+{
+    for (size_t i = 0; i < sizeof routes / sizeof *routes; i++)
+        if (strcmp(routes[i].name, name) == 0) return &routes[i];
+    return NULL;
+}
+
+int pkv_route_known(const char *name)
+{
+    return find(name) != NULL;
+}
+
+int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size)
+{
+    if (!name) return *out = sd->default_metric, 200;
+    pk_index n = (pk_index)pk_metric_count(sd->p);
+    for (pk_index m = 0; m < n; m++) { /* the page sends names it was given: exact first */
+        pk_metric met;
+        if (pk_metric_get(sd->p, m, &met) == PK_OK && met.name && strcmp(met.name, name) == 0)
+            return *out = m, 200;
+    }
+    if (cli_pick_metric(NULL, sd->p, name, out, NULL)) return 200;
+    snprintf(err, size, "no metric '%.200s' (or several match)", name);
+    return 404;
+}
+
+static int parse_stat(const char *s, pk_across *out)
+{
+    for (int i = 0; i <= PK_ACROSS_STDDEV; i++)
+        if (strcmp(s, cli_stat_name((pk_across)i)) == 0) return *out = (pk_across)i, 1;
+    return 0;
+}
+
+/* "#N" with N a non-summary location of the side. */
+static int check_location(const pk_profile *p, const char *loc, char *err, size_t size)
+{
+    size_t n = pk_location_count(p);
+    unsigned char *sel = calloc(n ? n : 1, 1);
+    if (!sel) return snprintf(err, size, "out of memory"), 500;
+    size_t matched = 0;
+    char *end;
+    int ok = loc[0] == '#' && loc[1] >= '0' && loc[1] <= '9' && (strtoul(loc + 1, &end, 10), !*end);
+    pk_status st = ok ? pk_location_select(p, loc, sel, n, &matched) : PK_ERR_INVALID_ARG;
+    free(sel);
+    if (st == PK_OK && matched) return 200;
+    snprintf(err, size, "location wants #N, a location index of /api/profile; got '%.40s'", loc);
+    return ok ? 404 : 400;
+}
+
+int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size)
+{
+    memset(c, 0, sizeof *c);
+    const char *side = pkv_get(q, "side"), *stat = pkv_get(q, "stat");
+    if (side && strcmp(side, "a") && strcmp(side, "b"))
+        return snprintf(err, size, "side wants a or b"), 400;
+    c->side = side && *side == 'b';
+    if (!s->side[c->side].p) return snprintf(err, size, "no --base profile (side b)"), 404;
+    c->sd = &s->side[c->side];
+    if (stat && !parse_stat(stat, &c->stat))
+        return snprintf(err, size, "stat wants sum, mean, min, max or stddev"), 400;
+    c->location = pkv_get(q, "location");
+    int rc = c->location ? check_location(c->sd->p, c->location, err, size) : 200;
+    if (rc == 200) rc = pkv_metric(c->sd, pkv_get(q, "metric"), &c->metric, err, size);
+    if (rc == 200) pk_metric_get(c->sd->p, c->metric, &c->met);
+    return rc;
+}
+
+void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f)
+{
+    pk_context c;
+    pk_function fn = {.module = PK_NONE, .file = PK_NONE};
+    pk_module m = {0};
+    pk_file file = {0};
+    pk_context_get(p, f->context, &c);
+    if (c.function != PK_NONE) pk_function_get(p, c.function, &fn);
+    pk_index mod = c.module != PK_NONE ? c.module : fn.module;
+    pk_index fi = fn.file != PK_NONE ? fn.file : c.file;
+    if (mod != PK_NONE) pk_module_get(p, mod, &m);
+    if (fi != PK_NONE) pk_file_get(p, fi, &file);
+    pk_json_key(j, "name");
+    pk_json_frame_name(j, p, f);
+    pk_json_key(j, "module");
+    pk_json_string(j, m.path);
+    pk_json_key(j, "file");
+    pk_json_string(j, file.path);
+    pk_json_key(j, "line");
+    pk_json_uint(j, fn.file != PK_NONE ? fn.line : c.line);
+}
+
+void pkv_error_doc(pkv_response *r, int status, const char *why)
+{
+    r->body = NULL, r->len = 0;
+    FILE *f = open_memstream(&r->body, &r->len);
+    r->status = status;
+    if (!f) return;
+    pk_json j;
+    pk_json_init(&j, f, 0);
+    pk_json_object_begin(&j);
+    pk_json_key(&j, "schema");
+    pk_json_string(&j, "profkit.view.error/1");
+    pk_json_key(&j, "error");
+    pk_json_string(&j, why);
+    pk_json_object_end(&j);
+    pk_json_finish(&j);
+    fclose(f);
+}
+
+int pkv_api(pkv_session *s, const char *name, const pkv_query *q, pkv_response *r)
+{
+    memset(r, 0, sizeof *r);
+    char err[512] = "";
+    const route *rt = find(name);
+    if (!rt) return pkv_error_doc(r, 404, "no such API route"), r->body ? 0 : -1;
+    if (q->error) return pkv_error_doc(r, 400, q->why), r->body ? 0 : -1;
+    FILE *f = open_memstream(&r->body, &r->len);
+    if (!f) return -1;
+    int status;
+    if (rt->raw) {
+        status = rt->raw(s, q, f, err, sizeof err);
+        if (status == 200 && (fflush(f) || ferror(f)))
+            status = 500, snprintf(err, sizeof err, "out of memory");
+    } else {
+        pk_json j;
+        pk_json_init(&j, f, 0);
+        status = rt->fn(s, q, &j, err, sizeof err);
+        pk_status st = pk_json_finish(&j);
+        if (status == 200 && st) status = 500, snprintf(err, sizeof err, "%s", pk_error_last());
+    }
+    fclose(f);
+    if (status == 200) return r->status = 200, 0;
+    free(r->body);
+    r->body = NULL;
+    pkv_error_doc(r, status, err[0] ? err : "internal error");
+    return r->body ? 0 : -1;
+}
+
+const char *pkv_function_name(const pk_profile *p, const char *name)
+{
+    size_t n = pk_function_count(p);
+    pk_function fn;
+    for (pk_index i = 0; i < n; i++)
+        if (pk_function_get(p, i, &fn) == PK_OK && fn.name && strcmp(fn.name, name) == 0)
+            return fn.name;
+    for (pk_index i = 0; i < n; i++) { /* a name the page got with invalid UTF-8 replaced */
+        if (pk_function_get(p, i, &fn) != PK_OK || !fn.name) continue;
+        char *shown = pkv_page_string(fn.name);
+        int same = shown && strcmp(shown, name) == 0;
+        free(shown);
+        if (same) return fn.name;
+    }
+    return name;
+}

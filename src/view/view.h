@@ -1,0 +1,240 @@
+/*
+ * view/view.h — what the parts of `profkit view` share: the opened
+ * profiles with their per-view caches (session.c), the parsed query of an
+ * API request (query.c), the JSON routes (route_*.c) behind one dispatch
+ * function (routes.c) that both the HTTP server (server.c) and the report
+ * builder (report.c) call, the canonical URL encoder (urlenc.c) and the
+ * page's assets (assets.c).
+ *
+ * The server answers on one thread (libmicrohttpd's internal polling
+ * thread) and the report builder on the main thread, never both at once,
+ * so the caches need no lock.
+ */
+#ifndef PK_VIEW_H
+#define PK_VIEW_H
+
+#include <stddef.h>
+#include <stdio.h>
+
+#include "cli/cli.h"
+
+/* ---- query.c: an API request's parameters ------------------------- */
+
+#define PKV_MAX_PARAMS    16   /* more is a 400 */
+#define PKV_MAX_PARAM_LEN 4096 /* bytes of one key or value, decoded */
+
+typedef struct pkv_param {
+    char *key, *value;
+} pkv_param;
+
+typedef struct pkv_query {
+    pkv_param p[PKV_MAX_PARAMS];
+    size_t n;
+    int error;     /* set by pkv_query_add: the request is bad */
+    char why[160]; /* what was wrong */
+} pkv_query;
+
+/* Add one decoded parameter (copied); a repeated name, too many, too long,
+ * an empty name or a NUL byte marks the query bad. */
+void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
+void pkv_query_free(pkv_query *q);
+/* Mark the query bad: `why`, then `key` quoted when not NULL. */
+void pkv_query_fail(pkv_query *q, const char *why, const char *key);
+/* The value of `key`, or NULL when absent (an empty value counts as absent,
+ * as the page's canonical URLs leave empty values out). */
+const char *pkv_get(const pkv_query *q, const char *key);
+/* Every parameter of q is one of `allowed` (NULL-terminated); else 0 and
+ * why in err. */
+int pkv_only(const pkv_query *q, const char *const *allowed, char *err, size_t size);
+/* An unsigned decimal in [lo, hi], or `dflt` when absent; 0 and a message
+ * when it is something else. */
+int pkv_uint(const pkv_query *q, const char *key, unsigned long long lo, unsigned long long hi,
+             unsigned long long dflt, unsigned long long *out, char *err, size_t size);
+/* A finite decimal number in [lo, hi], or `dflt` when absent. */
+int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt, double *out,
+               char *err, size_t size);
+
+/* ---- session.c: the profiles and their caches ---------------------- */
+
+enum { PKV_MODE_FUNCTION = 0, PKV_MODE_LOOPS = 1, PKV_MODE_LINES = 2 };
+
+/* A function-level tree of one selection: per-context values, the frames
+ * built from them, their hot path. Ids are frame indexes. */
+typedef struct pkv_tree {
+    int side, mode;
+    pk_index metric;
+    pk_across stat;
+    char *location;       /* the selector, or NULL */
+    cli_view_values vals; /* incl/excl per context, total, unit */
+    pk_frame *frames;
+    size_t n_frames;
+    unsigned char *hot;            /* per frame */
+    double *base_incl, *base_self; /* --base: the same path's values in b (route_flame.c) */
+    unsigned long long used;       /* LRU stamp */
+} pkv_tree;
+
+#define PKV_TREE_CACHE 8
+#define PKV_FLAT_CACHE 16
+
+/* The flat rows of one selection and grouping, sorted by key. */
+typedef struct pkv_flat {
+    int side;
+    pk_index metric;
+    pk_across stat;
+    pk_group_by by;
+    char *location;
+    pk_flat_row *rows;
+    size_t n;
+    double total; /* the metric's total over the selection */
+    unsigned long long used;
+} pkv_flat;
+
+typedef struct pkv_side {
+    pk_profile *p;
+    const char *path;
+    pk_index default_metric;
+} pkv_side;
+
+typedef struct pkv_session {
+    pkv_side side[2]; /* a = PATH, b = --base (p NULL without) */
+    pkv_tree *trees[PKV_TREE_CACHE];
+    pkv_flat *flats[PKV_FLAT_CACHE];
+    char *profile_doc; /* /api/profile, made once (the profiles never change) */
+    size_t profile_len;
+    pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
+    unsigned long long clock;
+    const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
+    /* report mode: what /api/profile says about the pruning */
+    int report;
+    double threshold;
+    char generated[32];
+} pkv_session;
+
+/* The tree of (side, metric, location, stat, mode), from the cache or
+ * computed (evicting the least recently used). 0 and a message on a bad
+ * selection; *status gets 400 or 500. */
+const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, int mode, int *status, char *err, size_t size);
+/* The flat rows of (side, metric, location, stat, by): from a call graph
+ * when the profile has one and stat is sum (as `flat`), else from the
+ * cached tree's values. NULL with *status and err on failure. */
+const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
+                             pk_across stat, pk_group_by by, int *status, char *err, size_t size);
+/* pkv_tree_get() that builds the frames only when `frames` is set:
+ * values alone (t->frames may be NULL) for views that need no tree. */
+const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const char *location,
+                               pk_across stat, int mode, int frames, int *status, char *err,
+                               size_t size);
+/* What the worker threads of prefetch.c need: cache lookups without
+ * computing, and putting results in (taking them over). */
+const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                                  pk_across stat);
+void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, cli_view_values *vals);
+int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location,
+                    pk_across stat, pk_group_by by);
+void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                  pk_group_by by, pk_flat_row *rows, size_t n, double total);
+/* The flat rows of several metrics at once, on worker threads, into the
+ * cache (prefetch.c); what it cannot do is left to pkv_flat_get(). */
+void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t n,
+                       const char *location, pk_across stat, pk_group_by by);
+void pkv_session_free(pkv_session *s);
+
+/* ---- routes.c: the API ---------------------------------------------- */
+
+/* The common parameters every route reads. */
+typedef struct pkv_common {
+    int side;
+    const pkv_side *sd;
+    pk_index metric;
+    pk_metric met;
+    const char *location;
+    pk_across stat;
+} pkv_common;
+
+/* A response: HTTP status and the JSON body (malloc'd). */
+typedef struct pkv_response {
+    int status;
+    char *body;
+    size_t len;
+} pkv_response;
+
+/* Answer /api/<route> with query q: always fills *r (an error document on
+ * failure). 0 on success, -1 when out of memory (r->body NULL). */
+int pkv_api(pkv_session *s, const char *route, const pkv_query *q, pkv_response *r);
+/* The error document {"schema":"profkit.view.error/1","error":why}. */
+void pkv_error_doc(pkv_response *r, int status, const char *why);
+/* Is `route` (the part after /api/) one the API has? */
+int pkv_route_known(const char *route);
+
+/* Route handlers: write the document into j, or return an HTTP error
+ * status (400/404) with its message in err. 200 on success. */
+typedef int (*pkv_route_fn)(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_tree(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+/* Routes that answer with a CLI command's own document, rendered whole
+ * onto `out`. */
+typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_callers(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_callees(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+int pkv_route_diff(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+
+/* Shared by the tree-shaped routes (route_tree.c). */
+const char *pkv_kind_name(pk_context_kind k);
+pk_index *pkv_sorted_children(const pkv_tree *t, pk_index i, size_t *n);
+/* {"schema","metric","unit","total" — the object left open. */
+void pkv_json_head(pk_json *j, const char *schema, const pkv_common *c, double total);
+/* Check q against `allowed`, read the common parameters and `node`, and
+ * get the tree; NULL with *rc and err on failure. */
+const pkv_tree *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *const *allowed,
+                            int mode, pkv_common *c, pk_index *node, int *rc, char *err,
+                            size_t size);
+/* Read side, metric, location, stat (validated); 200, or 400/404 with err. */
+int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size);
+/* A metric as -m names it (no derived expression) on a side. */
+int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size);
+/* The function name as the profile stores it for `name` as the page sent
+ * it (names with invalid UTF-8 reach the page repaired); `name` itself
+ * when no function has either. */
+const char *pkv_function_name(const pk_profile *p, const char *name);
+/* Members of a frame: name, module, file, line (of its context/function). */
+void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
+
+/* ---- urlenc.c: canonical URLs ---------------------------------------- */
+
+/* Append s to buf as encodeURIComponent writes it; returns the length
+ * needed (as snprintf). */
+size_t pkv_uri_encode(char *buf, size_t size, const char *s);
+/* A name as the page holds it after JSON.parse of the server's answer
+ * (invalid UTF-8 replaced as pk_json replaces it), so a report's key for
+ * it is the one the page asks for; malloc'd, NULL when out of memory. */
+char *pkv_page_string(const char *raw);
+
+/* ---- assets.c ------------------------------------------------------ */
+
+/* The asset `name` (index.html, app.js, app.css): from dir when not NULL
+ * (only those names), else embedded. *data malloc'd when *owned. 0 when
+ * there is no such asset or it cannot be read. */
+int pkv_asset(const char *dir, const char *name, const char **data, size_t *len, int *owned);
+const char *pkv_asset_type(const char *name);
+
+/* ---- server.c ------------------------------------------------------ */
+
+/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout.
+ * Returns the exit status. */
+int pkv_serve(pkv_session *s, const char *bind, unsigned port);
+
+/* ---- report.c ------------------------------------------------------ */
+
+/* Write the page with the data for the report's URLs embedded (pruned at
+ * `threshold` % of the total) to `path` as a safe output file. Returns
+ * the exit status. */
+int pkv_report(pkv_session *s, const char *path, double threshold, int force);
+
+#endif

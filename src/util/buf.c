@@ -5,6 +5,7 @@
 
 #include <stdlib.h>
 
+#include "utf8.h"
 #include "vec.h"
 
 void pk_buf_free(pk_buf *b)
@@ -36,6 +37,26 @@ size_t pk_buf_bytes(pk_buf *b, const void *data, size_t n)
 size_t pk_buf_str(pk_buf *b, const char *s)
 {
     return pk_buf_bytes(b, s, strlen(s) + 1);
+}
+
+size_t pk_buf_utf8_str(pk_buf *b, const char *s)
+{
+    size_t len = strlen(s), at = b->len;
+    if (pk_utf8_valid(s, len)) return pk_buf_bytes(b, s, len + 1);
+    const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
+    while (p < end) {
+        size_t n = 1, bad = 0;
+        if (*p >= 0x80) n = pk_utf8_sequence(p, (size_t)(end - p), &bad);
+        if (n) {
+            p += n;
+            continue;
+        }
+        pk_buf_bytes(b, run, (size_t)(p - run));
+        pk_buf_bytes(b, PK_UTF8_REPLACEMENT, sizeof PK_UTF8_REPLACEMENT - 1);
+        run = p += bad;
+    }
+    pk_buf_bytes(b, run, (size_t)(end - run) + 1); /* and the NUL */
+    return at;
 }
 
 void pk_buf_align(pk_buf *b, size_t align)

@@ -28,6 +28,10 @@ size_t pk_buf_zeros(pk_buf *b, size_t n);
 size_t pk_buf_bytes(pk_buf *b, const void *data, size_t n);
 /* Append a NUL-terminated copy of s; returns its offset. */
 size_t pk_buf_str(pk_buf *b, const char *s);
+/* Append s as well-formed UTF-8, NUL-terminated: each maximal ill-formed
+ * subpart replaced by U+FFFD (util/utf8.h), for formats whose strings
+ * are UTF-8; returns its offset. */
+size_t pk_buf_utf8_str(pk_buf *b, const char *s);
 /* Pad with zeros to a multiple of `align` (a power of two). */
 void pk_buf_align(pk_buf *b, size_t align);
 

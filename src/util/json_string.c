@@ -10,31 +10,11 @@
  */
 #include "util/json_string.h"
 
+#include "util/utf8.h"
+
 #include <stdint.h>
 
-static const char replacement[] = "\xef\xbf\xbd"; /* U+FFFD */
-
-/* Length (2..4) of the well-formed sequence at p, or 0 with *bad = the
- * length of its maximal ill-formed subpart (1..3): the bytes one U+FFFD
- * stands for. */
-static size_t utf8_sequence(const unsigned char *p, size_t avail, size_t *bad)
-{
-    unsigned c = p[0], lo = 0x80, hi = 0xbf;
-    size_t more;
-    if (c >= 0xc2 && c <= 0xdf)
-        more = 1;
-    else if (c >= 0xe0 && c <= 0xef)
-        more = 2, lo = c == 0xe0 ? 0xa0 : 0x80, hi = c == 0xed ? 0x9f : 0xbf;
-    else if (c >= 0xf0 && c <= 0xf4)
-        more = 3, lo = c == 0xf0 ? 0x90 : 0x80, hi = c == 0xf4 ? 0x8f : 0xbf;
-    else
-        return *bad = 1, 0;
-    for (size_t i = 1; i <= more; i++) {
-        if (i >= avail || p[i] < lo || p[i] > hi) return *bad = i, 0;
-        lo = 0x80, hi = 0xbf;
-    }
-    return more + 1;
-}
+static const char replacement[] = PK_UTF8_REPLACEMENT;
 
 /* The escape for a code point that must not appear raw, or NULL. */
 static const char *short_escape(uint32_t cp)
@@ -106,7 +86,7 @@ static void escape(const char *s, size_t len, int lossless, pk_json_emit_fn emit
     const unsigned char *p = (const unsigned char *)s, *end = p + len, *run = p;
     while (p < end) {
         size_t n = 1, bad = 0;
-        if (*p >= 0x80) n = utf8_sequence(p, (size_t)(end - p), &bad);
+        if (*p >= 0x80) n = pk_utf8_sequence(p, (size_t)(end - p), &bad);
         uint32_t cp = n ? decode(p, n) : 0;
         if (n && !needs_escape(cp)) {
             p += n;

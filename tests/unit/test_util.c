@@ -13,6 +13,7 @@
 
 #include "profkit/profkit.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/idset.h"
 #include "util/intern.h"
@@ -207,6 +208,33 @@ static void expressions_evaluate_and_explain(void **state)
     assert_int_equal(pk_expr_parse("((x)", &e), PK_ERR_INVALID_ARG); /* fuzz: ran past the end */
 }
 
+/* Ill-formed UTF-8 becomes one U+FFFD per maximal subpart (as Python's
+ * errors="replace"); well-formed text, control characters included, stays. */
+static void buffers_write_strings_as_well_formed_utf8(void **state)
+{
+    (void)state;
+    static const struct {
+        const char *in, *out;
+    } cases[] = {
+        {"plain \x01\x1b[31m \xc3\xa9", "plain \x01\x1b[31m \xc3\xa9"},
+        {"bad\xffutf8", "bad\xef\xbf\xbdutf8"},
+        {"cut\xe2\x82", "cut\xef\xbf\xbd"},              /* one subpart */
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},       /* overlong: two */
+        {"\xed\xa0\x80x", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx"}, /* surrogate */
+        {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
+    };
+    for (size_t i = 0; i < sizeof cases / sizeof *cases; i++) {
+        pk_buf b = {0};
+        pk_buf_zeros(&b, 3);
+        size_t at = pk_buf_utf8_str(&b, cases[i].in);
+        assert_false(b.failed);
+        assert_int_equal(at, 3);
+        assert_string_equal((const char *)b.data + at, cases[i].out);
+        assert_int_equal(b.len, 3 + strlen(cases[i].out) + 1);
+        pk_buf_free(&b);
+    }
+}
+
 static void errors_are_per_call_messages(void **state)
 {
     (void)state;
@@ -231,6 +259,7 @@ int main(void)
         cmocka_unit_test(doubles_print_shortest_exact),
         cmocka_unit_test(numbers_read_like_a_person_writes_them),
         cmocka_unit_test(expressions_evaluate_and_explain),
+        cmocka_unit_test(buffers_write_strings_as_well_formed_utf8),
         cmocka_unit_test(errors_are_per_call_messages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

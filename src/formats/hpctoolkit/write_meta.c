@@ -44,7 +44,7 @@ static void end_section(meta_w *w, int s)
 
 static size_t str_or_zero(pk_buf *b, const char *s)
 {
-    return s ? pk_buf_str(b, s) : 0;
+    return s ? pk_buf_utf8_str(b, s) : 0;
 }
 
 /* Title and description are never null pointers: hpcviewer 2023 fails to
@@ -53,8 +53,8 @@ static void put_general(meta_w *w)
 {
     begin_section(w, HK_MS_GENERAL);
     size_t h = pk_buf_zeros(&w->b, 0x10);
-    pk_buf_set_u64(&w->b, h, pk_buf_str(&w->b, w->p->title ? w->p->title : ""));
-    pk_buf_set_u64(&w->b, h + 8, pk_buf_str(&w->b, w->p->description ? w->p->description : ""));
+    pk_buf_set_u64(&w->b, h, pk_buf_utf8_str(&w->b, w->p->title ? w->p->title : ""));
+    pk_buf_set_u64(&w->b, h + 8, pk_buf_utf8_str(&w->b, w->p->description ? w->p->description : ""));
     end_section(w, HK_MS_GENERAL);
 }
 
@@ -97,7 +97,7 @@ static pk_status put_id_names(meta_w *w)
             snprintf(made, sizeof made, "KIND%u", k);
             name = made;
         }
-        pk_buf_set_u64(&w->b, pp + 8u * k, pk_buf_str(&w->b, name));
+        pk_buf_set_u64(&w->b, pp + 8u * k, pk_buf_utf8_str(&w->b, name));
     }
     end_section(w, HK_MS_ID_NAMES);
     return PK_OK;
@@ -164,7 +164,7 @@ static pk_status put_metric_columns(meta_w *w, uint32_t m, size_t md, size_t sco
             continue;
         }
         pk_buf_set_u64(&w->b, sum, scope);
-        pk_buf_set_u64(&w->b, sum + 8, pk_buf_str(&w->b, stat_formula(c)));
+        pk_buf_set_u64(&w->b, sum + 8, pk_buf_utf8_str(&w->b, stat_formula(c)));
         pk_buf_set_u8(&w->b, sum + 0x10, (uint8_t)(c->combine <= PK_COMBINE_MAX ? c->combine : 0));
         pk_buf_set_u16(&w->b, sum + 0x12, (uint16_t)c->raw_id);
         sum += HK_SZ_SS;
@@ -194,13 +194,13 @@ static pk_status put_metrics(meta_w *w)
         uint8_t type, prop;
         scope_type(&p->scopes[s], &type, &prop);
         size_t e = scopes + (size_t)s * HK_SZ_PS;
-        pk_buf_set_u64(&w->b, e, pk_buf_str(&w->b, p->scopes[s].name ? p->scopes[s].name : ""));
+        pk_buf_set_u64(&w->b, e, pk_buf_utf8_str(&w->b, p->scopes[s].name ? p->scopes[s].name : ""));
         pk_buf_set_u8(&w->b, e + 8, type);
         pk_buf_set_u8(&w->b, e + 9, prop);
     }
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         size_t md = mds + (size_t)m * HK_SZ_MD;
-        pk_buf_set_u64(&w->b, md, pk_buf_str(&w->b, p->metrics[m].name ? p->metrics[m].name : ""));
+        pk_buf_set_u64(&w->b, md, pk_buf_utf8_str(&w->b, p->metrics[m].name ? p->metrics[m].name : ""));
         pk_buf_align(&w->b, 8);
         pk_status st = put_metric_columns(w, m, md, scopes);
         if (st) return st;
@@ -214,9 +214,9 @@ static void put_strings(meta_w *w)
     const pk_profile *p = w->p;
     begin_section(w, HK_MS_STRINGS);
     for (uint32_t i = 0; i < p->n_modules; i++)
-        w->mod_name[i] = pk_buf_str(&w->b, p->modules[i].path ? p->modules[i].path : "");
+        w->mod_name[i] = pk_buf_utf8_str(&w->b, p->modules[i].path ? p->modules[i].path : "");
     for (uint32_t i = 0; i < p->n_files; i++)
-        w->file_name[i] = pk_buf_str(&w->b, p->files[i].path ? p->files[i].path : "");
+        w->file_name[i] = pk_buf_utf8_str(&w->b, p->files[i].path ? p->files[i].path : "");
     for (uint32_t i = 0; i < p->n_functions; i++)
         w->fn_name[i] = str_or_zero(&w->b, p->functions[i].name);
     const pk_ctx_rec *root = &p->ctx[0];
@@ -226,7 +226,7 @@ static void put_strings(meta_w *w)
                            : e->entry == PK_ENTRY_MAIN       ? "main thread"
                            : e->entry == PK_ENTRY_APP_THREAD ? "application thread"
                                                              : "unknown entry";
-        w->entry_name[k] = pk_buf_str(&w->b, name);
+        w->entry_name[k] = pk_buf_utf8_str(&w->b, name);
     }
     end_section(w, HK_MS_STRINGS);
 }

@@ -104,8 +104,7 @@ static const char *metric_name(const pk_profile *p, pk_index m)
     return pk_metric_get(p, m, &met) == PK_OK && met.name ? met.name : "";
 }
 
-/* The flat pane's default: every metric, the default one first. */
-static char *all_metrics(const pkv_side *sd)
+char *pkv_all_metrics(const pkv_side *sd)
 {
     size_t n = pk_metric_count(sd->p), len = strlen(metric_name(sd->p, sd->default_metric)) + 1;
     for (pk_index m = 0; m < n; m++)
@@ -121,7 +120,7 @@ static char *all_metrics(const pkv_side *sd)
 static void ask_flat(report *rp)
 {
     static const char *const by[] = {"function", "file", "module"};
-    char *list = all_metrics(&rp->s->side[0]);
+    char *list = pkv_all_metrics(&rp->s->side[0]);
     if (!list) return (void)(rp->failed = 1);
     for (size_t i = 0; i < 3; i++) {
         req r = {.route = "flat"};

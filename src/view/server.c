@@ -25,6 +25,9 @@
 typedef struct server {
     pkv_session *s;
     int loopback;
+    /* the session's caches are single-threaded: the first screen's warm-up
+     * (below) and the server's thread take turns */
+    pthread_mutex_t lock;
 } server;
 
 static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type, void *body,
@@ -99,7 +102,9 @@ static enum MHD_Result api(struct MHD_Connection *c, server *sv, const char *rou
     pkv_query q = {0};
     MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, add_param, &q);
     pkv_response r;
+    pthread_mutex_lock(&sv->lock);
     int failed = pkv_api(sv->s, route, &q, &r);
+    pthread_mutex_unlock(&sv->lock);
     pkv_query_free(&q);
     if (failed) return MHD_NO;
     return send_body(c, r.status, "application/json; charset=utf-8", r.body, r.len, 1);
@@ -169,9 +174,43 @@ static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, u
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
 }
 
+/* One answer computed and dropped: what it leaves in the caches is what counts. */
+static void warm(server *sv, const char *route, const char *k1, const char *v1, const char *k2,
+                 const char *v2)
+{
+    pkv_query q = {0};
+    pkv_query_add(&q, k1, v1, strlen(v1));
+    pkv_query_add(&q, k2, v2, strlen(v2));
+    pkv_response r = {0};
+    pthread_mutex_lock(&sv->lock);
+    (void)pkv_api(sv->s, route, &q, &r);
+    pthread_mutex_unlock(&sv->lock);
+    free(r.body);
+    pkv_query_free(&q);
+}
+
+/* The page's first screen (docs/view-panes.md: the flat table of every
+ * metric, the tree two levels deep, the flame graph), computed while the
+ * browser loads the page: on a 10^6-context profile that is most of a
+ * second the first requests would otherwise wait for. A request that
+ * comes earlier waits for the lock, then finds its answer cached. */
+static void *warm_first_screen(void *arg)
+{
+    server *sv = arg;
+    const pkv_side *sd = &sv->s->side[0];
+    pk_metric met;
+    if (pk_metric_get(sd->p, sd->default_metric, &met) || !met.name) return NULL;
+    char *all = pkv_all_metrics(sd);
+    warm(sv, "tree", "depth", "2", "metric", met.name);
+    if (all) warm(sv, "flat", "by", "function", "metrics", all);
+    warm(sv, "flame", "metric", met.name, "side", "a");
+    free(all);
+    return NULL;
+}
+
 int pkv_serve(pkv_session *s, const char *bind, unsigned port)
 {
-    server sv = {s, 0};
+    server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER};
     struct sockaddr_storage ss;
     if (!resolve(bind, port, &ss, &sv.loopback)) return CLI_USAGE;
     if (!sv.loopback)
@@ -202,9 +241,12 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port)
     printf(ss.ss_family == AF_INET6 ? "http://[%s]:%u/\n" : "http://%s:%u/\n", host, real);
     fflush(stdout);
     fprintf(stderr, "profkit view: serving %s; Ctrl-C stops\n", cli_text(s->side[0].path));
+    pthread_t warmer;
+    int warming = pthread_create(&warmer, NULL, warm_first_screen, &sv) == 0;
     int sig;
     sigwait(&stop, &sig);
     MHD_stop_daemon(d);
+    if (warming) pthread_join(warmer, NULL);
     fprintf(stderr, "profkit view: stopped\n");
     return CLI_OK;
 }

@@ -7,8 +7,9 @@
  * page's assets (assets.c).
  *
  * The server answers on one thread (libmicrohttpd's internal polling
- * thread) and the report builder on the main thread, never both at once,
- * so the caches need no lock.
+ * thread) and the report builder on the main thread, never both at once;
+ * the server's warm-up of the first screen takes turns with its thread
+ * under one lock (server.c), so the caches themselves need none.
  */
 #ifndef PK_VIEW_H
 #define PK_VIEW_H
@@ -140,6 +141,10 @@ void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *locatio
 void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t n,
                        const char *location, pk_across stat, pk_group_by by);
 void pkv_session_free(pkv_session *s);
+
+/* The flat pane's default `metrics`: every metric's name, the default one
+ * first, comma-separated (malloc'd; NULL when out of memory; report.c). */
+char *pkv_all_metrics(const pkv_side *sd);
 
 /* ---- routes.c: the API ---------------------------------------------- */
 

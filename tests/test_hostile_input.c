@@ -120,7 +120,8 @@ static void shared_value_blocks_are_charged(void **state)
     assert_true(o.n >= 3);
     for (size_t i = 2; i < o.n; i++) /* nValues, pValues, nCtxs, pCtxIndices of profile 1 */
         memcpy(img[1].data + o.at[i], img[1].data + o.at[1], 0x20);
-    pk_open_options opts = {.threads = 1, .max_memory = 1}; /* a budget of one byte: no excess is affordable */
+    pk_open_options opts = {.threads = 1,
+                            .max_memory = 1}; /* a budget of one byte: no excess is affordable */
     pk_profile *p = NULL;
     assert_int_equal(
         pk_profile_open_memory(PK_FORMAT_HPCTOOLKIT_V4, 4, names, data, sizes, &opts, &p),

@@ -93,7 +93,8 @@ void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t
         job *j = &jobs[i];
         double total = j->total;
         if (k > 1 && j->ok) /* the rows own nothing of the values: keep both */
-            pkv_flat_put(s, side, j->metric, location, stat, by, j->rows, j->n, total), j->rows = NULL;
+            pkv_flat_put(s, side, j->metric, location, stat, by, j->rows, j->n, total),
+                j->rows = NULL;
         if (k > 1 && j->ok && !j->cached)
             pkv_values_put(s, side, j->metric, location, stat, &j->vals);
         pk_flat_free(j->rows);

@@ -157,8 +157,7 @@ static void tree_insert(pkv_session *s, pkv_tree *t)
     t->used = ++s->clock;
 }
 
-static pkv_tree *tree_new(int side, pk_index metric, const char *location, pk_across stat,
-                          int mode)
+static pkv_tree *tree_new(int side, pk_index metric, const char *location, pk_across stat, int mode)
 {
     pkv_tree *t = calloc(1, sizeof *t);
     if (!t || (location && !(t->location = strdup(location)))) return free(t), NULL;
@@ -172,8 +171,8 @@ const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, con
     return tree_find(s, side, metric, location, stat, PKV_MODE_FUNCTION);
 }
 
-void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location,
-                    pk_across stat, cli_view_values *vals)
+void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                    cli_view_values *vals)
 {
     pkv_tree *t = tree_new(side, metric, location, stat, PKV_MODE_FUNCTION);
     if (!t) return; /* out of memory: a cache entry less */
@@ -278,8 +277,8 @@ static pkv_flat *flat_new(int side, pk_index metric, const char *location, pk_ac
     return f;
 }
 
-int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location,
-                    pk_across stat, pk_group_by by)
+int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                    pk_group_by by)
 {
     return flat_find(s, side, metric, location, stat, by) != NULL;
 }

@@ -130,10 +130,10 @@ const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const 
  * computing, and putting results in (taking them over). */
 const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
                                   pk_across stat);
-void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location,
-                    pk_across stat, cli_view_values *vals);
-int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location,
-                    pk_across stat, pk_group_by by);
+void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                    cli_view_values *vals);
+int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
+                    pk_group_by by);
 void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
                   pk_group_by by, pk_flat_row *rows, size_t n, double total);
 /* The flat rows of several metrics at once, on worker threads, into the

@@ -218,8 +218,8 @@ static void buffers_write_strings_as_well_formed_utf8(void **state)
     } cases[] = {
         {"plain \x01\x1b[31m \xc3\xa9", "plain \x01\x1b[31m \xc3\xa9"},
         {"bad\xffutf8", "bad\xef\xbf\xbdutf8"},
-        {"cut\xe2\x82", "cut\xef\xbf\xbd"},              /* one subpart */
-        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},       /* overlong: two */
+        {"cut\xe2\x82", "cut\xef\xbf\xbd"},                         /* one subpart */
+        {"\xc0\xaf", "\xef\xbf\xbd\xef\xbf\xbd"},                   /* overlong: two */
         {"\xed\xa0\x80x", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdx"}, /* surrogate */
         {"\xf4\x90\x80\x80", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd"},
     };

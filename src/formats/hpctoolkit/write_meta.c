@@ -54,7 +54,8 @@ static void put_general(meta_w *w)
     begin_section(w, HK_MS_GENERAL);
     size_t h = pk_buf_zeros(&w->b, 0x10);
     pk_buf_set_u64(&w->b, h, pk_buf_utf8_str(&w->b, w->p->title ? w->p->title : ""));
-    pk_buf_set_u64(&w->b, h + 8, pk_buf_utf8_str(&w->b, w->p->description ? w->p->description : ""));
+    pk_buf_set_u64(&w->b, h + 8,
+                   pk_buf_utf8_str(&w->b, w->p->description ? w->p->description : ""));
     end_section(w, HK_MS_GENERAL);
 }
 
@@ -194,13 +195,15 @@ static pk_status put_metrics(meta_w *w)
         uint8_t type, prop;
         scope_type(&p->scopes[s], &type, &prop);
         size_t e = scopes + (size_t)s * HK_SZ_PS;
-        pk_buf_set_u64(&w->b, e, pk_buf_utf8_str(&w->b, p->scopes[s].name ? p->scopes[s].name : ""));
+        pk_buf_set_u64(&w->b, e,
+                       pk_buf_utf8_str(&w->b, p->scopes[s].name ? p->scopes[s].name : ""));
         pk_buf_set_u8(&w->b, e + 8, type);
         pk_buf_set_u8(&w->b, e + 9, prop);
     }
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         size_t md = mds + (size_t)m * HK_SZ_MD;
-        pk_buf_set_u64(&w->b, md, pk_buf_utf8_str(&w->b, p->metrics[m].name ? p->metrics[m].name : ""));
+        pk_buf_set_u64(&w->b, md,
+                       pk_buf_utf8_str(&w->b, p->metrics[m].name ? p->metrics[m].name : ""));
         pk_buf_align(&w->b, 8);
         pk_status st = put_metric_columns(w, m, md, scopes);
         if (st) return st;

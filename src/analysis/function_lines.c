@@ -11,6 +11,7 @@
  * call site's line. A call graph: a function's own cost records and the
  * calls it makes (callgrind_annotate's attribution, one function only).
  */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -266,6 +267,10 @@ pk_status pk_function_line_costs(const pk_profile *p, const double *inclusive,
     if (!st) {
         tree_groups(&j);
         tree_self(&j, exclusive, out);
+        /* point values are differences of exclusive values: what is left
+         * of a frame's own cost can be rounding alone (1e-17 of 0.99) */
+        for (size_t k = 0; k < n; k++)
+            if (fabs(out[k].unlined) <= 1e-9 * fabs(out[k].self)) out[k].unlined = 0;
         st = tree_inclusive(&j, inclusive);
     }
     if (!st) st = split_rows(j.rows, j.n_rows, out, n);

@@ -47,6 +47,47 @@ PK_API void pk_line_costs_free(pk_line_cost *lines);
 PK_API void pk_line_costs_of_file(const pk_line_cost *lines, size_t n_lines, pk_index file,
                                   size_t *first, size_t *n);
 
+/* One function's own costs by source line, as `pprof list` shows a
+ * function: only the costs of code that belongs to it, never another
+ * function's on the same line. */
+typedef struct pk_function_lines {
+    pk_line_cost *lines; /* sorted by file, then line; in every file it has code in */
+    size_t n_lines;
+    double self;    /* its whole self cost (flat's exclusive value of it) */
+    double unlined; /* the part of `self` on no source line */
+    /* PK_NONE, or k' < k: functions[k] has the name and module of
+     * functions[k'] and its costs are there (flat counts such functions,
+     * which differ only in their index, as one) */
+    pk_index same_as;
+} pk_function_lines;
+
+/* The lines of `n` functions (out[k] for functions[k]) from the
+ * calling-context tree, with `inclusive`/`exclusive` values per context
+ * (as pk_flat_profile() takes them). A context belongs to the nearest
+ * function frame it is in through lexical relations (loops, lines,
+ * instructions); an inlined function is a frame of its own, its call site
+ * (the line context it is under, or the frame's own line) its caller's.
+ * Self: each context's own cost on its line (an instruction without a
+ * line: its enclosing line's), a frame's own cost on no line (`unlined`).
+ * Inclusive: each line context's, and each frame's on its call site's
+ * line, counted once on a call path (recursion). One pass over the
+ * contexts for all the functions. Free with pk_function_lines_free(). */
+PK_API pk_status pk_function_line_costs(const pk_profile *profile, const double *inclusive,
+                                        const double *exclusive, const pk_index *functions,
+                                        size_t n, pk_function_lines *out);
+
+/* The same from a call graph (Callgrind) for `event` over `locations`
+ * (NULL: all): a function's own cost records on their lines, and the calls
+ * it makes on their call lines with their inclusive costs and counts
+ * (calls inside it or its cycle of recursion add no cost, as
+ * pk_callgraph_flat() by line counts them). */
+PK_API pk_status pk_callgraph_function_lines(const pk_profile *profile, size_t event,
+                                             const pk_index *locations, size_t n_locations,
+                                             const pk_index *functions, size_t n,
+                                             pk_function_lines *out);
+/* Free each out[k].lines of n results (not `fl` itself). */
+PK_API void pk_function_lines_free(pk_function_lines *fl, size_t n);
+
 /* Where a function's code is: a file and the range of lines it spans. */
 typedef struct pk_source_span {
     pk_index file;  /* PK_NONE when no line of it is known */
@@ -108,6 +149,9 @@ typedef struct pk_annotation {
     /* text: how values are written (pk_number_format_for() of the metric
      * and total, so the lines read as the other views); NULL: plain */
     const pk_number_format *format;
+    /* a function's listing: its self cost and the part on no line (said
+     * under the heading when not 0); NULL for a file's */
+    const pk_function_lines *function;
 } pk_annotation;
 
 /* As text: a heading, then per line self (and inclusive, calls) with its

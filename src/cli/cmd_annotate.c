@@ -20,10 +20,14 @@ static const char annotate_help[] =
     "graph (Callgrind), the number of calls made on it; '.' where there is\n"
     "none. FUNCTION (an exact name, else a regular expression): the lines of\n"
     "each matching function that cost something, with --context lines around\n"
-    "them. FILE (a source file's recorded path, or its tail after a '/'):\n"
-    "the whole file. Neither: the --top functions with the largest self cost\n"
-    "that have source lines (then by inclusive cost). Sources are found in an HPCToolkit "
-    "database's\n"
+    "them, with only that function's own costs (as pprof list): its code's\n"
+    "self cost and the calls it makes, never another function's (or an\n"
+    "inlined callee's) cost on the same line; its self column adds up to its\n"
+    "flat self cost, and a part on no source line is said. FILE (a source\n"
+    "file's recorded path, or its tail after a '/'): the whole file with the\n"
+    "costs of every function on each line (as callgrind_annotate). Neither:\n"
+    "the --top functions with the largest self cost that have source lines\n"
+    "(then by inclusive cost). Sources are found in an HPCToolkit database's\n"
     "src/ copy, at the recorded path, or under each --source-dir; when one\n"
     "is not found the per-line costs are still shown, without the text.\n"
     "--asm shows each matching function's machine code instead, every\n"
@@ -32,7 +36,7 @@ static const char annotate_help[] =
     "HPCToolkit databases).\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -n, --top N           functions shown without FUNCTION|FILE (default 3)\n"
-    "  -t, --threshold PCT   only lines costing at least PCT %% of the total get\n"
+    "  -t, --threshold PCT   only lines costing at least PCT % of the total get\n"
     "                        context around them (default: any cost)\n"
     "  -C, --context N       lines shown either side of a costly line (default 3)\n"
     "  -I, --source-dir DIR  also look for sources under DIR (repeatable)\n"
@@ -123,7 +127,7 @@ static pk_status flat_rows(annotate_run *r, pk_group_by by, pk_flat_row **rows, 
     return pk_flat_profile(r->p, r->vals.incl, r->vals.excl, by, rows, n);
 }
 
-static int compute_lines(annotate_run *r)
+static int compute_values(annotate_run *r)
 {
     int rc = r->from_callgraph ? cli_cg_view_init("annotate", r->p, &r->a->view, &r->cg)
                                : cli_view_compute("annotate", r->p, &r->a->view, &r->vals);
@@ -133,6 +137,13 @@ static int compute_lines(annotate_run *r)
     r->metric = m->name, r->unit = m->unit;
     if (pk_number_format_for(m, fabs(r->total), &r->format) != PK_OK)
         r->format = (pk_number_format){.scale = 1};
+    return CLI_OK;
+}
+
+/* Every function's costs per line (a FILE's listing), once. */
+static int file_lines(annotate_run *r)
+{
+    if (r->lines) return CLI_OK;
     pk_flat_row *rows;
     size_t n;
     pk_status st = flat_rows(r, PK_BY_LINE, &rows, &n);
@@ -143,29 +154,39 @@ static int compute_lines(annotate_run *r)
     return st ? cli_library_error("annotate", st) : CLI_OK;
 }
 
-/* One listing: lines of `file` in [first, last] (a function's span,
- * costly lines with context) or the whole file (whole = 1). */
-static int list_file(annotate_run *r, const char *heading, pk_index file, uint32_t first,
-                     uint32_t last, int whole)
+/* One listing: the lines of one file, with the costs of `lines` (that
+ * file's, sorted): a function's span (costly lines with context) or the
+ * whole file. */
+typedef struct listing {
+    const char *heading; /* "function NAME", NULL for a file */
+    pk_index file;
+    uint32_t first, last;
+    int whole;
+    const pk_line_cost *lines;
+    size_t n_lines;
+    const pk_function_lines *function; /* a function's listing, else NULL */
+} listing;
+
+static int list_file(annotate_run *r, const listing *l)
 {
     pk_file pf;
     char found[4096] = "";
-    size_t at, n;
     pk_line_range *ranges = NULL;
     size_t n_ranges = 0;
-    if (pk_file_get(r->p, file, &pf) != PK_OK) return CLI_BAD;
-    pk_status st = pk_source_locate(r->p, file, r->a->dirs, r->a->n_dirs, found, sizeof found);
+    if (pk_file_get(r->p, l->file, &pf) != PK_OK) return CLI_BAD;
+    pk_status st = pk_source_locate(r->p, l->file, r->a->dirs, r->a->n_dirs, found, sizeof found);
     if (st && st != PK_ERR_NOT_FOUND && st != PK_ERR_LIMIT) /* not found: costs alone */
         return cli_library_error("annotate", st);
-    pk_line_costs_of_file(r->lines, r->n_lines, file, &at, &n);
     double min_cost = r->a->view.threshold / 100.0 * fabs(r->total);
-    if (!whole && (st = pk_annotate_ranges(r->lines + at, n, first, last, min_cost, r->a->context,
-                                           1, &ranges, &n_ranges)) != PK_OK)
+    if (!l->whole && (st = pk_annotate_ranges(l->lines, l->n_lines, l->first, l->last, min_cost,
+                                              r->a->context, 1, &ranges, &n_ranges)) != PK_OK)
         return cli_library_error("annotate", st);
-    pk_annotation an = {
-        heading, pf.path, found[0] ? found : NULL, r->lines + at, n, ranges, n_ranges, r->total,
-        r->unit, 1,       r->from_callgraph,       &r->format};
-    if (whole) an.ranges = NULL;
+    pk_annotation an = {l->heading, pf.path,           found[0] ? found : NULL,
+                        l->lines,   l->n_lines,        ranges,
+                        n_ranges,   r->total,          r->unit,
+                        1,          r->from_callgraph, &r->format,
+                        l->function};
+    if (l->whole) an.ranges = NULL;
     if (!r->j && r->shown) putchar('\n');
     st = r->j ? pk_annotation_write_json(r->j, &an) : pk_annotation_write_text(stdout, &an);
     free(ranges);
@@ -187,27 +208,68 @@ static int list_assembly(annotate_run *r, const pk_index *fns, size_t n)
     return rc;
 }
 
+/* A function's listings: its span's file first, then each other file it
+ * has costed lines in (code inlined from a header, Callgrind's fi=/fe=),
+ * so its self column adds up to its self cost. */
+static int list_function(annotate_run *r, const char *heading, const pk_source_span *span,
+                         const pk_function_lines *fl)
+{
+    size_t at, n;
+    pk_line_costs_of_file(fl->lines, fl->n_lines, span->file, &at, &n);
+    listing l = {heading, span->file, span->first, span->last, 0, fl->lines + at, n, fl};
+    if (n && fl->lines[at].line < l.first) l.first = fl->lines[at].line; /* all its lines */
+    if (n && fl->lines[at + n - 1].line > l.last) l.last = fl->lines[at + n - 1].line;
+    int rc = list_file(r, &l);
+    for (size_t i = 0; i < fl->n_lines && !rc; i += n) {
+        pk_line_costs_of_file(fl->lines, fl->n_lines, fl->lines[i].file, &at, &n);
+        if (fl->lines[i].file == span->file) continue;
+        l = (listing){heading,
+                      fl->lines[i].file,
+                      fl->lines[at].line,
+                      fl->lines[at + n - 1].line,
+                      0,
+                      fl->lines + at,
+                      n,
+                      fl};
+        rc = list_file(r, &l);
+    }
+    return rc;
+}
+
+/* Each function's own costs per line (pk_function_line_costs()). */
+static pk_status function_lines(annotate_run *r, const pk_index *fns, size_t n,
+                                pk_function_lines *out)
+{
+    if (r->from_callgraph)
+        return pk_callgraph_function_lines(r->p, r->cg.event, r->cg.locations, r->cg.n_locations,
+                                           fns, n, out);
+    return pk_function_line_costs(r->p, r->vals.incl, r->vals.excl, fns, n, out);
+}
+
 static int list_functions(annotate_run *r, const pk_index *fns, size_t n)
 {
     if (r->a->assembly) return list_assembly(r, fns, n);
     pk_source_span *spans = malloc((n ? n : 1) * sizeof *spans);
-    if (!spans) return cli_library_error("annotate", PK_ERR_NOMEM);
-    pk_status st = pk_function_spans(r->p, fns, n, spans);
+    pk_function_lines *fl = calloc(n ? n : 1, sizeof *fl);
+    pk_status st = spans && fl ? pk_function_spans(r->p, fns, n, spans) : PK_ERR_NOMEM;
+    if (!st) st = function_lines(r, fns, n, fl);
     int rc = st ? cli_library_error("annotate", st) : CLI_OK;
     size_t missing = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         pk_function fn;
         char heading[1200];
         pk_function_get(r->p, fns[i], &fn);
+        if (fl[i].same_as != PK_NONE) continue; /* listed with the first of its name */
         if (spans[i].file == PK_NONE) {
             fprintf(stderr, "profkit annotate: %s: no source line known\n", cli_text(fn.name));
             missing++;
             continue;
         }
         snprintf(heading, sizeof heading, "function %s", fn.name ? fn.name : "?");
-        rc = list_file(r, heading, spans[i].file, spans[i].first, spans[i].last, 0);
+        rc = list_function(r, heading, &spans[i], &fl[i]);
     }
-    free(spans);
+    if (fl) pk_function_lines_free(fl, n);
+    free(spans), free(fl);
     return !rc && n && missing == n ? CLI_BAD : rc; /* nothing to show is no answer */
 }
 
@@ -243,8 +305,13 @@ static int list_target(annotate_run *r, const char *target)
     if (st == PK_OK && (exact_function(r->p, fns, n_fns, target) || n_files == 0)) {
         rc = list_functions(r, fns, n_fns);
     } else if (n_files) {
-        for (size_t i = 0; i < n_files && !rc; i++)
-            rc = list_file(r, NULL, files[i], 1, UINT32_MAX, 1);
+        rc = file_lines(r);
+        for (size_t i = 0; i < n_files && !rc; i++) {
+            size_t at, n;
+            pk_line_costs_of_file(r->lines, r->n_lines, files[i], &at, &n);
+            listing l = {NULL, files[i], 1, UINT32_MAX, 1, r->lines + at, n, NULL};
+            rc = list_file(r, &l);
+        }
     } else {
         fprintf(stderr, "profkit annotate: no function or source file matches '%s'\n",
                 cli_text(target));
@@ -297,7 +364,7 @@ static int list_top(annotate_run *r)
 
 static int annotate(annotate_run *r)
 {
-    int rc = compute_lines(r);
+    int rc = compute_values(r);
     if (rc) return rc;
     pk_json j;
     if (r->a->view.json) {

@@ -166,6 +166,20 @@ static void text_line(walker *w, uint32_t line, const char *text, size_t len, co
     fputc('\n', w->out);
 }
 
+/* A function's cost that no line shows: how much, of how much. */
+static void unlined_note(FILE *out, const pk_annotation *a)
+{
+    char v[32], all[32];
+    double self = a->function->self, u = a->function->unlined;
+    if (a->format)
+        pk_format_number(v, sizeof v, u, a->format),
+            pk_format_number(all, sizeof all, self, a->format);
+    else
+        pk_format_value(v, sizeof v, u), pk_format_value(all, sizeof all, self);
+    fprintf(out, "   %s of its self cost %s (%.2f%%) has no source line: not listed\n", v, all,
+            self != 0 ? 100.0 * u / self : 0.0);
+}
+
 static void text_heading(FILE *out, const pk_annotation *a)
 {
     fputs("-- ", out);
@@ -183,6 +197,7 @@ static void text_heading(FILE *out, const pk_annotation *a)
     if (!a->source)
         fputs("   source file not found (--source-dir DIR searches DIR): per-line costs only\n",
               out);
+    if (a->function && a->function->unlined != 0) unlined_note(out, a);
     char h[48];
     pk_format_header(h, sizeof h, "self", a->format);
     fprintf(out, "%20s", h);
@@ -260,6 +275,16 @@ pk_status pk_annotation_write_json(pk_json *j, const pk_annotation *a)
     pk_json_key(j, "source");
     pk_json_string(j, a->source);
     json_ranges(j, a);
+    pk_json_key(j, "function_self");
+    if (a->function)
+        pk_json_double(j, a->function->self);
+    else
+        pk_json_null(j);
+    pk_json_key(j, "function_unlined");
+    if (a->function)
+        pk_json_double(j, a->function->unlined);
+    else
+        pk_json_null(j);
     pk_json_key(j, "lines");
     pk_json_array_begin(j);
     walker w = {.a = a, .j = j, .fn = json_line};

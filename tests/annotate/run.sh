@@ -101,6 +101,22 @@ if [ -d "$corpus/hpctoolkit/hatchet-cpi-v4" ]; then
 else
   echo "corpus absent: the HPCToolkit golden is skipped"
 fi
+# a FUNCTION's listing: only its own costs, its self column adding up to
+# flat's exclusive value of it (the reviewer's cases, issue 21)
+own() { check; "$py" "$src/tests/annotate/own_costs.py" "$profkit" "$@" || fail "annotate $2: not its own costs"; }
+loops=$corpus/hpctoolkit/hpctoolkit-tests-dbase/loops-perf.d
+if [ -d "$loops" ]; then
+  own "$loops" main 1001 1005 1010 # test_separated_loops' loop, main._omp_fn.0's lines
+  own "$loops" main._omp_fn.0 1000 1001 1004
+  own "$loops" test_separated_loops 35 # the inlined helper's line
+  own "$loops" test_separated_loops_helper
+fi
+py3cg=$corpus/callgrind/generated/python3-nocompress.callgrind.out
+if [ -f "$py3cg" ]; then
+  own "$py3cg" malloc
+  own "$py3cg" _int_malloc
+fi
+if [ -f "$work/callgrind.out.plain" ]; then own "$work/callgrind.out.plain" mid; fi
 # every corpus profile: exit 0 with a profkit.annotate/1 document, or exit 1
 # (nothing to annotate) with a message; never a crash
 if [ -d "$corpus" ]; then

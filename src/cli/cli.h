@@ -180,6 +180,14 @@ void cli_columns_free(cli_columns *t);
 
 /* --- flat: several and derived metrics (flat_columns.c) -------------- */
 
+/* A flat row's key and the value it is ranked by; cli_ranked_by_value()
+ * (a qsort comparator) puts the largest first, NaN last, ties by key. */
+typedef struct cli_ranked {
+    uint64_t key;
+    double v;
+} cli_ranked;
+int cli_ranked_by_value(const void *a, const void *b);
+
 /* The flat profile with one column per metric or expression. */
 int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
 /* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c), and the

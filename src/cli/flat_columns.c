@@ -92,17 +92,12 @@ static double total_of(const table *t, size_t c)
     return cli_columns_eval(&t->cols, c, vals);
 }
 
-typedef struct ranked {
-    uint64_t key;
-    double v;
-} ranked;
-
-static int by_value(const void *a, const void *b)
+int cli_ranked_by_value(const void *a, const void *b)
 {
-    double x = ((const ranked *)a)->v, y = ((const ranked *)b)->v;
+    double x = ((const cli_ranked *)a)->v, y = ((const cli_ranked *)b)->v;
     if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
     if (x != y) return x > y ? -1 : 1;
-    return ((const ranked *)a)->key < ((const ranked *)b)->key ? -1 : 1;
+    return ((const cli_ranked *)a)->key < ((const cli_ranked *)b)->key ? -1 : 1;
 }
 
 /* The number format of a column: its metric's when it is one metric. */
@@ -112,7 +107,7 @@ static const pk_number_format *format_of(const table *t, size_t c)
 }
 
 /* Rows shown: --top, and --threshold of the first column's total. */
-static size_t rows_shown(const table *t, const cli_view *v, const ranked *r, size_t n)
+static size_t rows_shown(const table *t, const cli_view *v, const cli_ranked *r, size_t n)
 {
     double total = fabs(total_of(t, 0));
     size_t k = 0;
@@ -123,7 +118,7 @@ static size_t rows_shown(const table *t, const cli_view *v, const ranked *r, siz
 }
 
 static void print_table(const pk_profile *p, const table *t, const cli_view *v, pk_group_by by,
-                        ranked *r, size_t n)
+                        cli_ranked *r, size_t n)
 {
     static const char *const by_names[] = {"function", "file", "module", "line"};
     char name[1024], cell[48], head[96];
@@ -157,7 +152,7 @@ static void print_table(const pk_profile *p, const table *t, const cli_view *v, 
     if (shown < n) printf("(%zu more rows not shown)\n", n - shown);
 }
 
-static void write_csv(const pk_profile *p, const table *t, pk_group_by by, const ranked *r,
+static void write_csv(const pk_profile *p, const table *t, pk_group_by by, const cli_ranked *r,
                       size_t shown)
 {
     char num[40];
@@ -205,7 +200,7 @@ static void json_row(pk_json *j, const pk_profile *p, const table *t, pk_group_b
 }
 
 static int write_json(const pk_profile *p, const cli_view *v, const table *t, pk_group_by by,
-                      const ranked *r, size_t n, size_t shown)
+                      const cli_ranked *r, size_t n, size_t shown)
 {
     static const char *const by_names[] = {"function", "file", "module", "line"};
     pk_json j;
@@ -250,12 +245,12 @@ int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by)
     if (!rc) rc = base_rows(p, v, by, t);
     size_t n = 0;
     uint64_t *keys = rc ? NULL : all_keys(t, &n);
-    ranked *r = keys ? malloc((n ? n : 1) * sizeof *r) : NULL;
+    cli_ranked *r = keys ? malloc((n ? n : 1) * sizeof *r) : NULL;
     if (!rc && !r) rc = CLI_BAD, fprintf(stderr, "profkit flat: out of memory\n");
     if (!rc) {
         for (size_t i = 0; i < n; i++)
-            r[i] = (ranked){keys[i], value(t, 0, keys[i], 0)};
-        qsort(r, n, sizeof *r, by_value);
+            r[i] = (cli_ranked){keys[i], value(t, 0, keys[i], 0)};
+        qsort(r, n, sizeof *r, cli_ranked_by_value);
         if (v->json)
             rc = write_json(p, v, t, by, r, n, rows_shown(t, v, r, n));
         else if (v->csv)

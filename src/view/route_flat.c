@@ -139,22 +139,9 @@ static void table_free(table *t)
         free(t->col[i].label), pk_expr_free(t->col[i].e);
 }
 
-typedef struct ranked {
-    uint64_t key;
-    double v;
-} ranked;
-
-static int by_value(const void *a, const void *b)
-{
-    double x = ((const ranked *)a)->v, y = ((const ranked *)b)->v;
-    if (isnan(x) != isnan(y)) return isnan(x) ? 1 : -1;
-    if (x != y) return x > y ? -1 : 1;
-    return ((const ranked *)a)->key < ((const ranked *)b)->key ? -1 : 1;
-}
-
 static int by_key_ranked(const void *a, const void *b)
 {
-    uint64_t x = ((const ranked *)a)->key, y = ((const ranked *)b)->key;
+    uint64_t x = ((const cli_ranked *)a)->key, y = ((const cli_ranked *)b)->key;
     return x < y ? -1 : x > y;
 }
 
@@ -168,12 +155,12 @@ static int name_matches(const table *t, uint64_t key, const regex_t *re)
 
 /* The groups any metric has (matching `re` when given), ranked by column
  * `sort`'s self value, largest first. */
-static ranked *rank(const table *t, size_t sort, const regex_t *re, size_t *n)
+static cli_ranked *rank(const table *t, size_t sort, const regex_t *re, size_t *n)
 {
     size_t total = 0, k = 0;
     for (size_t i = 0; i < t->n_base; i++)
         total += t->b[i].n;
-    ranked *r = malloc((total ? total : 1) * sizeof *r);
+    cli_ranked *r = malloc((total ? total : 1) * sizeof *r);
     if (!r) return NULL;
     for (size_t i = 0; i < t->n_base; i++)
         for (size_t j = 0; j < t->b[i].n; j++)
@@ -185,7 +172,7 @@ static ranked *rank(const table *t, size_t sort, const regex_t *re, size_t *n)
             r[(*n)++].key = r[i].key;
     for (size_t i = 0; i < *n; i++)
         r[i].v = value(t, &t->col[sort], r[i].key, 0, 0);
-    qsort(r, *n, sizeof *r, by_value);
+    qsort(r, *n, sizeof *r, cli_ranked_by_value);
     return r;
 }
 
@@ -242,7 +229,7 @@ static void write_metrics(pk_json *j, const table *t)
     pk_json_array_end(j);
 }
 
-static void write_rows(pk_json *j, const table *t, const ranked *r, size_t shown)
+static void write_rows(pk_json *j, const table *t, const cli_ranked *r, size_t shown)
 {
     pk_json_key(j, "rows");
     pk_json_array_begin(j);
@@ -325,7 +312,7 @@ int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, si
         rc = 400, snprintf(err, size, "search is no valid extended regular expression");
     if (rc != 200) return table_free(&t), rc;
     size_t n = 0;
-    ranked *r = rank(&t, (size_t)sort, search ? &re : NULL, &n);
+    cli_ranked *r = rank(&t, (size_t)sort, search ? &re : NULL, &n);
     if (search) regfree(&re);
     if (!r) return table_free(&t), snprintf(err, size, "out of memory"), 500;
     size_t shown = top && top < n ? (size_t)top : n;

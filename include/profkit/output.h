@@ -130,14 +130,20 @@ typedef struct pk_number_format {
     unsigned digits; /* significant digits of fractions; 0: 4 */
     int compact;     /* every value of 1000 and more as "213.1M" (the column's
                         largest would not fit grouped), so a column reads alike */
+    int integers;    /* the metric counts (no unit, or an unsigned count in a
+                        unit of its own, unscaled): every value is rounded to an
+                        integer, though a reconstructed tree apportions them */
 } pk_number_format;
 /* The format for values of `metric` whose largest magnitude is about
  * `magnitude` (the program total): times in s/ms/us/ns and bytes in
  * B/KiB/MiB/GiB/TiB so that the magnitude is at least 1 in the unit,
- * a scale the unit states ("1e-9 B") applied, other units kept. */
+ * a scale the unit states ("1e-9 B") applied, other units kept; counts
+ * (see `integers`) as integers. A view of a statistic that is no sum of
+ * counts (a mean, a standard deviation) clears `integers`. */
 PK_API pk_status pk_number_format_for(const pk_metric *metric, double magnitude,
                                       pk_number_format *out);
-/* v in the format (NULL: a count): integers (and values within float
+/* v in the format (NULL: any number; `integers` rounds it first):
+ * integers (and values within float
  * noise of one) with digit grouping, "7,386,556"; fractions with 4
  * significant digits ("3.025", "0.125"); values of 1000 and more rounded
  * to integers; K/M/G/T with 4 significant digits when the grouped integer

@@ -383,6 +383,46 @@ void cli_diff_cols_values(const cli_diff_cols *d, size_t c, const pk_diff_row *r
 void cli_diff_cols_totals(const cli_diff_cols *d, size_t c, double *a, double *b);
 void cli_diff_cols_free(cli_diff_cols *d);
 
+/* --- diff's report for people (diff_text.c, diff_paths.c) ------------ */
+
+/* One profile of a diff: its values of the metric, its frame tree. */
+typedef struct cli_diff_side {
+    pk_profile *p;
+    cli_view_values vals;
+    pk_frame *frames;
+    size_t n_frames;
+    double scale; /* B's values x scale are in A's unit */
+} cli_diff_side;
+/* The settled rows: per function (fr) and per calling path (pr). */
+typedef struct cli_diff_tables {
+    const pk_diff_row *fr, *pr;
+    size_t nf, np;
+} cli_diff_tables;
+/* The text report on stdout; nf_of[c] is further column c's number
+ * format (NULL for a derived one). CLI_OK or an exit status (reported). */
+int cli_diff_write_text(const cli_diff_side *a, const cli_diff_side *b, const cli_diff_tables *d,
+                        const cli_view *v, const char *pa, const char *pb,
+                        const cli_diff_cols *cols, const pk_number_format *const *nf_of);
+/* 1 if row r (the k-th shown) is within --top and --threshold of total
+ * (by its self value when self, else its inclusive one) and changed. */
+int cli_diff_row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self);
+/* frames[i]'s calling path for a terminal, "... > solve > dot", in
+ * `room` columns: its own function always (shortened by the name rule
+ * when it alone is too long), then as many callers as fit; names escaped
+ * and demangled unless keep_mangled. Valid until the next call. */
+const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_index i,
+                               int keep_mangled, unsigned room);
+/* frames[i]'s whole path with names as stored, like snprintf (JSON). */
+size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
+                           size_t size);
+/* A percentage for people, never capped: "+0.4%", "+2591.0%", from
+ * 10,000% on scaled like counts ("+10.80M%"); "-" for NaN. */
+void cli_percent_text(char *buf, size_t size, double pct);
+/* The change from a to b in percent of a; "new" where only b is not 0
+ * (a NaN a: a derived value undefined in A), "0" where both are, "-"
+ * where b is NaN. */
+void cli_change_text(char *buf, size_t size, double a, double b);
+
 /* --- annotate --asm (annotate_asm.c) --------------------------------- */
 
 /* Where an annotation's per-instruction costs come from. */

@@ -258,7 +258,8 @@ static void text_block(const lists *l, pk_index f, const pk_cg_arc_row *r, size_
         else if (oc && oc == c->cycle)
             snprintf(mark, sizeof mark, " (in <cycle %u>)", oc);
         pk_format_number(in, sizeof in, r[i].inclusive, &l->cv.nf);
-        pk_format_number(n_calls, sizeof n_calls, r[i].count, &(pk_number_format){1, "", 14, 0, 0});
+        pk_format_number(n_calls, sizeof n_calls, r[i].count,
+                         &(pk_number_format){1, "", 14, 0, 0, 1});
         printf("%14s  %10s %6.1f%%  %s%s\n", n_calls, in, pct(r[i].inclusive, l->cv.total),
                cli_name(fname(l->p, r[i].function), l->a->view.no_demangle, l->room), mark);
     }

@@ -33,13 +33,7 @@ static const char diff_help[] =
     "      --json            as JSON (docs/json.md, profkit.diff/1)\n"
     "  -h, --help            show this help\n";
 
-typedef struct side {
-    pk_profile *p;
-    cli_view_values vals;
-    pk_frame *frames;
-    size_t n_frames;
-    double scale; /* B's values x scale are in A's unit */
-} side;
+typedef cli_diff_side side;
 
 static int side_free(side *s, int rc)
 {
@@ -78,175 +72,6 @@ static int paths_of(side *s)
 static const char *status_of(const pk_diff_row *r)
 {
     return r->same ? "same" : r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
-}
-
-/* "main > solve > dot", keeping the innermost frames when it is long;
- * C++ names demangled unless keep_mangled. */
-static void path_of(const side *s, pk_index i, char *buf, size_t size, int keep_mangled)
-{
-    char raw[256], name[256];
-    size_t need = 0, kept = 0, used = 0;
-    pk_index chain[64];
-    for (pk_index f = i; f != PK_NONE && f != 0 && kept < 64; f = s->frames[f].parent) {
-        pk_frame_name(s->p, &s->frames[f], raw, sizeof raw);
-        need += (keep_mangled ? strlen(raw) : pk_name_demangle(raw, name, sizeof name)) + 3;
-        if (need + 8 > size) break;
-        chain[kept++] = f;
-    }
-    int cut = kept > 0 && s->frames[chain[kept - 1]].parent != 0;
-    buf[0] = 0;
-    if (cut) used += (size_t)snprintf(buf, size, "... > ");
-    while (kept-- > 0 && used < size) {
-        pk_frame_name(s->p, &s->frames[chain[kept]], raw, sizeof raw);
-        if (!keep_mangled) pk_name_demangle(raw, name, sizeof name);
-        used += (size_t)snprintf(buf + used, size - used, "%s%s", keep_mangled ? raw : name,
-                                 kept ? " > " : "");
-    }
-    if (!buf[0]) snprintf(buf, size, "<program root>");
-}
-
-/* A changed row worth a line: not the same beyond rounding, and (text)
- * not an ancestor whose own value stayed while its callees' changed. */
-static int changed(const pk_diff_row *r, int fold)
-{
-    if (r->same) return 0; /* no change beyond rounding (pk_diff_settle) */
-    return !(fold && r->self_same && r->a != PK_NONE && r->b != PK_NONE);
-}
-
-static int row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self)
-{
-    double change = self ? r->b_self - r->a_self : r->b_incl - r->a_incl;
-    if (v->top && k >= v->top) return 0;
-    if (r->same) return 0; /* rows after the first same one are all the same */
-    return !(v->threshold > 0 && total != 0 && fabs(100 * change / total) < v->threshold);
-}
-
-typedef struct text_out {
-    const cli_diff_cols *cols; /* several metrics: the further columns, or NULL */
-    const pk_number_format *nf;
-    const pk_number_format *nf_of[CLI_MAX_COLUMNS]; /* plain further columns' */
-    pk_number_format nf_store[CLI_MAX_COLUMNS];
-    int color, keep_mangled;
-    unsigned room, path_room; /* columns for a function name, for a path */
-} text_out;
-
-/* "    12,345     12,400        +55   +0.4%": A, B, change and change in
- * percent of A ("new" where A is 0), the change red (grew) or green
- * (shrank) on a terminal. */
-static void cell(const text_out *t, double a, double b)
-{
-    char x[48], y[48], d[48], signed_d[56], pct[16];
-    pk_format_number(x, sizeof x, a, t->nf), pk_format_number(y, sizeof y, b, t->nf);
-    pk_format_number(d, sizeof d, b - a, t->nf);
-    snprintf(signed_d, sizeof signed_d, "%s%s", b - a > 0 ? "+" : "", d);
-    if (a != 0)
-        snprintf(pct, sizeof pct, "%+.1f%%", fmax(-1e6, fmin(1e6, 100 * (b - a) / fabs(a))));
-    else
-        snprintf(pct, sizeof pct, "%s", b != 0 ? "new" : "0");
-    const char *on = !t->color || b == a ? "" : b > a ? "\033[31m" : "\033[32m";
-    printf("%10s %10s %s%10s %7s%s", x, y, on, signed_d, pct, *on ? "\033[0m" : "");
-}
-
-/* Further metrics' changes: "     +55  +0.4%" per column (self values
- * per function, inclusive per path). */
-static int extra_width(const text_out *t, size_t c, char *head, size_t size)
-{
-    snprintf(head, size, "%s chg", t->cols->cols.col[c].label);
-    return strlen(head) > 10 ? (int)strlen(head) : 10;
-}
-
-static void extra_header(const text_out *t)
-{
-    char head[96];
-    for (size_t c = 1; t->cols && c < t->cols->cols.n_col; c++) {
-        int w = extra_width(t, c, head, sizeof head);
-        printf(" %*s %7s", w, cli_text(head), "%");
-    }
-}
-
-static void extra_cells(const text_out *t, const pk_diff_row *r, int paths)
-{
-    char d[48], signed_d[56], pct[16], head[96];
-    for (size_t c = 1; t->cols && c < t->cols->cols.n_col; c++) {
-        int w = extra_width(t, c, head, sizeof head);
-        double a, b;
-        cli_diff_cols_values(t->cols, c, r, paths, paths, &a, &b);
-        const pk_number_format *nf = t->cols->cols.col[c].plain ? t->nf_of[c] : NULL;
-        pk_format_number(d, sizeof d, b - a, nf);
-        snprintf(signed_d, sizeof signed_d, "%s%s", b - a > 0 ? "+" : "", d);
-        if (a != 0 && !isnan(a) && !isnan(b))
-            snprintf(pct, sizeof pct, "%+.1f%%", fmax(-1e6, fmin(1e6, 100 * (b - a) / fabs(a))));
-        else
-            snprintf(pct, sizeof pct, "%s", b != 0 && !isnan(b) ? "new" : "-");
-        printf(" %*s %7s", w, isnan(b - a) ? "-" : b == a ? "0" : signed_d, pct);
-    }
-}
-
-static void text_functions(const text_out *t, const side *a, const side *b, const pk_diff_row *r,
-                           size_t n, const cli_view *v)
-{
-    char name[1024];
-    size_t folded = 0;
-    printf("per function, largest change of the self value first (self: in the function\n"
-           "itself; inclusive: with its callees)\n");
-    printf("%10s %10s %10s %7s %12s", "A self", "B self", "change", "%", "incl change");
-    extra_header(t);
-    printf("  %s\n", "function");
-    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 1); i++) {
-        if (!changed(&r[i], 1)) {
-            folded++;
-            continue;
-        }
-        k++;
-        if (r[i].a != PK_NONE)
-            pk_frame_name(a->p, &a->frames[r[i].a], name, sizeof name);
-        else
-            pk_frame_name(b->p, &b->frames[r[i].b], name, sizeof name);
-        cell(t, r[i].a_self, r[i].b_self);
-        char d[48], signed_d[56];
-        pk_format_number(d, sizeof d, r[i].b_incl - r[i].a_incl, t->nf);
-        snprintf(signed_d, sizeof signed_d, "%s%s", r[i].b_incl > r[i].a_incl ? "+" : "", d);
-        printf(" %12s", r[i].b_incl == r[i].a_incl ? "0" : signed_d);
-        extra_cells(t, &r[i], 0);
-        printf("  %s%s%s\n", cli_name(name, t->keep_mangled, t->room),
-               r[i].a == PK_NONE ? " [added]" : "", r[i].b == PK_NONE ? " [removed]" : "");
-    }
-    if (folded)
-        printf("(%zu function%s whose own value did not change, only %s callees', not shown)\n",
-               folded, folded == 1 ? "" : "s", folded == 1 ? "its" : "their");
-}
-
-static void text_paths(const text_out *t, const side *a, const side *b, const pk_diff_row *r,
-                       size_t n, const cli_view *v)
-{
-    char path[1024];
-    size_t folded = 0;
-    printf("\nper calling path, largest change of the inclusive value first\n");
-    printf("%10s %10s %10s %7s %7s", "A incl", "B incl", "change", "%", "of A");
-    extra_header(t);
-    printf("  %s\n", "path");
-    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, 0); i++) {
-        if (!changed(&r[i], 1)) {
-            folded++;
-            continue;
-        }
-        k++;
-        /* the innermost frames that fit, after "... > " */
-        size_t size = t->path_room + 1 < sizeof path ? t->path_room + 1 : sizeof path;
-        if (r[i].a != PK_NONE)
-            path_of(a, r[i].a, path, size, t->keep_mangled);
-        else
-            path_of(b, r[i].b, path, size, t->keep_mangled);
-        cell(t, r[i].a_incl, r[i].b_incl);
-        double pct = a->vals.total ? 100 * (r[i].b_incl - r[i].a_incl) / a->vals.total : 0;
-        printf(" %+6.1f%%", pct);
-        extra_cells(t, &r[i], 1);
-        printf("  %s%s%s\n", cli_text(path), r[i].a == PK_NONE ? " [added]" : "",
-               r[i].b == PK_NONE ? " [removed]" : "");
-    }
-    if (folded)
-        printf("(%zu path%s whose own value did not change, only below %s, not shown)\n", folded,
-               folded == 1 ? "" : "s", folded == 1 ? "it" : "them");
 }
 
 /* "values": [{a_exclusive, b_exclusive, a_inclusive, b_inclusive}] per metric. */
@@ -290,23 +115,36 @@ static void json_metrics(pk_json *j, const side *a, const cli_diff_cols *cols)
     (void)a;
 }
 
+typedef struct path_arg {
+    const side *s;
+    pk_index at;
+} path_arg;
+
+static size_t whole_path(void *user, char *buf, size_t size)
+{
+    const path_arg *x = user;
+    return cli_diff_path_whole(x->s->p, x->s->frames, x->at, buf, size);
+}
+
 static void json_rows(pk_json *j, const side *a, const side *b, const pk_diff_row *r, size_t n,
                       const cli_view *v, int paths, const cli_diff_cols *cols)
 {
-    char path[1024];
     pk_json_array_begin(j);
-    for (size_t i = 0, k = 0; i < n && row_shown(v, &r[i], a->vals.total, k, !paths); i++, k++) {
+    for (size_t i = 0, k = 0; i < n && cli_diff_row_shown(v, &r[i], a->vals.total, k, !paths);
+         i++, k++) {
         const side *s = r[i].a != PK_NONE ? a : b;
-        pk_index at = r[i].a != PK_NONE ? r[i].a : r[i].b;
+        path_arg x = {s, r[i].a != PK_NONE ? r[i].a : r[i].b};
         pk_json_object_begin(j);
-        if (paths)
-            path_of(s, at, path, sizeof path, 1);
-        else
-            pk_frame_name(s->p, &s->frames[at], path, sizeof path);
         pk_json_key(j, "name"); /* the key every document uses (docs/json.md) */
-        pk_json_string(j, path);
+        if (paths)
+            pk_json_string_fn(j, whole_path, &x); /* whole, however deep */
+        else
+            pk_json_frame_name(j, s->p, &s->frames[x.at]);
         pk_json_key(j, paths ? "path" : "function"); /* the same, as diff/1 began */
-        pk_json_string(j, path);
+        if (paths)
+            pk_json_string_fn(j, whole_path, &x);
+        else
+            pk_json_frame_name(j, s->p, &s->frames[x.at]);
         pk_json_key(j, "status"), pk_json_string(j, status_of(&r[i]));
         if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, r[i].in_cycle);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, r[i].a_incl);
@@ -379,52 +217,6 @@ static int exact_of(const side *s, const cli_view *v, pk_diff_exact *x)
     if (!ok) return free(self), free(hidden), 0;
     *x = (pk_diff_exact){self, self + nf, hidden, hidden + nf};
     return 1;
-}
-
-static int any_change(const pk_diff_row *r, size_t n)
-{
-    for (size_t i = 0; i < n; i++)
-        if (!r[i].same) return 1;
-    return 0;
-}
-
-static void write_text(const side *a, const side *b, const pk_diff_row *fr, size_t nf,
-                       const pk_diff_row *pr, size_t np, const cli_view *v, const char *pa,
-                       const char *pb, const text_out *t0)
-{
-    double d = b->vals.total - a->vals.total;
-    unsigned width = cli_terminal_width(stdout);
-    text_out t = *t0; /* the further columns; the rest set here */
-    t.nf = &a->vals.nf, t.color = cli_use_color(stdout, v->no_color);
-    t.keep_mangled = v->no_demangle;
-    t.room = width > 76 ? width - 56 : 20, t.path_room = width > 90 ? width - 50 : 40;
-    if (t.cols)
-        printf("metrics %s; the tables are of %s, further columns the change of each\n"
-               "metric's self value (per function) or inclusive value (per path)\n",
-               cli_text(v->metric), cli_text(a->vals.met.name));
-    printf("metric %s\n  A %s: total ", cli_text(a->vals.met.name), cli_text(pa));
-    cli_put_number(stdout, a->vals.total, t.nf);
-    printf("\n  B %s: total ", cli_text(pb));
-    cli_put_number(stdout, b->vals.total, t.nf);
-    printf(" (%s", d > 0 ? "+" : "");
-    cli_put_number(stdout, d, t.nf);
-    printf(", %+.1f%%)\n", a->vals.total ? 100 * d / a->vals.total : 0.0);
-    if (b->scale != 1)
-        printf("  B's metric %s is in %s: its values x%g, in A's unit\n",
-               cli_text(b->vals.met.name), cli_text(b->vals.met.unit ? b->vals.met.unit : "?"),
-               b->scale);
-    cli_say_reconstructed(a->p, stdout);
-    cli_say_reconstructed(b->p, stdout);
-    if (t.nf->unit[0]) printf("(values in %s)\n", cli_text(t.nf->unit));
-    putchar('\n');
-    if (!any_change(fr, nf) && !any_change(pr, np)) {
-        printf("no differences: every function and calling path has the same value in A and B"
-               "%s\n",
-               fabs(d) > 1e-9 * fabs(a->vals.total) ? " (though the totals differ)" : "");
-        return;
-    }
-    text_functions(&t, a, b, fr, nf, v);
-    text_paths(&t, a, b, pr, np, v);
 }
 
 static void exact_free(pk_diff_exact *x)
@@ -506,7 +298,8 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
 {
     pk_diff_row *fr = NULL, *pr = NULL;
     size_t nf = 0, np = 0;
-    text_out t = {.cols = cols};
+    pk_number_format nf_store[CLI_MAX_COLUMNS];
+    const pk_number_format *nf_of[CLI_MAX_COLUMNS] = {0}; /* plain further columns' */
     pk_status st = diff_rows(a, b, v, &fr, &nf, &pr, &np);
     int rc = st ? cli_library_error("diff", st) : CLI_OK;
     if (!rc && cols) rc = further_metrics(a, b, v, cols, fr, nf, pr, np);
@@ -515,12 +308,12 @@ static int compare(side *a, side *b, const cli_view *v, const char *pa, const ch
         cli_view_values vals;
         one.metric = cols->cols.base[cols->cols.col[c].base[0]].name;
         if (cols->cols.col[c].plain && !cli_view_compute("diff", a->p, &one, &vals))
-            t.nf_store[c] = vals.nf, t.nf_of[c] = &t.nf_store[c], cli_view_values_free(&vals);
+            nf_store[c] = vals.nf, nf_of[c] = &nf_store[c], cli_view_values_free(&vals);
     }
     if (!rc && v->json)
         rc = write_json(a, b, fr, nf, pr, np, v, cols, json_out);
     else if (!rc)
-        write_text(a, b, fr, nf, pr, np, v, pa, pb, &t);
+        rc = cli_diff_write_text(a, b, &(cli_diff_tables){fr, pr, nf, np}, v, pa, pb, cols, nf_of);
     pk_diff_free(fr), pk_diff_free(pr);
     return rc;
 }

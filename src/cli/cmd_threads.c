@@ -83,12 +83,14 @@ static void write_text(const pk_profile *p, const pk_metric *met, const loc_tota
     f.digits = 6; /* locations often differ in the 4th digit: that is what the view is for */
     char a[32], b[32], c[32], d[32], e[32], h[48];
     pk_format_number(a, sizeof a, s.sum, &f), pk_format_number(b, sizeof b, s.min, &f);
-    pk_format_number(c, sizeof c, s.max, &f), pk_format_number(d, sizeof d, s.mean, &f);
-    pk_format_number(e, sizeof e, s.stddev, &f);
+    pk_number_format fr = f; /* a mean of counts has fractions */
+    fr.integers = 0;
+    pk_format_number(c, sizeof c, s.max, &f), pk_format_number(d, sizeof d, s.mean, &fr);
+    pk_format_number(e, sizeof e, s.stddev, &fr);
     printf("metric %s over %zu locations%s%s%s\n", cli_text(met->name), n, f.unit[0] ? " (in " : "",
            f.unit, f.unit[0] ? ")" : "");
     printf("  sum %s   min %s   max %s   mean %s   stddev %s\n", a, b, c, d, e);
-    pk_format_number(a, sizeof a, s.max - s.mean, &f);
+    pk_format_number(a, sizeof a, s.max - s.mean, &fr);
     printf("  imbalance %.1f%% (max/mean - 1; the slowest location is %s above the mean)\n\n",
            100 * s.imbalance, a);
     pk_format_header(h, sizeof h, "total", &f);

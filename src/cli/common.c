@@ -204,7 +204,7 @@ int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const c
 void cli_put_number(FILE *out, double v, const pk_number_format *nf)
 {
     char buf[64];
-    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0, 0};
+    pk_number_format wide = nf ? *nf : (pk_number_format){1, "", 0, 0, 0, 0};
     wide.width = 32; /* a line of its own: no need for 20.32G, room for digits */
     wide.digits = 7;
     wide.compact = 0;

@@ -105,7 +105,7 @@ static int several(const char *cmd, const pk_profile *p, const cli_view *v,
     if (rc) return rc;
     t->n = t->base[0].n, t->n_col = t->cols.n_col;
     t->total = t->out[0].total;
-    t->nf = t->out[0].numbers ? *t->out[0].numbers : (pk_number_format){1, "", 0, 0, 0};
+    t->nf = t->out[0].numbers ? *t->out[0].numbers : (pk_number_format){1, "", 0, 0, 0, 0};
     t->label = t->cols.col[0].label;
     if (build) { /* the first column draws the tree */
         t->frames = t->base[0].frames;

@@ -133,6 +133,7 @@ int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cl
     pk_metric_get(p, out->metric, &out->met);
     pk_status st = compute(p, v, out);
     if (!st) st = pk_number_format_for(&out->met, out->total, &out->nf);
+    if (v->stat == PK_ACROSS_MEAN || v->stat == PK_ACROSS_STDDEV) out->nf.integers = 0;
     if (st == PK_ERR_NOMEM) {
         fprintf(stderr, "profkit %s: out of memory\n", cmd);
         cli_view_values_free(out);

@@ -43,7 +43,9 @@ static size_t compact(char *buf, size_t size, double x)
 
 size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format *f)
 {
-    double x = f ? v * f->scale : v, a = fabs(x);
+    double x = f ? v * f->scale : v;
+    if (f && f->integers && isfinite(x)) x = nearbyint(x); /* 48.4 apportioned instructions */
+    double a = fabs(x);
     unsigned width = f && f->width ? f->width : 10;
     if (isnan(x)) return (size_t)snprintf(buf, size, "nan");
     if (isinf(x)) return (size_t)snprintf(buf, size, x < 0 ? "-inf" : "inf");
@@ -98,7 +100,7 @@ static void byte_format(const pk_unit *u, double magnitude, pk_number_format *ou
 pk_status pk_number_format_for(const pk_metric *metric, double magnitude, pk_number_format *out)
 {
     if (!metric || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_number_format_for: NULL");
-    *out = (pk_number_format){1, "", 0, 0, 0};
+    *out = (pk_number_format){1, "", 0, 0, 0, 0};
     pk_unit u;
     if (!pk_unit_parse(metric, &u)) { /* a unit profkit cannot read: shown as it is */
         snprintf(out->unit, sizeof out->unit, "%.20s", metric->unit ? metric->unit : "");
@@ -112,6 +114,11 @@ pk_status pk_number_format_for(const pk_metric *metric, double magnitude, pk_num
     } else {
         out->scale = u.factor;
         snprintf(out->unit, sizeof out->unit, "%.20s", u.name);
+        /* a count: no unit (Callgrind's events, perf counters), or one of
+         * its own the file stores as an unsigned integer (Cube's "occ") */
+        out->integers =
+            u.factor == 1 && (u.dim == PK_UNIT_NONE ||
+                              (u.dim == PK_UNIT_OTHER && (metric->flags & PK_METRIC_UNSIGNED)));
     }
     out->compact = magnitude * out->scale >= 1e8; /* "100,000,000" is wider than 10 */
     return PK_OK;

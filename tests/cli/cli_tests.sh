@@ -616,6 +616,20 @@ if [ -d "$corpus/cube" ]; then
   cp "$work/out" "$work/cube-visits.json"
   json_check "$work/cube-visits.json" 'doc["metric"] == "time" and doc["root"]["children"][0]["children"][0]["name"] == "main" and doc["root"]["children"][0]["children"][0]["calls"] == 400484'
   golden diff-callgrind-corpus.txt "$profkit" diff "$corpus/callgrind/gprof2dot/compare_test_test1.callgrind" "$corpus/callgrind/gprof2dot/compare_test_test2.callgrind"
+  # a path keeps its own function however narrow the terminal (shortened
+  # by the name rule, never replaced by "<program root>")
+  hdb=$corpus/hpctoolkit/hpctoolkit-tests-dbase
+  COLUMNS=100 golden diff-db-narrow-paths.txt "$profkit" diff -n 0 "$hdb/loops-perf.d" "$hdb/loops-perf.nostruct.d"
+  grep -q '<program root> \[' "$work/diff-db-narrow-paths.txt" && fail "diff names a path <program root>"
+  # huge changes: the true percentage (never capped), one number format
+  # per column, columns as wide as their widest value
+  gen=$corpus/callgrind/generated
+  golden diff-callgrind-huge.txt "$profkit" diff "$gen/python3-nocompress.callgrind.out" "$gen/python3-heavy-instr-jumps-nocompress.callgrind.out"
+  # counts print as integers whatever a reconstructed tree apportions; JSON keeps the fractions
+  COLUMNS=120 golden tree-callgrind-counts.txt "$profkit" tree -m Ir,D1mr "$gen/mt_O0-cachesim-combined.callgrind.out"
+  expect_status 0 "$profkit" tree --json -t 0 -m Ir "$gen/mt_O0-cachesim-combined.callgrind.out"
+  cp "$work/out" "$work/counts.json"
+  json_check "$work/counts.json" 'doc["root"]["children"][0]["name"] == "clone" and doc["root"]["children"][0]["self"] % 1 != 0'
 fi
 
 echo "cli: $checks checks, $failures failures"

@@ -1,0 +1,121 @@
+/*
+ * cli/diff_paths.c — `profkit diff`'s calling paths as text ("main >
+ * solve > dot") and its percentages of change. A path for a terminal
+ * keeps its own function always (shortened by the name rule when even
+ * that is too long) and as many callers before it as fit; a path for
+ * JSON is whole, however deep.
+ */
+#include <math.h>
+#include <string.h>
+
+#include "cli.h"
+
+/* Terminal columns of UTF-8 text (escaped already: no controls). */
+static size_t columns_of(const char *s)
+{
+    size_t n = 0;
+    for (; *s; s++)
+        n += ((unsigned char)*s & 0xC0) != 0x80;
+    return n;
+}
+
+/* Put `s` before buf[*pos] (the path is built from its end); 0 when it
+ * does not fit. */
+static int prepend(char *buf, size_t *pos, const char *s)
+{
+    size_t n = strlen(s);
+    if (n > *pos) return 0;
+    *pos -= n;
+    memcpy(buf + *pos, s, n);
+    return 1;
+}
+
+static const char *frame_text(const pk_profile *p, const pk_frame *f, int keep_mangled,
+                              unsigned room)
+{
+    char raw[2048];
+    pk_frame_name(p, f, raw, sizeof raw);
+    return cli_name(raw, keep_mangled, room);
+}
+
+const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_index i,
+                               int keep_mangled, unsigned room)
+{
+    static char buf[8192];
+    size_t pos = sizeof buf - 1, used;
+    buf[pos] = 0;
+    if (i == 0) return "<program root>"; /* the root's own row */
+    pk_index up = frames[i].parent;
+    int deep = up != PK_NONE && up != 0; /* callers before it: "... > " may lead */
+    unsigned leaf_room = room > 6u + 8u && deep ? room - 6 : room;
+    const char *leaf = frame_text(p, &frames[i], keep_mangled, leaf_room);
+    prepend(buf, &pos, leaf); /* fits: cli_name's text is shorter than buf */
+    used = columns_of(leaf);
+    for (; up != PK_NONE && up != 0; up = frames[up].parent) {
+        const char *name = frame_text(p, &frames[up], keep_mangled, 0);
+        size_t more = frames[up].parent != 0 && frames[up].parent != PK_NONE ? 6 : 0;
+        size_t need = columns_of(name) + 3, at = pos;
+        if (used + need + more > room || !prepend(buf, &pos, " > ") || !prepend(buf, &pos, name)) {
+            pos = at;
+            break;
+        }
+        used += need;
+    }
+    if (up != PK_NONE && up != 0) prepend(buf, &pos, "... > ");
+    return buf + pos;
+}
+
+/* The whole path of frames[i] with names as stored, into buf like
+ * snprintf: written from its end, the innermost name last. */
+size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
+                           size_t size)
+{
+    char probe[1];
+    if (i == 0) return (size_t)snprintf(buf, size, "<program root>");
+    size_t total = 0;
+    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent)
+        total += pk_frame_name(p, &frames[f], probe, sizeof probe) + (f == i ? 0 : 3);
+    if (total >= size) {
+        if (size) buf[0] = 0;
+        return total;
+    }
+    size_t pos = total;
+    buf[total] = 0;
+    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent) {
+        size_t len = pk_frame_name(p, &frames[f], probe, sizeof probe);
+        if (f != i) pos -= 3, memcpy(buf + pos, " > ", 3);
+        pos -= len;
+        char keep = buf[pos + len]; /* the separator's blank, or the final NUL */
+        pk_frame_name(p, &frames[f], buf + pos, len + 1);
+        buf[pos + len] = keep;
+    }
+    return total;
+}
+
+/* "+0.4%", "-100.0%", "+2591.0%"; from 10,000% on scaled like counts,
+ * "+10.80M%" (never capped: the column says the true change). */
+void cli_percent_text(char *buf, size_t size, double pct)
+{
+    if (isnan(pct)) {
+        snprintf(buf, size, "-");
+    } else if (fabs(pct) < 9999.95) {
+        snprintf(buf, size, "%+.1f%%", pct);
+    } else {
+        char num[48];
+        pk_number_format f = {1, "", 0, 0, 1, 0};
+        pk_format_number(num, sizeof num, pct, &f);
+        snprintf(buf, size, "%s%s%%", pct > 0 ? "+" : "", num);
+    }
+}
+
+/* The change from a to b in percent of a; "new" where a is 0 (or, for a
+ * derived value, undefined) and b not. */
+void cli_change_text(char *buf, size_t size, double a, double b)
+{
+    if (isnan(b))
+        snprintf(buf, size, "-");
+    else if (a != 0 && !isnan(a))
+        cli_percent_text(buf, size, 100 * (b - a) / fabs(a));
+    else
+        snprintf(buf, size, "%s", b != 0 ? "new" : "0");
+}

@@ -112,10 +112,15 @@ static void group_slots(const pk_profile *p, fn_ref *order, uint32_t *slot, pk_f
     }
 }
 
-/* Per function index: its place among the `n` asked about, or PK_NONE. */
+/* Per function index: its place among the `n` asked about, or PK_NONE.
+ * `nf` functions are indexed (a call graph's may be fewer or more than
+ * the model's: cycles join the model later, CCT entries exist only in
+ * the call graph); grouping reads every model function's, so the table
+ * covers both. */
 static pk_status slots_of(const pk_profile *p, const pk_index *functions, size_t n, uint32_t nf,
                           uint32_t **slot, pk_function_lines *out)
 {
+    if (nf < p->n_functions) nf = p->n_functions;
     *slot = malloc(((size_t)nf + 1) * sizeof **slot);
     fn_ref *order = malloc(((size_t)p->n_functions + 1) * sizeof *order);
     if (!*slot || !order) {

@@ -179,8 +179,8 @@ static void warm(server *sv, const char *route, const char *k1, const char *v1, 
                  const char *v2)
 {
     pkv_query q = {0};
-    pkv_query_add(&q, k1, v1, strlen(v1));
-    pkv_query_add(&q, k2, v2, strlen(v2));
+    if (k1) pkv_query_add(&q, k1, v1, strlen(v1));
+    if (k2) pkv_query_add(&q, k2, v2, strlen(v2));
     pkv_response r = {0};
     pthread_mutex_lock(&sv->lock);
     (void)pkv_api(sv->s, route, &q, &r);
@@ -189,8 +189,9 @@ static void warm(server *sv, const char *route, const char *k1, const char *v1, 
     pkv_query_free(&q);
 }
 
-/* The page's first screen (docs/view-panes.md: the flat table of every
- * metric, the tree two levels deep, the flame graph), computed while the
+/* The page's first screen (docs/view-panes.md: the profile's metrics and
+ * totals, the flat table of every metric, the tree two levels deep, the
+ * flame graph), computed while the
  * browser loads the page: on a 10^6-context profile that is most of a
  * second the first requests would otherwise wait for. A request that
  * comes earlier waits for the lock, then finds its answer cached. */
@@ -201,8 +202,11 @@ static void *warm_first_screen(void *arg)
     pk_metric met;
     if (pk_metric_get(sd->p, sd->default_metric, &met) || !met.name) return NULL;
     char *all = pkv_all_metrics(sd);
-    warm(sv, "tree", "depth", "2", "metric", met.name);
+    warm(sv, "profile", NULL, NULL, NULL, NULL); /* every metric's total: a pass over all values */
+    /* the flat table first: it computes every metric's values at once on
+     * worker threads, and the tree then finds its metric's cached */
     if (all) warm(sv, "flat", "by", "function", "metrics", all);
+    warm(sv, "tree", "depth", "2", "metric", met.name);
     warm(sv, "flame", "metric", met.name, "side", "a");
     free(all);
     return NULL;

@@ -151,7 +151,11 @@ pk_status pk_expr_parse(const char *text, pk_expr **out)
     parser p = {text, text, e, 0};
     pk_status st = expr(&p);
     skip(&p);
-    if (!st && *p.s) st = bad(&p, "operator expected");
+    if (!st && *p.s) /* "perf::cycles": a name that needs quotes, most likely */
+        st = bad(&p, *p.s == ':' || *p.s == '(' || *p.s == '@' || *p.s == '-'
+                         ? "operator expected (a metric name holding other characters than "
+                           "letters, digits, '_' and '.' goes in double quotes: \"perf::cycles\")"
+                         : "operator expected");
     if (st) {
         pk_expr_free(e);
         return st;

@@ -343,15 +343,10 @@ static void yaml_carried_over(void **state)
 
 /* A taxonomy that mentions one of the two metrics, its sequences at column
  * 0: the other metric's items are added at that indentation. */
-static void yaml_merged(void **state)
+static void merged_from(const char *name, const char *partial, const char *description)
 {
-    (void)state;
     char dir[256];
-    fixture_dir("yaml-merge.d", dir, sizeof dir);
-    static const char partial[] =
-        "version: 0\ninputs:\n- &t\n  metric: CPUTIME (sec)\n  scope: execution\n"
-        "roots:\n- name: CPUTIME (sec)\n  description: time\n  variants:\n    Sum:\n"
-        "      render: number\n      formula:\n        inclusive: *t\n# the end\n";
+    fixture_dir(name, dir, sizeof dir);
     write_text(dir, "metrics/default.yaml", partial);
     pk_profile *a = open_ok(dir);
     losses l = {0};
@@ -368,10 +363,34 @@ static void yaml_merged(void **state)
     assert_int_equal(y.n_roots, 2);
     assert_non_null(strstr(got, "- &t\n  metric: CPUTIME (sec)\n")); /* kept as it was */
     assert_non_null(strstr(got, "# the end"));
-    assert_string_equal(b->metrics[0].description, "time");
+    assert_string_equal(b->metrics[0].description, description);
     hk_yaml_free(&y);
     free(got);
     pk_profile_free(a), pk_profile_free(b);
+}
+
+static void yaml_merged(void **state)
+{
+    (void)state;
+    merged_from("yaml-merge.d",
+                "version: 0\ninputs:\n- &t\n  metric: CPUTIME (sec)\n  scope: execution\n"
+                "roots:\n- name: CPUTIME (sec)\n  description: time\n  variants:\n    Sum:\n"
+                "      render: number\n      formula:\n        inclusive: *t\n# the end\n",
+                "time");
+}
+
+/* Multi-byte characters before the insertion points: libyaml's marks count
+ * characters, the insertion is in bytes (found by fuzz_hpctk_yaml: the
+ * items landed two bytes early, inside "execution"). */
+static void yaml_merged_after_multibyte_text(void **state)
+{
+    (void)state;
+    merged_from("yaml-merge-utf8.d",
+                "# métriques — µs\nversion: 0\ninputs:\n- &t\n  metric: CPUTIME (sec)\n"
+                "  scope: execution\nroots:\n- name: CPUTIME (sec)\n  description: temps µs\n"
+                "  variants:\n    Sum:\n      render: number\n      formula:\n"
+                "        inclusive: *t\n# the end\n",
+                "temps µs");
 }
 
 /* A taxonomy naming a statistic the database does not hold is replaced,
@@ -531,6 +550,7 @@ int main(void)
         cmocka_unit_test(strict_refuses_and_leaves_nothing),
         cmocka_unit_test(yaml_carried_over),
         cmocka_unit_test(yaml_merged),
+        cmocka_unit_test(yaml_merged_after_multibyte_text),
         cmocka_unit_test(yaml_misfit_replaced),
         cmocka_unit_test(check_warns_like_hpcviewer_fails),
         cmocka_unit_test(further_summary_kept),

@@ -36,7 +36,28 @@ typedef struct walk {
     int top_key;         /* F_* of the top-level key whose value is open */
     size_t *pending_at;  /* where the open top-level value's insertion point goes */
     int block_top, failed;
+    /* libyaml's marks count characters, the insertion points are bytes:
+     * a cursor over the text turns one into the other (marks only grow) */
+    const char *text;
+    size_t len, at_char, at_byte;
 } walk;
+
+/* The byte offset of character `index` (as libyaml counts them: code
+ * points after a byte order mark; CRLF is two). */
+static size_t byte_offset(walk *w, size_t index)
+{
+    const unsigned char *t = (const unsigned char *)w->text;
+    if (index < w->at_char) w->at_char = 0, w->at_byte = 0;
+    if (w->at_byte == 0 && w->len >= 3 && t[0] == 0xef && t[1] == 0xbb && t[2] == 0xbf)
+        w->at_byte = 3;
+    while (w->at_char < index && w->at_byte < w->len) {
+        w->at_byte++;
+        while (w->at_byte < w->len && (t[w->at_byte] & 0xc0) == 0x80)
+            w->at_byte++;
+        w->at_char++;
+    }
+    return w->at_byte;
+}
 
 static const char *copy(walk *w, const yaml_event_t *e)
 {
@@ -108,7 +129,8 @@ static void take_value(walk *w, frame *f, const yaml_event_t *e)
 /* A top-level key: which section starts, and where the one before ends. */
 static void top_key(walk *w, const yaml_event_t *e, const char *key)
 {
-    if (w->pending_at) *w->pending_at = w->block_top ? e->start_mark.index : (size_t)-1;
+    if (w->pending_at)
+        *w->pending_at = w->block_top ? byte_offset(w, e->start_mark.index) : (size_t)-1;
     w->pending_at = NULL;
     w->top_key = !strcmp(key, "inputs") ? F_INPUTS : !strcmp(key, "roots") ? F_ROOTS : 0;
     if (e->start_mark.column != 0) w->block_top = 0;
@@ -147,7 +169,7 @@ static void on_event(walk *w, const yaml_event_t *e)
         frame done = w->st[--w->n];
         if (done.is_map) close_map(w, &done);
         if (w->n == 0 && w->pending_at)
-            *w->pending_at = w->block_top ? e->start_mark.index : (size_t)-1;
+            *w->pending_at = w->block_top ? byte_offset(w, e->start_mark.index) : (size_t)-1;
         f = w->n ? &w->st[w->n - 1] : NULL;
         break;
     }
@@ -200,7 +222,7 @@ pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
     yaml_parser_t parser;
     if (!yaml_parser_initialize(&parser)) return pk_fail_nomem("reading metrics/default.yaml");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
-    walk w = {.y = y};
+    walk w = {.y = y, .text = text, .len = len};
     pk_status st = PK_OK;
     int top_is_map = 0, done = 0;
     while (!done && !st && !w.failed) {

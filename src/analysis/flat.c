@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/context_groups.h"
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "profkit/callgraph.h"
@@ -142,44 +143,10 @@ static void add_exclusive(flat_job *j, const double *excl)
 {
     const pk_profile *p = j->p;
     for (uint32_t i = 0; i < p->n_ctx; i++) {
-        const pk_ctx_rec *c = &p->ctx[i];
-        double own = excl[i];
-        for (uint32_t k = 0; k < c->n_children; k++) {
-            uint32_t ch = c->first_child + k;
-            if (p->ctx[ch].relation == PK_REL_LEXICAL) own -= excl[ch];
-        }
         if (j->group[i] == PK_NONE) continue;
-        j->rows[j->group[i]].exclusive += own;
-        if (own_key(j, c) != NO_KEY) j->rows[j->group[i]].n_contexts++;
+        j->rows[j->group[i]].exclusive += pk_point_value(p, excl, i);
+        if (own_key(j, &p->ctx[i]) != NO_KEY) j->rows[j->group[i]].n_contexts++;
     }
-}
-
-/* Inclusive: a depth-first walk keeping, per group, how many contexts of
- * the current call path belong to it; only the outermost one counts. */
-static pk_status add_inclusive(flat_job *j, const double *incl)
-{
-    const pk_profile *p = j->p;
-    uint32_t *active = calloc(j->n_rows + 1, sizeof *active);
-    uint32_t *stack = malloc((p->n_ctx + 1) * sizeof *stack), *next = NULL;
-    next = malloc((p->n_ctx + 1) * sizeof *next);
-    if (!active || !stack || !next) {
-        free(active), free(stack), free(next);
-        return pk_fail_nomem("summing inclusive values");
-    }
-    uint32_t depth = 0;
-    if (p->n_ctx) stack[depth] = 0, next[depth++] = 0;
-    while (depth) {
-        uint32_t c = stack[depth - 1], k = next[depth - 1]++, g = j->group[c];
-        if (k == 0 && g != PK_NONE && active[g]++ == 0) j->rows[g].inclusive += incl[c];
-        if (k < p->ctx[c].n_children) {
-            stack[depth] = p->ctx[c].first_child + k, next[depth++] = 0;
-            continue;
-        }
-        if (g != PK_NONE) active[g]--;
-        depth--;
-    }
-    free(active), free(stack), free(next);
-    return PK_OK;
 }
 
 static int by_exclusive(const void *a, const void *b)
@@ -200,7 +167,9 @@ pk_status pk_flat_profile(const pk_profile *p, const double *inclusive, const do
     pk_status st = canonical_functions(&j);
     if (!st) st = make_groups(&j);
     if (!st && exclusive) add_exclusive(&j, exclusive);
-    if (!st && inclusive) st = add_inclusive(&j, inclusive);
+    if (!st && inclusive) /* once per path: recursion counted once */
+        st = pk_group_inclusive_once(p, j.group, j.n_rows, inclusive, &j.rows[0].inclusive,
+                                     sizeof *j.rows);
     free(j.key), free(j.group), free(j.canon);
     if (st) {
         free(j.rows);

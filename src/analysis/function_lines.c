@@ -15,6 +15,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/context_groups.h"
 #include "cg_graph.h"
 #include "model/model.h"
 #include "profkit/annotate.h"
@@ -209,50 +210,20 @@ static void tree_groups(tree_job *j)
     }
 }
 
-/* Self: each context's point value (its exclusive value less its lexical
- * children's, which HPCToolkit's exclusive scope includes). */
+/* Self: each context's point value, to its line's row or, without one,
+ * to what its function has on no line. */
 static void tree_self(tree_job *j, const double *excl, pk_function_lines *out)
 {
     const pk_profile *p = j->p;
     for (uint32_t i = 0; i < p->n_ctx; i++) {
-        const pk_ctx_rec *c = &p->ctx[i];
         if (j->owner[i] == PK_NONE) continue;
-        double own = excl[i];
-        for (uint32_t k = 0; k < c->n_children; k++)
-            if (p->ctx[c->first_child + k].relation == PK_REL_LEXICAL)
-                own -= excl[c->first_child + k];
+        double own = pk_point_value(p, excl, i);
         out[j->owner[i]].self += own;
         if (j->selfrow[i] != PK_NONE)
             j->rows[j->selfrow[i]].self += own;
         else
             out[j->owner[i]].unlined += own;
     }
-}
-
-/* Inclusive: a depth-first walk keeping, per row, how many contexts of
- * the current call path are in it; only the outermost one counts, so a
- * recursive function's line counts once per path, as flat's rows do. */
-static pk_status tree_inclusive(tree_job *j, const double *incl)
-{
-    const pk_profile *p = j->p;
-    uint32_t *active = calloc(j->n_rows + 1, sizeof *active);
-    uint32_t *stack = malloc(((size_t)p->n_ctx + 1) * sizeof *stack);
-    uint32_t *next = malloc(((size_t)p->n_ctx + 1) * sizeof *next);
-    pk_status st = active && stack && next ? PK_OK : pk_fail_nomem("summing line costs");
-    uint32_t depth = 0;
-    if (!st && p->n_ctx) stack[depth] = 0, next[depth++] = 0;
-    while (!st && depth) {
-        uint32_t c = stack[depth - 1], k = next[depth - 1]++, g = j->group[c];
-        if (k == 0 && g != PK_NONE && active[g]++ == 0) j->rows[g].incl += incl[c];
-        if (k < p->ctx[c].n_children) {
-            stack[depth] = p->ctx[c].first_child + k, next[depth++] = 0;
-            continue;
-        }
-        if (g != PK_NONE) active[g]--;
-        depth--;
-    }
-    free(active), free(stack), free(next);
-    return st;
 }
 
 pk_status pk_function_line_costs(const pk_profile *p, const double *inclusive,
@@ -276,7 +247,9 @@ pk_status pk_function_line_costs(const pk_profile *p, const double *inclusive,
          * of a frame's own cost can be rounding alone (1e-17 of 0.99) */
         for (size_t k = 0; k < n; k++)
             if (fabs(out[k].unlined) <= 1e-9 * fabs(out[k].self)) out[k].unlined = 0;
-        st = tree_inclusive(&j, inclusive);
+        /* once per path, as flat's rows count recursion */
+        st = pk_group_inclusive_once(p, j.group, j.n_rows, inclusive, &j.rows[0].incl,
+                                     sizeof *j.rows);
     }
     if (!st) st = split_rows(j.rows, j.n_rows, out, n);
     if (st) pk_function_lines_free(out, n);

@@ -30,7 +30,7 @@ static int base_values(pkv_session *s, pkv_tree *t, const pk_metric *met, char *
     if (!bi || !bs || !map) rc = 500, snprintf(err, size, "out of memory");
     if (rc == 200 && pkv_metric(b, met->name, &mb, err, size) == 200) {
         const pkv_tree *bt =
-            pkv_tree_get(s, 1, mb, NULL, t->stat, PKV_MODE_FUNCTION, &rc, err, size);
+            pkv_tree_get(s, 1, mb, NULL, t->sel.stat, PKV_MODE_FUNCTION, &rc, err, size);
         if (bt && pk_frames_match(s->side[0].p, t->frames, t->n_frames, b->p, bt->frames,
                                   bt->n_frames, map) != PK_OK)
             rc = 500, snprintf(err, size, "%s", pk_error_last());

@@ -21,7 +21,7 @@ static void tree_free(pkv_tree *t)
     free(t->hot);
     free(t->base_incl);
     free(t->base_self);
-    free(t->location);
+    free(t->sel.location);
     free(t);
 }
 
@@ -29,7 +29,7 @@ static void flat_free(pkv_flat *f)
 {
     if (!f) return;
     pk_flat_free(f->rows);
-    free(f->location);
+    free(f->sel.location);
     free(f);
 }
 
@@ -98,10 +98,10 @@ static void mark_hot(pkv_tree *t)
 
 static int values(const pkv_session *s, pkv_tree *t, char *err, size_t size)
 {
-    const pk_profile *p = s->side[t->side].p;
+    const pk_profile *p = s->side[t->sel.side].p;
     pk_metric met;
-    pk_metric_get(p, t->metric, &met);
-    cli_view v = {.metric = met.name, .location = t->location, .stat = t->stat};
+    pk_metric_get(p, t->sel.metric, &met);
+    cli_view v = {.metric = met.name, .location = t->sel.location, .stat = t->sel.stat};
     if (cli_view_compute("view", p, &v, &t->vals)) {
         snprintf(err, size, "cannot compute metric '%s' here: %s", met.name, pk_error_last());
         return 500;
@@ -112,11 +112,11 @@ static int values(const pkv_session *s, pkv_tree *t, char *err, size_t size)
 /* The frames of the values (what the flat rows do not need). */
 static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
 {
-    const pk_profile *p = s->side[t->side].p;
+    const pk_profile *p = s->side[t->sel.side].p;
     pk_status st;
-    if (t->mode == PKV_MODE_LINES)
+    if (t->sel.shape == PKV_MODE_LINES)
         st = context_frames(p, t->vals.incl, t->vals.excl, &t->frames, &t->n_frames);
-    else if (t->mode == PKV_MODE_LOOPS)
+    else if (t->sel.shape == PKV_MODE_LOOPS)
         st = pk_frames_build_loops(p, t->vals.incl, &t->frames, &t->n_frames);
     else
         st = pk_frames_build(p, t->vals.incl, &t->frames, &t->n_frames);
@@ -129,11 +129,20 @@ static int build(const pkv_session *s, pkv_tree *t, char *err, size_t size)
     return 200;
 }
 
-static int same(const pkv_tree *t, int side, pk_index metric, const char *location, pk_across stat,
-                int mode)
+/* Is k the selection (side, metric, location, stat, shape)? */
+static int sel_same(const pkv_sel *k, int side, pk_index metric, const char *location,
+                    pk_across stat, int shape)
 {
-    return t && t->side == side && t->metric == metric && t->stat == stat && t->mode == mode &&
-           (t->location ? location && strcmp(t->location, location) == 0 : !location);
+    return k->side == side && k->metric == metric && k->stat == stat && k->shape == shape &&
+           (k->location ? location && strcmp(k->location, location) == 0 : !location);
+}
+
+/* k made the selection; 0 when out of memory (the location is copied). */
+static int sel_set(pkv_sel *k, int side, pk_index metric, const char *location, pk_across stat,
+                   int shape)
+{
+    *k = (pkv_sel){side, shape, metric, stat, NULL, 0};
+    return !location || (k->location = strdup(location)) != NULL;
 }
 
 /* The cached tree of a selection, or NULL (its LRU stamp untouched). */
@@ -141,7 +150,8 @@ static pkv_tree *tree_find(pkv_session *s, int side, pk_index metric, const char
                            pk_across stat, int mode)
 {
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
-        if (same(s->trees[i], side, metric, location, stat, mode)) return s->trees[i];
+        if (s->trees[i] && sel_same(&s->trees[i]->sel, side, metric, location, stat, mode))
+            return s->trees[i];
     return NULL;
 }
 
@@ -150,18 +160,18 @@ static void tree_insert(pkv_session *s, pkv_tree *t)
 {
     size_t victim = 0;
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
-        if (!s->trees[i] || (s->trees[victim] && s->trees[i]->used < s->trees[victim]->used))
+        if (!s->trees[i] ||
+            (s->trees[victim] && s->trees[i]->sel.used < s->trees[victim]->sel.used))
             victim = i;
     tree_free(s->trees[victim]);
     s->trees[victim] = t;
-    t->used = ++s->clock;
+    t->sel.used = ++s->clock;
 }
 
 static pkv_tree *tree_new(int side, pk_index metric, const char *location, pk_across stat, int mode)
 {
     pkv_tree *t = calloc(1, sizeof *t);
-    if (!t || (location && !(t->location = strdup(location)))) return free(t), NULL;
-    t->side = side, t->metric = metric, t->stat = stat, t->mode = mode;
+    if (t && !sel_set(&t->sel, side, metric, location, stat, mode)) return free(t), NULL;
     return t;
 }
 
@@ -193,7 +203,7 @@ const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const 
 {
     pkv_tree *t = tree_find(s, side, metric, location, stat, mode);
     if (t) {
-        t->used = ++s->clock;
+        t->sel.used = ++s->clock;
         if (frames && !t->frames && (*status = build(s, t, err, size)) != 200) return NULL;
         return *status = 200, t;
     }
@@ -216,44 +226,39 @@ static int by_key(const void *a, const void *b)
 
 static int flat_build(pkv_session *s, pkv_flat *f, char *err, size_t size)
 {
-    const pk_profile *p = s->side[f->side].p;
+    const pk_profile *p = s->side[f->sel.side].p;
     pk_cg_summary cg;
     int status = 200;
-    if (f->stat == PK_ACROSS_SUM && pk_callgraph_summary(p, &cg) == PK_OK) {
+    if (f->sel.stat == PK_ACROSS_SUM && pk_callgraph_summary(p, &cg) == PK_OK) {
         pk_metric met; /* the call graph's exact rows, as `flat` */
         pk_number_format nf;
         double total;
-        pk_metric_get(p, f->metric, &met);
-        cli_view v = {.metric = met.name, .location = f->location};
-        if (cli_flat_rows(p, &v, f->by, &f->rows, &f->n, &nf, &total))
+        pk_metric_get(p, f->sel.metric, &met);
+        cli_view v = {.metric = met.name, .location = f->sel.location};
+        if (cli_flat_rows(p, &v, (pk_group_by)f->sel.shape, &f->rows, &f->n, &nf, &total))
             return snprintf(err, size, "cannot compute metric '%s' here", met.name), 500;
-        if (!f->location && pk_metric_program_total(p, f->metric, &f->total) == PK_OK) {
+        if (!f->sel.location && pk_metric_program_total(p, f->sel.metric, &f->total) == PK_OK) {
             qsort(f->rows, f->n, sizeof *f->rows, by_key);
             return 200;
         }
     }
-    const pkv_tree *t = pkv_values_get(s, f->side, f->metric, f->location, f->stat,
+    const pkv_tree *t = pkv_values_get(s, f->sel.side, f->sel.metric, f->sel.location, f->sel.stat,
                                        PKV_MODE_FUNCTION, 0, &status, err, size);
     if (!t) return status;
     f->total = t->vals.total;
-    if (!f->rows && pk_flat_profile(p, t->vals.incl, t->vals.excl, f->by, &f->rows, &f->n))
+    if (!f->rows &&
+        pk_flat_profile(p, t->vals.incl, t->vals.excl, (pk_group_by)f->sel.shape, &f->rows, &f->n))
         return snprintf(err, size, "%s", pk_error_last()), 500;
     qsort(f->rows, f->n, sizeof *f->rows, by_key);
     return 200;
-}
-
-static int flat_same(const pkv_flat *f, int side, pk_index metric, const char *location,
-                     pk_across stat, pk_group_by by)
-{
-    return f && f->side == side && f->metric == metric && f->stat == stat && f->by == by &&
-           (f->location ? location && strcmp(f->location, location) == 0 : !location);
 }
 
 static pkv_flat *flat_find(pkv_session *s, int side, pk_index metric, const char *location,
                            pk_across stat, pk_group_by by)
 {
     for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
-        if (flat_same(s->flats[i], side, metric, location, stat, by)) return s->flats[i];
+        if (s->flats[i] && sel_same(&s->flats[i]->sel, side, metric, location, stat, (int)by))
+            return s->flats[i];
     return NULL;
 }
 
@@ -261,19 +266,19 @@ static void flat_insert(pkv_session *s, pkv_flat *f)
 {
     size_t victim = 0;
     for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
-        if (!s->flats[i] || (s->flats[victim] && s->flats[i]->used < s->flats[victim]->used))
+        if (!s->flats[i] ||
+            (s->flats[victim] && s->flats[i]->sel.used < s->flats[victim]->sel.used))
             victim = i;
     flat_free(s->flats[victim]);
     s->flats[victim] = f;
-    f->used = ++s->clock;
+    f->sel.used = ++s->clock;
 }
 
 static pkv_flat *flat_new(int side, pk_index metric, const char *location, pk_across stat,
                           pk_group_by by)
 {
     pkv_flat *f = calloc(1, sizeof *f);
-    if (!f || (location && !(f->location = strdup(location)))) return free(f), NULL;
-    f->side = side, f->metric = metric, f->stat = stat, f->by = by;
+    if (f && !sel_set(&f->sel, side, metric, location, stat, (int)by)) return free(f), NULL;
     return f;
 }
 
@@ -298,7 +303,7 @@ const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const ch
 {
     pkv_flat *f = flat_find(s, side, metric, location, stat, by);
     if (f) {
-        f->used = ++s->clock;
+        f->sel.used = ++s->clock;
         return *status = 200, f;
     }
     if (!(f = flat_new(side, metric, location, stat, by))) {

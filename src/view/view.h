@@ -61,17 +61,24 @@ enum { PKV_MODE_FUNCTION = 0, PKV_MODE_LOOPS = 1, PKV_MODE_LINES = 2 };
 
 /* A function-level tree of one selection: per-context values, the frames
  * built from them, their hot path. Ids are frame indexes. */
-typedef struct pkv_tree {
-    int side, mode;
+/* What a cached answer was made for: one side's metric over a location
+ * selector and a statistic, in one shape (a tree's PKV_MODE_*, a flat
+ * table's pk_group_by). */
+typedef struct pkv_sel {
+    int side, shape;
     pk_index metric;
     pk_across stat;
-    char *location;       /* the selector, or NULL */
+    char *location;          /* the selector, or NULL */
+    unsigned long long used; /* LRU stamp */
+} pkv_sel;
+
+typedef struct pkv_tree {
+    pkv_sel sel;          /* shape: PKV_MODE_* */
     cli_view_values vals; /* incl/excl per context, total, unit */
     pk_frame *frames;
     size_t n_frames;
     unsigned char *hot;            /* per frame */
     double *base_incl, *base_self; /* --base: the same path's values in b (route_flame.c) */
-    unsigned long long used;       /* LRU stamp */
 } pkv_tree;
 
 #define PKV_TREE_CACHE 8
@@ -79,15 +86,10 @@ typedef struct pkv_tree {
 
 /* The flat rows of one selection and grouping, sorted by key. */
 typedef struct pkv_flat {
-    int side;
-    pk_index metric;
-    pk_across stat;
-    pk_group_by by;
-    char *location;
+    pkv_sel sel; /* shape: pk_group_by */
     pk_flat_row *rows;
     size_t n;
     double total; /* the metric's total over the selection */
-    unsigned long long used;
 } pkv_flat;
 
 typedef struct pkv_side {

@@ -18,11 +18,13 @@
  *   - everything else, valid UTF-8, is copied.
  */
 #include <stdarg.h>
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cw.h"
+#include "util/utf8.h"
 
 static const char REPLACEMENT[] = "\xEF\xBF\xBD"; /* U+FFFD */
 
@@ -71,29 +73,12 @@ void cw_add(cw_xml *b, const char *fmt, ...)
 }
 
 /* Length of the well-formed UTF-8 sequence at s (lead byte >= 0x80), or
- * 0 when it is not one. */
+ * 0 when it is not one (util/utf8.h's table; the NUL that ends the
+ * string fails as a continuation byte, so nothing past it is read). */
 static size_t utf8_len(const unsigned char *s)
 {
-    unsigned char c = s[0];
-    unsigned char lo = 0x80, hi = 0xBF;
-    size_t n;
-    if (c >= 0xC2 && c <= 0xDF) {
-        n = 2;
-    } else if (c >= 0xE0 && c <= 0xEF) {
-        n = 3;
-        if (c == 0xE0) lo = 0xA0; /* overlong */
-        if (c == 0xED) hi = 0x9F; /* surrogates */
-    } else if (c >= 0xF0 && c <= 0xF4) {
-        n = 4;
-        if (c == 0xF0) lo = 0x90; /* overlong */
-        if (c == 0xF4) hi = 0x8F; /* beyond U+10FFFF */
-    } else {
-        return 0;
-    }
-    if (s[1] < lo || s[1] > hi) return 0;
-    for (size_t k = 2; k < n; k++) /* a NUL ends the string: never read past it */
-        if (s[k] < 0x80 || s[k] > 0xBF) return 0;
-    return n;
+    size_t bad;
+    return pk_utf8_sequence(s, SIZE_MAX, &bad);
 }
 
 /* The entity or character reference for an ASCII byte, or NULL when it

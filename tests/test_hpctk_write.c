@@ -419,6 +419,65 @@ static void yaml_misfit_replaced(void **state)
     pk_profile_free(a), pk_profile_free(b);
 }
 
+/* A taxonomy whose layout cannot take the missing metrics' items as they
+ * are inserted (an alias as a top-level key once shifted the reader's
+ * key/value parity and put the insertion mid-line; `roots` before `inputs`
+ * makes the new roots' aliases precede their anchors; a new anchor could
+ * redefine one the text already uses) is replaced by a new one, said so,
+ * and what is written reads back. */
+static void replaced_not_merged(const char *name, const char *partial)
+{
+    char dir[256];
+    fixture_dir(name, dir, sizeof dir);
+    write_text(dir, "metrics/default.yaml", partial);
+    pk_profile *a = open_ok(dir);
+    losses l = {0};
+    pk_profile *b = write_read(a, "unmerged-out.d", 0, &l, NULL);
+    assert_true(lost(&l, "metrics/default.yaml"));
+    char out[256];
+    snprintf(out, sizeof out, "%s/unmerged-out.d", g_tmp);
+    char *got = read_text(out, "metrics/default.yaml");
+    hk_yaml y = parsed_fits(b, got);
+    assert_int_equal(y.n_roots, 2);
+    assert_int_equal(y.anchors_redefined, 0);
+    hk_yaml_free(&y);
+    free(got);
+    assert_int_equal(tu_count_diagnostics(b, "viewer-yaml", PK_SEV_WARNING), 0);
+    pk_profile_free(a), pk_profile_free(b);
+}
+
+static void yaml_unmergeable_layouts_replaced(void **state)
+{
+    (void)state;
+    replaced_not_merged("yaml-alias-key.d",
+                        "version: &k 0\nroots:\n  - name: cycles\ninputs:\n  - &a\n"
+                        "    metric: cycles\n    scope: execution\n*k : v\nz: 1\n");
+    replaced_not_merged("yaml-roots-first.d", "version: 0\nroots:\n  - name: cycles\ninputs:\n"
+                                              "  - &a\n    metric: cycles\n    scope: execution\n");
+    replaced_not_merged("yaml-complex-key.d",
+                        "version: 0\ninputs:\n  - metric: cycles\n    scope: execution\n"
+                        "? - k\n: v\nroots:\n  - name: cycles\n");
+    replaced_not_merged("yaml-anchor-taken.d",
+                        "version: 0\ninputs:\n  - &a\n    metric: cycles\n    scope: execution\n"
+                        "roots:\n  - name: cycles\n"
+                        "    x: &CPUTIMEx20_x28_secx29_-sum-x5b_0x0x5d_-execution 1\n");
+}
+
+/* An alias naming no earlier anchor: YAML loaders (hpcviewer's) refuse
+ * the file, so the reader warns as for any unreadable taxonomy. */
+static void yaml_undefined_alias_warned(void **state)
+{
+    (void)state;
+    char dir[256];
+    fixture_dir("yaml-alias.d", dir, sizeof dir);
+    write_text(dir, "metrics/default.yaml",
+               "version: 0\ninputs:\n  - &a\n    metric: cycles\n    scope: execution\n"
+               "roots:\n  - name: cycles\n    variants: {Sum: {formula: {inclusive: *b}}}\n");
+    pk_profile *a = open_ok(dir);
+    assert_int_equal(tu_count_diagnostics(a, "viewer-yaml", PK_SEV_WARNING), 1);
+    pk_profile_free(a);
+}
+
 /* ---- profkit check: what hpcviewer would choke on ---- */
 
 static void check_warns_like_hpcviewer_fails(void **state)
@@ -552,6 +611,8 @@ int main(void)
         cmocka_unit_test(yaml_merged),
         cmocka_unit_test(yaml_merged_after_multibyte_text),
         cmocka_unit_test(yaml_misfit_replaced),
+        cmocka_unit_test(yaml_unmergeable_layouts_replaced),
+        cmocka_unit_test(yaml_undefined_alias_warned),
         cmocka_unit_test(check_warns_like_hpcviewer_fails),
         cmocka_unit_test(further_summary_kept),
         cmocka_unit_test(values_of_no_profile_reported),

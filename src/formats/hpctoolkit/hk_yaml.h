@@ -44,11 +44,17 @@ typedef struct hk_yaml {
      * *_indent), or (size_t)-1 when the text's layout does not allow it. */
     size_t inputs_at, roots_at;
     size_t inputs_indent, roots_indent;
+    /* Anchors defined again after their first definition (YAML lets an
+     * alias name the latest; the writer must not add such a redefinition,
+     * which would silently change what the text's own aliases mean). */
+    size_t anchors_redefined;
     pk_arena arena; /* the strings */
 } hk_yaml;
 
 /* Parse `len` bytes. PK_ERR_FORMAT (message with line and column) when
- * the text is not YAML or its top level is not a mapping. Free with
+ * the text is not YAML, an alias names an anchor not defined before it
+ * (YAML loaders such as hpcviewer's refuse that), or its top level is not
+ * a mapping. Free with
  * hk_yaml_free() whatever the result. */
 pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *out);
 void hk_yaml_free(hk_yaml *y);

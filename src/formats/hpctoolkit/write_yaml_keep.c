@@ -118,6 +118,29 @@ static const char *misfit(const pk_profile *p, const hk_yaml *y, unsigned char *
     return NULL;
 }
 
+/* Does the merged text read back as a taxonomy of this database that
+ * mentions every metric `add` marks? The insertion points come from
+ * libyaml's marks over a text of any layout; rather than trust that every
+ * layout maps them to bytes as assumed, the product is checked: it parses,
+ * its aliases follow their anchors (a source with `roots` before `inputs`
+ * fails that), and it redefines no anchor of the source. */
+static int reads_back(const pk_profile *p, const char *text, size_t len, const unsigned char *add,
+                      const hk_yaml *src)
+{
+    hk_yaml y;
+    int ok = hk_yaml_parse(text, len, &y) == PK_OK && y.anchors_redefined == src->anchors_redefined;
+    for (size_t i = 0; ok && i < y.n_inputs; i++)
+        ok = hk_yaml_input_known(p, &y.inputs[i]);
+    for (uint32_t m = 0; ok && m < p->n_metrics; m++) {
+        int named = !add[m];
+        for (size_t i = 0; !named && i < y.n_inputs; i++)
+            named = !strcmp(y.inputs[i].metric, p->metrics[m].name);
+        ok = named;
+    }
+    hk_yaml_free(&y);
+    return ok;
+}
+
 static pk_status keep(const pk_profile *p, const char *src, char **text, size_t *len, char *why,
                       size_t size, int *kept, int *deep)
 {
@@ -143,6 +166,12 @@ static pk_status keep(const pk_profile *p, const char *src, char **text, size_t 
         } else if (!bad) {
             st = merged(p, src, n, &y, add, text, len, deep);
             *kept = !st;
+            if (!st && !reads_back(p, *text, *len, add, &y)) {
+                free(*text), *text = NULL, *len = 0, *kept = 0, *deep = 0;
+                snprintf(why, size,
+                         "its layout leaves no place to add the metrics it does "
+                         "not mention");
+            }
         }
     }
     free(add);

@@ -15,6 +15,7 @@
 #include <yaml.h>
 
 #include "hk_yaml.h"
+#include "util/intern.h"
 #include "util/vec.h"
 
 enum { F_INPUTS = 1, F_ROOTS = 2 };
@@ -36,6 +37,8 @@ typedef struct walk {
     int top_key;         /* F_* of the top-level key whose value is open */
     size_t *pending_at;  /* where the open top-level value's insertion point goes */
     int block_top, failed;
+    pk_interner anchors; /* defined so far, in document order */
+    int undefined;       /* the last alias named no earlier anchor */
     /* libyaml's marks count characters, the insertion points are bytes:
      * a cursor over the text turns one into the other (marks only grow) */
     const char *text;
@@ -126,14 +129,16 @@ static void take_value(walk *w, frame *f, const yaml_event_t *e)
             *(const char **)((char *)f + fields[i].off) = copy(w, e);
 }
 
-/* A top-level key: which section starts, and where the one before ends. */
+/* A top-level key: which section starts, and where the one before ends.
+ * `key` is NULL for a key that is no scalar (an alias, `? [a, b]`): items
+ * cannot be placed around such text by lines, so insertion is off. */
 static void top_key(walk *w, const yaml_event_t *e, const char *key)
 {
     if (w->pending_at)
         *w->pending_at = w->block_top ? byte_offset(w, e->start_mark.index) : (size_t)-1;
     w->pending_at = NULL;
-    w->top_key = !strcmp(key, "inputs") ? F_INPUTS : !strcmp(key, "roots") ? F_ROOTS : 0;
-    if (e->start_mark.column != 0) w->block_top = 0;
+    w->top_key = !key ? 0 : !strcmp(key, "inputs") ? F_INPUTS : !strcmp(key, "roots") ? F_ROOTS : 0;
+    if (!key || e->start_mark.column != 0) w->block_top = 0;
 }
 
 /* The value of a top-level key opens: is it a block sequence we can add to? */
@@ -151,14 +156,50 @@ static void top_value(walk *w, const yaml_event_t *e)
     w->pending_at = at;
 }
 
+/* A node of any kind (scalar, alias, collection) began in mapping f as
+ * its key: remember a scalar key's text, NULL for any other. */
+static void begin_key(walk *w, frame *f, const yaml_event_t *e)
+{
+    f->key = e->type == YAML_SCALAR_EVENT ? copy(w, e) : NULL;
+    if (w->n == 1 && (f->key || e->type != YAML_SCALAR_EVENT)) top_key(w, e, f->key);
+}
+
+/* A node of mapping f is complete: keys and values alternate. */
+static void node_done(frame *f)
+{
+    if (f && f->is_map) f->expect_key = !f->expect_key;
+}
+
+/* An anchor defined or an alias used: aliases may only name anchors
+ * defined before them. */
+static void track_anchor(walk *w, const yaml_event_t *e)
+{
+    const yaml_char_t *a = e->type == YAML_SCALAR_EVENT           ? e->data.scalar.anchor
+                           : e->type == YAML_MAPPING_START_EVENT  ? e->data.mapping_start.anchor
+                           : e->type == YAML_SEQUENCE_START_EVENT ? e->data.sequence_start.anchor
+                           : e->type == YAML_ALIAS_EVENT          ? e->data.alias.anchor
+                                                                  : NULL;
+    if (!a) return;
+    size_t before = w->anchors.count;
+    if (!pk_intern_cstr(&w->anchors, (const char *)a)) {
+        w->failed = 1;
+        return;
+    }
+    int seen = w->anchors.count == before;
+    if (e->type == YAML_ALIAS_EVENT && !seen) w->undefined = 1;
+    if (e->type != YAML_ALIAS_EVENT && seen) w->y->anchors_redefined++;
+}
+
 static void on_event(walk *w, const yaml_event_t *e)
 {
+    track_anchor(w, e);
     frame *f = w->n ? &w->st[w->n - 1] : NULL;
     int under = f ? (w->n == 1 ? w->top_key : f->under) : 0;
-    int is_value = f && f->is_map && !f->expect_key;
+    int is_key = f && f->is_map && f->expect_key, is_value = f && f->is_map && !f->expect_key;
     switch (e->type) {
     case YAML_MAPPING_START_EVENT:
     case YAML_SEQUENCE_START_EVENT:
+        if (is_key) begin_key(w, f, e);
         if (w->n == 1 && is_value) top_value(w, e);
         if (w->n == 0 && e->type == YAML_MAPPING_START_EVENT)
             w->block_top = e->data.mapping_start.style == YAML_BLOCK_MAPPING_STYLE;
@@ -170,22 +211,20 @@ static void on_event(walk *w, const yaml_event_t *e)
         if (done.is_map) close_map(w, &done);
         if (w->n == 0 && w->pending_at)
             *w->pending_at = w->block_top ? byte_offset(w, e->start_mark.index) : (size_t)-1;
-        f = w->n ? &w->st[w->n - 1] : NULL;
-        break;
+        node_done(w->n ? &w->st[w->n - 1] : NULL);
+        return;
     }
     case YAML_SCALAR_EVENT:
-        if (f && f->is_map && f->expect_key) {
-            f->key = copy(w, e);
-            if (w->n == 1 && f->key) top_key(w, e, f->key);
-            f->expect_key = 0;
-            return;
-        }
-        if (is_value) take_value(w, f, e);
-        break;
-    default: /* aliases, stream and document events */
-        break;
+    case YAML_ALIAS_EVENT:
+        if (is_key)
+            begin_key(w, f, e);
+        else if (is_value && e->type == YAML_SCALAR_EVENT)
+            take_value(w, f, e);
+        node_done(f);
+        return;
+    default: /* stream and document events */
+        return;
     }
-    if (f && f->is_map && !f->expect_key && e->type != YAML_MAPPING_START_EVENT) f->expect_key = 1;
 }
 
 static int cmp_pair(const void *a, const void *b)
@@ -223,6 +262,7 @@ pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
     if (!yaml_parser_initialize(&parser)) return pk_fail_nomem("reading metrics/default.yaml");
     yaml_parser_set_input_string(&parser, (const unsigned char *)text, len);
     walk w = {.y = y, .text = text, .len = len};
+    pk_intern_init(&w.anchors, &y->arena);
     pk_status st = PK_OK;
     int top_is_map = 0, done = 0;
     while (!done && !st && !w.failed) {
@@ -236,10 +276,17 @@ pk_status hk_yaml_parse(const char *text, size_t len, hk_yaml *y)
         if (e.type == YAML_MAPPING_START_EVENT && w.n == 0) top_is_map = 1;
         done = e.type == YAML_STREAM_END_EVENT || e.type == YAML_DOCUMENT_END_EVENT;
         on_event(&w, &e);
+        if (w.undefined)
+            st = pk_fail(PK_ERR_FORMAT,
+                         "metrics/default.yaml: line %zu column %zu: alias *%s names no anchor "
+                         "defined before it",
+                         e.start_mark.line + 1, e.start_mark.column + 1,
+                         (const char *)e.data.alias.anchor);
         yaml_event_delete(&e);
     }
     yaml_parser_delete(&parser);
     free(w.st);
+    pk_intern_free(&w.anchors);
     if (!st && !w.failed && link_parents(&w) != PK_OK) w.failed = 1;
     free(w.root_serial);
     if (!st && w.failed) st = pk_fail_nomem("reading metrics/default.yaml");

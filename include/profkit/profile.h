@@ -433,6 +433,11 @@ typedef struct pk_cursor {
 /* Values of one location, by context (ascending id), then column. */
 PK_API pk_status pk_location_values_begin(const pk_profile *profile, pk_index location,
                                           pk_cursor *c);
+/* Values of one column in one location, by context (ascending id): the
+ * values pk_location_values_begin() visits, filtered to the column inside
+ * the cursor (no per-value column lookup or copy for the others). */
+PK_API pk_status pk_location_column_begin(const pk_profile *profile, pk_index location,
+                                          pk_index column, pk_cursor *c);
 /* Values of one context across locations, by column then location. Uses
  * cct.db when it was read, else a transpose built on first use. */
 PK_API pk_status pk_context_values_begin(const pk_profile *profile, pk_index context, pk_cursor *c);

@@ -93,23 +93,84 @@ static uint64_t own_key(const flat_job *j, const pk_ctx_rec *c)
     return NO_KEY;
 }
 
-static int cmp_key(const void *a, const void *b)
+static int cmp_u64(const void *a, const void *b)
 {
-    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
+    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
     return x < y ? -1 : x > y;
 }
 
-static uint32_t find_row(const flat_job *j, uint64_t key)
+/* Keys are below this bound (a table indexes them), or 0: line keys. */
+static uint64_t key_bound(const flat_job *j)
 {
-    size_t lo = 0, hi = j->n_rows;
+    const pk_profile *p = j->p;
+    return j->by == PK_BY_FUNCTION ? p->n_functions
+           : j->by == PK_BY_FILE   ? p->n_files
+           : j->by == PK_BY_MODULE ? p->n_modules
+                                   : 0;
+}
+
+static pk_status alloc_rows(flat_job *j, uint32_t n)
+{
+    j->rows = calloc(n + 1, sizeof *j->rows);
+    j->n_rows = n;
+    return j->rows ? PK_OK : pk_fail_nomem("grouping contexts");
+}
+
+/* Rows of bounded keys, in key order: a table from key to row, so the
+ * cost is one pass over the contexts plus one over the possible keys. */
+static pk_status rows_by_table(flat_job *j, uint64_t bound)
+{
+    const pk_profile *p = j->p;
+    uint32_t *row_of = malloc((bound + 1) * sizeof *row_of), n = 0;
+    if (!row_of) return pk_fail_nomem("grouping contexts");
+    memset(row_of, 0, (bound + 1) * sizeof *row_of);
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (j->key[i] != NO_KEY) row_of[j->key[i]] = 1;
+    for (uint64_t k = 0; k < bound; k++)
+        row_of[k] = row_of[k] ? n++ : PK_NONE;
+    pk_status st = alloc_rows(j, n);
+    for (uint64_t k = 0; !st && k < bound; k++)
+        if (row_of[k] != PK_NONE) j->rows[row_of[k]].key = k;
+    for (uint32_t i = 0; !st && i < p->n_ctx; i++)
+        j->group[i] = j->key[i] == NO_KEY ? PK_NONE : row_of[j->key[i]];
+    free(row_of);
+    return st;
+}
+
+static uint32_t find_key(const uint64_t *keys, uint32_t n, uint64_t key)
+{
+    size_t lo = 0, hi = n;
     while (lo < hi) {
         size_t mid = (lo + hi) / 2;
-        if (j->rows[mid].key < key)
+        if (keys[mid] < key)
             lo = mid + 1;
         else
             hi = mid;
     }
     return (uint32_t)lo;
+}
+
+/* Rows of line keys (file << 32 | line): the keys alone sorted and made
+ * distinct (8 bytes each, not whole rows), then found by bisection. */
+static pk_status rows_by_sorting(flat_job *j)
+{
+    const pk_profile *p = j->p;
+    uint64_t *keys = malloc((p->n_ctx + 1) * sizeof *keys);
+    if (!keys) return pk_fail_nomem("grouping contexts");
+    uint32_t n = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (j->key[i] != NO_KEY) keys[n++] = j->key[i];
+    qsort(keys, n, sizeof *keys, cmp_u64);
+    uint32_t distinct = 0;
+    for (uint32_t r = 0; r < n; r++)
+        if (distinct == 0 || keys[r] != keys[distinct - 1]) keys[distinct++] = keys[r];
+    pk_status st = alloc_rows(j, distinct);
+    for (uint32_t r = 0; !st && r < distinct; r++)
+        j->rows[r].key = keys[r];
+    for (uint32_t i = 0; !st && i < p->n_ctx; i++)
+        j->group[i] = j->key[i] == NO_KEY ? PK_NONE : find_key(keys, distinct, j->key[i]);
+    free(keys);
+    return st;
 }
 
 /* One row per distinct key; each context's key (its own, else its
@@ -119,23 +180,15 @@ static pk_status make_groups(flat_job *j)
     const pk_profile *p = j->p;
     j->key = malloc((p->n_ctx + 1) * sizeof *j->key);
     j->group = malloc((p->n_ctx + 1) * sizeof *j->group);
-    j->rows = calloc(p->n_ctx + 1, sizeof *j->rows);
-    if (!j->key || !j->group || !j->rows) return pk_fail_nomem("grouping contexts");
+    if (!j->key || !j->group) return pk_fail_nomem("grouping contexts");
     for (uint32_t i = 0; i < p->n_ctx; i++) {
         const pk_ctx_rec *c = &p->ctx[i];
         uint64_t k = own_key(j, c);
         if (k == NO_KEY && c->relation == PK_REL_LEXICAL && c->parent < i) k = j->key[c->parent];
         j->key[i] = k;
-        if (k != NO_KEY) j->rows[j->n_rows++].key = k;
     }
-    qsort(j->rows, j->n_rows, sizeof *j->rows, cmp_key);
-    uint32_t n = 0;
-    for (uint32_t r = 0; r < j->n_rows; r++)
-        if (n == 0 || j->rows[r].key != j->rows[n - 1].key) j->rows[n++] = j->rows[r];
-    j->n_rows = n;
-    for (uint32_t i = 0; i < p->n_ctx; i++)
-        j->group[i] = j->key[i] == NO_KEY ? PK_NONE : find_row(j, j->key[i]);
-    return PK_OK;
+    uint64_t bound = key_bound(j);
+    return bound ? rows_by_table(j, bound) : rows_by_sorting(j);
 }
 
 /* Exclusive: point values into their groups; contexts counted. */

@@ -190,10 +190,9 @@ void pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_co
 {
     pk_cursor c;
     pk_value v;
-    pk_location_values_begin(p, l, &c);
+    if (pk_location_column_begin(p, l, column, &c) != PK_OK) return;
     while (pk_cursor_next(&c, &v))
-        if (v.column == column && v.context != PK_NONE)
-            pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
+        if (v.context != PK_NONE) pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
 }
 
 pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,

@@ -9,7 +9,7 @@
 #include "model.h"
 #include "util/bytes.h"
 
-enum { CURSOR_LOCATION = 1, CURSOR_CONTEXT = 2 };
+enum { CURSOR_LOCATION = 1, CURSOR_CONTEXT = 2, CURSOR_LOCATION_COLUMN = 3 };
 
 static void cursor_init(pk_cursor *c, const pk_profile *p, const pk_plane *pl, uint32_t mode,
                         uint32_t outer)
@@ -22,8 +22,8 @@ static void cursor_init(pk_cursor *c, const pk_profile *p, const pk_plane *pl, u
     c->_vn = pl->nvals;
     c->_mode = mode;
     c->_outer = outer;
-    c->_idx_stride = mode == CURSOR_LOCATION ? PK_LM_IDX_SIZE : PK_CM_IDX_SIZE;
-    c->_val_stride = mode == CURSOR_LOCATION ? PK_LM_VAL_SIZE : PK_CM_VAL_SIZE;
+    c->_idx_stride = mode == CURSOR_CONTEXT ? PK_CM_IDX_SIZE : PK_LM_IDX_SIZE;
+    c->_val_stride = mode == CURSOR_CONTEXT ? PK_CM_VAL_SIZE : PK_LM_VAL_SIZE;
 }
 
 pk_status pk_location_values_begin(const pk_profile *p, pk_index loc, pk_cursor *c)
@@ -36,6 +36,21 @@ pk_status pk_location_values_begin(const pk_profile *p, pk_index loc, pk_cursor 
     pk_status st = pk_model_location_plane(p, loc, &pl); /* this location's alone */
     if (st) return st;
     cursor_init(c, p, pl, CURSOR_LOCATION, loc);
+    return PK_OK;
+}
+
+pk_status pk_location_column_begin(const pk_profile *p, pk_index loc, pk_index col, pk_cursor *c)
+{
+    pk_status st = pk_location_values_begin(p, loc, c);
+    if (st) return st;
+    if (col >= p->n_columns)
+        return pk_fail(PK_ERR_NOT_FOUND, "column index %u out of range (have %u)", col,
+                       p->n_columns);
+    c->_mode = CURSOR_LOCATION_COLUMN;
+    c->_col = col;
+    c->_pos = p->columns[col].raw_id;
+    /* a location holds summary columns or plain ones, never both */
+    if (p->locs[loc].is_summary != p->columns[col].is_summary) c->_n = 0;
     return PK_OK;
 }
 
@@ -94,22 +109,40 @@ static int cursor_next_run(pk_cursor *c)
         const unsigned char *rec = c->_idx + c->_i * c->_idx_stride;
         const pk_plane pl = {c->_vals, c->_idx, c->_vn, (uint32_t)c->_n};
         uint64_t start, end;
-        run_bounds(&pl, c->_i, c->_idx_stride, c->_mode == CURSOR_LOCATION ? 4 : 2, &start, &end);
+        run_bounds(&pl, c->_i, c->_idx_stride, c->_mode == CURSOR_CONTEXT ? 2 : 4, &start, &end);
         c->_i++;
         if (start >= end) continue;
         c->_v = start;
         c->_vend = end;
-        if (c->_mode == CURSOR_LOCATION)
-            c->_ctx = pk_model_ctx_find(p, pk_le32(rec));
-        else
+        if (c->_mode == CURSOR_CONTEXT)
             c->_col = pk_model_col_of(p, 0, pk_le16(rec));
+        else
+            c->_ctx = pk_model_ctx_find(p, pk_le32(rec));
         return 1;
     }
     return 0;
 }
 
+/* The next value of the cursor's column: a plain scan of the runs, which
+ * stays right whatever the order of a run's values (planes of every
+ * format go through here, not only profile.db's sorted ones). */
+static int next_of_column(pk_cursor *c, pk_value *out)
+{
+    for (;;) {
+        if (c->_v >= c->_vend && !cursor_next_run(c)) return 0;
+        const unsigned char *v = c->_vals + c->_v++ * PK_LM_VAL_SIZE;
+        if (pk_le16(v) != c->_pos) continue;
+        out->context = c->_ctx;
+        out->location = c->_outer;
+        out->column = c->_col;
+        out->value = pk_le_f64(v + 2);
+        return 1;
+    }
+}
+
 int pk_cursor_next(pk_cursor *c, pk_value *out)
 {
+    if (c->_mode == CURSOR_LOCATION_COLUMN) return next_of_column(c, out);
     if (c->_v >= c->_vend && !cursor_next_run(c)) return 0;
     const pk_profile *p = c->_p;
     const unsigned char *v = c->_vals + c->_v * c->_val_stride;

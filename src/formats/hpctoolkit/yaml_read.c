@@ -194,17 +194,18 @@ static void on_event(walk *w, const yaml_event_t *e)
 {
     track_anchor(w, e);
     frame *f = w->n ? &w->st[w->n - 1] : NULL;
-    int under = f ? (w->n == 1 ? w->top_key : f->under) : 0;
     int is_key = f && f->is_map && f->expect_key, is_value = f && f->is_map && !f->expect_key;
     switch (e->type) {
     case YAML_MAPPING_START_EVENT:
-    case YAML_SEQUENCE_START_EVENT:
-        if (is_key) begin_key(w, f, e);
+    case YAML_SEQUENCE_START_EVENT: {
+        if (is_key) begin_key(w, f, e); /* a collection as key: no section of ours */
         if (w->n == 1 && is_value) top_value(w, e);
+        int under = f ? (w->n == 1 ? w->top_key : f->under) : 0;
         if (w->n == 0 && e->type == YAML_MAPPING_START_EVENT)
             w->block_top = e->data.mapping_start.style == YAML_BLOCK_MAPPING_STYLE;
         push(w, e->type == YAML_MAPPING_START_EVENT, under);
         return;
+    }
     case YAML_MAPPING_END_EVENT:
     case YAML_SEQUENCE_END_EVENT: {
         frame done = w->st[--w->n];

@@ -236,6 +236,27 @@ static void test_structure(void **state)
            "must be true or false");
 }
 
+/* Inputs the fuzzer once failed on (fuzz/regress/fuzz_json): each a
+ * clean error naming the file, here too, where the test suite's
+ * sanitizer build makes undefined behaviour fatal (an empty record as the
+ * first one once offset a null token array). */
+static void test_fuzz_regressions(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {"empty-identifier-kinds.json"};
+    for (size_t i = 0; i < sizeof inputs / sizeof inputs[0]; i++) {
+        char path[512];
+        snprintf(path, sizeof path, "%s/fuzz/regress/fuzz_json/%s", PK_SOURCE_DIR, inputs[i]);
+        size_t n;
+        unsigned char *t = tu_read_file(path, &n);
+        assert_non_null(t);
+        pk_profile *p = NULL;
+        assert_int_equal(open_bytes(t, n, &p), PK_ERR_FORMAT);
+        assert_non_null(strstr(pk_error_last(), NAME));
+        free(t);
+    }
+}
+
 static void test_schema_and_syntax(void **state)
 {
     (void)state;
@@ -386,7 +407,7 @@ int main(void)
         cmocka_unit_test(test_cube_attributes),   cmocka_unit_test(test_structure),
         cmocka_unit_test(test_schema_and_syntax), cmocka_unit_test(test_special_values),
         cmocka_unit_test(test_latin1_names),      cmocka_unit_test(test_random_damage),
-        cmocka_unit_test(test_detection),
+        cmocka_unit_test(test_detection),         cmocka_unit_test(test_fuzz_regressions),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

@@ -129,7 +129,8 @@ typedef struct jr {
 /* Fail with "FILE: byte N, $.path[.field]: message"; `t` gives the byte
  * offset (NULL: the end of the current record). Returns PK_ERR_FORMAT. */
 pk_status jr_err(jr *r, const jr_tok *t, const char *field, const char *fmt, ...) PK_PRINTF(4, 5);
-/* The current record's tokens. */
+/* The current record's tokens (r->toks is allocated when the reader
+ * starts, so a record with none is an empty range, never NULL + 0). */
 static inline jr_tok *jr_rec_toks(jr *r, size_t *n)
 {
     size_t start = r->fr[r->depth - 1].tok_start;

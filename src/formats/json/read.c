@@ -534,6 +534,8 @@ static pk_status open_map(const char *path, const pk_mapfile *m, pk_profile **ou
     r.file = p->path = pk_intern_cstr(&p->strings, path);
     if (!r.file) st = pk_fail_nomem("opening");
     p->format = PK_FORMAT_JSON, p->format_name = "json", p->major = 1, p->minor = 0;
+    if (!st && pk_vec_reserve((void **)&r.toks, &r.cap_toks, 1, sizeof *r.toks))
+        st = pk_fail_nomem("opening"); /* records' token ranges are never NULL-based */
     if (!st && !(r.h = yajl_alloc(&callbacks, NULL, &r))) st = pk_fail_nomem("opening");
     /* Strings are the model's bytes: normally UTF-8, but a source file
      * may name things in another encoding, which the writer keeps as it

@@ -12,7 +12,9 @@
 #include <microhttpd.h>
 #include <netdb.h>
 #include <pthread.h>
+#include <sched.h>
 #include <signal.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -28,6 +30,10 @@ typedef struct server {
     /* the session's caches are single-threaded: the first screen's warm-up
      * (below) and the server's thread take turns */
     pthread_mutex_t lock;
+    /* requests waiting for the lock: the warm-up lets them go first (a
+     * mutex is not fair, and the warm-up would take it back between its
+     * steps, making the page's first request wait for all of them) */
+    atomic_int waiting;
 } server;
 
 static enum MHD_Result send_body(struct MHD_Connection *c, int status, const char *type, void *body,
@@ -102,7 +108,9 @@ static enum MHD_Result api(struct MHD_Connection *c, server *sv, const char *rou
     pkv_query q = {0};
     MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, add_param, &q);
     pkv_response r;
+    atomic_fetch_add(&sv->waiting, 1);
     pthread_mutex_lock(&sv->lock);
+    atomic_fetch_sub(&sv->waiting, 1);
     int failed = pkv_api(sv->s, route, &q, &r);
     pthread_mutex_unlock(&sv->lock);
     pkv_query_free(&q);
@@ -183,6 +191,11 @@ static void warm(server *sv, const char *route, const char *k1, const char *v1, 
     if (k2) pkv_query_add(&q, k2, v2, strlen(v2));
     pkv_response r = {0};
     pthread_mutex_lock(&sv->lock);
+    while (atomic_load(&sv->waiting) > 0) {
+        pthread_mutex_unlock(&sv->lock);
+        sched_yield();
+        pthread_mutex_lock(&sv->lock);
+    }
     (void)pkv_api(sv->s, route, &q, &r);
     pthread_mutex_unlock(&sv->lock);
     free(r.body);
@@ -214,7 +227,7 @@ static void *warm_first_screen(void *arg)
 
 int pkv_serve(pkv_session *s, const char *bind, unsigned port)
 {
-    server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER};
+    server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER, 0};
     struct sockaddr_storage ss;
     if (!resolve(bind, port, &ss, &sv.loopback)) return CLI_USAGE;
     if (!sv.loopback)

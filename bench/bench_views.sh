@@ -20,11 +20,11 @@ hyperfine -w 1 -r 5 -N --export-markdown "$work/views.md" \
   "$profkit info $db" \
   "$profkit tree $db" \
   "$profkit flat $db" \
-  "$profkit flame $db -o $work/flame.svg" \
-  "$profkit flame --folded $db -o $work/flame.folded" \
+  "$profkit flame $db --force -o $work/flame.svg" \
+  "$profkit flame --folded $db --force -o $work/flame.folded" \
   "$profkit callers $db main" \
   "$profkit threads $db"
-for c in "tree $db" "flat $db" "flame $db -o $work/flame.svg"; do
+for c in "tree $db" "flat $db" "flame $db --force -o $work/flame.svg"; do
   /usr/bin/time -f "peak RSS %M KB: profkit $c" "$profkit" $c >/dev/null
 done
 # merge: the database with itself (2 x 8 locations, 56 M values), once

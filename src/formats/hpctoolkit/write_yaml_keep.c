@@ -92,6 +92,16 @@ static pk_status merged(const pk_profile *p, const char *src, size_t n, const hk
     return PK_OK;
 }
 
+#define NO_PLACE "its layout leaves no place to add the metrics it does not mention"
+
+/* Does one of the taxonomy's inputs name this metric? */
+static int mentions(const hk_yaml *y, const char *metric)
+{
+    for (size_t i = 0; i < y->n_inputs; i++)
+        if (!strcmp(y->inputs[i].metric, metric)) return 1;
+    return 0;
+}
+
 /* Why the source's taxonomy cannot be kept, or NULL (then *add marks the
  * metrics it does not mention). */
 static const char *misfit(const pk_profile *p, const hk_yaml *y, unsigned char *add, char *why,
@@ -106,15 +116,14 @@ static const char *misfit(const pk_profile *p, const hk_yaml *y, unsigned char *
         }
     int any = 0;
     for (uint32_t m = 0; m < p->n_metrics; m++) {
-        add[m] =
-            p->metrics[m].name && (hk_yaml_presented(p, m) || hk_yaml_unit_needed(&p->metrics[m]));
-        for (size_t i = 0; add[m] && i < y->n_inputs; i++)
-            if (!strcmp(y->inputs[i].metric, p->metrics[m].name)) add[m] = 0;
+        add[m] = p->metrics[m].name &&
+                 (hk_yaml_presented(p, m) || hk_yaml_unit_needed(&p->metrics[m])) &&
+                 !mentions(y, p->metrics[m].name);
         any |= add[m];
     }
     if (any &&
         (y->inputs_at == (size_t)-1 || y->roots_at == (size_t)-1 || y->inputs_at == y->roots_at))
-        return "its layout leaves no place to add the metrics it does not mention";
+        return NO_PLACE;
     return NULL;
 }
 
@@ -131,12 +140,8 @@ static int reads_back(const pk_profile *p, const char *text, size_t len, const u
     int ok = hk_yaml_parse(text, len, &y) == PK_OK && y.anchors_redefined == src->anchors_redefined;
     for (size_t i = 0; ok && i < y.n_inputs; i++)
         ok = hk_yaml_input_known(p, &y.inputs[i]);
-    for (uint32_t m = 0; ok && m < p->n_metrics; m++) {
-        int named = !add[m];
-        for (size_t i = 0; !named && i < y.n_inputs; i++)
-            named = !strcmp(y.inputs[i].metric, p->metrics[m].name);
-        ok = named;
-    }
+    for (uint32_t m = 0; ok && m < p->n_metrics; m++)
+        ok = !add[m] || mentions(&y, p->metrics[m].name);
     hk_yaml_free(&y);
     return ok;
 }
@@ -168,9 +173,7 @@ static pk_status keep(const pk_profile *p, const char *src, char **text, size_t 
             *kept = !st;
             if (!st && !reads_back(p, *text, *len, add, &y)) {
                 free(*text), *text = NULL, *len = 0, *kept = 0, *deep = 0;
-                snprintf(why, size,
-                         "its layout leaves no place to add the metrics it does "
-                         "not mention");
+                snprintf(why, size, "%s", NO_PLACE);
             }
         }
     }

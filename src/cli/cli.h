@@ -178,35 +178,6 @@ int cli_columns_parse(const char *cmd, const pk_profile *p, const char *spec, cl
 double cli_columns_eval(const cli_columns *t, size_t c, const double *base_values);
 void cli_columns_free(cli_columns *t);
 
-/* --- flat: several and derived metrics (flat_columns.c) -------------- */
-
-/* A flat row's key and the value it is ranked by; cli_ranked_by_value()
- * (a qsort comparator) puts the largest first, NaN last, ties by key. */
-typedef struct cli_ranked {
-    uint64_t key;
-    double v;
-} cli_ranked;
-int cli_ranked_by_value(const void *a, const void *b);
-
-/* The flat profile with one column per metric or expression. */
-int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
-/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c), and the
- * metric's total; free *rows with pk_flat_free(). CLI_OK or an exit
- * status (reported). */
-int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
-                  size_t *n, pk_number_format *nf, double *total);
-/* 1 when flat answers view v from p's call graph (cmd_flat.c). */
-int cli_flat_from_callgraph(const pk_profile *p, const cli_view *v);
-/* flat_extra.c: rows[].calls from the profile's call-count metric (Cube
- * visits: each group's own visits), *has 1, unless it has none or it is
- * the metric shown; CLI_OK or an exit status (reported). */
-int cli_flat_call_counts(const pk_profile *p, const cli_view *v, pk_group_by by,
-                         const char *shown_metric, pk_flat_row *rows, size_t n, int *has);
-/* CSV fields "name,module,file,line" of a flat row on stdout (by
- * function: where it is defined; by line: its file and line). */
-void cli_flat_csv_name(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
-void cli_flat_csv_place(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
-
 /* `annotate --json` of `target` (a function or file name; NULL: the top
  * v->top functions) written to `out` (cmd_annotate.c); CLI_OK or an exit
  * status (reported on stderr). */
@@ -267,6 +238,10 @@ struct cli_view {
     double threshold;
     size_t top;
     int json, csv, no_color, no_demangle;
+    int top_given; /* -n was given */
+    /* The question, made by cli_view_check() from the options above
+     * (which carry each command's defaults); freed by cli_view_free(). */
+    pk_query *q;
 };
 
 /* What a view selects: the metric and its per-context values. */
@@ -285,8 +260,16 @@ typedef struct cli_view_values {
 const char *cli_stat_name(pk_across stat);
 /* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
 int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
-/* Checks between options once all are read; 0 or a usage status. */
-int cli_view_check(const char *cmd, const cli_view *v);
+/* Checks between options once all are read, and makes v->q; 0 or a
+ * usage status. */
+int cli_view_check(const char *cmd, cli_view *v);
+void cli_view_free(cli_view *v);
+/* Set a further query option (by, level, depth...); 0 or a usage status
+ * naming --NAME. */
+int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *value);
+/* The first line of a view's header (metric, total, locations, statistic)
+ * and its notes, each "(note)" on a line of its own. */
+void cli_describe(const pk_answer_head *h, FILE *out);
 /* Pick the metric and compute its values; CLI_OK or an exit status (the
  * error reported). Free with cli_view_values_free(). */
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);

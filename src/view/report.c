@@ -189,16 +189,18 @@ static void ask_functions(report *rp)
 {
     const pkv_side *sd = &rp->s->side[0];
     const char *metric = metric_name(sd->p, sd->default_metric);
-    cli_view v = {.metric = metric};
-    pk_flat_row *rows = NULL;
-    size_t n = 0, done = 0;
-    pk_number_format nf;
-    double total;
-    if (cli_flat_rows(sd->p, &v, PK_BY_FUNCTION, &rows, &n, &nf, &total)) return;
-    for (size_t i = 0; i < n && done < TOP_FUNCTIONS; i++) {
+    pk_query *q = NULL;
+    pk_flat_answer *a = NULL;
+    size_t done = 0;
+    if (pk_query_new(&q) || pk_query_set(q, "metric", metric) ||
+        pk_answer_flat(sd->qs, q, &a) != PK_OK) {
+        pk_query_free(q);
+        return;
+    }
+    for (size_t i = 0; i < a->n_rows && done < TOP_FUNCTIONS; i++) {
         pk_function fn;
-        if (rows[i].key >= pk_function_count(sd->p) ||
-            pk_function_get(sd->p, (pk_index)rows[i].key, &fn) || !fn.name)
+        if (a->rows[i].key >= pk_function_count(sd->p) ||
+            pk_function_get(sd->p, (pk_index)a->rows[i].key, &fn) || !fn.name)
             continue;
         char *name = pkv_page_string(fn.name);
         if (!name) {
@@ -209,7 +211,8 @@ static void ask_functions(report *rp)
         free(name);
         done++;
     }
-    pk_flat_free(rows);
+    pk_flat_answer_free(a);
+    pk_query_free(q);
 }
 
 static void write_data(report *rp)

@@ -45,16 +45,40 @@ int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, s
         if (pk_metric_get(sd->p, m, &met) == PK_OK && met.name && strcmp(met.name, name) == 0)
             return *out = m, 200;
     }
-    if (cli_pick_metric(NULL, sd->p, name, out, NULL)) return 200;
+    if (pk_metric_lookup(sd->p, name, out) == PK_OK) return 200;
     snprintf(err, size, "no metric '%.200s' (or several match)", name);
     return 404;
 }
 
 static int parse_stat(const char *s, pk_across *out)
 {
+    static const char *const names[] = {"sum", "mean", "min", "max", "stddev"};
     for (int i = 0; i <= PK_ACROSS_STDDEV; i++)
-        if (strcmp(s, cli_stat_name((pk_across)i)) == 0) return *out = (pk_across)i, 1;
+        if (strcmp(s, names[i]) == 0) return *out = (pk_across)i, 1;
     return 0;
+}
+
+int pkv_status(pk_status st, char *err, size_t size)
+{
+    if (st == PK_OK) return 200;
+    snprintf(err, size, "%s", pk_error_last());
+    return st == PK_ERR_INVALID_ARG ? 400 : st == PK_ERR_NOT_FOUND ? 404 : 500;
+}
+
+int pkv_make_query(const pkv_query *q, const char *const *names, const char *top, pk_query **out,
+                   char *err, size_t size)
+{
+    pk_status st = pk_query_new(out);
+    if (!st && top) st = pk_query_set(*out, "top", top);
+    for (size_t i = 0; !st && i < q->n; i++) {
+        const char *name = q->p[i].key;
+        if (strcmp(name, "side") == 0) continue; /* the page's, not the question's */
+        for (size_t k = 0; names && names[k]; k += 2)
+            if (strcmp(names[k], name) == 0) name = names[k + 1];
+        if (pk_query_has_option(name)) st = pk_query_set(*out, name, q->p[i].value);
+    }
+    if (st) pk_query_free(*out), *out = NULL;
+    return pkv_status(st, err, size);
 }
 
 /* "#N" with N a non-summary location of the side. */

@@ -25,18 +25,8 @@ static void tree_free(pkv_tree *t)
     free(t);
 }
 
-static void flat_free(pkv_flat *f)
-{
-    if (!f) return;
-    pk_flat_free(f->rows);
-    free(f->sel.location);
-    free(f);
-}
-
 void pkv_session_free(pkv_session *s)
 {
-    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
-        flat_free(s->flats[i]), s->flats[i] = NULL;
     free(s->profile_doc);
     s->profile_doc = NULL;
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
@@ -175,22 +165,6 @@ static pkv_tree *tree_new(int side, pk_index metric, const char *location, pk_ac
     return t;
 }
 
-const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
-                                  pk_across stat)
-{
-    return tree_find(s, side, metric, location, stat, PKV_MODE_FUNCTION);
-}
-
-void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    cli_view_values *vals)
-{
-    pkv_tree *t = tree_new(side, metric, location, stat, PKV_MODE_FUNCTION);
-    if (!t) return; /* out of memory: a cache entry less */
-    t->vals = *vals;
-    memset(vals, 0, sizeof *vals);
-    tree_insert(s, t);
-}
-
 const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
                              pk_across stat, int mode, int *status, char *err, size_t size)
 {
@@ -216,102 +190,4 @@ const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const 
     if (*status != 200) return tree_free(t), NULL;
     tree_insert(s, t);
     return t;
-}
-
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
-static int flat_build(pkv_session *s, pkv_flat *f, char *err, size_t size)
-{
-    const pk_profile *p = s->side[f->sel.side].p;
-    pk_cg_summary cg;
-    int status = 200;
-    if (f->sel.stat == PK_ACROSS_SUM && pk_callgraph_summary(p, &cg) == PK_OK) {
-        pk_metric met; /* the call graph's exact rows, as `flat` */
-        pk_number_format nf;
-        double total;
-        pk_metric_get(p, f->sel.metric, &met);
-        cli_view v = {.metric = met.name, .location = f->sel.location};
-        if (cli_flat_rows(p, &v, (pk_group_by)f->sel.shape, &f->rows, &f->n, &nf, &total))
-            return snprintf(err, size, "cannot compute metric '%s' here", met.name), 500;
-        if (!f->sel.location && pk_metric_program_total(p, f->sel.metric, &f->total) == PK_OK) {
-            qsort(f->rows, f->n, sizeof *f->rows, by_key);
-            return 200;
-        }
-    }
-    const pkv_tree *t = pkv_values_get(s, f->sel.side, f->sel.metric, f->sel.location, f->sel.stat,
-                                       PKV_MODE_FUNCTION, 0, &status, err, size);
-    if (!t) return status;
-    f->total = t->vals.total;
-    if (!f->rows &&
-        pk_flat_profile(p, t->vals.incl, t->vals.excl, (pk_group_by)f->sel.shape, &f->rows, &f->n))
-        return snprintf(err, size, "%s", pk_error_last()), 500;
-    qsort(f->rows, f->n, sizeof *f->rows, by_key);
-    return 200;
-}
-
-static pkv_flat *flat_find(pkv_session *s, int side, pk_index metric, const char *location,
-                           pk_across stat, pk_group_by by)
-{
-    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
-        if (s->flats[i] && sel_same(&s->flats[i]->sel, side, metric, location, stat, (int)by))
-            return s->flats[i];
-    return NULL;
-}
-
-static void flat_insert(pkv_session *s, pkv_flat *f)
-{
-    size_t victim = 0;
-    for (size_t i = 0; i < PKV_FLAT_CACHE; i++)
-        if (!s->flats[i] ||
-            (s->flats[victim] && s->flats[i]->sel.used < s->flats[victim]->sel.used))
-            victim = i;
-    flat_free(s->flats[victim]);
-    s->flats[victim] = f;
-    f->sel.used = ++s->clock;
-}
-
-static pkv_flat *flat_new(int side, pk_index metric, const char *location, pk_across stat,
-                          pk_group_by by)
-{
-    pkv_flat *f = calloc(1, sizeof *f);
-    if (f && !sel_set(&f->sel, side, metric, location, stat, (int)by)) return free(f), NULL;
-    return f;
-}
-
-int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    pk_group_by by)
-{
-    return flat_find(s, side, metric, location, stat, by) != NULL;
-}
-
-void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                  pk_group_by by, pk_flat_row *rows, size_t n, double total)
-{
-    pkv_flat *f = flat_new(side, metric, location, stat, by);
-    if (!f) return pk_flat_free(rows);
-    qsort(rows, n, sizeof *rows, by_key);
-    f->rows = rows, f->n = n, f->total = total;
-    flat_insert(s, f);
-}
-
-const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
-                             pk_across stat, pk_group_by by, int *status, char *err, size_t size)
-{
-    pkv_flat *f = flat_find(s, side, metric, location, stat, by);
-    if (f) {
-        f->sel.used = ++s->clock;
-        return *status = 200, f;
-    }
-    if (!(f = flat_new(side, metric, location, stat, by))) {
-        snprintf(err, size, "out of memory");
-        return *status = 500, NULL;
-    }
-    *status = flat_build(s, f, err, size);
-    if (*status != 200) return flat_free(f), NULL;
-    flat_insert(s, f);
-    return f;
 }

@@ -82,18 +82,10 @@ typedef struct pkv_tree {
 } pkv_tree;
 
 #define PKV_TREE_CACHE 8
-#define PKV_FLAT_CACHE 16
-
-/* The flat rows of one selection and grouping, sorted by key. */
-typedef struct pkv_flat {
-    pkv_sel sel; /* shape: pk_group_by */
-    pk_flat_row *rows;
-    size_t n;
-    double total; /* the metric's total over the selection */
-} pkv_flat;
 
 typedef struct pkv_side {
     pk_profile *p;
+    pk_session *qs; /* the library's answers and their caches */
     const char *path;
     pk_index default_metric;
 } pkv_side;
@@ -101,7 +93,6 @@ typedef struct pkv_side {
 typedef struct pkv_session {
     pkv_side side[2]; /* a = PATH, b = --base (p NULL without) */
     pkv_tree *trees[PKV_TREE_CACHE];
-    pkv_flat *flats[PKV_FLAT_CACHE];
     char *profile_doc; /* /api/profile, made once (the profiles never change) */
     size_t profile_len;
     pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
@@ -118,30 +109,11 @@ typedef struct pkv_session {
  * selection; *status gets 400 or 500. */
 const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
                              pk_across stat, int mode, int *status, char *err, size_t size);
-/* The flat rows of (side, metric, location, stat, by): from a call graph
- * when the profile has one and stat is sum (as `flat`), else from the
- * cached tree's values. NULL with *status and err on failure. */
-const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
-                             pk_across stat, pk_group_by by, int *status, char *err, size_t size);
 /* pkv_tree_get() that builds the frames only when `frames` is set:
  * values alone (t->frames may be NULL) for views that need no tree. */
 const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const char *location,
                                pk_across stat, int mode, int frames, int *status, char *err,
                                size_t size);
-/* What the worker threads of prefetch.c need: cache lookups without
- * computing, and putting results in (taking them over). */
-const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
-                                  pk_across stat);
-void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    cli_view_values *vals);
-int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    pk_group_by by);
-void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                  pk_group_by by, pk_flat_row *rows, size_t n, double total);
-/* The flat rows of several metrics at once, on worker threads, into the
- * cache (prefetch.c); what it cannot do is left to pkv_flat_get(). */
-void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t n,
-                       const char *location, pk_across stat, pk_group_by by);
 void pkv_session_free(pkv_session *s);
 
 /* The flat pane's default `metrics`: every metric's name, the default one
@@ -204,6 +176,14 @@ const pkv_tree *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *cons
                             size_t size);
 /* Read side, metric, location, stat (validated); 200, or 400/404 with err. */
 int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size);
+/* The HTTP status of a library status, its message in err. */
+int pkv_status(pk_status st, char *err, size_t size);
+/* The question a request asks: its parameters that are query options
+ * (after renaming by `names`, pairs of URL name and option name,
+ * NULL-terminated; "side" left out), `top` as the default top. A bad
+ * value is a 400 with the library's reason. */
+int pkv_make_query(const pkv_query *q, const char *const *names, const char *top, pk_query **out,
+                   char *err, size_t size);
 /* A metric as -m names it (no derived expression) on a side. */
 int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size);
 /* The function name as the profile stores it for `name` as the page sent

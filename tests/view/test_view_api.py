@@ -127,7 +127,7 @@ def check_profile(srv, profkit, path, label):
 
 def check_flat(srv, profkit, path, metric, label):
     flat = srv.ok("flat", metrics=metric, top=0)
-    check(flat.get("schema") == "profkit.view.flat/1", label + ": flat schema")
+    check(flat.get("schema") == "profkit.flat/1", label + ": flat schema")
     want = cli(profkit, "flat", path, "-m", metric, "--json", "-n", "0")
     check(close(flat["metrics"][0]["total"], want["total"], 1e-6),
           "%s: flat total %s vs %s" % (label, flat["metrics"][0]["total"], want["total"]))
@@ -136,10 +136,10 @@ def check_flat(srv, profkit, path, metric, label):
     for r in flat["rows"][:20]:
         w = rows.get(r["name"])
         if check(w is not None, "%s: flat row %r not in the CLI's" % (label, r["name"])):
-            check(close(r["self"][0], w["self"], 1e-9) and close(r["inclusive"][0], w["inclusive"], 1e-9),
+            check(close(r["self"], w["self"], 1e-9) and close(r["inclusive"], w["inclusive"], 1e-9),
                   "%s: flat row %r values" % (label, r["name"]))
     two = srv.ok("flat", metrics=metric + "," + metric, by="file", top=5)
-    check(all(len(r["self"]) == 2 for r in two["rows"]), label + ": flat with two metrics")
+    check(all(len(r["values"]) == 2 for r in two["rows"]), label + ": flat with two metrics")
     return flat
 
 

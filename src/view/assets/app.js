@@ -316,10 +316,12 @@
     metricList() {
       return $('flat-metrics').value.split(',').map((s) => s.trim()).filter((s) => s);
     },
+    /* the default metric first, then the others, at most MAX_COLUMNS of
+     * them (a Scalasca summary has 80): more are chosen in the box */
     defaultMetrics() {
       const names = (S.profile.metrics || []).map((m) => m.name);
       const d = S.profile.default_metric;
-      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d));
+      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d)).slice(0, 12);
     },
     params() {
       const search = $('flat-search').value.trim();
@@ -394,7 +396,7 @@
       head.append(tr);
       const rows = this.filtered().slice();
       const { m, col } = this.sort, dir = this.dir;
-      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : (r[col] || [])[m]);
+      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : ((r.values || [])[m] || {})[col]);
       rows.sort((a, b) => {
         const x = val(a), y = val(b);
         if (col === 'name') return dir * (x < y ? -1 : x > y ? 1 : 0);
@@ -403,13 +405,14 @@
       const total0 = d.metrics.length ? d.metrics[0].total : 0;
       const frag = document.createDocumentFragment();
       for (const r of rows) {
-        const share = total0 ? Math.max(0, Math.min(1, (r.self || [])[0] / total0)) : 0;
+        const share = total0 ? Math.max(0, Math.min(1, r.self / total0)) : 0;
         const name = el('td', { class: 'name', title: [r.name, r.module, r.file && r.file + (r.line ? ':' + r.line : '')].filter((x) => x).join('\n') },
           [el('span', { class: 'bar', style: 'width:' + (share * 4).toFixed(2) + 'em' }), String(r.name)]);
         const row = el('tr', { tabindex: -1 }, [name]);
         d.metrics.forEach((mm, i) => {
-          row.append(el('td', { text: PK.fmt((r.self || [])[i], fmts[i]), title: pct((r.self || [])[i], mm.total) }));
-          row.append(el('td', { text: PK.fmt((r.inclusive || [])[i], fmts[i]), title: pct((r.inclusive || [])[i], mm.total) }));
+          const v = (r.values || [])[i] || {};
+          row.append(el('td', { text: PK.fmt(v.self, fmts[i]), title: mm.percent ? pct(v.self, mm.total) : '' }));
+          row.append(el('td', { text: PK.fmt(v.inclusive, fmts[i]), title: mm.percent ? pct(v.inclusive, mm.total) : '' }));
         });
         if (calls) row.append(el('td', { text: PK.fmt(r.calls) }));
         row.pkRow = r;
@@ -419,8 +422,10 @@
       body.append(frag);
       this.rows = Array.from(body.rows);
       const hidden = d.hidden ? d.hidden + ' more rows below the top ' + d.rows.length : '';
+      const more = (S.profile.metrics || []).length - d.metrics.length;
+      const cols = more > 0 ? more + ' more metrics: name them in the metrics box' : '';
       const shown = rows.length !== d.rows.length ? rows.length + ' of ' + d.rows.length + ' rows match' : '';
-      noteText($('flat-note'), [shown, hidden].filter((x) => x).join(' · '));
+      noteText($('flat-note'), [shown, hidden, cols].filter((x) => x).join(' · '));
       this.highlight();
     },
     choose(r) {

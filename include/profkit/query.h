@@ -68,6 +68,12 @@ PK_API pk_status pk_query_copy(const pk_query *q, pk_query **out);
  * Patterns are POSIX extended regular expressions. PK_ERR_INVALID_ARG
  * with a message naming the option for an unknown name or a bad value. */
 PK_API pk_status pk_query_set(pk_query *q, const char *name, const char *value);
+/* The query's options as one text, the same for the same question
+ * (options in a fixed order, values escaped): a key for caching answers.
+ * Returns the length it needs, as snprintf. */
+PK_API size_t pk_query_key(const pk_query *q, char *buf, size_t size);
+/* The threshold option's value (percent; 0 when unset). */
+PK_API double pk_query_threshold(const pk_query *q);
 /* 1 if `name` is an option pk_query_set() takes. */
 PK_API int pk_query_has_option(const char *name);
 /* The option's text as set, or NULL when it has its default. */
@@ -220,8 +226,10 @@ typedef struct pk_tree_answer {
      * counts nodes left out by threshold and depth. */
     const unsigned char *shown;
     size_t hidden;
-    double threshold; /* percent, as asked */
+    double threshold;         /* percent, as asked */
+    const char *threshold_of; /* of what: "the total", "its inclusive value" */
     uint32_t depth;
+    void *arena_; /* private */
 } pk_tree_answer;
 
 /* The tree: options metric, location, stat, focus, hide, level,
@@ -230,11 +238,48 @@ PK_API pk_status pk_answer_tree(pk_session *s, const pk_query *q, pk_tree_answer
 PK_API void pk_tree_answer_free(pk_tree_answer *a);
 /* The display name of node i. */
 PK_API size_t pk_tree_answer_node_name(const pk_tree_answer *a, pk_index i, char *buf, size_t size);
-/* profkit.tree/1: the shown nodes below node `from` (0: the root) nested,
- * at most `depth` levels (0: as shown); nodes past it have "children":
- * null and "child_count". */
-PK_API pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a, pk_index from,
-                                           uint32_t depth);
+/* Which part of a tree answer a JSON document holds. */
+typedef struct pk_tree_json_options {
+    pk_index from;       /* the node it starts at (0: the root) */
+    uint32_t depth;      /* levels of children below it (0: every shown level) */
+    size_t max_children; /* per node (0: all); "more" counts the shown ones left out */
+    size_t max_nodes;    /* per document (0: no limit); later nodes come without children */
+    /* A flame graph's nodes: children narrower than this percentage of
+     * the first node's |inclusive| value are left out (0: none), counted
+     * in "pruned". */
+    double min_share;
+    /* Per node, the same calling path's inclusive and self value in a
+     * base profile (pk_tree_answer_match()), written as "base_inclusive"
+     * and "base_self"; NULL: none. */
+    const double *base_inclusive, *base_self;
+} pk_tree_json_options;
+/* profkit.tree/1: the shown nodes below a node, nested; a node whose
+ * children are not in the document has "children": null and its
+ * "child_count" (opts NULL: the whole shown tree from the root). */
+PK_API pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
+                                           const pk_tree_json_options *opts);
+
+/* For every node of `a`, the inclusive and self value of the node of
+ * `base` (another profile's tree answer at the same level) at the same
+ * path of names, 0 where base has none: base_inclusive and base_self hold
+ * a->n_nodes doubles each. */
+PK_API pk_status pk_tree_answer_match(const pk_tree_answer *a, const pk_tree_answer *base,
+                                      double *base_inclusive, double *base_self);
+
+/* How text for a terminal looks: names shortened to `width` columns (0:
+ * whole), ANSI colours, C++ names as stored instead of demangled. */
+typedef struct pk_text_options {
+    unsigned width;
+    int color;
+    int keep_mangled;
+} pk_text_options;
+/* The shown tree as indented text (output.h's tree renderers): inclusive
+ * and self per node, percentages where the column has a total, the hot
+ * path marked, further columns' inclusive values, calls. */
+PK_API pk_status pk_tree_answer_write_text(FILE *out, const pk_tree_answer *a,
+                                           const pk_text_options *o);
+/* One row per shown node (docs/json.md, CSV). */
+PK_API pk_status pk_tree_answer_write_csv(FILE *out, const pk_tree_answer *a);
 
 /* ------------------------------------------------------------------ */
 /* callers and callees                                                */
@@ -273,6 +318,7 @@ typedef struct pk_callers_answer {
     size_t n_functions;
     size_t hidden_functions; /* beyond top */
     double total;            /* the program total (column 0) */
+    void *arena_;            /* private */
 } pk_callers_answer;
 
 /* Who calls the functions `function` names (exactly, else as a pattern),

@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/answer_tree.h"
 #include "analysis/qry.h"
 #include "analysis/session.h"
 #include "util/error.h"
@@ -258,13 +259,7 @@ static pk_status fill_head(flat_work *w)
         pk_answer_column *out = &a->head.columns[c];
         pkq_column_of_metric(out, &w->cols.base_met[col->base[0]], w->cols.base[col->base[0]],
                              column_total(w, c), &b->nf, b->has_excl);
-        if (col->e) { /* an expression: its own name, no unit, no scale */
-            out->name = pkq_strdup(&w->arena, col->label);
-            out->expression = out->name;
-            out->unit = NULL, out->metric = PK_NONE, out->combine = PK_COMBINE_SUM;
-            out->percent = 0;
-            out->numbers = (pk_number_format){.scale = 1};
-        }
+        if (col->e) pkq_column_expression(out, &w->arena, col->label);
     }
     return st;
 }

@@ -164,6 +164,10 @@ char *pkq_strdup(pk_arena *a, const char *s);
  * first, then metric, unit, source, complete (and incomplete), stat,
  * location, total, notes, and `metrics` when there are several columns. */
 void pkq_json_head(pk_json *j, const char *schema, const pk_answer_head *h);
+/* The nodes of a tree answer as the value of the member being written
+ * (output/answer_tree_out.c); *written and *pruned count them. */
+pk_status pkq_tree_json_root(pk_json *j, const pk_tree_answer *a, const pk_tree_json_options *o,
+                             size_t *written, size_t *pruned);
 /* "metrics": [{name, unit, total, ...}] */
 void pkq_json_columns(pk_json *j, const pk_answer_head *h);
 

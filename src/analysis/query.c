@@ -253,6 +253,34 @@ void pkq_copy_parsed(pk_query *q, const pk_query *from, int opt)
     }
 }
 
+size_t pk_query_key(const pk_query *q, char *buf, size_t size)
+{
+    size_t len = 0;
+    for (int i = 0; i < PKQ_N_OPTIONS; i++) {
+        if (!q->text[i] || !*q->text[i]) continue;
+        for (const char *c = option_names[i]; *c; c++, len++)
+            if (len + 1 < size) buf[len] = *c;
+        if (len + 1 < size) buf[len] = '=';
+        len++;
+        for (const unsigned char *c = (const unsigned char *)q->text[i]; *c; c++) {
+            int esc = *c == '%' || *c == '&';
+            char hex[4];
+            snprintf(hex, sizeof hex, "%%%02X", *c);
+            for (int k = 0; k < (esc ? 3 : 1); k++, len++)
+                if (len + 1 < size) buf[len] = esc ? hex[k] : (char)*c;
+        }
+        if (len + 1 < size) buf[len] = '&';
+        len++;
+    }
+    if (size) buf[len < size ? len : size - 1] = 0;
+    return len;
+}
+
+double pk_query_threshold(const pk_query *q)
+{
+    return q ? q->threshold : 0;
+}
+
 int pk_query_has_option(const char *name)
 {
     return pkq_option(name) >= 0;
@@ -277,6 +305,7 @@ int pkq_filtered(const pk_query *q)
 void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned width,
                            pk_open_options *o)
 {
+    (void)width; /* a flame graph's frames of a tenth of a pixel: see PK_ANSWER_TREE */
     /* a call graph answers flat, callers and callees from its own lists
      * when the query allows: then no tree is rebuilt */
     int lists = q->use_callgraph && q->stat == PK_ACROSS_SUM && !pkq_filtered(q);
@@ -286,19 +315,17 @@ void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned widt
     case PK_ANSWER_FLAT:
         if (lists) o->flags |= PK_OPEN_NO_TREE | (q->by == PK_BY_LINE ? 0 : PK_OPEN_BY_FUNCTION);
         break;
-    case PK_ANSWER_TREE: /* only as deep as shown, well below the threshold */
+    case PK_ANSWER_TREE:
+        /* the whole tree: one cut at a threshold (tree_threshold) hangs
+         * a "<below threshold>" node in it and moves the apportioned
+         * values of the kept ones by up to a tenth of a percent */
         o->flags |= PK_OPEN_BY_FUNCTION;
-        o->tree_threshold = q->threshold > 0 ? q->threshold / 100.0 / 16.0 : 0.0;
         break;
     case PK_ANSWER_CALLERS:
         o->flags |= PK_OPEN_BY_FUNCTION | (lists && !several ? PK_OPEN_NO_TREE : 0);
         break;
     case PK_ANSWER_THREADS:
         o->flags |= PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE;
-        break;
-    case PK_ANSWER_FLAME: /* frames narrower than a tenth of a pixel are not drawn */
-        o->flags |= PK_OPEN_BY_FUNCTION;
-        o->tree_threshold = width ? 0.1 / width / 16.0 : 0.0;
         break;
     default:
         o->flags |= PK_OPEN_BY_FUNCTION;

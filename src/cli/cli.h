@@ -297,6 +297,10 @@ int cli_json_done(const char *cmd, pk_json *j);
 /* stdout flushed: CLI_OK, or its write error reported. */
 int cli_output_done(const char *cmd);
 
+/* A tree answer on stdout as the view's options ask: text, --json or
+ * --csv (cmd_tree.c; callers and callees render their trees alike). */
+int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v);
+
 /* --- tree views with several metrics and call counts (tree_columns.c) */
 
 /* How a tree view makes its nodes from one metric's per-context

@@ -144,13 +144,19 @@ static void ask_tree(report *rp)
     }
     int status;
     char err[256], id[24];
-    const pkv_tree *t = pkv_tree_get(rp->s, 0, sd->default_metric, NULL, PK_ACROSS_SUM,
-                                     PKV_MODE_FUNCTION, &status, err, sizeof err);
-    if (!t) return;
-    double cut = (t->vals.total < 0 ? -t->vals.total : t->vals.total) * rp->threshold / 100.0;
-    for (pk_index i = 0; i < t->n_frames; i++) {
-        const pk_frame *f = &t->frames[i];
-        if (f->first_child == PK_NONE || (f->inclusive < 0 ? -f->inclusive : f->inclusive) < cut)
+    pk_query *q = NULL;
+    pkv_answer *e = NULL;
+    if (pk_query_new(&q) == PK_OK &&
+        pk_query_set(q, "metric", metric_name(sd->p, sd->default_metric)) == PK_OK)
+        e = pkv_tree_answer(rp->s, 0, q, &status, err, sizeof err);
+    pk_query_free(q);
+    if (!e) return;
+    const pk_tree_answer *t = e->tree;
+    double total = t->head.columns[0].total;
+    double cut = (total < 0 ? -total : total) * rp->threshold / 100.0;
+    for (pk_index i = 0; i < t->n_nodes; i++) {
+        double v = t->nodes[i].inclusive;
+        if (!t->shown[i] || t->child_start[i + 1] == t->child_start[i] || (v < 0 ? -v : v) < cut)
             continue;
         snprintf(id, sizeof id, "%u", i);
         req r = {.route = "tree"};

@@ -467,11 +467,11 @@
       let first = null;
       while (stack.length) {
         const [j, p] = stack.pop();
-        const old = this.nodes.get(j.id);
-        const n = { id: j.id, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
+        const old = this.nodes.get(j.node);
+        const n = { id: j.node, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
           line: j.line, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
           child_count: j.child_count || 0, more: j.more || 0, parent: p, open: old ? old.open : false,
-          children: Array.isArray(j.children) ? j.children.map((c) => c.id) : old ? old.children : null };
+          children: Array.isArray(j.children) ? j.children.map((c) => c.node) : old ? old.children : null };
         this.nodes.set(n.id, n);
         if (!first) first = n;
         if (Array.isArray(j.children)) for (const c of j.children) stack.push([c, n.id]);
@@ -490,7 +490,7 @@
         if (key !== this.key) return;
         this.total = d.total;
         this.fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
-        const root = this.ingest(d.node, null);
+        const root = this.ingest(d.root, null);
         this.rootId = root.id;
         root.open = true;
         noteText(note, '');
@@ -512,7 +512,7 @@
         try {
           const d = await PK.api(PK.url('tree', Object.assign(this.base(), { node: id, depth: 1 })));
           if (key !== this.key) return false;
-          this.ingest(d.node, n.parent);
+          this.ingest(d.root, n.parent);
         } catch (e) {
           if (!quiet) problem($('tree-note'), $('pane-tree'), e);
           return false;
@@ -648,7 +648,7 @@
         this.fmt = metricFormat(d.metric || S.metric, d.unit, this.total);
         this.diff = this.hasBase(this.root);
         $('flame-legend').hidden = !this.diff;
-        this.note = d.hidden ? d.hidden + ' frames below ' + (d.min !== undefined ? d.min : 0.1) + ' % left out; click a frame to see more of it' : '';
+        this.note = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
         noteText($('flame-note'), this.note);
         this.draw();
         pane.dataset.state = 'ready';
@@ -668,6 +668,7 @@
       while (stack.length) {
         const [f, p] = stack.pop();
         f.parent = p;
+        if (f.node !== undefined) f.id = f.node; /* the tree answer's node index */
         f.children = f.children || [];
         for (const c of f.children) stack.push([c, f]);
       }
@@ -859,35 +860,38 @@
       const fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
       const table = el('table', { class: 'data' });
       table.append(el('thead', {}, [el('tr', {}, [el('th', { text: header('inclusive', fmt) }),
-        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
+        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { text: 'calls' }),
+        el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
       const tb = el('tbody');
-      const row = (name, incl, self, depth, extra) => {
+      const count = (n) => (n === null || n === undefined ? '' : PK.fmt(n));
+      const row = (name, incl, self, depth, calls) => {
         const r = el('tr', {}, [el('td', { text: PK.fmt(incl, fmt) }), el('td', { text: PK.fmt(self, fmt) }),
-          el('td', { text: pct(incl, d.total) }),
-          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name + (extra || '') })]);
+          el('td', { text: pct(incl, d.total) }), el('td', { text: count(calls) }),
+          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name })]);
         if (depth) r.addEventListener('click', () => frameSelect({ name }));
         else r.classList.add('selected');
         tb.append(r);
       };
-      if (d.schema === 'profkit.arcs/1') {
-        /* a call graph's own lists (Callgrind): one level, exact */
-        for (const f of d.functions || []) {
-          row(f.name, f.inclusive, f.self, 0, f.called !== undefined ? '  (called ' + PK.fmt(f.called) + '×)' : '');
-          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, '  (' + PK.fmt(a.calls) + ' calls)');
+      /* one block per function: a call graph's own lists (exact, one
+       * level), or the tree around the function */
+      for (const f of d.functions || []) {
+        if (!f.root) {
+          row(f.name, f.inclusive, f.self, 0, f.called);
+          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, a.calls);
+          continue;
         }
-      } else if (d.root) {
-        const stack = [[d.root, 0]];
+        const stack = [[f.root, 0]];
         while (stack.length) {
-          const [f, depth] = stack.pop();
-          row(f.name, f.inclusive, f.self, depth);
-          const kids = f.children || [];
+          const [n, depth] = stack.pop();
+          row(n.name, n.inclusive, n.self, depth, n.calls);
+          const kids = n.children || [];
           for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
         }
       }
       table.append(tb);
       body.append(table);
-      const hidden = d.hidden || d.hidden_functions;
-      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.reconstructed ? ' (reconstructed from a call graph)' : ''));
+      const hidden = (d.functions || []).reduce((n, f) => n + (f.hidden || 0) + (f.hidden_arcs || 0), 0) + (d.hidden_functions || 0);
+      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.source === 'reconstructed tree' ? ' (reconstructed from a call graph)' : ''));
     },
   };
 

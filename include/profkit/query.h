@@ -348,6 +348,7 @@ typedef struct pk_threads_answer {
     pk_thread_entry *rows; /* every selected location, largest first */
     size_t n_rows;
     double sum, min, max, mean, stddev, imbalance; /* over rows' inclusive values */
+    void *arena_;                                  /* private */
 } pk_threads_answer;
 
 /* Each location's total of the metric, or with option `function` that
@@ -357,14 +358,15 @@ PK_API pk_status pk_answer_threads(pk_session *s, const pk_query *q, pk_threads_
 PK_API void pk_threads_answer_free(pk_threads_answer *a);
 /* profkit.threads/1 */
 PK_API pk_status pk_threads_answer_write_json(pk_json *j, const pk_threads_answer *a);
+/* index,location,total (with a function: index,location,inclusive,self). */
+PK_API pk_status pk_threads_answer_write_csv(FILE *out, const pk_threads_answer *a);
 
-/* Every function's values on every location in one pass over the values
- * (what a report of many functions' per-location answers needs): for
- * each of `n` functions, out[k * n_locations + l] its inclusive value on
- * location l (NaN for summary locations). */
-PK_API pk_status pk_session_function_locations(pk_session *s, const pk_query *q,
-                                               const pk_index *functions, size_t n,
-                                               double *inclusive, double *self, size_t n_out);
+/* Get ready for per-location answers (pk_answer_threads() with option
+ * `function`) of `n` function names at once: one pass per location over
+ * the contexts for all of them, kept by the session, so a report of many
+ * functions' per-location answers costs what one does. */
+PK_API pk_status pk_session_prefetch_functions(pk_session *s, const pk_query *q,
+                                               const char *const *names, size_t n);
 
 #ifdef __cplusplus
 }

@@ -150,7 +150,7 @@ void pkq_json_head(pk_json *j, const char *schema, const pk_answer_head *h)
     pk_json_completeness(j, h->profile);
     pk_json_key(j, "stat"), pk_json_string(j, h->stat);
     pk_json_key(j, "location"), pk_json_string(j, h->location);
-    pk_json_key(j, "locations"), pk_json_uint(j, h->n_locations);
+    pk_json_key(j, "location_count"), pk_json_uint(j, h->n_locations);
     pk_json_key(j, "total"), pk_json_double(j, c0 ? c0->total : 0);
     json_note_list(j, h);
     pkq_json_columns(j, h);

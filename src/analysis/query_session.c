@@ -30,6 +30,7 @@ void pk_session_free(pk_session *s)
     for (size_t i = 0; i < PKQ_CACHE; i++)
         if (s->cache[i]) pkq_values_clear(s->cache[i]), free(s->cache[i]);
     pkq_session_flat_clear(s);
+    pkq_fn_locations_clear(&s->fnloc);
     free(s);
 }
 

@@ -26,8 +26,17 @@ typedef struct pkq_flat_rows {
     unsigned long long used;
 } pkq_flat_rows;
 
+/* Functions' values on every location (pkq_function_locations()). */
+typedef struct pkq_fn_locations {
+    pk_index metric;
+    char **names;
+    size_t n;
+    double *incl, *self; /* [k * locations + l] */
+} pkq_fn_locations;
+
 struct pk_session {
     const pk_profile *p;
+    pkq_fn_locations fnloc;
     pkq_values *cache[PKQ_CACHE];
     pkq_flat_rows *flats[PKQ_FLAT_CACHE];
     unsigned long long clock;
@@ -60,5 +69,11 @@ void pkq_values_put(pk_session *s, pkq_values *v);
 /* The cached values of a selection, or NULL. */
 const pkq_values *pkq_values_cached(pk_session *s, pk_index metric, const pk_query *q);
 void pkq_session_flat_clear(pk_session *s);
+/* For each of n function names, its inclusive (outermost contexts) and
+ * self value on every location: incl[k * locations + l] (NaN for summary
+ * locations). */
+pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const char *const *names,
+                                 size_t n, double *incl, double *self);
+void pkq_fn_locations_clear(pkq_fn_locations *f);
 
 #endif

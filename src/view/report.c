@@ -203,19 +203,24 @@ static void ask_functions(report *rp)
         pk_query_free(q);
         return;
     }
+    const char *names[TOP_FUNCTIONS];
     for (size_t i = 0; i < a->n_rows && done < TOP_FUNCTIONS; i++) {
         pk_function fn;
         if (a->rows[i].key >= pk_function_count(sd->p) ||
             pk_function_get(sd->p, (pk_index)a->rows[i].key, &fn) || !fn.name)
             continue;
-        char *name = pkv_page_string(fn.name);
+        names[done++] = fn.name;
+    }
+    /* every function's per-location values in one pass, not one each */
+    pk_session_prefetch_functions(sd->qs, q, names, done);
+    for (size_t i = 0; i < done; i++) {
+        char *name = pkv_page_string(names[i]);
         if (!name) {
             rp->failed = 1;
             break;
         }
         ask_function(rp, metric, name);
         free(name);
-        done++;
     }
     pk_flat_answer_free(a);
     pk_query_free(q);

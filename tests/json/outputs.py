@@ -160,7 +160,7 @@ def completeness(d):
 def check_head(d):
     """What every answer of the query layer carries (docs/query.md)."""
     members(d, "$", {"metric": STR, "unit": "str?", "source": STR, "reconstructed": BOOL,
-                     "stat": STR, "location": "str?", "locations": INT, "total": "num?",
+                     "stat": STR, "location": "str?", "location_count": INT, "total": "num?",
                      "notes": "list", "metrics": "list"})
     completeness(d)
     each(d, "notes", {"code": STR, "text": STR})

@@ -194,8 +194,9 @@ def check_function_panes(srv, metric, fn, prof, label):
               d["functions"] and d["functions"][0]["name"] == fn,
               "%s: %s document" % (label, route))
     loc = srv.ok("locations", metric=metric, function=fn)
-    check(loc.get("schema") == "profkit.view.locations/1", label + ": locations schema")
-    check(loc["locations_total"] == prof["locations_total"], label + ": a value per location")
+    check(loc.get("schema") == "profkit.threads/1" and loc.get("function") == fn,
+          label + ": locations schema")
+    check(loc["count"] == prof["locations_total"], label + ": a value per location")
     for key in ("count", "sum", "min", "max", "mean", "stddev", "imbalance"):
         check(key in loc, "%s: locations lack %s" % (label, key))
     status, src = srv.api("source", metric=metric, function=fn)

@@ -982,7 +982,7 @@
       const which = $('loc-value').value, fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
       const stats = clear($('locations-stats'));
       const stat = (label, v, text) => stats.append(el('span', {}, [label + ' ', el('b', { text: text !== undefined ? text : withUnit(v, fmt) })]));
-      stat('of', null, String(d.of || ''));
+      stat('of', null, d.function ? 'function ' + d.function : 'the program');
       stat('locations', null, PK.fmt(d.count));
       for (const k of ['sum', 'min', 'max', 'mean', 'stddev']) if (d[k] !== undefined) stat(k, d[k]);
       if (d.imbalance !== undefined && d.imbalance !== null) stat('imbalance (max/mean − 1)', null, (100 * d.imbalance).toFixed(1) + ' %');
@@ -999,7 +999,7 @@
       }
       table.append(tb);
       body.append(table);
-      const more = (d.locations_total || rows.length) - Math.min(rows.length, BARS_MAX);
+      const more = rows.length - Math.min(rows.length, BARS_MAX);
       noteText($('locations-note'), more > 0 ? more + ' more locations not drawn as bars' : '');
       this.strip();
     },

@@ -361,6 +361,54 @@ PK_API pk_status pk_threads_answer_write_json(pk_json *j, const pk_threads_answe
 /* index,location,total (with a function: index,location,inclusive,self). */
 PK_API pk_status pk_threads_answer_write_csv(FILE *out, const pk_threads_answer *a);
 
+/* ------------------------------------------------------------------ */
+/* diff: what changed from A to B                                     */
+/* ------------------------------------------------------------------ */
+
+typedef struct pk_diff_entry {
+    const char *name;   /* a function's name; a path's functions from the entry, " > " between */
+    const char *status; /* "changed", "added" (only in B), "removed" (only in A) */
+    int in_cycle;       /* a call graph's function in a cycle (docs/cli.md, diff) */
+    int folded;         /* its own value did not change, only its callees' */
+    double *a_self, *b_self, *a_inclusive, *b_inclusive; /* per column; B's in A's unit */
+    int side; /* the frame is of A's nodes (0) or of B's (1) */
+    pk_index frame;
+} pk_diff_entry;
+
+typedef struct pk_diff_answer {
+    pk_answer_head head; /* A's selection; columns' totals are A's */
+    const pk_profile *b;
+    const char *b_metric;     /* B's metric of the tables (the same name, or spelled alike) */
+    const char *b_unit;       /* its unit, or NULL */
+    double b_scale;           /* B's values x b_scale are in A's unit */
+    double *b_totals;         /* per column */
+    int any_change;           /* some function or path changed */
+    pk_diff_entry *functions; /* changed ones, largest change of the self value first */
+    size_t n_functions, hidden_functions, folded_functions;
+    pk_diff_entry *paths; /* largest change of the inclusive value first */
+    size_t n_paths, hidden_paths, folded_paths;
+    /* The calling paths' frames (pk_frames_build_paths()) of A and B. */
+    const pk_frame *a_frames, *b_frames;
+    size_t n_a_frames, n_b_frames;
+    void *arena_; /* private */
+} pk_diff_answer;
+
+/* Compare B against the base A: per function (self values; a call
+ * graph's exact costs where both sides have one) and per calling path
+ * (matched by their functions from the entry, whatever the formats).
+ * Options metric (on A; B's metric is the one of the same name, its
+ * values put in A's unit), location, stat, focus, hide, top (rows per
+ * table, folded rows aside), threshold (of A's total). */
+PK_API pk_status pk_answer_diff(pk_session *a, pk_session *b, const pk_query *q,
+                                pk_diff_answer **out);
+PK_API void pk_diff_answer_free(pk_diff_answer *a);
+/* profkit.diff/1 */
+PK_API pk_status pk_diff_answer_write_json(pk_json *j, const pk_diff_answer *a);
+/* frames[i]'s whole calling path, names as stored, " > " between, like
+ * snprintf ("<program root>" for the root). */
+PK_API size_t pk_frames_path_name(const pk_profile *p, const pk_frame *frames, pk_index i,
+                                  char *buf, size_t size);
+
 /* Get ready for per-location answers (pk_answer_threads() with option
  * `function`) of `n` function names at once: one pass per location over
  * the contexts for all of them, kept by the session, so a report of many

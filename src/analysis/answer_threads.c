@@ -62,8 +62,8 @@ static pk_status one_location(const pk_profile *p, pk_index m, pk_index l, unsig
 {
     size_t nc = pk_context_count(p);
     sel[l] = 1;
-    pk_status st = pk_context_stat_values(p, m, PK_SCOPE_INCLUSIVE, sel, PK_ACROSS_SUM, incl, nc,
-                                          NULL);
+    pk_status st =
+        pk_context_stat_values(p, m, PK_SCOPE_INCLUSIVE, sel, PK_ACROSS_SUM, incl, nc, NULL);
     *has_excl = !st && pk_context_stat_values(p, m, PK_SCOPE_EXCLUSIVE, sel, PK_ACROSS_SUM, excl,
                                               nc, NULL) == PK_OK;
     sel[l] = 0;
@@ -78,7 +78,7 @@ pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const cha
     unsigned char *outer = calloc(nc ? nc : 1, 1), *sel = calloc(nl ? nl : 1, 1);
     double *bi = malloc((nc ? nc : 1) * sizeof *bi), *be = malloc((nc ? nc : 1) * sizeof *be);
     pk_status st = mark && outer && sel && bi && be ? mark_functions(p, names, n, mark, outer)
-                                                   : pk_fail_nomem("per-location values");
+                                                    : pk_fail_nomem("per-location values");
     for (size_t k = 0; k < n * nl; k++)
         incl[k] = self[k] = NAN;
     for (pk_index l = 0; !st && l < nl; l++) {

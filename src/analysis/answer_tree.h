@@ -43,8 +43,5 @@ pk_status pkq_tree_shape(pkq_tree_work *w);
 /* The nodes into the answer's arena, the level and options set, the
  * arena handed to the answer. */
 pk_status pkq_tree_finish(pkq_tree_work *w);
-/* An expression column's name (the label) and what it lacks (unit,
- * scale, shares of a total). */
-void pkq_column_expression(pk_answer_column *c, pk_arena *a, const char *label);
 
 #endif

@@ -160,15 +160,19 @@ pk_status pkq_notes_of_values(pk_answer_head *h, pk_arena *a, const pk_query *q,
 void pkq_column_of_metric(pk_answer_column *c, const pk_metric *met, pk_index m, double total,
                           const pk_number_format *nf, int has_self);
 char *pkq_strdup(pk_arena *a, const char *s);
+/* An expression column's name (the label) and what it lacks (unit,
+ * scale, shares of a total). */
+void pkq_column_expression(pk_answer_column *c, pk_arena *a, const char *label);
 /* The members of an answer's head every JSON document carries: schema
- * first, then metric, unit, source, complete (and incomplete), stat,
- * location, total, notes, and `metrics` when there are several columns. */
+ * first, then metric, unit, source, reconstructed, complete (and
+ * incomplete), stat, location, location_count, total, notes. */
 void pkq_json_head(pk_json *j, const char *schema, const pk_answer_head *h);
 /* The nodes of a tree answer as the value of the member being written
  * (output/answer_tree_out.c); *written and *pruned count them. */
 pk_status pkq_tree_json_root(pk_json *j, const pk_tree_answer *a, const pk_tree_json_options *o,
                              size_t *written, size_t *pruned);
-/* "metrics": [{name, unit, total, ...}] */
-void pkq_json_columns(pk_json *j, const pk_answer_head *h);
+/* "metrics": [{name, unit, expression, combine, total, percent}], with
+ * a_total and b_total for a comparison (b_totals not NULL). */
+void pkq_json_columns(pk_json *j, const pk_answer_head *h, const double *b_totals);
 
 #endif

@@ -118,13 +118,17 @@ static void json_note_list(pk_json *j, const pk_answer_head *h)
     pk_json_array_end(j);
 }
 
-void pkq_json_columns(pk_json *j, const pk_answer_head *h)
+void pkq_json_columns(pk_json *j, const pk_answer_head *h, const double *b_totals)
 {
     pk_json_key(j, "metrics");
     pk_json_array_begin(j);
     for (size_t c = 0; c < h->n_columns; c++) {
         const pk_answer_column *col = &h->columns[c];
         pk_json_object_begin(j);
+        if (b_totals) { /* a comparison: both sides' totals */
+            pk_json_key(j, "a_total"), pk_json_double(j, col->total);
+            pk_json_key(j, "b_total"), pk_json_double(j, b_totals[c]);
+        }
         pk_json_key(j, "name"), pk_json_string(j, col->name);
         pk_json_key(j, "unit"), pk_json_string(j, col->unit);
         pk_json_key(j, "expression"), pk_json_string(j, col->expression);
@@ -153,5 +157,4 @@ void pkq_json_head(pk_json *j, const char *schema, const pk_answer_head *h)
     pk_json_key(j, "location_count"), pk_json_uint(j, h->n_locations);
     pk_json_key(j, "total"), pk_json_double(j, c0 ? c0->total : 0);
     json_note_list(j, h);
-    pkq_json_columns(j, h);
 }

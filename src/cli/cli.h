@@ -183,9 +183,6 @@ void cli_columns_free(cli_columns *t);
  * status (reported on stderr). */
 int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out);
 
-/* `diff --json` of two open profiles, A = pa, B = pb, with the view's
- * metric, locations and --top, written to `out` (cmd_diff.c). */
-int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);
@@ -343,65 +340,16 @@ void cli_tree_options(const cli_tree_values *t, pk_tree_options *o);
 void cli_tree_describe(const pk_profile *p, const cli_view *v, const cli_tree_values *t, FILE *out);
 void cli_tree_values_free(cli_tree_values *t);
 
-/* --- diff with several metrics (diff_columns.c) ---------------------- */
-
-typedef struct cli_diff_base {
-    pk_diff_row *fr, *pr; /* function and path rows, sorted by frames */
-    size_t nf, np;
-    double a_total, b_total;
-    int set;
-} cli_diff_base;
-typedef struct cli_diff_cols {
-    cli_columns cols;
-    cli_diff_base base[CLI_MAX_BASES];
-} cli_diff_cols;
-/* Parse -m on profile A; the first item must be a metric (the tables are
- * of it). CLI_OK or an exit status (reported). */
-int cli_diff_cols_parse(const pk_profile *pa, const char *spec, cli_diff_cols *d);
-/* The name of the metric the tables are of. */
-const char *cli_diff_cols_main(const cli_diff_cols *d);
-/* Base `base`'s rows (copied) and totals. */
-pk_status cli_diff_cols_set(cli_diff_cols *d, size_t base, const pk_diff_row *fr, size_t nf,
-                            const pk_diff_row *pr, size_t np, double a_total, double b_total);
-/* Column c's values in A and B of the row matching r (functions or
- * paths; self or inclusive values), and its totals. */
-void cli_diff_cols_values(const cli_diff_cols *d, size_t c, const pk_diff_row *r, int paths,
-                          int inclusive, double *a, double *b);
-void cli_diff_cols_totals(const cli_diff_cols *d, size_t c, double *a, double *b);
-void cli_diff_cols_free(cli_diff_cols *d);
-
 /* --- diff's report for people (diff_text.c, diff_paths.c) ------------ */
 
-/* One profile of a diff: its values of the metric, its frame tree. */
-typedef struct cli_diff_side {
-    pk_profile *p;
-    cli_view_values vals;
-    pk_frame *frames;
-    size_t n_frames;
-    double scale; /* B's values x scale are in A's unit */
-} cli_diff_side;
-/* The settled rows: per function (fr) and per calling path (pr). */
-typedef struct cli_diff_tables {
-    const pk_diff_row *fr, *pr;
-    size_t nf, np;
-} cli_diff_tables;
-/* The text report on stdout; nf_of[c] is further column c's number
- * format (NULL for a derived one). CLI_OK or an exit status (reported). */
-int cli_diff_write_text(const cli_diff_side *a, const cli_diff_side *b, const cli_diff_tables *d,
-                        const cli_view *v, const char *pa, const char *pb,
-                        const cli_diff_cols *cols, const pk_number_format *const *nf_of);
-/* 1 if row r (the k-th shown) is within --top and --threshold of total
- * (by its self value when self, else its inclusive one) and changed. */
-int cli_diff_row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self);
+/* The text report of a diff answer on stdout (pa, pb: the inputs' paths). */
+int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *pa, const char *pb);
 /* frames[i]'s calling path for a terminal, "... > solve > dot", in
  * `room` columns: its own function always (shortened by the name rule
  * when it alone is too long), then as many callers as fit; names escaped
  * and demangled unless keep_mangled. Valid until the next call. */
 const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_index i,
                                int keep_mangled, unsigned room);
-/* frames[i]'s whole path with names as stored, like snprintf (JSON). */
-size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
-                           size_t size);
 /* A percentage for people, never capped: "+0.4%", "+2591.0%", from
  * 10,000% on scaled like counts ("+10.80M%"); "-" for NaN. */
 void cli_percent_text(char *buf, size_t size, double pct);

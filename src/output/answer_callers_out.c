@@ -50,6 +50,7 @@ pk_status pk_callers_answer_write_json(pk_json *j, const pk_callers_answer *a)
     pk_status st = PK_OK;
     pk_json_object_begin(j);
     pkq_json_head(j, "profkit.callers/1", &a->head);
+    pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "view"), pk_json_string(j, a->callees ? "callees" : "callers");
     pk_json_key(j, "pattern"), pk_json_string(j, a->pattern);
     pk_json_key(j, "functions");

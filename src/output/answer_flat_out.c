@@ -44,6 +44,7 @@ pk_status pk_flat_answer_write_json(pk_json *j, const pk_flat_answer *a)
 {
     pk_json_object_begin(j);
     pkq_json_head(j, "profkit.flat/1", &a->head);
+    pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "by"), pk_json_string(j, by_names[a->by]);
     pk_json_key(j, "sorted_by"), pk_json_string(j, a->sorted_by_inclusive ? "inclusive" : "self");
     pk_json_key(j, "rows");

@@ -9,6 +9,7 @@ pk_status pk_threads_answer_write_json(pk_json *j, const pk_threads_answer *a)
 {
     pk_json_object_begin(j);
     pkq_json_head(j, "profkit.threads/1", &a->head);
+    pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "function"), pk_json_string(j, a->function);
     pk_json_key(j, "count"), pk_json_uint(j, a->n_rows);
     pk_json_key(j, "sum"), pk_json_double(j, a->sum);

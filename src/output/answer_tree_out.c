@@ -194,6 +194,7 @@ pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
     size_t written, pruned;
     pk_json_object_begin(j);
     pkq_json_head(j, "profkit.tree/1", &a->head);
+    pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "level"), pk_json_string(j, a->level_name);
     if (a->calls_metric) pk_json_key(j, "calls_metric"), pk_json_string(j, a->calls_metric);
     pk_json_key(j, "root");

@@ -139,13 +139,14 @@ int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *er
 int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_callers(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_callees(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_diff(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 /* Routes that answer with a CLI command's own document, rendered whole
  * onto `out`. */
 typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 
 int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-int pkv_route_diff(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
+
 
 /* {"schema","metric","unit","total" — the object left open. */
 void pkv_json_head(pk_json *j, const char *schema, const pkv_common *c, double total);

@@ -30,6 +30,7 @@ enum {
     PKQ_CALLGRAPH,
     PKQ_CONTEXT,
     PKQ_DIRS,
+    PKQ_ASM,
     PKQ_N_OPTIONS
 };
 
@@ -43,6 +44,7 @@ struct pk_query {
     pk_group_by by;
     pk_tree_level level;
     int use_callgraph;
+    int assembly;
 };
 
 int pkq_option(const char *name);

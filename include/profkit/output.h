@@ -176,6 +176,13 @@ PK_API size_t pk_name_demangle(const char *name, char *buf, size_t size);
  * leading namespaces, then a cut in the
  * middle ("std::vec...>::at"). Returns the new length in bytes. */
 PK_API size_t pk_name_shorten(char *name, size_t room);
+/* Shorten names[0..n) (each a NUL-terminated buffer it may rewrite) as
+ * pk_name_shorten() does, but never so far that different names read
+ * alike: where the rule would make two alike, they keep both ends (only
+ * bracketed parts collapse, then a cut in the middle), and where even
+ * that would, they stay whole. For the names of one table or one node's
+ * children. */
+PK_API void pk_names_shorten(char **names, size_t n, size_t room);
 
 /* One metric of a tree shown with several (pk_tree_options.columns). */
 typedef struct pk_value_column {

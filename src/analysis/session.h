@@ -29,6 +29,7 @@ typedef struct pkq_flat_rows {
 /* Functions' values on every location (pkq_function_locations()). */
 typedef struct pkq_fn_locations {
     pk_index metric;
+    int from_callgraph;
     char **names;
     size_t n;
     double *incl, *self; /* [k * locations + l] */
@@ -73,7 +74,7 @@ void pkq_session_flat_clear(pk_session *s);
  * self value on every location: incl[k * locations + l] (NaN for summary
  * locations). */
 pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const char *const *names,
-                                 size_t n, double *incl, double *self);
+                                 size_t n, double *incl, double *self, int use_callgraph);
 void pkq_fn_locations_clear(pkq_fn_locations *f);
 
 #endif

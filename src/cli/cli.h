@@ -74,6 +74,11 @@ const char *cli_text(const char *s);
  * escaped, shortened to `room` columns (0: whole); from a ring of 8
  * buffers, like cli_text. */
 const char *cli_name(const char *raw, int keep_mangled, unsigned room);
+/* The names of one table for a text view, as cli_name() makes each, but
+ * shortened together (pk_names_shorten()): different names never read
+ * alike. Free with cli_labels_free(); NULL when out of memory. */
+char **cli_labels(const char *const *names, size_t n, int keep_mangled, unsigned room);
+void cli_labels_free(char **labels, size_t n);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after

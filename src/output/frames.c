@@ -141,8 +141,8 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     pk_status st = walk(&w, n, text_frame);
     free(w.hot);
     if (w.hidden)
-        fprintf(out, "(%zu frames below %g%% of %s or deeper than the limit not shown)\n",
-                w.hidden, w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
+        fprintf(out, "(%zu frames below %g%% of %s or deeper than the limit not shown)\n", w.hidden,
+                w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
     return st;
 }
 

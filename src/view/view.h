@@ -49,6 +49,8 @@ typedef struct pkv_query {
  * an empty name or a NUL byte marks the query bad. */
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
 void pkv_query_free(pkv_query *q);
+/* The parameters of a URL's query text ("a=1&b=x%20y") added to q. */
+void pkv_query_parse(pkv_query *q, const char *text);
 /* Mark the query bad: `why`, then `key` quoted when not NULL. */
 void pkv_query_fail(pkv_query *q, const char *why, const char *key);
 /* The value of `key`, or NULL when absent (an empty value counts as absent,

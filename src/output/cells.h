@@ -25,10 +25,6 @@ unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *ma
 unsigned pk_columns_width(const pk_tree_options *o);
 void pk_columns_header(FILE *out, const pk_tree_options *o);
 void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node);
-/* JSON: the document's "metrics" (nothing with fewer than one column),
- * and a node's "calls" and "values" members. */
-void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o);
-void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node);
 
 /* A context's kind and relation as the tree documents spell them
  * ("function", "inlined-call"), for JSON and CSV (tree.c). */

@@ -632,5 +632,42 @@ if [ -d "$corpus/cube" ]; then
   json_check "$work/counts.json" 'doc["root"]["children"][0]["name"] == "clone" and doc["root"]["children"][0]["self"] % 1 != 0'
 fi
 
+# One question, one answer (issue 30's examples): a pattern gives one block
+# per matching function with its own total; callers of a small function
+# are shown (the threshold is a share of its own value); a diff says a
+# reconstruction once; different functions keep different labels.
+cat >"$work/small-fn.callgrind" <<'CG'
+events: Ir
+fl=work.c
+fn=main
+1 5
+cfn=big
+calls=1 2
+2 100000
+cfn=fib
+calls=3 3
+3 300
+fn=big
+2 100000
+fn=fib
+3 300
+CG
+expect_status 0 "$profkit" callers "$work/small-fn.callgrind" fib
+grep -q " main" "$work/out" || fail "callers of a small function hide its caller: $(cat "$work/out")"
+expect_status 0 "$profkit" callers --json "$work/small-fn.callgrind" '^(big|fib)$'
+json_check "$work/out" '[f["name"] for f in doc["functions"]] == ["big", "fib"] and [f["inclusive"] for f in doc["functions"]] == [100000, 300]'
+expect_status 0 "$profkit" diff "$work/small-fn.callgrind" "$work/small-fn.callgrind"
+[ "$(grep -c RECONSTRUCTED "$work/out")" = 1 ] || fail "diff says RECONSTRUCTED more than once"
+if [ -d "$corpus/hpctoolkit" ]; then
+  l233=$corpus/hpctoolkit/hpcviewer-main-issue-233
+  expect_status 0 "$profkit" callers --json -n 0 "$l233" 'Calc.*'
+  cp "$work/out" "$work/calc.json"
+  json_check "$work/calc.json" 'len(doc["functions"]) > 3 and len({f["name"] for f in doc["functions"]}) == len(doc["functions"]) and doc["functions"][0]["name"] == "CalcForceForNodes" and doc["functions"][0]["inclusive"] < 0.75 * doc["total"] and all(f["root"]["name"] == f["name"] for f in doc["functions"])'
+  expect_status 0 "$profkit" flat -n 0 "$l233"
+  [ "$(grep -c 'IntegrateStressFor' "$work/out")" = "$(grep 'IntegrateStressFor' "$work/out" | sort -u -k5 | wc -l)" ] ||
+    fail "two IntegrateStressForElems clones read alike: $(grep IntegrateStress "$work/out")"
+  grep -q 'omp_fn.4' "$work/out" || fail "a clone's suffix was cut away"
+fi
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

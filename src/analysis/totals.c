@@ -143,19 +143,6 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
     return run_totals(p, out, NULL, NULL);
 }
 
-/* Locations without values do not count: a legacy HPCToolkit database
- * without metric-db files has trace-only threads, and its values are the
- * summary's. */
-int pk_has_plain_locations(const pk_profile *p)
-{
-    /* a row store holds plain values (Cube); its planes may not be built */
-    for (uint32_t l = 0; pk_model_has_rows(p) && l < p->n_locs; l++)
-        if (!p->locs[l].is_summary) return 1;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 1;
-    return 0;
-}
-
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
 {
     if (!*seen || how == PK_COMBINE_SUM || how == PK_COMBINE_OTHER)

@@ -1,17 +1,16 @@
 /*
  * formats/callgrind/build_finish.c — turning what the parser collected
  * into the model: same-position self costs merged, each part's summary:
- * and totals: checked against its costs, the call graph attached, metrics
- * and locations set up, and the calling-context tree reconstructed.
+ * and totals: checked against its costs, the call graph attached (its
+ * metrics, locations and reconstructed tree are derived from it when the
+ * profile is opened: pk_profile_open()).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cg_model.h"
 #include "cgrd.h"
-#include "profkit/analysis.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -273,5 +272,8 @@ pk_status cgb_finish(cg_build *b)
     p->cg = b->cg;
     b->cg = NULL;
     p->cg->n_model_functions = p->cg->n_functions = p->n_functions;
-    return pk_cg_complete_model(p, b->tree, b->tree_threshold);
+    /* metrics, locations, cycles and the tree are derived from the call
+     * graph when the profile is opened (pk_profile_open()) */
+    p->cg->pending = 1, p->cg->pending_tree = b->tree, p->cg->pending_threshold = b->tree_threshold;
+    return PK_OK;
 }

@@ -6,7 +6,7 @@
  *    holding their sum, the only form callgrind_annotate reads correctly;
  *    with PK_WRITE_SPLIT one file per location;
  *  - the call graph: the profile's own (Callgrind input, parts summed) or
- *    the exact one of its calling-context tree (analysis/cct_to_cg.c);
+ *    the exact one of its calling-context tree (model/cct_callgraph.c);
  *  - the events: one per metric Callgrind can hold, named without the
  *    blanks, '=' and ':' an "events:" line cannot have, scaled to
  *    integers when their values are not (Callgrind costs are integers)
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cct_to_cg.h"
 #include "cgw.h"
 #include "formats/write_loss.h"
 #include "model/units.h"
@@ -225,13 +224,6 @@ static pk_status report_negative_counts(const cgw *w)
     return st;
 }
 
-static int only_summaries(const pk_profile *p)
-{
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 0;
-    return 1;
-}
-
 static pk_status report_others(const cgw *w)
 {
     const pk_profile *p = w->p;
@@ -252,7 +244,7 @@ static pk_status report_others(const cgw *w)
     int other_stats = 0;
     for (uint32_t c = 0; c < p->n_columns && !p->cg; c++)
         other_stats |= p->columns[c].is_summary && p->columns[c].stat != PK_STAT_SUM;
-    if (!st && !p->cg && other_stats && only_summaries(p))
+    if (!st && !p->cg && other_stats && !pk_has_plain_locations(p))
         st = pk_write_lose(w->opts, w->stats, w->path, "summary statistics",
                            "the profile holds only statistics over its locations; their sum is "
                            "written, the others (minimum, maximum, count...) have no place in "

@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "profkit/callgraph.h"
 #include "totals.h"
 #include "util/bytes.h"
 #include "util/parallel.h"
@@ -273,6 +274,9 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
     pk_index col;
     if (metric >= p->n_metrics)
         return pk_fail(PK_ERR_NOT_FOUND, "metric index %u out of range", metric);
+    /* A Callgrind file's own summary:/totals: line is its program total,
+     * as callgrind_annotate reports it (pk_metric_stated_total()). */
+    if (pk_metric_stated_total(p, metric, out, NULL) == PK_OK) return PK_OK;
     if (p->n_ctx == 0 || p->n_locs == 0)
         return pk_fail(PK_ERR_NOT_FOUND, "the profile has no values");
     if (pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col) != PK_OK)
@@ -330,6 +334,7 @@ static void program_totals(const pk_profile *p, const double *columns, const dou
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         pk_index col;
         out[m] = NAN;
+        if (pk_metric_stated_total(p, m, &out[m], NULL) == PK_OK) continue; /* as stated */
         if (!plain || p->n_ctx == 0) { /* summary-only: cheap lookups */
             if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;

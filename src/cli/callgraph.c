@@ -47,6 +47,9 @@ int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cl
     for (size_t i = 0; i < n; i++) /* "<cycle N>" rows have no self cost of their own */
         out->total += rows[i].exclusive;
     pk_flat_free(rows);
+    double stated; /* the whole program's: as the file states it (summary:), as the tree's */
+    if (!v->location && pk_metric_program_total(p, out->metric, &stated) == PK_OK)
+        out->total = stated;
     pk_number_format_for(&out->met, out->total, &out->nf);
     return CLI_OK;
 }

@@ -26,6 +26,10 @@ typedef struct pk_cg_event_rec {
      * X", "Unit of X"): its name where "events:" could not spell it, its
      * unit. NULL when not said. */
     const char *metric_name, *unit;
+    /* The event's total as the file states it (pk_cg_state_totals()) and
+     * what its cost lines add up to; `stated` 0 when no part states one. */
+    int stated;
+    double stated_total, lines_total;
 } pk_cg_event_rec;
 
 typedef struct pk_cg_part_rec {
@@ -90,6 +94,29 @@ typedef struct pk_cg {
     int pending, pending_tree;
     double pending_threshold;
 } pk_cg;
+
+/* What part `part` states of its events' totals, as callgrind_annotate
+ * reads it: its summary: line unless that is missing or all zeros, else
+ * its totals: line likewise, else NULL (by event, n_events values). */
+static inline const double *pk_cg_part_statement(const pk_cg *cg, const pk_cg_part_rec *part)
+{
+    const double *lines[2] = {part->summary, part->totals};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t e = 0; lines[k] && e < cg->n_events; e++)
+            if (lines[k][e] != 0.0) return lines[k];
+    return NULL;
+}
+
+/* Per event, over the parts whose location `selected` flags (NULL: all):
+ * what their cost lines add up to (lines[e]) and what the parts state
+ * (stated[e]: each part's pk_cg_part_statement(), or its cost lines where
+ * it states none, or states 0 for an event its lines hold), and whether
+ * any part states it (has[e], may be NULL). Arrays of n_events. */
+pk_status pk_cg_sum_statements(const pk_cg *cg, const unsigned char *selected, double *stated,
+                               double *lines, unsigned char *has);
+/* The events' stated_total, lines_total and stated, over all parts: a
+ * reader calls it once the call graph is whole. */
+pk_status pk_cg_state_totals(pk_cg *cg);
 
 /* Name of call graph function f (model function name or an extra one). */
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f);

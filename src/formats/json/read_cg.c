@@ -297,8 +297,9 @@ pk_status jr_cg_record(jr *r, jr_kind kind, uint64_t index)
     }
 }
 
+/* The call graph is whole: the totals its parts state (Callgrind's
+ * summary: lines), which are its metrics' program totals. */
 pk_status jr_cg_finish(jr *r)
 {
-    (void)r;
-    return PK_OK;
+    return r->p->cg ? pk_cg_state_totals(r->p->cg) : PK_OK;
 }

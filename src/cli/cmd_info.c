@@ -257,6 +257,13 @@ static int print_json(const info *in)
     json_counts(&j, in);
     json_trace_range(&j, in->p);
     json_metrics(&j, in);
+    pk_index dm;
+    pk_metric dmet;
+    pk_json_key(&j, "default_metric"); /* what views show when no metric is named */
+    if (pk_metric_default(in->p, &dm) == PK_OK && pk_metric_get(in->p, dm, &dmet) == PK_OK)
+        pk_json_string(&j, dmet.name);
+    else
+        pk_json_null(&j);
     pk_json_key(&j, "diagnostics");
     pk_json_object_begin(&j);
     json_count(&j, "errors", in->n_diag[PK_SEV_ERROR]);

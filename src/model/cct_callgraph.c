@@ -281,7 +281,7 @@ static pk_status call_record(conv *c, uint32_t i, uint32_t *rec)
         cg->n_calls++;
         if (r.instr || r.to_instr) cg->positions |= PK_POS_INSTR;
     }
-    cg->calls[*rec].count += 1; /* one more calling context with cost */
+    cg->calls[*rec].count += 1; /* one more calling context */
     c->call_at[i] = c->part, c->call_rec[i] = *rec;
     return PK_OK;
 }
@@ -519,6 +519,48 @@ static pk_status convert_parts(conv *c, const pk_cg_request *rq)
     return st;
 }
 
+/* Does the call graph hold a cost other than 0? */
+static int any_cost(const pk_cg *cg)
+{
+    uint64_t n = (cg->n_self + cg->n_calls) * cg->n_events;
+    for (uint64_t k = 0; k < n; k++)
+        if ((k < cg->n_self * cg->n_events ? cg->self_cost[k]
+                                           : cg->call_cost[k - cg->n_self * cg->n_events]) != 0.0)
+            return 1;
+    return 0;
+}
+
+/* A profile whose values are all 0 is still a profile: its tree becomes a
+ * call graph of zeros (a record per function, in the first part, and an
+ * arc per call, counting its calling contexts), not an empty file. With
+ * costs, contexts that hold none are left out, as callgrind records only
+ * code that ran: a tree that lists every context, sampled or not, would
+ * otherwise fill the file with zeros. */
+static pk_status fill_structure(conv *c)
+{
+    const pk_profile *p = c->p;
+    pk_cg *cg = c->cg;
+    if (!cg->n_parts || any_cost(cg)) return PK_OK;
+    unsigned char *has_self = calloc((size_t)cg->n_functions + 1, 1);
+    if (!has_self) return pk_fail_nomem("building a call graph");
+    for (uint64_t k = 0; k < cg->n_self; k++)
+        if (cg->self[k].fn < cg->n_functions) has_self[cg->self[k].fn] = 1;
+    c->part = 0;
+    pk_status st = PK_OK;
+    for (uint32_t k = c->n; k-- > 0 && !st;) { /* parents first: the order of the tree */
+        uint32_t i = c->order[k], fn = c->fn_of[i], r;
+        const pk_ctx_rec *x = &p->ctx[i];
+        int frame = fn != PK_NONE && (x->kind == PK_CTX_FUNCTION || x->relation == PK_REL_CALL ||
+                                      x->relation == PK_REL_INLINED_CALL);
+        if (x->parent >= c->n) continue; /* the root, and unlisted contexts */
+        if (frame && fn < cg->n_functions && !has_self[fn] && !(st = self_record(c, i, &r)))
+            has_self[fn] = 1;
+        if (!st && c->called[i]) st = call_record(c, i, &r);
+    }
+    free(has_self);
+    return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
+}
+
 /* The extra names as one block that pk_cg_free() releases: the pointer
  * array followed by the strings it points into. */
 static pk_status finish_names(conv *c)
@@ -586,6 +628,7 @@ pk_status pk_cg_from_cct_request(const pk_profile *p, const pk_cg_request *rq, p
     if (st == PK_ERR_NOMEM) st = pk_fail_nomem("building a call graph");
     if (!st) st = scratch(&c);
     if (!st) st = convert_parts(&c, rq ? rq : &all);
+    if (!st) st = fill_structure(&c);
     if (!st) st = finish_names(&c);
     conv_free(&c);
     if (st) {

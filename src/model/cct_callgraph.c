@@ -249,7 +249,7 @@ static pk_status self_record(conv *c, uint32_t i, uint32_t *rec)
                            sizeof *cg->self_cost))
             return PK_ERR_NOMEM;
         cg->self[*rec] = r;
-        memset(cg->self_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
+        if (c->ne) memset(cg->self_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_self++;
         if (r.instr) cg->positions |= PK_POS_INSTR;
     }
@@ -277,7 +277,7 @@ static pk_status call_record(conv *c, uint32_t i, uint32_t *rec)
                            sizeof *cg->call_cost))
             return PK_ERR_NOMEM;
         cg->calls[*rec] = r;
-        memset(cg->call_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
+        if (c->ne) memset(cg->call_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_calls++;
         if (r.instr || r.to_instr) cg->positions |= PK_POS_INSTR;
     }

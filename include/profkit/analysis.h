@@ -167,6 +167,14 @@ PK_API pk_status pk_flat_profile(const pk_profile *profile, const double *inclus
                                  const double *exclusive, pk_group_by by, pk_flat_row **rows,
                                  size_t *n_rows);
 PK_API void pk_flat_free(pk_flat_row *rows);
+/* The same for a metric whose values combine by `how`: for min and max
+ * (Cube's min_time, max_time) a group's exclusive value is the smallest
+ * (largest) stored exclusive value of its contexts and its inclusive
+ * value the smallest (largest) of its outermost contexts' (values of
+ * min/max metrics do not add up); sum as pk_flat_profile(). */
+PK_API pk_status pk_flat_profile_combined(const pk_profile *profile, const double *inclusive,
+                                          const double *exclusive, pk_group_by by, pk_combine how,
+                                          pk_flat_row **rows, size_t *n_rows);
 /* For a profile with a call graph (Callgrind), grouped by function: each
  * row's inclusive value replaced by the call graph's for metric `metric`
  * (exact, with recursion and cycles handled as KCachegrind does;

@@ -45,7 +45,7 @@ struct pk_session {
 
 /* Nodes of per-context values at a level (LINES: every context). */
 pk_status pkq_frames_build(const pk_profile *p, const double *incl, const double *excl,
-                           pk_tree_level level, pk_frame **f, size_t *n);
+                           pk_tree_level level, pk_combine how, pk_frame **f, size_t *n);
 /* The rows of one base metric (cached), sorted by key. */
 pk_status pkq_flat_rows_get(pk_session *s, pk_index metric, const pk_query *q, int from_callgraph,
                             const pkq_flat_rows **out);

@@ -12,6 +12,7 @@
 /* "     3.025  43.1%": a value for people in format f (NULL: a count) and
  * its share of `total` ("-" when the total is 0), 17 columns. */
 void pk_write_value_share(FILE *out, double v, double total, const pk_number_format *f);
+/* (A NaN total: the value alone, its share left blank.) */
 
 /* Indentation of a tree row at `depth` (2 columns a level) that leaves a
  * name at least 24 of `width` columns after `fixed` columns of values (no

@@ -669,5 +669,22 @@ if [ -d "$corpus/hpctoolkit" ]; then
   grep -q 'omp_fn.4' "$work/out" || fail "a clone's suffix was cut away"
 fi
 
+# Min/max metrics (issue 31): a node's self value is its stored exclusive
+# value (never inclusive less children's), no percentages of a total, and
+# the program total as CubeLib gives it, profkit's over visited cells beside.
+if [ -d "$corpus/cube" ]; then
+  cpi=$corpus/cube/hatchet-scorep-cpi/profile.cubex
+  expect_status 0 "$profkit" tree --json -t 0 -m min_time "$cpi"
+  cp "$work/out" "$work/min.json"
+  json_check "$work/min.json" 'doc["metrics"][0]["percent"] is False and doc["total"] == 0 and any(n["code"] == "cells" for n in doc["notes"])'
+  json_check "$work/min.json" 'all(n["self"] >= 0 for n in [doc["root"]] + [c for c in doc["root"]["children"]] + [g for c in doc["root"]["children"] for g in c["children"]])'
+  json_check "$work/min.json" 'doc["root"]["children"][0]["children"][0]["name"] == "main" and abs(doc["root"]["children"][0]["children"][0]["self"] - 9.673772632257746e-06) < 1e-18'
+  expect_status 0 "$profkit" tree -m max_time "$cpi"
+  grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time tree shows percentages: $(cat "$work/out")"
+  expect_status 0 "$profkit" flat -m max_time "$cpi"
+  grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time flat profile shows percentages"
+  grep -q "combines by its maximum" "$work/out" || fail "flat of max_time does not say why no percentages"
+fi
+
 echo "cli: $checks checks, $failures failures"
 [ "$failures" -eq 0 ]

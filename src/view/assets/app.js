@@ -489,6 +489,8 @@
         const d = await PK.api(key);
         if (key !== this.key) return;
         this.total = d.total;
+        /* a min/max metric's values are no shares of a total */
+        this.share = !(d.metrics && d.metrics[0] && d.metrics[0].percent === false);
         this.fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
         const root = this.ingest(d.root, null);
         this.rootId = root.id;
@@ -572,12 +574,12 @@
           style: 'padding-left:' + (v.depth * 1.1 + 0.4) + 'em' }, [
           el('span', { class: 'tw', text: tw }),
           el('span', { class: 'val', text: PK.fmt(n.inclusive, this.fmt) }),
-          el('span', { class: 'pct', text: pct(n.inclusive, this.total) }),
+          el('span', { class: 'pct', text: this.share ? pct(n.inclusive, this.total) : '' }),
           el('span', { class: 'nm', text: n.name }),
           n.kind !== 'function' && n.kind !== 'root' ? el('span', { class: 'kind', text: n.kind }) : null,
           n.module ? el('span', { class: 'mod', text: '[' + n.module + ']' }) : null,
         ]);
-        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + pct(n.inclusive, this.total),
+        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + (this.share ? pct(n.inclusive, this.total) : ''),
           'self ' + withUnit(n.exclusive, this.fmt), n.file ? n.file + (n.line ? ':' + n.line : '') : ''].filter((x) => x).join('\n');
         if ((fn && n.name === fn && n.kind === 'function') || this.cursor === n.id) row.classList.add('selected');
         row.firstChild.addEventListener('click', (ev) => {

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "profile.h"
 #include "status.h"
+#include "trace.h"
 #include "write.h"
 
 #endif /* PROFKIT_PROFKIT_H */

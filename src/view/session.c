@@ -41,8 +41,8 @@ void pkv_session_free(pkv_session *s)
     s->profile_doc = NULL;
     for (size_t i = 0; i < PKV_TREE_CACHE; i++)
         tree_free(s->trees[i]), s->trees[i] = NULL;
-    free(s->ctx_function);
-    s->ctx_function = NULL;
+    free(s->trace_facts);
+    s->trace_facts = NULL;
 }
 
 /* Every context as a frame of its own (mode=lines): the tree as stored,

@@ -144,11 +144,11 @@ static pk_status window(const pk_profile *p, const pk_trace_selection *sel, ts_s
     if (sel && sel->from && *sel->from) st = pk_trace_time_parse(sel->from, s->origin, &s->from);
     if (!st && sel && sel->to && *sel->to) st = pk_trace_time_parse(sel->to, s->origin, &s->to);
     if (st) return st;
-    if (s->to <= s->from)
+    int both = sel && sel->from && *sel->from && sel->to && *sel->to;
+    if (both && s->to <= s->from)
         return pk_fail(PK_ERR_INVALID_ARG, "the window ends (to %s) before it starts (from %s)",
-                       sel && sel->to ? sel->to : "the end",
-                       sel && sel->from ? sel->from : "the start");
-    if (!window_meets(p, s)) {
+                       sel->to, sel->from);
+    if (s->to <= s->from || !window_meets(p, s)) {
         double a = ((double)s->from - (double)s->origin) / 1e9;
         double b = ((double)s->to - (double)s->origin) / 1e9, e = (double)(hi - s->origin) / 1e9;
         return pk_fail(PK_ERR_NOT_FOUND,

@@ -107,6 +107,11 @@ typedef struct pk_trace_function {
     pk_index context, function;
     double self_ns;      /* the function is the innermost on the path */
     double inclusive_ns; /* anywhere on the path (recursion counted once) */
+    /* where it is: module and source file paths (NULL when unknown; the
+     * profile's strings) and line (0 when unknown), the function's own
+     * where the profile knows them, else its context's */
+    const char *module, *file;
+    uint32_t line;
 } pk_trace_function;
 
 /* The timeline: each row's time drawn in `width` pixels over the window;

@@ -417,6 +417,8 @@ static PyMethodDef profile_methods[] = {
     {"callers", KW pyprofkit_callers, METH_VARARGS | METH_KEYWORDS,
      "callers(name, metric, callees=False)"},
     {"threads", KW pyprofkit_threads, METH_VARARGS | METH_KEYWORDS, "threads(metric)"},
+    {"trace", KW pyprofkit_trace, METH_VARARGS | METH_KEYWORDS,
+     "trace(location, start, end, focus, hide, width=0, first=0, count=0) -> columns"},
     {"write", KW pyprofkit_write, METH_VARARGS | METH_KEYWORDS,
      "write(path, format, force=False, strict=False) -> [(item, reason)]"},
     {NULL, NULL, 0, NULL},

@@ -58,5 +58,7 @@ PyObject *pyprofkit_callers(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pyprofkit_threads(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pyprofkit_write(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pyprofkit_diff(PyObject *mod, PyObject *args, PyObject *kw);
+/* Profile.trace() (trace.c). */
+PyObject *pyprofkit_trace(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

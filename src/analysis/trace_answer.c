@@ -133,8 +133,9 @@ static pk_status make_functions(pk_trace_answer *a, const ts_paths *paths, ts_ke
     for (size_t i = 0; !st && i < km->n; i++) {
         pk_index f = km->name[i];
         uint32_t key = km->key[i];
-        a->functions[i] =
-            (pk_trace_function){f, key < paths->n_functions ? key : PK_NONE, self[i], incl[i]};
+        pk_trace_function *fn = &a->functions[i];
+        *fn = (pk_trace_function){f, key < paths->n_functions ? key : PK_NONE, self[i], incl[i]};
+        ts_frame_place(paths->p, f, &fn->module, &fn->file, &fn->line);
     }
     if (!st) {
         /* sort (self, inclusive, context) entries, keeping where each id went */

@@ -69,17 +69,14 @@ static void one_location(pk_json *j, const pk_profile *p, const pk_trace_locatio
 
 static void one_function(pk_json *j, const pk_profile *p, const pk_trace_function *f, size_t id)
 {
-    const char *module, *file;
-    uint32_t line;
-    ts_frame_place(p, f->context, &module, &file, &line);
     pk_json_object_begin(j);
     pk_json_key(j, "name"), pk_json_context_name(j, p, f->context);
     pk_json_key(j, "time_ns"), pk_json_double(j, f->self_ns);
     pk_json_key(j, "id"), pk_json_uint(j, id);
     pk_json_key(j, "inclusive_ns"), pk_json_double(j, f->inclusive_ns);
-    pk_json_key(j, "module"), pk_json_string(j, module);
-    pk_json_key(j, "file"), pk_json_string(j, file);
-    pk_json_key(j, "line"), pk_json_uint(j, line);
+    pk_json_key(j, "module"), pk_json_string(j, f->module);
+    pk_json_key(j, "file"), pk_json_string(j, f->file);
+    pk_json_key(j, "line"), pk_json_uint(j, f->line);
     pk_json_object_end(j);
 }
 

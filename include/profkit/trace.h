@@ -189,6 +189,10 @@ typedef struct pk_trace_export_options {
      * says the output is too big for the viewers; 0: 256 MiB (where
      * chrome://tracing stops). */
     uint64_t limit;
+    /* NULL, or pk_trace_count() facts kept between calls, as
+     * pk_trace_answer_compute() takes them (an estimate then an export
+     * find each trace's median once) */
+    pk_trace_facts *facts;
 } pk_trace_export_options;
 
 /* What an export will write, found before writing it: exactly the bytes
@@ -206,6 +210,7 @@ typedef struct pk_trace_estimate {
      * within the limit (to_ns when all of it does) */
     uint64_t fits_to_ns;
     int over_limit;
+    size_t threads; /* threads (selected locations) in the export */
 } pk_trace_estimate;
 
 /* Count what the export of `sel` would write, without writing. A pass

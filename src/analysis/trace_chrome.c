@@ -80,6 +80,7 @@ typedef struct chrome {
     uint32_t *frag_b, *frag_e; /* their lengths */
     size_t n_frag, cap_frag;
     uint64_t origin;
+    pk_trace_facts *facts; /* the caller's cache, or NULL */
     tc_sink out;
     /* the thread being written */
     char pre_b[80], pre_e[80];
@@ -226,7 +227,7 @@ static pk_status thread_events(chrome *c, size_t i)
     c->pre_e_len = (size_t)snprintf(
         c->pre_e, sizeof c->pre_e, "{\"ph\":\"E\",\"pid\":%u,\"tid\":%u,\"ts\":", th->pid, th->tid);
     pk_trace_facts f;
-    pk_status st = ts_facts(c->p, c->s.traces[i], NULL, &f);
+    pk_status st = ts_facts(c->p, c->s.traces[i], c->facts, &f);
     c->depth = 0, c->leaf = PK_NONE;
     if (!st) st = ts_scan(&c->paths, c->s.traces[i], &f, c->s.from, c->s.to, on_interval, c, NULL);
     go_to(c, PK_NONE, c->open_until); /* the last frames end with the last running sample */
@@ -246,9 +247,10 @@ static void teardown(chrome *c)
     free(c->stack), free(c->chain), free(c->out.buf);
 }
 
-static pk_status setup(chrome *c, const pk_profile *p, const pk_trace_selection *sel)
+static pk_status setup(chrome *c, const pk_profile *p, const pk_trace_selection *sel,
+                       const pk_trace_export_options *o)
 {
-    c->p = p, c->leaf = PK_NONE, c->out.first = 1;
+    c->p = p, c->leaf = PK_NONE, c->out.first = 1, c->facts = o ? o->facts : NULL;
     c->out.buf = malloc(SINK_BUF);
     if (!c->out.buf) return pk_fail_nomem("exporting a trace");
     pk_status st = ts_select_resolve(p, sel, &c->s);
@@ -299,7 +301,7 @@ static pk_status write_all(FILE *out, const pk_profile *p, const pk_trace_select
 {
     chrome c = {0};
     c.out.out = out;
-    pk_status st = pk_trace_count(p) ? setup(&c, p, sel) : PK_OK;
+    pk_status st = pk_trace_count(p) ? setup(&c, p, sel, o) : PK_OK;
     if (!st && !pk_trace_count(p))
         st = (c.out.buf = malloc(SINK_BUF)) ? empty(&c.out, p, sel, o)
                                             : pk_fail_nomem("exporting a trace");
@@ -335,8 +337,9 @@ pk_status pk_trace_export_estimate(const pk_profile *p, const pk_trace_selection
     memset(e, 0, sizeof *e);
     chrome c = {0};
     c.out.est = e;
-    pk_status st = pk_trace_count(p) ? setup(&c, p, sel) : PK_OK;
+    pk_status st = pk_trace_count(p) ? setup(&c, p, sel, o) : PK_OK;
     if (!st && pk_trace_count(p)) st = run(&c, sel, o);
+    e->threads = c.names.n_threads;
     uint64_t limit = o && o->limit ? o->limit : LIMIT_256, fixed = c.out.bytes;
     e->bytes = c.out.bytes, e->events = c.out.events;
     e->from_ns = c.s.from, e->to_ns = e->fits_to_ns = c.s.to;

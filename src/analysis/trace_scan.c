@@ -228,6 +228,14 @@ pk_status ts_scan(const ts_paths *paths, pk_index t, const pk_trace_facts *facts
         if ((i & 0xffff) == 0) pk_release_advance(&rel, rec);
     }
     pk_release_finish(&rel, tr->samples + (i < tr->n ? i : tr->n) * PK_SAMPLE_SIZE);
+    ts_release(p, tr); /* and what the bisection touched */
     if (window_samples) *window_samples = inside;
     return PK_OK;
+}
+
+void ts_release(const pk_profile *p, const pk_trace_rec *tr)
+{
+    if (tr->n)
+        pk_map_release_range(pk_model_mapping_of(p, tr->samples), tr->samples,
+                             tr->n * PK_SAMPLE_SIZE);
 }

@@ -60,6 +60,12 @@ typedef void (*ts_visit_fn)(void *user, uint64_t t0, uint64_t t1, int kind, pk_i
 pk_status ts_scan(const ts_paths *paths, pk_index t, const pk_trace_facts *facts, uint64_t from,
                   uint64_t to, ts_visit_fn visit, void *user, uint64_t *window_samples);
 
+/* Give back the pages of a trace's samples the process has mapped (they
+ * stay in the page cache): a scan's last step, so bisection's probes and
+ * the kernel's fault-around leave nothing resident either. */
+struct pk_trace_rec;
+void ts_release(const pk_profile *p, const struct pk_trace_rec *tr);
+
 /* The facts of trace t: from `cache` when valid there (cache may be
  * NULL), else computed (and stored when cache is given). */
 pk_status ts_facts(const pk_profile *p, pk_index t, pk_trace_facts *cache, pk_trace_facts *out);

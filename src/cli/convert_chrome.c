@@ -43,7 +43,7 @@ static void time_text(char *buf, size_t size, uint64_t ns_after)
 }
 
 static void warn_size(const pk_profile *p, const pk_trace_selection *sel,
-                      const pk_trace_estimate *e)
+                      const pk_trace_estimate *e, size_t threads)
 {
     char a[32], b[32], c[32];
     uint64_t origin = 0;
@@ -56,16 +56,14 @@ static void warn_size(const pk_profile *p, const pk_trace_selection *sel,
     time_text(b, sizeof b, e->fits_to_ns > origin ? e->fits_to_ns - origin : 0);
     time_text(c, sizeof c, e->to_ns > origin ? e->to_ns - origin : 0);
     fprintf(stderr,
-            "  to cut it: %s%s%s --until %s keeps the window's first part within 256 MB "
-            "(it runs to %s);",
-            sel->from ? "--from " : "", sel->from ? cli_text(sel->from) : "", sel->from ? "" : "",
-            b, c);
-    fprintf(stderr, " --location SEL keeps fewer threads; --focus/--hide REGEX keep fewer "
-                    "functions.\n");
+            "  To cut it: %s%s%s--until %s (what of the window fits in 256 MB; it runs to %s),"
+            " --location SEL (%zu threads now), --focus/--hide REGEX.\n",
+            sel->from ? "--from " : "", sel->from ? cli_text(sel->from) : "", sel->from ? " " : "",
+            b, c, threads);
 }
 
 /* Say so before writing when the export will pass what viewers load. */
-static int check_size(const char *input, const pk_profile *p, const pk_trace_selection *sel,
+static int check_size(const pk_profile *p, const pk_trace_selection *sel,
                       const pk_trace_export_options *o)
 {
     uint64_t bound = 0;
@@ -75,9 +73,8 @@ static int check_size(const char *input, const pk_profile *p, const pk_trace_sel
     pk_trace_estimate *e = malloc(sizeof *e);
     if (!e) return fprintf(stderr, "profkit convert: out of memory\n"), CLI_BAD;
     st = pk_trace_export_estimate(p, sel, o, e);
-    if (!st && e->over_limit) warn_size(p, sel, e);
+    if (!st && e->over_limit) warn_size(p, sel, e, e->threads);
     free(e);
-    (void)input;
     return st ? cli_library_error("convert", st) : CLI_OK;
 }
 
@@ -94,35 +91,48 @@ static void report(const char *output, const pk_trace_export_stats *s, double se
     printf(" in %.2f s\n", secs);
 }
 
-int cli_export_chrome(const char *input, const char *output, const pk_trace_selection *sel,
-                      int force, int gzip, int quiet)
+/* Check the size, then write; the exit status. */
+static int write_chrome(const pk_profile *p, const char *input, const char *output,
+                        const pk_trace_selection *sel, const pk_trace_export_options *o, int force,
+                        int quiet)
 {
-    pk_profile *p;
-    int rc = cli_open("convert", input, PK_OPEN_NO_CCT, &p);
-    if (rc) return rc;
-    pk_trace_export_options o = {.gzip = gzip || ends_with(output, ".gz"), .source = input};
+    int rc = CLI_OK;
     if (!pk_trace_count(p))
         fprintf(stderr,
                 "profkit convert: note: %s has no traces (only HPCToolkit databases with "
                 "a trace.db, hpcrun .hpctrace files and profkit JSON carry them): "
                 "writing an empty trace\n",
                 cli_text(input));
-    else if ((rc = check_size(input, p, sel, &o)) != CLI_OK)
-        return cli_close("convert", p, rc);
+    else if ((rc = check_size(p, sel, o)) != CLI_OK)
+        return rc;
     pk_output *out;
     pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);
-    if (st) return cli_close("convert", p, cli_library_error("convert", st));
+    if (st) return cli_library_error("convert", st);
     pk_trace_export_stats stats;
     double t0 = now();
-    st = pk_trace_export_chrome(pk_output_stream(out), p, sel, &o, &stats);
+    st = pk_trace_export_chrome(pk_output_stream(out), p, sel, o, &stats);
     if (st == PK_ERR_IO && pk_output_status(out)) st = PK_ERR_IO; /* its message says why */
     if (st)
         pk_output_abort(out);
     else
         st = pk_output_commit(out);
-    if (st)
-        rc = cli_library_error("convert", st);
-    else if (!quiet)
-        report(output, &stats, now() - t0);
+    if (st) return cli_library_error("convert", st);
+    if (!quiet) report(output, &stats, now() - t0);
+    return CLI_OK;
+}
+
+int cli_export_chrome(const char *input, const char *output, const pk_trace_selection *sel,
+                      int force, int gzip, int quiet)
+{
+    pk_profile *p;
+    int rc = cli_open("convert", input, PK_OPEN_NO_CCT, &p);
+    if (rc) return rc;
+    /* each trace's median interval, found once for the estimate and the export */
+    pk_trace_facts *facts = calloc(pk_trace_count(p) + 1, sizeof *facts);
+    pk_trace_export_options o = {
+        .gzip = gzip || ends_with(output, ".gz"), .source = input, .facts = facts};
+    rc = facts ? write_chrome(p, input, output, sel, &o, force, quiet)
+               : (fprintf(stderr, "profkit convert: out of memory\n"), CLI_BAD);
+    free(facts);
     return cli_close("convert", p, rc);
 }

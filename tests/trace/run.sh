@@ -8,9 +8,10 @@
 #
 # speedscope: the same exports read by speedscope's own importer (npm
 # package `speedscope`, the version tests/trace/package-lock.json pins),
-# installed once with npm into WORK/npm (a cache in the build tree; only
-# the npm registry is reached). Exit 77 (skipped, saying why) when node or
-# npm is missing or the package cannot be installed.
+# installed once with npm into WORK/npm (npm_install.sh: a cache in the
+# build tree; only the npm registry is reached). Exit 77 (skipped, saying
+# why) when node or npm is missing, or when the package cannot be
+# installed outside CI (under CI, set by .ci/run, that fails the test).
 set -u
 mode=$1 profkit=$2 mkdb=$3 src=$4 work=$5
 corpus=${6:-$src/../shared/corpus}
@@ -28,19 +29,14 @@ else
 fi
 args=()
 if [ "$mode" = speedscope ]; then
-  command -v node >/dev/null || { echo "trace_speedscope: skipped: node is missing (Debian's nodejs)"; exit 77; }
-  command -v npm >/dev/null || { echo "trace_speedscope: skipped: npm is missing (Debian's npm)"; exit 77; }
-  npmdir=$work/npm want=$(sed -n 's/.*"speedscope": "\(.*\)".*/\1/p' "$src/tests/trace/package.json")
-  have=$(node -p "require('$npmdir/node_modules/speedscope/package.json').version" 2>/dev/null)
-  if [ "$have" != "$want" ]; then
-    rm -rf "$npmdir" && mkdir -p "$npmdir"
-    cp "$src/tests/trace/package.json" "$src/tests/trace/package-lock.json" "$npmdir/"
-    if ! (cd "$npmdir" && npm ci --no-audit --no-fund --ignore-scripts --cache "$npmdir/.cache" \
-            >"$npmdir/install.log" 2>&1); then
-      echo "trace_speedscope: skipped: npm could not install speedscope $want (see $npmdir/install.log)"
-      exit 77
-    fi
-  fi
+  npmdir=$work/npm
+  why=$(bash "$src/tests/trace/npm_install.sh" "$npmdir")
+  case $? in
+    0) ;;
+    77) echo "trace_speedscope: skipped: $why"; exit 77 ;;
+    # CI installs the package first (.ci/run): there a failure is a failure
+    *) echo "trace_speedscope: $why"; [ -n "${CI:-}" ] && exit 1; echo "skipped"; exit 77 ;;
+  esac
   args=(--speedscope "$npmdir/node_modules")
   [ -d "$lulesh" ] && dbs+=("$lulesh@--location=rank=3;--from=1s;--to=2.5s;--hide=omp")
 else

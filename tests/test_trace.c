@@ -410,6 +410,52 @@ static void test_chrome(void **state)
     close_db(&fx);
 }
 
+/* A call chain 20,000 deep (f0 -> f1 -> f0 -> ...: recursion too) whose
+ * trace alternates between two lines of the deepest call: the answer and
+ * the export must cost the samples plus the depth, not their product
+ * (8 10^9 steps would be slow), and recursion counts once. (Deeper
+ * chains make the fixture writer slow, not profkit.) */
+static void test_deep_tree(void **state)
+{
+    (void)state;
+    enum { DEPTH = 20000, SAMPLES = 400000 };
+    fx_db db = *fx_sample_db();
+    static const fx_function fns[] = {{"f0", 0, 0x10, 0, 1}, {"f1", 0, 0x20, 0, 2}};
+    fx_context *ctx = calloc(DEPTH + 2, sizeof *ctx);
+    fx_sample *s = malloc(SAMPLES * sizeof *s);
+    assert_non_null(ctx), assert_non_null(s);
+    for (int i = 0; i < DEPTH; i++)
+        ctx[i] = (fx_context){(uint32_t)i + 1, i - 1, 1, 0, i % 2, -1, 0, -1, 0, 0, NULL, 0};
+    ctx[0].relation = 0, ctx[0].entry = 1, ctx[0].lexical = 0;
+    for (int k = 0; k < 2; k++) /* two lines of the deepest call */
+        ctx[DEPTH + k] =
+            (fx_context){DEPTH + 1 + k, DEPTH - 1, 0, 2, -1, 0, 10u + k, -1, 0, 0, NULL, 0};
+    for (int i = 0; i < SAMPLES; i++)
+        s[i] = (fx_sample){T0 + (uint64_t)i * 1000, (uint32_t)(DEPTH + 1 + i % 2)};
+    static int count = SAMPLES;
+    const fx_sample *traces[1] = {s};
+    db.functions = fns, db.n_functions = 2, db.contexts = ctx, db.n_contexts = DEPTH + 2;
+    db.n_threads = 1, db.traces = traces, db.n_samples = &count, db.values = NULL, db.n_values = 0;
+    fixture fx;
+    const pk_profile *p = open_db(&fx, &db);
+    pk_trace_answer *a = answer(p, NULL, NULL, NULL, NULL, NULL);
+    double self, incl, want = (SAMPLES - 1) * 1000.0;
+    assert_true(a->running_ns == want);
+    fn_times(p, a, "f1", &self, &incl); /* the deepest call is f1 (DEPTH is even) */
+    assert_true(self == want && incl == want);
+    fn_times(p, a, "f0", &self, &incl);
+    assert_true(self == 0 && incl == want);
+    pk_trace_answer_free(a);
+    size_t len;
+    pk_trace_export_stats st;
+    char *text = export_text(p, NULL, 0, &len, &st);
+    assert_int_equal(st.events,
+                     2 * (DEPTH - 1)); /* lines fold into f1: one path; the entry is none */
+    free(text);
+    close_db(&fx);
+    free(ctx), free(s);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -422,6 +468,7 @@ int main(void)
         cmocka_unit_test(test_median_radix),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_chrome),
+        cmocka_unit_test(test_deep_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -131,7 +131,9 @@ typedef struct pk_trace_row {
     size_t first_span, n_spans; /* into pk_trace_answer.spans */
 } pk_trace_row;
 
-/* What the timeline should cover; width 0 asks for none. */
+/* What the timeline should cover; width 0 asks for none. Rows times
+ * width is at most 2^24 pixels (a span per pixel at worst:
+ * PK_ERR_INVALID_ARG beyond). */
 typedef struct pk_trace_timeline_options {
     unsigned width; /* pixels per row, at most 100,000 */
     size_t first;   /* rows are selected locations [first, first + count) */

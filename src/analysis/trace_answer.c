@@ -73,37 +73,91 @@ static void on_interval(void *user, uint64_t t0, uint64_t t1, int kind, pk_index
     if (v->tl) ts_timeline_add(v->tl, t0, t1, kind, ctx);
 }
 
-/* Self and inclusive time per key, from each context's running time. */
+/* outer[f] for every function frame: no frame above it on its path is
+ * the same function (a recursive call's inner frames are not). One
+ * iterative depth-first walk with a count per function on the current
+ * path: linear in the contexts however deep the tree. */
+static pk_status outermost(const ts_paths *paths, unsigned char *outer)
+{
+    const pk_profile *p = paths->p;
+    size_t n = paths->n_ctx;
+    uint32_t *on_path = calloc(paths->n_keys ? paths->n_keys : 1, sizeof *on_path);
+    int64_t *stack = malloc((2 * n + 1) * sizeof *stack); /* c: enter, -1 - c: leave */
+    if (!on_path || !stack) return free(on_path), free(stack), pk_fail_nomem("timing functions");
+    for (pk_index root = 0; root < n; root++) {
+        pk_context rc;
+        pk_context_get(p, root, &rc);
+        if (rc.parent != PK_NONE && rc.parent < root) continue; /* not a root */
+        size_t top = 0;
+        stack[top++] = root;
+        while (top) {
+            int64_t v = stack[--top];
+            if (v < 0) { /* leaving */
+                pk_index c = (pk_index)(-1 - v);
+                if (paths->frame[c] == c) on_path[paths->key[c]]--;
+                continue;
+            }
+            pk_index c = (pk_index)v;
+            pk_context ctx;
+            pk_context_get(p, c, &ctx);
+            if (paths->frame[c] == c) outer[c] = on_path[paths->key[c]]++ == 0;
+            stack[top++] = -1 - (int64_t)c;
+            for (uint32_t k = 0; k < ctx.n_children; k++)
+                if (ctx.first_child + k > c && ctx.first_child + k < n)
+                    stack[top++] = ctx.first_child + k;
+        }
+    }
+    free(on_path), free(stack);
+    return PK_OK;
+}
+
+/* Room for dense id `id` in the per-id sums. */
+static int grow(double **self, double **incl, size_t *cap, int32_t id)
+{
+    if ((size_t)id < *cap) return 1;
+    size_t ncap = 2 * *cap + (size_t)id;
+    double *s = realloc(*self, ncap * sizeof *s);
+    if (s) *self = s;
+    double *i = s ? realloc(*incl, ncap * sizeof *i) : NULL;
+    if (!s || !i) return 0;
+    *incl = i;
+    memset(*self + *cap, 0, (ncap - *cap) * sizeof **self);
+    memset(*incl + *cap, 0, (ncap - *cap) * sizeof **incl);
+    *cap = ncap;
+    return 1;
+}
+
+/* Self and inclusive time per function from each context's running time,
+ * in passes over the contexts (never a walk up per context: a hostile
+ * tree can be a million levels deep). A function's inclusive time is the
+ * time under its outermost frames, its self time that of the contexts
+ * whose frame it is. */
 static pk_status function_times(const ts_paths *paths, const double *by_ctx, ts_keymap *km,
                                 double **self, double **incl)
 {
-    uint32_t *stamp = calloc(paths->n_keys ? paths->n_keys : 1, sizeof *stamp);
-    size_t cap = paths->n_functions + km->n + 64;
+    size_t n = paths->n_ctx, cap = paths->n_functions + km->n + 64;
+    double *sub = malloc((n ? n : 1) * sizeof *sub), *own = calloc(n ? n : 1, sizeof *own);
+    unsigned char *outer = calloc(n ? n : 1, 1);
     *self = calloc(cap, sizeof **self), *incl = calloc(cap, sizeof **incl);
-    if (!stamp || !*self || !*incl) return free(stamp), pk_fail_nomem("timing functions");
-    for (pk_index c = 0; c < paths->n_ctx; c++) {
-        if (by_ctx[c] == 0) continue;
-        for (pk_index f = paths->frame[c]; f != PK_NONE; f = paths->up[f]) {
-            int32_t id = ts_keymap_get(km, paths, f);
-            if (id < 0) return free(stamp), pk_fail_nomem("timing functions");
-            if ((size_t)id >= cap) { /* more keys than functions: frames of no function */
-                size_t ncap = 2 * cap + (size_t)id;
-                double *s = realloc(*self, ncap * sizeof *s);
-                if (s) *self = s;
-                double *i = s ? realloc(*incl, ncap * sizeof *i) : NULL;
-                if (!s || !i) return free(stamp), pk_fail_nomem("timing functions");
-                *incl = i;
-                memset(*self + cap, 0, (ncap - cap) * sizeof **self);
-                memset(*incl + cap, 0, (ncap - cap) * sizeof **incl);
-                cap = ncap;
-            }
-            if (f == paths->frame[c]) (*self)[id] += by_ctx[c];
-            if (stamp[paths->key[f]] != c + 1) (*incl)[id] += by_ctx[c];
-            stamp[paths->key[f]] = c + 1;
-        }
+    pk_status st = sub && own && outer && *self && *incl ? outermost(paths, outer)
+                                                         : pk_fail_nomem("timing functions");
+    for (pk_index c = 0; !st && c < n; c++) /* time in each frame itself */
+        sub[c] = by_ctx[c], own[paths->frame[c]] += by_ctx[c];
+    for (pk_index c = (pk_index)n; !st && c-- > 1;) { /* subtree sums: parents come first */
+        pk_index parent = paths->p->ctx[c].parent;
+        if (parent < c) sub[parent] += sub[c];
     }
-    free(stamp);
-    return PK_OK;
+    for (pk_index f = 0; !st && f < n; f++) {
+        int is_fn = paths->p->ctx[f].kind == PK_CTX_FUNCTION;
+        if (paths->frame[f] != f || (is_fn ? sub[f] : own[f]) == 0) continue;
+        int32_t id = ts_keymap_get(km, paths, f);
+        if (id < 0 || !grow(self, incl, &cap, id)) st = pk_fail_nomem("timing functions");
+        if (st) break;
+        (*self)[id] += own[f];
+        if (is_fn ? outer[f] : 1) (*incl)[id] += is_fn ? sub[f] : own[f];
+    }
+    free(sub), free(own), free(outer);
+    return st;
 }
 
 static int by_self(const void *a, const void *b)
@@ -169,6 +223,11 @@ static pk_status start(pk_trace_answer *a, const pk_trace_selection *sel, const 
         a->width = tl->width, a->first_row = tl->first < s->n_traces ? tl->first : s->n_traces;
         size_t left = s->n_traces - a->first_row;
         a->n_rows = tl->count && tl->count < left ? tl->count : left;
+        if ((double)a->n_rows * tl->width > (double)(1u << 24))
+            return pk_fail(PK_ERR_INVALID_ARG,
+                           "a timeline of %zu rows of %u pixels is more than 16,777,216 pixels: "
+                           "ask for fewer rows (count, --location) or fewer pixels",
+                           a->n_rows, tl->width);
         a->rows = calloc(a->n_rows ? a->n_rows : 1, sizeof *a->rows);
         if (!a->rows) return pk_fail_nomem("answering a trace question");
     }

@@ -74,6 +74,7 @@ typedef struct chrome {
     ts_select s;
     ts_paths paths;
     ts_keymap km;
+    tc_paths cp;
     tc_names names;
     pk_buf frag;               /* per dense id: the "B" suffix, then the "E" suffix */
     size_t *frag_at;           /* per dense id: where its text starts */
@@ -85,10 +86,10 @@ typedef struct chrome {
     /* the thread being written */
     char pre_b[80], pre_e[80];
     size_t pre_b_len, pre_e_len;
-    int32_t *stack;  /* dense ids of the open frames, outermost first */
-    pk_index *chain; /* scratch: a new path, innermost first */
+    uint32_t *stack; /* path nodes of the open frames, outermost first */
+    uint32_t *chain; /* scratch: the nodes of a new path's new frames, innermost first */
     uint32_t depth;
-    pk_index leaf; /* frame context of the innermost open frame, PK_NONE: none open */
+    uint32_t leaf; /* path node of the innermost open frame, UINT32_MAX: none open */
     uint64_t open_until;
     int nomem;
 } chrome;
@@ -166,9 +167,16 @@ static size_t ts_text(char *b, uint64_t rel)
     return n + 4;
 }
 
-static void event(chrome *c, int begin, int32_t id, uint64_t t)
+static void event(chrome *c, int begin, uint32_t node, uint64_t t)
 {
     char ts[32];
+    int32_t id = c->cp.text[node];
+    if (id < 0) { /* the node's function: its dense id, and its texts made */
+        pk_index f = c->cp.frame[node];
+        id = ts_keymap_get(&c->km, &c->paths, f);
+        if (id < 0 || !frame_text(c, id, f)) return (void)(c->nomem = 1);
+        c->cp.text[node] = id;
+    }
     uint64_t before = c->out.bytes;
     tc_separator(&c->out);
     tc_put(&c->out, begin ? c->pre_b : c->pre_e, begin ? c->pre_b_len : c->pre_e_len);
@@ -187,24 +195,22 @@ static void event(chrome *c, int begin, int32_t id, uint64_t t)
     }
 }
 
-/* Make the open frames those of frame context f (PK_NONE: none) at t. */
+/* Make the open frames those of frame context f (PK_NONE: none) at t:
+ * up from f's path node to the first node the stack holds at its depth,
+ * so the work is the frames that change. */
 static void go_to(chrome *c, pk_index f, uint64_t t)
 {
-    if (f == c->leaf || c->nomem) return;
-    uint32_t n = 0, common = 0;
-    for (pk_index g = f; g != PK_NONE && n < c->paths.max_depth; g = c->paths.up[g])
-        c->chain[n++] = g;
-    for (uint32_t d = 0; d < n; d++) { /* dense ids, outermost first, into chain's place */
-        int32_t id = ts_keymap_get(&c->km, &c->paths, c->chain[n - 1 - d]);
-        if (id < 0 || !frame_text(c, id, c->chain[n - 1 - d])) return (void)(c->nomem = 1);
-        if (d == common && d < c->depth && c->stack[d] == id) common++;
-        c->chain[n - 1 - d] = (pk_index)id; /* each place is read before it is written */
-    }
+    uint32_t node = f == PK_NONE ? UINT32_MAX : c->cp.of[f], n = 0;
+    if (node == c->leaf || c->nomem) return;
+    uint32_t x = node;
+    while (x != UINT32_MAX && !(c->cp.depth[x] <= c->depth && c->stack[c->cp.depth[x] - 1] == x))
+        c->chain[n++] = x, x = c->cp.parent[x];
+    uint32_t common = x == UINT32_MAX ? 0 : c->cp.depth[x];
     for (uint32_t d = c->depth; d-- > common;)
         event(c, 0, c->stack[d], t);
-    for (uint32_t d = common; d < n; d++)
-        event(c, 1, c->stack[d] = (int32_t)c->chain[n - 1 - d], t);
-    c->depth = n, c->leaf = f;
+    for (uint32_t i = 0; i < n; i++)
+        event(c, 1, c->stack[common + i] = c->chain[n - 1 - i], t);
+    c->depth = common + n, c->leaf = node;
 }
 
 static void on_interval(void *user, uint64_t t0, uint64_t t1, int kind, pk_index ctx, uint64_t full)
@@ -228,7 +234,7 @@ static pk_status thread_events(chrome *c, size_t i)
         c->pre_e, sizeof c->pre_e, "{\"ph\":\"E\",\"pid\":%u,\"tid\":%u,\"ts\":", th->pid, th->tid);
     pk_trace_facts f;
     pk_status st = ts_facts(c->p, c->s.traces[i], c->facts, &f);
-    c->depth = 0, c->leaf = PK_NONE;
+    c->depth = 0, c->leaf = UINT32_MAX;
     if (!st) st = ts_scan(&c->paths, c->s.traces[i], &f, c->s.from, c->s.to, on_interval, c, NULL);
     go_to(c, PK_NONE, c->open_until); /* the last frames end with the last running sample */
     if (!st && c->nomem) st = pk_fail_nomem("exporting a trace");
@@ -241,6 +247,7 @@ static void teardown(chrome *c)
     ts_select_free(&c->s);
     ts_paths_free(&c->paths);
     ts_keymap_free(&c->km);
+    tc_paths_free(&c->cp);
     tc_names_free(&c->names);
     pk_buf_free(&c->frag);
     free(c->frag_at), free(c->frag_b), free(c->frag_e);
@@ -250,12 +257,13 @@ static void teardown(chrome *c)
 static pk_status setup(chrome *c, const pk_profile *p, const pk_trace_selection *sel,
                        const pk_trace_export_options *o)
 {
-    c->p = p, c->leaf = PK_NONE, c->out.first = 1, c->facts = o ? o->facts : NULL;
+    c->p = p, c->leaf = UINT32_MAX, c->out.first = 1, c->facts = o ? o->facts : NULL;
     c->out.buf = malloc(SINK_BUF);
     if (!c->out.buf) return pk_fail_nomem("exporting a trace");
     pk_status st = ts_select_resolve(p, sel, &c->s);
     if (!st) st = ts_paths_build(p, sel ? sel->focus : NULL, sel ? sel->hide : NULL, &c->paths);
     if (!st) st = ts_keymap_init(&c->km, c->paths.n_keys);
+    if (!st) st = tc_paths_build(&c->paths, &c->cp);
     if (!st) st = tc_names_make(p, &c->s, &c->names);
     if (st) return st;
     size_t depth = c->paths.max_depth ? c->paths.max_depth : 1;

@@ -44,6 +44,19 @@ typedef struct tc_names {
     size_t n_processes;
 } tc_names;
 
+/* Distinct call paths (trace_chrome_paths.c): a node per path of
+ * functions; `of` maps each frame context to its node. */
+typedef struct tc_paths {
+    uint32_t *of;     /* per context (frames only): its node */
+    uint32_t *parent; /* per node: the node of the path without its last frame, UINT32_MAX: none */
+    uint32_t *depth;  /* per node: frames on the path */
+    pk_index *frame;  /* per node: a frame context with this path (names it) */
+    int32_t *text;    /* per node: its dense id for the event texts, -1 not yet */
+    size_t n;
+} tc_paths;
+pk_status tc_paths_build(const ts_paths *paths, tc_paths *out);
+void tc_paths_free(tc_paths *cp);
+
 pk_status tc_names_make(const pk_profile *p, const ts_select *s, tc_names *out);
 void tc_names_free(tc_names *n);
 

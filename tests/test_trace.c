@@ -274,6 +274,23 @@ static void test_gaps_and_order(void **state)
     close_db(&fx);
 }
 
+/* Traces with one sample each: no time, but an answer (the window is all
+ * of it); a window the user gives holds nothing. */
+static void test_single_samples(void **state)
+{
+    (void)state;
+    fx_sample one[] = {{T0, 0}};
+    fixture fx;
+    const pk_profile *p = open_db(&fx, one_thread(one, 1));
+    pk_trace_answer *a = answer(p, NULL, NULL, NULL, NULL, NULL);
+    assert_true(a->running_ns == 0 && a->locations[0].window_samples == 1);
+    assert_false(a->locations[0].event_based);
+    pk_trace_answer_free(a);
+    pk_trace_selection sel = {.from = "0s"};
+    assert_int_equal(pk_trace_answer_compute(p, &sel, NULL, NULL, &a), PK_ERR_NOT_FOUND);
+    close_db(&fx);
+}
+
 static int cmp_u64(const void *a, const void *b)
 {
     uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
@@ -468,6 +485,7 @@ int main(void)
         cmocka_unit_test(test_median_radix),
         cmocka_unit_test(test_timeline),
         cmocka_unit_test(test_chrome),
+        cmocka_unit_test(test_single_samples),
         cmocka_unit_test(test_deep_tree),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

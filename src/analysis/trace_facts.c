@@ -141,6 +141,7 @@ pk_status pk_trace_facts_compute(const pk_profile *p, pk_index t, pk_trace_facts
     pk_trace_facts f = {0};
     first_pass fp = {&f, 0, 0};
     first_facts(p, tr, &fp);
+    if (tr->n < 2) f.event_based = 0;       /* one sample has no interval to judge */
     uint64_t k = tr->n > 1 ? tr->n - 1 : 0; /* intervals; the median is the (k/2)-th */
     pk_status st = PK_OK;
     if (k == 0) {

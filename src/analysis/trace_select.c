@@ -148,7 +148,8 @@ static pk_status window(const pk_profile *p, const pk_trace_selection *sel, ts_s
     if (both && s->to <= s->from)
         return pk_fail(PK_ERR_INVALID_ARG, "the window ends (to %s) before it starts (from %s)",
                        sel->to, sel->from);
-    if (s->to <= s->from || !window_meets(p, s)) {
+    int given = (sel && sel->from && *sel->from) || (sel && sel->to && *sel->to);
+    if (given && (s->to <= s->from || !window_meets(p, s))) { /* all of it is always an answer */
         double a = ((double)s->from - (double)s->origin) / 1e9;
         double b = ((double)s->to - (double)s->origin) / 1e9, e = (double)(hi - s->origin) / 1e9;
         return pk_fail(PK_ERR_NOT_FOUND,

@@ -1136,7 +1136,8 @@
         if (key !== this.key) return;
         this.data = d;
         this.view = [d.from_offset_ns, d.to_offset_ns];
-        if (!this.full || !this.sel.from && !this.sel.to) this.full = [Math.min(0, d.from_offset_ns), d.end_ns - d.begin_ns + 1];
+        /* the whole trace, after its start: what zooming out stops at */
+        this.full = [Math.min(0, d.from_offset_ns), Math.max(d.to_offset_ns, d.end_ns - d.begin_ns + 1)];
         noteText(note, '');
         this.draw();
         pane.dataset.state = 'ready';

@@ -16,6 +16,7 @@
 #include "export.h"
 #include "output.h"
 #include "profile.h"
+#include "query.h"
 #include "status.h"
 #include "trace.h"
 #include "write.h"

@@ -101,11 +101,11 @@ static int open_side(const char *path, const char *metric, pkv_side *sd, int qui
     int rc = cli_open_opts("view", path, &o, &sd->p);
     if (rc) return rc;
     sd->path = path;
-    if (cli_pick_metric(quiet_metric ? NULL : "view", sd->p, metric, &sd->default_metric, NULL))
-        return CLI_OK;
-    if (!quiet_metric) return CLI_BAD;
-    /* the base lacks PATH's metric: its own default */
-    return cli_pick_metric("view", sd->p, NULL, &sd->default_metric, NULL) ? CLI_OK : CLI_BAD;
+    if (pk_session_new(sd->p, &sd->qs) != PK_OK) return cli_library_error("view", PK_ERR_NOMEM);
+    pk_status st = pk_metric_lookup(sd->p, metric, &sd->default_metric);
+    if (st && quiet_metric) /* the base lacks PATH's metric: its own default */
+        st = pk_metric_lookup(sd->p, NULL, &sd->default_metric);
+    return st ? cli_library_error("view", st) : CLI_OK;
 }
 
 int cmd_view(int argc, char **argv)
@@ -129,6 +129,7 @@ int cmd_view(int argc, char **argv)
     else if (!rc)
         rc = pkv_serve(&s, a.bind, a.port);
     pkv_session_free(&s);
+    pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);
     if (s.side[1].p) rc = cli_close("view", s.side[1].p, rc);
     return cli_close("view", s.side[0].p, rc);
 }

@@ -415,6 +415,21 @@ class Profile:
                                         "calls", "text"])
         return _attrs(df, doc, "target", "missing")
 
+    def trace(self, location=None, start=None, end=None, focus=None, hide=None, width=0,
+              first=0, count=0):
+        """What the traces say for a selection, as `profkit trace --json` says
+        it (same members, docs/json.md): location a selector ("rank=3",
+        "#5"); start and end the window [start, end) as "1.5s"/"250ms" after
+        the traces' start or int absolute nanoseconds; focus/hide regular
+        expressions on the functions of a sample's call path; width > 0 adds
+        the view's timeline of rows [first, first + count) (count 0: all).
+        Returns a TraceAnswer (profkit._trace) with DataFrames locations,
+        functions and timeline. Raises profkit.Error (status "not found"
+        for a profile without traces or a window holding nothing)."""
+        from ._trace import answer, time_text
+        return answer(self._p.trace(location, time_text(start), time_text(end), focus, hide,
+                                    int(width), int(first), int(count)))
+
     def write(self, path, format, force=False, strict=False):
         """Write the profile as format "hpctoolkit", "cube", "callgrind" or
         "json" at path. Returns what the format could not hold, as (item,

@@ -92,7 +92,7 @@ typedef struct pkv_session {
     pkv_answer *trees[PKV_TREE_CACHE];
     char *profile_doc; /* /api/profile, made once (the profiles never change) */
     size_t profile_len;
-    pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
+    pk_trace_facts *trace_facts; /* side a: each trace's facts, found once (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
     /* report mode: what /api/profile says about the pruning */

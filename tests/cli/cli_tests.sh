@@ -183,6 +183,32 @@ expect_status 1 "$profkit" merge "$db" "$work/does-not-exist" -o "$work/y.d"
 golden trace-sample.txt "$profkit" trace "$db"
 expect_status 1 "$profkit" trace "$src/tests/data/cube/sample.cubex"
 grep -q "has no traces" "$work/err" || fail "trace without traces not explained"
+# the selection: thread 1 runs worker 2-22 ms, idle 22-32 ms (tests/fixtures/sample_db.c)
+expect_status 0 "$profkit" trace --json --location thread=1 --from 5ms --to 25ms "$db"
+json_check "$work/out" 'len(doc["locations"]) == 1 and doc["locations"][0]["running_ns"] == 17e6 and doc["locations"][0]["idle_ns"] == 3e6 and doc["from_offset_ns"] == 5e6 and doc["selection"]["location"] == "thread=1" and doc["timeline"] is None'
+expect_status 0 "$profkit" trace --json --timeline 7 --location thread=0 --from 0s --until 70ms --hide '^dot$' "$db"
+json_check "$work/out" 'doc["locations"][0]["filtered_ns"] == 30e6 and [doc["functions"][s[2]]["name"] if s[2] >= 0 else s[2] for s in doc["timeline"]["rows"][0]["spans"]] == [-1, -3, "solve", "memcpy", -3, "write_output"]'
+expect_status 0 "$profkit" trace --location thread=1 --focus worker "$db"
+grep -q "showing 1 of 4 traces (--location thread=1), focus 'worker'" "$work/out" || fail "trace does not say its selection"
+expect_status 2 "$profkit" trace --from 1.5 "$db"
+grep -q "not a time" "$work/err" || fail "a time without a unit not explained"
+expect_status 1 "$profkit" trace --to 5 "$db"
+grep -q "digits alone are absolute nanoseconds" "$work/err" || fail "an absolute time before the traces not explained"
+expect_status 2 "$profkit" trace --from 30ms --to 20ms "$db"
+expect_status 2 "$profkit" trace --timeline 5 "$db"
+expect_status 2 "$profkit" trace --focus '(' "$db"
+expect_status 1 "$profkit" trace --location thread=9 "$db"
+# the Chrome export: a trace there, an empty one (said once) where there is none
+expect_status 0 "$profkit" convert "$db" --to chrome -o "$work/t.chrome.json" --location thread=0 --from 35ms
+json_check "$work/t.chrome.json" 'doc["displayTimeUnit"] == "ns" and sum(e["ph"] == "B" for e in doc["traceEvents"]) == sum(e["ph"] == "E" for e in doc["traceEvents"]) == 5 and doc["otherData"]["selection"]["from"] == "35ms"'
+expect_status 0 "$profkit" convert -q "$db" -o "$work/t.chrome.json.gz"
+python3 -c 'import gzip, json, sys; d = json.load(gzip.open(sys.argv[1])); sys.exit(len(d["traceEvents"]) < 20)' "$work/t.chrome.json.gz" || fail "the gzip export does not read back"
+expect_status 0 "$profkit" convert "$src/tests/data/cube/sample.cubex" --to chrome -o "$work/none.chrome.json"
+[ "$(grep -c "has no traces" "$work/err")" = 1 ] || fail "a profile without traces not said once"
+json_check "$work/none.chrome.json" 'doc["traceEvents"] == [] and doc["otherData"]["note"] == "the profile has no traces"'
+expect_status 1 "$profkit" convert "$db" --to chrome -o "$work/n.chrome.json" --location thread=9
+[ ! -e "$work/n.chrome.json" ] || fail "a selection of nothing wrote a trace"
+expect_status 2 "$profkit" convert "$db" -o "$work/x.cubex" --from 1s
 
 # --- convert's exports ---
 expect_status 0 "$profkit" convert "$db" -o "$work/s.folded"

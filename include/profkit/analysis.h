@@ -276,6 +276,8 @@ typedef struct pk_diff_row {
     int in_cycle;
     int self_same; /* set by pk_diff_settle(): the self value alone did not
                       change (an ancestor changed only through its callees) */
+    int incl_same; /* set by pk_diff_settle(): the inclusive value alone did
+                      not change (a table of inclusive changes leaves it out) */
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of
@@ -317,8 +319,9 @@ PK_API pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a
                                          pk_diff_row **rows, size_t *n_rows);
 /* Mark the rows whose values differ only by the rounding of sums (both
  * the inclusive and the self value: |a - b| <= 1e-9 x max(|a|, |b|,
- * |total|), total being A's program total) as `same`, and move them after
- * the others, keeping the order. Unmatched rows whose values are all
+ * |total|), total being A's program total) as `same` (and `self_same`,
+ * `incl_same` for each value alone), and move them after the others,
+ * keeping the order. Unmatched rows whose values are all
  * within that of 0 are `same` too. */
 PK_API void pk_diff_settle(pk_diff_row *rows, size_t n, double total);
 PK_API void pk_diff_free(pk_diff_row *rows);

@@ -180,6 +180,11 @@ typedef struct pk_flat_entry {
     double *inclusive; /* per column */
     double calls;      /* times called (call graph, or a call-count metric), NaN if unknown */
     uint64_t contexts; /* contexts naming it (0 from a call graph) */
+    /* When another row has the same name (different functions: statics of
+     * one name, one name in two libraries): what tells this one apart, its
+     * module's or file's name (whole where the base names agree) or
+     * "line N"; differs_by "module", "file" or "line". Else both NULL. */
+    const char *differs, *differs_by;
 } pk_flat_entry;
 
 typedef struct pk_flat_answer {
@@ -238,6 +243,10 @@ typedef struct pk_tree_answer {
  * threshold, depth. */
 PK_API pk_status pk_answer_tree(pk_session *s, const pk_query *q, pk_tree_answer **out);
 PK_API void pk_tree_answer_free(pk_tree_answer *a);
+/* Whether a flame graph can draw the answer's first column: its widths
+ * must add up, children within their parent. PK_ERR_UNSUPPORTED, saying
+ * why, for a metric that combines by its minimum or maximum. */
+PK_API pk_status pk_tree_answer_flame_ready(const pk_tree_answer *a);
 /* The display name of node i. */
 PK_API size_t pk_tree_answer_node_name(const pk_tree_answer *a, pk_index i, char *buf, size_t size);
 /* Which part of a tree answer a JSON document holds. */
@@ -371,21 +380,29 @@ PK_API pk_status pk_threads_answer_write_csv(FILE *out, const pk_threads_answer 
 typedef struct pk_diff_entry {
     const char *name;   /* a function's name; a path's functions from the entry, " > " between */
     const char *status; /* "changed", "added" (only in B), "removed" (only in A) */
-    int in_cycle;       /* a call graph's function in a cycle (docs/cli.md, diff) */
+    int in_cycle;       /* a call graph's function in a cycle, or an arc with an end in
+                           one (docs/cli.md, diff) */
     int folded;         /* its own value did not change, only its callees' */
     double *a_self, *b_self, *a_inclusive, *b_inclusive; /* per column; B's in A's unit */
-    int side; /* the frame is of A's nodes (0) or of B's (1) */
-    pk_index frame;
+    int side;                    /* the frame is of A's nodes (0) or of B's (1) */
+    pk_index frame;              /* PK_NONE in a comparison of call arcs (pk_diff_answer.arcs) */
+    const char *caller, *callee; /* a call arc's ends, else NULL */
 } pk_diff_entry;
 
 typedef struct pk_diff_answer {
     pk_answer_head head; /* A's selection; columns' totals are A's */
     const pk_profile *b;
-    const char *b_metric;     /* B's metric of the tables (the same name, or spelled alike) */
-    const char *b_unit;       /* its unit, or NULL */
-    double b_scale;           /* B's values x b_scale are in A's unit */
-    double *b_totals;         /* per column */
-    int any_change;           /* some function or path changed */
+    const char *b_metric; /* B's metric of the tables (the same name, or spelled alike) */
+    const char *b_unit;   /* its unit, or NULL */
+    double b_scale;       /* B's values x b_scale are in A's unit */
+    double *b_totals;     /* per column */
+    int any_change;       /* some function or path changed */
+    /* 1: either side is a call graph, so `paths` are its call arcs (name
+     * "caller > callee", caller and callee set, self values NaN) and
+     * every value the call graphs' (what both hold), not calling paths
+     * (a call graph's are reconstructed) */
+    int arcs;
+    int callgraphs;           /* which sides are call graphs: 1 A, 2 B, 3 both */
     pk_diff_entry *functions; /* changed ones, largest change of the self value first */
     size_t n_functions, hidden_functions, folded_functions;
     pk_diff_entry *paths; /* largest change of the inclusive value first */
@@ -398,7 +415,9 @@ typedef struct pk_diff_answer {
 
 /* Compare B against the base A: per function (self values; a call
  * graph's exact costs where both sides have one) and per calling path
- * (matched by their functions from the entry, whatever the formats).
+ * (matched by their functions from the entry, whatever the formats);
+ * where either side is a call graph, per function and per call arc, each
+ * side's from its call graph (a tree's exact one): `arcs`.
  * Options metric (on A; B's metric is the one of the same name, its
  * values put in A's unit), location, stat, focus, hide, top (rows per
  * table, folded rows aside), threshold (of A's total). */

@@ -335,16 +335,18 @@ class Profile:
     def flat(self, metric=None, by="function", **options):
         """The flat profile as `profkit flat --json` answers it, one row per
         function (by="file", "module", "line"), ranked: name, module, file,
-        line, self (and exclusive, the same), inclusive (recursion counted
-        once), calls (a call graph's, or a call-count metric's) or contexts.
+        line, differs and differs_by (what tells a row from a same-named
+        one: its module, file or line), self (and exclusive, the same),
+        inclusive (recursion counted once), calls (a call graph's, or a
+        call-count metric's) or contexts.
         metric may list several and derived metrics ("Ir,Dr,miss=D1mr/Dr"):
         NAME:self and NAME:inclusive columns follow. Options: location, stat,
         focus, hide, threshold, top, sort, search, callgraph ("tree" to use
         the calling-context tree even where a call graph answers exactly)."""
         doc = self._answer("flat", metric=metric, by=by, **options)
         rows = doc["rows"]
-        cols = ["name", "module", "file", "line", "self", "exclusive", "inclusive", "calls",
-                "contexts"]
+        cols = ["name", "module", "file", "line", "differs", "differs_by", "self", "exclusive",
+                "inclusive", "calls", "contexts"]
         df = pd.DataFrame({k: [r.get(k) for r in rows] for k in cols if rows and k in rows[0]},
                           columns=[k for k in cols if not rows or k in rows[0]])
         _value_columns(df, doc, rows)

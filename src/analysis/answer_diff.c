@@ -18,11 +18,12 @@
 #include <string.h>
 
 #include "analysis/answer_diff.h"
+#include "analysis/frames.h"
 #include "analysis/session.h"
 #include "util/error.h"
 
-/* One metric's values and calling paths on one side. */
-static pk_status side_values(pk_session *s, pk_index m, const pk_query *q, double scale,
+/* One metric's values and (paths: 1) calling paths on one side. */
+static pk_status side_values(pk_session *s, pk_index m, const pk_query *q, double scale, int paths,
                              pkq_diff_side *d)
 {
     const pkq_values *v;
@@ -30,12 +31,18 @@ static pk_status side_values(pk_session *s, pk_index m, const pk_query *q, doubl
     pk_status st = pkq_values_get(s, m, q, &v);
     if (st) return st;
     d->met = v->met, d->metric = m, d->total = v->total * scale, d->nf = v->nf;
-    d->has_self = v->excl != NULL;
+    d->has_self = v->excl != NULL || !paths; /* a call graph has every self cost */
+    if (!paths) return PK_OK;
     double *incl = malloc((n ? n : 1) * sizeof *incl);
-    if (!incl) return pk_fail_nomem("a comparison");
-    for (size_t i = 0; i < n; i++)
+    double *excl = v->excl ? malloc((n ? n : 1) * sizeof *excl) : NULL;
+    if (!incl || (v->excl && !excl)) return free(incl), pk_fail_nomem("a comparison");
+    for (size_t i = 0; i < n; i++) {
         incl[i] = v->incl[i] * scale;
-    st = pk_frames_build_paths(s->p, incl, &d->frames, &d->n_frames);
+        if (excl) excl[i] = v->excl[i] * scale;
+    }
+    /* a min/max metric's frames combine its values, self from exclusive */
+    st = pk_frames_build_paths_combined(s->p, incl, excl, v->met.combine, &d->frames, &d->n_frames);
+    free(excl);
     free(incl);
     return st;
 }
@@ -86,9 +93,10 @@ static pk_status metric_rows(pkq_diff_work *w, pk_index ma, pk_index mb, pkq_dif
     pk_metric_get(w->sa->p, ma, &am), pk_metric_get(w->sb->p, mb, &bm);
     if (pk_metric_unit_factor(&bm, &am, &f) != PK_OK) f = 1;
     r->scale = f;
-    pk_status st = side_values(w->sa, ma, w->q, 1, a);
-    if (!st) st = side_values(w->sb, mb, w->q, f, b);
+    pk_status st = side_values(w->sa, ma, w->q, 1, !w->arcs, a);
+    if (!st) st = side_values(w->sb, mb, w->q, f, !w->arcs, b);
     if (st) return st;
+    if (w->arcs) return r->exact = 1, pkq_diff_arcs_rows(w->arcs, ma, mb, r);
     /* like with like: exact costs only when both sides have a call graph
      * (a tree made from one is compared with the other's tree); a lone
      * call graph still flags its cycles' members (their tree values are
@@ -98,8 +106,9 @@ static pk_status metric_rows(pkq_diff_work *w, pk_index ma, pk_index mb, pkq_dif
     pk_diff_exact use_a = ea, use_b = eb;
     if (!(xa && xb)) use_a.self = use_a.inclusive = use_b.self = use_b.inclusive = NULL;
     r->exact = xa && xb;
-    st = pk_diff_functions_exact(w->sa->p, a->frames, a->n_frames, xa ? &use_a : NULL, w->sb->p,
-                                 b->frames, b->n_frames, xb ? &use_b : NULL, &r->fr, &r->nf);
+    st = pkq_diff_functions_combined(w->sa->p, a->frames, a->n_frames, xa ? &use_a : NULL, w->sb->p,
+                                     b->frames, b->n_frames, xb ? &use_b : NULL, a->met.combine,
+                                     &r->fr, &r->nf);
     exact_free(&ea), exact_free(&eb);
     if (!st)
         st = pk_diff_frames(w->sa->p, a->frames, a->n_frames, w->sb->p, b->frames, b->n_frames,
@@ -122,24 +131,32 @@ static int by_frames(const void *x, const void *y)
     return a->b < b->b ? -1 : a->b > b->b;
 }
 
+/* B's metric of base i's name (by the lookup's rules else). */
+static pk_status b_metric(pkq_diff_work *w, size_t i, pk_index *mb)
+{
+    pk_status st = pk_metric_lookup(w->sb->p, w->cols.base_met[i].name, mb);
+    if (st) {
+        char why[2048]; /* the lookup's message names B's metrics */
+        snprintf(why, sizeof why, "%s", pk_error_last());
+        st = pk_fail(st, "B: %s", why);
+    }
+    return st;
+}
+
 /* Every base metric's rows; the first column's metric is base `main`. */
 static pk_status all_rows(pkq_diff_work *w)
 {
     size_t nb = w->cols.n_base;
-    if (!(w->base = calloc(nb, sizeof *w->base))) return pk_fail_nomem("a comparison");
+    pk_index *mb = calloc(nb + 1, sizeof *mb);
+    if (!mb || !(w->base = calloc(nb, sizeof *w->base)))
+        return free(mb), pk_fail_nomem("a comparison");
     pk_status st = PK_OK;
-    for (size_t i = 0; !st && i < nb; i++) {
-        pk_index mb;
-        const char *name = w->cols.base_met[i].name;
-        /* B's metric of the same name; by the lookup's rules else */
-        st = pk_metric_lookup(w->sb->p, name, &mb);
-        if (st) {
-            char why[2048]; /* the lookup's message names B's metrics */
-            snprintf(why, sizeof why, "%s", pk_error_last());
-            st = pk_fail(st, "B: %s", why);
-        }
-        if (!st) st = metric_rows(w, w->cols.base[i], mb, &w->base[i]);
-    }
+    for (size_t i = 0; !st && i < nb; i++)
+        st = b_metric(w, i, &mb[i]);
+    if (!st && pkq_diff_arcs_apply(w, mb)) st = pkq_diff_arcs_build(w);
+    for (size_t i = 0; !st && i < nb; i++)
+        st = metric_rows(w, w->cols.base[i], mb[i], &w->base[i]);
+    free(mb);
     /* the further metrics' rows, looked up by frames */
     for (size_t i = 0; !st && i < nb; i++) {
         if (i == w->main) continue;
@@ -196,6 +213,7 @@ pk_status pk_answer_diff(pk_session *sa, pk_session *sb, const pk_query *q, pk_d
         st = pkq_diff_keep_frames(&w, &w.base[w.main]);
     }
     free(w.base);
+    pkq_diff_arcs_free(w.arcs);
     pkq_columns_free(&w.cols);
     if (st) return pk_arena_free(&w.arena), st;
     *out = w.a;

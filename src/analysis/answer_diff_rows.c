@@ -45,6 +45,14 @@ static const char *status_of(const pk_diff_row *r)
     return r->same ? "same" : r->a == PK_NONE ? "added" : r->b == PK_NONE ? "removed" : "changed";
 }
 
+/* Is row r a change of what the table is of? (A path or an arc whose
+ * inclusive value did not change is none, whatever its self value did:
+ * its callees' rows show where the cost moved.) */
+static int a_change(const pk_diff_row *r, int paths)
+{
+    return !r->same && !(paths && r->incl_same);
+}
+
 /* Does the table show row r, the k-th shown? (Rows after the first
  * unchanged one are all unchanged.) */
 static int shown(const pk_query *q, const pk_diff_row *r, double total, size_t k, int self)
@@ -55,12 +63,32 @@ static int shown(const pk_query *q, const pk_diff_row *r, double total, size_t k
     return !(q->threshold > 0 && total != 0 && fabs(100 * change / total) < q->threshold);
 }
 
+/* An arc's name, "caller > callee", and its ends. */
+static pk_status arc_name(pkq_diff_work *w, pk_index arc, pk_diff_entry *e)
+{
+    const char *from, *to;
+    pkq_diff_arcs_ends(w->arcs, arc, &from, &to);
+    size_t len = strlen(from) + 3 + strlen(to);
+    char *name = pk_arena_alloc(&w->arena, len + 1);
+    e->caller = pkq_strdup(&w->arena, from), e->callee = pkq_strdup(&w->arena, to);
+    if (!name || !e->caller || !e->callee) return pk_fail_nomem("a comparison");
+    snprintf(name, len + 1, "%s > %s", from, to);
+    e->name = name;
+    return PK_OK;
+}
+
 static pk_status entry_name(pkq_diff_work *w, const pkq_diff_rows *m, const pk_diff_row *r,
                             int paths, pk_diff_entry *e)
 {
     const pkq_diff_side *s = r->a != PK_NONE ? &m->a : &m->b;
     const pk_profile *p = r->a != PK_NONE ? w->sa->p : w->sb->p;
     pk_index at = r->a != PK_NONE ? r->a : r->b;
+    e->side = r->a == PK_NONE, e->frame = w->arcs ? PK_NONE : at;
+    if (w->arcs && paths) return arc_name(w, at, e);
+    if (w->arcs) {
+        e->name = pkq_strdup(&w->arena, pkq_diff_arcs_function(w->arcs, at));
+        return e->name ? PK_OK : pk_fail_nomem("a comparison");
+    }
     size_t len = paths ? pk_frames_path_name(p, s->frames, at, NULL, 0)
                        : pk_frame_name(p, &s->frames[at], NULL, 0);
     char *name = pk_arena_alloc(&w->arena, len + 1);
@@ -69,7 +97,7 @@ static pk_status entry_name(pkq_diff_work *w, const pkq_diff_rows *m, const pk_d
         pk_frames_path_name(p, s->frames, at, name, len + 1);
     else
         pk_frame_name(p, &s->frames[at], name, len + 1);
-    e->name = name, e->side = r->a == PK_NONE, e->frame = at;
+    e->name = name;
     return PK_OK;
 }
 
@@ -89,6 +117,7 @@ static pk_status fill_entry(pkq_diff_work *w, const pk_diff_row *r, int paths, p
     for (size_t c = 0; c < nc; c++) {
         pkq_diff_values(w, c, r, paths, 0, &e->a_self[c], &e->b_self[c]);
         pkq_diff_values(w, c, r, paths, 1, &e->a_inclusive[c], &e->b_inclusive[c]);
+        if (w->arcs && paths) e->a_self[c] = e->b_self[c] = NAN; /* an arc has no self cost */
     }
     return entry_name(w, m, r, paths, e);
 }
@@ -103,8 +132,9 @@ static pk_status table(pkq_diff_work *w, const pk_diff_row *r, size_t n, int pat
     if (!*out) return pk_fail_nomem("a comparison");
     *n_out = *n_folded = 0;
     for (size_t i = 0; i < n; i++)
-        changed += !r[i].same;
+        changed += a_change(&r[i], paths);
     for (size_t i = 0; i < n && shown(w->q, &r[i], total, k, !paths); i++) {
+        if (!a_change(&r[i], paths)) continue;
         pk_status st = fill_entry(w, &r[i], paths, &(*out)[*n_out]);
         if (st) return st;
         if ((*out)[(*n_out)++].folded)
@@ -114,6 +144,40 @@ static pk_status table(pkq_diff_work *w, const pk_diff_row *r, size_t n, int pat
     }
     *hidden = changed - *n_out;
     return PK_OK;
+}
+
+static int has_diagnostic(const pk_profile *p, const char *code)
+{
+    pk_diagnostic d;
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++)
+        if (pk_diagnostic_get(p, i, &d) == PK_OK && d.code && strcmp(d.code, code) == 0) return 1;
+    return 0;
+}
+
+/* The notes of a comparison of call arcs: which side is a call graph, and
+ * one whose calls carry more than their callees spend (no tree holds such
+ * arcs: a tree made from it differs there). */
+static pk_status arcs_notes(pkq_diff_work *w)
+{
+    pk_diff_answer *a = w->a;
+    int g = pkq_diff_arcs_graphs(w->arcs), ra = g & 1, rb = g & 2;
+    pk_status st = pkq_note(&a->head, &w->arena, "arcs",
+                            "%s: compared per function and per call arc (caller > callee), what "
+                            "both hold, not per calling path (a call graph's are reconstructed)",
+                            ra && rb ? "A and B are call graphs"
+                            : ra     ? "A is a call graph"
+                                     : "B is a call graph");
+    int ea = has_diagnostic(w->sa->p, "calls-exceed-costs"),
+        eb = has_diagnostic(w->sb->p, "calls-exceed-costs");
+    if (!st && (ea || eb))
+        st = pkq_note(&a->head, &w->arena, "calls_exceed_costs",
+                      "the calls of %s carry more than their callees spend (profkit check: "
+                      "calls-exceed-costs): a calling-context tree made from it holds less on "
+                      "those arcs and their callers",
+                      ea && eb ? "A and B"
+                      : ea     ? "A"
+                               : "B");
+    return st;
 }
 
 static pk_status fill_head(pkq_diff_work *w)
@@ -138,7 +202,12 @@ static pk_status fill_head(pkq_diff_work *w)
         a->b_totals[c] = pkq_columns_eval(&w->cols, c, tb);
     }
     free(ta), free(tb);
-    if (!st && (ra || rb))
+    const pkq_values *v;
+    if (!st) st = pkq_values_get(w->sa, m->a.metric, w->q, &v);
+    if (!st) st = pkq_notes_of_metric(&a->head, &w->arena, v);
+    if (!st && w->arcs)
+        st = arcs_notes(w);
+    else if (!st && (ra || rb))
         st = pkq_note(&a->head, &w->arena, "reconstructed",
                       "calling contexts of %s RECONSTRUCTED from the call graph: approximate",
                       ra && rb ? "A and B"
@@ -155,9 +224,12 @@ pk_status pkq_diff_fill(pkq_diff_work *w)
     pk_diff_answer *a = w->a;
     const pkq_diff_rows *m = &w->base[w->main];
     a->b = w->sb->p;
+    a->arcs = w->arcs != NULL;
+    a->callgraphs = w->arcs ? pkq_diff_arcs_graphs(w->arcs)
+                            : pkq_reconstructed(w->sa->p) | pkq_reconstructed(w->sb->p) << 1;
     pk_status st = fill_head(w);
     for (size_t i = 0; !st && i < m->nf + m->np && !a->any_change; i++)
-        a->any_change = !(i < m->nf ? m->fr[i].same : m->pr[i - m->nf].same);
+        a->any_change = i < m->nf ? a_change(&m->fr[i], 0) : a_change(&m->pr[i - m->nf], 1);
     if (!st)
         st = table(w, m->fr, m->nf, 0, &a->functions, &a->n_functions, &a->hidden_functions,
                    &a->folded_functions);

@@ -283,6 +283,18 @@ static pk_status head_notes(flat_work *w)
     return st ? st : pkq_notes_of_values(&a->head, &w->arena, w->q, v);
 }
 
+/* Same-named rows say what differs (answer_flat_apart.c). */
+static pk_status tell_apart(flat_work *w, const ranked *r, size_t n, size_t shown)
+{
+    uint64_t *keys = malloc((n ? n : 1) * sizeof *keys);
+    if (!keys) return pk_fail_nomem("a flat profile");
+    for (size_t i = 0; i < n; i++)
+        keys[i] = r[i].key;
+    pk_status st = pkq_flat_tell_apart(w->s->p, &w->arena, keys, n, w->ans->rows, shown);
+    free(keys);
+    return st;
+}
+
 static pk_status rank_rows(flat_work *w)
 {
     pk_flat_answer *a = w->ans;
@@ -303,6 +315,7 @@ static pk_status rank_rows(flat_work *w)
     if (!st && !a->rows) st = pk_fail_nomem("a flat profile");
     for (size_t i = 0; !st && i < shown; i++)
         st = fill_entry(w, &a->rows[i], r[i].key);
+    if (!st && w->q->by == PK_BY_FUNCTION) st = tell_apart(w, r, n, shown);
     a->n_rows = st ? 0 : shown, a->hidden = st ? 0 : n - shown;
     free(r);
     return st;

@@ -226,6 +226,18 @@ static const char *source_of(const pk_profile *p)
     return pkq_reconstructed(p) ? "reconstructed tree" : "tree";
 }
 
+pk_status pk_tree_answer_flame_ready(const pk_tree_answer *a)
+{
+    if (!a) return pk_fail(PK_ERR_INVALID_ARG, "pk_tree_answer_flame_ready: NULL");
+    const pk_answer_column *c = &a->head.columns[0];
+    if (c->combine != PK_COMBINE_MIN && c->combine != PK_COMBINE_MAX) return PK_OK;
+    return pk_fail(PK_ERR_UNSUPPORTED,
+                   "no flame graph of %s: it combines by its %s, so a function's value is no "
+                   "sum of its callees' and widths cannot nest; 'profkit tree -m %s' shows it",
+                   c->name ? c->name : "the metric",
+                   c->combine == PK_COMBINE_MIN ? "minimum" : "maximum", c->name ? c->name : "");
+}
+
 pk_status pk_answer_tree(pk_session *s, const pk_query *q, pk_tree_answer **out)
 {
     if (!s || !q || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_answer_tree: bad arguments");

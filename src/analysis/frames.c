@@ -11,8 +11,8 @@
  * Names are compared through a 64-bit hash of the displayed name (cached
  * per function), with the strings compared on every hash hit.
  */
-#include <regex.h>
 #include <math.h>
+#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -156,9 +156,8 @@ static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame
     return st;
 }
 
-static pk_status build_frames_combined(const pk_profile *p, const double *incl,
-                                       const double *excl, pk_combine how, int paths,
-                                       pk_frame **frames, size_t *n)
+static pk_status build_frames_combined(const pk_profile *p, const double *incl, const double *excl,
+                                       pk_combine how, int paths, pk_frame **frames, size_t *n)
 {
     if (!p || !incl || !frames || !n) return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_build: NULL");
     if (p->n_ctx == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no contexts");
@@ -190,6 +189,13 @@ pk_status pk_frames_build_combined(const pk_profile *p, const double *incl, cons
                                    pk_combine how, int loops, pk_frame **frames, size_t *n)
 {
     return build_frames_combined(p, incl, excl, how, loops ? LOOPS : 0, frames, n);
+}
+
+pk_status pk_frames_build_paths_combined(const pk_profile *p, const double *incl,
+                                         const double *excl, pk_combine how, pk_frame **frames,
+                                         size_t *n)
+{
+    return build_frames_combined(p, incl, excl, how, PATHS, frames, n);
 }
 
 pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **frames, size_t *n)

@@ -99,11 +99,12 @@ typedef struct pkq_values {
     pk_metric met;
     char *location, *focus, *hide; /* the selection (copies) */
     pk_across stat;
-    double *incl, *excl; /* excl NULL when it cannot be had (a min/max metric) */
-    double total;        /* root inclusive before focus/hide (the program total when summed;
-                            a min/max metric's: over every cell, as CubeLib) */
+    double *incl, *excl;  /* excl NULL when it cannot be had (a min/max metric) */
+    double total;         /* root inclusive before focus/hide (the program total when summed;
+                             a min/max metric's: over every cell, as CubeLib) */
     double total_visited; /* a min/max metric's over the cells with a value */
-    int derived;         /* PK_SCOPE_* derived from the other, or 0 */
+    int derived;          /* PK_SCOPE_* derived from the other, or 0 */
+    int empty;            /* the metric has no values at all: every value 0 */
     size_t n_selected, n_matched;
     pk_number_format nf;
     pk_frame *frames[3]; /* per pk_tree_level (LINES: contexts as frames) */
@@ -147,6 +148,14 @@ pk_status pkq_cg_flat(const pk_profile *p, const pkq_cg *cg, pk_group_by by, pk_
 /* 1 if the profile's calling-context tree was rebuilt from a call graph. */
 int pkq_reconstructed(const pk_profile *p);
 
+/* ---- answer_flat_apart.c ------------------------------------------- */
+
+/* Grouped by function: the shown rows (rows[0..shown), the first of the
+ * ranked keys[0..n)) whose name another key's function shares get
+ * `differs` and `differs_by`. */
+pk_status pkq_flat_tell_apart(const pk_profile *p, pk_arena *a, const uint64_t *keys, size_t n,
+                              pk_flat_entry *rows, size_t shown);
+
 /* ---- query_head.c: what every answer carries ------------------------ */
 
 /* Start an answer's head: profile, source, stat, location, columns. */
@@ -159,6 +168,9 @@ pk_status pkq_note(pk_answer_head *h, pk_arena *a, const char *code, const char 
  * scope, focus/hide, no caller. */
 pk_status pkq_notes_of_values(pk_answer_head *h, pk_arena *a, const pk_query *q,
                               const pkq_values *v);
+/* The notes of the metric's values themselves: none at all (empty), a
+ * min/max metric's (extreme, cells). */
+pk_status pkq_notes_of_metric(pk_answer_head *h, pk_arena *a, const pkq_values *v);
 /* Column `c` of a head from a plain metric's values (name, unit, total,
  * numbers), or from an expression (label, total evaluated). */
 void pkq_column_of_metric(pk_answer_column *c, const pk_metric *met, pk_index m, double total,

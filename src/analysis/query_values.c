@@ -22,12 +22,25 @@ static pk_status select_locations(const pk_profile *p, const char *sel, unsigned
     return pk_location_select(p, sel, *out, n, n_selected);
 }
 
+/* Does the profile list metric m without storing any column of it? */
+static int pk_metric_has_no_values(const pk_profile *p, pk_index m)
+{
+    pk_index col;
+    for (int k = 0; k <= PK_SCOPE_OTHER; k++)
+        if (pk_column_find(p, m, (pk_scope_kind)k, &col) == PK_OK) return 0;
+    return 1;
+}
+
 static pk_status scope_values(const pk_profile *p, const unsigned char *sel, pkq_values *v)
 {
     size_t n = pk_context_count(p);
     int d_incl = 0, d_excl = 0;
     pk_status st =
         pk_context_stat_values(p, v->metric, PK_SCOPE_INCLUSIVE, sel, v->stat, v->incl, n, &d_incl);
+    if (st == PK_ERR_NOT_FOUND && pk_metric_has_no_values(p, v->metric)) {
+        v->empty = 1; /* a metric the file lists without a value: 0 everywhere */
+        return PK_OK;
+    }
     if (st) return st;
     if (pk_context_stat_values(p, v->metric, PK_SCOPE_EXCLUSIVE, sel, v->stat, v->excl, n,
                                &d_excl) != PK_OK) {
@@ -54,7 +67,9 @@ static pk_status compute(const pk_profile *p, pkq_values *v)
     if (!st) st = scope_values(p, sel, v);
     free(sel);
     if (st) return st;
-    if (!v->location && v->stat == PK_ACROSS_SUM)
+    if (v->empty)
+        v->total = 0;
+    else if (!v->location && v->stat == PK_ACROSS_SUM)
         st = pk_metric_program_total(p, v->metric, &v->total);
     else
         v->total = n ? v->incl[0] : 0;

@@ -225,6 +225,9 @@ int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *
  * `room` columns: its own function always (shortened by the name rule
  * when it alone is too long), then as many callers as fit; names escaped
  * and demangled unless keep_mangled. Valid until the next call. */
+/* A call arc as text, "caller > callee", in `room` columns. */
+const char *cli_diff_arc_text(const char *caller, const char *callee, int keep_mangled,
+                              unsigned room);
 const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_index i,
                                int keep_mangled, unsigned room);
 /* A percentage for people, never capped: "+0.4%", "+2591.0%", from

@@ -23,7 +23,10 @@ static const char diff_help[] =
     "rounding (1e-9 of the values or of A's total) are the same; B's values\n"
     "are put in A's unit when its unit differs by a power of 1000; entry\n"
     "points and functions a writer made up for them or for bare addresses\n"
-    "are no frames of a path, so a profile and its conversion compare equal.\n\n"
+    "are no frames of a path, so a profile and its conversion compare equal.\n"
+    "Where either side is a call graph (Callgrind), paths give way to call\n"
+    "arcs (caller > callee: the cost of its calls), each side's taken from\n"
+    "a call graph, what both hold (--focus, --hide, --stat bring paths back).\n\n"
     "Options:\n" CLI_VIEW_HELP
     "  -m 'A,B,NAME=EXPR'    several metrics: the tables are of A (a metric); the\n"
     "                        change of B and of metrics derived by expression\n"

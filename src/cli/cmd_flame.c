@@ -144,6 +144,8 @@ static int draw(const pk_profile *p, flame_args *a, const char *path, FILE *out)
     double *base = NULL;
     char sub[512], total[32], title[512], name[256];
     int rc = tree_of(p, a->view.q, &s, &t);
+    pk_status ready = rc ? PK_OK : pk_tree_answer_flame_ready(t);
+    if (ready) rc = cli_library_error("flame", ready);
     if (!rc && a->diff) rc = base_values(a->diff, a->view.q, t, &base);
     if (!rc) {
         const pk_answer_column *c = &t->head.columns[0];

@@ -50,14 +50,35 @@ static const char *share(char *buf, size_t size, double v, const pk_answer_colum
     return buf;
 }
 
-/* The rows' names for the table, shortened together to `room`. */
+/* " [libx.so]" or " (b.c)": what tells a row from a same-named one. */
+static size_t apart_text(const pk_flat_entry *e, char *buf, size_t size)
+{
+    if (!e->differs) return buf[0] = 0, 0;
+    int module = strcmp(e->differs_by, "module") == 0;
+    return (size_t)snprintf(buf, size, module ? " [%s]" : " (%s)", cli_text(e->differs));
+}
+
+/* The rows' names for the table, shortened together to `room` (less
+ * what tells same-named rows apart, which follows them whole). */
 static char **row_labels(const pk_flat_answer *a, const cli_view *v, unsigned room)
 {
+    char apart[1024];
+    size_t longest = 0;
+    for (size_t i = 0; i < a->n_rows; i++) {
+        size_t n = apart_text(&a->rows[i], apart, sizeof apart);
+        longest = n > longest ? n : longest;
+    }
+    if (room) room = room > longest + 20 ? room - (unsigned)longest : 20;
     const char **names = malloc((a->n_rows ? a->n_rows : 1) * sizeof *names);
     for (size_t i = 0; names && i < a->n_rows; i++)
         names[i] = a->rows[i].name;
     char **labels = names ? cli_labels(names, a->n_rows, v->no_demangle, room) : NULL;
     free(names);
+    for (size_t i = 0; labels && i < a->n_rows; i++) {
+        size_t n = apart_text(&a->rows[i], apart, sizeof apart), len = strlen(labels[i]);
+        char *grown = n ? realloc(labels[i], len + n + 1) : labels[i];
+        if (grown) memcpy(grown + len, apart, n + 1), labels[i] = grown;
+    }
     return labels;
 }
 

@@ -65,6 +65,26 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
     return buf + pos;
 }
 
+/* "caller > callee" in `room` columns: whole when it fits, else the
+ * callee keeps what it needs of two thirds and the caller the rest. */
+const char *cli_diff_arc_text(const char *caller, const char *callee, int keep_mangled,
+                              unsigned room)
+{
+    static char buf[8192];
+    const char *from = cli_name(caller, keep_mangled, 0);
+    const char *to = cli_name(callee, keep_mangled, 0);
+    size_t nf = columns_of(from), nt = columns_of(to);
+    unsigned avail = room > 3 + 16 ? room - 3 : 16;
+    if (nf + nt > avail) {
+        unsigned to_room = nt < avail * 2 / 3 ? (unsigned)nt : avail * 2 / 3;
+        if (nf < avail - to_room) to_room = avail - (unsigned)nf;
+        from = cli_name(caller, keep_mangled, avail - to_room);
+        to = cli_name(callee, keep_mangled, to_room);
+    }
+    snprintf(buf, sizeof buf, "%s > %s", from, to);
+    return buf;
+}
+
 /* "+0.4%", "-100.0%", "+2591.0%"; from 10,000% on scaled like counts,
  * "+10.80M%" (never capped: the column says the true change). */
 void cli_percent_text(char *buf, size_t size, double pct)

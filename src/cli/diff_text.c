@@ -20,6 +20,7 @@ typedef struct table {
     pk_number_format nf_x[MAX_X + 1]; /* further columns' */
     size_t n_x;                       /* further columns shown */
     int paths, color, keep_mangled;
+    size_t cycles; /* shown rows marked [cycle] */
     int w[N_CELLS];
     size_t n_cells;
 } table;
@@ -63,7 +64,9 @@ static void row_cells(const table *t, const pk_diff_entry *r, row_text *x)
     pk_format_number(x->c[C_B], sizeof x->c[C_B], b, &t->nf);
     signed_text(x->c[C_D], sizeof x->c[C_D], a, b, &t->nf);
     cli_change_text(x->c[C_PCT], sizeof x->c[C_PCT], a, b);
-    if (t->paths) /* "of A": the change in percent of A's total */
+    if (t->paths && !t->d->head.columns[0].percent) /* a min/max metric: no share */
+        snprintf(x->c[C_LAST], sizeof x->c[C_LAST], "-");
+    else if (t->paths) /* "of A": the change in percent of A's total */
         cli_percent_text(x->c[C_LAST], sizeof x->c[C_LAST], total ? 100 * last / total : 0);
     else
         signed_text(x->c[C_LAST], sizeof x->c[C_LAST], r->a_inclusive[0], r->b_inclusive[0],
@@ -141,6 +144,8 @@ static unsigned put_cells(const table *t, const row_text *x, int sign)
 
 static const char *label_of(const table *t, const pk_diff_entry *r, unsigned room)
 {
+    if (t->paths && r->caller)
+        return cli_diff_arc_text(r->caller, r->callee, t->keep_mangled, room);
     const pk_profile *p = r->side ? t->d->b : t->d->head.profile;
     const pk_frame *frames = r->side ? t->d->b_frames : t->d->a_frames;
     if (t->paths) return cli_diff_path_text(p, frames, r->frame, t->keep_mangled, room);
@@ -160,7 +165,7 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
     for (size_t j = 0; j < k; j++)
         if (!r[j].folded) row_cells(t, &r[j], &x), widen(t, &x);
     unsigned used = put_cells(t, &h, 0) + 2, width = cli_terminal_width(stdout);
-    printf("  %s\n", t->paths ? "path" : "function");
+    printf("  %s\n", !t->paths ? "function" : t->d->arcs ? "caller > callee" : "path");
     for (size_t j = 0; j < k; j++) {
         const pk_diff_entry *row = &r[j];
         double a, b, last;
@@ -170,9 +175,13 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
         const char *mark = !strcmp(row->status, "added")     ? " [added]"
                            : !strcmp(row->status, "removed") ? " [removed]"
                                                              : "";
-        unsigned fixed = used + (unsigned)strlen(mark);
+        /* a cycle's costs differ by definition between a call graph and a tree */
+        const char *cycle = t->d->arcs && t->d->callgraphs != 3 && row->in_cycle ? " [cycle]" : "";
+        unsigned fixed = used + (unsigned)strlen(mark) + (unsigned)strlen(cycle);
         put_cells(t, &x, b > a ? 1 : b < a ? -1 : 0);
-        printf("  %s%s\n", label_of(t, row, width > fixed + 20 ? width - fixed : 20), mark);
+        printf("  %s%s%s\n", label_of(t, row, width > fixed + 20 ? width - fixed : 20), mark,
+               cycle);
+        t->cycles += *cycle != 0;
     }
 }
 
@@ -180,7 +189,12 @@ static void put_table(table *t, const pk_diff_entry *r, size_t n, size_t n_folde
 {
     t->n_cells = C_X + 2 * t->n_x;
     decide_formats(t, r, n);
+    t->cycles = 0;
     put_rows(t, r, n);
+    if (t->cycles)
+        printf("([cycle]: %s in a cycle of calls, whose costs a call graph and a tree count "
+               "differently; a tree made from a call graph holds it as <cycle N>)\n",
+               t->paths ? "an end of the arc is" : "the function is");
     if (n_folded && t->paths)
         printf("(%zu path%s whose own value did not change, only below %s, not shown)\n", n_folded,
                n_folded == 1 ? "" : "s", n_folded == 1 ? "it" : "them");
@@ -222,8 +236,9 @@ int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *
     double change = d->b_totals[0] - d->head.columns[0].total;
     put_totals(d, v, pa, pb);
     if (!d->any_change) {
-        printf("no differences: every function and calling path has the same value in A and B"
+        printf("no differences: every function and %s has the same value in A and B"
                "%s\n",
+               d->arcs ? "call arc" : "calling path",
                fabs(change) > 1e-9 * fabs(d->head.columns[0].total) ? " (though the totals differ)"
                                                                     : "");
         return CLI_OK;
@@ -241,7 +256,11 @@ int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *
            "itself; inclusive: with its callees)\n");
     table paths = t;
     put_table(&t, d->functions, d->n_functions, d->folded_functions);
-    printf("\nper calling path, largest change of the inclusive value first\n");
+    if (d->arcs)
+        printf("\nper call arc (the cost of the calls from caller to callee), largest change "
+               "first\n");
+    else
+        printf("\nper calling path, largest change of the inclusive value first\n");
     paths.paths = 1;
     put_table(&paths, d->paths, d->n_paths, d->folded_paths);
     return CLI_OK;

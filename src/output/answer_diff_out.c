@@ -1,7 +1,7 @@
 /*
  * output/answer_diff_out.c — the diff answer as JSON (profkit.diff/1):
- * both totals, per function and per calling path the shown rows with
- * every column's values in A and B (B's in A's unit).
+ * both totals, per function and per calling path (or call arc) the shown
+ * rows with every column's values in A and B (B's in A's unit).
  */
 #include "analysis/qry.h"
 
@@ -32,8 +32,12 @@ static void json_rows(pk_json *j, const pk_diff_answer *a, const pk_diff_entry *
         pk_json_key(j, "name"), pk_json_string(j, e->name);
         pk_json_key(j, paths ? "path" : "function"),
             pk_json_string(j, e->name); /* as diff/1 began */
+        if (e->caller) {                /* a call arc's ends */
+            pk_json_key(j, "caller"), pk_json_string(j, e->caller);
+            pk_json_key(j, "callee"), pk_json_string(j, e->callee);
+        }
         pk_json_key(j, "status"), pk_json_string(j, e->status);
-        if (!paths) pk_json_key(j, "in_cycle"), pk_json_bool(j, e->in_cycle);
+        if (!paths || e->caller) pk_json_key(j, "in_cycle"), pk_json_bool(j, e->in_cycle);
         pk_json_key(j, "folded"), pk_json_bool(j, e->folded);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, e->a_inclusive[0]);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, e->b_inclusive[0]);
@@ -59,6 +63,7 @@ pk_status pk_diff_answer_write_json(pk_json *j, const pk_diff_answer *a)
     pk_json_key(j, "b_metric"), pk_json_string(j, a->b_metric);
     pk_json_key(j, "b_scale"), pk_json_double(j, a->b_scale);
     pk_json_key(j, "any_change"), pk_json_bool(j, a->any_change);
+    pk_json_key(j, "paths_are"), pk_json_string(j, a->arcs ? "call_arcs" : "calling_paths");
     pk_json_key(j, "functions");
     json_rows(j, a, a->functions, a->n_functions, 0);
     pk_json_key(j, "hidden_functions"), pk_json_uint(j, a->hidden_functions);

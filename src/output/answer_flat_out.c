@@ -31,6 +31,8 @@ static void json_row(pk_json *j, const pk_flat_answer *a, const pk_flat_entry *e
     pk_json_key(j, "module"), pk_json_string(j, e->module);
     pk_json_key(j, "file"), pk_json_string(j, e->file);
     pk_json_key(j, "line"), pk_json_uint(j, e->line);
+    pk_json_key(j, "differs"), pk_json_string(j, e->differs);
+    pk_json_key(j, "differs_by"), pk_json_string(j, e->differs_by);
     pk_json_key(j, "self"), pk_json_double(j, e->self[0]);
     pk_json_key(j, "exclusive"), pk_json_double(j, e->self[0]); /* as flat/1 first named it */
     pk_json_key(j, "inclusive"), pk_json_double(j, e->inclusive[0]);

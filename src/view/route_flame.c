@@ -26,6 +26,8 @@ int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
     if (e && c.side == 0 && s->side[1].p) rc = pkv_answer_base(s, e, pq, err, size);
     pk_query_free(pq);
     if (!e || rc != 200) return rc;
+    rc = pkv_status(pk_tree_answer_flame_ready(e->tree), err, size);
+    if (rc != 200) return rc;
     pk_tree_json_options o = {.from = id, .max_nodes = MAX_FRAMES, .min_share = min};
     o.base_inclusive = e->base_incl, o.base_self = e->base_self;
     return pkv_status(pk_tree_answer_write_json(j, e->tree, &o), err, size);

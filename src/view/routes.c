@@ -62,7 +62,11 @@ int pkv_status(pk_status st, char *err, size_t size)
 {
     if (st == PK_OK) return 200;
     snprintf(err, size, "%s", pk_error_last());
-    return st == PK_ERR_INVALID_ARG ? 400 : st == PK_ERR_NOT_FOUND ? 404 : 500;
+    /* 422: a question the data cannot answer (a flame graph of a minimum) */
+    return st == PK_ERR_INVALID_ARG   ? 400
+           : st == PK_ERR_NOT_FOUND   ? 404
+           : st == PK_ERR_UNSUPPORTED ? 422
+                                      : 500;
 }
 
 int pkv_make_query(const pkv_query *q, const char *const *names, const char *top, pk_query **out,

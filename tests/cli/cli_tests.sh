@@ -167,6 +167,17 @@ expect_status 0 "$profkit" diff --json -n 0 "$src/tests/data/callgrind/sample.ca
 json_check "$work/out" "$cyc_rows"
 expect_status 0 "$profkit" diff --json -n 0 "$work/cyc.cubex" "$src/tests/data/callgrind/sample.callgrind"
 json_check "$work/out" "$cyc_rows"
+# Against a call graph diff compares functions and call arcs, what both
+# hold (issue 31): the arcs the tree lacks are those of the cycle, said so.
+json_check "$work/out" 'doc["paths_are"] == "call_arcs" and all(r["in_cycle"] for r in doc["paths"]) and [n["code"] for n in doc["notes"]] == ["arcs"]'
+expect_status 0 "$profkit" diff --json -n 0 "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
+json_check "$work/out" 'all(r["name"] == r["caller"] + " > " + r["callee"] and r["a_self"] is None for r in doc["paths"]) and {(r["caller"], r["callee"], r["a_inclusive"], r["b_inclusive"]) for r in doc["paths"]} >= {("work", "odd", 350, 240), ("main", "check", 0, 60)}'
+expect_status 0 "$profkit" diff "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind"
+grep -q "^per call arc" "$work/out" || fail "diff of two call graphs is not per call arc"
+grep -q "\[cycle\]" "$work/out" && fail "diff of two call graphs marks cycles (both count them alike)"
+# --focus needs calling contexts: paths again, the reconstruction said
+expect_status 0 "$profkit" diff --json --focus work "$src/tests/data/callgrind/sample.callgrind" "$work/cyc.cubex"
+json_check "$work/out" 'doc["paths_are"] == "calling_paths" and "reconstructed" in [n["code"] for n in doc["notes"]]'
 # --- merge ---
 expect_status 0 "$profkit" merge -q "$src/tests/data/callgrind/sample.callgrind" "$src/tests/data/callgrind/sample-b.callgrind" -o "$work/m.d"
 golden merge-threads.txt "$profkit" threads "$work/m.d"
@@ -682,7 +693,7 @@ expect_status 0 "$profkit" callers "$work/small-fn.callgrind" fib
 grep -q " main" "$work/out" || fail "callers of a small function hide its caller: $(cat "$work/out")"
 expect_status 0 "$profkit" callers --json "$work/small-fn.callgrind" '^(big|fib)$'
 json_check "$work/out" '[f["name"] for f in doc["functions"]] == ["big", "fib"] and [f["inclusive"] for f in doc["functions"]] == [100000, 300]'
-expect_status 0 "$profkit" diff "$work/small-fn.callgrind" "$work/small-fn.callgrind"
+expect_status 0 "$profkit" diff --focus main "$work/small-fn.callgrind" "$work/small-fn.callgrind"
 [ "$(grep -c RECONSTRUCTED "$work/out")" = 1 ] || fail "diff says RECONSTRUCTED more than once"
 if [ -d "$corpus/hpctoolkit" ]; then
   l233=$corpus/hpctoolkit/hpcviewer-main-issue-233
@@ -710,6 +721,24 @@ if [ -d "$corpus/cube" ]; then
   expect_status 0 "$profkit" flat -m max_time "$cpi"
   grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time flat profile shows percentages"
   grep -q "combines by its maximum" "$work/out" || fail "flat of max_time does not say why no percentages"
+fi
+
+# diff of a database and its own Callgrind conversion (issue 31): no
+# calling path invented from the call graph's reconstruction (hatchet-cpi-v4
+# showed pthread_spin_lock 59.13 -> 24.59 ms and an [added] twin); a
+# metric without values compares as zeros, the same.
+if [ -d "$corpus/hpctoolkit" ]; then
+  hcpi=$corpus/hpctoolkit/hatchet-cpi-v4
+  expect_status 0 "$profkit" convert -q "$hcpi" -o "$work/hcpi.callgrind"
+  expect_status 0 "$profkit" diff "$hcpi" "$work/hcpi.callgrind"
+  grep -q "^no differences: every function and call arc" "$work/out" || fail "a database differs from its Callgrind conversion: $(cat "$work/out")"
+  expect_status 0 "$profkit" diff --json -n 0 "$hcpi" "$work/hcpi.callgrind"
+  json_check "$work/out" 'doc["paths_are"] == "call_arcs" and doc["functions"] == [] and doc["paths"] == [] and not doc["any_change"]'
+  empty=$corpus/hpctoolkit/hpcviewer-2023.01-xml/bug-empty
+  expect_status 0 "$profkit" diff "$empty" "$empty"
+  grep -q "^no differences" "$work/out" || fail "diff of a profile with an empty metric and itself: $(cat "$work/out")"
+  expect_status 0 "$profkit" flat --json "$empty"
+  json_check "$work/out" '"empty" in [n["code"] for n in doc["notes"]] and doc["total"] == 0'
 fi
 
 echo "cli: $checks checks, $failures failures"

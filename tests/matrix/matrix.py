@@ -265,10 +265,10 @@ def drop_renamed(writer, rows, what):
 
 def check_diff(pk, writer, src, out, metric, problems, notes):
     """`profkit diff` of the source against its own conversion: nothing
-    added, removed or changed beyond rounding (docs/cli.md, diff). A
-    Callgrind output holds a call graph, no calling paths: the tree profkit
-    reconstructs from it apportions a callee's cost to its callers, so only
-    its functions compare."""
+    added, removed or changed beyond rounding (docs/cli.md, diff). Where
+    either side is a call graph (a Callgrind source or output) diff
+    compares functions and call arcs, what both hold (paths_are:
+    call_arcs), and both tables must agree but for rows in a cycle."""
     r = mc.run([pk, "diff", "--json", "-n", "0", "-m", metric, src, out])
     if r.returncode != 0:
         problems.append("diff fails: %s" % r.stderr.strip()[:200])
@@ -278,8 +278,10 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
     except ValueError:
         problems.append("diff prints no JSON")
         return
-    kinds = (("functions", "function"),) if writer == "callgrind" else (
-        ("functions", "function"), ("paths", "path"))
+    arcs = d.get("paths_are") == "call_arcs"
+    if writer == "callgrind" and not arcs:
+        problems.append("diff against a Callgrind output compares calling paths, not call arcs")
+    kinds = (("functions", "function"), ("paths", "path"))
     in_cycle = 0
     renamed = 0
     for key, what in kinds:
@@ -289,9 +291,14 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
             # A function in a call graph's cycle has the call graph's inclusive
             # value (self plus the calls leaving the cycle, KCachegrind's),
             # not the tree's recursion-once one: only its self value compares.
-            if (row["status"] == "changed" and row.get("in_cycle")
+            if (row["status"] == "changed" and row.get("in_cycle") and key == "functions"
                     and mc.close(row["a_exclusive"], row["b_exclusive"],
                                  1e-9 * max(abs(d["a_total"]), abs(row["a_exclusive"])))):
+                in_cycle += 1
+                continue
+            # An arc with an end in a cycle: a tree reconstructed from a call
+            # graph holds the cycle as <cycle N>, its arcs through it differ.
+            if key == "paths" and arcs and row.get("in_cycle"):
                 in_cycle += 1
                 continue
             if row["status"] != "same":
@@ -303,8 +310,8 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
                      "docs/cube.md, docs/hpctoolkit-writer.md): matched by the stored "
                      "name, same values" % renamed)
     if in_cycle:
-        notes.append("diff: %d functions in call-graph cycles (or same-named functions "
-                     "calling each other) differ in inclusive value only: a call graph "
+        notes.append("diff: %d functions or call arcs in call-graph cycles (or same-named "
+                     "functions calling each other) differ in inclusive value only: a call graph "
                      "counts a cycle member's inclusive as self plus the calls leaving the "
                      "cycle, a tree reconstructed from it can only estimate it, a tree "
                      "counts recursion once per path" % in_cycle)

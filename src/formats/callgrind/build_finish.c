@@ -1,6 +1,7 @@
 /*
  * formats/callgrind/build_finish.c — turning what the parser collected
- * into the model: same-position self costs merged, each part's summary:
+ * into the model: a Cachegrind file's functions one per name (not per
+ * source file), same-position self costs merged, each part's summary:
  * and totals: checked against its costs, the call graph attached (its
  * metrics, locations and reconstructed tree are derived from it when the
  * profile is opened: pk_profile_open()).
@@ -298,6 +299,43 @@ static void drop_formulas_of_data(cg_build *b)
         }
 }
 
+/* A file without calls, jumps or a callgrind creator is Cachegrind's
+ * (valgrind --tool=cachegrind, or alike): its fl= names the source file
+ * of the lines that follow, inlined headers included, not the function's,
+ * so one function comes in many fl= blocks. Like cg_annotate, a function
+ * is its name in its object there; its lines keep their files. */
+static int lines_name_files(const cg_build *b)
+{
+    const pk_cg *cg = b->cg;
+    if (cg->n_calls || cg->n_jumps) return 0;
+    for (uint32_t k = 0; k < cg->n_parts; k++)
+        if (cg->parts[k].creator && strncmp(cg->parts[k].creator, "callgrind", 9) == 0) return 0;
+    return 1;
+}
+
+/* One function per name and object: the accumulators' functions
+ * renumbered, the model's function list made of the first of each. */
+static pk_status functions_by_name(cg_build *b)
+{
+    pk_profile *p = b->p;
+    pk_kmap seen = {0};
+    uint32_t *to = malloc(((size_t)p->n_functions + 1) * sizeof *to), n = 0;
+    pk_status st = to ? PK_OK : pk_fail_nomem("merging functions");
+    for (uint32_t f = 0; !st && f < p->n_functions; f++) {
+        uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)p->functions[f].name,
+                                       p->functions[f].module};
+        int added;
+        if (pk_kmap_upsert(&seen, key, n, &to[f], &added)) st = pk_fail_nomem("merging functions");
+        if (!st && added) p->functions[n++] = p->functions[f];
+    }
+    for (uint32_t a = 0; !st && a < b->n_acc; a++)
+        b->acc_key[(size_t)a * 3 + 1] = to[b->acc_key[(size_t)a * 3 + 1]];
+    if (!st) p->n_functions = n;
+    pk_kmap_free(&seen);
+    free(to);
+    return st;
+}
+
 pk_status cgb_finish(cg_build *b)
 {
     pk_profile *p = b->p;
@@ -305,6 +343,7 @@ pk_status cgb_finish(cg_build *b)
         return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
     drop_formulas_of_data(b);
     pk_status st = cgb_check_formulas(b);
+    if (!st && lines_name_files(b)) st = functions_by_name(b);
     if (!st) st = merge_self(b);
     if (!st) st = settle_calls(b);
     if (!st) st = check_parts(b);

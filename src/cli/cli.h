@@ -90,6 +90,18 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
 int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
                  pk_profile **out);
 
+/* --- output.c: writing to `-o -` (standard output, as git, coreutils
+ * and pprof read it; the library writes there for "-") --- */
+/* 1 when OUTPUT is "-". */
+int cli_is_stdout(const char *output);
+/* Where a command's own lines about OUTPUT ("wrote ...") go: stderr when
+ * OUTPUT is standard output, so they never mix with the data. */
+FILE *cli_messages(const char *output);
+/* Binary data is not sent to a terminal (it garbles it): CLI_USAGE,
+ * reported, when OUTPUT is "-" and standard output is a terminal; `what`
+ * names the data ("a Cube archive"). Else CLI_OK. */
+int cli_binary_ok(const char *cmd, const char *output, const char *what);
+
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
 int cli_format_from_name(const char *name, pk_format *out);

@@ -58,7 +58,9 @@ static const char convert_help[] =
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
     "only with --force.\n\n"
     "Options:\n"
-    "  -o, --output PATH   where to write (required)\n"
+    "  -o, --output PATH   where to write (required); - is standard output (not\n"
+    "                      for a database directory or --split; binary Cube and\n"
+    "                      gzip output not to a terminal)\n"
     "  -m, --metric NAME   the metric of folded and speedscope exports (default:\n"
     "                      the first time metric with a non-zero total)\n"
     "  -t, --to FORMAT     output format (see above)\n"
@@ -196,14 +198,35 @@ static int parse(int argc, char **argv, convert_args *a)
 static void report(const convert_args *a, const pk_write_stats *s, double seconds)
 {
     char b[32];
+    FILE *out = cli_messages(a->output);
     const char *split = (a->write_flags & PK_WRITE_SPLIT) && s->n_files > 1 ? "-NN" : "";
-    printf("wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", cli_text(a->output),
-           split, s->n_files, cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values,
-           seconds, seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
+    if (cli_is_stdout(a->output)) /* no size known of what went through a pipe */
+        fprintf(out, "wrote standard output: %llu values in %.2f s\n",
+                (unsigned long long)s->n_values, seconds);
+    else
+        fprintf(out, "wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n",
+                cli_text(a->output), split, s->n_files, cli_bytes(b, sizeof b, s->bytes),
+                (unsigned long long)s->n_values, seconds,
+                seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
     if (s->n_skipped_traces)
-        printf("note: %u traces belong to no profile of the input (it is damaged there) and "
-               "were left out\n",
-               s->n_skipped_traces);
+        fprintf(out,
+                "note: %u traces belong to no profile of the input (it is damaged there) and "
+                "were left out\n",
+                s->n_skipped_traces);
+}
+
+/* What standard output cannot take, said before anything is read. */
+static int check_stdout(const convert_args *a, pk_format format)
+{
+    if (!cli_is_stdout(a->output)) return CLI_OK;
+    if (format == PK_FORMAT_HPCTOOLKIT_V4)
+        return cli_usage_error("convert", "an HPCToolkit database is a directory: it cannot be "
+                                          "written to standard output (-o -); name a directory");
+    if (a->write_flags & PK_WRITE_SPLIT)
+        return cli_usage_error("convert", "--split writes one file per location: give a file "
+                                          "name, not standard output (-o -)");
+    return format == PK_FORMAT_CUBE ? cli_binary_ok("convert", a->output, "a Cube archive")
+                                    : CLI_OK;
 }
 
 /* A selector that names no location, or is malformed, is the user's
@@ -245,6 +268,7 @@ int cmd_convert(int argc, char **argv)
             a.to ? a.to : a.output);
     if (a.location && format != PK_FORMAT_CALLGRIND)
         return cli_usage_error("convert", "--location applies to callgrind and chrome output only");
+    if ((rc = check_stdout(&a, format)) != CLI_OK) return rc;
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;
@@ -262,8 +286,9 @@ int cmd_convert(int argc, char **argv)
             return cli_library_error("convert", ds);
         }
         if (!a.quiet)
-            printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
-                   rep.n_statistics, now_seconds() - t0);
+            fprintf(cli_messages(a.output),
+                    "recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
+                    rep.n_statistics, now_seconds() - t0);
     }
     pk_write_options o = {.flags = a.write_flags,
                           .loss = cli_report_loss,

@@ -37,7 +37,8 @@ int cli_library_error(const char *cmd, pk_status st)
 
 void cli_report_loss(void *output, const char *item, const char *reason)
 {
-    fprintf(stderr, "profkit: %s: left out %s: %s\n", cli_text(output), cli_text(item),
+    fprintf(stderr, "profkit: %s: left out %s: %s\n",
+            cli_is_stdout(output) ? "standard output" : cli_text(output), cli_text(item),
             cli_text(reason));
 }
 

@@ -41,7 +41,8 @@ static void usage(FILE *out)
                  "                      beyond its bytes (4G, 512M, unlimited; default the\n"
                  "                      larger of 256M and 64 x the input's size); the same\n"
                  "                      as PROFKIT_MAX_MEMORY=SIZE\n"
-                 "\nRun 'profkit <command> --help' for the options of a command;\n"
+                 "\nRun 'profkit help <command>' (or 'profkit <command> --help') for the\n"
+                 "options of a command; "
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
@@ -92,6 +93,41 @@ static int global_option(int argc, char **argv)
     return argv[1][len] == '=' ? 1 : 2;
 }
 
+static size_t n_commands(void)
+{
+    return sizeof commands / sizeof commands[0];
+}
+
+/* "profkit: unknown command 'x'; did you mean 'y'?" and the usage. */
+static int unknown_command(const char *name)
+{
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < n_commands(); i++)
+        names[i] = commands[i].name;
+    const char *near = cli_nearest(name, names, n_commands());
+    fprintf(stderr, "profkit: unknown command '%s'", cli_text(name));
+    if (near) fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return CLI_USAGE;
+}
+
+/* `profkit help CMD`, as `git help CMD`: CMD's own help. */
+static int help_command(int argc, char **argv)
+{
+    if (argc > 1) {
+        fprintf(stderr, "profkit help: one command at a time ('profkit help %s')\n",
+                cli_text(argv[0]));
+        return CLI_USAGE;
+    }
+    for (size_t i = 0; i < n_commands(); i++) {
+        if (strcmp(argv[0], commands[i].name) != 0) continue;
+        char *args[] = {(char *)commands[i].name, "--help", NULL};
+        return commands[i].run(2, args);
+    }
+    return unknown_command(argv[0]);
+}
+
 int main(int argc, char **argv)
 {
     if (argc < 2) {
@@ -109,6 +145,7 @@ int main(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc > 2) return help_command(argc - 2, argv + 2);
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return CLI_OK;
@@ -117,15 +154,7 @@ int main(int argc, char **argv)
         printf("profkit %s\n", pk_version());
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < n_commands(); i++)
         if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
-    const char *names[sizeof commands / sizeof commands[0]];
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        names[i] = commands[i].name;
-    const char *near = cli_nearest(name, names, sizeof names / sizeof *names);
-    fprintf(stderr, "profkit: unknown command '%s'", cli_text(name));
-    if (near) fprintf(stderr, "; did you mean '%s'?", near);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return CLI_USAGE;
+    return unknown_command(name);
 }

@@ -1,0 +1,117 @@
+#!/usr/bin/env bash
+# tests/firsthour/conventions.sh — the output conventions of git,
+# coreutils and pprof that a newcomer expects of profkit (issue 34):
+# `-o -` is standard output for every writer, names are whole off a
+# terminal, progress never claims a total smaller than what is done,
+# `profkit help CMD`, dump's sections, errors that name a missing folder,
+# column headers that state a unit once, Cube's metric tree in `info`, and
+# loader frames folded in a tree. Each check failed on 67c0634.
+#
+#   conventions.sh PROFKIT PK_MKDB SOURCE_DIR WORK_DIR
+set -u
+unset COLUMNS
+profkit=$(realpath "$1") mkdb=$(realpath "$2") src=$(realpath "$3") work=$(realpath -m "$4")
+corpus=${PROFKIT_CORPUS:-$src/../shared/corpus}
+data=$src/tests/data
+cg=$data/callgrind/sample.callgrind
+failures=0 checks=0
+fail() { echo "FAIL: $*" >&2; failures=$((failures + 1)); }
+check() { checks=$((checks + 1)); }
+
+# run STATUS CMD... : run in $work/run (stdout in out, stderr in err), check the status
+run() {
+  local want=$1; shift
+  check
+  (cd "$work/run" && "$@") >"$work/out" 2>"$work/err"
+  local got=$?
+  [ "$got" -eq "$want" ] || fail "exit $got (want $want): $* ($(head -c 300 "$work/err"))"
+}
+# on_tty CMD... : run with standard output (and stderr) on a terminal, via script(1)
+on_tty() {
+  local cmd
+  printf -v cmd '%q ' "$@"
+  (cd "$work/run" && script -qec "$cmd" /dev/null) >"$work/tty" 2>&1
+}
+
+rm -rf "$work" && mkdir -p "$work/run"
+"$mkdb" "$work/sample" || { echo "cannot build the sample database" >&2; exit 1; }
+db=$work/sample
+have_script=0
+command -v script >/dev/null && script -qec true /dev/null >/dev/null 2>&1 && have_script=1
+
+# --- `-o -` is standard output, never a file named '-' ---
+stdout_is() { # DESCRIPTION PATTERN : out starts with PATTERN, no file '-', no "wrote" on stdout
+  check
+  [ -e "$work/run/-" ] && { fail "$1 wrote a file named '-'"; rm -f "$work/run/-"; }
+  [ -s "$work/out" ] || fail "$1 wrote nothing to standard output"
+  head -c 4096 "$work/out" | grep -aq -- "$2" || fail "$1: standard output is not what was asked for: $(head -c 120 "$work/out")"
+  grep -aq '^wrote ' "$work/out" && fail "$1: its report went to standard output with the data"
+}
+for to in csv json folded speedscope callgrind chrome; do
+  run 0 "$profkit" convert "$cg" -o - --to $to
+  case $to in
+  csv) pat='^location,context,parent' ;; json) pat='"schema": "profkit.model/1"' ;;
+  folded) pat='^main' ;; speedscope) pat='speedscope.app/file-format-schema' ;;
+  callgrind) pat='^# callgrind format' ;; chrome) pat='traceEvents' ;;
+  esac
+  stdout_is "convert --to $to -o -" "$pat"
+done
+run 0 "$profkit" convert "$db" -o - --to chrome -z
+check; gzip -t <"$work/out" 2>/dev/null || fail "convert --to chrome -z -o - is not gzip"
+run 0 "$profkit" convert "$db" -o - --to cube
+check; tar tf - <"$work/out" 2>/dev/null | grep -q anchor.xml || fail "convert --to cube -o - is no Cube archive"
+stdout_is "convert --to cube -o -" "anchor.xml\|index"
+run 0 "$profkit" convert "$cg" -o - --to csv --force
+stdout_is "convert --force -o -" '^location'
+run 0 "$profkit" flame "$db" -o -
+stdout_is "flame -o -" '<svg'
+run 0 "$profkit" flame --folded "$db" -o -
+stdout_is "flame --folded -o -" 'main'
+run 0 "$profkit" merge "$cg" "$data/callgrind/sample-b.callgrind" -o - --to callgrind
+stdout_is "merge -o -" '^# callgrind format'
+run 0 "$profkit" view "$cg" -o -
+stdout_is "view -o -" '<!DOCTYPE html>\|<html'
+run 2 "$profkit" convert "$db" -o - --to hpctoolkit
+grep -q "directory" "$work/err" || fail "convert --to hpctoolkit -o - does not say a database is a directory"
+run 2 "$profkit" convert "$db" -o - --to callgrind --split
+run 2 "$profkit" merge "$cg" "$cg" -o - --to json --json
+if [ $have_script = 1 ]; then
+  for to in cube chrome; do
+    extra=; [ $to = chrome ] && extra=-z
+    check
+    on_tty "$profkit" convert "$db" -o - --to $to $extra
+    rc=$?
+    [ $rc -eq 2 ] || fail "convert --to $to $extra -o - to a terminal: exit $rc (want 2)"
+    grep -q "binary: not written to a terminal" "$work/tty" || fail "binary $to to a terminal not refused: $(head -c 200 "$work/tty")"
+  done
+else
+  echo "note: script(1) missing: binary output to a terminal not checked" >&2
+fi
+
+# --- profkit help CMD ---
+for c in tree flat convert dump; do
+  run 0 "$profkit" help $c
+  check; head -1 "$work/out" | grep -q "^Usage: profkit $c " || fail "'profkit help $c' is not $c's help: $(head -1 "$work/out")"
+done
+run 0 "$profkit" help
+check; grep -q '^Commands:' "$work/out" || fail "'profkit help' is not the global usage"
+run 2 "$profkit" help frobnicate
+grep -q "unknown command 'frobnicate'" "$work/err" || fail "'profkit help frobnicate' does not say the command is unknown"
+
+# --- errors name the missing folder, not a temporary file ---
+touch "$work/run/afile"
+for args in "convert $cg -o nodir/x.callgrind --split" "convert $db -o nodir/x.d" \
+  "convert $cg -o nodir/x.cubex" "convert $cg -o nodir/x.json" "convert $cg -o nodir/x.csv" \
+  "convert $cg -o nodir/x.folded" "convert $db -o nodir/x.chrome.json" "flame $cg -o nodir/x.svg" \
+  "merge $cg $cg -o nodir/x.json" "view $cg -o nodir/x.html"; do
+  # shellcheck disable=SC2086
+  run 1 "$profkit" $args
+  check
+  grep -q "the folder nodir does not exist" "$work/err" || fail "'$args': $(cat "$work/err")"
+  grep -q '\.tmp-' "$work/err" && fail "'$args' names a temporary file: $(cat "$work/err")"
+done
+run 1 "$profkit" convert "$cg" -o afile/x.json
+check; grep -q "afile is not a folder" "$work/err" || fail "a file as the folder: $(cat "$work/err")"
+
+[ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
+echo "conventions: $checks checks passed"

@@ -63,7 +63,9 @@ int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
-/* Columns of the terminal `f` is, 0 when it is not one (never shorten). */
+/* How many columns names may take on `f`: COLUMNS when it is set, else
+ * the width of the terminal `f` is, else 0 (not a terminal: names are
+ * never shortened, as ls and git do off a terminal). */
 unsigned cli_terminal_width(FILE *f);
 /* A name from a profile as text output shows it (pk_text_escape: escape
  * sequences, newlines, invalid UTF-8 made visible), in one of a few
@@ -154,7 +156,17 @@ enum {
     CLI_OPT_CSV,
     CLI_OPT_NO_COLOR,
     CLI_OPT_NO_DEMANGLE,
+    CLI_OPT_WIDTH,
 };
+/* --width N of the text views (not flame's, whose --width is pixels). */
+#define CLI_WIDTH_LONG_OPTION                                                                      \
+    {                                                                                              \
+        "width", required_argument, NULL, CLI_OPT_WIDTH                                            \
+    }
+#define CLI_WIDTH_HELP                                                                             \
+    "      --width N         shorten long names to fit N columns (0: whole names);\n"              \
+    "                        default: COLUMNS when set, else the terminal's width,\n"              \
+    "                        else (a pipe, a file) whole names\n"
 /* Entries for a struct option array (short forms: -m, -t, -n). */
 #define CLI_VIEW_LONG_OPTIONS                                                                      \
     {"metric", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},         \
@@ -181,8 +193,7 @@ enum {
     "      --focus REGEX     only what runs inside contexts whose name matches\n"                  \
     "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
     "      --no-color        no colours even on a terminal\n"                                      \
-    "      --no-demangle     C++ names as the file stores them (default: demangled;\n"             \
-    "                        long names shortened to COLUMNS, 80 off a terminal)\n"
+    "      --no-demangle     C++ names as the file stores them (default: demangled)\n"
 
 struct cli_view {
     const char *metric, *location, *focus, *hide;
@@ -190,13 +201,18 @@ struct cli_view {
     double threshold;
     size_t top;
     int json, csv, no_color, no_demangle;
-    int top_given; /* -n was given */
+    int top_given;   /* -n was given */
+    unsigned width;  /* --width N */
+    int width_given; /* --width was given */
     /* The question, made by cli_view_check() from the options above
      * (which carry each command's defaults); freed by cli_view_free(). */
     pk_query *q;
 };
 
 const char *cli_stat_name(pk_across stat);
+/* The columns names may fill on standard output: --width, else
+ * cli_terminal_width(stdout); 0: whole names. */
+unsigned cli_view_width(const cli_view *v);
 /* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
 int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
 /* Checks between options once all are read, and makes v->q; 0 or a

@@ -18,7 +18,7 @@ static const char tree_help[] =
     "into their function and calls of one function from one caller merge,\n"
     "unless --loops or --lines keep them. Children are sorted by inclusive\n"
     "value, largest first; the hottest path is marked with '*'.\n\n"
-    "Options:\n" CLI_VIEW_HELP
+    "Options:\n" CLI_VIEW_HELP CLI_WIDTH_HELP
     "  -t, --threshold PCT   hide contexts below PCT% of the total (default 1)\n"
     "  -d, --depth N         show at most N levels below the root\n"
     "      --loops           keep loops apart from their function\n"
@@ -70,8 +70,7 @@ int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v)
     if (v->csv) {
         st = pk_tree_answer_write_csv(stdout, a);
     } else {
-        pk_text_options t = {cli_terminal_width(stdout), cli_use_color(stdout, v->no_color),
-                             v->no_demangle};
+        pk_text_options t = {cli_view_width(v), cli_use_color(stdout, v->no_color), v->no_demangle};
         st = pk_tree_answer_write_text(stdout, a, &t);
     }
     return st ? cli_library_error(cmd, st) : cli_output_done(cmd);

@@ -137,11 +137,12 @@ int cli_use_color(FILE *f, int disabled)
 unsigned cli_terminal_width(FILE *f)
 {
     struct winsize ws;
-    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
     const char *columns = getenv("COLUMNS");
     unsigned long n = columns ? strtoul(columns, NULL, 10) : 0;
-    return n >= 20 && n <= 10000 ? (unsigned)n : 80; /* a pipe or a file: 80 */
+    if (n >= 20 && n <= 10000) return (unsigned)n; /* asked for */
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0; /* a pipe or a file: names whole, for grep and scripts */
 }
 
 const char *cli_name(const char *raw, int keep_mangled, unsigned room)

@@ -20,7 +20,8 @@ typedef struct table {
     pk_number_format nf_x[MAX_X + 1]; /* further columns' */
     size_t n_x;                       /* further columns shown */
     int paths, color, keep_mangled;
-    size_t cycles; /* shown rows marked [cycle] */
+    unsigned width; /* columns names may fill; 0: whole */
+    size_t cycles;  /* shown rows marked [cycle] */
     int w[N_CELLS];
     size_t n_cells;
 } table;
@@ -164,7 +165,7 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
     header_cells(t, &h), widen(t, &h);
     for (size_t j = 0; j < k; j++)
         if (!r[j].folded) row_cells(t, &r[j], &x), widen(t, &x);
-    unsigned used = put_cells(t, &h, 0) + 2, width = cli_terminal_width(stdout);
+    unsigned used = put_cells(t, &h, 0) + 2, width = t->width;
     printf("  %s\n", !t->paths ? "function" : t->d->arcs ? "caller > callee" : "path");
     for (size_t j = 0; j < k; j++) {
         const pk_diff_entry *row = &r[j];
@@ -179,8 +180,8 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
         const char *cycle = t->d->arcs && t->d->callgraphs != 3 && row->in_cycle ? " [cycle]" : "";
         unsigned fixed = used + (unsigned)strlen(mark) + (unsigned)strlen(cycle);
         put_cells(t, &x, b > a ? 1 : b < a ? -1 : 0);
-        printf("  %s%s%s\n", label_of(t, row, width > fixed + 20 ? width - fixed : 20), mark,
-               cycle);
+        unsigned room = width == 0 ? 0 : width > fixed + 20 ? width - fixed : 20;
+        printf("  %s%s%s\n", label_of(t, row, room), mark, cycle);
         t->cycles += *cycle != 0;
     }
 }
@@ -246,7 +247,8 @@ int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *
     table t = {.d = d,
                .nf = d->head.columns[0].numbers,
                .color = cli_use_color(stdout, v->no_color),
-               .keep_mangled = v->no_demangle};
+               .keep_mangled = v->no_demangle,
+               .width = cli_view_width(v)};
     t.n_x = d->head.n_columns - 1 < MAX_X ? d->head.n_columns - 1 : MAX_X;
     for (size_t c = 1; c <= t.n_x; c++) {
         const pk_answer_column *col = &d->head.columns[c];

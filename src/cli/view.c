@@ -60,6 +60,13 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     case CLI_OPT_NO_DEMANGLE:
         v->no_demangle = 1;
         return 0;
+    case CLI_OPT_WIDTH: {
+        unsigned long w = strtoul(arg, &end, 10);
+        if (*end || !*arg || *arg == '-' || w > 100000)
+            return cli_usage_error(cmd, "--width wants a number of columns (0: whole names)");
+        v->width = (unsigned)w, v->width_given = 1;
+        return 0;
+    }
     case 't':
         return parse_percent(cmd, arg, &v->threshold);
     case CLI_OPT_STAT:
@@ -74,6 +81,11 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     default:
         return cli_bad_option(cmd);
     }
+}
+
+unsigned cli_view_width(const cli_view *v)
+{
+    return v->width_given ? v->width : cli_terminal_width(stdout);
 }
 
 int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *value)
@@ -133,6 +145,7 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
 {
     enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
+                                         CLI_WIDTH_LONG_OPTION,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"tree", no_argument, NULL, OPT_TREE},

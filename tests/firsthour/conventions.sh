@@ -113,5 +113,38 @@ done
 run 1 "$profkit" convert "$cg" -o afile/x.json
 check; grep -q "afile is not a folder" "$work/err" || fail "a file as the folder: $(cat "$work/err")"
 
+# --- names are whole off a terminal; shortened on one, or for COLUMNS / --width ---
+long='ns_one::ns_two::VeryLongTemplateClassName<std::basic_string<char, std::char_traits<char>, std::allocator<char> >, std::vector<double, std::allocator<double> > >::a_rather_long_member_function_name_that_goes_on(int, double const&, std::map<int, int>&)'
+for v in a b; do
+  c=1000; [ $v = b ] && c=3000
+  printf '# callgrind format\nversion: 1\nevents: Ir\n\nfl=long.c\nfn=main\n1 10\ncfn=%s\ncalls=1 2\n2 %s\n\nfn=%s\n2 %s\n' \
+    "$long" $c "$long" $c >"$work/long-$v.callgrind"
+done
+la=$work/long-$v.callgrind lb=$work/long-b.callgrind la=$work/long-a.callgrind
+whole='a_rather_long_member_function_name_that_goes_on(int, double const&, std::map<int, int>&)'
+for args in "flat $la" "tree $la" "callers $la .*goes_on.*" "callees $la main" "diff $la $lb" \
+  "diff --focus main $la $lb" "annotate $la" "flat --csv $la"; do
+  # shellcheck disable=SC2086
+  run 0 "$profkit" $args
+  check; grep -qF "$whole" "$work/out" || fail "'$args' into a pipe cuts names: $(grep -i verylong "$work/out" | head -2)"
+done
+for args in "flat $la" "tree $la" "callees $la main" "diff $la $lb"; do
+  # shellcheck disable=SC2086
+  run 0 "$profkit" ${args%% *} --width 60 ${args#* }
+  check; grep -qF "$whole" "$work/out" && fail "'$args --width 60' does not shorten names"
+  # shellcheck disable=SC2086
+  run 0 env COLUMNS=70 "$profkit" $args
+  check; grep -qF "$whole" "$work/out" && fail "'COLUMNS=70 $args' does not shorten names"
+done
+run 2 "$profkit" flat --width wide "$la"
+if [ $have_script = 1 ]; then
+  for cmd in flat tree; do
+    check
+    on_tty bash -c "stty cols 80 2>/dev/null; exec $(printf '%q' "$profkit") $cmd $(printf '%q' "$la")"
+    grep -qF "$whole" "$work/tty" && fail "'$cmd' on an 80-column terminal does not shorten names"
+    grep -q 'VeryLong' "$work/tty" || fail "'$cmd' on a terminal: $(head -c 300 "$work/tty")"
+  done
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
 echo "conventions: $checks checks passed"

@@ -96,13 +96,17 @@ static double now_seconds(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
-/* A one-line progress meter on stderr (only when it is a terminal). */
+/* A one-line progress meter on stderr (only when it is a terminal): the
+ * writer's estimate of the total while it holds, else what is written. */
 static void show_progress(void *user, uint64_t done, uint64_t total)
 {
     (void)user;
     char a[32], b[32];
-    fprintf(stderr, "\r\033[Kconvert: %s of ~%s written", cli_bytes(a, sizeof a, done),
-            cli_bytes(b, sizeof b, total));
+    if (total >= done)
+        fprintf(stderr, "\r\033[Kconvert: %s of ~%s written", cli_bytes(a, sizeof a, done),
+                cli_bytes(b, sizeof b, total));
+    else /* 0: the writer cannot tell */
+        fprintf(stderr, "\r\033[Kconvert: %s written", cli_bytes(a, sizeof a, done));
     fflush(stderr);
 }
 

@@ -146,5 +146,33 @@ if [ $have_script = 1 ]; then
   done
 fi
 
+# --- progress never claims a total smaller than what is written ---
+honest_progress() { # the progress lines in $work/tty
+  python3 - "$work/tty" <<'PY'
+import re, sys
+units = {"B": 1, "KiB": 1024, "MiB": 1024**2, "GiB": 1024**3, "TiB": 1024**4}
+text = open(sys.argv[1], "rb").read().decode("utf-8", "replace").replace("\r", "\n")
+seen = 0
+for m in re.finditer(r"convert: ([0-9.]+) (B|KiB|MiB|GiB|TiB)(?: of ~([0-9.]+) (B|KiB|MiB|GiB|TiB))? written", text):
+    seen += 1
+    if m.group(3) and float(m.group(1)) * units[m.group(2)] > float(m.group(3)) * units[m.group(4)] * 1.0001:
+        sys.exit("dishonest progress: " + m.group(0))
+sys.exit(0 if seen else "no progress line")
+PY
+}
+if [ $have_script = 1 ]; then
+  progress_inputs="$db"
+  big=$corpus/callgrind/generated/python3-heavy-instr-jumps-nocompress.callgrind.out
+  [ -f "$big" ] && progress_inputs="$progress_inputs $big"
+  for in in $progress_inputs; do
+    for out in p.d p.json; do
+      rm -rf "$work/run/$out"
+      check
+      on_tty "$profkit" convert "$in" -o "$out" || fail "convert $in -o $out on a terminal failed"
+      msg=$(honest_progress 2>&1) || fail "convert $(basename "$in") -o $out: $msg"
+    done
+  done
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
 echo "conventions: $checks checks passed"

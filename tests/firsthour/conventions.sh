@@ -174,5 +174,54 @@ if [ $have_script = 1 ]; then
   done
 fi
 
+# --- dump: an unknown section is a usage error; each file's own sections ---
+cube=$data/cube/sample.cubex zcube=$data/cube/sample-zcubex.cubex
+for f in "$cg" "$cube" "$db"; do
+  run 2 "$profkit" dump --section nosuch "$f"
+  check; grep -q "unknown dump section 'nosuch'.*its sections: " "$work/err" || fail "dump --section nosuch $f: $(cat "$work/err")"
+  [ -s "$work/out" ] && fail "dump --section nosuch $f printed records"
+done
+run 0 "$profkit" dump --list-sections "$cg"
+check; [ "$(tr '\n' ' ' <"$work/out")" = "parts events functions costs calls jumps " ] || fail "dump --list-sections of a Callgrind file: $(tr '\n' ' ' <"$work/out")"
+run 0 "$profkit" dump --list-sections "$cube"
+check; grep -qx members "$work/out" && grep -qx values "$work/out" && ! grep -qx headers "$work/out" || fail "dump --list-sections of a .cubex: $(tr '\n' ' ' <"$work/out")"
+run 0 "$profkit" dump --list-sections "$db"
+check; grep -qx headers "$work/out" || fail "dump --list-sections of a database"
+run 0 "$profkit" dump --list-sections
+check; grep -qx 'cube:' "$work/out" && grep -qx 'callgrind:' "$work/out" || fail "dump --list-sections without a file lists no formats"
+
+# --- dump of a .cubex: members, anchor, metrics, index and data with offsets ---
+for f in "$cube" "$zcube"; do
+  run 0 "$profkit" dump --json "$f"
+  check
+  python3 - "$f" "$work/out" <<'PY' || fail "dump --json $f does not match the archive's bytes"
+import json, struct, sys, tarfile
+path, out = sys.argv[1], sys.argv[2]
+recs = [json.loads(l) for l in open(out)]
+types = {r["type"] for r in recs}
+need = {"member", "anchor", "metric", "region", "cnode", "location", "index", "index-row", "data", "data-row", "value"}
+assert need <= types, need - types
+raw = open(path, "rb").read()
+with tarfile.open(path) as t:  # member offsets as Python's tarfile finds them
+    want = {m.name: (m.offset_data, m.size) for m in t.getmembers()}
+got = {r["fields"]["name"]: (r["offset"], r["fields"]["size"]) for r in recs if r["type"] == "member"}
+assert got == want, (got, want)
+for r in recs:
+    if r["type"] == "index":
+        assert raw[r["offset"]:r["offset"] + 11] == b"CUBEX.INDEX", r
+    if r["type"] == "data":
+        assert raw[r["offset"]:r["offset"] + 10] in (b"CUBEX.DATA", b"ZCUBEX.DAT"), r
+    if r["type"] == "value" and r["offset"] is not None:  # plain rows: the double at that byte
+        assert struct.unpack_from("<d", raw, r["offset"])[0] == r["fields"]["value"], r
+assert any(r["type"] == "value" for r in recs)
+PY
+done
+run 0 "$profkit" dump --section values "$cube"
+check; grep -q ' value metric=0 cnode=0 location=0 value=557$' "$work/out" || fail "dump --section values of sample.cubex: $(head -2 "$work/out")"
+check; grep -qv ' value ' "$work/out" && fail "dump --section values printed other records"
+head -c 3000 "$cube" >"$work/cut.cubex"
+run 1 "$profkit" dump "$work/cut.cubex"
+check; [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "cut.cubex" "$work/err" || fail "a cut .cubex: $(cat "$work/err")"
+
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
 echo "conventions: $checks checks passed"

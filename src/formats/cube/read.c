@@ -81,7 +81,7 @@ static void set_version(pk_profile *p, const char *v)
     if (v && sscanf(v, "%u.%u", &major, &minor) >= 1) p->major = major, p->minor = minor;
 }
 
-static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
+pk_status cube_read_structure(cube_read *r, const unsigned char *d, uint64_t n)
 {
     pk_status st = cube_tar_index(r->p, r->path, d, n, &r->tar);
     if (!st && r->tar.truncated)
@@ -95,6 +95,12 @@ static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
                      "Cube 3 and 4 anchors",
                      r->path, r->a.version ? r->a.version : "(none)");
     if (!st) st = cube_build_model(r);
+    return st;
+}
+
+static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
+{
+    pk_status st = cube_read_structure(r, d, n);
     if (!st) st = cube_read_values(r);
     return st;
 }

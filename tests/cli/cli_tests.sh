@@ -291,7 +291,7 @@ assert len(funcs) == 6 and len(ctxs) == 16
 assert all(c["pFunction"] in funcs for c in ctxs if c["pFunction"])
 assert sum(r["type"] == "sample" for r in recs) == 20
 PY
-expect_status 0 "$profkit" dump --list-sections
+expect_status 0 "$profkit" dump --list-sections "$db"
 grep -qx "trace-samples" "$work/out" || fail "--list-sections lacks trace-samples"
 
 # --- convert: the written database says what the source says ---

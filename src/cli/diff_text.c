@@ -114,8 +114,14 @@ static void header_cells(const table *t, row_text *h)
     snprintf(h->c[C_PCT], sizeof h->c[0], "%%");
     snprintf(h->c[C_LAST], sizeof h->c[0], "%s", t->paths ? "of A" : "incl change");
     for (size_t c = 1; c <= t->n_x; c++) {
-        snprintf(h->c[C_X + 2 * (c - 1)], sizeof h->c[0], "%.30s chg",
-                 cli_text(t->d->head.columns[c].name));
+        char plain[48], label[64];
+        const pk_number_format *f = &t->nf_x[c];
+        if (f->unit[0]) /* "GXCOPY:H2D chg (KiB)": the unit the values are in, once */
+            pk_metric_label(t->d->head.columns[c].name, plain, sizeof plain);
+        else
+            snprintf(plain, sizeof plain, "%.30s", t->d->head.columns[c].name);
+        snprintf(label, sizeof label, "%.30s chg", cli_text(plain));
+        pk_format_header(h->c[C_X + 2 * (c - 1)], sizeof h->c[0], label, f);
         snprintf(h->c[C_X + 2 * (c - 1) + 1], sizeof h->c[0], "%%");
     }
 }

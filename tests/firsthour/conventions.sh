@@ -223,5 +223,24 @@ head -c 3000 "$cube" >"$work/cut.cubex"
 run 1 "$profkit" dump "$work/cut.cubex"
 check; [ "$(wc -l <"$work/err")" -eq 1 ] && grep -q "cut.cubex" "$work/err" || fail "a cut .cubex: $(cat "$work/err")"
 
+# --- a metric whose name states a unit is headed with the shown unit once ---
+run 0 "$profkit" merge -q "$db" "$db" -o "$work/twice.d"
+run 0 "$profkit" flat -m 'CPUTIME (sec),cycles' "$db"
+check; grep -q ' CPUTIME (s) ' "$work/out" || fail "flat's column header: $(grep cycles "$work/out")"
+run 0 "$profkit" tree -m 'cycles,CPUTIME (sec)' "$db"
+check; grep -q ' CPUTIME incl (s) ' "$work/out" || fail "tree's column header: $(grep function "$work/out")"
+run 0 "$profkit" diff -m 'cycles,CPUTIME (sec)' "$db" "$work/twice.d"
+check; grep -q ' CPUTIME chg (s) ' "$work/out" || fail "diff's column header: $(grep -m1 chg "$work/out")"
+nvidia=$corpus/hpctoolkit/hpctoolkit-tests-dbase/loops-cuda-nvidia-t.d
+if [ -d "$nvidia" ]; then
+  run 0 "$profkit" flat -m 'GKER (sec),GXCOPY:H2D (B)' "$nvidia"
+  check; grep -q 'GKER (ms) GXCOPY:H2D (B)  function' "$work/out" || fail "flat: $(grep function "$work/out")"
+  run 0 "$profkit" tree -m 'GKER (sec),GXCOPY:H2D (B)' "$nvidia"
+  check; grep -q 'GXCOPY:H2D incl (B)  function' "$work/out" || fail "tree: $(grep function "$work/out")"
+fi
+check # the column headers (the lines that end in "function")
+grep -E ' function$' "$work/out" | grep -Eq '\((sec|B)\)[^(]*\((s|ms|us|ns|B|KiB|MiB|GiB)\)' &&
+  fail "a header states two units: $(grep -E ' function$' "$work/out")"
+
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
 echo "conventions: $checks checks passed"

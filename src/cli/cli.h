@@ -61,6 +61,12 @@ int cli_close(const char *cmd, pk_profile *p, int rc);
 int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts, pk_profile **out);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
+/* 1 if the profile's metrics nest (a metric tree, as Cube's); then
+ * `info` shows them as a tree with each metric's program total
+ * (`programs`, per metric) and own part (`exclusive`, of
+ * pk_metric_tree_exclusive()) (info_metrics.c). */
+int cli_info_has_metric_tree(const pk_profile *p);
+int cli_info_metric_tree(const pk_profile *p, const double *programs, const double *exclusive);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
 /* How many columns names may take on `f`: COLUMNS when it is set, else

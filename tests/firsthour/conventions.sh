@@ -242,5 +242,34 @@ check # the column headers (the lines that end in "function")
 grep -E ' function$' "$work/out" | grep -Eq '\((sec|B)\)[^(]*\((s|ms|us|ns|B|KiB|MiB|GiB)\)' &&
   fail "a header states two units: $(grep -E ' function$' "$work/out")"
 
+# --- info of a Scalasca summary: the metric tree as CubeGUI shows it ---
+summary=$corpus/cube/cubelib-example-summary-nested-metrics/summary.cubex
+if [ -f "$summary" ]; then
+  run 0 "$profkit" info "$summary"
+  check; grep -q 'total over contexts and locations' "$work/out" && fail "info of a Cube summary sums inclusive values over contexts"
+  check; [ "$(wc -l <"$work/out")" -lt 120 ] || fail "info of a Cube summary is $(wc -l <"$work/out") lines"
+  check; grep -Eq '^  time +sec +30807.79065 +0 +inclusive$' "$work/out" || fail "info: time's row: $(grep -m1 ' time ' "$work/out")"
+  check; grep -Eq '^    execution +sec +30807.79065 +29973.50092 ' "$work/out" || fail "info: execution not indented under time with its own part"
+  check; grep -Eq '^      mpi +sec +834.2897318 +0.016974492 ' "$work/out" || fail "info: mpi's row: $(grep -m1 ' mpi ' "$work/out")"
+  run 0 "$profkit" info --json "$summary"
+  check
+  python3 - "$work/out" <<'PY' || fail "info --json of a Cube summary: no metric tree"
+import json, sys
+d = json.load(open(sys.argv[1]))
+m = {x["name"]: x for x in d["metrics"]}
+assert m["time"]["parent"] is None and m["time"]["children"] == ["execution", "overhead", "omp_idle_threads"]
+assert m["mpi"]["parent"] == "execution" and abs(m["mpi"]["exclusive_total"] - 0.016974492) < 1e-8
+assert all(k in m["time"] for k in ("name", "unit", "program_total", "scopes", "summaries"))  # members kept
+assert m["visits"]["exclusive_total"] == m["visits"]["program_total"]
+PY
+  cube_dump=${PROFKIT_REFTOOLS:-$src/../shared/ref-tools}/cubelib/bin/cube_dump
+  if [ -x "$cube_dump" ]; then # CubeLib's own exclusive values along the metric tree
+    check
+    "$cube_dump" -m execution,mpi -x excl -z incl -t aggr -c roots "$summary" >"$work/cubelib" 2>&1
+    grep -q '^MAIN__(id=0) 29973.5$' "$work/cubelib" && grep -q '^MAIN__(id=0) 0.0169745$' "$work/cubelib" ||
+      fail "CubeLib's exclusive metric values differ: $(grep MAIN "$work/cubelib" | tr '\n' ' ')"
+  fi
+fi
+
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }
 echo "conventions: $checks checks passed"

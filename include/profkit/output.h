@@ -225,6 +225,9 @@ typedef struct pk_tree_options {
      * depth, under a shown parent), and on the hot path or not. */
     const unsigned char *shown;
     const unsigned char *hot;
+    /* Frame trees (pk_frames_write_text()): per node, folded into the
+     * frame below (pk_tree_answer.folded), or NULL: none is. */
+    const unsigned char *folded;
     /* What the threshold is a share of, for the note on hidden nodes
      * (NULL: "the total"). */
     const char *threshold_of;

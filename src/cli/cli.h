@@ -237,7 +237,8 @@ enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
 /* Options of the tree-shaped views (tree, callers, callees): the shared
  * ones plus -d/--depth into o->max_depth, --tree into *want_tree when
  * want_tree is not NULL (callers, callees), --loops/--lines into *lexical
- * when lexical is not NULL (tree). Returns 0, -1 after printing `help`,
+ * and --show-chains into the query (chains=show) when lexical is not NULL
+ * (tree). Returns 0, -1 after printing `help`,
  * or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical);

@@ -143,7 +143,7 @@ void cli_describe(const pk_answer_head *h, FILE *out)
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical)
 {
-    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS };
+    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS, OPT_CHAINS };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          CLI_WIDTH_LONG_OPTION,
                                          {"depth", required_argument, NULL, 'd'},
@@ -151,7 +151,9 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
                                          {"tree", no_argument, NULL, OPT_TREE},
                                          {"lines", no_argument, NULL, OPT_LINES},
                                          {"loops", no_argument, NULL, OPT_LOOPS},
+                                         {"show-chains", no_argument, NULL, OPT_CHAINS},
                                          {0}};
+    int show_chains = 0;
     int c, rc;
     char *end;
     while ((c = cli_getopt(cmd, argc, argv, "m:t:n:d:h", opts)) != -1) {
@@ -166,6 +168,9 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             *lexical = c == OPT_LINES ? CLI_TREE_LINES : *lexical ? *lexical : CLI_TREE_LOOPS;
         } else if (c == OPT_LINES || c == OPT_LOOPS) {
             return cli_usage_error(cmd, "unknown option --%s", c == OPT_LINES ? "lines" : "loops");
+        } else if (c == OPT_CHAINS) { /* tree's own, as --lines */
+            if (!lexical) return cli_usage_error(cmd, "unknown option --show-chains");
+            show_chains = 1;
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;
@@ -173,5 +178,7 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             return rc;
         }
     }
-    return cli_view_check(cmd, v);
+    rc = cli_view_check(cmd, v);
+    if (!rc && lexical) rc = cli_query_set(cmd, v, "chains", show_chains ? "show" : "fold");
+    return rc;
 }

@@ -46,6 +46,12 @@ peak_below() { # NAME MB (not under ASan: its shadow memory counts)
   [ "$asan" = 1 ] || [ "$(cat "$work/$1.rss")" -lt $(($2 * 1024)) ] ||
     fail "$1: peak memory $(cat "$work/$1.rss") KB, want below $2 MB"
 }
+took_below() { # NAME SECONDS (wall time, as run measured it)
+  checks=$((checks + 1))
+  local secs
+  secs=$(tail -n 1 "$work/$1.time" | cut -d' ' -f2)
+  awk -v s="$secs" -v m="$2" 'BEGIN { exit !(s < m) }' || fail "$1: took $secs s, want below $2 s"
+}
 no_temporaries() { # DIR
   checks=$((checks + 1))
   local left
@@ -62,6 +68,14 @@ echo "class 1: memory in proportion to what a file holds"
 "$py" "$here/mk_cube.py" shared-data "$work/shared-few.cubex" 3
 run zero-rows 0 2048 -- "$profkit" info "$work/zero-rows.cubex" # 6.9 GB dense before
 peak_below zero-rows 200
+# 120,000 rows stored empty (a 0.93 MB file): O(rows), not O(rows^2)
+# (issue 32: 42 s and 1.87 GB before)
+"$py" "$here/mk_cube.py" zero-rows "$work/zero-rows-120k.cubex" 120000
+run zero-rows-120k 0 1024 -- "$profkit" info "$work/zero-rows-120k.cubex"
+peak_below zero-rows-120k 400
+took_below zero-rows-120k 10
+run zero-rows-120k-threads 0 1024 -- "$profkit" threads "$work/zero-rows-120k.cubex"
+took_below zero-rows-120k-threads 10
 run tiny-rows 1 2048 -- "$profkit" info "$work/tiny-rows.cubex"
 says tiny-rows "member 0.data, byte"
 says tiny-rows "memory budget"

@@ -311,8 +311,11 @@ pk_status cli_json_flat_row_name(pk_json *j, const pk_profile *p, pk_group_by by
 /* After a --json document: CLI_OK, or the writer's or the stream's error
  * reported (json_names.c). */
 int cli_json_done(const char *cmd, pk_json *j);
-/* stdout flushed: CLI_OK, or its write error reported. */
+/* stdout flushed: CLI_OK, or its write error reported (and
+ * cli_output_reported set, so main.c's check after every command does
+ * not say it twice). */
 int cli_output_done(const char *cmd);
+extern int cli_output_reported;
 
 /* --- tree views with several metrics and call counts (tree_columns.c) */
 

@@ -244,5 +244,19 @@ printf 'events: Ir\nevent: A = B + Ir\nevent: B = A\nfn=main\n1 1\n' >"$work/for
 run formula-cycle 1 0 -- "$profkit" check "$work/formula.callgrind"
 says formula-cycle "formula-cycle"
 
+echo "class 10: a write error on standard output is an error (issue 32)"
+mkdb=$(dirname "$cg_gen")/pk-mkdb
+"$mkdb" "$work/full.d" >/dev/null
+cg=$src/tests/data/callgrind/sample.callgrind
+full_cases=("info $cg" "tree $cg" "flat $cg" "flat --csv $cg" "flat --json $cg" "callers $cg main"
+  "callees $cg main" "threads $cg" "diff $cg $cg" "flame --folded $cg" "annotate $cg"
+  "trace $work/full.d" "check $cg" "dump $cg" "dump --json $cg" "info --help" "--help" "--version")
+for c in "${full_cases[@]}"; do
+  name="full-$(echo "$c" | tr -c 'a-z-' '_' | cut -c1-40)"
+  # shellcheck disable=SC2086
+  run "$name" 1 0 -- sh -c "exec \"\$0\" $c >/dev/full" "$profkit"
+  says "$name" "writing the output failed: No space left on device"
+done
+
 echo "hostile: $checks checks, $failures failures"
 [ "$failures" = 0 ]

@@ -11,7 +11,6 @@
  * Names are compared through a 64-bit hash of the displayed name (cached
  * per function), with the strings compared on every hash hit.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 

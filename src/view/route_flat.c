@@ -8,7 +8,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -145,17 +144,19 @@ static int by_key_ranked(const void *a, const void *b)
     return x < y ? -1 : x > y;
 }
 
-static int name_matches(const table *t, uint64_t key, const regex_t *re)
+static int name_matches(const table *t, uint64_t key, pk_pattern *re, pk_status *st)
 {
     char name[4096];
     pk_flat_row r = {.key = key};
     pk_flat_row_name(t->p, t->by, &r, name, sizeof name);
-    return regexec(re, name, 0, NULL, 0) == 0;
+    int hit = 0;
+    if (!*st) *st = pk_pattern_match(re, name, strlen(name), &hit);
+    return hit;
 }
 
 /* The groups any metric has (matching `re` when given), ranked by column
  * `sort`'s self value, largest first. */
-static cli_ranked *rank(const table *t, size_t sort, const regex_t *re, size_t *n)
+static cli_ranked *rank(const table *t, size_t sort, pk_pattern *re, size_t *n, pk_status *st)
 {
     size_t total = 0, k = 0;
     for (size_t i = 0; i < t->n_base; i++)
@@ -168,7 +169,7 @@ static cli_ranked *rank(const table *t, size_t sort, const regex_t *re, size_t *
     qsort(r, k, sizeof *r, by_key_ranked);
     *n = 0;
     for (size_t i = 0; i < k; i++)
-        if ((i == 0 || r[i].key != r[i - 1].key) && (!re || name_matches(t, r[i].key, re)))
+        if ((i == 0 || r[i].key != r[i - 1].key) && (!re || name_matches(t, r[i].key, re, st)))
             r[(*n)++].key = r[i].key;
     for (size_t i = 0; i < *n; i++)
         r[i].v = value(t, &t->col[sort], r[i].key, 0, 0);
@@ -306,14 +307,18 @@ int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, si
     if (rc == 200 && !pkv_uint(q, "top", 0, 1000000, 500, &top, err, size)) rc = 400;
     if (rc == 200 && !pkv_uint(q, "sort", 0, t.n_col ? t.n_col - 1 : 0, 0, &sort, err, size))
         rc = 400;
-    regex_t re;
+    pk_pattern *re = NULL; /* bounded in size and time (util/pattern.c) */
     const char *search = pkv_get(q, "search");
-    if (rc == 200 && search && regcomp(&re, search, REG_EXTENDED | REG_ICASE | REG_NOSUB))
-        rc = 400, snprintf(err, size, "search is no valid extended regular expression");
+    if (rc == 200 && search && pk_pattern_compile(search, PK_PATTERN_ICASE, &re))
+        rc = 400, snprintf(err, size, "search: %s", pk_error_last());
+    if (re) pk_pattern_set_time_limit(re, PKV_SEARCH_SECONDS);
     if (rc != 200) return table_free(&t), rc;
     size_t n = 0;
-    cli_ranked *r = rank(&t, (size_t)sort, search ? &re : NULL, &n);
-    if (search) regfree(&re);
+    pk_status st = PK_OK;
+    cli_ranked *r = rank(&t, (size_t)sort, re, &n, &st);
+    pk_pattern_free(re);
+    if (r && st) /* the time limit: 503, the server is fine */
+        return free(r), table_free(&t), snprintf(err, size, "search: %s", pk_error_last()), 503;
     if (!r) return table_free(&t), snprintf(err, size, "out of memory"), 500;
     size_t shown = top && top < n ? (size_t)top : n;
     pk_json_object_begin(j);

@@ -21,8 +21,9 @@
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
-#define PKV_MAX_PARAMS    16   /* more is a 400 */
-#define PKV_MAX_PARAM_LEN 4096 /* bytes of one key or value, decoded */
+#define PKV_MAX_PARAMS     16   /* more is a 400 */
+#define PKV_SEARCH_SECONDS 2.0  /* /api/flat?search=: matching time per answer */
+#define PKV_MAX_PARAM_LEN  4096 /* bytes of one key or value, decoded */
 
 typedef struct pkv_param {
     char *key, *value;

@@ -258,5 +258,25 @@ for c in "${full_cases[@]}"; do
   says "$name" "writing the output failed: No space left on device"
 done
 
+echo "class 11: regular expressions bounded in time and memory (issue 32)"
+# one C++ name of 1 MB: glibc's regexec took over 60 s on a backreference
+"$py" - "$work/longname.callgrind" <<'PY'
+import sys
+name = "std::vector<" * 87381 + "a"
+open(sys.argv[1], "w").write("events: Ir\nfn=main\n1 5\ncfn=%s\ncalls=1 1\n1 10\nfn=%s\n1 10\n" % (name, name))
+PY
+ln=$work/longname.callgrind
+run re-nested 2 512 -- "$profkit" tree --focus '(a{1,32767}){1,32767}' "$ln" # 3.9 GB, 35 s before
+says re-nested "too big with its repetitions written out"
+took_below re-nested 5
+run re-backref 2 512 -- "$profkit" flat --hide '^(.*)(.*)\2\1$' "$ln"
+says re-backref "backreferences"
+run re-callers 2 512 -- "$profkit" callers "$ln" '(std::)\1'
+says re-callers "backreferences"
+run re-hard 0 512 -- "$profkit" tree --focus '(s|st|std|:)*(<|v)*x$' "$ln"
+took_below re-hard 10
+run re-ok 0 512 -- "$profkit" callers "$ln" 'vector<a$'
+says re-ok "std::vector<std::vector<"
+
 echo "hostile: $checks checks, $failures failures"
 [ "$failures" = 0 ]

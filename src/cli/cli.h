@@ -207,10 +207,19 @@ int cli_flat_call_counts(const pk_profile *p, const cli_view *v, pk_group_by by,
 void cli_flat_csv_name(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
 void cli_flat_csv_place(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
 
+/* Where a served page's sources may come from: the profile's own src/ and
+ * `dirs`, or (any) wherever annotate's rules find them. */
+typedef struct cli_sources {
+    const char *const *dirs;
+    size_t n_dirs;
+    int any;
+} cli_sources;
+
 /* `annotate --json` of `target` (a function or file name; NULL: the top
- * v->top functions) written to `out` (cmd_annotate.c); CLI_OK or an exit
- * status (reported on stderr). */
-int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out);
+ * v->top functions) written to `out` (cmd_annotate.c), sources found as
+ * `src` allows; CLI_OK or an exit status (reported on stderr). */
+int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target,
+                      const cli_sources *src, FILE *out);
 
 /* `diff --json` of two open profiles, A = pa, B = pb, with the view's
  * metric, locations and --top, written to `out` (cmd_diff.c). */

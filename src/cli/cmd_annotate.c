@@ -53,6 +53,7 @@ typedef struct annotate_args {
     size_t n_dirs;
     const char *target; /* FUNCTION or FILE, or NULL */
     int assembly;       /* --asm */
+    int within;         /* sources only under the profile's src/ and dirs (the view) */
 } annotate_args;
 
 /* What is being annotated, common to every listing of one run. */
@@ -174,7 +175,8 @@ static int list_file(annotate_run *r, const listing *l)
     pk_line_range *ranges = NULL;
     size_t n_ranges = 0;
     if (pk_file_get(r->p, l->file, &pf) != PK_OK) return CLI_BAD;
-    pk_status st = pk_source_locate(r->p, l->file, r->a->dirs, r->a->n_dirs, found, sizeof found);
+    pk_status st = (r->a->within ? pk_source_locate_within : pk_source_locate)(
+        r->p, l->file, r->a->dirs, r->a->n_dirs, found, sizeof found);
     if (st && st != PK_ERR_NOT_FOUND && st != PK_ERR_LIMIT) /* not found: costs alone */
         return cli_library_error("annotate", st);
     double min_cost = r->a->view.threshold / 100.0 * fabs(r->total);
@@ -403,9 +405,12 @@ static int annotate(annotate_run *r)
     return rc ? rc : cli_output_done("annotate");
 }
 
-int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target, FILE *out)
+int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target,
+                      const cli_sources *src, FILE *out)
 {
-    annotate_args a = {.view = *v, .context = 3, .target = target};
+    annotate_args a = {.view = *v, .context = 3, .target = target, .within = !src->any};
+    for (size_t i = 0; i < src->n_dirs && a.n_dirs < MAX_DIRS; i++)
+        a.dirs[a.n_dirs++] = src->dirs[i];
     a.view.json = 1;
     annotate_run r = {.p = p, .a = &a, .from_callgraph = callgraph_applies(p, v), .json_out = out};
     int rc = annotate(&r);

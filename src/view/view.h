@@ -21,9 +21,10 @@
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
-#define PKV_MAX_PARAMS     16   /* more is a 400 */
-#define PKV_SEARCH_SECONDS 2.0  /* /api/flat?search=: matching time per answer */
-#define PKV_MAX_PARAM_LEN  4096 /* bytes of one key or value, decoded */
+#define PKV_MAX_PARAMS      16 /* more is a 400 */
+#define PKV_MAX_SOURCE_DIRS 64
+#define PKV_SEARCH_SECONDS  2.0  /* /api/flat?search=: matching time per answer */
+#define PKV_MAX_PARAM_LEN   4096 /* bytes of one key or value, decoded */
 
 typedef struct pkv_param {
     char *key, *value;
@@ -108,6 +109,13 @@ typedef struct pkv_session {
     pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
+    /* /api/source reads only under the profile's src/ and these (-I),
+     * unless any_source (--any-source) */
+    const char *source_dirs[PKV_MAX_SOURCE_DIRS];
+    size_t n_source_dirs;
+    int any_source;
+    /* the server's session token (hex), "" with --no-token */
+    char token[65];
     /* report mode: what /api/profile says about the pruning */
     int report;
     double threshold;
@@ -234,9 +242,9 @@ const char *pkv_asset_type(const char *name);
 
 /* ---- server.c ------------------------------------------------------ */
 
-/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout.
- * Returns the exit status. */
-int pkv_serve(pkv_session *s, const char *bind, unsigned port);
+/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout
+ * (with a fresh session token when `token`). Returns the exit status. */
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token);
 
 /* ---- report.c ------------------------------------------------------ */
 

@@ -122,6 +122,14 @@ run fifo-trace-tree 0 0 -- "$profkit" tree "$db"   # traces not wanted: not open
 run fifo-trace-check 1 0 -- "$profkit" check "$db" # the rest is still checked
 says fifo-trace-check "unreadable-file"
 says fifo-trace-check "checked meta.db profile.db"
+# a cct.db that is a symbolic link loop is unreadable (ELOOP), not absent
+loop=$work/loop.d
+"$(dirname "$cg_gen")/pk-mkdb" "$loop"
+rm -f "$loop/cct.db" && ln -s cct.db "$loop/cct.db"
+run loop-cct-check 1 0 -- "$profkit" check "$loop"
+says loop-cct-check "cct.db: cannot open: Too many levels of symbolic links"
+says loop-cct-check "unreadable-file"
+run loop-cct-tree 0 0 -- "$profkit" tree "$loop" # the tree needs no cct.db
 
 echo "class 3: a file that shrinks while it is read"
 big=$work/big.callgrind

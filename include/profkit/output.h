@@ -207,6 +207,14 @@ typedef struct pk_tree_options {
     /* Call counts per node (pk_metric_is_call_count(): Cube visits), or
      * NULL: a "calls" column in text, "calls" in JSON. */
     const double *calls;
+    /* What a tree answer decided (pk_answer_tree(), profkit/query.h), or
+     * NULL for the rules above: per node, shown or not (threshold and
+     * depth, under a shown parent), and on the hot path or not. */
+    const unsigned char *shown;
+    const unsigned char *hot;
+    /* What the threshold is a share of, for the note on hidden nodes
+     * (NULL: "the total"). */
+    const char *threshold_of;
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)

@@ -17,6 +17,7 @@
 #include "output.h"
 #include "pattern.h"
 #include "profile.h"
+#include "query.h"
 #include "status.h"
 #include "write.h"
 

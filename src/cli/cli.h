@@ -178,35 +178,6 @@ int cli_columns_parse(const char *cmd, const pk_profile *p, const char *spec, cl
 double cli_columns_eval(const cli_columns *t, size_t c, const double *base_values);
 void cli_columns_free(cli_columns *t);
 
-/* --- flat: several and derived metrics (flat_columns.c) -------------- */
-
-/* A flat row's key and the value it is ranked by; cli_ranked_by_value()
- * (a qsort comparator) puts the largest first, NaN last, ties by key. */
-typedef struct cli_ranked {
-    uint64_t key;
-    double v;
-} cli_ranked;
-int cli_ranked_by_value(const void *a, const void *b);
-
-/* The flat profile with one column per metric or expression. */
-int cli_flat_columns(const pk_profile *p, const cli_view *v, pk_group_by by);
-/* Rows of `flat -m view->metric` grouped by `by` (cmd_flat.c), and the
- * metric's total; free *rows with pk_flat_free(). CLI_OK or an exit
- * status (reported). */
-int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
-                  size_t *n, pk_number_format *nf, double *total);
-/* 1 when flat answers view v from p's call graph (cmd_flat.c). */
-int cli_flat_from_callgraph(const pk_profile *p, const cli_view *v);
-/* flat_extra.c: rows[].calls from the profile's call-count metric (Cube
- * visits: each group's own visits), *has 1, unless it has none or it is
- * the metric shown; CLI_OK or an exit status (reported). */
-int cli_flat_call_counts(const pk_profile *p, const cli_view *v, pk_group_by by,
-                         const char *shown_metric, pk_flat_row *rows, size_t n, int *has);
-/* CSV fields "name,module,file,line" of a flat row on stdout (by
- * function: where it is defined; by line: its file and line). */
-void cli_flat_csv_name(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
-void cli_flat_csv_place(const pk_profile *p, pk_group_by by, const pk_flat_row *r);
-
 /* Where a served page's sources may come from: the profile's own src/ and
  * `dirs`, or (any) wherever annotate's rules find them. */
 typedef struct cli_sources {
@@ -220,10 +191,6 @@ typedef struct cli_sources {
  * `src` allows; CLI_OK or an exit status (reported on stderr). */
 int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target,
                       const cli_sources *src, FILE *out);
-
-/* `diff --json` of two open profiles, A = pa, B = pb, with the view's
- * metric, locations and --top, written to `out` (cmd_diff.c). */
-int cli_diff_json(const pk_profile *pa, const pk_profile *pb, const cli_view *v, FILE *out);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);
@@ -276,6 +243,10 @@ struct cli_view {
     double threshold;
     size_t top;
     int json, csv, no_color, no_demangle;
+    int top_given; /* -n was given */
+    /* The question, made by cli_view_check() from the options above
+     * (which carry each command's defaults); freed by cli_view_free(). */
+    pk_query *q;
 };
 
 /* What a view selects: the metric and its per-context values. */
@@ -294,8 +265,16 @@ typedef struct cli_view_values {
 const char *cli_stat_name(pk_across stat);
 /* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
 int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
-/* Checks between options once all are read; 0 or a usage status. */
-int cli_view_check(const char *cmd, const cli_view *v);
+/* Checks between options once all are read, and makes v->q; 0 or a
+ * usage status. */
+int cli_view_check(const char *cmd, cli_view *v);
+void cli_view_free(cli_view *v);
+/* Set a further query option (by, level, depth...); 0 or a usage status
+ * naming --NAME. */
+int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *value);
+/* The first line of a view's header (metric, total, locations, statistic)
+ * and its notes, each "(note)" on a line of its own. */
+void cli_describe(const pk_answer_head *h, FILE *out);
 /* Pick the metric and compute its values; CLI_OK or an exit status (the
  * error reported). Free with cli_view_values_free(). */
 int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
@@ -325,6 +304,10 @@ int cli_json_done(const char *cmd, pk_json *j);
  * not say it twice). */
 int cli_output_done(const char *cmd);
 extern int cli_output_reported;
+
+/* A tree answer on stdout as the view's options ask: text, --json or
+ * --csv (cmd_tree.c; callers and callees render their trees alike). */
+int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v);
 
 /* --- tree views with several metrics and call counts (tree_columns.c) */
 
@@ -368,65 +351,16 @@ void cli_tree_options(const cli_tree_values *t, pk_tree_options *o);
 void cli_tree_describe(const pk_profile *p, const cli_view *v, const cli_tree_values *t, FILE *out);
 void cli_tree_values_free(cli_tree_values *t);
 
-/* --- diff with several metrics (diff_columns.c) ---------------------- */
-
-typedef struct cli_diff_base {
-    pk_diff_row *fr, *pr; /* function and path rows, sorted by frames */
-    size_t nf, np;
-    double a_total, b_total;
-    int set;
-} cli_diff_base;
-typedef struct cli_diff_cols {
-    cli_columns cols;
-    cli_diff_base base[CLI_MAX_BASES];
-} cli_diff_cols;
-/* Parse -m on profile A; the first item must be a metric (the tables are
- * of it). CLI_OK or an exit status (reported). */
-int cli_diff_cols_parse(const pk_profile *pa, const char *spec, cli_diff_cols *d);
-/* The name of the metric the tables are of. */
-const char *cli_diff_cols_main(const cli_diff_cols *d);
-/* Base `base`'s rows (copied) and totals. */
-pk_status cli_diff_cols_set(cli_diff_cols *d, size_t base, const pk_diff_row *fr, size_t nf,
-                            const pk_diff_row *pr, size_t np, double a_total, double b_total);
-/* Column c's values in A and B of the row matching r (functions or
- * paths; self or inclusive values), and its totals. */
-void cli_diff_cols_values(const cli_diff_cols *d, size_t c, const pk_diff_row *r, int paths,
-                          int inclusive, double *a, double *b);
-void cli_diff_cols_totals(const cli_diff_cols *d, size_t c, double *a, double *b);
-void cli_diff_cols_free(cli_diff_cols *d);
-
 /* --- diff's report for people (diff_text.c, diff_paths.c) ------------ */
 
-/* One profile of a diff: its values of the metric, its frame tree. */
-typedef struct cli_diff_side {
-    pk_profile *p;
-    cli_view_values vals;
-    pk_frame *frames;
-    size_t n_frames;
-    double scale; /* B's values x scale are in A's unit */
-} cli_diff_side;
-/* The settled rows: per function (fr) and per calling path (pr). */
-typedef struct cli_diff_tables {
-    const pk_diff_row *fr, *pr;
-    size_t nf, np;
-} cli_diff_tables;
-/* The text report on stdout; nf_of[c] is further column c's number
- * format (NULL for a derived one). CLI_OK or an exit status (reported). */
-int cli_diff_write_text(const cli_diff_side *a, const cli_diff_side *b, const cli_diff_tables *d,
-                        const cli_view *v, const char *pa, const char *pb,
-                        const cli_diff_cols *cols, const pk_number_format *const *nf_of);
-/* 1 if row r (the k-th shown) is within --top and --threshold of total
- * (by its self value when self, else its inclusive one) and changed. */
-int cli_diff_row_shown(const cli_view *v, const pk_diff_row *r, double total, size_t k, int self);
+/* The text report of a diff answer on stdout (pa, pb: the inputs' paths). */
+int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *pa, const char *pb);
 /* frames[i]'s calling path for a terminal, "... > solve > dot", in
  * `room` columns: its own function always (shortened by the name rule
  * when it alone is too long), then as many callers as fit; names escaped
  * and demangled unless keep_mangled. Valid until the next call. */
 const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_index i,
                                int keep_mangled, unsigned room);
-/* frames[i]'s whole path with names as stored, like snprintf (JSON). */
-size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
-                           size_t size);
 /* A percentage for people, never capped: "+0.4%", "+2591.0%", from
  * 10,000% on scaled like counts ("+10.80M%"); "-" for NaN. */
 void cli_percent_text(char *buf, size_t size, double pct);

@@ -123,6 +123,7 @@ static int open_side(const char *path, const char *metric, pkv_side *sd, int qui
     int rc = cli_open_opts("view", path, &o, &sd->p);
     if (rc) return rc;
     sd->path = path;
+    if (pk_session_new(sd->p, &sd->qs) != PK_OK) return cli_library_error("view", PK_ERR_NOMEM);
     if (cli_pick_metric(quiet_metric ? NULL : "view", sd->p, metric, &sd->default_metric, NULL))
         return CLI_OK;
     if (!quiet_metric) return CLI_BAD;
@@ -153,6 +154,7 @@ int cmd_view(int argc, char **argv)
     else if (!rc)
         rc = pkv_serve(&s, a.bind, a.port, !a.no_token);
     pkv_session_free(&s);
+    pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);
     if (s.side[1].p) rc = cli_close("view", s.side[1].p, rc);
     return cli_close("view", s.side[0].p, rc);
 }

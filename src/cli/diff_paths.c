@@ -65,33 +65,6 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
     return buf + pos;
 }
 
-/* The whole path of frames[i] with names as stored, into buf like
- * snprintf: written from its end, the innermost name last. */
-size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
-                           size_t size)
-{
-    char probe[1];
-    if (i == 0) return (size_t)snprintf(buf, size, "<program root>");
-    size_t total = 0;
-    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent)
-        total += pk_frame_name(p, &frames[f], probe, sizeof probe) + (f == i ? 0 : 3);
-    if (total >= size) {
-        if (size) buf[0] = 0;
-        return total;
-    }
-    size_t pos = total;
-    buf[total] = 0;
-    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent) {
-        size_t len = pk_frame_name(p, &frames[f], probe, sizeof probe);
-        if (f != i) pos -= 3, memcpy(buf + pos, " > ", 3);
-        pos -= len;
-        char keep = buf[pos + len]; /* the separator's blank, or the final NUL */
-        pk_frame_name(p, &frames[f], buf + pos, len + 1);
-        buf[pos + len] = keep;
-    }
-    return total;
-}
-
 /* "+0.4%", "-100.0%", "+2591.0%"; from 10,000% on scaled like counts,
  * "+10.80M%" (never capped: the column says the true change). */
 void cli_percent_text(char *buf, size_t size, double pct)

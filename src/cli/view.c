@@ -69,16 +69,63 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     case 'n':
         v->top = (size_t)strtoul(arg, &end, 10);
         if (*end || !*arg || *arg == '-') return cli_usage_error(cmd, "--top wants a number");
+        v->top_given = 1;
         return 0;
     default:
         return cli_bad_option(cmd);
     }
 }
 
-int cli_view_check(const char *cmd, const cli_view *v)
+int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *value)
+{
+    if (!v->q && pk_query_new(&v->q) != PK_OK) return cli_library_error(cmd, PK_ERR_NOMEM);
+    pk_status st = pk_query_set(v->q, name, value);
+    if (st == PK_ERR_INVALID_ARG) return cli_usage_error(cmd, "--%s", pk_error_last());
+    return st ? cli_library_error(cmd, st) : 0;
+}
+
+/* The question the options ask, each command's defaults included. */
+static int make_query(const char *cmd, cli_view *v)
+{
+    char num[32];
+    int rc = cli_query_set(cmd, v, "metric", v->metric);
+    if (!rc) rc = cli_query_set(cmd, v, "location", v->location);
+    if (!rc) rc = cli_query_set(cmd, v, "stat", cli_stat_name(v->stat));
+    if (!rc) rc = cli_query_set(cmd, v, "focus", v->focus);
+    if (!rc) rc = cli_query_set(cmd, v, "hide", v->hide);
+    snprintf(num, sizeof num, "%.17g", v->threshold);
+    if (!rc) rc = cli_query_set(cmd, v, "threshold", num);
+    snprintf(num, sizeof num, "%zu", v->top);
+    if (!rc) rc = cli_query_set(cmd, v, "top", num);
+    return rc;
+}
+
+int cli_view_check(const char *cmd, cli_view *v)
 {
     if (v->json && v->csv) return cli_usage_error(cmd, "--json and --csv exclude each other");
-    return 0;
+    return make_query(cmd, v);
+}
+
+void cli_view_free(cli_view *v)
+{
+    pk_query_free(v->q);
+    v->q = NULL;
+}
+
+void cli_describe(const pk_answer_head *h, FILE *out)
+{
+    const pk_answer_column *c = &h->columns[0];
+    int sum = strcmp(h->stat, "sum") == 0;
+    const char *what = !sum ? "at the root" : h->location ? "total" : "program total";
+    fprintf(out, "metric %s: %s ", cli_text(c->name), what);
+    cli_put_number(out, c->total, &c->numbers);
+    if (h->location)
+        fprintf(out, " over %zu location%s matching '%s'", h->n_locations,
+                h->n_locations == 1 ? "" : "s", cli_text(h->location));
+    if (!sum) fprintf(out, ", %s across locations", h->stat);
+    fputc('\n', out);
+    for (size_t i = 0; i < h->n_notes; i++)
+        fprintf(out, "(%s)\n", cli_text(h->notes[i].text));
 }
 
 /* Selected locations, or NULL for all of them. */

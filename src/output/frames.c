@@ -41,6 +41,7 @@ static int largest_first(const void *a, const void *b)
 
 static int shown(const fwalk *w, pk_index i)
 {
+    if (w->o.shown) return w->o.shown[i];
     if (w->o.max_depth && w->f[i].depth > w->o.max_depth) return 0;
     if (isnan(w->f[i].inclusive) || isnan(w->f[i].self)) return 1; /* never hidden as small */
     if (w->o.threshold <= 0 || isnan(w->total)) return w->f[i].inclusive != 0;
@@ -136,11 +137,12 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     fprintf(out, "  %s\n", "function");
     w.hot = hot_path(f, n);
     if (!w.hot) return pk_fail_nomem("drawing the tree");
+    if (w.o.hot) memcpy(w.hot, w.o.hot, n);
     pk_status st = walk(&w, n, text_frame);
     free(w.hot);
     if (w.hidden)
-        fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",
-                w.hidden, w.o.threshold);
+        fprintf(out, "(%zu frames below %g%% of %s or deeper than the limit not shown)\n",
+                w.hidden, w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
     return st;
 }
 
@@ -222,6 +224,7 @@ pk_status pk_frames_write_tree_json(FILE *out, const pk_profile *p, const pk_fra
     if (opts) w.o = *opts;
     w.hot = hot_path(f, n);
     if (!w.hot) return pk_fail_nomem("drawing the tree");
+    if (w.o.hot) memcpy(w.hot, w.o.hot, n);
     pk_json_init(&w.json, out, 1);
     pk_json_object_begin(&w.json);
     pk_json_key(&w.json, "schema"), pk_json_string(&w.json, "profkit.tree/1");

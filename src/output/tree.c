@@ -48,6 +48,7 @@ static int by_inclusive_desc(const void *a, const void *b)
 
 static int shown(const tree_walk *w, pk_index i, uint32_t depth)
 {
+    if (w->o.shown) return w->o.shown[i];
     if (w->o.max_depth && depth > w->o.max_depth) return 0;
     /* NaN compares false with everything: shown, never hidden as "small" */
     if (isnan(w->incl[i]) || (w->excl && isnan(w->excl[i]))) return 1;
@@ -64,6 +65,7 @@ static pk_status mark_hot_path(tree_walk *w)
     w->hot = calloc(n ? n : 1, 1);
     if (!w->hot) return pk_fail_nomem("drawing the tree");
     if (n == 0) return PK_OK;
+    if (w->o.hot) return memcpy(w->hot, w->o.hot, n), PK_OK;
     pk_index node = 0;
     for (;;) {
         w->hot[node] = 1;
@@ -176,8 +178,8 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     st = walk(&w, text_node);
     free(w.hot);
     if (w.hidden && w.o.threshold > 0)
-        fprintf(out, "(%zu contexts below %g%% of the total or deeper than the limit not shown)\n",
-                w.hidden, w.o.threshold);
+        fprintf(out, "(%zu contexts below %g%% of %s or deeper than the limit not shown)\n",
+                w.hidden, w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
     else if (w.hidden)
         fprintf(out, "(%zu contexts without a value or deeper than the limit not shown)\n",
                 w.hidden);

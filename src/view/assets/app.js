@@ -316,10 +316,12 @@
     metricList() {
       return $('flat-metrics').value.split(',').map((s) => s.trim()).filter((s) => s);
     },
+    /* the default metric first, then the others, at most MAX_COLUMNS of
+     * them (a Scalasca summary has 80): more are chosen in the box */
     defaultMetrics() {
       const names = (S.profile.metrics || []).map((m) => m.name);
       const d = S.profile.default_metric;
-      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d));
+      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d)).slice(0, 12);
     },
     params() {
       const search = $('flat-search').value.trim();
@@ -394,7 +396,7 @@
       head.append(tr);
       const rows = this.filtered().slice();
       const { m, col } = this.sort, dir = this.dir;
-      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : (r[col] || [])[m]);
+      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : ((r.values || [])[m] || {})[col]);
       rows.sort((a, b) => {
         const x = val(a), y = val(b);
         if (col === 'name') return dir * (x < y ? -1 : x > y ? 1 : 0);
@@ -403,13 +405,14 @@
       const total0 = d.metrics.length ? d.metrics[0].total : 0;
       const frag = document.createDocumentFragment();
       for (const r of rows) {
-        const share = total0 ? Math.max(0, Math.min(1, (r.self || [])[0] / total0)) : 0;
+        const share = total0 ? Math.max(0, Math.min(1, r.self / total0)) : 0;
         const name = el('td', { class: 'name', title: [r.name, r.module, r.file && r.file + (r.line ? ':' + r.line : '')].filter((x) => x).join('\n') },
           [el('span', { class: 'bar', style: 'width:' + (share * 4).toFixed(2) + 'em' }), String(r.name)]);
         const row = el('tr', { tabindex: -1 }, [name]);
         d.metrics.forEach((mm, i) => {
-          row.append(el('td', { text: PK.fmt((r.self || [])[i], fmts[i]), title: pct((r.self || [])[i], mm.total) }));
-          row.append(el('td', { text: PK.fmt((r.inclusive || [])[i], fmts[i]), title: pct((r.inclusive || [])[i], mm.total) }));
+          const v = (r.values || [])[i] || {};
+          row.append(el('td', { text: PK.fmt(v.self, fmts[i]), title: mm.percent ? pct(v.self, mm.total) : '' }));
+          row.append(el('td', { text: PK.fmt(v.inclusive, fmts[i]), title: mm.percent ? pct(v.inclusive, mm.total) : '' }));
         });
         if (calls) row.append(el('td', { text: PK.fmt(r.calls) }));
         row.pkRow = r;
@@ -419,8 +422,10 @@
       body.append(frag);
       this.rows = Array.from(body.rows);
       const hidden = d.hidden ? d.hidden + ' more rows below the top ' + d.rows.length : '';
+      const more = (S.profile.metrics || []).length - d.metrics.length;
+      const cols = more > 0 ? more + ' more metrics: name them in the metrics box' : '';
       const shown = rows.length !== d.rows.length ? rows.length + ' of ' + d.rows.length + ' rows match' : '';
-      noteText($('flat-note'), [shown, hidden].filter((x) => x).join(' · '));
+      noteText($('flat-note'), [shown, hidden, cols].filter((x) => x).join(' · '));
       this.highlight();
     },
     choose(r) {
@@ -462,11 +467,11 @@
       let first = null;
       while (stack.length) {
         const [j, p] = stack.pop();
-        const old = this.nodes.get(j.id);
-        const n = { id: j.id, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
+        const old = this.nodes.get(j.node);
+        const n = { id: j.node, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
           line: j.line, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
           child_count: j.child_count || 0, more: j.more || 0, parent: p, open: old ? old.open : false,
-          children: Array.isArray(j.children) ? j.children.map((c) => c.id) : old ? old.children : null };
+          children: Array.isArray(j.children) ? j.children.map((c) => c.node) : old ? old.children : null };
         this.nodes.set(n.id, n);
         if (!first) first = n;
         if (Array.isArray(j.children)) for (const c of j.children) stack.push([c, n.id]);
@@ -485,7 +490,7 @@
         if (key !== this.key) return;
         this.total = d.total;
         this.fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
-        const root = this.ingest(d.node, null);
+        const root = this.ingest(d.root, null);
         this.rootId = root.id;
         root.open = true;
         noteText(note, '');
@@ -507,7 +512,7 @@
         try {
           const d = await PK.api(PK.url('tree', Object.assign(this.base(), { node: id, depth: 1 })));
           if (key !== this.key) return false;
-          this.ingest(d.node, n.parent);
+          this.ingest(d.root, n.parent);
         } catch (e) {
           if (!quiet) problem($('tree-note'), $('pane-tree'), e);
           return false;
@@ -643,7 +648,7 @@
         this.fmt = metricFormat(d.metric || S.metric, d.unit, this.total);
         this.diff = this.hasBase(this.root);
         $('flame-legend').hidden = !this.diff;
-        this.note = d.hidden ? d.hidden + ' frames below ' + (d.min !== undefined ? d.min : 0.1) + ' % left out; click a frame to see more of it' : '';
+        this.note = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
         noteText($('flame-note'), this.note);
         this.draw();
         pane.dataset.state = 'ready';
@@ -663,6 +668,7 @@
       while (stack.length) {
         const [f, p] = stack.pop();
         f.parent = p;
+        if (f.node !== undefined) f.id = f.node; /* the tree answer's node index */
         f.children = f.children || [];
         for (const c of f.children) stack.push([c, f]);
       }
@@ -854,35 +860,38 @@
       const fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
       const table = el('table', { class: 'data' });
       table.append(el('thead', {}, [el('tr', {}, [el('th', { text: header('inclusive', fmt) }),
-        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
+        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { text: 'calls' }),
+        el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
       const tb = el('tbody');
-      const row = (name, incl, self, depth, extra) => {
+      const count = (n) => (n === null || n === undefined ? '' : PK.fmt(n));
+      const row = (name, incl, self, depth, calls) => {
         const r = el('tr', {}, [el('td', { text: PK.fmt(incl, fmt) }), el('td', { text: PK.fmt(self, fmt) }),
-          el('td', { text: pct(incl, d.total) }),
-          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name + (extra || '') })]);
+          el('td', { text: pct(incl, d.total) }), el('td', { text: count(calls) }),
+          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name })]);
         if (depth) r.addEventListener('click', () => frameSelect({ name }));
         else r.classList.add('selected');
         tb.append(r);
       };
-      if (d.schema === 'profkit.arcs/1') {
-        /* a call graph's own lists (Callgrind): one level, exact */
-        for (const f of d.functions || []) {
-          row(f.name, f.inclusive, f.self, 0, f.called !== undefined ? '  (called ' + PK.fmt(f.called) + '×)' : '');
-          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, '  (' + PK.fmt(a.calls) + ' calls)');
+      /* one block per function: a call graph's own lists (exact, one
+       * level), or the tree around the function */
+      for (const f of d.functions || []) {
+        if (!f.root) {
+          row(f.name, f.inclusive, f.self, 0, f.called);
+          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, a.calls);
+          continue;
         }
-      } else if (d.root) {
-        const stack = [[d.root, 0]];
+        const stack = [[f.root, 0]];
         while (stack.length) {
-          const [f, depth] = stack.pop();
-          row(f.name, f.inclusive, f.self, depth);
-          const kids = f.children || [];
+          const [n, depth] = stack.pop();
+          row(n.name, n.inclusive, n.self, depth, n.calls);
+          const kids = n.children || [];
           for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
         }
       }
       table.append(tb);
       body.append(table);
-      const hidden = d.hidden || d.hidden_functions;
-      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.reconstructed ? ' (reconstructed from a call graph)' : ''));
+      const hidden = (d.functions || []).reduce((n, f) => n + (f.hidden || 0) + (f.hidden_arcs || 0), 0) + (d.hidden_functions || 0);
+      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.source === 'reconstructed tree' ? ' (reconstructed from a call graph)' : ''));
     },
   };
 
@@ -974,7 +983,7 @@
       const which = $('loc-value').value, fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
       const stats = clear($('locations-stats'));
       const stat = (label, v, text) => stats.append(el('span', {}, [label + ' ', el('b', { text: text !== undefined ? text : withUnit(v, fmt) })]));
-      stat('of', null, String(d.of || ''));
+      stat('of', null, d.function ? 'function ' + d.function : 'the program');
       stat('locations', null, PK.fmt(d.count));
       for (const k of ['sum', 'min', 'max', 'mean', 'stddev']) if (d[k] !== undefined) stat(k, d[k]);
       if (d.imbalance !== undefined && d.imbalance !== null) stat('imbalance (max/mean − 1)', null, (100 * d.imbalance).toFixed(1) + ' %');
@@ -991,7 +1000,7 @@
       }
       table.append(tb);
       body.append(table);
-      const more = (d.locations_total || rows.length) - Math.min(rows.length, BARS_MAX);
+      const more = rows.length - Math.min(rows.length, BARS_MAX);
       noteText($('locations-note'), more > 0 ? more + ' more locations not drawn as bars' : '');
       this.strip();
     },

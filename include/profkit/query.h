@@ -21,6 +21,8 @@
 #include <stdint.h>
 
 #include "analysis.h"
+#include "annotate.h"
+#include "disasm.h"
 #include "output.h"
 #include "profile.h"
 
@@ -65,6 +67,9 @@ PK_API pk_status pk_query_copy(const pk_query *q, pk_query **out);
  *              or tree (always from the calling-context tree)
  *   context    annotate: lines of context around costly ones
  *   dirs       annotate: where sources may be, ':'-separated
+ *   sources    annotate: any (default: wherever pk_source_locate() finds a
+ *              file) or within (only under the profile's src/ and dirs,
+ *              pk_source_locate_within(): what a server reads)
  * Patterns are POSIX extended regular expressions. PK_ERR_INVALID_ARG
  * with a message naming the option for an unknown name or a bad value. */
 PK_API pk_status pk_query_set(pk_query *q, const char *name, const char *value);
@@ -261,7 +266,7 @@ PK_API pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
 
 /* For every node of `a`, the inclusive and self value of the node of
  * `base` (another profile's tree answer at the same level) at the same
- * path of names, 0 where base has none: base_inclusive and base_self hold
+ * path of names, NaN where base has none: base_inclusive and base_self hold
  * a->n_nodes doubles each. */
 PK_API pk_status pk_tree_answer_match(const pk_tree_answer *a, const pk_tree_answer *base,
                                       double *base_inclusive, double *base_self);
@@ -408,6 +413,45 @@ PK_API pk_status pk_diff_answer_write_json(pk_json *j, const pk_diff_answer *a);
  * snprintf ("<program root>" for the root). */
 PK_API size_t pk_frames_path_name(const pk_profile *p, const pk_frame *frames, pk_index i,
                                   char *buf, size_t size);
+
+/* ------------------------------------------------------------------ */
+/* annotate: source lines (or machine code) with their costs          */
+/* ------------------------------------------------------------------ */
+
+/* A function's machine code with each instruction's cost. */
+typedef struct pk_asm_answer {
+    pk_index function;
+    const char *name;
+    const char *binary; /* the module's file read */
+    pk_asm_listing listing;
+    double self; /* its instructions' self values summed */
+} pk_asm_answer;
+
+typedef struct pk_annotate_answer {
+    pk_answer_head head;
+    const char *target;      /* the function or file asked for, NULL: the top functions */
+    pk_annotation *listings; /* in order: a function's files, then the next function */
+    size_t n_listings;
+    const char **missing; /* functions without a known source line (left out) */
+    size_t n_missing;
+    pk_asm_answer *assembly; /* with option asm: per function */
+    size_t n_assembly;
+    void *private_; /* private */
+} pk_annotate_answer;
+
+/* Source lines with their costs, as callgrind_annotate and `pprof list`
+ * show them: option function (an exact function name, else a source
+ * file's path or its end, else a pattern over function names; unset:
+ * the `top` functions with the largest self value that have a source
+ * line), context (lines around costly ones), threshold (lines below this
+ * share of the total are no reason to show a window), dirs (where the
+ * sources may be), asm ("1": the functions' machine code instead),
+ * metric, location, stat, focus, hide, callgraph. PK_ERR_NOT_FOUND when
+ * nothing matches or no function asked for has a known line. */
+PK_API pk_status pk_answer_annotate(pk_session *s, const pk_query *q, pk_annotate_answer **out);
+PK_API void pk_annotate_answer_free(pk_annotate_answer *a);
+/* profkit.annotate/1 */
+PK_API pk_status pk_annotate_answer_write_json(pk_json *j, const pk_annotate_answer *a);
 
 /* Get ready for per-location answers (pk_answer_threads() with option
  * `function`) of `n` function names at once: one pass per location over

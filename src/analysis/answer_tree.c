@@ -214,8 +214,8 @@ pk_status pk_tree_answer_match(const pk_tree_answer *a, const pk_tree_answer *ba
                        : PK_OK;
     for (size_t i = 0; i < n; i++) {
         int hit = !st && base->n_nodes && map[i] != PK_NONE;
-        base_inclusive[i] = hit ? base->nodes[map[i]].inclusive : 0;
-        base_self[i] = hit ? base->nodes[map[i]].self : 0;
+        base_inclusive[i] = hit ? base->nodes[map[i]].inclusive : NAN;
+        base_self[i] = hit ? base->nodes[map[i]].self : NAN;
     }
     free(map);
     return st;

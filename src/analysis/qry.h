@@ -30,6 +30,8 @@ enum {
     PKQ_CALLGRAPH,
     PKQ_CONTEXT,
     PKQ_DIRS,
+    PKQ_ASM,
+    PKQ_SOURCES,
     PKQ_N_OPTIONS
 };
 
@@ -43,6 +45,8 @@ struct pk_query {
     pk_group_by by;
     pk_tree_level level;
     int use_callgraph;
+    int assembly;
+    int sources_within; /* sources=within: pk_source_locate_within() */
 };
 
 int pkq_option(const char *name);

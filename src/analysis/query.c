@@ -17,12 +17,24 @@
 #include "util/error.h"
 
 static const char *const option_names[PKQ_N_OPTIONS] = {
-    [PKQ_METRIC] = "metric",     [PKQ_LOCATION] = "location",   [PKQ_STAT] = "stat",
-    [PKQ_FOCUS] = "focus",       [PKQ_HIDE] = "hide",           [PKQ_THRESHOLD] = "threshold",
-    [PKQ_TOP] = "top",           [PKQ_DEPTH] = "depth",         [PKQ_BY] = "by",
-    [PKQ_LEVEL] = "level",       [PKQ_SORT] = "sort",           [PKQ_SEARCH] = "search",
-    [PKQ_FUNCTION] = "function", [PKQ_CALLGRAPH] = "callgraph", [PKQ_CONTEXT] = "context",
+    [PKQ_METRIC] = "metric",
+    [PKQ_LOCATION] = "location",
+    [PKQ_STAT] = "stat",
+    [PKQ_FOCUS] = "focus",
+    [PKQ_HIDE] = "hide",
+    [PKQ_THRESHOLD] = "threshold",
+    [PKQ_TOP] = "top",
+    [PKQ_DEPTH] = "depth",
+    [PKQ_BY] = "by",
+    [PKQ_LEVEL] = "level",
+    [PKQ_SORT] = "sort",
+    [PKQ_SEARCH] = "search",
+    [PKQ_FUNCTION] = "function",
+    [PKQ_CALLGRAPH] = "callgraph",
+    [PKQ_CONTEXT] = "context",
     [PKQ_DIRS] = "dirs",
+    [PKQ_ASM] = "asm",
+    [PKQ_SOURCES] = "sources",
 };
 
 static const char *const stat_names[] = {"sum", "mean", "min", "max", "stddev"};
@@ -176,6 +188,12 @@ static pk_status parse(pk_query *q, int opt, const char *v)
     case PKQ_LEVEL:
     case PKQ_CALLGRAPH:
         return parse_word(q, opt, v);
+    case PKQ_ASM:
+        if (strcmp(v, "0") && strcmp(v, "1")) return bad("asm", v, "0 or 1");
+        return q->assembly = v[0] == '1', PK_OK;
+    case PKQ_SOURCES:
+        if (strcmp(v, "any") && strcmp(v, "within")) return bad("sources", v, "any or within");
+        return q->sources_within = v[0] == 'w', PK_OK;
     case PKQ_FOCUS:
     case PKQ_HIDE:
     case PKQ_SEARCH:
@@ -246,6 +264,12 @@ void pkq_copy_parsed(pk_query *q, const pk_query *from, int opt)
         break;
     case PKQ_CONTEXT:
         q->context = from->context;
+        break;
+    case PKQ_ASM:
+        q->assembly = from->assembly;
+        break;
+    case PKQ_SOURCES:
+        q->sources_within = from->sources_within;
         break;
     default:
         break;
@@ -325,6 +349,9 @@ void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned widt
         break;
     case PK_ANSWER_THREADS:
         o->flags |= PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE;
+        break;
+    case PK_ANSWER_ANNOTATE: /* lines: by position; a call graph's lists need no tree */
+        if (lists) o->flags |= PK_OPEN_NO_TREE;
         break;
     default:
         o->flags |= PK_OPEN_BY_FUNCTION;

@@ -59,11 +59,6 @@ int cli_max_memory(uint64_t *out);
  * what it printed then came partly from zeros, and stderr says so. */
 int cli_close(const char *cmd, pk_profile *p, int rc);
 int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts, pk_profile **out);
-/* What a view showing contexts of at least `percent` % asks of a call
- * graph's reconstructed tree (pk_open_options.tree_threshold): built a
- * good way below that, so no other metric's context of that size is
- * missed; 0 (the whole tree) when every context is wanted. */
-double cli_tree_threshold(double percent);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
@@ -90,20 +85,6 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
 int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
                  pk_profile **out);
 
-/* The metric `spec` names: "NAME" or "NAME:inclusive|exclusive" (exact, or
- * the one metric it is a case-insensitive prefix of, or the one spelled
- * alike; *scope, if not NULL, gets the suffix's kind or PK_SCOPE_OTHER), or
- * with no spec the first time-like metric with a non-zero total, else the
- * first with one, else the first (metric_pick.c). Returns 0 when nothing
- * or several match, reporting it with the candidates under `cmd` (quiet
- * when cmd is NULL). */
-int cli_pick_metric(const char *cmd, const pk_profile *p, const char *spec, pk_index *out,
-                    pk_scope_kind *scope);
-/* One line saying the tree is reconstructed from a call graph, if it is. */
-void cli_say_reconstructed(const pk_profile *p, FILE *out);
-/* 1 if the profile's calling-context tree was reconstructed. */
-int cli_is_reconstructed(const pk_profile *p);
-
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
 int cli_format_from_name(const char *name, pk_format *out);
@@ -117,26 +98,7 @@ int cli_export_kind(const char *to, const char *output);
 int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
                int quiet);
 
-/* --- callgraph.c: views answered from a call graph (Callgrind) --- */
 typedef struct cli_view cli_view;
-typedef struct cli_cg_view {
-    pk_index metric;
-    pk_metric met;
-    size_t event;        /* the call graph event of the metric */
-    pk_index *locations; /* --location's, or NULL for all */
-    size_t n_locations;
-    double total;        /* self costs of the selection */
-    pk_number_format nf; /* how the values read for people */
-} cli_cg_view;
-/* Metric, event and locations of a view on profile p, which has a call
- * graph; CLI_OK or an exit status (reported). */
-int cli_cg_view_init(const char *cmd, const pk_profile *p, const cli_view *v, cli_cg_view *out);
-void cli_cg_view_free(cli_cg_view *v);
-/* The flat profile of the view's locations (summed), largest self first. */
-pk_status cli_cg_flat(const pk_profile *p, const cli_cg_view *cv, pk_group_by by,
-                      pk_flat_row **rows, size_t *n_rows);
-/* The header lines of such a view: metric, total, locations, exactness. */
-void cli_cg_describe(const pk_profile *p, const cli_view *v, const cli_cg_view *cv, FILE *out);
 
 /* --- suggest.c: "did you mean" ---------------------------------------- */
 
@@ -149,48 +111,6 @@ int cli_getopt(const char *cmd, int argc, char **argv, const char *shortopts,
                const struct option *opts);
 /* After cli_getopt's '?': "Try 'profkit CMD --help'.", CLI_USAGE. */
 int cli_bad_option(const char *cmd);
-
-/* --- several and derived metrics (metric_columns.c) ------------------ */
-
-/* Is -m's text a list or a derived metric ("Ir,Dr", "miss=D1mr/Dr"),
- * not the name of one of p's metrics? */
-int cli_metric_list(const pk_profile *p, const char *spec);
-
-#define CLI_MAX_COLUMNS 16
-#define CLI_MAX_BASES   32
-typedef struct cli_column {
-    char label[64];
-    pk_expr *e;
-    size_t base[CLI_MAX_BASES]; /* index in cli_columns.base of each of e's names */
-    int plain;                  /* a metric named, no expression: its unit applies */
-} cli_column;
-/* The columns of -m 'A,B,name=EXPR' and the metrics (bases) they need. */
-typedef struct cli_columns {
-    cli_column col[CLI_MAX_COLUMNS];
-    size_t n_col;
-    pk_metric base[CLI_MAX_BASES];
-    pk_index base_index[CLI_MAX_BASES];
-    size_t n_base;
-} cli_columns;
-/* Parse the -m text; CLI_OK or an exit status (reported under cmd). */
-int cli_columns_parse(const char *cmd, const pk_profile *p, const char *spec, cli_columns *out);
-/* Column c's value given every base's value (base_values[b]); NaN for x/0. */
-double cli_columns_eval(const cli_columns *t, size_t c, const double *base_values);
-void cli_columns_free(cli_columns *t);
-
-/* Where a served page's sources may come from: the profile's own src/ and
- * `dirs`, or (any) wherever annotate's rules find them. */
-typedef struct cli_sources {
-    const char *const *dirs;
-    size_t n_dirs;
-    int any;
-} cli_sources;
-
-/* `annotate --json` of `target` (a function or file name; NULL: the top
- * v->top functions) written to `out` (cmd_annotate.c), sources found as
- * `src` allows; CLI_OK or an exit status (reported on stderr). */
-int cli_annotate_json(const pk_profile *p, const cli_view *v, const char *target,
-                      const cli_sources *src, FILE *out);
 
 /* A value for people followed by its unit ("7.025 s", "1,234"). */
 void cli_put_number(FILE *out, double v, const pk_number_format *nf);
@@ -249,19 +169,6 @@ struct cli_view {
     pk_query *q;
 };
 
-/* What a view selects: the metric and its per-context values. */
-typedef struct cli_view_values {
-    pk_index metric;
-    pk_metric met;
-    pk_scope_kind scope; /* from NAME:SCOPE, else PK_SCOPE_OTHER */
-    double *incl, *excl; /* excl NULL when it cannot be had (min/max metric) */
-    double total;        /* root inclusive before --focus/--hide */
-    int derived;         /* scope kind derived from the other, or 0 */
-    unsigned char *selected;
-    size_t n_selected, n_matched;
-    pk_number_format nf; /* how the values read for people */
-} cli_view_values;
-
 const char *cli_stat_name(pk_across stat);
 /* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
 int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
@@ -275,10 +182,6 @@ int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *va
 /* The first line of a view's header (metric, total, locations, statistic)
  * and its notes, each "(note)" on a line of its own. */
 void cli_describe(const pk_answer_head *h, FILE *out);
-/* Pick the metric and compute its values; CLI_OK or an exit status (the
- * error reported). Free with cli_view_values_free(). */
-int cli_view_compute(const char *cmd, const pk_profile *p, const cli_view *v, cli_view_values *out);
-void cli_view_values_free(cli_view_values *vals);
 /* What a tree shows (lexical): functions only, with loops, or every
  * context (loops, lines, instructions). */
 enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
@@ -289,67 +192,18 @@ enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
  * or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical);
-/* The header lines: metric, total, locations, derivations, filters. */
-void cli_view_describe(const pk_profile *p, const cli_view *v, const cli_view_values *vals,
-                       FILE *out);
-
-/* A flat row's name as a JSON string value, whole (json_names.c). */
-pk_status cli_json_flat_row_name(pk_json *j, const pk_profile *p, pk_group_by by,
-                                 const pk_flat_row *row);
 /* After a --json document: CLI_OK, or the writer's or the stream's error
  * reported (json_names.c). */
 int cli_json_done(const char *cmd, pk_json *j);
-/* stdout flushed: CLI_OK, or its write error reported (and
- * cli_output_reported set, so main.c's check after every command does
- * not say it twice). */
+/* stdout flushed: CLI_OK, or its write error reported. */
 int cli_output_done(const char *cmd);
+/* Set once a write error on stdout was reported, so main.c's check after
+ * every command does not say it twice. */
 extern int cli_output_reported;
 
 /* A tree answer on stdout as the view's options ask: text, --json or
  * --csv (cmd_tree.c; callers and callees render their trees alike). */
 int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v);
-
-/* --- tree views with several metrics and call counts (tree_columns.c) */
-
-/* How a tree view makes its nodes from one metric's per-context
- * inclusive values (pk_frames_build() and kin); NULL: the contexts. */
-typedef struct cli_tree_build {
-    pk_status (*fn)(const pk_profile *p, const double *incl, const void *arg, pk_frame **frames,
-                    size_t *n);
-    const void *arg;
-} cli_tree_build;
-typedef struct cli_tree_base {
-    pk_metric met;
-    double total;
-    pk_number_format nf;
-    double *incl, *self; /* per node; self NULL when not known */
-    pk_frame *frames;    /* the nodes, when built as frames */
-    size_t n;
-} cli_tree_base;
-typedef struct cli_tree_values {
-    cli_view_values vals; /* one metric: its view (values per context) */
-    pk_frame *frames;     /* the nodes, with the first column's values */
-    size_t n;             /* nodes (frames, or contexts) */
-    double total;         /* of the first column */
-    pk_number_format nf;  /* of the first column */
-    const char *label;    /* the first column's name */
-    size_t n_col;         /* 0 for one metric */
-    cli_columns cols;
-    cli_tree_base base[CLI_MAX_BASES];
-    double *incl[CLI_MAX_COLUMNS], *self[CLI_MAX_COLUMNS];
-    pk_value_column out[CLI_MAX_COLUMNS];
-    cli_tree_base calls_base;
-    const double *calls; /* per node, or NULL */
-} cli_tree_values;
-/* The view's metric(s) and call counts per node; CLI_OK or an exit
- * status (reported). Free with cli_tree_values_free(). */
-int cli_tree_values_compute(const char *cmd, const pk_profile *p, const cli_view *v,
-                            const cli_tree_build *build, cli_tree_values *t);
-/* Fill o's metric, numbers, columns and calls from t. */
-void cli_tree_options(const cli_tree_values *t, pk_tree_options *o);
-/* The header lines of such a view. */
-void cli_tree_describe(const pk_profile *p, const cli_view *v, const cli_tree_values *t, FILE *out);
-void cli_tree_values_free(cli_tree_values *t);
 
 /* --- diff's report for people (diff_text.c, diff_paths.c) ------------ */
 
@@ -368,23 +222,5 @@ void cli_percent_text(char *buf, size_t size, double pct);
  * (a NaN a: a derived value undefined in A), "0" where both are, "-"
  * where b is NaN. */
 void cli_change_text(char *buf, size_t size, double a, double b);
-
-/* --- annotate --asm (annotate_asm.c) --------------------------------- */
-
-/* Where an annotation's per-instruction costs come from. */
-typedef struct cli_asm_source {
-    int from_callgraph;
-    size_t event;              /* call graph: the metric's event */
-    const pk_index *locations; /* call graph: --location's, or NULL */
-    size_t n_locations;
-    const double *excl; /* tree: exclusive values per context */
-    double total;
-    const char *metric;
-    const pk_number_format *nf;
-    int keep_mangled;
-} cli_asm_source;
-/* The machine code of function fn with its costs; CLI_OK or an exit
- * status (reported). */
-int cli_annotate_asm(const pk_profile *p, pk_index fn, const cli_asm_source *src);
 
 #endif

@@ -124,11 +124,24 @@ static int open_side(const char *path, const char *metric, pkv_side *sd, int qui
     if (rc) return rc;
     sd->path = path;
     if (pk_session_new(sd->p, &sd->qs) != PK_OK) return cli_library_error("view", PK_ERR_NOMEM);
-    if (cli_pick_metric(quiet_metric ? NULL : "view", sd->p, metric, &sd->default_metric, NULL))
-        return CLI_OK;
-    if (!quiet_metric) return CLI_BAD;
-    /* the base lacks PATH's metric: its own default */
-    return cli_pick_metric("view", sd->p, NULL, &sd->default_metric, NULL) ? CLI_OK : CLI_BAD;
+    pk_status st = pk_metric_lookup(sd->p, metric, &sd->default_metric);
+    if (st && quiet_metric) /* the base lacks PATH's metric: its own default */
+        st = pk_metric_lookup(sd->p, NULL, &sd->default_metric);
+    return st ? cli_library_error("view", st) : CLI_OK;
+}
+
+/* The -I directories as the query's dirs option takes them. */
+static char *join_dirs(const view_args *a)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < a->n_dirs; i++)
+        len += strlen(a->dirs[i]) + 1;
+    char *all = calloc(len, 1);
+    for (size_t i = 0; all && i < a->n_dirs; i++) {
+        if (i) strcat(all, ":");
+        strcat(all, a->dirs[i]);
+    }
+    return all;
 }
 
 int cmd_view(int argc, char **argv)
@@ -142,6 +155,8 @@ int cmd_view(int argc, char **argv)
     s.assets_dir = getenv("PROFKIT_VIEW_ASSETS");
     memcpy(s.source_dirs, a.dirs, sizeof a.dirs);
     s.n_source_dirs = a.n_dirs, s.any_source = a.any_source;
+    if (a.n_dirs && !(s.source_dirs_joined = join_dirs(&a)))
+        return cli_library_error("view", PK_ERR_NOMEM);
     if (s.assets_dir && !*s.assets_dir) s.assets_dir = NULL;
     rc = open_side(path, a.metric, &s.side[0], 0);
     if (!rc && a.base) {
@@ -154,6 +169,7 @@ int cmd_view(int argc, char **argv)
     else if (!rc)
         rc = pkv_serve(&s, a.bind, a.port, !a.no_token);
     pkv_session_free(&s);
+    free(s.source_dirs_joined);
     pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);
     if (s.side[1].p) rc = cli_close("view", s.side[1].p, rc);
     return cli_close("view", s.side[0].p, rc);

@@ -211,20 +211,3 @@ void cli_put_number(FILE *out, double v, const pk_number_format *nf)
     pk_format_number(buf, sizeof buf, v, &wide);
     fprintf(out, "%s%s%s", buf, nf && nf->unit[0] ? " " : "", nf ? cli_text(nf->unit) : "");
 }
-
-double cli_tree_threshold(double percent)
-{
-    return percent > 0 ? percent / 100.0 / 16.0 : 0.0;
-}
-
-int cli_is_reconstructed(const pk_profile *p)
-{
-    pk_profile_info pi;
-    return pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed;
-}
-
-void cli_say_reconstructed(const pk_profile *p, FILE *out)
-{
-    if (cli_is_reconstructed(p))
-        fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
-}

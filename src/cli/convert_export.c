@@ -52,7 +52,8 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
         cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &p);
     if (rc) return rc;
     pk_index m = 0;
-    if (kind != CLI_EXPORT_CSV && !cli_pick_metric("convert", p, metric, &m, NULL))
+    if (kind != CLI_EXPORT_CSV && pk_metric_lookup(p, metric, &m) != PK_OK &&
+        cli_library_error("convert", PK_ERR_NOT_FOUND))
         return cli_close("convert", p, CLI_BAD);
     pk_output *out;
     pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);

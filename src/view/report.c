@@ -279,7 +279,7 @@ static int load(const pkv_session *s, const char *name, asset *a)
 {
     if (pkv_asset(s->assets_dir, name, &a->data, &a->len, &a->owned)) return 1;
     fprintf(stderr, "profkit view: cannot read the page's %s%s%s\n", name,
-            s->assets_dir ? " from " : "", s->assets_dir ? cli_text(s->assets_dir) : "");
+            s->assets_dir ? " from " : "", s->assets_dir ? pkv_text(s->assets_dir) : "");
     return 0;
 }
 
@@ -341,16 +341,16 @@ int pkv_report(pkv_session *s, const char *path, double threshold, int force)
         whole &= !s->side[i].p || pk_profile_intact(s->side[i].p) == PK_OK;
     if (ok && !st && !whole) {
         fprintf(stderr, "profkit view: %s not written: the profile changed while it was read\n",
-                cli_text(path));
+                pkv_text(path));
         ok = 0;
     }
     if (ok && !st) st = pk_output_commit(out), out = NULL;
     pk_output_abort(out);
     for (asset *a = &html; a; a = a == &html ? &css : a == &css ? &js : NULL)
         if (a->owned) free((void *)a->data);
-    if (st) return cli_library_error("view", st);
-    if (!ok) return CLI_BAD;
+    if (st) return pkv_library_error(st);
+    if (!ok) return PKV_BAD;
     fprintf(stderr, "profkit view: wrote %s: %zu answers, %.1f MB of data (pruned at %g %%)\n",
-            cli_text(path), rp.n, rp.bytes / 1e6, threshold);
-    return CLI_OK;
+            pkv_text(path), rp.n, rp.bytes / 1e6, threshold);
+    return PKV_OK;
 }

@@ -21,7 +21,7 @@ static const route routes[] = {
     {"flame", pkv_route_flame, NULL},         {"flat", pkv_route_flat, NULL},
     {"locations", pkv_route_locations, NULL}, {"trace", pkv_route_trace, NULL},
     {"callers", pkv_route_callers, NULL},     {"callees", pkv_route_callees, NULL},
-    {"source", NULL, pkv_route_source},       {"diff", pkv_route_diff, NULL},
+    {"source", pkv_route_source, NULL},       {"diff", pkv_route_diff, NULL},
 };
 
 static const route *find(const char *name)

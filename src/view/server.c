@@ -238,7 +238,7 @@ static int resolve(const char *bind, unsigned port, struct sockaddr_storage *ss,
     snprintf(service, sizeof service, "%u", port);
     int rc = getaddrinfo(bind, service, &hints, &ai);
     if (rc) {
-        fprintf(stderr, "profkit view: cannot use --bind %s: %s\n", cli_text(bind),
+        fprintf(stderr, "profkit view: cannot use --bind %s: %s\n", pkv_text(bind),
                 gai_strerror(rc));
         return 0;
     }
@@ -342,11 +342,11 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
     server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER, 0};
     pkv_conns_init(&sv.conns);
     struct sockaddr_storage ss;
-    if (!resolve(bind, port, &ss, &sv.loopback)) return CLI_USAGE;
+    if (!resolve(bind, port, &ss, &sv.loopback)) return PKV_USAGE;
     s->token[0] = 0;
     if (token && !make_token(s)) {
         fprintf(stderr, "profkit view: no random bytes for the session token (getrandom)\n");
-        return CLI_BAD;
+        return PKV_BAD;
     }
     if (!token)
         fprintf(stderr, "profkit view: warning: --no-token: any process or user on this machine, "
@@ -355,7 +355,7 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
         fprintf(stderr,
                 "profkit view: warning: listening on %s, not a loopback address: anyone "
                 "who can reach this port can read the profile\n",
-                cli_text(bind));
+                pkv_text(bind));
     /* block the stop signals before the server's thread starts, so it
      * inherits the mask and only sigwait() below receives them */
     sigset_t stop;
@@ -365,9 +365,9 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
     struct MHD_Daemon *d = start(&sv, &ss, port);
     if (!d) {
-        fprintf(stderr, "profkit view: cannot listen on %s port %u (in use?)\n", cli_text(bind),
+        fprintf(stderr, "profkit view: cannot listen on %s port %u (in use?)\n", pkv_text(bind),
                 port);
-        return CLI_BAD;
+        return PKV_BAD;
     }
     const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
     unsigned real = info ? info->port : port;
@@ -382,12 +382,12 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
     printf(ss.ss_family == AF_INET6 ? "http://[%s]:%u/%s%s\n" : "http://%s:%u/%s%s\n", host, real,
            s->token[0] ? "?token=" : "", s->token);
     fflush(stdout);
-    fprintf(stderr, "profkit view: serving %s; Ctrl-C stops\n", cli_text(s->side[0].path));
+    fprintf(stderr, "profkit view: serving %s; Ctrl-C stops\n", pkv_text(s->side[0].path));
     pthread_t warmer;
     int warming = pthread_create(&warmer, NULL, warm_first_screen, &sv) == 0;
     wait_for_stop(&sv, &stop);
     MHD_stop_daemon(d);
     if (warming) pthread_join(warmer, NULL);
     fprintf(stderr, "profkit view: stopped\n");
-    return CLI_OK;
+    return PKV_OK;
 }

@@ -17,7 +17,17 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/cli.h"
+#include "profkit/profkit.h"
+
+/* Exit statuses, as every profkit command: ok, bad data, usage. */
+enum { PKV_OK = 0, PKV_BAD = 1, PKV_USAGE = 2 };
+
+/* ---- messages.c ---------------------------------------------------- */
+
+/* A name for stderr, escaped (one of a few rotating buffers). */
+const char *pkv_text(const char *s);
+/* The library's last error on stderr; the exit status it deserves. */
+int pkv_library_error(pk_status st);
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
@@ -88,6 +98,7 @@ typedef struct pkv_session {
      * unless any_source (--any-source) */
     const char *source_dirs[PKV_MAX_SOURCE_DIRS];
     size_t n_source_dirs;
+    char *source_dirs_joined; /* the same, ':'-separated (the query's dirs), or NULL */
     int any_source;
     /* the server's session token (hex), "" with --no-token */
     char token[65];
@@ -148,12 +159,11 @@ int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
 int pkv_route_callers(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_callees(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_diff(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_source(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 /* Routes that answer with a CLI command's own document, rendered whole
  * onto `out`. */
 typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-
-int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 
 /* {"schema","metric","unit","total" — the object left open. */
 void pkv_json_head(pk_json *j, const char *schema, const pkv_common *c, double total);

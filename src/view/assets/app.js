@@ -919,6 +919,7 @@
       const body = $('source-body'), fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
       const msgs = [];
       if (d.found === false) msgs.push('source not readable' + (d.searched ? '; searched: ' + [].concat(d.searched).join(', ') : ''));
+      for (const m of d.missing || []) msgs.push('no source line known for ' + m);
       for (const f of d.files || []) {
         const lines = f.lines || [];
         const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);

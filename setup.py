@@ -62,7 +62,8 @@ class BuildExt(build_ext):
 ext = Extension(
     "profkit._profkit",
     sources=["python/src/_profkit.c", "python/src/views.c", "python/src/analyses.c",
-             "python/src/answers.c", "python/src/tree_answer.c"],
+             "python/src/answers.c", "python/src/tree_answer.c",
+             "python/src/trace.c"],
     depends=["python/src/pyprofkit.h"],
     include_dirs=[os.path.join(HERE, "include"), numpy.get_include()],
     # the library's own warnings (CMakeLists.txt), errors as there

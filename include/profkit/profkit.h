@@ -19,6 +19,7 @@
 #include "profile.h"
 #include "query.h"
 #include "status.h"
+#include "trace.h"
 #include "write.h"
 
 #endif /* PROFKIT_PROFKIT_H */

@@ -304,8 +304,9 @@ typedef struct pk_arc_entry {
 typedef struct pk_callers_block {
     const char *name;
     pk_index function;
-    double self, inclusive; /* recursion counted once */
-    double called;          /* times called, NaN if unknown */
+    const char *module, *file; /* where the function is (functions of one name differ here) */
+    double self, inclusive;    /* recursion counted once */
+    double called;             /* times called, NaN if unknown */
     uint32_t cycle;
     pk_arc_entry *arcs; /* shown, largest inclusive first */
     size_t n_arcs;

@@ -353,8 +353,9 @@ class Profile:
     def callers(self, name, metric=None, callees=False, **options):
         """Who calls the functions `name` names (exactly, else as a regular
         expression), as `profkit callers --json` answers: one block per
-        function, each with its own values. One row per node: function (the
-        block's), node, parent (-1 for the block's root, the function),
+        function, each with its own values. One row per node: block (its
+        number: functions of one name in different files stay apart),
+        function (the block's), node, parent (-1 for the block's root),
         depth, name, inclusive, self, calls; from a calling-context tree the
         tree around the function (callers' callers up to the entry; with
         callees=True everything below it), from a call graph the function
@@ -364,25 +365,22 @@ class Profile:
         doc = self._answer("callees" if callees else "callers", metric=metric, function=name,
                            **options)
         out = []
-        for f in doc["functions"]:
+        for b, f in enumerate(doc["functions"]):
             if f["root"] is None:  # a call graph's list
-                out.append((f["name"], 0, -1, 0, f["name"], f["inclusive"], f["self"], f["called"]))
-                out.extend((f["name"], k + 1, 0, 1, a["name"], a["inclusive"], a["self"], a["calls"])
-                           for k, a in enumerate(f["arcs"]))
+                out.append((b, f["name"], 0, -1, 0, f["name"], f["inclusive"], f["self"],
+                            f["called"]))
+                out.extend((b, f["name"], k + 1, 0, 1, a["name"], a["inclusive"], a["self"],
+                            a["calls"]) for k, a in enumerate(f["arcs"]))
                 continue
-            stack = [(f["root"], -1, 0)]
+            stack, first = [(f["root"], -1, 0)], len(out)
             while stack:
                 node, parent, depth = stack.pop()
-                me = len(out)
-                out.append((f["name"], me, parent, depth, node["name"], node["inclusive"],
+                me = len(out) - first
+                out.append((b, f["name"], me, parent, depth, node["name"], node["inclusive"],
                             node["self"], node.get("calls")))
                 stack.extend((c, me, depth + 1) for c in reversed(node["children"]))
-        df = pd.DataFrame(out, columns=["function", "node", "parent", "depth", "name",
+        df = pd.DataFrame(out, columns=["block", "function", "node", "parent", "depth", "name",
                                         "inclusive", "self", "calls"])
-        if len(df):  # node and parent within each function's rows
-            first = df.groupby("function", sort=False)["node"].transform("min")
-            df["parent"] = np.where(df["parent"] >= 0, df["parent"] - first, -1)
-            df["node"] = df["node"] - first
         return _attrs(df, doc, "view", "pattern", "hidden_functions")
 
     def threads(self, metric=None, function=None, **options):
@@ -416,6 +414,21 @@ class Profile:
         df = pd.DataFrame(out, columns=["heading", "file", "source", "line", "self", "inclusive",
                                         "calls", "text"])
         return _attrs(df, doc, "target", "missing")
+
+    def trace(self, location=None, start=None, end=None, focus=None, hide=None, width=0,
+              first=0, count=0):
+        """What the traces say for a selection, as `profkit trace --json` says
+        it (same members, docs/json.md): location a selector ("rank=3",
+        "#5"); start and end the window [start, end) as "1.5s"/"250ms" after
+        the traces' start or int absolute nanoseconds; focus/hide regular
+        expressions on the functions of a sample's call path; width > 0 adds
+        the view's timeline of rows [first, first + count) (count 0: all).
+        Returns a TraceAnswer (profkit._trace) with DataFrames locations,
+        functions and timeline. Raises profkit.Error (status "not found"
+        for a profile without traces or a window holding nothing)."""
+        from ._trace import answer, time_text
+        return answer(self._p.trace(location, time_text(start), time_text(end), focus, hide,
+                                    int(width), int(first), int(count)))
 
     def write(self, path, format, force=False, strict=False):
         """Write the profile as format "hpctoolkit", "cube", "callgrind" or

@@ -426,6 +426,8 @@ static PyMethodDef profile_methods[] = {
      "as its JSON document"},
     {"tree_answer", pyprofkit_tree_answer, METH_VARARGS,
      "tree_answer(options): the tree answer as arrays per node"},
+    {"trace", KW pyprofkit_trace, METH_VARARGS | METH_KEYWORDS,
+     "trace(location, start, end, focus, hide, width=0, first=0, count=0) -> columns"},
     {"write", KW pyprofkit_write, METH_VARARGS | METH_KEYWORDS,
      "write(path, format, force=False, strict=False) -> [(item, reason)]"},
     {NULL, NULL, 0, NULL},

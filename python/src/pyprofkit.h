@@ -66,5 +66,7 @@ pk_query *pyprofkit_query(PyObject *options);
 PyObject *pyprofkit_answer(PyObject *self, PyObject *args);
 PyObject *pyprofkit_tree_answer(PyObject *self, PyObject *args);
 PyObject *pyprofkit_diff_answer(PyObject *mod, PyObject *args);
+/* Profile.trace() (trace.c). */
+PyObject *pyprofkit_trace(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

@@ -22,6 +22,16 @@
 #include "util/error.h"
 #include "util/kmap.h"
 
+void pkq_block_place(const pk_profile *p, pk_callers_block *b)
+{
+    pk_function fn;
+    pk_module m;
+    pk_file f;
+    if (b->function == PK_NONE || pk_function_get(p, b->function, &fn) != PK_OK) return;
+    if (fn.module != PK_NONE && pk_module_get(p, fn.module, &m) == PK_OK) b->module = m.path;
+    if (fn.file != PK_NONE && pk_file_get(p, fn.file, &f) == PK_OK) b->file = f.path;
+}
+
 /* ---- which functions: distinct frame names matching the pattern ----- */
 
 typedef struct name_total {
@@ -246,6 +256,7 @@ static pk_status block_of_tree(pkq_callers_work *w, const name_total *nt, pk_cal
     b->function =
         pk_context_get(w->s->p, f[nt->frame].context, &ctx) == PK_OK ? ctx.function : PK_NONE;
     if (!(b->name = pkq_strdup(&w->arena, name))) return pk_fail_nomem("a caller list");
+    pkq_block_place(w->s->p, b);
     st = tree_around(w, name, &b->tree);
     if (st) return st;
     b->inclusive = b->tree->nodes[0].inclusive, b->self = b->tree->nodes[0].self;

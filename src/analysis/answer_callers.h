@@ -19,6 +19,8 @@ typedef struct pkq_callers_work {
 } pkq_callers_work;
 
 pk_status pkq_callers_from_tree(pkq_callers_work *w);
+/* The block's function's module and file (strings of the profile). */
+void pkq_block_place(const pk_profile *p, pk_callers_block *b);
 pk_status pkq_callers_from_callgraph(pkq_callers_work *w);
 
 #endif

@@ -97,6 +97,7 @@ static pk_status fill_block(pkq_callers_work *w, const pkq_cg *cg, const pk_cg_f
     size_t n = 0;
     b->function = f;
     b->name = pkq_strdup(&w->arena, fname(p, f));
+    pkq_block_place(p, b);
     b->self = cost[f].self, b->inclusive = cost[f].inclusive;
     b->called = cost[f].called, b->cycle = cost[f].cycle;
     pk_status st = arcs_of(p, cg, f, !w->callees, &r, &n);

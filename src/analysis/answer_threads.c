@@ -70,9 +70,46 @@ static pk_status one_location(const pk_profile *p, pk_index m, pk_index l, unsig
     return st;
 }
 
-pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const char *const *names,
-                                 size_t n, double *incl, double *self)
+/* The same from a call graph: each location's exact function costs
+ * (recursion and cycles counted once, as flat's), summed over the
+ * functions of each name. */
+static pk_status from_callgraph(const pk_profile *p, size_t event, const char *const *names,
+                                size_t n, double *incl, double *self)
 {
+    size_t nl = pk_location_count(p), nf = pk_function_count(p);
+    pk_cg_function_cost *c = calloc(nf + 1, sizeof *c);
+    uint32_t *which = malloc((nf + 1) * sizeof *which);
+    if (!c || !which) return free(c), free(which), pk_fail_nomem("per-location values");
+    for (size_t f = 0; f < nf; f++) {
+        pk_function fn;
+        which[f] = UINT32_MAX;
+        for (size_t k = 0; k < n && pk_function_get(p, (pk_index)f, &fn) == PK_OK && fn.name; k++)
+            if (strcmp(fn.name, names[k]) == 0) which[f] = (uint32_t)k;
+    }
+    pk_status st = PK_OK;
+    for (pk_index l = 0; !st && l < nl; l++) {
+        pk_location loc;
+        if (pk_location_get(p, l, &loc) || loc.is_summary) continue;
+        st = pk_callgraph_function_costs(p, l, event, c, NULL, NULL);
+        for (size_t k = 0; !st && k < n; k++)
+            incl[k * nl + l] = 0, self[k * nl + l] = 0;
+        for (size_t f = 0; !st && f < nf; f++)
+            if (which[f] != UINT32_MAX)
+                incl[which[f] * nl + l] += c[f].inclusive, self[which[f] * nl + l] += c[f].self;
+    }
+    free(c), free(which);
+    return st;
+}
+
+pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const char *const *names,
+                                 size_t n, double *incl, double *self, int use_callgraph)
+{
+    size_t event;
+    if (use_callgraph && pk_callgraph_metric_event(p, metric, &event) == PK_OK) {
+        for (size_t k = 0; k < n * pk_location_count(p); k++)
+            incl[k] = self[k] = NAN;
+        return from_callgraph(p, event, names, n, incl, self);
+    }
     size_t nc = pk_context_count(p), nl = pk_location_count(p);
     uint32_t *mark = malloc((nc ? nc : 1) * sizeof *mark);
     unsigned char *outer = calloc(nc ? nc : 1, 1), *sel = calloc(nl ? nl : 1, 1);
@@ -122,7 +159,8 @@ pk_status pk_session_prefetch_functions(pk_session *s, const pk_query *q, const 
     if (!st && (!f.names || !f.incl || !f.self)) st = pk_fail_nomem("per-location values");
     for (; !st && f.n < n; f.n++)
         if (!(f.names[f.n] = strdup(names[f.n]))) st = pk_fail_nomem("per-location values");
-    if (!st) st = pkq_function_locations(s->p, m, names, n, f.incl, f.self);
+    f.from_callgraph = pkq_uses_callgraph(s->p, q);
+    if (!st) st = pkq_function_locations(s->p, m, names, n, f.incl, f.self, f.from_callgraph);
     if (st) return pkq_fn_locations_clear(&f), st;
     pkq_fn_locations_clear(&s->fnloc);
     s->fnloc = f;
@@ -131,25 +169,25 @@ pk_status pk_session_prefetch_functions(pk_session *s, const pk_query *q, const 
 
 /* Function `name`'s values per location, from the session's batch, or
  * computed as a batch of its own. */
-static pk_status function_values(pk_session *s, pk_index m, const char *name, const double **incl,
-                                 const double **self)
+static pk_status function_values(pk_session *s, pk_index m, int cg, const char *name,
+                                 const double **incl, const double **self)
 {
     size_t nl = pk_location_count(s->p);
     for (int pass = 0; pass < 2; pass++) {
         const pkq_fn_locations *f = &s->fnloc;
-        for (size_t k = 0; f->metric == m && k < f->n; k++)
+        for (size_t k = 0; f->metric == m && f->from_callgraph == cg && k < f->n; k++)
             if (strcmp(f->names[k], name) == 0) {
                 *incl = f->incl + k * nl, *self = f->self + k * nl;
                 return PK_OK;
             }
         if (pass) break;
-        pkq_fn_locations one = {.metric = m, .n = 1};
+        pkq_fn_locations one = {.metric = m, .n = 1, .from_callgraph = cg};
         one.names = calloc(1, sizeof *one.names);
         one.incl = malloc((nl ? nl : 1) * sizeof *one.incl);
         one.self = malloc((nl ? nl : 1) * sizeof *one.self);
         pk_status st = one.names && one.incl && one.self && (one.names[0] = strdup(name))
                            ? pkq_function_locations(s->p, m, (const char *const *)one.names, 1,
-                                                    one.incl, one.self)
+                                                    one.incl, one.self, cg)
                            : pk_fail_nomem("per-location values");
         if (st) return pkq_fn_locations_clear(&one), st;
         pkq_fn_locations_clear(&s->fnloc);
@@ -233,8 +271,10 @@ static pk_status answer(pk_session *s, const pk_query *q, pk_threads_answer *a, 
     const double *incl = NULL, *self = NULL;
     double *totals = NULL;
     if (!st && fn && !has_function(p, fn)) st = pk_fail(PK_ERR_NOT_FOUND, "no function '%s'", fn);
+    int cg = fn && pkq_uses_callgraph(p, q);
+    if (!st && cg) a->head.source = "callgraph";
     if (!st && fn) {
-        st = function_values(s, m, fn, &incl, &self);
+        st = function_values(s, m, cg, fn, &incl, &self);
         if (!st && !(a->function = pkq_strdup(arena, fn))) st = pk_fail_nomem("an answer");
     } else if (!st) {
         totals = malloc((nl ? nl : 1) * sizeof *totals);

@@ -64,8 +64,11 @@ static pk_status rank_children(pkq_tree_work *w, pk_index **children, size_t **s
     return PK_OK;
 }
 
-/* Is node i shown on its own account (its parent aside)? */
-static int worth_showing(const pkq_tree_work *w, pk_index i, double scale)
+/* Is node i shown on its own account (its parent aside)? `size` is what
+ * the threshold weighs: its |inclusive| value, or for a metric that is no
+ * sum the largest of its subtree (a min/max tree's small values sit above
+ * its large ones). */
+static int worth_showing(const pkq_tree_work *w, pk_index i, double scale, const double *size)
 {
     const pk_frame *f = &w->nodes[i];
     int self_known = w->level != PK_LEVEL_LINES || w->a->head.columns[0].has_self;
@@ -73,7 +76,23 @@ static int worth_showing(const pkq_tree_work *w, pk_index i, double scale)
     if (isnan(f->inclusive) || (self_known && isnan(f->self))) return 1; /* never hidden as small */
     if (w->q->threshold <= 0 || isnan(scale))
         return f->inclusive != 0 || (w->level == PK_LEVEL_LINES && self_known && f->self != 0);
-    return fabs(f->inclusive) >= w->q->threshold / 100.0 * scale;
+    return (size ? size[i] : fabs(f->inclusive)) >= w->q->threshold / 100.0 * scale;
+}
+
+/* Per node, the largest |inclusive| value in its subtree (NULL when the
+ * column's values are shares of a total: then a parent holds its
+ * children). */
+static double *subtree_sizes(const pkq_tree_work *w)
+{
+    if (w->a->head.columns[0].percent || w->share_of_root) return NULL;
+    double *size = malloc((w->n ? w->n : 1) * sizeof *size);
+    for (size_t i = 0; size && i < w->n; i++)
+        size[i] = isnan(w->nodes[i].inclusive) ? 0 : fabs(w->nodes[i].inclusive);
+    for (size_t i = w->n; size && i-- > 1;) { /* children come after their parent */
+        pk_index up = w->nodes[i].parent;
+        if (up != PK_NONE && up < i && size[i] > size[up]) size[up] = size[i];
+    }
+    return size;
 }
 
 /* What thresholds are shares of: the total, or the largest value. */
@@ -100,15 +119,16 @@ pk_status pkq_tree_shape(pkq_tree_work *w)
     size_t *start;
     pk_status st = rank_children(w, &children, &start);
     if (st) return st;
-    double scale = threshold_scale(w);
+    double scale = threshold_scale(w), *size = subtree_sizes(w);
     size_t hidden = 0;
     if (n) shown[0] = 1;
     for (size_t i = 1; i < n; i++) {
         pk_index up = w->nodes[i].parent;
         if (up == PK_NONE || up >= i || !shown[up]) continue; /* under a hidden node */
-        shown[i] = (unsigned char)worth_showing(w, (pk_index)i, scale);
+        shown[i] = (unsigned char)worth_showing(w, (pk_index)i, scale, size);
         hidden += !shown[i];
     }
+    free(size);
     a->hot = hot, a->shown = shown, a->hidden = hidden;
     a->children = children, a->child_start = start;
     return PK_OK;

@@ -22,6 +22,12 @@ typedef struct pk_frames_builder {
 } pk_frames_builder;
 
 uint64_t pk_frames_hash_name(const char *s);
+/* pk_frames_build() (loops: pk_frames_build_loops()) for a metric whose
+ * values combine by `how`: min and max combine a frame's contexts instead
+ * of adding them, its self value from their exclusive values (`excl`,
+ * NULL: NaN) instead of its inclusive value less its children's. */
+pk_status pk_frames_build_combined(const pk_profile *p, const double *incl, const double *excl,
+                                   pk_combine how, int loops, pk_frame **frames, size_t *n);
 /* The child of `parent` (PK_NONE: a new root) with name hash `hash`,
  * created (named by `context`, values 0) if it is not there yet. */
 pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context, uint64_t hash,

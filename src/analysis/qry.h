@@ -102,7 +102,9 @@ typedef struct pkq_values {
     char *location, *focus, *hide; /* the selection (copies) */
     pk_across stat;
     double *incl, *excl; /* excl NULL when it cannot be had (a min/max metric) */
-    double total;        /* root inclusive before focus/hide (the program total when summed) */
+    double total;        /* root inclusive before focus/hide (the program total when summed;
+                            a min/max metric's: over every cell, as CubeLib) */
+    double total_visited; /* a min/max metric's over the cells with a value */
     int derived;         /* PK_SCOPE_* derived from the other, or 0 */
     size_t n_selected, n_matched;
     pk_number_format nf;

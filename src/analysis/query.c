@@ -347,8 +347,9 @@ void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned widt
     case PK_ANSWER_CALLERS:
         o->flags |= PK_OPEN_BY_FUNCTION | (lists && !several ? PK_OPEN_NO_TREE : 0);
         break;
-    case PK_ANSWER_THREADS:
-        o->flags |= PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE;
+    case PK_ANSWER_THREADS: /* totals need no tree, nor a call graph's function costs */
+        o->flags |=
+            PK_OPEN_BY_FUNCTION | (lists || !pkq_text(q, PKQ_FUNCTION) ? PK_OPEN_NO_TREE : 0);
         break;
     case PK_ANSWER_ANNOTATE: /* lines: by position; a call graph's lists need no tree */
         if (lists) o->flags |= PK_OPEN_NO_TREE;

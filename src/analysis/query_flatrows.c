@@ -59,7 +59,9 @@ static pk_status from_tree(pk_session *s, pk_index m, const pk_query *q, pkq_fla
 {
     const pkq_values *v;
     pk_status st = pkq_values_get(s, m, q, &v);
-    if (!st) st = pk_flat_profile(s->p, v->incl, v->excl, q->by, &f->rows, &f->n);
+    if (!st)
+        st = pk_flat_profile_combined(s->p, v->incl, v->excl, q->by, v->met.combine, &f->rows,
+                                      &f->n);
     if (!st) f->total = v->total, f->nf = v->nf, f->has_excl = v->excl != NULL;
     return st;
 }
@@ -82,7 +84,9 @@ pk_status pkq_flat_rows_compute(const pk_profile *p, pk_index m, const pk_query 
     memset(f, 0, sizeof *f);
     pk_status st = set_key(f, m, q, 0);
     if (!st) st = pkq_values_compute(p, m, q, values);
-    if (!st) st = pk_flat_profile(p, values->incl, values->excl, q->by, &f->rows, &f->n);
+    if (!st)
+        st = pk_flat_profile_combined(p, values->incl, values->excl, q->by, values->met.combine,
+                                      &f->rows, &f->n);
     if (!st) f->total = values->total, f->nf = values->nf, f->has_excl = values->excl != NULL;
     if (!st) qsort(f->rows, f->n, sizeof *f->rows, by_key);
     return st;

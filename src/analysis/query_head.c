@@ -81,6 +81,18 @@ pk_status pkq_notes_of_values(pk_answer_head *h, pk_arena *a, const pk_query *q,
         st = pkq_note(h, a, "derived", "%s values derived from the stored %s ones",
                       v->derived == PK_SCOPE_INCLUSIVE ? "inclusive" : "exclusive",
                       v->derived == PK_SCOPE_INCLUSIVE ? "exclusive" : "inclusive");
+    int extreme = v->met.combine == PK_COMBINE_MIN || v->met.combine == PK_COMBINE_MAX;
+    const char *how = v->met.combine == PK_COMBINE_MIN ? "minimum" : "maximum";
+    if (!st && extreme)
+        st = pkq_note(h, a, "extreme",
+                      "%s combines by its %s: values are no shares of a total (no "
+                      "percentages; a threshold is a share of the largest value)",
+                      v->met.name ? v->met.name : "the metric", how);
+    if (!st && extreme && v->total != v->total_visited)
+        st = pkq_note(h, a, "cells",
+                      "the program total as CubeLib and pycubexr give it, over every cell (one "
+                      "without a value counting as 0); over the cells with a value: %.7g",
+                      v->total_visited);
     const char *focus = pkq_text(q, PKQ_FOCUS), *hide = pkq_text(q, PKQ_HIDE);
     if (!st && (focus || hide))
         st = pkq_note(h, a, "filtered",

@@ -11,6 +11,7 @@
 #include <string.h>
 
 #include "analysis/qry.h"
+#include "analysis/frames.h"
 #include "analysis/session.h"
 #include "util/error.h"
 
@@ -122,9 +123,11 @@ static pk_status context_frames(const pk_profile *p, const double *incl, const d
 }
 
 pk_status pkq_frames_build(const pk_profile *p, const double *incl, const double *excl,
-                           pk_tree_level level, pk_frame **f, size_t *n)
+                           pk_tree_level level, pk_combine how, pk_frame **f, size_t *n)
 {
     if (level == PK_LEVEL_LINES) return context_frames(p, incl, excl, f, n);
+    if (how == PK_COMBINE_MIN || how == PK_COMBINE_MAX) /* values that do not add up */
+        return pk_frames_build_combined(p, incl, excl, how, level == PK_LEVEL_LOOPS, f, n);
     if (level == PK_LEVEL_LOOPS) return pk_frames_build_loops(p, incl, f, n);
     return pk_frames_build(p, incl, f, n);
 }
@@ -134,8 +137,8 @@ pk_status pkq_values_frames(pk_session *s, const pkq_values *cv, pk_tree_level l
 {
     pkq_values *v = (pkq_values *)cv; /* the session's own entry */
     if (!v->frames[level]) {
-        pk_status st =
-            pkq_frames_build(s->p, v->incl, v->excl, level, &v->frames[level], &v->n_frames[level]);
+        pk_status st = pkq_frames_build(s->p, v->incl, v->excl, level, v->met.combine,
+                                        &v->frames[level], &v->n_frames[level]);
         if (st) return st;
     }
     *frames = v->frames[level], *n = v->n_frames[level];

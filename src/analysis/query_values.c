@@ -58,6 +58,14 @@ static pk_status compute(const pk_profile *p, pkq_values *v)
         st = pk_metric_program_total(p, v->metric, &v->total);
     else
         v->total = n ? v->incl[0] : 0;
+    /* a min/max metric's program total as CubeLib and pycubexr give it:
+     * over every cell, one without a value counting as 0; profkit's over
+     * the cells with a value is said beside it */
+    int extreme = v->met.combine == PK_COMBINE_MIN || v->met.combine == PK_COMBINE_MAX;
+    v->total_visited = v->total;
+    if (!st && extreme && !v->location && v->stat == PK_ACROSS_SUM &&
+        pk_metric_cell_total(p, v->metric, &v->total) != PK_OK)
+        v->total = v->total_visited;
     if (!st)
         st = pk_context_filter(p, v->metric, v->focus, v->hide, v->incl, v->excl, &v->n_matched);
     return st;
@@ -76,7 +84,9 @@ pk_status pkq_values_compute(const pk_profile *p, pk_index metric, const pk_quer
          (focus && !(v->focus = copy_or_null(focus))) || (hide && !(v->hide = copy_or_null(hide)))))
         st = pk_fail_nomem("a view's selection");
     if (!st) st = compute(p, v);
-    if (!st) st = pk_number_format_for(&v->met, v->total, &v->nf);
+    /* numbers read in the unit of the values shown: a min/max metric's
+     * total over every cell may be 0 */
+    if (!st) st = pk_number_format_for(&v->met, v->total != 0 ? v->total : v->total_visited, &v->nf);
     if (v->stat == PK_ACROSS_MEAN || v->stat == PK_ACROSS_STDDEV) v->nf.integers = 0;
     if (st) pkq_values_clear(v);
     return st;

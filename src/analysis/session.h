@@ -29,6 +29,7 @@ typedef struct pkq_flat_rows {
 /* Functions' values on every location (pkq_function_locations()). */
 typedef struct pkq_fn_locations {
     pk_index metric;
+    int from_callgraph;
     char **names;
     size_t n;
     double *incl, *self; /* [k * locations + l] */
@@ -44,7 +45,7 @@ struct pk_session {
 
 /* Nodes of per-context values at a level (LINES: every context). */
 pk_status pkq_frames_build(const pk_profile *p, const double *incl, const double *excl,
-                           pk_tree_level level, pk_frame **f, size_t *n);
+                           pk_tree_level level, pk_combine how, pk_frame **f, size_t *n);
 /* The rows of one base metric (cached), sorted by key. */
 pk_status pkq_flat_rows_get(pk_session *s, pk_index metric, const pk_query *q, int from_callgraph,
                             const pkq_flat_rows **out);
@@ -73,7 +74,7 @@ void pkq_session_flat_clear(pk_session *s);
  * self value on every location: incl[k * locations + l] (NaN for summary
  * locations). */
 pk_status pkq_function_locations(const pk_profile *p, pk_index metric, const char *const *names,
-                                 size_t n, double *incl, double *self);
+                                 size_t n, double *incl, double *self, int use_callgraph);
 void pkq_fn_locations_clear(pkq_fn_locations *f);
 
 #endif

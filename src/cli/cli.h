@@ -74,6 +74,11 @@ const char *cli_text(const char *s);
  * escaped, shortened to `room` columns (0: whole); from a ring of 8
  * buffers, like cli_text. */
 const char *cli_name(const char *raw, int keep_mangled, unsigned room);
+/* The names of one table for a text view, as cli_name() makes each, but
+ * shortened together (pk_names_shorten()): different names never read
+ * alike. Free with cli_labels_free(); NULL when out of memory. */
+char **cli_labels(const char *const *names, size_t n, int keep_mangled, unsigned room);
+void cli_labels_free(char **labels, size_t n);
 /* Human-readable byte count ("1.6 KiB"). */
 const char *cli_bytes(char *buf, size_t size, unsigned long long n);
 /* Exactly one positional argument expected after options; returns it or NULL (after
@@ -91,12 +96,22 @@ int cli_format_from_name(const char *name, pk_format *out);
 int cli_format_from_path(const char *path, pk_format *out);
 
 /* --- convert_export.c: one-way exports of `convert` --- */
-enum { CLI_EXPORT_FOLDED = 1, CLI_EXPORT_SPEEDSCOPE = 2, CLI_EXPORT_CSV = 3 };
+enum {
+    CLI_EXPORT_FOLDED = 1,
+    CLI_EXPORT_SPEEDSCOPE = 2,
+    CLI_EXPORT_CSV = 3,
+    CLI_EXPORT_CHROME = 4
+};
 /* The export --to names (or OUTPUT's suffix implies), else 0. */
 int cli_export_kind(const char *to, const char *output);
 /* Read INPUT and write the export; returns the exit status. */
 int cli_export(int kind, const char *input, const char *output, const char *metric, int force,
                int quiet);
+/* --- convert_chrome.c: `convert --to chrome`, a trace selection (the
+ * options of `trace`) as a Chrome Trace Event file; gzip when asked or
+ * when OUTPUT ends in ".gz". Returns the exit status. --- */
+int cli_export_chrome(const char *input, const char *output, const pk_trace_selection *sel,
+                      int force, int gzip, int quiet);
 
 typedef struct cli_view cli_view;
 

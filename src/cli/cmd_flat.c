@@ -50,6 +50,17 @@ static const char *share(char *buf, size_t size, double v, const pk_answer_colum
     return buf;
 }
 
+/* The rows' names for the table, shortened together to `room`. */
+static char **row_labels(const pk_flat_answer *a, const cli_view *v, unsigned room)
+{
+    const char **names = malloc((a->n_rows ? a->n_rows : 1) * sizeof *names);
+    for (size_t i = 0; names && i < a->n_rows; i++)
+        names[i] = a->rows[i].name;
+    char **labels = names ? cli_labels(names, a->n_rows, v->no_demangle, room) : NULL;
+    free(names);
+    return labels;
+}
+
 static void text_one(const pk_flat_answer *a, const cli_view *v, const char *by)
 {
     const pk_answer_column *c = &a->head.columns[0];
@@ -60,6 +71,7 @@ static void text_one(const pk_flat_answer *a, const cli_view *v, const char *by)
     printf("%18s  %18s  %s%s\n", hex, hin, calls ? "     calls  " : "", by);
     unsigned width = cli_terminal_width(stdout), used = calls ? 52 : 40;
     unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
+    char **labels = row_labels(a, v, room);
     for (size_t i = 0; i < a->n_rows; i++) {
         const pk_flat_entry *r = &a->rows[i];
         pk_format_number(ex, sizeof ex, r->self[0], &c->numbers);
@@ -68,9 +80,11 @@ static void text_one(const pk_flat_answer *a, const cli_view *v, const char *by)
         snprintf(n_called, sizeof n_called, "%10s  ", n_calls);
         printf("%10s%s  %10s%s  %s%s%s%s\n", ex, share(s1, sizeof s1, r->self[0], c), in,
                share(s2, sizeof s2, r->inclusive[0], c), calls ? n_called : "",
-               color && i == 0 ? "\033[1m" : "", cli_name(r->name, v->no_demangle, room),
+               color && i == 0 ? "\033[1m" : "",
+               labels ? labels[i] : cli_name(r->name, v->no_demangle, room),
                color && i == 0 ? "\033[0m" : "");
     }
+    cli_labels_free(labels, a->n_rows);
     if (a->hidden) printf("(%zu more %s rows not shown)\n", a->hidden, by);
 }
 
@@ -92,6 +106,8 @@ static void text_columns(const pk_flat_answer *a, const cli_view *v, const char 
     }
     printf(" %s\n", by);
     unsigned width = cli_terminal_width(stdout);
+    unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
+    char **labels = row_labels(a, v, room);
     for (size_t i = 0; w && i < a->n_rows; i++) {
         for (size_t c = 0; c < nc; c++) {
             const pk_answer_column *col = &a->head.columns[c];
@@ -102,9 +118,9 @@ static void text_columns(const pk_flat_answer *a, const cli_view *v, const char 
                 pk_format_number(cell, sizeof cell, x, col->expression ? NULL : &col->numbers);
             printf("%*s ", w[c], cell);
         }
-        unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
-        printf(" %s\n", cli_name(a->rows[i].name, v->no_demangle, room));
+        printf(" %s\n", labels ? labels[i] : cli_name(a->rows[i].name, v->no_demangle, room));
     }
+    cli_labels_free(labels, a->n_rows);
     if (a->hidden) printf("(%zu more rows not shown)\n", a->hidden);
     free(w);
 }

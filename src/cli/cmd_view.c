@@ -46,12 +46,19 @@ static const char view_help[] =
     "  -f, --force           replace FILE if it exists and profkit wrote it\n"
     "  -t, --threshold PCT   report: keep tree nodes and flame frames of at least\n"
     "                        PCT% of the total (default 0.5)\n"
+    "      --api ROUTE[?QUERY]  answer one request of the page's API without a\n"
+    "                        server (repeatable): its JSON document on a line of\n"
+    "                        its own; exit 1 when one fails (docs/view.md)\n"
     "  -h, --help            show this help\n"
     "Environment: PROFKIT_VIEW_ASSETS=DIR serves index.html, app.js and app.css\n"
     "from DIR instead of the copies built in (for working on the page).\n";
 
+#define MAX_API 256
+
 typedef struct view_args {
     const char *metric, *base, *bind, *output;
+    const char *api[MAX_API]; /* --api requests */
+    size_t n_api;
     unsigned port;
     double threshold;
     int force, no_token, any_source;
@@ -59,7 +66,7 @@ typedef struct view_args {
     size_t n_dirs;
 } view_args;
 
-enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_NO_TOKEN, OPT_ANY_SOURCE };
+enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_NO_TOKEN, OPT_ANY_SOURCE };
 
 static int parse_number(const char *arg, double lo, double hi, double *out)
 {
@@ -80,6 +87,7 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                                          {"no-token", no_argument, NULL, OPT_NO_TOKEN},
                                          {"source-dir", required_argument, NULL, 'I'},
                                          {"any-source", no_argument, NULL, OPT_ANY_SOURCE},
+                                         {"api", required_argument, NULL, OPT_API},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c;
@@ -97,6 +105,9 @@ static int parse_view_args(int argc, char **argv, view_args *a)
             *(c == OPT_BASE ? &a->base : c == OPT_BIND ? &a->bind : &a->output) = optarg;
         } else if (c == 'f') {
             a->force = 1;
+        } else if (c == OPT_API) {
+            if (a->n_api == MAX_API) return cli_usage_error("view", "at most %d --api", MAX_API);
+            a->api[a->n_api++] = optarg;
         } else if (c == OPT_PORT) {
             if (strspn(optarg, "0123456789") != strlen(optarg) ||
                 !parse_number(optarg, 0, 65535, &v))
@@ -144,6 +155,32 @@ static char *join_dirs(const view_args *a)
     return all;
 }
 
+/* --api: each request through the routes, as the server answers it. */
+static int answer_api(pkv_session *s, const view_args *a)
+{
+    int rc = CLI_OK;
+    for (size_t i = 0; i < a->n_api; i++) {
+        char route[64];
+        const char *q = strchr(a->api[i], '?');
+        size_t len = q ? (size_t)(q - a->api[i]) : strlen(a->api[i]);
+        snprintf(route, sizeof route, "%.*s", (int)(len < 63 ? len : 63), a->api[i]);
+        pkv_query query = {0};
+        pkv_query_parse(&query, q ? q + 1 : NULL);
+        pkv_response r;
+        int failed = pkv_api(s, route, &query, &r) < 0;
+        pkv_query_free(&query);
+        if (failed) return cli_library_error("view", PK_ERR_NOMEM);
+        fwrite(r.body, 1, r.len, stdout);
+        if (!r.len || r.body[r.len - 1] != '\n') putchar('\n');
+        if (r.status != 200) {
+            fprintf(stderr, "profkit view: %s: HTTP %d\n", cli_text(a->api[i]), r.status);
+            rc = CLI_BAD;
+        }
+        free(r.body);
+    }
+    return rc ? rc : cli_output_done("view");
+}
+
 int cmd_view(int argc, char **argv)
 {
     view_args a = {.bind = "127.0.0.1", .port = 8080, .threshold = 0.5};
@@ -164,7 +201,9 @@ int cmd_view(int argc, char **argv)
         pk_metric_get(s.side[0].p, s.side[0].default_metric, &met);
         rc = open_side(a.base, met.name, &s.side[1], 1);
     }
-    if (!rc && a.output)
+    if (!rc && a.n_api)
+        rc = answer_api(&s, &a);
+    else if (!rc && a.output)
         rc = pkv_report(&s, a.output, a.threshold, a.force);
     else if (!rc)
         rc = pkv_serve(&s, a.bind, a.port, !a.no_token);

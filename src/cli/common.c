@@ -154,6 +154,26 @@ const char *cli_name(const char *raw, int keep_mangled, unsigned room)
     return buf;
 }
 
+char **cli_labels(const char *const *names, size_t n, int keep_mangled, unsigned room)
+{
+    char **out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++) {
+        char plain[2048];
+        if (!(out[i] = malloc(2048))) return cli_labels_free(out, i), NULL;
+        if (!keep_mangled) pk_name_demangle(names[i] ? names[i] : "-", plain, sizeof plain);
+        pk_text_escape(keep_mangled ? (names[i] ? names[i] : "-") : plain, out[i], 2048);
+    }
+    if (out) pk_names_shorten(out, n, room);
+    return out;
+}
+
+void cli_labels_free(char **labels, size_t n)
+{
+    for (size_t i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+}
+
 const char *cli_text(const char *s)
 {
     static char ring[8][2048];

@@ -22,6 +22,8 @@ static pk_status json_block(pk_json *j, const pk_callers_block *b)
     pk_status st = PK_OK;
     pk_json_object_begin(j);
     pk_json_key(j, "name"), pk_json_string(j, b->name);
+    pk_json_key(j, "module"), pk_json_string(j, b->module);
+    pk_json_key(j, "file"), pk_json_string(j, b->file);
     pk_json_key(j, "self"), pk_json_double(j, b->self);
     pk_json_key(j, "inclusive"), pk_json_double(j, b->inclusive);
     pk_json_key(j, "called"), pk_json_double(j, b->called);

@@ -244,7 +244,8 @@ pk_status pk_tree_answer_write_text(FILE *out, const pk_tree_answer *a, const pk
     pk_tree_options o;
     pk_status st = render_options(a, t, &cols, &o);
     const pk_profile *p = a->head.profile;
-    double total = a->head.columns[0].total;
+    /* min/max values are no shares of a total: no percentages */
+    double total = a->head.columns[0].percent ? a->head.columns[0].total : NAN;
     if (!st && a->level == PK_LEVEL_LINES)
         st = pk_tree_write_text(out, p, a->inclusive[0],
                                 a->head.columns[0].has_self ? a->self[0] : NULL, total, &o);

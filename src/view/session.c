@@ -27,8 +27,8 @@ void pkv_session_free(pkv_session *s)
         entry_free(s->trees[i]), s->trees[i] = NULL;
     free(s->profile_doc);
     s->profile_doc = NULL;
-    free(s->ctx_function);
-    s->ctx_function = NULL;
+    free(s->trace_facts);
+    s->trace_facts = NULL;
 }
 
 /* "a|" or "b|" and the query's key. */

@@ -50,6 +50,8 @@ typedef struct pkv_query {
  * an empty name or a NUL byte marks the query bad. */
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
 void pkv_query_free(pkv_query *q);
+/* The parameters of a URL's query text ("a=1&b=x%20y") added to q. */
+void pkv_query_parse(pkv_query *q, const char *text);
 /* Mark the query bad: `why`, then `key` quoted when not NULL. */
 void pkv_query_fail(pkv_query *q, const char *why, const char *key);
 /* The value of `key`, or NULL when absent (an empty value counts as absent,
@@ -91,7 +93,7 @@ typedef struct pkv_session {
     pkv_answer *trees[PKV_TREE_CACHE];
     char *profile_doc; /* /api/profile, made once (the profiles never change) */
     size_t profile_len;
-    pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
+    pk_trace_facts *trace_facts; /* side a: each trace's facts, found once (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
     /* /api/source reads only under the profile's src/ and these (-I),

@@ -183,6 +183,32 @@ expect_status 1 "$profkit" merge "$db" "$work/does-not-exist" -o "$work/y.d"
 golden trace-sample.txt "$profkit" trace "$db"
 expect_status 1 "$profkit" trace "$src/tests/data/cube/sample.cubex"
 grep -q "has no traces" "$work/err" || fail "trace without traces not explained"
+# the selection: thread 1 runs worker 2-22 ms, idle 22-32 ms (tests/fixtures/sample_db.c)
+expect_status 0 "$profkit" trace --json --location thread=1 --from 5ms --to 25ms "$db"
+json_check "$work/out" 'len(doc["locations"]) == 1 and doc["locations"][0]["running_ns"] == 17e6 and doc["locations"][0]["idle_ns"] == 3e6 and doc["from_offset_ns"] == 5e6 and doc["selection"]["location"] == "thread=1" and doc["timeline"] is None'
+expect_status 0 "$profkit" trace --json --timeline 7 --location thread=0 --from 0s --until 70ms --hide '^dot$' "$db"
+json_check "$work/out" 'doc["locations"][0]["filtered_ns"] == 30e6 and [doc["functions"][s[2]]["name"] if s[2] >= 0 else s[2] for s in doc["timeline"]["rows"][0]["spans"]] == [-1, -3, "solve", "memcpy", -3, "write_output"]'
+expect_status 0 "$profkit" trace --location thread=1 --focus worker "$db"
+grep -q "showing 1 of 4 traces (--location thread=1), focus 'worker'" "$work/out" || fail "trace does not say its selection"
+expect_status 2 "$profkit" trace --from 1.5 "$db"
+grep -q "not a time" "$work/err" || fail "a time without a unit not explained"
+expect_status 1 "$profkit" trace --to 5 "$db"
+grep -q "digits alone are absolute nanoseconds" "$work/err" || fail "an absolute time before the traces not explained"
+expect_status 2 "$profkit" trace --from 30ms --to 20ms "$db"
+expect_status 2 "$profkit" trace --timeline 5 "$db"
+expect_status 2 "$profkit" trace --focus '(' "$db"
+expect_status 1 "$profkit" trace --location thread=9 "$db"
+# the Chrome export: a trace there, an empty one (said once) where there is none
+expect_status 0 "$profkit" convert "$db" --to chrome -o "$work/t.chrome.json" --location thread=0 --from 35ms
+json_check "$work/t.chrome.json" 'doc["displayTimeUnit"] == "ns" and sum(e["ph"] == "B" for e in doc["traceEvents"]) == sum(e["ph"] == "E" for e in doc["traceEvents"]) == 5 and doc["otherData"]["selection"]["from"] == "35ms"'
+expect_status 0 "$profkit" convert -q "$db" -o "$work/t.chrome.json.gz"
+python3 -c 'import gzip, json, sys; d = json.load(gzip.open(sys.argv[1])); sys.exit(len(d["traceEvents"]) < 20)' "$work/t.chrome.json.gz" || fail "the gzip export does not read back"
+expect_status 0 "$profkit" convert "$src/tests/data/cube/sample.cubex" --to chrome -o "$work/none.chrome.json"
+[ "$(grep -c "has no traces" "$work/err")" = 1 ] || fail "a profile without traces not said once"
+json_check "$work/none.chrome.json" 'doc["traceEvents"] == [] and doc["otherData"]["note"] == "the profile has no traces"'
+expect_status 1 "$profkit" convert "$db" --to chrome -o "$work/n.chrome.json" --location thread=9
+[ ! -e "$work/n.chrome.json" ] || fail "a selection of nothing wrote a trace"
+expect_status 2 "$profkit" convert "$db" -o "$work/x.cubex" --from 1s
 
 # --- convert's exports ---
 expect_status 0 "$profkit" convert "$db" -o "$work/s.folded"
@@ -630,6 +656,60 @@ if [ -d "$corpus/cube" ]; then
   expect_status 0 "$profkit" tree --json -t 0 -m Ir "$gen/mt_O0-cachesim-combined.callgrind.out"
   cp "$work/out" "$work/counts.json"
   json_check "$work/counts.json" 'doc["root"]["children"][0]["name"] == "clone" and doc["root"]["children"][0]["self"] % 1 != 0'
+fi
+
+# One question, one answer (issue 30's examples): a pattern gives one block
+# per matching function with its own total; callers of a small function
+# are shown (the threshold is a share of its own value); a diff says a
+# reconstruction once; different functions keep different labels.
+cat >"$work/small-fn.callgrind" <<'CG'
+events: Ir
+fl=work.c
+fn=main
+1 5
+cfn=big
+calls=1 2
+2 100000
+cfn=fib
+calls=3 3
+3 300
+fn=big
+2 100000
+fn=fib
+3 300
+CG
+expect_status 0 "$profkit" callers "$work/small-fn.callgrind" fib
+grep -q " main" "$work/out" || fail "callers of a small function hide its caller: $(cat "$work/out")"
+expect_status 0 "$profkit" callers --json "$work/small-fn.callgrind" '^(big|fib)$'
+json_check "$work/out" '[f["name"] for f in doc["functions"]] == ["big", "fib"] and [f["inclusive"] for f in doc["functions"]] == [100000, 300]'
+expect_status 0 "$profkit" diff "$work/small-fn.callgrind" "$work/small-fn.callgrind"
+[ "$(grep -c RECONSTRUCTED "$work/out")" = 1 ] || fail "diff says RECONSTRUCTED more than once"
+if [ -d "$corpus/hpctoolkit" ]; then
+  l233=$corpus/hpctoolkit/hpcviewer-main-issue-233
+  expect_status 0 "$profkit" callers --json -n 0 "$l233" 'Calc.*'
+  cp "$work/out" "$work/calc.json"
+  json_check "$work/calc.json" 'len(doc["functions"]) > 3 and len({f["name"] for f in doc["functions"]}) == len(doc["functions"]) and doc["functions"][0]["name"] == "CalcForceForNodes" and doc["functions"][0]["inclusive"] < 0.75 * doc["total"] and all(f["root"]["name"] == f["name"] for f in doc["functions"])'
+  expect_status 0 "$profkit" flat -n 0 "$l233"
+  [ "$(grep -c 'IntegrateStressFor' "$work/out")" = "$(grep 'IntegrateStressFor' "$work/out" | sort -u -k5 | wc -l)" ] ||
+    fail "two IntegrateStressForElems clones read alike: $(grep IntegrateStress "$work/out")"
+  grep -q 'omp_fn.4' "$work/out" || fail "a clone's suffix was cut away"
+fi
+
+# Min/max metrics (issue 31): a node's self value is its stored exclusive
+# value (never inclusive less children's), no percentages of a total, and
+# the program total as CubeLib gives it, profkit's over visited cells beside.
+if [ -d "$corpus/cube" ]; then
+  cpi=$corpus/cube/hatchet-scorep-cpi/profile.cubex
+  expect_status 0 "$profkit" tree --json -t 0 -m min_time "$cpi"
+  cp "$work/out" "$work/min.json"
+  json_check "$work/min.json" 'doc["metrics"][0]["percent"] is False and doc["total"] == 0 and any(n["code"] == "cells" for n in doc["notes"])'
+  json_check "$work/min.json" 'all(n["self"] >= 0 for n in [doc["root"]] + [c for c in doc["root"]["children"]] + [g for c in doc["root"]["children"] for g in c["children"]])'
+  json_check "$work/min.json" 'doc["root"]["children"][0]["children"][0]["name"] == "main" and abs(doc["root"]["children"][0]["children"][0]["self"] - 9.673772632257746e-06) < 1e-18'
+  expect_status 0 "$profkit" tree -m max_time "$cpi"
+  grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time tree shows percentages: $(cat "$work/out")"
+  expect_status 0 "$profkit" flat -m max_time "$cpi"
+  grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time flat profile shows percentages"
+  grep -q "combines by its maximum" "$work/out" || fail "flat of max_time does not say why no percentages"
 fi
 
 echo "cli: $checks checks, $failures failures"

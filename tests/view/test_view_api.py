@@ -214,12 +214,13 @@ def check_trace(srv, prof, label):
     if not prof["features"]["trace"]:
         check(status == 404, label + ": trace without traces is 404")
         return
-    check(status == 200 and tr.get("schema") == "profkit.view.trace/1", label + ": trace schema")
+    # the CLI's document (profkit trace --json --timeline), docs/view.md
+    check(status == 200 and tr.get("schema") == "profkit.trace/1", label + ": trace schema")
     n = len(tr["functions"])
-    for row in tr["locations"]:
-        last = tr["begin_ns"]
+    for row in tr["timeline"]["rows"]:
+        last = tr["from_ns"]
         for b, e, f in row["spans"]:
-            check(last <= b <= e <= tr["end_ns"] and -1 <= f < n, label + ": trace span in order")
+            check(last <= b <= e <= tr["to_ns"] and -3 <= f < n, label + ": trace span in order")
             last = e
     mid = (tr["begin_ns"] + tr["end_ns"]) // 2
     srv.ok("trace", begin=tr["begin_ns"], end=mid, width=100, first=0, count=2)

@@ -721,6 +721,16 @@ if [ -d "$corpus/cube" ]; then
   expect_status 0 "$profkit" flat -m max_time "$cpi"
   grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time flat profile shows percentages"
   grep -q "combines by its maximum" "$work/out" || fail "flat of max_time does not say why no percentages"
+  # diff: functions' and paths' values combine by min, no share of a total;
+  # a flame graph cannot nest them and says so
+  mm=$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex
+  expect_status 0 "$profkit" diff --json -n 0 -m min_time "$mm" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  json_check "$work/out" 'all(r["a_self"] >= 0 and r["b_self"] >= 0 for r in doc["functions"]) and "extreme" in [n["code"] for n in doc["notes"]]'
+  expect_status 0 "$profkit" diff -m min_time "$mm" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  grep -E '%  main > mat_mul$' "$work/out" && fail "diff of min_time shows a share of the total"
+  expect_status 1 "$profkit" flame -m min_time "$cpi" -o "$work/min.svg"
+  grep -q "no flame graph of min_time" "$work/err" || fail "flame of min_time: $(cat "$work/err")"
+  [ -e "$work/min.svg" ] && fail "flame of min_time wrote a file"
 fi
 
 # diff of a database and its own Callgrind conversion (issue 31): no

@@ -179,8 +179,8 @@ int cmd_flame(int argc, char **argv)
      * frames of a tenth of a pixel (what the SVG keeps); folded stacks
      * want every context */
     unsigned width = a.o.width ? a.o.width : 1200;
-    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
-                         a.folded ? 0 : cli_tree_threshold(100.0 * 0.1 / width)};
+    pk_open_options o = {.flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION,
+                         .tree_threshold = a.folded ? 0 : cli_tree_threshold(100.0 * 0.1 / width)};
     pk_profile *p;
     rc = cli_open_opts("flame", path, &o, &p);
     if (rc) return rc;

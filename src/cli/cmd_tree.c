@@ -108,8 +108,8 @@ int cmd_tree(int argc, char **argv)
     if (!path) return CLI_USAGE;
     /* a call graph's tree only as deep as the view shows, function
      * contexts only: no positions needed */
-    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
-                         cli_tree_threshold(a.view.threshold)};
+    pk_open_options o = {.flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION,
+                         .tree_threshold = cli_tree_threshold(a.view.threshold)};
     pk_profile *p;
     rc = cli_open_opts("tree", path, &o, &p);
     if (rc) return rc;

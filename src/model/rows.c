@@ -26,9 +26,9 @@ pk_status pk_model_ensure_planes(const pk_profile *cp)
     /* The planes are logically part of the immutable profile; building
      * them lazily is an implementation detail guarded by the lock. */
     pk_profile *p = (pk_profile *)cp;
-    if (!p->rows) return PK_OK;
+    pk_status st = pk_model_check_deferred(p);
+    if (st || !p->rows) return st;
     pthread_mutex_lock(&p->planes_lock);
-    pk_status st = PK_OK;
     if (!p->planes_ready) {
         st = p->rows->planes(p->rows->user);
         p->planes_ready = st == PK_OK;

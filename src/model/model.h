@@ -61,6 +61,11 @@ typedef struct pk_rows {
     const uint32_t *ctx; /* context index of each row */
     /* Row i's values of locations [l0, l0 + n), as doubles (0 = none). */
     void (*get)(const struct pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, double *out);
+    /* Row i's values of every location where the store holds them as
+     * doubles in native byte order (any alignment: read with memcpy),
+     * valid until the next call; NULL (the pointer, or its result) when
+     * get() must convert them. Saves a copy per value in whole scans. */
+    const unsigned char *(*raw)(const struct pk_rows *v, uint32_t i);
     const void *impl; /* the store's, for get() */
     void *own;        /* the store's, freed by close() */
     uint32_t comp;    /* the store's: component of a multi-value type */
@@ -321,11 +326,12 @@ static inline int pk_model_has_rows(const pk_profile *p)
  * that reads p->locs[].plane or p->cm directly calls it first. */
 pk_status pk_model_ensure_planes(const pk_profile *p);
 /* Every plain column's rows, split between `workers` threads by column:
- * fn sees each row's values of all locations (row: n_locs doubles) on
- * the worker that owns the column. The first scan also counts each
- * location's values for pk_model_location_counts(). */
-typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
-                           const double *row);
+ * fn sees each row's values of all locations summed (compensated: the
+ * sum is sum + comp; model/rowsum.c) with the row's context, on the
+ * worker that owns the column. The first scan also counts each location's
+ * values for pk_model_location_counts(). */
+typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, uint32_t ctx, double sum,
+                           double comp);
 pk_status pk_model_rows_scan(const pk_profile *p, unsigned workers, pk_rows_fn fn, void *user);
 /* A location's stored non-zero values and the contexts holding them, from
  * its plane, or counted over the rows (once, then kept) before the planes

@@ -24,7 +24,11 @@ pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
     b->tree = !(open_flags & PK_OPEN_NO_TREE);
     b->cg = calloc(1, sizeof *b->cg);
     b->memo = calloc((size_t)CGB_MEMO_KINDS * CGB_MEMO, sizeof *b->memo);
-    if (!b->cg || !b->memo) return pk_fail_nomem("reading a call graph");
+    b->call_memo = b->by_function ? malloc(CGB_CALL_MEMO * sizeof *b->call_memo) : NULL;
+    if (!b->cg || !b->memo || (b->by_function && !b->call_memo))
+        return pk_fail_nomem("reading a call graph");
+    for (size_t i = 0; b->call_memo && i < CGB_CALL_MEMO; i++)
+        b->call_memo[i].arc = PK_NONE;
     b->cg->by_function = b->by_function;
     /* the words each map's keys use (see the key[] of each lookup) */
     b->fn_map.words = 3, b->acc_map.words = 3;
@@ -50,6 +54,7 @@ void cgb_free(cg_build *b)
     free(b->raw_v);
     free(b->raw_ev);
     free(b->memo);
+    free(b->call_memo);
     pk_kmap *maps[] = {&b->fn_map, &b->file_map, &b->mod_map, &b->acc_map, &b->jump_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         pk_kmap_free(maps[i]);
@@ -246,8 +251,36 @@ static pk_status grow_call_slots(cg_build *b)
     return PK_OK;
 }
 
+static pk_status find_call_slot(cg_build *b, const pk_cg_call_rec *c, uint32_t *out);
+
+/* By function, the arcs a stretch of a file uses come back line after
+ * line (a function's few callees): a direct-mapped memo of recent arcs,
+ * keyed (part, caller, callee) in the slot itself, answers them without
+ * touching the arc table, whose probes are cache misses once it holds a
+ * million arcs. */
+static cgb_call_memo *call_memo(cg_build *b, const pk_cg_call_rec *c)
+{
+    uint64_t h = ((uint64_t)c->part << 32 | c->caller) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ c->callee) * 0xff51afd7ed558ccdull;
+    return &b->call_memo[(h ^ (h >> 32)) & (CGB_CALL_MEMO - 1)];
+}
+
 /* The arc of `c` (added if new, positions dropped when by function). */
 static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
+{
+    cgb_call_memo *m = b->by_function && b->call_memo ? call_memo(b, c) : NULL;
+    if (m && m->arc != PK_NONE && m->part == c->part && m->caller == c->caller &&
+        m->callee == c->callee) {
+        *out = m->arc;
+        return PK_OK;
+    }
+    pk_status st = find_call_slot(b, c, out);
+    if (!st && m) *m = (cgb_call_memo){c->part, c->caller, c->callee, *out};
+    return st;
+}
+
+/* The arc table's entry for `c` (added if new). */
+static pk_status find_call_slot(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
 {
     pk_cg *cg = b->cg;
     if ((cg->n_calls + 1) * 2 > b->cap_call_slots) {

@@ -74,6 +74,12 @@ typedef struct cgb_memo {
 } cgb_memo;
 enum { CGB_MEMO_FILE, CGB_MEMO_MODULE, CGB_MEMO_FUNCTION, CGB_MEMO_ACC, CGB_MEMO_KINDS };
 
+/* Recent call arcs by (part, caller, callee), by function (build.c). */
+#define CGB_CALL_MEMO 8192
+typedef struct cgb_call_memo {
+    uint32_t part, caller, callee, arc; /* arc PK_NONE: empty */
+} cgb_call_memo;
+
 typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
@@ -101,7 +107,8 @@ typedef struct cg_build {
     uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
     size_t cap_call_slots;
     pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
-    cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
+    cgb_memo *memo;           /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
+    cgb_call_memo *call_memo; /* CGB_CALL_MEMO, by function only (malloc) */
 } cg_build;
 
 pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts);

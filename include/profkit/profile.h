@@ -85,6 +85,13 @@ enum {
      * up the per-location values (`profkit --recompute`): slower, and a
      * check of the summary. */
     PK_OPEN_RECOMPUTE = 1u << 6,
+    /* Call-graph formats (Callgrind): keep self costs per source line
+     * (function, file, line), not per instruction or basic block, and no
+     * jumps; call arcs by their call site's line. Memory then grows with
+     * the lines a profile touches, not its instructions: what source
+     * annotation needs (`annotate` without --asm). The profile's
+     * positions then say lines only. Ignored with PK_OPEN_BY_FUNCTION. */
+    PK_OPEN_BY_LINE = 1u << 7,
 };
 
 typedef struct pk_open_options {

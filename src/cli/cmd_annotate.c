@@ -423,7 +423,7 @@ int cmd_annotate(int argc, char **argv)
     /* a call graph answers without a tree: open it without one (as flat) */
     pk_profile *p;
     pk_cg_summary s;
-    uint32_t flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT;
+    uint32_t flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | (a.assembly ? 0 : PK_OPEN_BY_LINE);
     rc = cli_open_opts("annotate", argv[optind],
                        &(pk_open_options){.flags = flags | PK_OPEN_NO_TREE}, &p);
     if (rc) return rc;

@@ -44,6 +44,9 @@ pk_status cgb_rows_add(cgb_rows *r, uint64_t i, const double *values, const uint
                        uint32_t k);
 /* A new row of the non-zero ones of v[0, n), of events ev[] (ascending). */
 pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_t n);
+/* Row i of src as a new row of dst; `ev` is scratch for a dense row's
+ * events (room for its length). */
+pk_status cgb_rows_copy(cgb_rows *dst, const cgb_rows *src, uint64_t i, uint32_t *ev);
 /* The rows in the model's smallest layout (model/callgraph.h: `off` NULL
  * for fixed rows, `ev` NULL for dense ones); the pools are taken over
  * when they already are it. r is emptied either way. */
@@ -107,6 +110,13 @@ typedef struct cg_build {
     uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
     size_t cap_call_slots;
     pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
+    /* by line (PK_OPEN_BY_LINE): self costs per (accumulator, line) */
+    int by_line;
+    pk_kmap line_map;
+    uint32_t *line_key; /* 2 per line accumulator: accumulator, line */
+    uint32_t n_line, memo_acc, memo_line, memo_idx;
+    size_t cap_line;
+    cgb_rows line_rows;
     cgb_memo *memo;           /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
     cgb_call_memo *call_memo; /* CGB_CALL_MEMO, by function only (malloc) */
 } cg_build;

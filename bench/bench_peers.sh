@@ -14,6 +14,10 @@
 #                            "before" of a change), its column beside ours
 #   ROWS="hpc100k-tree cc1-info ..."  a subset of the rows (names below)
 #   REFTOOLS=../shared/ref-tools       the peers' directory
+#   CHRT=1   run every measured command (peers too) under `chrt -f 50`:
+#            real-time priority, so other sessions' processes wait while it
+#            runs — two idle cores on a shared machine (needs root; the
+#            kernel keeps 5% of each second for everyone else)
 #
 # Inputs are made once in WORK_DIR (default /tmp/pk-bench-peers; ~9 GB):
 #   p100000.d, p20000.d  pk-gen databases (100,000 profiles --samples 10:
@@ -77,7 +81,7 @@ one() { # one CMD...: "wall cpu rss_kb load" of one run (output discarded)
   local load
   read -r load _ </proc/loadavg
   rm -rf "$work/out.d"
-  /usr/bin/time -o "$tfile" -f '%e %U %S %M' "$@" >/dev/null 2>&1 ||
+  ${CHRT:+chrt -f 50} /usr/bin/time -o "$tfile" -f '%e %U %S %M' "$@" >/dev/null 2>&1 ||
     { echo "bench_peers: failed: $*" >&2; echo "nan nan 0 $load"; return; }
   awk -v l="$load" '{ printf "%s %.3f %s %s\n", $1, $2 + $3, $4, l }' "$tfile"
 }

@@ -14,10 +14,12 @@
 #                            "before" of a change), its column beside ours
 #   ROWS="hpc100k-tree cc1-info ..."  a subset of the rows (names below)
 #   REFTOOLS=../shared/ref-tools       the peers' directory
-#   CHRT=1   run every measured command (peers too) under `chrt -f 50`:
-#            real-time priority, so other sessions' processes wait while it
-#            runs — two idle cores on a shared machine (needs root; the
-#            kernel keeps 5% of each second for everyone else)
+#   CHRT=all      run every measured command (peers too) under `chrt -f 50`:
+#                 real-time priority, so other sessions' processes wait while
+#                 it runs — two idle cores on a shared machine (needs root;
+#                 the kernel keeps 5% of each second for everyone else)
+#   CHRT=profkit  only profkit's (and BEFORE's) runs so: they are short, the
+#                 peers' are not (a shared machine's other jobs would stall)
 #
 # Inputs are made once in WORK_DIR (default /tmp/pk-bench-peers; ~9 GB):
 #   p100000.d, p20000.d  pk-gen databases (100,000 profiles --samples 10:
@@ -77,11 +79,16 @@ fi
 # ---- measuring ----
 tfile=$(mktemp)
 trap 'rm -f "$tfile"; rm -rf "$work/out.d"' EXIT
-one() { # one CMD...: "wall cpu rss_kb load" of one run (output discarded)
-  local load
+one() { # one [-p] CMD...: "wall cpu rss_kb load" of one run (output discarded); -p: profkit's
+  local load rt=""
+  if [ "$1" = -p ]; then
+    shift
+    [ "${CHRT:-}" = profkit ] && rt="chrt -f 50"
+  fi
+  [ "${CHRT:-}" = all ] && rt="chrt -f 50"
   read -r load _ </proc/loadavg
   rm -rf "$work/out.d"
-  ${CHRT:+chrt -f 50} /usr/bin/time -o "$tfile" -f '%e %U %S %M' "$@" >/dev/null 2>&1 ||
+  $rt /usr/bin/time -o "$tfile" -f '%e %U %S %M' "$@" >/dev/null 2>&1 ||
     { echo "bench_peers: failed: $*" >&2; echo "nan nan 0 $load"; return; }
   awk -v l="$load" '{ printf "%s %.3f %s %s\n", $1, $2 + $3, $4, l }' "$tfile"
 }
@@ -107,8 +114,8 @@ row() {
   : >"$fp"; : >"$fn"; : >"$fb"
   for ((i = 0; i < runs; i++)); do
     [ -n "$peer" ] && eval "one $peer" >>"$fp"
-    eval "one \"\$profkit\" $args" >>"$fn"
-    [ -n "$before" ] && eval "one \"\$before\" $args" >>"$fb"
+    eval "one -p \"\$profkit\" $args" >>"$fn"
+    [ -n "$before" ] && eval "one -p \"\$before\" $args" >>"$fb"
   done
   read -r pw pc pr pl < <(summarize "$fp")
   read -r nw nc nr nl < <(summarize "$fn")

@@ -82,26 +82,27 @@ static pk_status summary_values(const pk_profile *p, uint32_t loc, pk_index col,
 }
 
 /* Loops with a loop lexically inside them (through non-loop contexts
- * only): where hpcprof's summary lex_aware differs from a sum. Contexts
- * are breadth-first (a parent before its children); *n counts them. */
+ * only): where hpcprof's summary lex_aware differs from a sum; *n counts
+ * them. Contexts are breadth-first (a parent before its children): NULL
+ * if they are not (or out of memory), and the caller assumes the worst. */
 static unsigned char *loops_with_inner_loops(const pk_profile *p, size_t *n)
 {
     uint32_t *near = malloc(((size_t)p->n_ctx + 1) * sizeof *near); /* nearest enclosing loop */
     unsigned char *mark = calloc((size_t)p->n_ctx + 1, 1);
-    if (!near || !mark) return free(near), free(mark), NULL;
     *n = 0;
-    for (uint32_t c = 0; c < p->n_ctx; c++) {
+    for (uint32_t c = 0; near && mark && c < p->n_ctx; c++) {
         uint32_t parent = p->ctx[c].parent;
         near[c] = PK_NONE;
         if (!pk_lexical_child(p, c)) continue;
-        if (parent >= c) { /* not breadth-first after all: assume the worst */
-            *n = 1, mark[0] = 2;
+        if (parent >= c) { /* not breadth-first after all */
+            free(mark), mark = NULL;
             break;
         }
         near[c] = p->ctx[parent].kind == PK_CTX_LOOP ? parent : near[parent];
         if (p->ctx[c].kind == PK_CTX_LOOP && near[c] != PK_NONE && !mark[near[c]])
             mark[near[c]] = 1, (*n)++;
     }
+    if (!near) free(mark), mark = NULL;
     free(near);
     return mark;
 }
@@ -120,7 +121,7 @@ static int lex_aware_is_sum(const pk_profile *p, uint32_t loc, pk_index metric, 
     size_t n = 0;
     unsigned char *mark = loops_with_inner_loops(p, &n);
     pk_index fcol, fsum = PK_NONE;
-    if (mark && n && mark[0] != 2 && pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &fcol) == PK_OK)
+    if (mark && n && pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &fcol) == PK_OK)
         fsum = stat_column(p, metric, p->columns[fcol].scope, PK_STAT_SUM);
     int ok = mark && (n == 0 || fsum != PK_NONE);
     double *a = ok && n ? malloc(2 * ((size_t)p->n_ctx + 1) * sizeof *a) : NULL;

@@ -129,6 +129,8 @@ row() {
   if [ -n "$before" ]; then
     read -r bw bc br _ < <(summarize "$fb")
     printf ' %s s / %s s / %s MB |' "$bw" "$bc" "$br"
+  elif [ -n "${BEFORE:-}" ]; then # a row measured without it (the Python job)
+    printf ' - |'
   fi
   printf ' %s |\n' "$nl"
 }
@@ -178,7 +180,7 @@ if want cat; then
     : >"$work/.cat"
     for ((i = 0; i < runs; i++)); do one cat "$f" >>"$work/.cat"; done
     read -r cw cc cr cl < <(summarize "$work/.cat")
-    printf '| `cat` %s (the floor) | - | - | %s s / %s s / %s MB | | | %s |\n' "${f##*/}" "$cw" "$cc" \
-      "$cr" "$cl"
+    printf '| `cat` %s (the floor) | - | - | %s s / %s s / %s MB | | |%s %s |\n' "${f##*/}" "$cw" \
+      "$cc" "$cr" "${BEFORE:+ |}" "$cl"
   done
 fi

@@ -4,13 +4,15 @@
  * every line-level answer the full reading gives, on every Callgrind file
  * of the corpus and the project's samples: the flat profile by line and
  * by function (self, inclusive, calls, per part and over all), with the
- * positions said to be lines only and no jumps kept.
+ * positions said to be lines only and no jumps kept. And the name
+ * filter annotate looks functions up with finds what regexec() finds.
  */
 #define _POSIX_C_SOURCE 200809L
 
 #include "support/pk_cmocka.h"
 
 #include <math.h>
+#include <regex.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -88,8 +90,50 @@ static void test_lines_answer_alike(void **state)
     assert_true(n + m >= 10);
 }
 
+/* pk_functions_matching() skips regexec() on names without the literal
+ * bytes every match holds: the same functions as trying every name. */
+static void test_regex_prefilter(void **state)
+{
+    (void)state;
+    static const char *const patterns[] = {
+        "main",     "ma.n",  "^ma",      "in$", "qs?ort",       "(sort)+x",
+        "s(or)*t",  "[]a]i", "[^]x]ain", "a|m", "\\.",          "\\(",
+        "x{0}main", "ort",   "o+r",      ".*",  "[a-z]+_[0-9]",
+    };
+    pk_profile *p;
+    pk_open_options o = {.flags = PK_OPEN_NO_TREE | PK_OPEN_BY_FUNCTION};
+    assert_int_equal(
+        pk_profile_open(PK_SOURCE_DIR "/tests/data/callgrind/sample.callgrind", &o, &p), PK_OK);
+    for (size_t i = 0; i < sizeof patterns / sizeof *patterns; i++) {
+        regex_t re;
+        assert_int_equal(regcomp(&re, patterns[i], REG_EXTENDED | REG_NOSUB), 0);
+        pk_index *got = NULL;
+        size_t n = 0, k = 0, exact = 0;
+        pk_status st = pk_functions_matching(p, patterns[i], &got, &n);
+        for (pk_index f = 0; f < pk_function_count(p); f++) { /* an exact name goes first */
+            pk_function fn;
+            pk_function_get(p, f, &fn);
+            exact += fn.name && !strcmp(fn.name, patterns[i]);
+        }
+        for (pk_index f = 0; f < pk_function_count(p) && !exact; f++) {
+            pk_function fn;
+            pk_function_get(p, f, &fn);
+            if (!fn.name || regexec(&re, fn.name, 0, NULL, 0)) continue;
+            assert_int_equal(st, PK_OK);
+            assert_true(k < n);
+            assert_int_equal(got[k++], f);
+        }
+        if (st == PK_OK && !exact) assert_int_equal(k, n);
+        if (st != PK_OK) assert_int_equal(st, PK_ERR_NOT_FOUND);
+        regfree(&re);
+        pk_functions_free(got);
+    }
+    pk_profile_free(p);
+}
+
 int main(void)
 {
-    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines_answer_alike)};
+    const struct CMUnitTest tests[] = {cmocka_unit_test(test_lines_answer_alike),
+                                       cmocka_unit_test(test_regex_prefilter)};
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

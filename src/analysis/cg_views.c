@@ -15,6 +15,54 @@
 #include "util/error.h"
 #include "util/vec.h"
 
+/* The ']' closing the bracket expression that opens at c ("[]a]" and
+ * "[^]a]" hold a ']'), or the string's last byte if none does. */
+static const char *bracket_end(const char *c)
+{
+    const char *e = c + 1;
+    if (*e == '^') e++;
+    if (*e == ']') e++;
+    while (*e && *e != ']')
+        e++;
+    return *e ? e : e - 1;
+}
+
+/* The longest run of bytes every match of ERE `re` contains: ordinary
+ * characters outside groups and brackets, not escaped and not quantified.
+ * Empty when there is none, or the pattern has an alternation. A name
+ * without it cannot match, so regexec() (slow in glibc: microseconds a
+ * name) runs only on names that hold it. */
+static size_t required_literal(const char *re, char *buf, size_t size)
+{
+    size_t best = 0, run = 0, depth = 0;
+    const char *start = re, *best_at = re;
+    if (strchr(re, '|')) return 0;
+    for (const char *c = re;; c++) {
+        int quantified = *c && c[1] && strchr("*+?{", c[1]);
+        int ordinary = *c && depth == 0 && !strchr(".[]()\\^$*+?{}", *c) && !quantified;
+        if (ordinary) {
+            if (!run) start = c;
+            run++;
+        } else {
+            if (run > best) best = run, best_at = start;
+            run = 0;
+        }
+        if (!*c) break;
+        if (*c == '(')
+            depth++;
+        else if (*c == ')' && depth)
+            depth--;
+        else if (*c == '\\' && c[1])
+            c++; /* an escaped byte: not counted */
+        else if (*c == '[')
+            c = bracket_end(c);
+    }
+    if (best >= size) best = size - 1;
+    memcpy(buf, best_at, best);
+    buf[best] = '\0';
+    return best;
+}
+
 pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_index **out, size_t *n)
 {
     if (!p || !pattern || !out || !n)
@@ -33,9 +81,13 @@ pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_ind
                            "expression",
                            pattern);
         }
-        for (uint32_t f = 0; f < p->n_functions; f++)
-            if (p->functions[f].name && regexec(&re, p->functions[f].name, 0, NULL, 0) == 0)
+        char lit[256];
+        size_t nl = required_literal(pattern, lit, sizeof lit);
+        for (uint32_t f = 0; f < p->n_functions; f++) {
+            const char *name = p->functions[f].name;
+            if (name && (!nl || strstr(name, lit)) && regexec(&re, name, 0, NULL, 0) == 0)
                 list[k++] = f;
+        }
         regfree(&re);
     }
     if (!k) {

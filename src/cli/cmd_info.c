@@ -16,7 +16,9 @@ static const char info_help[] =
     "Show what a profile holds: format and version, title, which files exist,\n"
     "counts (contexts, metrics, locations, functions, modules, files, traces),\n"
     "and for every metric the total of each scope's stored values over all\n"
-    "contexts and all non-summary locations.\n\n"
+    "contexts and all non-summary locations (from the summary statistics a\n"
+    "file stores when they hold them: HPCToolkit's summary profile; the\n"
+    "global option --recompute adds up the locations' values instead).\n\n"
     "Options:\n"
     "  --json       machine-readable output (schema: docs/json.md, profkit.info/1)\n"
     "  -h, --help   show this help\n";
@@ -24,8 +26,9 @@ static const char info_help[] =
 typedef struct info {
     pk_profile *p;
     pk_profile_info pi;
-    double *totals;   /* per column */
-    double *programs; /* per metric, NaN if undefined */
+    double *totals;      /* per column */
+    double *programs;    /* per metric, NaN if undefined */
+    pk_values_from from; /* where the totals came from */
     size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
     uint64_t n_samples;
     size_t n_diag[3];
@@ -41,6 +44,7 @@ static int gather(info *in)
     in->programs = calloc(pk_metric_count(p) + 1, sizeof *in->programs);
     if (!in->programs) return CLI_BAD;
     pk_status st = pk_profile_totals(p, in->totals, n_cols, in->programs, pk_metric_count(p));
+    if (!st) st = pk_totals_source(p, &in->from);
     if (st) return cli_library_error("info", st);
     for (pk_index i = 1; i < pk_context_count(p); i++) {
         pk_context c;
@@ -256,6 +260,8 @@ static int print_json(const info *in)
     json_files(&j, in->p);
     json_counts(&j, in);
     json_trace_range(&j, in->p);
+    pk_json_key(&j, "values_from"); /* the totals' source (docs/json.md) */
+    pk_json_string(&j, pk_values_from_name(in->from));
     json_metrics(&j, in);
     pk_index dm;
     pk_metric dmet;
@@ -371,6 +377,10 @@ static void print_text(const info *in)
     printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
     for (pk_index m = 0; m < pk_metric_count(p); m++)
         text_metric(in, m);
+    if (in->from == PK_VALUES_SUMMARY) /* not the profiles' values added up here */
+        printf("  (totals from the summary profile's statistics over the %zu profiles;\n"
+               "   'profkit --recompute info' adds up the profiles' values)\n",
+               in->n_locs);
     printf("\n");
     for (pk_index m = 0; m < pk_metric_count(p); m++) {
         pk_metric met;

@@ -37,11 +37,15 @@ static void usage(FILE *out)
                  "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nGlobal option (before the command):\n"
+    fprintf(out, "\nGlobal options (before the command):\n"
                  "  --max-memory SIZE   memory budget of the readers for what a file claims\n"
                  "                      beyond its bytes (4G, 512M, unlimited; default the\n"
                  "                      larger of 256M and 64 x the input's size); the same\n"
                  "                      as PROFKIT_MAX_MEMORY=SIZE\n"
+                 "  --recompute         add up every location's values instead of answering\n"
+                 "                      from the statistics the file stores (HPCToolkit's\n"
+                 "                      summary profile), and validate every value block at\n"
+                 "                      open; the same as PROFKIT_RECOMPUTE=1\n"
                  "\nRun 'profkit <command> --help' for the options of a command;\n"
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
@@ -72,11 +76,16 @@ static void install_cleanup(void)
     }
 }
 
-/* `--max-memory SIZE` / `--max-memory=SIZE` before the command: passed on
- * to every open through PROFKIT_MAX_MEMORY. Returns how many arguments it
- * took (0 if argv[1] is no global option), -1 on a usage error. */
+/* `--max-memory SIZE` / `--max-memory=SIZE` and `--recompute` before the
+ * command: passed on to every open through PROFKIT_MAX_MEMORY and
+ * PROFKIT_RECOMPUTE. Returns how many arguments it took (0 if argv[1] is
+ * no global option), -1 on a usage error. */
 static int global_option(int argc, char **argv)
 {
+    if (strcmp(argv[1], "--recompute") == 0) {
+        setenv("PROFKIT_RECOMPUTE", "1", 1);
+        return 1;
+    }
     const char *opt = "--max-memory", *value = NULL;
     size_t len = strlen(opt);
     if (strncmp(argv[1], opt, len) != 0) return 0;

@@ -107,7 +107,7 @@ static void count_row(const pk_profile *p, scan_worker *w, uint32_t c, const uns
 {
     size_t nz = pk_row_count(row, p->n_locs, w->nvals);
     if (c >= p->n_ctx || w->full[c] || w->st) return; /* a row of no context: no context counts */
-    if (nz == p->n_locs) { /* dense rows (the usual): no cell to mark */
+    if (nz == p->n_locs) {                            /* dense rows (the usual): no cell to mark */
         w->full[c] = 1;
         return;
     }

@@ -75,6 +75,23 @@ enum {
      * the call graph (profkit/callgraph.h: costs, callers and callees,
      * the flat profile). What views that need no tree open with. */
     PK_OPEN_NO_TREE = 1u << 5,
+    /* Answer every question from the per-location values, never from
+     * statistics the file stores. By default a question a stored summary
+     * holds exactly (HPCToolkit: hpcprof's summary profile, for sums and
+     * means over all profiles, unfiltered; pk_values_source() says which)
+     * is answered from the summary, and the per-profile values of a big
+     * database are validated only when a question reads them. With this
+     * flag every value block is validated at open and every answer adds
+     * up the per-location values (`profkit --recompute`): slower, and a
+     * check of the summary. */
+    PK_OPEN_RECOMPUTE = 1u << 6,
+    /* Call-graph formats (Callgrind): keep self costs per source line
+     * (function, file, line), not per instruction or basic block, and no
+     * jumps; call arcs by their call site's line. Memory then grows with
+     * the lines a profile touches, not its instructions: what source
+     * annotation needs (`annotate` without --asm). The profile's
+     * positions then say lines only. Ignored with PK_OPEN_BY_FUNCTION. */
+    PK_OPEN_BY_LINE = 1u << 7,
 };
 
 typedef struct pk_open_options {

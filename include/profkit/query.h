@@ -69,6 +69,9 @@ PK_API pk_status pk_query_copy(const pk_query *q, pk_query **out);
  *   dirs       annotate: where sources may be, ':'-separated
  *   chains     tree: fold (default) runs of frames that only pass calls on
  *              into the frame below (pk_tree_answer.folded), or show them
+ *   sources    annotate: any (default: wherever pk_source_locate() finds a
+ *              file) or within (only under the profile's src/ and dirs,
+ *              pk_source_locate_within(): what a server reads)
  * Patterns are POSIX extended regular expressions. PK_ERR_INVALID_ARG
  * with a message naming the option for an unknown name or a bad value. */
 PK_API pk_status pk_query_set(pk_query *q, const char *name, const char *value);

@@ -11,7 +11,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +18,7 @@
 #include "analysis/answer_tree.h"
 #include "analysis/frames.h"
 #include "analysis/session.h"
+#include "profkit/pattern.h"
 #include "util/error.h"
 #include "util/kmap.h"
 
@@ -55,15 +55,23 @@ static pk_status match_frames(const pk_profile *p, const pk_frame *f, size_t n, 
     for (size_t i = 1; i < n; i++)
         hits += match[i] = (unsigned char)frame_name_is(p, &f[i], pattern, h);
     if (hits) return PK_OK;
-    regex_t re;
-    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+    pk_pattern *re;
+    pk_status st = pk_pattern_compile(pattern, 0, &re);
+    if (st && strlen(pattern) > PK_PATTERN_MAX_LENGTH)
         return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s'", pattern);
+    if (st == PK_ERR_INVALID_ARG) /* bad syntax, a reference, too big: say which */
+        return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s', and as a %s", pattern,
+                       pk_error_last());
+    if (st) return st;
     char buf[4096];
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 1; i < n && !st; i++) {
         pk_frame_name(p, &f[i], buf, sizeof buf);
-        hits += match[i] = regexec(&re, buf, 0, NULL, 0) == 0;
+        int hit = 0;
+        st = pk_pattern_match(re, buf, strlen(buf), &hit);
+        hits += match[i] = (unsigned char)hit;
     }
-    regfree(&re);
+    pk_pattern_free(re);
+    if (st) return st;
     return hits ? PK_OK : pk_fail(PK_ERR_NOT_FOUND, "no function named or matching '%s'", pattern);
 }
 
@@ -146,15 +154,21 @@ static int by_inclusive(const void *x, const void *y)
     return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
+/* The first column's frames of functions (the session keeps them). */
+static pk_status function_frames(pkq_callers_work *w, const pk_frame **f, size_t *n)
+{
+    const pkq_values *v;
+    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
+    return st ? st : pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, f, n);
+}
+
 /* The functions the pattern picks in the tree of the first column's
  * values, largest inclusive first. */
 static pk_status pick_functions(pkq_callers_work *w, name_total **names, size_t *n_names)
 {
-    const pkq_values *v;
     const pk_frame *f;
     size_t n;
-    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
-    if (!st) st = pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, &f, &n);
+    pk_status st = function_frames(w, &f, &n);
     if (st) return st;
     unsigned char *match = calloc(n ? n : 1, 1);
     uint32_t *id = malloc((n ? n : 1) * sizeof *id);
@@ -236,11 +250,9 @@ static pk_status arcs_of_tree(pkq_callers_work *w, pk_callers_block *b)
 static pk_status block_of_tree(pkq_callers_work *w, const name_total *nt, pk_callers_block *b)
 {
     char name[4096];
-    const pkq_values *v;
     const pk_frame *f;
     size_t n;
-    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
-    if (!st) st = pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, &f, &n);
+    pk_status st = function_frames(w, &f, &n);
     if (st) return st;
     size_t len = pk_frame_name(w->s->p, &f[nt->frame], name, sizeof name);
     if (len >= sizeof name) return pk_fail(PK_ERR_LIMIT, "a function name of %zu bytes", len);

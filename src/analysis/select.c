@@ -20,6 +20,7 @@
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "scopes.h"
+#include "summary.h"
 #include "totals.h"
 
 /* Does location l's identifier tuple hold KIND=ID (term of len bytes)? */
@@ -116,13 +117,13 @@ static pk_status acc_init(const pk_profile *p, stat_acc *a)
 
 /* Location l's values of `col` in out (0 where none), combined within the
  * location with `how` when one context holds several. */
-static void location_column(const pk_profile *p, uint32_t l, pk_index col, pk_combine how,
-                            double *out, unsigned char *seen)
+static pk_status location_column(const pk_profile *p, uint32_t l, pk_index col, pk_combine how,
+                                 double *out, unsigned char *seen)
 {
     memset(seen, 0, p->n_ctx);
     for (uint32_t c = 0; c < p->n_ctx; c++)
         out[c] = 0.0;
-    pk_combine_location(p, l, col, how, out, seen);
+    return pk_combine_location(p, l, col, how, out, seen);
 }
 
 static void acc_add(const pk_profile *p, stat_acc *a)
@@ -171,14 +172,16 @@ static void acc_result(const pk_profile *p, const stat_acc *a, pk_across stat, c
 }
 
 /* One location's values of the metric in the wanted scope, in a->one. */
-static void location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const pk_metric *m,
-                           pk_index col, int derive_kind)
+static pk_status location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const pk_metric *m,
+                                pk_index col, int derive_kind)
 {
-    location_column(p, l, col, m->combine, a->one, a->seen);
+    pk_status st = location_column(p, l, col, m->combine, a->one, a->seen);
+    if (st) return st;
     if (derive_kind == PK_SCOPE_INCLUSIVE)
         pk_inclusive_in_place(p, m->combine, a->one, a->seen, a->order);
     else if (derive_kind == PK_SCOPE_EXCLUSIVE)
         pk_exclusive_in_place(p, (m->flags & PK_METRIC_UNSIGNED) != 0, a->one, a->order);
+    return PK_OK;
 }
 
 pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_kind kind,
@@ -194,42 +197,47 @@ pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_
         return pk_fail(PK_ERR_UNSUPPORTED, "this profile holds only summary statistics, not the "
                                            "per-location values a location choice or a "
                                            "statistic across locations needs");
+    int from_summary = 0;
+    pk_status st = selected
+                       ? PK_OK
+                       : pk_summary_stat_values(p, metric, kind, stat, out, derived, &from_summary);
+    if (st || from_summary) return st;
     pk_index col;
     int derive_kind;
-    pk_status st = pk_scope_source(p, metric, kind, &col, &derive_kind);
+    st = pk_scope_source(p, metric, kind, &col, &derive_kind);
     if (derive_kind) derive_kind = kind;
     stat_acc a;
     if (!st) st = acc_init(p, &a);
     if (st) return st;
     const pk_metric *m = &p->metrics[metric];
     a.skip_absent = m->combine == PK_COMBINE_MIN || m->combine == PK_COMBINE_MAX;
-    for (uint32_t l = 0; l < p->n_locs; l++) {
+    for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         if (p->locs[l].is_summary || (selected && !selected[l])) continue;
-        location_scope(p, &a, l, m, col, derive_kind);
-        acc_add(p, &a);
+        if ((st = location_scope(p, &a, l, m, col, derive_kind)) == PK_OK) acc_add(p, &a);
     }
-    acc_result(p, &a, stat, m, out);
+    if (!st) acc_result(p, &a, stat, m, out);
     acc_free(&a);
-    if (derived) *derived = derive_kind != 0;
-    return PK_OK;
+    if (derived && !st) *derived = derive_kind != 0;
+    return st;
 }
 
-/* One location's total: the root's inclusive value, or its exclusive
- * values summed over contexts not lexically inside another. */
-static double location_total(const pk_profile *p, uint32_t l, pk_index col, int inclusive)
+/* One location's total: the root's inclusive value (looked up: the
+ * location's other values are not read), or its exclusive values summed
+ * over contexts not lexically inside another. */
+static pk_status location_total(const pk_profile *p, uint32_t l, pk_index col, int inclusive,
+                                double *out)
 {
-    double sum = 0;
+    *out = 0;
+    if (inclusive) return pk_value_lookup(p, l, 0, col, out);
     pk_cursor cur;
     pk_value v;
-    pk_location_values_begin(p, l, &cur);
-    while (pk_cursor_next(&cur, &v)) {
+    pk_status st = pk_location_values_begin(p, l, &cur);
+    while (!st && pk_cursor_next(&cur, &v)) {
         if (v.column != col || v.context >= p->n_ctx) continue;
         const pk_ctx_rec *c = &p->ctx[v.context];
-        if (inclusive ? v.context == 0
-                      : !pk_lexical_child(p, v.context) && !(c->flags & PK_CTXF_UNLISTED))
-            sum += v.value;
+        if (!pk_lexical_child(p, v.context) && !(c->flags & PK_CTXF_UNLISTED)) *out += v.value;
     }
-    return sum;
+    return st;
 }
 
 /* The same from a row store: the contexts location_total() counts, then
@@ -259,7 +267,10 @@ pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, 
     int inclusive = !from_exclusive;
     if (pk_model_has_rows(p) && !p->columns[col].is_summary)
         return rows_location_totals(p, col, inclusive, out);
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        out[l] = p->locs[l].is_summary ? NAN : location_total(p, l, col, inclusive);
-    return PK_OK;
+    for (uint32_t l = 0; l < p->n_locs && !st; l++)
+        if (p->locs[l].is_summary)
+            out[l] = NAN;
+        else
+            st = location_total(p, l, col, inclusive, &out[l]);
+    return st;
 }

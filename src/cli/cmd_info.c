@@ -16,10 +16,12 @@ static const char info_help[] =
     "Show what a profile holds: format and version, title, which files exist,\n"
     "counts (contexts, metrics, locations, functions, modules, files, traces),\n"
     "and for every metric the total of each scope's stored values over all\n"
-    "contexts and all non-summary locations, and its program total. Metrics\n"
-    "that nest (Cube's metric tree) are shown as the tree CubeGUI shows: each\n"
-    "with its program total (inclusive: with the metrics below it) and its own\n"
-    "part (exclusive).\n\n"
+    "contexts and all non-summary locations (from the summary statistics a\n"
+    "file stores when they hold them: HPCToolkit's summary profile; the\n"
+    "global option --recompute adds up the locations' values instead), and\n"
+    "its program total. Metrics that nest (Cube's metric tree) are shown as\n"
+    "the tree CubeGUI shows: each with its program total (inclusive: with the\n"
+    "metrics below it) and its own part (exclusive).\n\n"
     "Options:\n"
     "  --json       machine-readable output (schema: docs/json.md, profkit.info/1)\n"
     "  -h, --help   show this help\n";
@@ -31,6 +33,7 @@ typedef struct info {
     double *programs;                     /* per metric, NaN if undefined */
     double *own;                          /* per metric: its own part along the metric tree */
     pk_index *first_child, *next_sibling; /* per metric: the metric tree, in index order */
+    pk_values_from from;                  /* where the totals came from */
     size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
     uint64_t n_samples;
     size_t n_diag[3];
@@ -46,6 +49,7 @@ static int gather(info *in)
     in->programs = calloc(pk_metric_count(p) + 1, sizeof *in->programs);
     if (!in->programs) return CLI_BAD;
     pk_status st = pk_profile_totals(p, in->totals, n_cols, in->programs, pk_metric_count(p));
+    if (!st) st = pk_totals_source(p, &in->from);
     if (st) return cli_library_error("info", st);
     in->own = calloc(pk_metric_count(p) + 1, sizeof *in->own);
     if (!in->own) return CLI_BAD;
@@ -303,6 +307,8 @@ static int print_json(const info *in)
     json_files(&j, in->p);
     json_counts(&j, in);
     json_trace_range(&j, in->p);
+    pk_json_key(&j, "values_from"); /* the totals' source (docs/json.md) */
+    pk_json_string(&j, pk_values_from_name(in->from));
     json_metrics(&j, in);
     pk_index dm;
     pk_metric dmet;
@@ -423,6 +429,10 @@ static void print_text(const info *in)
         for (pk_index m = 0; m < pk_metric_count(p); m++)
             text_metric(in, m);
     }
+    if (in->from == PK_VALUES_SUMMARY) /* not the profiles' values added up here */
+        printf("  (totals from the summary profile's statistics over the %zu profiles;\n"
+               "   'profkit --recompute info' adds up the profiles' values)\n",
+               in->n_locs);
     printf("\n");
     for (pk_index m = 0; m < pk_metric_count(p); m++) {
         pk_metric met;

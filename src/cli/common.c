@@ -108,6 +108,8 @@ int cli_open_opts(const char *cmd, const char *path, const pk_open_options *o, p
         int rc = cli_max_memory(&opts.max_memory);
         if (rc) return rc;
     }
+    const char *recompute = getenv("PROFKIT_RECOMPUTE"); /* `profkit --recompute` */
+    if (recompute && *recompute && strcmp(recompute, "0") != 0) opts.flags |= PK_OPEN_RECOMPUTE;
     const char *no_symbols = getenv("PROFKIT_NO_SYMBOLS"); /* hpcrun: see profkit(1) */
     if (no_symbols && *no_symbols && strcmp(no_symbols, "0") != 0) opts.flags |= PK_OPEN_NO_SYMBOLS;
     pk_status st = pk_profile_open(path, &opts, out);

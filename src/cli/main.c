@@ -2,6 +2,7 @@
  * cli/main.c — the profkit executable: dispatch to a subcommand.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -36,11 +37,15 @@ static void usage(FILE *out)
                  "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nGlobal option (before the command):\n"
+    fprintf(out, "\nGlobal options (before the command):\n"
                  "  --max-memory SIZE   memory budget of the readers for what a file claims\n"
                  "                      beyond its bytes (4G, 512M, unlimited; default the\n"
                  "                      larger of 256M and 64 x the input's size); the same\n"
                  "                      as PROFKIT_MAX_MEMORY=SIZE\n"
+                 "  --recompute         add up every location's values instead of answering\n"
+                 "                      from the statistics the file stores (HPCToolkit's\n"
+                 "                      summary profile), and validate every value block at\n"
+                 "                      open; the same as PROFKIT_RECOMPUTE=1\n"
                  "\nRun 'profkit help <command>' (or 'profkit <command> --help') for the\n"
                  "options of a command; "
                  "man/profkit.1 documents them all.\n"
@@ -72,11 +77,16 @@ static void install_cleanup(void)
     }
 }
 
-/* `--max-memory SIZE` / `--max-memory=SIZE` before the command: passed on
- * to every open through PROFKIT_MAX_MEMORY. Returns how many arguments it
- * took (0 if argv[1] is no global option), -1 on a usage error. */
+/* `--max-memory SIZE` / `--max-memory=SIZE` and `--recompute` before the
+ * command: passed on to every open through PROFKIT_MAX_MEMORY and
+ * PROFKIT_RECOMPUTE. Returns how many arguments it took (0 if argv[1] is
+ * no global option), -1 on a usage error. */
 static int global_option(int argc, char **argv)
 {
+    if (strcmp(argv[1], "--recompute") == 0) {
+        setenv("PROFKIT_RECOMPUTE", "1", 1);
+        return 1;
+    }
     const char *opt = "--max-memory", *value = NULL;
     size_t len = strlen(opt);
     if (strncmp(argv[1], opt, len) != 0) return 0;
@@ -92,6 +102,8 @@ static int global_option(int argc, char **argv)
     setenv("PROFKIT_MAX_MEMORY", value, 1);
     return argv[1][len] == '=' ? 1 : 2;
 }
+
+static const char *running; /* the command run, for messages */
 
 static size_t n_commands(void)
 {
@@ -123,12 +135,38 @@ static int help_command(int argc, char **argv)
     for (size_t i = 0; i < n_commands(); i++) {
         if (strcmp(argv[0], commands[i].name) != 0) continue;
         char *args[] = {(char *)commands[i].name, "--help", NULL};
+        running = commands[i].name;
         return commands[i].run(2, args);
     }
     return unknown_command(argv[0]);
 }
 
+/* Every command's output is checked once it returns: a full disk, a
+ * file size limit or an I/O error on standard output shows only when the
+ * buffer is written, and a script must not take an empty or cut result
+ * for a whole one (exit 0). A message unless the command gave one. */
+static int output_checked(const char *cmd, int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) bad = 1, err = errno;
+    if (!bad) return rc;
+    if (!cli_output_reported)
+        fprintf(stderr, "profkit%s%s: writing the output failed: %s\n", cmd ? " " : "",
+                cmd ? cmd : "", err ? strerror(err) : "a write to standard output failed");
+    return rc == CLI_OK ? CLI_BAD : rc;
+}
+
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    return output_checked(running, rc);
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -155,6 +193,9 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     for (size_t i = 0; i < n_commands(); i++)
-        if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(name, commands[i].name) == 0) {
+            running = commands[i].name;
+            return commands[i].run(argc - 1, argv + 1);
+        }
     return unknown_command(name);
 }

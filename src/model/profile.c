@@ -35,6 +35,8 @@ void pk_profile_free(pk_profile *p)
 {
     if (!p) return;
     if (p->rows) p->rows->destroy(p->rows->user); /* before the mappings it reads */
+    if (p->deferred) p->deferred->destroy(p->deferred->user);
+    free(p->loc_checked);
     free(p->row_nvals), free(p->row_nctx);
     for (size_t i = 0; i < p->n_sources; i++)
         pk_unmap_file(&p->sources[i].map);

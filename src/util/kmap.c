@@ -10,6 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapfile.h"
+
 static size_t words(const pk_kmap *m)
 {
     return m->words && m->words < PK_KMAP_WORDS ? m->words : PK_KMAP_WORDS;
@@ -47,6 +49,9 @@ static int grow_slots(pk_kmap *m)
     if (cap > SIZE_MAX / sizeof(pk_kmap_slot)) return -1;
     pk_kmap_slot *slots = calloc(cap, sizeof *slots);
     if (!slots) return -1;
+    /* a big table's pages writable at once: read first, each would map the
+     * zero page and then fault again, with a TLB shootdown, to be written */
+    pk_mem_prefault(slots, cap * sizeof *slots);
     for (size_t i = 0; i < m->cap; i++) {
         pk_kmap_slot s = m->slots[i];
         if (!s.entry) continue;

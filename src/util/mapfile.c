@@ -24,7 +24,7 @@ static const unsigned char empty_file[1];
 static _Thread_local char damage_msg[1024];
 static _Thread_local int damage_seen;
 
-pk_status pk_map_file(const char *path, pk_mapfile *out)
+static pk_status map_file(const char *path, pk_mapfile *out, int willneed)
 {
     struct stat st;
     int fd;
@@ -42,7 +42,7 @@ pk_status pk_map_file(const char *path, pk_mapfile *out)
                            (unsigned long long)st.st_size, strerror(e));
         }
         /* Readers mostly stream through value blocks front to back. */
-        madvise(p, (size_t)st.st_size, MADV_WILLNEED);
+        if (willneed) madvise(p, (size_t)st.st_size, MADV_WILLNEED);
         out->data = p;
         out->mapped = 1;
         out->guard = pk_guard_add(p, (uint64_t)st.st_size);
@@ -51,6 +51,21 @@ pk_status pk_map_file(const char *path, pk_mapfile *out)
     }
     close(fd);
     return PK_OK;
+}
+
+pk_status pk_map_file(const char *path, pk_mapfile *out)
+{
+    return map_file(path, out, 1);
+}
+
+pk_status pk_map_file_cold(const char *path, pk_mapfile *out)
+{
+    return map_file(path, out, 0);
+}
+
+void pk_map_willneed(const pk_mapfile *m)
+{
+    if (m->mapped && m->size) madvise((void *)m->data, (size_t)m->size, MADV_WILLNEED);
 }
 
 int pk_map_damage(const pk_mapfile *m, uint64_t *offset)

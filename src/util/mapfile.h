@@ -33,8 +33,14 @@ typedef struct pk_mapfile {
     uint64_t dev, ino;
 } pk_mapfile;
 
-/* Map `path`. On failure sets the last error naming the path. */
+/* Map `path`. On failure sets the last error naming the path. The
+ * kernel is told the whole file will be read soon (MADV_WILLNEED). */
 pk_status pk_map_file(const char *path, pk_mapfile *out);
+/* The same, without the read-ahead hint: for files of which a reader may
+ * touch only a part (a big profile.db answered from its summary). */
+pk_status pk_map_file_cold(const char *path, pk_mapfile *out);
+/* The read-ahead hint of pk_map_file(), given later. */
+void pk_map_willneed(const pk_mapfile *m);
 void pk_unmap_file(pk_mapfile *m);
 /* 1 if the file behind a mapping shrank after it was mapped; *offset (may
  * be NULL) gets the first byte that is no longer the file's. */

@@ -31,8 +31,9 @@ int pkv_library_error(pk_status st);
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
-#define PKV_MAX_PARAMS    16   /* more is a 400 */
-#define PKV_MAX_PARAM_LEN 4096 /* bytes of one key or value, decoded */
+#define PKV_MAX_PARAMS      16 /* more is a 400 */
+#define PKV_MAX_SOURCE_DIRS 64
+#define PKV_MAX_PARAM_LEN   4096 /* bytes of one key or value, decoded */
 
 typedef struct pkv_param {
     char *key, *value;
@@ -95,6 +96,14 @@ typedef struct pkv_session {
     pk_trace_facts *trace_facts; /* side a: each trace's facts, found once (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
+    /* /api/source reads only under the profile's src/ and these (-I),
+     * unless any_source (--any-source) */
+    const char *source_dirs[PKV_MAX_SOURCE_DIRS];
+    size_t n_source_dirs;
+    char *source_dirs_joined; /* the same, ':'-separated (the query's dirs), or NULL */
+    int any_source;
+    /* the server's session token (hex), "" with --no-token */
+    char token[65];
     /* report mode: what /api/profile says about the pruning */
     int report;
     double threshold;
@@ -204,9 +213,9 @@ const char *pkv_asset_type(const char *name);
 
 /* ---- server.c ------------------------------------------------------ */
 
-/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout.
- * Returns the exit status. */
-int pkv_serve(pkv_session *s, const char *bind, unsigned port);
+/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout
+ * (with a fresh session token when `token`). Returns the exit status. */
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token);
 
 /* ---- report.c ------------------------------------------------------ */
 

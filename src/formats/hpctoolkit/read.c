@@ -10,9 +10,11 @@
  * "unlisted" contexts before trace.db's samples are checked against the
  * final set of contexts.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hpctk.h"
 #include "util/parallel.h"
@@ -145,6 +147,19 @@ static pk_status read_optional(hk_reader *r, int fid, pk_status (*read)(hk_reade
                          "%s (the file was not loaded)", pk_error_last());
 }
 
+/* hpcprof's summary profile (one, profile 0's role) holds each statistic
+ * over the plain profiles' stored values: questions it holds are answered
+ * from it (analysis/summary.c), unless the caller wants the values added
+ * up (PK_OPEN_RECOMPUTE). */
+static int summary_is_exact(const hk_reader *r)
+{
+    const pk_profile *p = r->p;
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        n += p->locs[l].is_summary != 0;
+    return n == 1 && !(r->flags & PK_OPEN_RECOMPUTE) && !p->summary_inexact;
+}
+
 static pk_status hk_run(hk_reader *r)
 {
     pk_profile *p = r->p;
@@ -172,6 +187,8 @@ static pk_status hk_run(hk_reader *r)
     if (!st && r->dir) st = hk_read_yaml(r, r->dir);
     if (!st) hk_viewer_checks(r);
     if (!st) st = pk_model_finish_diagnostics(p);
+    if (!st && r->deferred) st = hk_defer_attach(r);
+    if (!st) p->summary_exact = summary_is_exact(r);
     return st;
 }
 
@@ -264,6 +281,16 @@ static pk_status unreadable_optional(hk_reader *r, int f)
                          "%s (the file was not loaded)", pk_error_last());
 }
 
+/* A file of the database is there to be read: it exists, or its name is
+ * there but cannot be followed (a symbolic link loop: ELOOP; no
+ * permission on the way): then the open says why, rather than the file
+ * being taken for absent. */
+static int named(const char *full)
+{
+    struct stat st;
+    return stat(full, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
 pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_fn emit, void *user,
                       const char *sections, pk_profile **out)
 {
@@ -277,8 +304,11 @@ pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_f
         char full[4096];
         if ((size_t)snprintf(full, sizeof full, "%s/%s", path, file_names[f]) >= sizeof full)
             st = pk_fail(PK_ERR_IO, "%s: path too long", path);
-        else if (pk_path_exists(full) && !skipped(&r, f))
-            st = pk_map_file(full, &r.f[f].source->map);
+        else if (named(full) && !skipped(&r, f))
+            /* profile.db and cct.db: read ahead only when every block is
+             * validated at open (read_profile.c, read_cct.c) */
+            st = f == HK_PROFILE || f == HK_CCT ? pk_map_file_cold(full, &r.f[f].source->map)
+                                                : pk_map_file(full, &r.f[f].source->map);
         else
             continue;
         if (st && f != HK_META) st = unreadable_optional(&r, f);

@@ -17,7 +17,9 @@
  * follow with ids of their own. Statistics the source stores are kept as
  * they are (hpcprof's summary lex_aware of loops is not a sum of the
  * profiles' values, field notes §d; legacy experiment.xml's sums are what
- * hpcviewer showed for it); a main statistic the source lacks (Cube and
+ * hpcviewer showed for it: 1e-6 apart from the threads' sum, so the
+ * database says its summary is not the profiles' sum, see
+ * write_yaml_keep.c); a main statistic the source lacks (Cube and
  * merged profiles have no summary, Callgrind none for the point scope) is
  * combined from the per-location values. Statistics hpcviewer cannot evaluate
  * (legacy "Mean", "StdDev", "CfVar" as stored results, other formulas)
@@ -293,6 +295,9 @@ static pk_status plan_scope(cols_plan *c, uint32_t m, uint32_t qs)
     if (f.plain != PK_NONE) s->qcol_of_pcol[f.plain] = plain_q;
     pk_combine cb = main_combine(&s->p->metrics[m]);
     hs_col msrc = {HS_NONE, PK_NONE, 0, 0, kind};
+    /* a kept sum that is not the written profiles' sum: readers must be told */
+    if (f.main != PK_NONE && s->has_plain[m] && s->p->format != PK_FORMAT_HPCTOOLKIT_V4)
+        s->q->summary_inexact = 1;
     if (f.main != PK_NONE)
         msrc = (hs_col){HS_STORED, f.main, 0, 0, kind};
     else if (s->has_plain[m])
@@ -397,5 +402,6 @@ pk_status hs_columns(hk_shape *s)
     }
     s->col = c.src;
     s->plain_identity = plain_identity(s);
+    s->q->summary_inexact |= p->summary_inexact;
     return PK_OK;
 }

@@ -4,8 +4,9 @@
 # `-o -` is standard output for every writer, names are whole off a
 # terminal, progress never claims a total smaller than what is done,
 # `profkit help CMD`, dump's sections, errors that name a missing folder,
-# column headers that state a unit once, Cube's metric tree in `info`, and
-# loader frames folded in a tree. Each check failed on 67c0634.
+# column headers that state a unit once, Cube's metric tree in `info`,
+# every row in a CSV, and loader frames folded in a tree. Each check failed
+# on 67c0634.
 #
 #   conventions.sh PROFKIT PK_MKDB SOURCE_DIR WORK_DIR
 set -u
@@ -269,6 +270,91 @@ PY
     grep -q '^MAIN__(id=0) 29973.5$' "$work/cubelib" && grep -q '^MAIN__(id=0) 0.0169745$' "$work/cubelib" ||
       fail "CubeLib's exclusive metric values differ: $(grep MAIN "$work/cubelib" | tr '\n' ' ')"
   fi
+fi
+
+# --- a CSV is for machines: flat --csv gives every row unless -n is given ---
+sortcg=$corpus/callgrind/generated/sort-instr-jumps.callgrind.out
+if [ -f "$sortcg" ]; then
+  run 0 "$profkit" flat --json "$sortcg"
+  rows=$(python3 -c 'import json,sys; print(len(json.load(open(sys.argv[1]))["rows"]))' "$work/out")
+  run 0 "$profkit" flat --csv "$sortcg"
+  check; [ "$rows" -gt 25 ] && [ "$(($(wc -l <"$work/out") - 1))" -eq "$rows" ] ||
+    fail "flat --csv: $(($(wc -l <"$work/out") - 1)) rows, flat --json $rows"
+  run 0 "$profkit" flat --csv -n 7 "$sortcg"
+  check; [ "$(wc -l <"$work/out")" -eq 8 ] || fail "flat --csv -n 7: $(wc -l <"$work/out") lines"
+  run 0 "$profkit" flat "$sortcg"
+  check; grep -q 'more function rows not shown' "$work/out" || fail "flat's text no longer stops at 25 rows"
+fi
+
+# --- loader frames: a run of frames that only pass calls on is one row ---
+loader=$work/loader.callgrind
+cat >"$loader" <<'CG'
+# callgrind format
+version: 1
+events: Ir
+
+fl=start.c
+fn=_start
+cfn=__libc_start_main
+calls=1 1
+1 1001
+
+fn=__libc_start_main
+1 1
+cfn=(below main)
+calls=1 1
+1 1000
+
+fn=(below main)
+cfi=prog.c
+cfn=main
+calls=1 1
+1 1000
+
+fl=prog.c
+fn=main
+1 100
+cfn=work
+calls=1 1
+2 900
+
+fn=work
+3 900
+CG
+via='main (via 3 frames: _start > __libc_start_main > (below main))'
+run 0 "$profkit" tree "$loader"
+check; grep -qF -- "1,000  99.9%             100  10.0% *  $via" "$work/out" || fail "tree: the loader frames are not folded into main: $(cat "$work/out")"
+check; grep -Eq '^ .*  (_start|__libc_start_main|\(below main\))$' "$work/out" && fail "tree draws a folded frame"
+check; grep -q '^(3 frames that only pass calls on' "$work/out" || fail "tree does not say frames were folded"
+check; grep -q '^ *900  89.9% .*\*    work$' "$work/out" || fail "work is not one level below main: $(grep work "$work/out")"
+run 0 "$profkit" tree --show-chains "$loader"
+check; [ "$(grep -cE '  \*? *(_start|__libc_start_main|\(below main\)|main|work)$' "$work/out")" -eq 5 ] ||
+  fail "tree --show-chains: $(cat "$work/out")"
+run 0 "$profkit" tree -t 0.05 "$loader" # __libc_start_main's own 0.1% is above: no run of two
+check; grep -q '__libc_start_main$' "$work/out" && ! grep -q via "$work/out" || fail "tree -t 0.05 folds a frame with a cost above the threshold"
+run 0 "$profkit" tree --width 60 "$loader"
+check; grep -q 'main (via 3 frames)$' "$work/out" || fail "tree --width 60: $(grep main "$work/out")"
+run 0 "$profkit" tree --csv "$loader"
+check; [ "$(wc -l <"$work/out")" -eq 7 ] || fail "tree --csv leaves out folded frames"
+run 0 "$profkit" tree --json "$loader"
+check
+python3 - "$work/out" <<'PY' || fail "tree --json does not mark the folded frames"
+import json, sys
+d = json.load(open(sys.argv[1]))
+seen, stack = {}, [d["root"]]
+while stack:
+    n = stack.pop()
+    seen[n["name"]] = n["folded"]
+    stack += n["children"] or []
+assert d["folded"] == 3, d["folded"]
+assert seen == {"<program root>": False, "_start": True, "__libc_start_main": True,
+                "(below main)": True, "main": False, "work": False}, seen
+PY
+run 2 "$profkit" callers --show-chains "$loader" main
+if [ -f "$sortcg" ]; then # a real Callgrind run: main's loader frames
+  run 0 "$profkit" tree "$sortcg"
+  check; grep -qF '0x00000000000037d0 (via 3 frames: 0x0000000000006560 > __libc_start_main@@GLIBC_2.34 > (below main))' "$work/out" ||
+    fail "tree of a Callgrind run: $(sed -n 5,8p "$work/out")"
 fi
 
 [ "$failures" -eq 0 ] || { echo "$failures of $checks checks failed" >&2; exit 1; }

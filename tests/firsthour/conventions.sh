@@ -323,7 +323,7 @@ fn=work
 CG
 via='main (via 3 frames: _start > __libc_start_main > (below main))'
 run 0 "$profkit" tree "$loader"
-check; grep -qF -- "1,000  99.9%             100  10.0% *  $via" "$work/out" || fail "tree: the loader frames are not folded into main: $(cat "$work/out")"
+check; grep -qF -- "1,000  99.9%         100  10.0% *  $via" "$work/out" || fail "tree: the loader frames are not folded into main: $(cat "$work/out")"
 check; grep -Eq '^ .*  (_start|__libc_start_main|\(below main\))$' "$work/out" && fail "tree draws a folded frame"
 check; grep -q '^(3 frames that only pass calls on' "$work/out" || fail "tree does not say frames were folded"
 check; grep -q '^ *900  89.9% .*\*    work$' "$work/out" || fail "work is not one level below main: $(grep work "$work/out")"

@@ -351,6 +351,17 @@ assert seen == {"<program root>": False, "_start": True, "__libc_start_main": Tr
                 "(below main)": True, "main": False, "work": False}, seen
 PY
 run 2 "$profkit" callers --show-chains "$loader" main
+# a chain 20,000 deep folds in one linear pass into one row
+python3 -c '
+import sys
+n = 20000
+out = ["# callgrind format", "version: 1", "events: Ir", "", "fl=a.c"]
+for i in range(n):
+    out += ["fn=f%d" % i] + (["cfn=f%d" % (i + 1), "calls=1 1"] if i < n - 1 else []) + ["1 100", ""]
+open(sys.argv[1], "w").write("\n".join(out))' "$work/deep.callgrind"
+run 0 "$profkit" tree "$work/deep.callgrind"
+check; [ "$(grep -c '100\.0%' "$work/out")" -eq 2 ] && grep -qF 'f19999 (via 19999 frames: f0 > f1 > ... > f19997 > f19998)' "$work/out" ||
+  fail "a 20,000-deep chain: $(tail -2 "$work/out" | cut -c1-200)"
 if [ -f "$sortcg" ]; then # a real Callgrind run: main's loader frames
   run 0 "$profkit" tree "$sortcg"
   check; grep -qF '0x00000000000037d0 (via 3 frames: 0x0000000000006560 > __libc_start_main@@GLIBC_2.34 > (below main))' "$work/out" ||

@@ -8,6 +8,7 @@
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "formats/json/json.h"
+#include "formats/pprof/pprof.h"
 #include "formats/write_loss.h"
 #include "profkit/callgraph.h"
 #include "util/error.h"
@@ -57,6 +58,8 @@ static pk_status write_format(const pk_profile *p, pk_format format, const char 
         return cube_write(p, path, opts, stats);
     case PK_FORMAT_JSON:
         return json_write(p, path, opts, stats);
+    case PK_FORMAT_PPROF:
+        return pprof_write(p, path, opts, stats);
     default:
         return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
     }

@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -22,21 +23,33 @@
 #include "scopes.h"
 #include "totals.h"
 
-/* Does location l's identifier tuple hold KIND=ID (term of len bytes)? */
+/* Is the value of location l's identifier `kind` named `v` (v_len bytes;
+ * attribute "value-name:KIND", a pprof string label's value)? */
+static int named_value(const pk_profile *p, uint32_t l, const char *kind, const char *v,
+                       size_t v_len)
+{
+    char key[160];
+    if (snprintf(key, sizeof key, "value-name:%s", kind) >= (int)sizeof key) return 0;
+    const char *name = pk_attribute_find(p, PK_ENTITY_LOCATION, l, key);
+    return name && strlen(name) == v_len && memcmp(name, v, v_len) == 0;
+}
+
+/* Does location l's identifier tuple hold KIND=ID (term of len bytes)?
+ * ID is a logical id, or the name of a named value (thread_name=node). */
 static int has_ident(const pk_profile *p, uint32_t l, const char *term, size_t len, int *bad)
 {
     const char *eq = memchr(term, '=', len);
     char *end;
-    if (!eq || eq == term) return *bad = 1, 0;
+    if (!eq || eq == term || eq + 1 == term + len) return *bad = 1, 0;
     unsigned long id = strtoul(eq + 1, &end, 10);
-    if (end != term + len || end == eq + 1) return *bad = 1, 0;
+    int numeric = end == term + len && end != eq + 1;
     size_t klen = (size_t)(eq - term);
     const pk_loc_rec *loc = &p->locs[l];
     for (uint32_t i = 0; i < loc->n_ids; i++) {
         const char *kind = loc->ids[i].kind_name;
-        if (kind && strlen(kind) == klen && strncasecmp(kind, term, klen) == 0 &&
-            loc->ids[i].logical == id)
-            return 1;
+        if (!kind || strlen(kind) != klen || strncasecmp(kind, term, klen) != 0) continue;
+        if (named_value(p, l, kind, eq + 1, (size_t)(term + len - eq - 1))) return 1;
+        if (numeric && loc->ids[i].logical == id) return 1;
     }
     return 0;
 }
@@ -74,8 +87,8 @@ pk_status pk_location_select(const pk_profile *p, const char *sel, unsigned char
     }
     if (bad)
         return pk_fail(PK_ERR_INVALID_ARG,
-                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0) "
-                       "or #N",
+                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0; "
+                       "ID may be a named value, thread_name=main) or #N",
                        sel);
     if (count == 0) return pk_fail(PK_ERR_NOT_FOUND, "no location matches '%s'", sel);
     if (n_matched) *n_matched = count;

@@ -288,10 +288,11 @@ static pk_status ident(pr *r, id_state *s, uint32_t loc, const pr_label *l, pk_i
     }
     if (!(v = str(r, l->str))) return pk_fail_nomem("reading labels");
     TRY(attr(r, loc, PPROF_ATTR_LABEL, key, v));
-    if (!decimal_u32(v, &id->logical))
-        TRY(ordinal(s, id->kind, (uint64_t)(uintptr_t)v, &id->logical));
+    if (decimal_u32(v, &id->logical)) return id->physical = id->logical, PK_OK;
+    /* a name: its ordinal as the id, the name itself for views (model.md) */
+    TRY(ordinal(s, id->kind, (uint64_t)(uintptr_t)v, &id->logical));
     id->physical = id->logical;
-    return PK_OK;
+    return attr(r, loc, "value-name:", key, v);
 }
 
 static pk_status locations(pr *r)

@@ -33,8 +33,8 @@ static int profile_wire(uint32_t num)
 }
 
 /* Do the bytes read as Profile fields? All of them must (but a last field
- * cut off by the end of a head that is not the whole stream), the first
- * and at least one more must be fields Profile has, with its wire types. */
+ * cut off by the end of the head or of a truncated file), the first and
+ * at least one more must be fields Profile has, with its wire types. */
 static int looks_like_profile(const unsigned char *d, size_t n, int whole)
 {
     pb_in in = pb_whole(d, n);
@@ -49,8 +49,10 @@ static int looks_like_profile(const unsigned char *d, size_t n, int whole)
         known += want != -1;
         fields++;
     }
-    if (r < 0 && (whole || !in.past_end)) return 0; /* damage, not where the head was cut */
-    return known >= 2 || (whole && known >= 1);
+    /* data cut off (the head's end, or a truncated file: the reader says
+     * where) is a profile still; damage of another kind is not */
+    if (r < 0 && !in.past_end) return 0;
+    return known >= 2 || (whole && r == 0 && known >= 1);
 }
 
 int pprof_detect_bytes(const unsigned char *d, uint64_t n)

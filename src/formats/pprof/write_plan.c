@@ -126,7 +126,8 @@ static pk_status choose_scale(pw *w, pw_metric *x)
     probe_column(w->p, x->col, 0, &s);
     probe_column(w->p, x->col, 1, &s);
     x->scale = 1;
-    if (s.need == 0) return set_unit(w, x, m->unit);
+    const char *unit = pk_unit_text(m, buf, sizeof buf); /* its own, or its name's "(sec)" */
+    if (s.need == 0) return set_unit(w, x, *unit ? unit : NULL);
     if (pk_unit_parse(m, &u) && u.dim == PK_UNIT_TIME) { /* pprof's time unit */
         x->scale = u.factor * pow(10, u.exp + 9);
         return set_unit(w, x, "nanoseconds");
@@ -135,11 +136,10 @@ static pk_status choose_scale(pw *w, pw_metric *x)
         if ((s.abs_sum + s.abs_max) * pow(1000, k) > EXACT_LIMIT) break;
         x->scale = pow(1000, k);
     }
-    const char *unit = pk_unit_text(m, buf, sizeof buf);
     char scaled[200];
     snprintf(scaled, sizeof scaled, "1e-%d%s%.150s", (int)lround(log10(x->scale)), *unit ? " " : "",
              unit);
-    return set_unit(w, x, x->scale == 1 ? m->unit : scaled);
+    return set_unit(w, x, x->scale == 1 ? (*unit ? unit : NULL) : scaled);
 }
 
 /* ---- metrics ---- */

@@ -76,8 +76,8 @@ static void test_varints(void **state)
 static void test_fields(void **state)
 {
     (void)state;
-    static const unsigned char group[] = {0x0b, 0x0c};  /* field 1, start/end group */
-    static const unsigned char zero[] = {0x00, 0x01};   /* field 0 */
+    static const unsigned char group[] = {0x0b, 0x0c};       /* field 1, start/end group */
+    static const unsigned char zero[] = {0x00, 0x01};        /* field 0 */
     static const unsigned char long_len[] = {0x0a, 5, 1, 2}; /* 5 bytes promised, 2 there */
     static const unsigned char fixed[] = {0x79, 1, 2, 3, 4, 5, 6, 7, 8, 0x7d, 9, 9, 9, 9};
     pb_field f;
@@ -184,9 +184,9 @@ static void check_attributes(const pk_profile *p)
                         "2000000000");
     assert_string_equal(pk_attribute_find(p, PK_ENTITY_PROFILE, 0, "pprof:mapping"),
                         "0x1000 0x9000 0x0 build1 /bin/app");
-    assert_string_equal(pk_attribute_find(p, PK_ENTITY_FUNCTION, function_named(p, "main"),
-                                          "pprof:system_name"),
-                        "main.main");
+    assert_string_equal(
+        pk_attribute_find(p, PK_ENTITY_FUNCTION, function_named(p, "main"), "pprof:system_name"),
+        "main.main");
 }
 
 static void test_standard(void **state)

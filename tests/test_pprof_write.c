@@ -61,8 +61,8 @@ static pk_profile *write_read(const pk_profile *p, const char *name, const char 
 {
     char path[256];
     tu_scratch_path(path, sizeof path, name);
-    pk_write_options o = {.flags = PK_WRITE_FORCE, .loss = on_loss, .loss_user = lost,
-                          .location = location};
+    pk_write_options o = {
+        .flags = PK_WRITE_FORCE, .loss = on_loss, .loss_user = lost, .location = location};
     if (pk_profile_write(p, PK_FORMAT_PPROF, path, &o, NULL)) fail_msg("%s", pk_error_last());
     pk_profile *q;
     if (pk_profile_open(path, NULL, &q)) fail_msg("%s: %s", path, pk_error_last());
@@ -209,8 +209,7 @@ static void try_damaged(const unsigned char *d, size_t n, const char *what, size
 }
 
 /* Every prefix and every byte flipped, or `points` of each spread evenly. */
-static void damage_all(const unsigned char *d, size_t n, const char *what, size_t points,
-                       tally *t)
+static void damage_all(const unsigned char *d, size_t n, const char *what, size_t points, tally *t)
 {
     unsigned char *copy = malloc(n);
     size_t step = points && n > points ? n / points : 1;
@@ -235,17 +234,15 @@ static void test_damage_made(void **state)
     pk_profile *p;
     char path[256];
     size_t n;
-    assert_int_equal(pk_profile_open(PK_SOURCE_DIR "/tests/data/callgrind/sample.callgrind",
-                                     NULL, &p),
-                     PK_OK);
+    assert_int_equal(
+        pk_profile_open(PK_SOURCE_DIR "/tests/data/callgrind/sample.callgrind", NULL, &p), PK_OK);
     tu_scratch_path(path, sizeof path, "cg.pb");
     pk_write_options w = {.flags = PK_WRITE_FORCE};
     assert_int_equal(pk_profile_write(p, PK_FORMAT_PPROF, path, &w, NULL), PK_OK);
     pk_profile_free(p);
     unsigned char *cg = tu_read_file(path, &n);
     damage_all(cg, n, "written", 0, &t);
-    printf("made profiles: %zu damaged copies opened, %zu refused cleanly\n", t.opened,
-           t.refused);
+    printf("made profiles: %zu damaged copies opened, %zu refused cleanly\n", t.opened, t.refused);
     assert_true(t.opened > 0 && t.refused > 0);
     free(cg);
     pb_out_free(&o);
@@ -307,8 +304,8 @@ static int teardown(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_round_trip),  cmocka_unit_test(test_from_database),
-        cmocka_unit_test(test_force),       cmocka_unit_test(test_damage_made),
+        cmocka_unit_test(test_round_trip),    cmocka_unit_test(test_from_database),
+        cmocka_unit_test(test_force),         cmocka_unit_test(test_damage_made),
         cmocka_unit_test(test_damage_corpus),
     };
     return cmocka_run_group_tests(tests, setup, teardown);

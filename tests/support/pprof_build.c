@@ -21,8 +21,7 @@ void ppb_vtype(pb_out *o, uint32_t field, uint64_t type, uint64_t unit)
     pb_out_free(&m);
 }
 
-void ppb_function(pb_out *o, uint64_t id, uint64_t name, uint64_t sys, uint64_t file,
-                  int64_t start)
+void ppb_function(pb_out *o, uint64_t id, uint64_t name, uint64_t sys, uint64_t file, int64_t start)
 {
     pb_out m = {0};
     pb_put_uint(&m, 1, id);
@@ -66,8 +65,8 @@ void ppb_location(pb_out *o, uint64_t id, uint64_t mapping, uint64_t addr, size_
     pb_out_free(&m), pb_out_free(&l);
 }
 
-void ppb_sample(pb_out *o, const uint64_t *locs, size_t n_locs, const int64_t *vals,
-                size_t n_vals, const ppb_label *labels, size_t n_labels, int packed)
+void ppb_sample(pb_out *o, const uint64_t *locs, size_t n_locs, const int64_t *vals, size_t n_vals,
+                const ppb_label *labels, size_t n_labels, int packed)
 {
     pb_out m = {0}, l = {0};
     if (packed) {
@@ -135,10 +134,9 @@ void ppb_standard(pb_out *o)
     ppb_sample(o, s4, 1, v4, 2, &size, 1, 1);
     ppb_scalar(o, 9, 1600000000000000000ull);
     ppb_scalar(o, 10, 2000000000);
-    static const char *const strs[] = {"",      "samples", "count",   "cpu",    "nanoseconds",
-                                       "main",  "main.go", "work",    "helper", "thread",
-                                       "t1",    "/bin/app", "bytes",  "size",   "build1",
-                                       "main.main"};
+    static const char *const strs[] = {
+        "",       "samples", "count", "cpu",      "nanoseconds", "main", "main.go", "work",
+        "helper", "thread",  "t1",    "/bin/app", "bytes",       "size", "build1",  "main.main"};
     for (size_t i = 0; i < sizeof strs / sizeof *strs; i++)
         ppb_str(o, strs[i]);
 }

@@ -34,8 +34,8 @@ typedef struct ppb_label {
 /* A sample: location ids leaf first, values, labels; `packed` 0 writes
  * each id and value as a field of its own (legal, and what some
  * producers do). */
-void ppb_sample(pb_out *o, const uint64_t *locs, size_t n_locs, const int64_t *vals,
-                size_t n_vals, const ppb_label *labels, size_t n_labels, int packed);
+void ppb_sample(pb_out *o, const uint64_t *locs, size_t n_locs, const int64_t *vals, size_t n_vals,
+                const ppb_label *labels, size_t n_labels, int packed);
 /* A varint field of the Profile (7..14: drop_frames...default_sample_type) */
 void ppb_scalar(pb_out *o, uint32_t field, uint64_t v);
 

@@ -29,5 +29,6 @@ pk_status pprof_write(const pk_profile *p, const char *path, const pk_write_opti
 #define PPROF_ATTR_MAPPING   "pprof:mapping"      /* profile: "START LIMIT OFFSET BUILD_ID PATH" */
 #define PPROF_ATTR_SYSNAME   "pprof:system_name"  /* function: its system name */
 #define PPROF_ATTR_UNSYM     "pprof:unsymbolized" /* function: stands for a mapping's frames */
+#define PPROF_ATTR_UNNAMED   "pprof:unnamed"      /* function: named as go tool pprof names it */
 
 #endif

@@ -110,17 +110,44 @@ static pk_status add_function(pr *r, const pk_function *f, uint32_t *out)
     return PK_OK;
 }
 
-/* The model function of pprof function i, made on first use. */
-static pk_status function_of(pr *r, uint32_t i, uint32_t *out)
+static const char *base_name(const char *path)
+{
+    const char *slash = strrchr(path, '/');
+    return slash && slash[1] ? slash + 1 : path;
+}
+
+/* A function without a name is named as go tool pprof names it: after
+ * the mapping of the location it is first seen in, else "<unknown>"
+ * (attribute pprof:unnamed says so, for the writer). */
+static pk_status unnamed(pr *r, uint32_t map, const char **out)
+{
+    char name[512] = "<unknown>";
+    if (map != PK_NONE && r->strs[r->maps[map].file].len) {
+        uint32_t len;
+        const char *f = pr_str_at(r, r->maps[map].file, &len);
+        char path[400];
+        snprintf(path, sizeof path, "%.*s", (int)(len < 399 ? len : 399), f);
+        snprintf(name, sizeof name, "[%s]", base_name(path));
+    }
+    *out = pk_intern_cstr(&r->p->strings, name);
+    return *out ? PK_OK : pk_fail_nomem("reading a pprof profile");
+}
+
+/* The model function of pprof function i, made on first use (in a
+ * location of mapping `map`). */
+static pk_status function_of(pr *r, uint32_t i, uint32_t map, uint32_t *out)
 {
     pr_fn *f = &r->fns[i];
     if (f->model != PK_NONE) return *out = f->model, PK_OK;
     pk_function m = {NULL, PK_NONE, 0, PK_NONE, 0};
     const char *sys;
-    if (r->strs[f->name].len) TRY(intern_str(r, f->name, &m.name));
+    int named = r->strs[f->name].len != 0;
+    TRY(named ? intern_str(r, f->name, &m.name) : unnamed(r, map, &m.name));
     TRY(file_of(r, f->file, &m.file));
     if (m.file != PK_NONE && f->start > 0 && f->start <= UINT32_MAX) m.line = (uint32_t)f->start;
     TRY(add_function(r, &m, &f->model));
+    if (!named)
+        TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, f->model, PPROF_ATTR_UNNAMED, "1", 1));
     if (r->strs[f->sys].len) {
         TRY(intern_str(r, f->sys, &sys));
         if (sys != m.name)
@@ -129,12 +156,6 @@ static pk_status function_of(pr *r, uint32_t i, uint32_t *out)
     }
     *out = f->model;
     return PK_OK;
-}
-
-static const char *base_name(const char *path)
-{
-    const char *slash = strrchr(path, '/');
-    return slash && slash[1] ? slash + 1 : path;
 }
 
 /* The model module of mapping m (by its file name). */
@@ -195,7 +216,7 @@ static pk_status symbolized(pr *r, const pr_loc *l, uint32_t *cur)
         const pr_line *ln = &r->lines[l->first_line + k];
         pr_ctx c =
             proto(*cur, PK_CTX_FUNCTION, k + 1 == l->n_lines ? PK_REL_CALL : PK_REL_INLINED_CALL);
-        TRY(function_of(r, ln->fn, &c.function));
+        TRY(function_of(r, ln->fn, l->map, &c.function));
         c.flags = PK_CTXF_HAS_FUNCTION;
         if (k + 1 < l->n_lines && outer_file != PK_NONE && outer_line)
             c.file = outer_file, c.line = outer_line, c.flags |= PK_CTXF_HAS_SRCLOC;

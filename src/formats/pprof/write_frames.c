@@ -365,7 +365,8 @@ static void write_function(pw *w, uint32_t id)
                                : &p->functions[x->function];
     char name[512];
     if (!f || !f->name) pk_context_name(p, c, name, sizeof name);
-    uint64_t n = pw_str(w, f && f->name ? f->name : name);
+    int unnamed = f && pk_attribute_find(p, PK_ENTITY_FUNCTION, x->function, PPROF_ATTR_UNNAMED);
+    uint64_t n = unnamed ? 0 : pw_str(w, f && f->name ? f->name : name);
     const char *sys =
         f ? pk_attribute_find(p, PK_ENTITY_FUNCTION, x->function, PPROF_ATTR_SYSNAME) : NULL;
     pb_out *o = &w->scratch;

@@ -1,13 +1,14 @@
 """Go's own pprof (`go tool pprof`) as the reference reader of pprof files.
 
-What a profile.proto holds, as Go's profile package decodes it, comes from
-`pprof -raw` (every sample with its location ids and labels, every
-location with its lines, every mapping); from that this computes what a
-reader must show: per sample type the total, per function the flat and
-cumulative values (pprof's own rules: flat at the innermost line of the
-leaf location, cum once per sample however often a function recurs), and
-per calling path of function names the inclusive and self values. `-top`
-is pprof's own aggregation, parsed for a cross-check of the top rows.
+What a profile.proto holds, as Go's profile package decodes it: `pprof
+-raw` gives the sample types with their units and every sample's values
+(the totals); `pprof -traces` every sample's stack, each frame named as
+pprof names it (its function, else "[mapping file]" or "<unknown>").
+From those this computes what a reader must show: per function the flat
+and cumulative values (pprof's own rules: flat at the innermost frame of
+the leaf, cum once per sample however often a function recurs), and per
+calling path of function names the inclusive and self values. `-top` is
+pprof's own aggregation, parsed for a cross-check of the top rows.
 
 pprof's binary is called directly (`go tool -n pprof` names it: the go
 command's start-up is most of a call) and several calls run at once.
@@ -108,22 +109,6 @@ class Raw:
         if m:
             self.mappings[int(m.group(1))] = m.group(2)
 
-    def frame_names(self, loc_id):
-        """The functions of a location, outermost first, as pprof names
-        them: its lines' functions; without a line or a function name,
-        "[mapping file]" or "<unknown>"."""
-        loc = self.locations[loc_id]
-        f = self.mappings.get(loc["mapping"])
-        nameless = "[%s]" % os.path.basename(f) if f else "<unknown>"  # NodeInfo.NameComponents
-        return [n or nameless for n in reversed(loc["lines"])] or [nameless]
-
-    def stack(self, sample):
-        """A sample's names from the root to the leaf."""
-        out = []
-        for lid in reversed(sample["locs"]):
-            out.extend(self.frame_names(lid))
-        return out
-
 
 def raw(path):
     r = run(["-raw", path])
@@ -136,12 +121,63 @@ def totals(rw):
     return {t: sum(s["values"][i] for s in rw.samples) for i, t in enumerate(rw.types)}
 
 
-def flat(rw, index):
-    """{function: [flat, cum]} of sample type `index`, by pprof's rules."""
+# ---- -traces: every sample's stack, each frame named on a line of its own ----
+
+# Units pprof scales for show (internal/measurement: bytes and time).
+SCALED_UNITS = {"b", "byte", "kb", "mb", "gb", "tb", "pb", "ns", "nanosecond", "us", "\u03bcs",
+                "microsecond", "ms", "millisecond", "s", "sec", "second", "hour", "hr"}
+
+
+def unit_arg(unit):
+    """Values in the unit written, not scaled to another for show (pprof
+    would print 512.02kB, 1.10s); other units pprof prints as they are."""
+    u = (unit or "").lower()
+    known = u in SCALED_UNITS or (u.endswith("s") and u[:-1] in SCALED_UNITS)
+    return ["-unit=%s" % unit] if known else []
+
+
+def traces_args(path, index, unit):
+    return ["-traces", "-sample_index=%d" % index] + unit_arg(unit) + [path]
+
+
+def parse_traces(text):
+    """[(value, [names root to leaf])] from pprof -traces: a sample's value
+    on its leaf's line, one frame a line ("%10s   name"), " (inline)"
+    taken off. -raw cannot say where a function's name ends and its file
+    begins when both hold blanks; -traces names frames alone."""
+    out, cur = [], None
+    for ln in text.splitlines():
+        if ln.startswith("-----------+"):
+            cur = None
+            continue
+        if ln.startswith(" " * 13):  # a frame below the leaf
+            m, name = None, ln[13:]
+        else:  # the leaf, after its value (which may be wider than 10)
+            m = re.match(r"^\s*(-?[\d.]+(?:e[-+]?\d+)?)[a-zA-Z\u00b5]*   (.*)$", ln)
+            if not m:
+                continue  # a label line ("    thread:  main") or the header
+            name = m.group(2)
+        if name.endswith(" (inline)"):
+            name = name[:-9]
+        if m:
+            cur = (float(m.group(1)), [])
+            out.append(cur)
+        if cur is not None:
+            cur[1].insert(0, name)
+    return out
+
+
+def traces(path, index, unit):
+    r = run(traces_args(path, index, unit))
+    if r.returncode != 0:
+        raise RuntimeError("pprof -traces %s: %s" % (path, r.stderr.strip()[-300:]))
+    return parse_traces(r.stdout)
+
+
+def flat(tr):
+    """{function: [flat, cum]} by pprof's rules, from parse_traces()."""
     out = {}
-    for s in rw.samples:
-        v = s["values"][index]
-        names = rw.stack(s)
+    for v, names in tr:
         if not names or not v:
             continue
         out.setdefault(names[-1], [0, 0])[0] += v
@@ -150,12 +186,11 @@ def flat(rw, index):
     return out
 
 
-def paths(rw, index):
-    """{(names root to node): [inclusive, self]} of sample type `index`."""
+def paths(tr):
+    """{(names root to node): [inclusive, self]} from parse_traces()."""
     out = {}
-    for s in rw.samples:
-        v = s["values"][index]
-        names = tuple(rw.stack(s))
+    for v, names in tr:
+        names = tuple(names)
         if not v:
             continue
         for k in range(1, len(names) + 1):
@@ -167,18 +202,13 @@ def paths(rw, index):
 
 # ---- -top ----
 
-UNIT_WORDS = {"nanoseconds": "ns", "microseconds": "us", "milliseconds": "ms", "seconds": "s",
-              "bytes": "B"}
 NUM = r"(-?[\d.]+(?:e[-+]?\d+)?)([a-zA-Zµ]*)"
 TOP_RE = re.compile(r"^\s*%s\s+[\d.]+%%\s+[\d.]+%%\s+%s\s+[\d.]+%%\s+(.*)$" % (NUM, NUM))
 
 
-def top_args(path, sample_type, unit):
-    args = ["-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0",
-            "-sample_index=%s" % sample_type]
-    if unit in UNIT_WORDS:
-        args.append("-unit=%s" % UNIT_WORDS[unit])
-    return args + [path]
+def top_args(path, index, unit):
+    return ["-top", "-nodecount=0", "-nodefraction=0", "-edgefraction=0",
+            "-sample_index=%d" % index] + unit_arg(unit) + [path]
 
 
 def parse_top(text):

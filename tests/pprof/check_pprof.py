@@ -80,9 +80,9 @@ def compare(what, want, got, problems, tol=0.0, limit=8):
         problems.append("%s: %d more differences" % (what, bad - limit))
 
 
-def check_top(path, t, unit, rows, problems, scale=1.0, tol=0.0):
+def check_top(path, i, t, unit, rows, problems, scale=1.0, tol=0.0):
     """pprof's own -top against the expected rows {name: [flat, cum]}."""
-    r = ref.run(ref.top_args(path, t, unit))
+    r = ref.run(ref.top_args(path, i, unit))
     top = ref.parse_top(r.stdout)
     if r.returncode == 0 and not top and not any(v[0] or v[1] for v in rows.values()):
         return  # a sample type of zeros: nothing to show
@@ -99,13 +99,13 @@ def check_top(path, t, unit, rows, problems, scale=1.0, tol=0.0):
 
 # ---- read ----
 
-def read_type(path, rw, i, t, problems):
+def read_type(path, traces, t, problems):
     f = pk_json(["flat", "--json", "-n", "0", "-m", t, path])
-    compare("flat %s" % t, ref.flat(rw, i), by_name(f["rows"]), problems)
+    compare("flat %s" % t, ref.flat(traces), by_name(f["rows"]), problems)
     tr = pk_json(["tree", "--json", "-t", "0", "-d", "1000000", "-m", t, path])
     got = tree_paths(tr["root"], (), {}) if tr.get("root") else {}
     got = {k: v for k, v in got.items() if v[0] or v[1]}
-    compare("tree %s" % t, ref.paths(rw, i), got, problems)
+    compare("tree %s" % t, ref.paths(traces), got, problems)
 
 
 def read_one(path):
@@ -118,9 +118,10 @@ def read_one(path):
         if m is None or not close(m["program_total"] or 0, total):
             problems.append("total of %s: pprof %r, profkit %r" % (t, total, m and m["program_total"]))
     for i, t in enumerate(rw.types):
-        read_type(path, rw, i, t, problems)
-        unit = (metrics.get(t) or {}).get("unit")
-        check_top(path, t, unit, ref.flat(rw, i), problems)
+        unit = rw.units[i]
+        traces = ref.traces(path, i, unit)
+        read_type(path, traces, t, problems)
+        check_top(path, i, t, unit, ref.flat(traces), problems)
     return len(rw.samples), len(rw.types), problems
 
 
@@ -145,13 +146,13 @@ def write_metric(src, out, rw, i, t, sinfo, units, problems):
         problems.append("total of %s: pprof %r, source %r x %g" % (t, total, m["program_total"], scale))
     f = pk_json(["flat", "--json", "-n", "0", "-m", t, src])
     rows = by_name(f["rows"])
-    got = ref.flat(rw, i)
+    got = ref.flat(ref.traces(out, i, units.get(t)))
     for name, (ex, inc, n) in sorted(rows.items(), key=lambda kv: -abs(kv[1][0]))[:TOP]:
         g = got.get(name, [0, 0])
         slack = 0.5 * (n + 1) if scale != 1 else 0.0  # each value rounded to an integer
         if not (close(g[0], ex * scale, slack) and close(g[1], inc * scale, slack * 4)):
             problems.append("%s %r: source %r %r (x%g), pprof %r" % (t, name, ex, inc, scale, g))
-    check_top(out, t, units.get(t), got, problems)
+    check_top(out, i, t, units.get(t), got, problems)
 
 
 def write_one(src, out, plain):

@@ -108,6 +108,7 @@ typedef struct pw {
 
     /* samples */
     uint64_t n_samples, n_frames;
+    uint32_t empty_locations; /* locations with no value: no sample carries them */
     uint64_t *stack;
     size_t cap_stack;
     int reported_files; /* a line's file differs from its function's: said once */

@@ -4,7 +4,7 @@
  *
  *  - the sample types: every metric whose values add up (pprof sums
  *    samples over stacks, labels and everything else), its point values
- *    taken from its exclusive column, else its inclusive one, else its
+ *    taken from its inclusive column, else its exclusive one, else its
  *    point values;
  *  - their scale: pprof values are integers, so a metric whose values
  *    are not is scaled: time to nanoseconds (pprof's own unit for it),
@@ -66,7 +66,10 @@ static int summary_sum(const pk_profile *p, uint32_t m, pk_scope_kind kind, uint
 /* Where metric m's point values come from. */
 static int source_column(const pk_profile *p, uint32_t m, uint32_t *col, uint8_t *scope)
 {
-    static const pk_scope_kind order[] = {PK_SCOPE_EXCLUSIVE, PK_SCOPE_INCLUSIVE, PK_SCOPE_POINT};
+    /* inclusive first, as the exact call graph of a tree takes them
+     * (analysis/cct_to_cg.c): the samples then add up to the program
+     * total even where a file's exclusive values do not (legacy XML) */
+    static const pk_scope_kind order[] = {PK_SCOPE_INCLUSIVE, PK_SCOPE_EXCLUSIVE, PK_SCOPE_POINT};
     int summaries = only_summaries(p);
     for (size_t k = 0; k < 3; k++) {
         pk_index c;
@@ -249,6 +252,14 @@ pk_status pw_plan(pw *w)
 
 pk_status pw_report_late(pw *w)
 {
+    if (w->empty_locations) {
+        char why[300];
+        snprintf(why, sizeof why,
+                 "%u locations hold no value of the metrics written: a pprof location is the "
+                 "labels of its samples, and they have none",
+                 w->empty_locations);
+        TRY(lose(w, "locations without values", why));
+    }
     for (uint32_t m = 0; m < w->n_m; m++)
         if (w->m[m].negative)
             TRY(lose_metric(w, w->m[m].metric,

@@ -8,7 +8,9 @@
  * adds to its context and takes from its parent, and a sort by context
  * sums them, so the work follows the values, never contexts x locations.
  * Each location's samples carry its labels: the pprof labels it was read
- * with, else its identifiers (RANK 3, THREAD 0) as numeric labels. With
+ * with, else its identifiers (RANK 3, THREAD 0) as numeric labels of
+ * unit "id" (pprof drops a numeric label of value 0 without a unit); a
+ * location without values has no sample to carry them. With
  * --location the locations it names are summed into unlabelled samples.
  * Values are scaled and rounded as write_plan.c chose.
  */
@@ -120,7 +122,8 @@ static void labels_of(pw *w, uint32_t l, pb_out *o)
         char kind[32];
         const char *key = x->ids[k].kind_name;
         if (!key) snprintf(kind, sizeof kind, "KIND%u", x->ids[k].kind), key = kind;
-        label(o, w, key, NULL, x->ids[k].logical, NULL);
+        /* a unit, since pprof drops a numeric label 0 that has none */
+        label(o, w, key, NULL, x->ids[k].logical, "id");
     }
 }
 
@@ -182,7 +185,9 @@ static pk_status group(pw *w, const unsigned char *in, int labelled, uint32_t l0
     }
     if (!st && s.n) qsort(s.v, s.n, sizeof *s.v, cmp_pv);
     if (labelled) labels_of(w, l0, labels);
+    uint64_t before = w->n_samples;
     if (!st) st = write_samples(w, s.v, s.n, labels, vals);
+    if (labelled && w->n_samples == before) w->empty_locations++; /* no sample to label */
     free(s.v);
     return st;
 }

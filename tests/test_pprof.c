@@ -322,6 +322,13 @@ static void test_damage(void **state)
     EXPECT(&o, "Profile.field[5].field 5", "wire type 0 where profile.proto has a length");
     o.len = 0, ppb_standard(&o), pb_put_tag(&o, 4, PB_LEN), pb_put_varint(&o, 1000);
     EXPECT(&o, "Profile:", "longer than what is left");
+    /* a label as a varint (found by fuzz_pprof: read as a message before
+     * its wire type was checked) */
+    pb_out m = {0};
+    pb_put_uint(&m, 3, 7);
+    o.len = 0, ppb_standard(&o), pb_put_bytes(&o, 2, m.buf, m.len);
+    EXPECT(&o, "Profile.sample[4].label", "wire type 0");
+    pb_out_free(&m);
     ppb_label bad = {9, 400, 0, 0};
     o.len = 0, ppb_standard(&o), ppb_sample(&o, one, 1, v2, 2, &bad, 1, 1);
     EXPECT(&o, "Profile.sample[4].label.str", "string index 400");

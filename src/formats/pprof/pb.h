@@ -51,9 +51,11 @@ static inline uint64_t pb_offset(const pb_in *in, const unsigned char *p)
     return (uint64_t)(p - in->base);
 }
 
-/* A reader of a length-delimited field's payload (a nested message). */
+/* A reader of a length-delimited field's payload (a nested message);
+ * empty for a field of another wire type. */
 static inline pb_in pb_sub(const pb_in *in, const pb_field *f)
 {
+    if (!f->data) return (pb_in){in->p, in->p, in->base, NULL, 0, 0}; /* not length-delimited */
     return (pb_in){f->data, f->data + f->len, in->base, NULL, 0, 0};
 }
 

@@ -242,10 +242,10 @@ static pk_status values(pr *r, sample_ctx *s, const pb_in *in, const pb_field *f
 static pk_status label(pr *r, sample_ctx *s, const pb_in *in, const pb_field *f)
 {
     uint64_t v[4] = {0, 0, 0, 0};
-    pb_in m = pb_sub(in, f);
     pb_field g;
     int got;
     if (f->wire != PB_LEN) return pr_fail(r, f->at, field(s, "label"), "wire type %u", f->wire);
+    pb_in m = pb_sub(in, f);
     while ((got = pb_next(&m, &g)) > 0) {
         if (g.num < 1 || g.num > 4) continue;
         if (g.wire != PB_VARINT)

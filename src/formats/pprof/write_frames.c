@@ -31,6 +31,7 @@
 #include "formats/write_loss.h"
 #include "pprof.h"
 #include "pw.h"
+#include "util/bytes.h"
 #include "util/vec.h"
 
 #define TRY(x)                                                                                     \
@@ -40,7 +41,7 @@
     } while (0)
 
 #define MAX_FRAME  65536u       /* contexts in one frame (inlined, lexical) */
-#define MAX_FRAMES (1ull << 32) /* stack entries in the whole file */
+#define MAX_FRAMES (1ull << 28) /* stack entries in the whole file (gigabytes of samples) */
 
 static pk_status nomem(void)
 {
@@ -80,6 +81,37 @@ static pk_status source_mappings(pw *w)
     return PK_OK;
 }
 
+/* The stack entries the samples will need, known before a byte is
+ * written: per location, each context with a value costs its stack's
+ * length (frames from the root: a frame start adds one). A pprof sample
+ * lists its whole stack, so a deep tree with values everywhere makes a
+ * file quadratic in the depth: refused when that is past MAX_FRAMES. */
+static pk_status check_size(pw *w)
+{
+    const pk_profile *p = w->p;
+    uint32_t *frames = calloc((size_t)p->n_ctx + 1, sizeof *frames);
+    uint64_t total = 0;
+    if (!frames) return nomem();
+    for (uint32_t c = 1; c < p->n_ctx; c++) { /* parents first */
+        uint32_t par = p->ctx[c].parent;
+        uint32_t up = par < p->n_ctx ? frames[par] : 0;
+        frames[c] = up + (is_frame(&p->ctx[c]) && w->fs[c] == c);
+    }
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        for (uint32_t i = 0; i < p->locs[l].plane.nidx; i++) {
+            uint32_t c =
+                pk_model_ctx_find(p, pk_le32(p->locs[l].plane.idx + (size_t)i * PK_LM_IDX_SIZE));
+            total += c < p->n_ctx ? frames[c] + 1u : 1u;
+        }
+    free(frames);
+    if (total <= MAX_FRAMES) return PK_OK;
+    return pk_fail(PK_ERR_LIMIT,
+                   "%s: the samples' stacks would hold %llu frames, more than %llu: a pprof "
+                   "sample lists its whole stack, and this profile has values at %s",
+                   w->path, (unsigned long long)total, (unsigned long long)MAX_FRAMES,
+                   "contexts too deep and too many for that");
+}
+
 pk_status pw_frames_init(pw *w)
 {
     const pk_profile *p = w->p;
@@ -97,7 +129,8 @@ pk_status pw_frames_init(pw *w)
                      (x->relation != PK_REL_LEXICAL && x->relation != PK_REL_INLINED_CALL);
         w->fs[c] = starts || !is_frame(x) ? c : w->fs[par];
     }
-    return source_mappings(w);
+    pk_status st = check_size(w);
+    return st ? st : source_mappings(w);
 }
 
 void pw_frames_free(pw *w)

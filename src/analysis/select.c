@@ -54,6 +54,40 @@ static int has_ident(const pk_profile *p, uint32_t l, const char *term, size_t l
     return 0;
 }
 
+/* Does some location name the values of identifier kind `kind` (klen
+ * bytes)? Only then may a term give a name instead of a number. */
+static int kind_has_names(const pk_profile *p, const char *kind, size_t klen)
+{
+    static const char pre[] = "value-name:";
+    size_t n = sizeof pre - 1;
+    for (size_t i = 0; i < p->n_attrs; i++) {
+        const pk_attr_rec *a = &p->attrs[i];
+        if (a->entity == PK_ENTITY_LOCATION && !strncmp(a->key, pre, n) &&
+            strlen(a->key + n) == klen && !strncasecmp(a->key + n, kind, klen))
+            return 1;
+    }
+    return 0;
+}
+
+/* A term KIND=ID whose ID is no number names a value: only for a kind
+ * whose values have names ("rank=x" stays malformed). */
+static int names_ok(const pk_profile *p, const char *sel)
+{
+    while (*sel) {
+        size_t len = strcspn(sel, ",");
+        while (len && isspace((unsigned char)*sel))
+            sel++, len--;
+        const char *eq = memchr(sel, '=', len);
+        char *end;
+        if (eq && eq + 1 < sel + len) {
+            strtoul(eq + 1, &end, 10);
+            if (end != sel + len && !kind_has_names(p, sel, (size_t)(eq - sel))) return 0;
+        }
+        sel += len + (sel[len] == ',');
+    }
+    return 1;
+}
+
 static int matches_all_terms(const pk_profile *p, uint32_t l, const char *sel, int *bad)
 {
     while (*sel) {
@@ -81,6 +115,7 @@ pk_status pk_location_select(const pk_profile *p, const char *sel, unsigned char
             return pk_fail(PK_ERR_INVALID_ARG, "location selector '%s': #N wants a number", sel);
         if (i < p->n_locs && !p->locs[i].is_summary) selected[i] = 1, count = 1;
     } else {
+        bad = !names_ok(p, sel);
         for (uint32_t l = 0; l < p->n_locs && !bad; l++)
             if (!p->locs[l].is_summary && matches_all_terms(p, l, sel, &bad))
                 selected[l] = 1, count++;

@@ -2,6 +2,12 @@
 
 Two kinds:
 
+- A class rule: a calling-context tree written as Callgrind whose functions
+  call each other in a cycle (the Callgrind output's flat profile has a
+  "<cycle N>" row): inclusive values of its cycle's members are the call
+  graph's, not the tree's, and are noted, not failed (exclusive values and
+  totals are still compared).
+
 - A class rule: a Callgrind source whose own `profkit check` reports
   `calls-exceed-costs` says that its calls carry more cost than their
   callees spend. No calling-context tree can hold such costs (a context's
@@ -72,12 +78,19 @@ def source_codes(run, pk, src):
     return codes
 
 
-def inclusive_comparable(writer, src_info, codes):
+def inclusive_comparable(writer, src_info, codes, out_cycles=False):
     """False (with why) when the source's inclusive values cannot survive."""
     if writer in CCT_WRITERS and src_info.get("reconstructed") and "calls-exceed-costs" in codes:
         return False, ("differ as the source warns: its calls carry more than their "
                        "callees spend (profkit check: calls-exceed-costs), which no "
                        "calling-context tree holds")
+    if writer == "callgrind" and out_cycles and not src_info.get("reconstructed"):
+        return False, ("differ where the source's functions call each other in a cycle "
+                       "(mutual recursion; pprof's frames known only by their mapping, "
+                       "[libc.so.6], are one function): a call graph gives a cycle "
+                       "member's inclusive value as its self cost plus the calls leaving "
+                       "the cycle (KCachegrind's rule) and a tree read back from it can "
+                       "only apportion costs, where the source's tree counts each path")
     return True, None
 
 

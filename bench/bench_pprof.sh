@@ -2,23 +2,25 @@
 # bench/bench_pprof.sh — profkit on pprof profiles, beside go tool pprof.
 #
 # A pk-gen database (PROFILES ranks/threads, CONTEXTS contexts: hpcprof's
-# shape, deep call chains, inlined calls) is written as pprof, gzip (the
+# shape, deep call chains, inlined calls; SAMPLES point samples per
+# profile) is written as pprof, gzip (the
 # writer's speed); then on that file, page cache warm, best of RUNS:
 # `profkit info` (read: inflate, both passes, the model), `flat`, `tree`,
 # `threads`, `info --locations-from none` (one location), and go tool
 # pprof's `-top` and `-raw` (Go's reader and report, the reference), each
 # with wall seconds and peak RSS (GNU time).
 #
-#   bench/bench_pprof.sh [BUILD_DIR] [WORK_DIR] [PROFILES] [CONTEXTS] [RUNS]
+#   bench/bench_pprof.sh [BUILD_DIR] [WORK_DIR] [PROFILES] [CONTEXTS] [SAMPLES] [RUNS]
 set -euo pipefail
-build=${1:-build} work=${2:-/tmp/pk-bench-pprof} profiles=${3:-64} contexts=${4:-100000}
-runs=${5:-3}
+build=${1:-build} work=${2:-/tmp/pk-bench-pprof} profiles=${3:-32} contexts=${4:-100000}
+samples=${5:-20000} runs=${6:-3}
 profkit=$build/profkit
 [ -x "$profkit" ] && [ -x "$build/pk-gen" ] || { echo "bench: build first" >&2; exit 1; }
 [ -x /usr/bin/time ] || { echo "bench: GNU time needed (scripts/install-deps.sh --with-bench)" >&2; exit 1; }
 mkdir -p "$work"
-db=$work/gen-$profiles-$contexts.d out=$work/gen-$profiles-$contexts.pb.gz
-[ -d "$db" ] || "$build/pk-gen" "$db" --profiles "$profiles" --contexts "$contexts" --seed 3 >/dev/null
+db=$work/gen-$profiles-$contexts-$samples.d out=$work/gen-$profiles-$contexts-$samples.pb.gz
+[ -d "$db" ] || "$build/pk-gen" "$db" --profiles "$profiles" --contexts "$contexts" \
+  --samples "$samples" --seed 3 >/dev/null
 
 # best wall seconds and its peak RSS (MiB) of RUNS runs of a command
 best() {

@@ -154,6 +154,8 @@ typedef struct pr {
     size_t cap_values;
     pr_label *labels;
     size_t cap_labels;
+    uint32_t *path_loc, *path_ctx; /* the previous sample's path from the root */
+    size_t n_path, cap_path, cap_path_ctx;
 
     /* label sets: which labels make a location, and the distinct sets */
     uint64_t *chosen; /* string indexes of --locations-from's labels; NULL: all */

@@ -127,6 +127,7 @@ void pr_free(pr *r)
     pk_kmap_free(&r->ctx_map), pk_kmap_free(&r->memo), pk_kmap_free(&r->file_map);
     pk_kmap_free(&r->mod_map), pk_kmap_free(&r->row_map);
     free(r->stack), free(r->values), free(r->labels), free(r->chosen);
+    free(r->path_loc), free(r->path_ctx);
     free(r->set_labels), free(r->sets), free(r->set_slots);
     free(r->rows), free(r->row_vals);
 }

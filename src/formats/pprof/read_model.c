@@ -144,23 +144,39 @@ static pk_status fold_lexical(pr *r)
     return st;
 }
 
-static int cmp_u64(const void *a, const void *b)
+/* One stable counting-sort pass: order[] by key(row) into out[]. */
+static pk_status count_pass(const uint32_t *order, uint32_t n, const uint32_t *key, uint32_t n_keys,
+                            uint32_t *out)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
+    uint32_t *start = calloc((size_t)n_keys + 1, sizeof *start);
+    if (!start) return pk_fail_nomem("reading samples");
+    for (uint32_t i = 0; i < n; i++)
+        start[key[order[i]] + 1]++;
+    for (uint32_t k = 1; k <= n_keys; k++)
+        start[k] += start[k - 1];
+    for (uint32_t i = 0; i < n; i++)
+        out[start[key[order[i]]]++] = order[i];
+    free(start);
+    return PK_OK;
 }
 
-/* Rows sorted by (location, context id): key << 32 | row would overflow,
- * so keys and rows sit side by side. */
-static pk_status sorted_rows(pr *r, const uint32_t *new_index, uint64_t **out)
+/* Rows in (location, context id) order: two counting-sort passes (by
+ * context, then stably by location), linear in rows + contexts. */
+static pk_status sorted_rows(pr *r, const uint32_t *new_index, uint32_t **out)
 {
-    size_t cap = 0;
-    uint64_t *k = NULL;
-    TRY(pr_grow(r, (void **)&k, &cap, (size_t)r->n_rows * 2 + 2, 8, "values"));
-    for (uint32_t i = 0; i < r->n_rows; i++)
-        k[2 * i] = (uint64_t)r->rows[i].set << 32 | new_index[r->rows[i].ctx], k[2 * i + 1] = i;
-    qsort(k, r->n_rows, 16, cmp_u64);
-    *out = k;
+    size_t n = (size_t)r->n_rows + 1, cap = 0;
+    uint32_t *ctx = NULL, *set = NULL, *a = NULL, *b = NULL;
+    pk_status st = pr_grow(r, (void **)&ctx, &cap, n, 4, "values");
+    cap = 0, st = st ? st : pr_grow(r, (void **)&set, &cap, n, 4, "values");
+    cap = 0, st = st ? st : pr_grow(r, (void **)&a, &cap, n, 4, "values");
+    cap = 0, st = st ? st : pr_grow(r, (void **)&b, &cap, n, 4, "values");
+    for (uint32_t i = 0; i < r->n_rows && !st; i++)
+        ctx[i] = new_index[r->rows[i].ctx], set[i] = r->rows[i].set, a[i] = i;
+    if (!st) st = count_pass(a, r->n_rows, ctx, r->n_ctx, b);
+    if (!st) st = count_pass(b, r->n_rows, set, r->n_sets, a);
+    free(ctx), free(set), free(b);
+    if (st) return free(a), st;
+    *out = a;
     return PK_OK;
 }
 
@@ -177,7 +193,8 @@ static uint32_t nonzero(const pr *r, uint32_t row)
 static pk_status planes(pr *r, const uint32_t *new_index)
 {
     pk_profile *p = r->p;
-    uint64_t *k, n_vals = 0, n_idx = 0;
+    uint32_t *k;
+    uint64_t n_vals = 0, n_idx = 0;
     TRY(sorted_rows(r, new_index, &k));
     for (uint32_t i = 0; i < r->n_rows; i++) {
         uint32_t n = nonzero(r, i);
@@ -188,13 +205,13 @@ static pk_status planes(pr *r, const uint32_t *new_index)
     if (!idx || !vals) return free(k), pk_fail_nomem("reading samples");
     uint64_t v = 0, x_i = 0;
     for (uint32_t i = 0; i < r->n_rows; i++) {
-        uint32_t row = (uint32_t)k[2 * i + 1], set = r->rows[row].set;
+        uint32_t row = k[i], set = r->rows[row].set;
         pk_loc_rec *loc = &p->locs[set];
         if (!nonzero(r, row)) continue;
         if (!loc->plane.nidx) loc->plane.idx = idx + x_i * PK_LM_IDX_SIZE;
         if (!loc->plane.nidx) loc->plane.vals = vals + v * PK_LM_VAL_SIZE;
         unsigned char *rec = idx + x_i++ * PK_LM_IDX_SIZE;
-        pk_put_le32(rec, (uint32_t)k[2 * i]);
+        pk_put_le32(rec, new_index[r->rows[row].ctx]);
         pk_put_le64(rec + 4, v - (uint64_t)(loc->plane.vals - vals) / PK_LM_VAL_SIZE);
         for (uint32_t m = 0; m < r->n_types; m++) {
             double x = r->row_vals[(size_t)row * r->n_types + m];

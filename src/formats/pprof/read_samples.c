@@ -154,7 +154,14 @@ static pk_status grow_slots(pr *r)
 static pk_status label_set(pr *r, pr_label *l, size_t n, uint32_t *out)
 {
     if (r->one_location) n = 0;
-    if (n > 1) qsort(l, n, sizeof *l, cmp_label);
+    if (n > 16)
+        qsort(l, n, sizeof *l, cmp_label);
+    else /* a sample's few labels: insertion sort, no qsort call per sample */
+        for (size_t i = 1; i < n; i++)
+            for (size_t k = i; k > 0 && cmp_label(&l[k - 1], &l[k]) > 0; k--) {
+                pr_label t = l[k];
+                l[k] = l[k - 1], l[k - 1] = t;
+            }
     uint64_t h = hash_labels(l, n);
     if ((r->n_sets + 1u) * 2 > r->cap_slots) TRY(grow_slots(r));
     size_t k = h & (r->cap_slots - 1);
@@ -253,9 +260,10 @@ static pk_status label(pr *r, sample_ctx *s, const pb_in *in, const pb_field *f)
         v[g.num - 1] = g.v;
     }
     if (got < 0) return pr_wire_fail(r, &m, field(s, "label"));
-    TRY(pr_check_str(r, v[0], f->at, field(s, "label.key")));
-    TRY(pr_check_str(r, v[1], f->at, field(s, "label.str")));
-    TRY(pr_check_str(r, v[3], f->at, field(s, "label.num_unit")));
+    /* the field's name is made only for a message (this runs per label) */
+    if (v[0] >= r->n_strs) return pr_check_str(r, v[0], f->at, field(s, "label.key"));
+    if (v[1] >= r->n_strs) return pr_check_str(r, v[1], f->at, field(s, "label.str"));
+    if (v[3] >= r->n_strs) return pr_check_str(r, v[3], f->at, field(s, "label.num_unit"));
     if (!v[1] && !v[2] && !v[3]) return PK_OK; /* go tool pprof ignores it too */
     note_key(r, v[0]);
     if (!chosen(r, v[0])) return r->unchosen_labels++, PK_OK;
@@ -265,6 +273,29 @@ static pk_status label(pr *r, sample_ctx *s, const pb_in *in, const pb_field *f)
     int is_num = v[1] == 0;
     r->labels[s->n_labels++] = (pr_label){v[0],  is_num ? 0 : v[1],          is_num ? v[3] : 0,
                                           f->at, is_num ? (int64_t)v[2] : 0, is_num};
+    return PK_OK;
+}
+
+/* The context of a stack (leaf first in r->stack: the root's side
+ * last). Consecutive samples often share the frames near the root (one
+ * thread's base, one request's handler): those are taken from the
+ * previous sample's path, the rest looked up (pr_loc_ctx). */
+static pk_status stack_ctx(pr *r, size_t n, uint32_t *out)
+{
+    uint32_t ctx = 0;
+    size_t same = 0;
+    TRY(pr_grow(r, (void **)&r->path_loc, &r->cap_path, n + 1, sizeof *r->path_loc, "a stack"));
+    size_t cap = r->cap_path_ctx;
+    TRY(pr_grow(r, (void **)&r->path_ctx, &cap, n + 1, sizeof *r->path_ctx, "a stack"));
+    r->cap_path_ctx = cap;
+    while (same < n && same < r->n_path && r->path_loc[same] == r->stack[n - 1 - same])
+        ctx = r->path_ctx[same++];
+    for (size_t i = same; i < n; i++) {
+        TRY(pr_loc_ctx(r, ctx, r->stack[n - 1 - i], &ctx));
+        r->path_loc[i] = r->stack[n - 1 - i], r->path_ctx[i] = ctx;
+    }
+    r->n_path = n;
+    *out = ctx;
     return PK_OK;
 }
 
@@ -288,8 +319,7 @@ static pk_status sample(pr *r, sample_ctx *s, const pb_in *top, const pb_field *
                        "pprof refuses the profile too)",
                        s->n_values, r->n_types);
     uint32_t ctx = 0, set;
-    for (size_t k = s->n_stack; k-- > 0;) /* leaf first in the file: the root's side last */
-        TRY(pr_loc_ctx(r, ctx, r->stack[k], &ctx));
+    TRY(stack_ctx(r, s->n_stack, &ctx));
     TRY(label_set(r, r->labels, s->n_labels, &set));
     return add_row(r, set, ctx, r->values);
 }

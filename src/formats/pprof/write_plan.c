@@ -107,7 +107,8 @@ static void probe_column(const pk_profile *p, uint32_t col, int pass, probe *s)
                 s->abs_sum += fabs(v.value), s->abs_max = fmax(s->abs_max, fabs(v.value));
                 continue;
             }
-            while (s->need < 7 && !integral(s, v.value, pow(1000, s->need)))
+            static const double scale[7] = {1, 1e3, 1e6, 1e9, 1e12, 1e15, 1e18};
+            while (s->need < 7 && !integral(s, v.value, scale[s->need]))
                 s->need++;
         }
     }

@@ -5,8 +5,9 @@
  * value, the stored value minus what its children hold (all children for
  * an inclusive column, the lexical ones for an exclusive one). They are
  * found per location from its stored values alone, sparse: each value
- * adds to its context and takes from its parent, and a sort by context
- * sums them, so the work follows the values, never contexts x locations.
+ * adds to its context's row and takes from its parent's, rows made for
+ * the contexts reached only, so the work follows the values, never
+ * contexts x locations.
  * Each location's samples carry its labels: the pprof labels it was read
  * with, else its identifiers (RANK 3, THREAD 0) as numeric labels of
  * unit "id" (pprof drops a numeric label of value 0 without a unit); a
@@ -31,25 +32,32 @@
         if (st_) return st_;                                                                       \
     } while (0)
 
-typedef struct pv {
-    uint32_t ctx, m;
-    double v;
-} pv;
+/* Point values of the locations at hand: a row of n_m sums per context
+ * they reach, found through slot[] (PK_NONE: no row yet), in the order
+ * first reached; slot[] is reset for those contexts after each group. */
+typedef struct acc {
+    uint32_t *slot;    /* per context */
+    uint32_t *touched; /* contexts with a row, in order */
+    double *rows;      /* n_touched rows of n_m */
+    uint32_t n;
+    size_t cap_touched, cap_rows;
+} acc;
 
-typedef struct pvs {
-    pv *v;
-    size_t n, cap;
-} pvs;
-
-static int add(pvs *s, uint32_t ctx, uint32_t m, double v)
+static int add(pw *w, acc *a, uint32_t ctx, uint32_t m, double v)
 {
-    if (pk_vec_reserve((void **)&s->v, &s->cap, s->n + 1, sizeof *s->v)) return -1;
-    s->v[s->n++] = (pv){ctx, m, v};
+    if (a->slot[ctx] == PK_NONE) {
+        if (pk_vec_reserve((void **)&a->touched, &a->cap_touched, a->n + 1u, 4) ||
+            pk_vec_reserve((void **)&a->rows, &a->cap_rows, (a->n + 1u) * (size_t)w->n_m, 8))
+            return -1;
+        memset(a->rows + (size_t)a->n * w->n_m, 0, w->n_m * sizeof *a->rows);
+        a->slot[ctx] = a->n, a->touched[a->n++] = ctx;
+    }
+    a->rows[(size_t)a->slot[ctx] * w->n_m + m] += v;
     return 0;
 }
 
-/* Location l's point values of every written metric, added into s. */
-static pk_status collect(pw *w, uint32_t l, pvs *s)
+/* Location l's point values of every written metric, added into a. */
+static pk_status collect(pw *w, uint32_t l, acc *a)
 {
     const pk_profile *p = w->p;
     for (uint32_t m = 0; m < w->n_m; m++) {
@@ -63,19 +71,12 @@ static pk_status collect(pw *w, uint32_t l, pvs *s)
             int take = c->parent < p->n_ctx &&
                        (x->scope == PK_SCOPE_INCLUSIVE ||
                         (x->scope == PK_SCOPE_EXCLUSIVE && c->relation == PK_REL_LEXICAL));
-            if (add(s, v.context, m, v.value) || (take && add(s, c->parent, m, -v.value)))
+            if (add(w, a, v.context, m, v.value) || (take && add(w, a, c->parent, m, -v.value)))
                 return pk_fail_nomem("writing a pprof profile");
         }
     }
     pk_error_clear();
     return PK_OK;
-}
-
-static int cmp_pv(const void *a, const void *b)
-{
-    const pv *x = a, *y = b;
-    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
-    return (x->m > y->m) - (x->m < y->m);
 }
 
 /* ---- labels ---- */
@@ -142,23 +143,17 @@ static pk_status value_of(pw *w, uint32_t m, double v, uint64_t *out)
     return PK_OK;
 }
 
-/* One sample per context of the sorted values v[0..n). */
-static pk_status write_samples(pw *w, const pv *v, size_t n, const pb_out *labels, uint64_t *vals)
+/* One sample per context the group reached, in the order reached. */
+static pk_status write_samples(pw *w, const acc *a, const pb_out *labels, uint64_t *vals)
 {
-    for (size_t i = 0; i < n;) {
-        uint32_t c = v[i].ctx;
+    for (uint32_t i = 0; i < a->n; i++) {
         size_t any = 0, stack;
-        memset(vals, 0, w->n_m * sizeof *vals);
-        for (; i < n && v[i].ctx == c; i++) {
-            double sum = v[i].v;
-            uint32_t m = v[i].m;
-            while (i + 1 < n && v[i + 1].ctx == c && v[i + 1].m == m)
-                sum += v[++i].v;
-            TRY(value_of(w, m, sum, &vals[m]));
+        for (uint32_t m = 0; m < w->n_m; m++) {
+            TRY(value_of(w, m, a->rows[(size_t)i * w->n_m + m], &vals[m]));
             any += vals[m] != 0;
         }
         if (!any) continue;
-        TRY(pw_stack(w, c, &stack));
+        TRY(pw_stack(w, a->touched[i], &stack));
         pb_out *o = &w->scratch;
         o->len = 0;
         pb_put_packed(o, 1, w->stack, stack);
@@ -173,22 +168,22 @@ static pk_status write_samples(pw *w, const pv *v, size_t n, const pb_out *label
     return PK_OK;
 }
 
-static pk_status group(pw *w, const unsigned char *in, int labelled, uint32_t l0, pb_out *labels,
-                       uint64_t *vals)
+static pk_status group(pw *w, acc *a, const unsigned char *in, int labelled, uint32_t l0,
+                       pb_out *labels, uint64_t *vals)
 {
-    pvs s = {0};
     pk_status st = PK_OK;
     for (uint32_t l = labelled ? l0 : 0; l < w->p->n_locs && !st; l++) {
         if (labelled && l != l0) break;
         if (!labelled && !in[l]) continue;
-        st = collect(w, l, &s);
+        st = collect(w, l, a);
     }
-    if (!st && s.n) qsort(s.v, s.n, sizeof *s.v, cmp_pv);
     if (labelled) labels_of(w, l0, labels);
     uint64_t before = w->n_samples;
-    if (!st) st = write_samples(w, s.v, s.n, labels, vals);
+    if (!st) st = write_samples(w, a, labels, vals);
     if (labelled && w->n_samples == before) w->empty_locations++; /* no sample to label */
-    free(s.v);
+    for (uint32_t i = 0; i < a->n; i++)
+        a->slot[a->touched[i]] = PK_NONE;
+    a->n = 0;
     return st;
 }
 
@@ -216,13 +211,16 @@ pk_status pw_samples(pw *w)
     const pk_profile *p = w->p;
     unsigned char *in = calloc(p->n_locs + 1u, 1);
     uint64_t *vals = calloc(w->n_m + 1u, sizeof *vals);
+    acc a = {malloc(((size_t)p->n_ctx + 1) * sizeof *a.slot)};
     pb_out labels = {0};
     int summed = 0;
-    pk_status st = in && vals ? choose(w, in, &summed) : pk_fail_nomem("writing a pprof profile");
-    if (!st && summed) st = group(w, in, 0, 0, &labels, vals);
+    pk_status st =
+        in && vals && a.slot ? choose(w, in, &summed) : pk_fail_nomem("writing a pprof profile");
+    if (a.slot) memset(a.slot, 0xff, ((size_t)p->n_ctx + 1) * sizeof *a.slot);
+    if (!st && summed) st = group(w, &a, in, 0, 0, &labels, vals);
     for (uint32_t l = 0; l < p->n_locs && !st && !summed; l++)
-        if (in[l]) st = group(w, in, 1, l, &labels, vals);
-    free(in), free(vals);
+        if (in[l]) st = group(w, &a, in, 1, l, &labels, vals);
+    free(in), free(vals), free(a.slot), free(a.touched), free(a.rows);
     pb_out_free(&labels);
     return st;
 }

@@ -191,7 +191,8 @@ static int pprof_seeds(const char *dir, int n, char **paths)
 
 int main(int argc, char **argv)
 {
-    if (argc > 2 && strcmp(argv[1], "--pprof") == 0) return pprof_seeds(argv[2], argc - 3, argv + 3);
+    if (argc > 2 && strcmp(argv[1], "--pprof") == 0)
+        return pprof_seeds(argv[2], argc - 3, argv + 3);
     if (argc == 4 && strcmp(argv[1], "--hpcrun") == 0) return hpcrun_seeds(argv[2], argv[3]);
     if (argc > 2 && strcmp(argv[1], "--json") == 0) return json_seeds(argv[2], argc - 3, argv + 3);
     if (argc < 2) {

@@ -276,8 +276,8 @@ int pk_has_plain_locations(const pk_profile *p);
  * children and depth; new_index[node] gets each node's index. Indexes
  * the contexts when done. */
 pk_status pk_model_layout_tree(pk_profile *p, uint32_t n, const uint32_t *parent,
-                               void (*fill)(void *user, uint32_t node, pk_ctx_rec *rec),
-                               void *user, uint32_t *new_index);
+                               void (*fill)(void *user, uint32_t node, pk_ctx_rec *rec), void *user,
+                               uint32_t *new_index);
 
 /* --- columns (profile.c) --- */
 /* Map raw id `raw` in `space` to column `col`. Fails on a duplicate. */

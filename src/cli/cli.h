@@ -160,7 +160,8 @@ enum {
 #define CLI_VIEW_HELP                                                                              \
     "  -m, --metric NAME[:SCOPE]  metric (exact name, or a case-insensitive\n"                     \
     "                        prefix; SCOPE inclusive or exclusive); default:\n"                    \
-    "                        the first time metric with a non-zero total\n"                        \
+    "                        the file's own (pprof), else the first time metric\n"                 \
+    "                        with a non-zero total\n"                                              \
     "      --location SEL    only the locations SEL names: KIND=ID[,KIND=ID...]\n"                 \
     "                        (rank=3,thread=0; rank=3 is all threads of rank 3)\n"                 \
     "                        or #N (index N in 'profkit threads')\n"                               \

@@ -33,6 +33,14 @@ static const char convert_help[] =
     "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
     "               Lines and loops fold into their function's call-tree node\n"
     "               (docs/cube.md).\n"
+    "  pprof        pprof's profile.proto, gzip-compressed (plain when OUTPUT\n"
+    "               ends in '.pb'); opens in go tool pprof, Parca, Pyroscope.\n"
+    "               Each metric a sample type (integers: time in nanoseconds),\n"
+    "               calling contexts as stacks, inlined functions as a\n"
+    "               location's lines, each location's values as samples\n"
+    "               labelled with its ids (--location SEL: SEL's, summed).\n"
+    "               Chosen by default for '.pb.gz', '.pb', '.pprof'\n"
+    "               (docs/pprof.md).\n"
     "  json         profkit.model/1: the whole model (contexts, metrics, every\n"
     "               value exactly, traces, attributes, call graph) as JSON that\n"
     "               profkit reads back like any profile (docs/json.md). Chosen\n"
@@ -70,10 +78,11 @@ static const char convert_help[] =
     "      --split         one file per location where the format has that form\n"
     "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
     "                      the name OUTPUT, as callgrind's per-thread files are)\n"
-    "      --location SEL  callgrind: only the locations SEL names, KIND=ID[,...]\n"
-    "                      (rank=3,thread=0; rank=3 is all threads of rank 3) or\n"
-    "                      #N (index N in 'profkit threads'), summed into one part\n"
-    "                      (one file each with --split); chrome: only their traces\n"
+    "      --location SEL  callgrind, pprof: only the locations SEL names,\n"
+    "                      KIND=ID[,...] (rank=3,thread=0; rank=3 is all threads of\n"
+    "                      rank 3) or #N (index N in 'profkit threads'), summed into\n"
+    "                      one part (callgrind: one file each with --split); chrome:\n"
+    "                      only their traces\n"
     "      --from T        chrome: the window's start and end (exclusive): 1.5s,\n"
     "      --until T       250ms... after the traces' start, or absolute ns\n"
     "      --focus REGEX   chrome: only samples with a matching function on their\n"
@@ -239,12 +248,13 @@ int cmd_convert(int argc, char **argv)
     if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
-            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, json, "
-                   "folded, speedscope, csv, chrome)"
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, pprof, "
+                   "json, folded, speedscope, csv, chrome)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
-    if (a.location && format != PK_FORMAT_CALLGRIND)
-        return cli_usage_error("convert", "--location applies to callgrind and chrome output only");
+    if (a.location && format != PK_FORMAT_CALLGRIND && format != PK_FORMAT_PPROF)
+        return cli_usage_error("convert",
+                               "--location applies to callgrind, pprof and chrome output only");
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;

@@ -25,7 +25,7 @@ static const char merge_help[] =
     "have it: the average of repeated runs; traces are then left out.\n"
     "Statistics across locations (HPCToolkit's summary profile) are recomputed\n"
     "by the writer, not taken from the inputs.\n\n"
-    "FORMAT is hpctoolkit, cube, callgrind or json (see `profkit convert --help`);\n"
+    "FORMAT is hpctoolkit, cube, callgrind, pprof or json (see `profkit convert --help`);\n"
     "by default it follows OUTPUT's name as in convert.\n\n"
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"

@@ -249,6 +249,15 @@ pk_status pk_trace_range(const pk_profile *p, uint64_t *begin, uint64_t *end)
     return PK_OK;
 }
 
+/* The name of identifier `kind`'s value in location l (attribute
+ * "value-name:KIND": a pprof string label), or NULL. */
+static const char *value_name(const pk_profile *p, pk_index l, const char *kind)
+{
+    char key[160];
+    if (!kind || snprintf(key, sizeof key, "value-name:%s", kind) >= (int)sizeof key) return NULL;
+    return pk_attribute_find(p, PK_ENTITY_LOCATION, l, key);
+}
+
 size_t pk_location_name(const pk_profile *p, pk_index i, char *buf, size_t size)
 {
     char dummy[1];
@@ -265,8 +274,11 @@ size_t pk_location_name(const pk_profile *p, pk_index i, char *buf, size_t size)
         const pk_ident *id = &l->ids[k];
         char kind[16];
         if (!id->kind_name) snprintf(kind, sizeof kind, "KIND%u", id->kind);
-        char part[96];
-        if (id->flags & PK_ID_PHYSICAL)
+        const char *named = value_name(p, i, id->kind_name);
+        char part[200];
+        if (named)
+            snprintf(part, sizeof part, "%s %s", id->kind_name, named);
+        else if (id->flags & PK_ID_PHYSICAL)
             snprintf(part, sizeof part, "%s %u [0x%llx]", id->kind_name ? id->kind_name : kind,
                      id->logical, (unsigned long long)id->physical);
         else

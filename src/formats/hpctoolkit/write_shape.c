@@ -98,7 +98,8 @@ int hk_shape_native(const pk_profile *p)
     int summary = 0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         summary |= p->locs[l].is_summary;
-        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0; /* written without (below) */
+        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0;   /* written without (below) */
+        if (!p->locs[l].is_summary && !p->locs[l].n_ids) return 0; /* given one (below) */
         for (uint32_t k = 0; k < p->locs[l].n_ids; k++)
             if (p->locs[l].ids[k].kind >= N_STD_KINDS) return 0;
     }
@@ -242,6 +243,10 @@ static pk_status shaped_tuple(hk_shape *s, const kinds_map *km, const pk_loc_rec
         id.kind_name = q->id_kind_names[to];
         ids[n++] = id;
     }
+    if (!n) { /* hpcviewer indexes every thread's tuple: one that has none gets THREAD N */
+        ids[n++] = (pk_ident){3, q->id_kind_names[3], 0, dst->raw_index - 1, dst->raw_index - 1};
+        s->n_untupled++;
+    }
     dst->ids = ids;
     dst->n_ids = n;
     return PK_OK;
@@ -294,6 +299,15 @@ static pk_status shaped_locations(hk_shape *s)
         if (!st && !d->is_summary) st = shaped_tuple(s, &km, &p->locs[l], d);
     }
     free(km.to);
+    if (!st && s->n_untupled) {
+        char why[300];
+        snprintf(why, sizeof why,
+                 "hpcviewer reads every thread's profile by its identifier tuple: %u locations "
+                 "without identifiers (a pprof profile's samples without labels) are THREAD N, "
+                 "N their place among the profiles",
+                 s->n_untupled);
+        st = pk_write_lose(s->o, s->stats, s->path, "locations without identifiers", why);
+    }
     return st;
 }
 

@@ -61,6 +61,7 @@ typedef struct hk_shape {
 
     uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
     uint32_t p_summary;  /* the source's first summary location (profile 0), PK_NONE */
+    uint32_t n_untupled; /* plain locations given THREAD N for want of identifiers */
 } hk_shape;
 
 /* 1 when the model can be written as it is: it meets every assumption

@@ -28,6 +28,7 @@
 #include "util/bytes.h"
 #include "util/mapfile.h"
 #include "util/parallel.h"
+#include "util/radix.h"
 
 typedef struct out_buf {
     unsigned char *data;
@@ -36,9 +37,10 @@ typedef struct out_buf {
 } out_buf;
 
 typedef struct worker {
-    double *rows;      /* touched contexts × n_slots */
-    uint32_t *row_of;  /* context -> row, PK_NONE */
-    uint64_t *touched; /* (id << 32) | context, in touch order */
+    double *rows;       /* touched contexts × n_slots */
+    uint32_t *row_of;   /* context -> row, PK_NONE */
+    uint64_t *touched;  /* (id << 32) | context, in touch order */
+    uint64_t *sort_tmp; /* room for sorting `touched` */
     uint32_t n_touched;
     double *stats; /* n_ctx × n_stat summary partials */
     out_buf out;
@@ -177,7 +179,7 @@ static int cmp_u64(const void *a, const void *b)
  * out) as a plane: values, then index, appended to the worker's buffer. */
 static void emit_location(worker *w, const dp_plan *plan, placed *where)
 {
-    qsort(w->touched, w->n_touched, sizeof *w->touched, cmp_u64);
+    pk_radix_sort_u64(w->touched, w->sort_tmp, w->n_touched, 4); /* by id (unique) */
     size_t max = (size_t)w->n_touched * (plan->n_plain * PK_LM_VAL_SIZE + PK_LM_IDX_SIZE);
     size_t at = w->out.len;
     unsigned char *v = out_grow(&w->out, max);
@@ -239,15 +241,18 @@ static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan
     w->rows = malloc(((size_t)p->n_ctx + 1) * plan->n_slots * sizeof *w->rows);
     w->row_of = malloc(((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
+    w->sort_tmp = malloc(((size_t)p->n_ctx + 1) * sizeof *w->sort_tmp);
     w->stats = calloc((size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
-    if (!w->rows || !w->row_of || !w->touched || !w->stats) return pk_fail_nomem("deriving scopes");
+    if (!w->rows || !w->row_of || !w->touched || !w->sort_tmp || !w->stats)
+        return pk_fail_nomem("deriving scopes");
     memset(w->row_of, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     return PK_OK;
 }
 
 static void worker_free(worker *w)
 {
-    free(w->rows), free(w->row_of), free(w->touched), free(w->stats), free(w->out.data);
+    free(w->rows), free(w->row_of), free(w->touched), free(w->sort_tmp), free(w->stats);
+    free(w->out.data);
     memset(w, 0, sizeof *w);
 }
 

@@ -217,7 +217,7 @@ static void build_free(hm_build *b)
     for (uint32_t l = 0; l < b->n_locs; l++) /* a failed file's slot was cleaned already */
         forget(&b->locs[l], 0);
     free(b->ctx), free(b->metrics), free(b->locs), free(b->nodes), free(b->lm_module);
-    free(b->fmetrics), free(b->frames);
+    free(b->fmetrics), free(b->frames), free(b->node_slot), free(b->kv), free(b->kv_tmp);
     hs_free(b->sym);
 }
 
@@ -229,6 +229,9 @@ static pk_status build_init(hm_build *b, pk_profile *p, const pk_open_options *o
     b->flags = opts ? opts->flags : 0;
     b->dir = dir;
     b->sym = symbols ? hs_new() : NULL;
+    /* the key words each map uses (hashing fewer is faster) */
+    b->ctx_map.words = 7, b->fn_map.words = 4, b->frame_map.words = 2;
+    b->mod_map.words = b->file_map.words = b->metric_map.words = 1;
     hm_ctx root = {.parent = PK_NONE,
                    .kind = PK_CTX_ROOT,
                    .function = PK_NONE,

@@ -20,6 +20,7 @@
 #include "formats/hpcrun/symbols.h"
 #include "model/model.h"
 #include "util/kmap.h"
+#include "util/radix.h"
 
 /* Scopes of every measured metric, in hpcprof's order; raw column ids are
  * HM_N_SCOPES * metric + scope in both id spaces (hpcprof numbers its
@@ -110,7 +111,13 @@ typedef struct hm_build {
     size_t cap_locs;
 
     /* the file being read */
-    pk_kmap node_map; /* node id -> index in nodes */
+    pk_kmap node_map; /* node id -> index in nodes, when ids are sparse */
+    /* node id -> (file generation, index in nodes), when ids are dense
+     * (hpcrun's are): no hashing, and nothing to clear between files */
+    uint64_t *node_slot;
+    size_t cap_node_slot;
+    uint32_t node_gen;
+    int node_direct;
     hm_node *nodes;
     size_t cap_nodes;
     uint32_t *lm_module; /* loadmap id -> model module (PK_NONE if absent) */
@@ -123,7 +130,9 @@ typedef struct hm_build {
     hm_frame *frames;
     uint32_t n_frames;
     size_t cap_frames;
-    uint32_t n_resolved; /* (module, offset) pairs symbols resolved */
+    uint32_t n_resolved;      /* (module, offset) pairs symbols resolved */
+    pk_radix_kv *kv, *kv_tmp; /* sorting room for a location's values */
+    size_t cap_kv, cap_kv_tmp;
     uint64_t hpcrun_bytes, hpctrace_bytes;
     uint32_t n_traces;
     unsigned major, minor;

@@ -278,9 +278,27 @@ static pk_status map_point(hm_build *b, const hr_cct_node *n, uint32_t parent, h
 
 const hm_node *hm_node_find(const hm_build *b, uint32_t id)
 {
+    if (b->node_direct) {
+        if (id >= b->cap_node_slot || b->node_slot[id] >> 32 != b->node_gen) return NULL;
+        return &b->nodes[(uint32_t)b->node_slot[id]];
+    }
     uint64_t key[PK_KMAP_WORDS] = {id};
     uint32_t i;
     return pk_kmap_get(&b->node_map, key, &i) ? &b->nodes[i] : NULL;
+}
+
+/* Remember node `id` at index i of b->nodes (hm_node_find finds it). */
+static pk_status node_remember(hm_build *b, uint32_t id, uint32_t i)
+{
+    if (b->node_direct) {
+        b->node_slot[id] = (uint64_t)b->node_gen << 32 | i;
+        return PK_OK;
+    }
+    uint64_t key[PK_KMAP_WORDS] = {id};
+    uint32_t slot;
+    int added;
+    return pk_kmap_upsert(&b->node_map, key, i, &slot, &added) ? pk_fail_nomem("reading the CCT")
+                                                               : PK_OK;
 }
 
 /* 02.00/03.00 mark leaves by negating their ids; parents use the plain id. */
@@ -318,24 +336,44 @@ static pk_status map_node(hm_build *b, const hr_cct_node *n, hm_node *out)
     return map_point(b, n, par->full, out);
 }
 
+/* A new file: node ids are looked up in a table indexed by id when they
+ * are dense enough (a few times the node count), else hashed. */
+static pk_status start_nodes(hm_build *b, const hr_epoch *e)
+{
+    uint32_t max = 0;
+    for (uint64_t i = 0; i < e->n_nodes; i++)
+        if (node_key(e->nodes[i].id) > max) max = node_key(e->nodes[i].id);
+    b->node_direct = (uint64_t)max < 16 * e->n_nodes + 4096;
+    if (!b->node_direct) {
+        pk_kmap_clear(&b->node_map);
+        b->node_map.words = 1;
+        return PK_OK;
+    }
+    size_t old = b->cap_node_slot;
+    if (pk_vec_reserve((void **)&b->node_slot, &b->cap_node_slot, (size_t)max + 1,
+                       sizeof *b->node_slot))
+        return pk_fail_nomem("reading the CCT");
+    memset(b->node_slot + old, 0, (b->cap_node_slot - old) * sizeof *b->node_slot);
+    if (++b->node_gen == 0) { /* 2^32 files: start the generations again */
+        memset(b->node_slot, 0, b->cap_node_slot * sizeof *b->node_slot);
+        b->node_gen = 1;
+    }
+    return PK_OK;
+}
+
 pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e)
 {
     (void)f;
-    pk_kmap_clear(&b->node_map);
     if (pk_vec_reserve((void **)&b->nodes, &b->cap_nodes, e->n_nodes + 1, sizeof *b->nodes))
         return pk_fail_nomem("reading the CCT");
-    pk_status st = PK_OK;
+    pk_status st = start_nodes(b, e);
     for (uint64_t i = 0; i < e->n_nodes && !st; i++) {
         const hr_cct_node *n = &e->nodes[i];
-        uint64_t key[PK_KMAP_WORDS] = {node_key(n->id)};
-        uint32_t slot;
-        int added;
         if (hm_node_find(b, node_key(n->id)))
             return hm_fail(b, n->offset, "CCT node %d: the id is used twice", (int)n->id);
         st = map_node(b, n, &b->nodes[i]);
         if (!st && b->nodes[i].state == HM_NODE_DROPPED) b->dropped_nodes++;
-        if (!st && pk_kmap_upsert(&b->node_map, key, (uint32_t)i, &slot, &added))
-            return pk_fail_nomem("reading the CCT");
+        if (!st) st = node_remember(b, node_key(n->id), (uint32_t)i);
     }
     return st;
 }

@@ -57,6 +57,7 @@ typedef struct placed { /* where a location's new plane is in its worker's buffe
 typedef struct derive_job {
     const pk_profile *p;
     const dp_plan *plan;
+    int plain_only; /* no summary partials (pk_derive_locations) */
     worker w[PK_MAX_WORKERS];
     placed *where; /* per location */
 } derive_job;
@@ -226,7 +227,7 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (p->locs[l].is_summary) continue;
         pk_release_advance(&rel, pl->vals < pl->idx ? pl->vals : pl->idx);
         load_location(w, p, job->plan, pl);
-        add_partials(w, p, job->plan);
+        if (!job->plain_only) add_partials(w, p, job->plan);
         emit_location(w, job->plan, &job->where[l]);
         job->where[l].worker = wi;
         for (uint32_t t = 0; t < w->n_touched; t++)
@@ -236,13 +237,13 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     }
 }
 
-static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan)
+static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan, int plain_only)
 {
     w->rows = malloc(((size_t)p->n_ctx + 1) * plan->n_slots * sizeof *w->rows);
     w->row_of = malloc(((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
     w->sort_tmp = malloc(((size_t)p->n_ctx + 1) * sizeof *w->sort_tmp);
-    w->stats = calloc((size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
+    w->stats = calloc(plain_only ? 1 : (size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
     if (!w->rows || !w->row_of || !w->touched || !w->sort_tmp || !w->stats)
         return pk_fail_nomem("deriving scopes");
     memset(w->row_of, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->row_of);
@@ -384,7 +385,7 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
     const pk_profile *p = job->p;
     pk_status st = PK_OK;
     for (unsigned k = 0; k < workers && !st; k++)
-        st = worker_init(&job->w[k], p, job->plan);
+        st = worker_init(&job->w[k], p, job->plan, 0);
     uint64_t *by_id = st ? NULL : contexts_by_id(p);
     if (!st && !by_id) st = pk_fail_nomem("deriving scopes");
     if (!st) {
@@ -429,6 +430,49 @@ pk_status pk_profile_derive(pk_profile *p, const pk_derive_options *opts, pk_der
     st = run(job, workers, rep);
     for (unsigned k = 0; k < PK_MAX_WORKERS; k++)
         worker_free(&job->w[k]);
+    free(job), free(where), dp_plan_free(&plan);
+    return st;
+}
+
+/* The plain locations' new planes, from worker 0's buffer (owned by the
+ * profile from now on). */
+static pk_status install_plain(derive_job *job, uint32_t first, uint32_t end)
+{
+    pk_profile *p = (pk_profile *)job->p;
+    worker *w = &job->w[0];
+    if (w->out.failed) return pk_fail_nomem("deriving scopes");
+    unsigned char *base = w->out.data;
+    w->out.data = NULL;
+    if (base && pk_model_adopt_owned(p, base)) return PK_ERR_NOMEM;
+    for (uint32_t l = first; l < end; l++) {
+        const placed *at = &job->where[l];
+        if (p->locs[l].is_summary) continue;
+        unsigned char *v = base + at->at;
+        p->locs[l].plane = (pk_plane){v, v + at->nvals * PK_LM_VAL_SIZE, at->nvals, at->nidx};
+    }
+    drop_context_major(p);
+    return PK_OK;
+}
+
+pk_status pk_derive_locations(pk_profile *p, uint32_t first, uint32_t end)
+{
+    if (first >= end || end > p->n_locs) return PK_OK;
+    dp_plan plan;
+    pk_status st = pk_model_planes_only(p);
+    if (!st) st = dp_plan_make(p, &plan);
+    if (st) return st;
+    derive_job *job = calloc(1, sizeof *job);
+    placed *where = calloc((size_t)p->n_locs + 1, sizeof *where);
+    if (!job || !where) st = pk_fail_nomem("deriving scopes");
+    if (!st) {
+        *job = (derive_job){.p = p, .plan = &plan, .plain_only = 1, .where = where};
+        st = plan.n_dm ? worker_init(&job->w[0], p, &plan, 1) : PK_OK;
+    }
+    if (!st && plan.n_dm) {
+        derive_range(job, 0, first, end);
+        st = install_plain(job, first, end);
+    }
+    if (job) worker_free(&job->w[0]);
     free(job), free(where), dp_plan_free(&plan);
     return st;
 }

@@ -104,6 +104,21 @@ void cli_say_reconstructed(const pk_profile *p, FILE *out);
 /* 1 if the profile's calling-context tree was reconstructed. */
 int cli_is_reconstructed(const pk_profile *p);
 
+/* --- parallel.c: convert and merge over threads and MPI ranks --- */
+struct pk_team;
+/* The ranks profkit-mpi runs on (NULL in profkit): convert and merge then
+ * take the parallel path. */
+extern const struct pk_team *cli_team;
+int cli_parse_threads(const char *cmd, const char *arg, unsigned *out);
+/* A measurement directory to a database (pk_build_database); exit status. */
+int cli_parallel_convert(const char *input, const char *output, unsigned threads,
+                         uint32_t write_flags, int quiet, double seconds_start);
+/* Databases merged into one (pk_merge_database); exit status. */
+int cli_parallel_merge(const char *const *inputs, int n, const char *output, unsigned threads,
+                       int mean, uint32_t write_flags, int quiet, double seconds_start);
+/* Monotonic seconds. */
+double cli_now(void);
+
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
 int cli_format_from_name(const char *name, pk_format *out);

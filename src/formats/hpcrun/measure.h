@@ -27,6 +27,11 @@
  * propMetricIds and statMetricIds the same way). */
 enum { HM_POINT = 0, HM_FUNCTION = 1, HM_LEX_AWARE = 2, HM_EXECUTION = 3, HM_N_SCOPES = 4 };
 
+/* Words of a function's key in fn_map: {1, ip} for a placeholder's
+ * function, {2, module, entry, name} for a symbol, {3, module, 0, name}
+ * for an inlined one (names as interned pointers). */
+#define HM_FN_KEY_WORDS 4
+
 /* A context under construction (indexes into hm_build.ctx). */
 typedef struct hm_ctx {
     uint32_t parent; /* PK_NONE for the root */
@@ -101,6 +106,8 @@ typedef struct hm_build {
     pk_kmap ctx_map; /* (parent, tag, function, module, offset, file, line) -> ctx */
 
     pk_kmap mod_map, fn_map, file_map, metric_map, frame_map;
+    uint64_t (*fn_keys)[HM_FN_KEY_WORDS]; /* fn_map's key of each function */
+    size_t cap_fn_keys;
     size_t cap_modules, cap_functions, cap_files;
     hm_metric *metrics;
     uint32_t n_metrics;
@@ -127,6 +134,7 @@ typedef struct hm_build {
     uint64_t dropped_nodes, dropped_values, formula_values, unmapped_samples;
 
     hs_resolver *sym; /* NULL when symbols are not resolved */
+    int sym_note;     /* report n_resolved of n_frames even so (a parallel build's) */
     hm_frame *frames;
     uint32_t n_frames;
     size_t cap_frames;
@@ -138,7 +146,10 @@ typedef struct hm_build {
     unsigned major, minor;
 } hm_build;
 
-/* measure_cct.c: contexts */
+/* measure_cct.c: contexts, functions, files */
+pk_status hm_function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
+                         uint32_t *out);
+pk_status hm_file_of(hm_build *b, const char *path, uint32_t *out);
 pk_status hm_ctx_get(hm_build *b, const hm_ctx *proto, uint32_t *out);
 /* Read the nodes of one epoch into b->nodes / b->node_map. */
 pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e);
@@ -152,12 +163,28 @@ pk_status hm_layout(hm_build *b, uint32_t **new_index);
 pk_status hm_read_metrics(hm_build *b, const hr_epoch *e);
 pk_status hm_read_values(hm_build *b, const hr_file *f, const hr_epoch *e, hm_loc *loc);
 pk_status hm_read_trace(hm_build *b, const hr_trace *t, int micro, hm_loc *loc);
-pk_status hm_finish_model(hm_build *b, const uint32_t *new_index);
+/* `plain`: point values only, nothing derived (a parallel build derives). */
+pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain);
 
 /* measure_loc.c: identifier tuples, locations, planes */
 pk_status hm_build_locations(hm_build *b, const uint32_t *new_index);
 
 /* measure.c */
+pk_status hm_build_init(hm_build *b, pk_profile *p, const pk_open_options *opts, const char *dir,
+                        int symbols);
+void hm_build_free(hm_build *b);
+/* The module of a path (added on first use). */
+pk_status hm_module_of(hm_build *b, const char *path, size_t len, uint32_t *out);
+/* Read dir/names[i] (and its .hpctrace) into b, in order; the first
+ * damaged file fails it (as hm_open does without PK_OPEN_KEEP_GOING). */
+pk_status hm_read_files(hm_build *b, const char *dir, char **names, size_t n);
+/* The tree, metrics, locations and values after the last file. */
+pk_status hm_finish(hm_build *b, const char *path, int plain);
+/* p's malloc'ed dimension arrays become the profile's to free. */
+pk_status hm_adopt_arrays(pk_profile *p);
+/* The *.hpcrun names of a directory, sorted (strcmp). */
+pk_status hm_list_dir(const char *dir, char ***names, size_t *n);
+void hm_free_names(char **names, size_t n);
 pk_status hm_fail(const hm_build *b, uint64_t offset, const char *fmt, ...) PK_PRINTF(3, 4);
 /* Directory detection and opening (formats/detect.c). */
 int hm_detect_path(const char *path);

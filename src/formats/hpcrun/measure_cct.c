@@ -65,16 +65,21 @@ static hm_ctx proto(uint32_t parent, uint8_t kind, uint8_t relation)
 }
 
 /* Index of a function, added on first use: key words name it exactly. */
-static pk_status function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
-                             uint32_t *out)
+pk_status hm_function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
+                         uint32_t *out)
 {
     pk_profile *p = b->p;
     int added;
     if (pk_kmap_upsert(&b->fn_map, key, p->n_functions, out, &added) ||
         (added && pk_vec_reserve((void **)&p->functions, &b->cap_functions, p->n_functions + 1u,
-                                 sizeof *p->functions)))
+                                 sizeof *p->functions)) ||
+        (added && pk_vec_reserve((void **)&b->fn_keys, &b->cap_fn_keys, p->n_functions + 1u,
+                                 sizeof *b->fn_keys)))
         return pk_fail_nomem("adding functions");
-    if (added) p->functions[p->n_functions++] = *f;
+    if (added) { /* the key too: a parallel build merges functions by it */
+        memcpy(b->fn_keys[p->n_functions], key, sizeof *b->fn_keys);
+        p->functions[p->n_functions++] = *f;
+    }
     return PK_OK;
 }
 
@@ -117,7 +122,7 @@ static pk_status placeholder_ctx(hm_build *b, uint32_t parent, uint64_t ip, uint
     const char *name = placeholder_name(b, ip);
     uint64_t key[PK_KMAP_WORDS] = {1, ip};
     pk_function f = {name, PK_NONE, 0, PK_NONE, 0};
-    pk_status st = name ? function_of(b, key, &f, &c.function) : pk_fail_nomem("naming");
+    pk_status st = name ? hm_function_of(b, key, &f, &c.function) : pk_fail_nomem("naming");
     c.flags = PK_CTXF_HAS_FUNCTION;
     return st ? st : hm_ctx_get(b, &c, out);
 }
@@ -160,7 +165,7 @@ static pk_status map_placeholder(hm_build *b, const hr_cct_node *n, uint32_t par
     return st;
 }
 
-static pk_status file_of(hm_build *b, const char *path, uint32_t *out)
+pk_status hm_file_of(hm_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
     const char *s = path ? pk_intern_cstr(&p->strings, path) : NULL;
@@ -183,14 +188,14 @@ static pk_status symbol_function(hm_build *b, uint32_t module, uint64_t entry, c
 {
     const char *s = pk_intern_cstr(&b->p->strings, name ? name : "");
     uint32_t file;
-    pk_status st = s ? file_of(b, decl_file, &file) : pk_fail_nomem("adding functions");
+    pk_status st = s ? hm_file_of(b, decl_file, &file) : pk_fail_nomem("adding functions");
     if (st) return st;
     uint64_t key[PK_KMAP_WORDS] = {inlined ? 3 : 2, module, inlined ? 0 : entry,
                                    (uint64_t)(uintptr_t)s};
     pk_function f = {name ? s : NULL, module, inlined ? 0 : entry, file,
                      file == PK_NONE ? 0 : decl_line};
     if (inlined) f.module = PK_NONE;
-    return function_of(b, key, &f, out);
+    return hm_function_of(b, key, &f, out);
 }
 
 /* Resolve (module, offset) once; *out is the cached frame. */
@@ -215,11 +220,11 @@ static pk_status resolve(hm_build *b, uint32_t module, uint64_t offset, const hm
         symbol_function(b, module, h.entry, h.function, h.decl_file, h.decl_line, 0, &fr->fn);
     for (uint32_t i = 0; i < h.n_inline && i < HM_MAX_INLINE && !st; i++) {
         st = symbol_function(b, module, 0, h.inl[i].function, NULL, 0, 1, &fr->inl_fn[i]);
-        if (!st) st = file_of(b, h.inl[i].call_file, &fr->inl_file[i]);
+        if (!st) st = hm_file_of(b, h.inl[i].call_file, &fr->inl_file[i]);
         fr->inl_line[i] = fr->inl_file[i] == PK_NONE ? 0 : h.inl[i].call_line;
         fr->n_inl = i + 1;
     }
-    if (!st) st = file_of(b, h.file, &fr->file);
+    if (!st) st = hm_file_of(b, h.file, &fr->file);
     fr->line = fr->file == PK_NONE ? 0 : h.line;
     *out = &b->frames[idx];
     return st;

@@ -272,7 +272,7 @@ static pk_status drop_unused_modules(pk_profile *p)
     return PK_OK;
 }
 
-pk_status hm_finish_model(hm_build *b, const uint32_t *new_index)
+pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain)
 {
     pk_status st = drop_unused_modules(b->p);
     if (!st) st = setup_metrics(b);
@@ -280,6 +280,6 @@ pk_status hm_finish_model(hm_build *b, const uint32_t *new_index)
     int measured = 0;
     for (uint32_t m = 0; m < b->n_metrics; m++)
         measured |= b->metrics[m].has_values;
-    if (!st && measured) st = pk_profile_derive(b->p, NULL, NULL);
+    if (!st && measured && !plain) st = pk_profile_derive(b->p, NULL, NULL);
     return st;
 }

@@ -116,6 +116,8 @@ int cli_parallel_convert(const char *input, const char *output, unsigned threads
 /* Databases merged into one (pk_merge_database); exit status. */
 int cli_parallel_merge(const char *const *inputs, int n, const char *output, unsigned threads,
                        int mean, uint32_t write_flags, int quiet, double seconds_start);
+/* SIGINT/SIGTERM/SIGHUP remove this process's temporary outputs first. */
+void cli_install_cleanup(void);
 /* Monotonic seconds. */
 double cli_now(void);
 

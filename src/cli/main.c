@@ -2,7 +2,6 @@
  * cli/main.c — the profkit executable: dispatch to a subcommand.
  */
 #define _POSIX_C_SOURCE 200809L
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -46,31 +45,6 @@ static void usage(FILE *out)
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
 
-/* An interrupted profkit leaves no temporary output behind (they can be
- * gigabytes): the library removes what it is writing, then the signal
- * does what it would have done. */
-static void on_signal(int sig)
-{
-    pk_output_cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_cleanup(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigfillset(&sa.sa_mask); /* one cleanup at a time */
-        /* a signal the caller ignores (nohup, a shell's background job)
-         * stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
-}
-
 /* `--max-memory SIZE` / `--max-memory=SIZE` before the command: passed on
  * to every open through PROFKIT_MAX_MEMORY. Returns how many arguments it
  * took (0 if argv[1] is no global option), -1 on a usage error. */
@@ -98,7 +72,7 @@ int main(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    install_cleanup();
+    cli_install_cleanup();
     int took;
     while (argc > 1 && (took = global_option(argc, argv)) != 0) {
         if (took < 0) return CLI_USAGE;

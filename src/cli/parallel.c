@@ -5,13 +5,40 @@
  * 0 prints; every rank returns the same exit status.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <signal.h>
 #include <stdlib.h>
+#include <string.h>
 #include <time.h>
 
 #include "cli.h"
 #include "profkit/parallel.h"
 
 const pk_team *cli_team;
+
+/* An interrupted profkit leaves no temporary output behind (they can be
+ * gigabytes): the library removes what it is writing, then the signal
+ * does what it would have done. */
+static void on_signal(int sig)
+{
+    pk_output_cleanup();
+    signal(sig, SIG_DFL);
+    raise(sig);
+}
+
+void cli_install_cleanup(void)
+{
+    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
+    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
+        struct sigaction sa, old;
+        memset(&sa, 0, sizeof sa);
+        sa.sa_handler = on_signal;
+        sigfillset(&sa.sa_mask); /* one cleanup at a time */
+        /* a signal the caller ignores (nohup, a shell's background job)
+         * stays ignored */
+        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
+            sigaction(sigs[i], &sa, NULL);
+    }
+}
 
 double cli_now(void)
 {

@@ -105,17 +105,18 @@ void cli_say_reconstructed(const pk_profile *p, FILE *out);
 int cli_is_reconstructed(const pk_profile *p);
 
 /* --- parallel.c: convert and merge over threads and MPI ranks --- */
-struct pk_team;
 /* The ranks profkit-mpi runs on (NULL in profkit): convert and merge then
  * take the parallel path. */
-extern const struct pk_team *cli_team;
+extern const pk_team *cli_team;
 int cli_parse_threads(const char *cmd, const char *arg, unsigned *out);
 /* A measurement directory to a database (pk_build_database); exit status. */
 int cli_parallel_convert(const char *input, const char *output, unsigned threads,
                          uint32_t write_flags, int quiet, double seconds_start);
-/* Databases merged into one (pk_merge_database); exit status. */
+/* Profiles merged into one database (pk_merge_database); exit status,
+ * and what it reports in *s and *st. */
 int cli_parallel_merge(const char *const *inputs, int n, const char *output, unsigned threads,
-                       int mean, uint32_t write_flags, int quiet, double seconds_start);
+                       int mean, uint32_t write_flags, int quiet, double seconds_start,
+                       pk_parallel_stats *s, pk_status *st);
 /* SIGINT/SIGTERM/SIGHUP remove this process's temporary outputs first. */
 void cli_install_cleanup(void);
 /* Monotonic seconds. */

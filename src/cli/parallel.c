@@ -102,3 +102,12 @@ int cli_parallel_convert(const char *input, const char *output, unsigned threads
     pk_status st = pk_build_database(input, output, &o, &s);
     return finish("convert", output, st, &s, cli_now() - seconds_start, quiet);
 }
+int cli_parallel_merge(const char *const *inputs, int n, const char *output, unsigned threads,
+                       int mean, uint32_t write_flags, int quiet, double seconds_start,
+                       pk_parallel_stats *s, pk_status *st)
+{
+    pk_parallel_options o = {cli_team,        threads,        0,   write_flags,
+                             cli_report_loss, (void *)output, mean};
+    *st = pk_merge_database(inputs, (size_t)n, output, &o, s);
+    return finish("merge", output, *st, s, cli_now() - seconds_start, quiet);
+}

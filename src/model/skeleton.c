@@ -216,7 +216,9 @@ static void take_metrics(reader *r)
         c->is_summary = pk_wire_get8(&r->w), c->stat = (pk_stat)pk_wire_get32(&r->w);
         c->formula = str(r), c->combine = (pk_combine)pk_wire_get32(&r->w);
         c->raw_id = pk_wire_get32(&r->w);
-        if (c->metric == PK_NONE || c->scope == PK_NONE || r->w.bad) r->bad = 1;
+        /* raw ids are 16-bit in every format; a table of them is allocated */
+        if (c->metric == PK_NONE || c->scope == PK_NONE || c->raw_id >= 1u << 24 || r->w.bad)
+            r->bad = 1;
         if (!r->bad && pk_model_map_column(p, c->is_summary ? 1 : 0, c->raw_id, i)) r->bad = 1;
     }
 }

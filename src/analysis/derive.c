@@ -205,7 +205,7 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (!job->plain_only && !job->ordered) add_partials(w, p, job->plan);
         emit_location(w, job->plan, &job->where[l]); /* sorts touched by id */
         job->where[l].worker = wi;
-        if (job->ordered)
+        if (job->ordered && !job->stat_of_raw)
             dj_emit_contrib(w, p, job->plan, &job->cwhere[l]), job->cwhere[l].worker = wi;
         for (uint32_t t = 0; t < w->n_touched; t++)
             w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
@@ -364,6 +364,7 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
     job->ordered = workers > 1; /* the summary as one worker folds it */
     if (job->ordered) {
         job->cwhere = calloc((size_t)p->n_locs + 1, sizeof *job->cwhere);
+        job->stat_of_raw = dj_twin_stats(p, job->plan);
         if (!job->cwhere) st = pk_fail_nomem("deriving scopes");
     }
     for (unsigned k = 0; k < workers && !st; k++) /* partials go to worker 0's */
@@ -378,8 +379,8 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
             merge_partials(job, workers);
         if (!st) st = install(job, workers, by_id);
     }
-    free(job->cwhere);
-    job->cwhere = NULL;
+    free(job->cwhere), free(job->stat_of_raw);
+    job->cwhere = NULL, job->stat_of_raw = NULL;
     if (!st && rep) {
         *rep = (pk_derive_report){job->plan->n_dm, job->plan->n_derived_stats,
                                   job->plan->n_stat - job->plan->n_derived_stats, 0};

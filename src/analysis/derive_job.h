@@ -42,6 +42,11 @@ typedef struct derive_job {
     worker w[PK_MAX_WORKERS];
     placed *where;  /* per location */
     placed *cwhere; /* ordered: each location's contributions */
+    /* ordered, when every recomputed statistic is the Sum of one plain
+     * column's values (hpcprof's default: Sum of each scope): folded from
+     * the derived planes themselves, no contributions kept; the statistic
+     * of each plain raw id, PK_NONE for none */
+    uint32_t *stat_of_raw;
 } derive_job;
 
 /* Room for n more bytes at the end of o (NULL when out of memory). */
@@ -59,5 +64,8 @@ int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st, uint
  * not depend on how many workers derived. */
 void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed *where);
 pk_status dj_fold_ordered(derive_job *job, unsigned workers, const uint64_t *by_id);
+/* The map for folding from the planes, or NULL when some statistic is
+ * not such a Sum (contributions are kept then). */
+uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan);
 
 #endif

@@ -48,6 +48,34 @@ void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed
     *where = (placed){at, n, nidx, 0};
 }
 
+uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan)
+{
+    int loops = 0;
+    for (uint32_t i = 0; i < p->n_ctx && !loops; i++)
+        loops = p->ctx[i].kind == PK_CTX_LOOP;
+    uint32_t *map = malloc(((size_t)plan->n_raw + 1) * sizeof *map);
+    if (!map) return NULL; /* contributions are kept: slower, not wrong */
+    memset(map, 0xff, ((size_t)plan->n_raw + 1) * sizeof *map);
+    static const unsigned slot_of_role[] = {0, SL_POINT, SL_FUNCTION, SL_FUNCTION, SL_EXECUTION};
+    for (uint32_t s = 0; s < plan->n_stat; s++) {
+        const dp_stat *st = &plan->stat[s];
+        if (!st->derived) continue;
+        uint32_t want = dp_metric_slot(plan, st->dm, slot_of_role[st->role]), twin = PK_NONE;
+        for (uint32_t i = 0; i < plan->n_plain && twin == PK_NONE; i++)
+            if (plan->plain[i].role != ROLE_KEEP && plan->plain[i].slot == want) twin = i;
+        /* lex_aware at a loop is the value without nested loops: not in a plane */
+        int ok = st->formula == F_VALUE && st->combine == PK_COMBINE_SUM && twin != PK_NONE &&
+                 !(st->role == ROLE_LEX_AWARE && loops) && plan->plain[twin].raw < plan->n_raw &&
+                 map[plan->plain[twin].raw] == PK_NONE;
+        if (!ok) {
+            free(map);
+            return NULL;
+        }
+        map[plan->plain[twin].raw] = s;
+    }
+    return map;
+}
+
 typedef struct fold_job {
     derive_job *job;
     const uint64_t *by_id; /* (id << 32 | context), sorted */
@@ -77,6 +105,45 @@ static uint32_t first_at(const pk_profile *p, const unsigned char *idx, uint32_t
     return lo;
 }
 
+/* Contexts with ids [lo, hi]: every location's derived values of the
+ * plain columns whose Sum the statistics are, in location order. */
+static void fold_planes(derive_job *job, uint64_t lo, uint64_t hi)
+{
+    const pk_profile *p = job->p;
+    const dp_plan *plan = job->plan;
+    double *acc = job->w[0].stats;
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        if (p->locs[l].is_summary) continue;
+        const pk_plane *pl = &p->locs[l].plane; /* installed: the derived one */
+        const placed *w = &job->where[l];
+        const unsigned char *vals = job->w[w->worker].out.data + w->at;
+        const unsigned char *idx = vals + w->nvals * PK_LM_VAL_SIZE;
+        (void)pl;
+        uint32_t a = 0, b = w->nidx;
+        while (a < b) { /* first context with id >= lo */
+            uint32_t mid = a + (b - a) / 2;
+            if (pk_le32(idx + (size_t)mid * PK_LM_IDX_SIZE) < lo)
+                a = mid + 1;
+            else
+                b = mid;
+        }
+        for (uint32_t k = a; k < w->nidx; k++) {
+            uint64_t id = pk_le32(idx + (size_t)k * PK_LM_IDX_SIZE);
+            if (id > hi) break;
+            uint32_t ctx = pk_model_ctx_find(p, id);
+            uint64_t vb = pk_le64(idx + (size_t)k * PK_LM_IDX_SIZE + 4);
+            uint64_t ve =
+                k + 1 < w->nidx ? pk_le64(idx + (size_t)(k + 1) * PK_LM_IDX_SIZE + 4) : w->nvals;
+            for (uint64_t v = vb; v < ve; v++) {
+                const unsigned char *r = vals + v * PK_LM_VAL_SIZE;
+                uint16_t raw = pk_le16(r);
+                uint32_t s = raw < plan->n_raw ? job->stat_of_raw[raw] : PK_NONE;
+                if (s != PK_NONE) acc[(size_t)ctx * plan->n_stat + s] += pk_le_f64(r + 2);
+            }
+        }
+    }
+}
+
 /* Contexts by_id[begin..end): every location's partials, in order. */
 static void fold_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
 {
@@ -87,6 +154,10 @@ static void fold_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     double *acc = job->w[0].stats;
     uint64_t lo = f->by_id[begin] >> 32, hi = f->by_id[end - 1] >> 32;
     (void)wi;
+    if (job->stat_of_raw) {
+        fold_planes(job, lo, hi);
+        return;
+    }
     for (uint32_t l = 0; l < p->n_locs; l++) {
         if (p->locs[l].is_summary) continue;
         const unsigned char *vals, *idx;
@@ -111,7 +182,8 @@ static void fold_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
 pk_status dj_fold_ordered(derive_job *job, unsigned workers, const uint64_t *by_id)
 {
     for (unsigned k = 0; k < workers; k++)
-        if (job->w[k].contrib.failed) return pk_fail_nomem("deriving summaries");
+        if (job->w[k].contrib.failed || job->w[k].out.failed)
+            return pk_fail_nomem("deriving summaries");
     if (!job->p->n_ctx) return PK_OK;
     fold_job f = {job, by_id};
     pk_parallel_ranges(workers, job->p->n_ctx, NULL, fold_range, &f);

@@ -356,8 +356,19 @@ typedef struct dir_iter {
     char **names;
     size_t n;
     pk_mapfile m, tm;
+    pk_loadbuf buf, tbuf; /* files are read, one after the other, into these */
     char path[4096], tpath[4096];
 } dir_iter;
+
+/* Files up to this size are read into a buffer, bigger ones mapped: a
+ * measurement holds thousands of small files, and a read(2) costs less
+ * than a mapping's page faults and unmapping. */
+#define HM_READ_LIMIT (64u << 20)
+
+static void dir_iter_free(dir_iter *it)
+{
+    pk_loadbuf_free(&it->buf), pk_loadbuf_free(&it->tbuf);
+}
 
 static pk_status dir_next(void *ctx, size_t i, hm_pair *in, int *done)
 {
@@ -376,11 +387,12 @@ static pk_status dir_next(void *ctx, size_t i, hm_pair *in, int *done)
     memcpy(it->tpath, it->path, (size_t)n - 7); /* ".hpcrun" -> ".hpctrace" */
     memcpy(it->tpath + n - 7, ".hpctrace", 10);
     in->name = it->path; /* for the caller's report, should mapping fail */
-    pk_status st = pk_map_file(it->path, &it->m);
+    it->buf.limit = it->tbuf.limit = HM_READ_LIMIT;
+    pk_status st = pk_load_file(it->path, &it->buf, &it->m);
     if (st) return st;
     *in = (hm_pair){it->path, it->tpath, it->m.data, NULL, it->m.size, 0, 0};
     if (pk_path_exists(it->tpath)) {
-        st = pk_map_file(it->tpath, &it->tm);
+        st = pk_load_file(it->tpath, &it->tbuf, &it->tm);
         in->tdata = it->tm.data, in->tsize = it->tm.size, in->has_trace = !st;
     }
     return st;
@@ -397,6 +409,7 @@ pk_status hm_read_files(hm_build *b, const char *dir, char **names, size_t n)
         if (!st) st = read_pair(b, &in);
         dir_next(&it, i, NULL, &done); /* release the images */
     }
+    dir_iter_free(&it);
     return st;
 }
 
@@ -471,6 +484,7 @@ pk_status hm_open(const char *path, const pk_open_options *opts, pk_profile **ou
         st = hm_list_dir(dir, &it.names, &it.n);
     int symbols = !(opts && (opts->flags & PK_OPEN_NO_SYMBOLS));
     if (!st) st = run(path, dir, opts, symbols, dir_next, &it, out);
+    dir_iter_free(&it);
     hm_free_names(it.names, it.n);
     return st;
 }

@@ -65,4 +65,18 @@ pk_status hp_ranges(hp_state *s);
 pk_status hp_transpose(hp_state *s);
 void hp_range_free(hp_range *r);
 
+/* Where this member's range's values come from: the messages of every
+ * member, or (direct, one process) every member's planes. */
+typedef struct hp_source {
+    int direct;
+    const pk_gathered *g; /* messages, or each member's (profile, locations) */
+} hp_source;
+/* fn on every (profile, context) run of values in the range, in profile
+ * order; vals are n plane records (raw id, value). */
+typedef void (*hp_run_fn)(void *user, uint64_t id, uint32_t prof, const unsigned char *vals,
+                          uint64_t n);
+pk_status hp_each_run(const hp_state *s, const hp_source *src, hp_run_fn fn, void *user);
+/* write_par_range.c: the range's blocks and summary values. */
+pk_status hp_build_range(hp_state *s, const hp_source *src);
+
 #endif

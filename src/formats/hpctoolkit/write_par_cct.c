@@ -227,285 +227,90 @@ static int next_record(const hp_state *s, pk_wire *w, record *r, pk_status *st)
     return 1;
 }
 
-/* Every value received, in message (so profile) order. */
-typedef struct received {
-    const hp_state *s;
-    const pk_gathered *g;
-    uint32_t k, i; /* message, context of the record */
-    uint64_t left; /* values left at that context */
-    pk_wire w;
-    record r;
-    const unsigned char *v;
-    pk_status st;
-} received;
-
-static void received_start(received *it, const hp_state *s, const pk_gathered *g)
+/* Every (profile, context) run of values of this member's range, in
+ * profile order: from the messages every member sent it, or, with one
+ * process, straight from the other members' planes. */
+static pk_status runs_of_messages(const hp_state *s, const pk_gathered *g, hp_run_fn fn, void *user)
 {
-    memset(it, 0, sizeof *it);
-    it->s = s, it->g = g;
-    it->r.nidx = 0, it->i = 0, it->k = 0;
-    it->w = pk_wire_reader(g->n ? g->data + g->off[0] : NULL, g->n ? g->len[0] : 0);
-}
-
-/* The next value: its context id, raw id, profile and 8 value bytes. */
-static int received_next(received *it, uint64_t *id, uint32_t *raw, uint32_t *prof,
-                         const unsigned char **x)
-{
-    while (!it->left) {
-        if (it->i < it->r.nidx) {
-            it->left = pk_le32(it->r.ids + 8ull * it->i + 4);
-            it->i++;
-            continue;
-        }
-        if (it->st) return 0;
-        if (!next_record(it->s, &it->w, &it->r, &it->st)) {
-            if (it->st || ++it->k >= it->g->n) return 0;
-            it->w = pk_wire_reader(it->g->data + it->g->off[it->k], it->g->len[it->k]);
-            it->r.nidx = 0, it->i = 0;
-            continue;
-        }
-        it->i = 0, it->v = it->r.vals;
-    }
-    *id = pk_le32(it->r.ids + 8ull * (it->i - 1));
-    *raw = pk_le16(it->v), *prof = it->r.prof, *x = it->v + 2;
-    it->v += PK_LM_VAL_SIZE, it->left--;
-    return 1;
-}
-
-/* Plan entries by the plain column they reduce, and room for one
- * context's statistics (at most one per plan entry). */
-typedef struct reducers {
-    uint32_t *first, *next, n_raw;
-    pk_radix_kv *found, *tmp;
-} reducers;
-
-static void reducers_free(reducers *rd)
-{
-    free(rd->first), free(rd->next), free(rd->found), free(rd->tmp);
-}
-
-static pk_status reducers_init(reducers *rd, const hk_sum_plan *plan)
-{
-    memset(rd, 0, sizeof *rd);
-    for (uint32_t i = 0; i < plan->n; i++)
-        if (plan->e[i].plain_raw >= rd->n_raw) rd->n_raw = plan->e[i].plain_raw + 1;
-    rd->first = malloc(((size_t)rd->n_raw + 1) * sizeof *rd->first);
-    rd->next = malloc(((size_t)plan->n + 1) * sizeof *rd->next);
-    rd->found = malloc(((size_t)plan->n + 1) * sizeof *rd->found);
-    rd->tmp = malloc(((size_t)plan->n + 1) * sizeof *rd->tmp);
-    if (!rd->first || !rd->next || !rd->found || !rd->tmp)
-        return pk_fail_nomem("planning the summary");
-    memset(rd->first, 0xff, ((size_t)rd->n_raw + 1) * sizeof *rd->first);
-    for (uint32_t i = plan->n; i-- > 0;) {
-        rd->next[i] = rd->first[plan->e[i].plain_raw];
-        rd->first[plan->e[i].plain_raw] = i;
-    }
-    return PK_OK;
-}
-
-/* The summary values of one context, from its block's runs: each plan
- * entry reduced over its column's run, zeros left out, by statistic id. */
-static void summarise(hp_state *s, reducers *rd, uint64_t id, const unsigned char *vals,
-                      const unsigned char *idx, uint32_t nidx, uint64_t nvals)
-{
-    hp_range *r = &s->r;
-    size_t n = 0;
-    for (uint32_t k = 0; k < nidx; k++) {
-        uint32_t raw = pk_le16(idx + (uint64_t)k * PK_CM_IDX_SIZE);
-        uint64_t b = pk_le64(idx + (uint64_t)k * PK_CM_IDX_SIZE + 2);
-        uint64_t e = k + 1 < nidx ? pk_le64(idx + (uint64_t)(k + 1) * PK_CM_IDX_SIZE + 2) : nvals;
-        for (uint32_t j = raw < rd->n_raw ? rd->first[raw] : PK_NONE; j != PK_NONE;
-             j = rd->next[j]) {
-            double x = hs_reduce_run(vals, b, e, s->plan.e[j].reduce);
-            if (x != 0) /* HPCToolkit stores no zeros */
-                rd->found[n++] = (pk_radix_kv){s->plan.e[j].stat_raw, pk_f64_bits(x)};
+    pk_status st = PK_OK;
+    for (uint32_t k = 0; k < g->n && !st; k++) {
+        pk_wire w = pk_wire_reader(g->data + g->off[k], g->len[k]);
+        record r;
+        while (next_record(s, &w, &r, &st)) {
+            const unsigned char *v = r.vals;
+            for (uint32_t i = 0; i < r.nidx; i++) {
+                uint64_t n = pk_le32(r.ids + 8ull * i + 4);
+                fn(user, pk_le32(r.ids + 8ull * i), r.prof, v, n);
+                v += n * PK_LM_VAL_SIZE;
+            }
         }
     }
-    if (!n) return;
-    pk_radix_sort_kv(rd->found, rd->tmp, n);
-    size_t vat = pk_buf_zeros(&r->sum_vals, n * PK_LM_VAL_SIZE);
-    size_t iat = pk_buf_zeros(&r->sum_idx, PK_LM_IDX_SIZE);
-    if (r->sum_vals.failed || r->sum_idx.failed) return;
-    pk_put_le32(r->sum_idx.data + iat, (uint32_t)id);
-    pk_put_le64(r->sum_idx.data + iat + 4, r->sum_nvals);
-    unsigned char *v = r->sum_vals.data + vat;
-    for (size_t i = 0; i < n; i++, v += PK_LM_VAL_SIZE) {
-        pk_put_le16(v, (uint16_t)rd->found[i].key);
-        pk_put_le64(v + 2, rd->found[i].val);
-    }
-    r->sum_nvals += n, r->sum_nidx++;
-}
-
-/* Context id's block: its entries (sorted by metric, then profile) as
- * cct.db values and index, padded to 8 bytes; its summary values. */
-static uint64_t block_size(uint64_t nvals, uint32_t nidx)
-{
-    return (nvals * PK_CM_VAL_SIZE + (uint64_t)nidx * PK_CM_IDX_SIZE + 7) & ~7ull;
-}
-
-static pk_status emit_block(hp_state *s, uint64_t id, const pk_radix_kv *e, uint64_t n)
-{
-    hp_range *r = &s->r;
-    uint32_t nidx = 0;
-    for (uint64_t i = 0; i < n; i++)
-        nidx += !i || e[i].key >> 32 != e[i - 1].key >> 32;
-    if (nidx > UINT16_MAX)
-        return pk_fail(PK_ERR_UNSUPPORTED, "cct.db: context %llu has values of %u metrics",
-                       (unsigned long long)id, nidx);
-    size_t at = pk_buf_zeros(&r->blocks, block_size(n, nidx)); /* the pad stays zero */
-    r->nvals[id - r->lo] = n, r->nidx[id - r->lo] = nidx;
-    if (r->blocks.failed) return pk_fail_nomem("building cct.db");
-    unsigned char *vals = r->blocks.data + at, *x = vals + n * PK_CM_VAL_SIZE;
-    for (uint64_t i = 0; i < n; i++) {
-        pk_put_le32(vals + i * PK_CM_VAL_SIZE, (uint32_t)e[i].key);
-        pk_put_le64(vals + i * PK_CM_VAL_SIZE + 4, e[i].val);
-        if (i && e[i].key >> 32 == e[i - 1].key >> 32) continue;
-        pk_put_le16(x, (uint16_t)(e[i].key >> 32));
-        pk_put_le64(x + 2, i);
-        x += PK_CM_IDX_SIZE;
-    }
-    return PK_OK;
-}
-
-/* Unlisted contexts (no parent: known by their values only) that hold
- * none: the serial writer reports them (write.c). */
-static void note_empty(hp_state *s, uint64_t id)
-{
-    uint32_t i = pk_model_ctx_find(s->w, id);
-    if (i == PK_NONE || i == 0 || s->w->ctx[i].parent != PK_NONE) return;
-    if (s->r.n_empty < 8) s->r.empty_ids[s->r.n_empty] = id;
-    s->r.n_empty++;
-}
-
-/* Few (context, metric) cells: a counter each, and values go straight to
- * their place in the blocks (as the serial transpose's dense path). */
-#define DENSE_CELLS (1u << 24)
-
-/* Counts per cell become the slots values go to; index records written. */
-static pk_status place_cells(hp_state *s, uint64_t *cell, uint32_t n_raw)
-{
-    hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo, total = 0;
-    for (uint64_t i = 0; i < n_ids; i++) {
-        for (uint32_t raw = 0; raw < n_raw; raw++) {
-            uint64_t c = cell[i * n_raw + raw];
-            r->nvals[i] += c, r->nidx[i] += c != 0;
-        }
-        if (r->nidx[i] > UINT16_MAX)
-            return pk_fail(PK_ERR_UNSUPPORTED, "cct.db: context %llu has values of %u metrics",
-                           (unsigned long long)(r->lo + i), r->nidx[i]);
-        total += block_size(r->nvals[i], r->nidx[i]);
-    }
-    pk_buf_zeros(&r->blocks, total);
-    if (r->blocks.failed) return pk_fail_nomem("building cct.db");
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < n_ids; i++) {
-        unsigned char *idx = r->blocks.data + at + r->nvals[i] * PK_CM_VAL_SIZE;
-        uint64_t n = 0;
-        for (uint32_t raw = 0; raw < n_raw; raw++) {
-            uint64_t *c = &cell[i * n_raw + raw], count = *c;
-            if (!count) continue;
-            pk_put_le16(idx, (uint16_t)raw), pk_put_le64(idx + 2, n);
-            idx += PK_CM_IDX_SIZE;
-            *c = at + n * PK_CM_VAL_SIZE, n += count;
-        }
-        at += block_size(r->nvals[i], r->nidx[i]);
-    }
-    return PK_OK;
-}
-
-static pk_status build_dense(hp_state *s, const pk_gathered *g, uint32_t n_raw)
-{
-    hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo;
-    uint64_t *cell = calloc(n_ids * n_raw + 1, sizeof *cell);
-    if (!cell) return pk_fail_nomem("building cct.db");
-    received it;
-    uint64_t id;
-    uint32_t raw, prof;
-    const unsigned char *x;
-    received_start(&it, s, g);
-    while (received_next(&it, &id, &raw, &prof, &x))
-        if (raw < n_raw) cell[(id - r->lo) * n_raw + raw]++;
-    pk_status st = it.st ? it.st : place_cells(s, cell, n_raw);
-    received_start(&it, s, g);
-    while (!st && received_next(&it, &id, &raw, &prof, &x)) {
-        if (raw >= n_raw) continue;
-        unsigned char *v = r->blocks.data + cell[(id - r->lo) * n_raw + raw];
-        cell[(id - r->lo) * n_raw + raw] += PK_CM_VAL_SIZE;
-        pk_put_le32(v, prof), memcpy(v + 4, x, 8);
-    }
-    free(cell);
-    return st ? st : it.st;
-}
-
-/* Many cells: the values of each context sorted by (metric, profile). */
-static pk_status build_sorted(hp_state *s, const pk_gathered *g, uint64_t *start)
-{
-    hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo, total = 0, max = 0, id;
-    uint32_t raw, prof;
-    const unsigned char *x;
-    received it;
-    received_start(&it, s, g);
-    while (received_next(&it, &id, &raw, &prof, &x))
-        start[id - r->lo]++;
-    pk_status st = it.st;
-    for (uint64_t i = 0; i < n_ids && !st; i++) {
-        uint64_t c = start[i];
-        start[i] = total, total += c, max = c > max ? c : max;
-    }
-    start[n_ids] = total;
-    pk_radix_kv *e = st ? NULL : malloc((total + 1) * sizeof *e);
-    pk_radix_kv *tmp = st ? NULL : malloc((max + 1) * sizeof *tmp);
-    uint64_t *fill = st ? NULL : malloc((n_ids + 1) * sizeof *fill);
-    if (!st && (!e || !tmp || !fill)) st = pk_fail_nomem("building cct.db");
-    if (!st) memcpy(fill, start, n_ids * sizeof *fill);
-    received_start(&it, s, g);
-    while (!st && received_next(&it, &id, &raw, &prof, &x))
-        e[fill[id - r->lo]++] = (pk_radix_kv){(uint64_t)raw << 32 | prof, pk_le64(x)};
-    if (!st) st = it.st;
-    for (uint64_t i = 0; i < n_ids && !st; i++) {
-        uint64_t b = start[i], n = start[i + 1] - b;
-        pk_radix_sort_kv(e + b, tmp, n); /* by metric, then profile: keys are unique */
-        st = emit_block(s, r->lo + i, e + b, n);
-    }
-    free(e), free(tmp), free(fill);
     return st;
 }
 
-static pk_status build_range(hp_state *s, const pk_gathered *g)
+/* One process: each member's profile (w pointer, locations) is in reach. */
+typedef struct member_planes {
+    uint64_t w;
+    uint32_t first, end;
+} member_planes;
+
+static void runs_of_plane(const hp_state *s, const pk_plane *pl, uint32_t prof, hp_run_fn fn,
+                          void *user)
 {
-    hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo;
-    uint32_t n_raw = s->w->n_raw[0];
-    uint64_t *start = calloc(n_ids + 1, sizeof *start);
-    r->nvals = calloc(n_ids + 1, sizeof *r->nvals);
-    r->nidx = calloc(n_ids + 1, sizeof *r->nidx);
-    reducers rd = {0};
-    pk_status st = start && r->nvals && r->nidx ? PK_OK : pk_fail_nomem("building cct.db");
-    if (!st && n_ids * n_raw <= DENSE_CELLS)
-        st = build_dense(s, g, n_raw);
-    else if (!st)
-        st = build_sorted(s, g, start);
-    if (!st) st = reducers_init(&rd, &s->plan);
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < n_ids && !st && !r->blocks.failed; i++) {
-        unsigned char *vals = r->blocks.data + at;
-        summarise(s, &rd, r->lo + i, vals, vals + r->nvals[i] * PK_CM_VAL_SIZE, r->nidx[i],
-                  r->nvals[i]);
-        at += block_size(r->nvals[i], r->nidx[i]);
-        if (!r->nvals[i]) note_empty(s, r->lo + i);
+    const pk_profile *w = s->w; /* every member's has the same structure */
+    for (uint32_t k = lower_bound(pl, s->r.lo); k < pl->nidx; k++) {
+        uint64_t b, e, id = idx_id(pl, k);
+        if (id >= s->r.hi) break;
+        if (pk_model_ctx_find(w, id) == PK_NONE) continue;
+        run_of(pl, k, &b, &e);
+        uint64_t v = b;
+        while (v < e) { /* the kept values, in runs (all of them, usually) */
+            uint64_t x = v;
+            while (x < e && kept_raw(w, pl->vals + x * PK_LM_VAL_SIZE))
+                x++;
+            if (x > v) fn(user, id, prof, pl->vals + v * PK_LM_VAL_SIZE, x - v);
+            v = x + 1;
+        }
     }
-    if (!st && (r->blocks.failed || r->sum_vals.failed || r->sum_idx.failed))
-        st = pk_fail_nomem("building cct.db");
-    reducers_free(&rd);
-    free(start);
+}
+
+static pk_status runs_of_planes(const hp_state *s, const pk_gathered *g, hp_run_fn fn, void *user)
+{
+    for (uint32_t k = 0; k < g->n; k++) {
+        member_planes mp;
+        if (g->len[k] != sizeof mp) return garbled();
+        memcpy(&mp, g->data + g->off[k], sizeof mp);
+        const pk_profile *w = (const pk_profile *)(uintptr_t)mp.w;
+        for (uint32_t l = mp.first; l < mp.end; l++)
+            runs_of_plane(s, &w->locs[l].plane, s->order.prof_of_loc[l], fn, user);
+    }
+    return PK_OK;
+}
+
+pk_status hp_each_run(const hp_state *s, const hp_source *src, hp_run_fn fn, void *user)
+{
+    return src->direct ? runs_of_planes(s, src->g, fn, user)
+                       : runs_of_messages(s, src->g, fn, user);
+}
+
+/* With one process the members' planes are in reach: no message. */
+static pk_status direct(hp_state *s)
+{
+    member_planes mp = {(uint64_t)(uintptr_t)s->w, s->wfirst, s->wend};
+    hp_source src = {1, NULL};
+    pk_gathered g = {0};
+    pk_status st = pk_members_allgather(s->m, &mp, sizeof mp, &g);
+    src.g = &g;
+    st = pk_members_agree(s->m, st);
+    if (!st) st = hp_build_range(s, &src);
+    /* the planes are read until every member is done: the caller's agree */
+    pk_gathered_free(&g);
     return st;
 }
 
 pk_status hp_transpose(hp_state *s)
 {
+    if (!s->m->team) return pk_members_agree(s->m, direct(s));
     uint32_t M = s->m->n;
     uint64_t *lens = calloc((size_t)M + 1, sizeof *lens);
     unsigned char *all = NULL;
@@ -516,7 +321,8 @@ pk_status hp_transpose(hp_state *s)
     free(all);
     free(lens);
     st = pk_members_agree(s->m, st);
-    if (!st) st = build_range(s, &g);
+    hp_source src = {0, &g};
+    if (!st) st = hp_build_range(s, &src);
     pk_gathered_free(&g);
     return pk_members_agree(s->m, st);
 }

@@ -62,7 +62,7 @@ uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan)
         if (!st->derived) continue;
         uint32_t want = dp_metric_slot(plan, st->dm, slot_of_role[st->role]), twin = PK_NONE;
         for (uint32_t i = 0; i < plan->n_plain && twin == PK_NONE; i++)
-            if (plan->plain[i].role != ROLE_KEEP && plan->plain[i].slot == want) twin = i;
+            if (plan->plain[i].role == st->role && plan->plain[i].slot == want) twin = i;
         /* lex_aware at a loop is the value without nested loops: not in a plane */
         int ok = st->formula == F_VALUE && st->combine == PK_COMBINE_SUM && twin != PK_NONE &&
                  !(st->role == ROLE_LEX_AWARE && loops) && plan->plain[twin].raw < plan->n_raw &&

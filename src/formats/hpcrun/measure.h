@@ -79,6 +79,16 @@ typedef struct hm_node {
     uint8_t state;
 } hm_node;
 
+/* The instruction context of (parent, module, offset) found before: most
+ * CCT nodes are such points, and most of a file's were met in the files
+ * before it, so this small table (key inline, one probe or two) answers
+ * them before the general map. */
+typedef struct hm_point {
+    uint64_t key; /* parent << 32 | module; 0 = empty (parent 0 is the root) */
+    uint64_t offset;
+    uint32_t ctx;
+} hm_point;
+
 /* What symbols say about one (module, offset), cached across files. */
 #define HM_MAX_INLINE 8
 typedef struct hm_frame {
@@ -103,7 +113,9 @@ typedef struct hm_build {
     hm_ctx *ctx;
     uint32_t n_ctx;
     size_t cap_ctx;
-    pk_kmap ctx_map; /* (parent, tag, function, module, offset, file, line) -> ctx */
+    pk_kmap ctx_map;  /* (parent, tag, function, module, offset, file, line) -> ctx */
+    hm_point *points; /* the front table of point contexts (power-of-two size) */
+    size_t cap_points, n_points;
 
     pk_kmap mod_map, fn_map, file_map, metric_map, frame_map;
     uint64_t (*fn_keys)[HM_FN_KEY_WORDS]; /* fn_map's key of each function */

@@ -255,6 +255,48 @@ static pk_status resolved_ctx(hm_build *b, uint32_t parent, uint32_t module, uin
     return st ? st : hm_ctx_get(b, &c, &out->full);
 }
 
+static size_t point_slot(const hm_build *b, uint64_t key, uint64_t offset)
+{
+    uint64_t h = (key ^ (key >> 29)) * 0x9e3779b97f4a7c15ull + offset * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 32;
+    size_t mask = b->cap_points - 1, i = (size_t)h & mask;
+    while (b->points[i].key && (b->points[i].key != key || b->points[i].offset != offset))
+        i = (i + 1) & mask;
+    return i;
+}
+
+static int point_grow(hm_build *b)
+{
+    size_t cap = b->cap_points ? 2 * b->cap_points : 4096;
+    hm_point *old = b->points, *t = calloc(cap, sizeof *t);
+    if (!t) return -1;
+    size_t old_cap = b->cap_points;
+    b->points = t, b->cap_points = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key) b->points[point_slot(b, old[i].key, old[i].offset)] = old[i];
+    free(old);
+    return 0;
+}
+
+/* An unresolved point: parent -> (module, offset), relation call. */
+static pk_status plain_point(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
+                             uint32_t *out)
+{
+    uint64_t key = (uint64_t)(parent + 1u) << 32 | module; /* never 0 */
+    if (b->cap_points) {
+        hm_point *e = &b->points[point_slot(b, key, offset)];
+        if (e->key) return *out = e->ctx, PK_OK;
+    }
+    hm_ctx c = proto(parent, PK_CTX_INSTRUCTION, PK_REL_CALL);
+    c.module = module, c.offset = offset, c.flags = PK_CTXF_HAS_POINT;
+    pk_status st = hm_ctx_get(b, &c, out);
+    if (st) return st;
+    if ((b->n_points + 1) * 2 > b->cap_points && point_grow(b)) return PK_OK; /* just slower */
+    b->points[point_slot(b, key, offset)] = (hm_point){key, offset, *out};
+    b->n_points++;
+    return PK_OK;
+}
+
 static pk_status point_ctx(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
                            hm_node *out)
 {
@@ -262,9 +304,7 @@ static pk_status point_ctx(hm_build *b, uint32_t parent, uint32_t module, uint64
     pk_status st = b->sym ? resolve(b, module, offset, &fr) : PK_OK;
     if (st) return st;
     if (fr && fr->fn != PK_NONE) return resolved_ctx(b, parent, module, offset, fr, out);
-    hm_ctx c = proto(parent, PK_CTX_INSTRUCTION, PK_REL_CALL);
-    c.module = module, c.offset = offset, c.flags = PK_CTXF_HAS_POINT;
-    st = hm_ctx_get(b, &c, &out->full);
+    st = plain_point(b, parent, module, offset, &out->full);
     out->rel = out->full;
     return st;
 }

@@ -68,7 +68,11 @@ static pk_status list_inputs(const char *path, listing *ls)
         if (ls->names && (ls->names[0] = strdup(base))) ls->n = 1;
         s = ls->n ? PK_OK : pk_fail_nomem("listing");
     }
-    if (!s && !ls->n) s = pk_fail(PK_ERR_FORMAT, "%s: no readable .hpcrun profile", path);
+    if (!s && !ls->n)
+        s = pk_fail(PK_ERR_FORMAT,
+                    "%s: no .hpcrun profile in the directory (the parallel build reads hpcrun "
+                    "measurement directories; other profiles convert without --threads)",
+                    path);
     if (!s && !(ls->bytes = malloc(ls->n * sizeof *ls->bytes))) s = pk_fail_nomem("listing");
     for (size_t i = 0; !s && i < ls->n; i++)
         ls->bytes[i] =

@@ -331,11 +331,35 @@ static pk_status assemble(pk_members *m, pk_gathered *g)
     return PK_OK;
 }
 
+/* One thread per process: the member's bytes go to the team as they are,
+ * and what arrives is the result (no copies on either side). */
+static pk_status alltoall_ranks(pk_members *m, const void *send, const uint64_t *lens,
+                                pk_gathered *out)
+{
+    const pk_team *tm = m->team;
+    out->n = m->n;
+    out->len = calloc((size_t)m->n + 1, sizeof *out->len);
+    if (!out->len) return pk_fail_nomem("exchanging values");
+    void *recv = NULL;
+    if (tm->alltoallv(tm->user, send, lens, &recv, out->len)) {
+        free(out->len), out->len = NULL;
+        return pk_fail(PK_ERR_IO, "parallel build: the transport between processes failed "
+                                  "(exchanging values)");
+    }
+    out->data = recv;
+    for (uint32_t k = 0; k < m->n; k++)
+        if (k != m->me) m->sent += lens[k];
+    if (fill_offsets(out)) return PK_OK;
+    pk_gathered_free(out);
+    return pk_fail_nomem("exchanging values");
+}
+
 pk_status pk_members_alltoall(pk_members *m, const void *send, const uint64_t *lens,
                               pk_gathered *out)
 {
     pk_team_node *n = m->node;
     memset(out, 0, sizeof *out);
+    if (n->team && n->threads == 1) return alltoall_ranks(m, send, lens, out);
     n->slots[m->thread] = (slot){.send = send, .lens = lens};
     wait_all(n);
     if (m->thread == 0) {

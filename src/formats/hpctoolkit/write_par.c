@@ -324,10 +324,14 @@ static pk_status write_traces(const hp_state *s, const hp_layout *y, const char 
     return pk_out_close(&out);
 }
 
+/* Buffered writes to one file take its inode's lock (ext4, XFS): members
+ * on one machine writing the same file take turns. Every other member
+ * writes cct.db before profile.db, so two at a time write different files. */
 static pk_status write_mine(const hp_state *s, const hp_layout *y, const char *dir)
 {
-    pk_status st = write_profiles(s, y, dir);
-    if (!st) st = write_cct(s, y, dir);
+    int cct_first = s->m->me % 2;
+    pk_status st = cct_first ? write_cct(s, y, dir) : write_profiles(s, y, dir);
+    if (!st) st = cct_first ? write_profiles(s, y, dir) : write_cct(s, y, dir);
     if (!st) st = write_traces(s, y, dir);
     return st;
 }

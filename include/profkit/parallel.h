@@ -93,6 +93,8 @@ typedef struct pk_parallel_stats {
     double seconds_ids;       /* assigning ids (member 0's merge of the tables, wall) */
     double seconds_values;    /* deriving and exchanging values */
     double seconds_write;     /* writing the files */
+    double cpu_read, cpu_ids, cpu_values, cpu_write; /* the same, CPU time of this
+                                                        process's first member */
 } pk_parallel_stats;
 
 /* Build the HPCToolkit database `out` from the hpcrun measurement

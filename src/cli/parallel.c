@@ -70,8 +70,10 @@ static void members_line(const pk_parallel_stats *s)
            s->n_inputs, cli_bytes(a, sizeof a, s->input_bytes), s->n_members, ranks,
            ranks == 1 ? "" : "s", s->n_members / ranks, s->n_members / ranks == 1 ? "" : "s",
            cli_bytes(b, sizeof b, s->sent_bytes));
-    printf("time: read %.2f s, ids %.2f s, values %.2f s, write %.2f s\n", s->seconds_read,
-           s->seconds_ids, s->seconds_values, s->seconds_write);
+    printf("time (member 0): read %.2f s, ids %.2f s, values %.2f s, write %.2f s; its CPU: "
+           "%.2f, %.2f, %.2f, %.2f s\n",
+           s->seconds_read, s->seconds_ids, s->seconds_values, s->seconds_write, s->cpu_read,
+           s->cpu_ids, s->cpu_values, s->cpu_write);
 }
 
 static int finish(const char *cmd, const char *output, pk_status st, const pk_parallel_stats *s,

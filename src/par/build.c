@@ -167,16 +167,17 @@ static pk_status build(pk_members *m, build_job *job, pk_parallel_stats *ps)
     hm_piece *pc = NULL;
     pk_profile *p = NULL;
     pk_gathered merged = {0};
-    double t0 = par_now();
+    par_clock clk;
+    par_clock_start(&clk);
     pk_status st = share_listing(m, job->measurements, &ls);
     size_t lo = 0, hi = 0;
     if (!st) par_share(m, ls.bytes, ls.n, &lo, &hi);
     if (!st)
         st = pk_members_agree(
             m, hm_piece_read(ls.dir, ls.names + lo, hi - lo, job->o->open_flags, &pc));
-    ps->seconds_read = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_read, &ps->cpu_read);
     if (!st) st = merge_tables(m, pc, &merged);
-    ps->seconds_ids = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_ids, &ps->cpu_ids);
     uint64_t before = 0, total = 0;
     if (!st) st = pk_members_scan(m, hm_piece_locations(pc), &before, &total);
     uint32_t first = 1 + (uint32_t)before, end = first + (pc ? hm_piece_locations(pc) : 0);
@@ -188,9 +189,9 @@ static pk_status build(pk_members *m, build_job *job, pk_parallel_stats *ps)
     hm_piece_free(pc);
     listing_free(&ls);
     if (!st) st = pk_members_agree(m, pk_derive_locations(p, first, end));
-    ps->seconds_values = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_values, &ps->cpu_values);
     if (!st) st = par_write(m, p, first, end, job->out, job->o, NULL, NULL, ps);
-    ps->seconds_write = par_now() - t0;
+    par_lap(&clk, &ps->seconds_write, &ps->cpu_write);
     pk_profile_free(p);
     return st;
 }

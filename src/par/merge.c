@@ -403,10 +403,11 @@ static pk_status merge(member_state *ms, pk_parallel_stats *ps)
 {
     pk_members *m = ms->m;
     uint64_t bytes = 0;
-    double t0 = par_now();
+    par_clock clk;
+    par_clock_start(&clk);
     pk_status st = pk_members_agree(m, share_inputs(ms, &bytes));
     if (!st) st = pk_members_agree(m, open_inputs(ms));
-    ps->seconds_read = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_read, &ps->cpu_read);
     pk_buf mine = {0}, merged = {0};
     if (!st) st = pk_members_agree(m, encode_inputs(ms, &mine));
     pk_gathered g = {0};
@@ -418,15 +419,15 @@ static pk_status merge(member_state *ms, pk_parallel_stats *ps)
     pk_buf_free(&merged);
     if (!st) st = pk_members_agree(m, take_merged(ms, g.data, g.len[0]));
     pk_gathered_free(&g);
-    ps->seconds_ids = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_ids, &ps->cpu_ids);
     if (!st) st = par_input_stats(m, ps, bytes, (uint32_t)ms->job->n);
     if (!st) st = exchange_values(ms);
     if (!st) st = pk_members_agree(m, copy_traces(ms));
-    ps->seconds_values = par_now() - t0, t0 = par_now();
+    par_lap(&clk, &ps->seconds_values, &ps->cpu_values);
     if (!st)
         st = par_write(m, ms->s, ms->first, ms->end, ms->job->out, ms->job->o, inputs_intact, ms,
                        ps);
-    ps->seconds_write = par_now() - t0;
+    par_lap(&clk, &ps->seconds_write, &ps->cpu_write);
     return st;
 }
 

@@ -13,6 +13,25 @@ double par_now(void)
     return (double)ts.tv_sec + ts.tv_nsec / 1e9;
 }
 
+static double thread_cpu(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_THREAD_CPUTIME_ID, &ts);
+    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
+}
+
+void par_clock_start(par_clock *c)
+{
+    c->wall = par_now(), c->cpu = thread_cpu();
+}
+
+void par_lap(par_clock *c, double *wall, double *cpu)
+{
+    double w = par_now(), u = thread_cpu();
+    *wall = w - c->wall, *cpu = u - c->cpu;
+    c->wall = w, c->cpu = u;
+}
+
 void par_share(const pk_members *m, const uint64_t *bytes, size_t n, size_t *lo, size_t *hi)
 {
     uint64_t total = 0, acc = 0;

@@ -13,6 +13,13 @@
 #include "util/team.h"
 
 double par_now(void);
+/* Wall and this thread's CPU seconds of a phase (lap: since the last lap,
+ * or the start). */
+typedef struct par_clock {
+    double wall, cpu;
+} par_clock;
+void par_clock_start(par_clock *c);
+void par_lap(par_clock *c, double *wall, double *cpu);
 /* This member's share [*lo, *hi) of n inputs of the given sizes: one
  * contiguous run per member, of about equal bytes, in member order. */
 void par_share(const pk_members *m, const uint64_t *bytes, size_t n, size_t *lo, size_t *hi);

@@ -15,7 +15,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEPS = ["zlib", "expat", "yajl", "yaml-0.1"]
+DEPS = ["zlib", "expat", "yajl", "yaml-0.1", "libpcre2-8"]
 OPTIONAL_DEPS = ["libdw", "capstone"]
 
 
@@ -61,7 +61,9 @@ class BuildExt(build_ext):
 
 ext = Extension(
     "profkit._profkit",
-    sources=["python/src/_profkit.c", "python/src/views.c", "python/src/analyses.c"],
+    sources=["python/src/_profkit.c", "python/src/views.c", "python/src/analyses.c",
+             "python/src/answers.c", "python/src/tree_answer.c",
+             "python/src/trace.c"],
     depends=["python/src/pyprofkit.h"],
     include_dirs=[os.path.join(HERE, "include"), numpy.get_include()],
     # the library's own warnings (CMakeLists.txt), errors as there

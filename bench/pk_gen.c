@@ -7,7 +7,11 @@
  * profile, and traces. Deterministic for a given seed.
  *
  *   pk-gen OUT.d [--profiles N] [--contexts M] [--samples S] [--traces T]
- *               [--seed X] [--force]
+ *               [--trace-period NS] [--trace-runs R] [--seed X] [--force]
+ *
+ * Traces: T samples per profile, about NS apart (default 5 ms, +-20 %),
+ * on the profile's sampled contexts; with R > 1 a call path lasts R
+ * samples on average (a program stays in a phase), as real traces do.
  *
  * The model is built with the library's internal model helpers (the same
  * ones the readers use) and written with pk_profile_write(), so the write
@@ -27,7 +31,8 @@ enum { N_METRICS = 2, N_SCOPES = 4, N_COLS = N_METRICS * N_SCOPES };
 
 typedef struct gen_opts {
     const char *out;
-    uint32_t profiles, contexts, samples, traces;
+    uint32_t profiles, contexts, samples, traces, trace_runs;
+    uint64_t trace_period;
     uint64_t seed;
     int force;
 } gen_opts;
@@ -316,15 +321,18 @@ static pk_plane pack_plane(valgen *g, double *into)
 }
 
 static void add_trace(pk_profile *p, uint32_t loc, const uint32_t *ctxs, uint32_t n_ctxs,
-                      uint32_t n, uint64_t t0)
+                      uint32_t n, uint64_t t0, const gen_opts *o)
 {
     unsigned char *s = pk_model_alloc_owned(p, (size_t)n * PK_SAMPLE_SIZE + 1);
     if (!s) die("allocating traces");
-    uint64_t t = t0 + below(1000000);
+    uint64_t t = t0 + below(1000000), step = o->trace_period - o->trace_period / 5;
+    uint32_t spread = (uint32_t)(o->trace_period / 5 * 2), ctx = 0;
     for (uint32_t k = 0; k < n; k++) {
-        t += 4000000 + below(2000000); /* ~5 ms sampling period */
+        t += step + (spread ? below(spread) : 0); /* the sampling period, +-20 % */
+        /* a new call path at every sample, or on average every trace_runs */
+        if (k == 0 || o->trace_runs <= 1 || below(o->trace_runs) == 0) ctx = ctxs[below(n_ctxs)];
         pk_put_le64(s + (size_t)k * PK_SAMPLE_SIZE, t);
-        pk_put_le32(s + (size_t)k * PK_SAMPLE_SIZE + 8, ctxs[below(n_ctxs)]);
+        pk_put_le32(s + (size_t)k * PK_SAMPLE_SIZE + 8, ctx);
     }
     p->traces[p->n_traces] = (pk_trace_rec){loc, s, n};
     p->locs[loc].trace = p->n_traces++;
@@ -357,7 +365,7 @@ static void add_locations(pk_profile *p, valgen *g, const gen_opts *o)
             attribute(g, ctx, 1, cpu * 2.6e9);
         }
         p->locs[i] = (pk_loc_rec){i, 0, 2, id, pack_plane(g, g->sum), PK_NONE};
-        if (o->traces) add_trace(p, i, picked, o->samples, o->traces, t0);
+        if (o->traces) add_trace(p, i, picked, o->samples, o->traces, t0, o);
         if (i % 10000 == 0) fprintf(stderr, "\rpk-gen: %u profiles", i);
     }
     /* the summary: Sum of each column over the threads, in summary ids */
@@ -377,7 +385,7 @@ static void add_locations(pk_profile *p, valgen *g, const gen_opts *o)
 
 static void parse(int argc, char **argv, gen_opts *o)
 {
-    *o = (gen_opts){NULL, 1000, 100000, 8, 50, 1, 0};
+    *o = (gen_opts){NULL, 1000, 100000, 8, 50, 1, 5000000, 1, 0};
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
         unsigned long long v = i + 1 < argc ? strtoull(argv[i + 1], NULL, 0) : 0;
@@ -389,6 +397,10 @@ static void parse(int argc, char **argv, gen_opts *o)
             o->samples = (uint32_t)v, i++;
         else if (!strcmp(a, "--traces"))
             o->traces = (uint32_t)v, i++;
+        else if (!strcmp(a, "--trace-runs"))
+            o->trace_runs = (uint32_t)v, i++;
+        else if (!strcmp(a, "--trace-period"))
+            o->trace_period = v, i++;
         else if (!strcmp(a, "--seed"))
             o->seed = v, i++;
         else if (!strcmp(a, "--force"))
@@ -397,7 +409,8 @@ static void parse(int argc, char **argv, gen_opts *o)
             o->out = a;
         else {
             fprintf(stderr, "usage: pk-gen OUT.d [--profiles N] [--contexts M] [--samples S] "
-                            "[--traces T] [--seed X] [--force]\n");
+                            "[--traces T] [--trace-period NS] [--trace-runs R] [--seed X] "
+                            "[--force]\n");
             exit(2);
         }
     }

@@ -9,7 +9,7 @@
 set -euo pipefail
 
 packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev libyaml-dev valgrind
-          chromium python3-websocket libdw-dev libcapstone-dev libmicrohttpd-dev librsvg2-bin man-db
+          chromium python3-websocket libdw-dev libcapstone-dev libmicrohttpd-dev libpcre2-dev librsvg2-bin man-db
           python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools
           libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
@@ -31,6 +31,11 @@ missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
 done
+# node and npm: tests/trace reads the Chrome trace exports with speedscope's
+# importer (the npm package, installed by the test into the build tree).
+# Asked for by command, not package: a nodejs from elsewhere brings its own npm.
+command -v node >/dev/null 2>&1 || missing+=(nodejs)
+command -v npm >/dev/null 2>&1 || missing+=(npm)
 [ ${#missing[@]} -eq 0 ] && exit 0
 
 if ! command -v apt-get >/dev/null 2>&1; then

@@ -6,7 +6,8 @@
  * GENERATED (tests/fixtures/v40_writer.h) from real corpus databases and
  * from the fixture database: each is read by profkit, written in the
  * intermediate layout, read back, and the two models must be the same
- * (model_compare.h; entry points become placeholder root functions).
+ * (model_compare.h; entry points are written as placeholder root
+ * functions, "<program root>", and read back as entry points).
  * Then the generated files are truncated and damaged: every outcome must
  * be a clean error naming the file, or a profile whose accessors all work.
  */
@@ -58,7 +59,18 @@ static int saw_layout_record(void *user, const pk_record *rec)
     return 0;
 }
 
-/* Rewrite `a` in the intermediate layout and check the read-back model. */
+static int has_function(const pk_profile *p, const char *name)
+{
+    for (pk_index f = 0; f < pk_function_count(p); f++) {
+        pk_function fn;
+        if (pk_function_get(p, f, &fn) == PK_OK && fn.name && strcmp(fn.name, name) == 0) return 1;
+    }
+    return 0;
+}
+
+/* Rewrite `a` in the intermediate layout and check the read-back model:
+ * the same, its entry points read back from hpcprof's 2022 placeholder
+ * root contexts ("<program root>"). */
 static void round_trip(const pk_profile *a, const char *label)
 {
     fx_image img[4];
@@ -73,14 +85,12 @@ static void round_trip(const pk_profile *a, const char *label)
     assert_non_null(ib.layout);
     assert_string_equal(ib.layout, "intermediate");
     tu_assert_same_model_v40(a, b, label);
-    for (pk_index i = 0; i < pk_context_count(a); i++) { /* entries: the right placeholder */
-        pk_context x, y;
-        pk_function fn;
+    for (pk_index i = 0; i < pk_context_count(a); i++) { /* entries came as placeholders */
+        pk_context x;
         pk_context_get(a, i, &x);
-        pk_context_get(b, i, &y);
-        if (x.kind != PK_CTX_ENTRY) continue;
-        pk_function_get(b, y.function, &fn);
-        assert_string_equal(fn.name, fx_v40_entry_placeholder(x.entry));
+        if (x.kind == PK_CTX_ENTRY && !has_function(b, fx_v40_entry_placeholder(x.entry)))
+            fail_msg("%s: the generated meta.db has no function %s for entry point %u", label,
+                     fx_v40_entry_placeholder(x.entry), i);
     }
     if (problems(b) != problems(a))
         fail_msg("%s: %zu problems reported, the original has %zu", label, problems(b),

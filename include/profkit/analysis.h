@@ -167,6 +167,14 @@ PK_API pk_status pk_flat_profile(const pk_profile *profile, const double *inclus
                                  const double *exclusive, pk_group_by by, pk_flat_row **rows,
                                  size_t *n_rows);
 PK_API void pk_flat_free(pk_flat_row *rows);
+/* The same for a metric whose values combine by `how`: for min and max
+ * (Cube's min_time, max_time) a group's exclusive value is the smallest
+ * (largest) stored exclusive value of its contexts and its inclusive
+ * value the smallest (largest) of its outermost contexts' (values of
+ * min/max metrics do not add up); sum as pk_flat_profile(). */
+PK_API pk_status pk_flat_profile_combined(const pk_profile *profile, const double *inclusive,
+                                          const double *exclusive, pk_group_by by, pk_combine how,
+                                          pk_flat_row **rows, size_t *n_rows);
 /* For a profile with a call graph (Callgrind), grouped by function: each
  * row's inclusive value replaced by the call graph's for metric `metric`
  * (exact, with recursion and cycles handled as KCachegrind does;
@@ -268,6 +276,8 @@ typedef struct pk_diff_row {
     int in_cycle;
     int self_same; /* set by pk_diff_settle(): the self value alone did not
                       change (an ancestor changed only through its callees) */
+    int incl_same; /* set by pk_diff_settle(): the inclusive value alone did
+                      not change (a table of inclusive changes leaves it out) */
 } pk_diff_row;
 /* Every frame of either profile, matched by its path of names, sorted by
  * the absolute change of the inclusive value (largest first), then of
@@ -309,8 +319,9 @@ PK_API pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a
                                          pk_diff_row **rows, size_t *n_rows);
 /* Mark the rows whose values differ only by the rounding of sums (both
  * the inclusive and the self value: |a - b| <= 1e-9 x max(|a|, |b|,
- * |total|), total being A's program total) as `same`, and move them after
- * the others, keeping the order. Unmatched rows whose values are all
+ * |total|), total being A's program total) as `same` (and `self_same`,
+ * `incl_same` for each value alone), and move them after the others,
+ * keeping the order. Unmatched rows whose values are all
  * within that of 0 are `same` too. */
 PK_API void pk_diff_settle(pk_diff_row *rows, size_t n, double total);
 PK_API void pk_diff_free(pk_diff_row *rows);
@@ -322,7 +333,8 @@ PK_API void pk_diff_free(pk_diff_row *rows);
 PK_API pk_status pk_metric_unit_factor(const pk_metric *from, const pk_metric *to, double *factor);
 
 /* What one trace says about time (nanoseconds). A sample holds until the
- * next; the last one counts for nothing. In a sampled trace an interval
+ * next; the last one counts for nothing; a timestamp earlier than the one
+ * before counts as that one's. In a sampled trace an interval
  * longer than ten times the median interval (`period_ns`) is a gap:
  * counted in n_gaps and gap_ns, credited to no context. A trace with "not
  * running" samples (context id 0) records events (GPU streams) and has no
@@ -337,7 +349,9 @@ typedef struct pk_trace_summary {
     double gap_ns, largest_gap_ns;
 } pk_trace_summary;
 /* Summarise trace `trace`; when by_context is not NULL (n_ctx =
- * pk_context_count() doubles), add each context's running time to it. */
+ * pk_context_count() doubles), add each context's running time to it.
+ * For a selection of locations, a window, focus/hide and time per
+ * function, see pk_trace_answer_compute() (profkit/trace.h). */
 PK_API pk_status pk_trace_summarize(const pk_profile *profile, pk_index trace, double *by_context,
                                     size_t n_ctx, pk_trace_summary *out);
 

@@ -121,6 +121,19 @@ PK_API pk_status pk_callgraph_cost(const pk_profile *profile, uint64_t i, pk_cg_
 PK_API pk_status pk_callgraph_call(const pk_profile *profile, uint64_t i, pk_cg_call *out);
 PK_API pk_status pk_callgraph_jump(const pk_profile *profile, uint64_t i, pk_cg_jump *out);
 
+/* The program total of `metric` as the file states it, and what its
+ * cost lines add up to. Callgrind files state totals in their parts'
+ * summary: lines (else totals: lines); callgrind_annotate reports them as
+ * PROGRAM TOTALS and takes percentages against them, and so does
+ * pk_metric_program_total(). They can differ from the cost lines:
+ * valgrind counts cost it charges to no line (a thread's last
+ * instructions), Xdebug states the peak of Memory. Summed over the parts
+ * (a part that states nothing counts its cost lines). Either out pointer
+ * may be NULL. PK_ERR_NOT_FOUND (no error text) when the profile states
+ * no total for the metric. */
+PK_API pk_status pk_metric_stated_total(const pk_profile *profile, pk_index metric, double *stated,
+                                        double *cost_lines);
+
 /* Give a profile read from a CCT format its exact call graph (self cost of
  * every line/instruction context, one arc per call-site context and callee,
  * inclusive costs summed over the tree as Callgrind sums them, call counts

@@ -176,6 +176,13 @@ PK_API size_t pk_name_demangle(const char *name, char *buf, size_t size);
  * leading namespaces, then a cut in the
  * middle ("std::vec...>::at"). Returns the new length in bytes. */
 PK_API size_t pk_name_shorten(char *name, size_t room);
+/* Shorten names[0..n) (each a NUL-terminated buffer it may rewrite) as
+ * pk_name_shorten() does, but never so far that different names read
+ * alike: where the rule would make two alike, they keep both ends (only
+ * bracketed parts collapse, then a cut in the middle), and where even
+ * that would, they stay whole. For the names of one table or one node's
+ * children. */
+PK_API void pk_names_shorten(char **names, size_t n, size_t room);
 
 /* One metric of a tree shown with several (pk_tree_options.columns). */
 typedef struct pk_value_column {
@@ -207,6 +214,14 @@ typedef struct pk_tree_options {
     /* Call counts per node (pk_metric_is_call_count(): Cube visits), or
      * NULL: a "calls" column in text, "calls" in JSON. */
     const double *calls;
+    /* What a tree answer decided (pk_answer_tree(), profkit/query.h), or
+     * NULL for the rules above: per node, shown or not (threshold and
+     * depth, under a shown parent), and on the hot path or not. */
+    const unsigned char *shown;
+    const unsigned char *hot;
+    /* What the threshold is a share of, for the note on hidden nodes
+     * (NULL: "the total"). */
+    const char *threshold_of;
 } pk_tree_options;
 
 /* Render the calling-context tree with inclusive and (if not NULL)
@@ -216,12 +231,6 @@ typedef struct pk_tree_options {
  * as it holds at least half of its parent's inclusive value (hpcviewer's
  * rule). */
 PK_API pk_status pk_tree_write_text(FILE *out, const pk_profile *profile, const double *inclusive,
-                                    const double *exclusive, double total,
-                                    const pk_tree_options *opts);
-/* Same tree as nested JSON objects {"name","kind","id","inclusive",
- * "exclusive","children":[...]} (docs/json.md, profkit.tree/1), nested as
- * deep as the tree is; names whole. */
-PK_API pk_status pk_tree_write_json(FILE *out, const pk_profile *profile, const double *inclusive,
                                     const double *exclusive, double total,
                                     const pk_tree_options *opts);
 
@@ -264,19 +273,6 @@ PK_API pk_status pk_flame_write_folded(FILE *out, const pk_profile *profile,
 PK_API pk_status pk_frames_write_text(FILE *out, const pk_profile *profile,
                                       const struct pk_frame *frames, size_t n, double total,
                                       const pk_tree_options *opts);
-/* The same as nested JSON objects {"name","inclusive","self","children"}
- * (docs/json.md, profkit.frames/1). */
-PK_API pk_status pk_frames_write_json(FILE *out, const pk_profile *profile,
-                                      const struct pk_frame *frames, size_t n, double total,
-                                      const char *function, int callers,
-                                      const pk_tree_options *opts);
-/* A frame tree as the tree command's JSON (profkit.tree/1): nodes with
- * "name", "kind", "id" and "relation" of their first context,
- * "inclusive", "self" (and "exclusive", the same), "hot", "children";
- * `level` says what the frames fold ("functions", "loops"). */
-PK_API pk_status pk_frames_write_tree_json(FILE *out, const pk_profile *profile,
-                                           const struct pk_frame *frames, size_t n, double total,
-                                           const char *level, const pk_tree_options *opts);
 /* speedscope's file format (https://www.speedscope.app/file-format-schema.json):
  * one "sampled" profile per non-summary location, the stacks of its frame
  * tree (pk_frames_build()) weighted by their self values of `metric`,

@@ -16,8 +16,11 @@
 #include "export.h"
 #include "output.h"
 #include "parallel.h"
+#include "pattern.h"
 #include "profile.h"
+#include "query.h"
 #include "status.h"
+#include "trace.h"
 #include "write.h"
 
 #endif /* PROFKIT_PROFKIT_H */

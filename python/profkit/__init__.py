@@ -10,6 +10,7 @@ The C extension (_profkit) hands over plain lists and arrays; this module
 turns them into DataFrames. Per-location values come as arrays over the
 library's own buffers (no copy into Python); they keep the profile alive.
 """
+import json
 from collections import namedtuple
 
 import numpy as np
@@ -18,6 +19,37 @@ import pandas as pd
 from . import _profkit
 
 __all__ = ["Error", "Profile", "SparseValues", "open", "diff", "to_hatchet", "version"]
+
+# What every answer's JSON head carries (docs/query.md); a DataFrame of an
+# answer has them in .attrs, under the same names.
+_HEAD = ("schema", "metric", "unit", "source", "reconstructed", "complete", "incomplete", "stat",
+         "location", "location_count", "total", "notes", "metrics")
+
+
+def _attrs(df, doc, *more):
+    """The answer's head (and `more` members) as the DataFrame's attrs."""
+    for k in _HEAD + more:
+        if k in doc:
+            df.attrs[k] = doc[k]
+    return df
+
+
+def _options(options):
+    """Keyword arguments as the library's query options (docs/query.md);
+    None leaves an option at its default."""
+    return {k: v for k, v in options.items() if v is not None}
+
+
+def _value_columns(df, doc, rows, prefix="", keys=("self", "inclusive")):
+    """A column per metric and value, "NAME:self", "NAME:inclusive" (a=A's,
+    b=B's in a diff), when the answer has several metrics."""
+    metrics = doc.get("metrics") or []
+    if len(metrics) < 2:
+        return df
+    for c, m in enumerate(metrics):
+        for k in keys:
+            df["%s:%s%s" % (m["name"], prefix, k)] = [r["values"][c][prefix + k] for r in rows]
+    return df
 
 Error = _profkit.Error
 """A library error: str(e) is the library's message (file, structure, byte
@@ -206,7 +238,8 @@ class Profile:
 
     def dataframe(self, metrics=None, scope="inclusive"):
         """Per-location values in Hatchet's shape: rows indexed by (context,
-        location) (p.contexts and p.locations indexes), one column per metric
+        location) (p.contexts and p.locations indexes), the context's name,
+        then one column per metric
         (default: every metric stored in that scope, and every sum-combined
         one stored in the other, derived per location); a
         (context, location) pair no metric has a value for has no row."""
@@ -256,57 +289,148 @@ class Profile:
                               codes=[context, location], names=["context", "location"],
                               verify_integrity=False)
         if isinstance(frame, dict):
-            return pd.DataFrame(frame, index=index, copy=False)
-        return pd.DataFrame(frame, index=index, columns=names, copy=False)
-
-    def tree(self, metric=None):
-        """The calling-context tree (p.contexts) with the metric's inclusive
-        and exclusive values summed over every thread/rank."""
-        df = self.contexts.copy()
-        df["inclusive"] = self.values(metric, "inclusive")
-        try:
-            df["exclusive"] = self.values(metric, "exclusive")
-        except Error:  # a min/max metric stored inclusive has none
-            df["exclusive"] = np.nan
+            df = pd.DataFrame(frame, index=index, copy=False)
+        else:
+            df = pd.DataFrame(frame, index=index, columns=names, copy=False)
+        # each row's context's display name, as Hatchet's frames have it: a
+        # categorical (one string per distinct name, codes per row)
+        uniq, inverse = np.unique(self.contexts["name"].to_numpy(dtype=object).astype(str),
+                                  return_inverse=True)
+        df.insert(0, "name", pd.Categorical.from_codes(inverse[np.asarray(context, np.int64)],
+                                                       categories=uniq))
         return df
 
-    def flat(self, metric=None, by="function"):
-        """The flat profile of a metric per function (by="file", "module",
-        "line"): exclusive and inclusive values (recursion counted once),
-        summed over every thread/rank, sorted by exclusive value, as `profkit
-        flat` gives it. A profile with a call graph (Callgrind) answers from
-        it exactly, with a calls column; others have a contexts column."""
-        d = self._p.flat(metric, by)
-        count = "calls" if "calls" in d else "contexts"
-        if count == "contexts":
-            d[count] = d[count].astype(np.int64)
-        df = pd.DataFrame({by: d["name"], "exclusive": d["exclusive"],
-                           "inclusive": d["inclusive"], count: d[count]})
-        if not d["has_exclusive"]:
-            df = df.sort_values("inclusive", ascending=False, kind="stable",
-                                ignore_index=True)
-        df.attrs["source"] = d["source"]
+    # -- answers (the library's query layer: the CLI's --json, the same) --
+
+    def _answer(self, kind, **options):
+        return json.loads(self._p.answer(kind, _options(options)))
+
+    def tree(self, metric=None, level="functions", **options):
+        """The calling-context tree as `profkit tree` answers it: one row per
+        node (level "functions": loops, lines and instructions folded into
+        their function; "loops"; "lines": every context), parents first,
+        with the JSON document's fields: node, parent (-1 for the root),
+        depth, name, kind, id (the file's context id), inclusive, self (and
+        exclusive, the same), hot (on the hot path), shown (what the text
+        shows under threshold/depth), calls (a call-count metric). Several
+        metrics ("A,B,r=A/B") add NAME:inclusive and NAME:self columns.
+        Options: location, stat, focus, hide, threshold, depth."""
+        d = self._p.tree_answer(_options(dict(options, metric=metric, level=level)))
+        df = pd.DataFrame({"node": np.arange(len(d["name"])), "parent": d["parent"].astype(np.int64),
+                           "depth": d["depth"].astype(np.int64), "name": d["name"],
+                           "kind": pd.Categorical(d["kind"], categories=KINDS),
+                           "id": d["id"].astype(np.int64),
+                           "inclusive": d["inclusive"][0], "self": d["self"][0],
+                           "exclusive": d["self"][0], "hot": d["hot"].astype(bool),
+                           "shown": d["shown"].astype(bool), "calls": d["calls"]})
+        if len(d["columns"]) > 1:
+            for c, name in enumerate(d["columns"]):
+                df[name + ":inclusive"], df[name + ":self"] = d["inclusive"][c], d["self"][c]
+        df = df.set_index("node", drop=False)
+        df.index.name = None
+        for k in ("total", "level", "source", "hidden"):
+            df.attrs[k] = d[k]
         return df
 
-    def callers(self, name, metric=None, callees=False):
-        """The bottom-up tree above the function `name` (exact, else a POSIX
-        regular expression): row 0 is the function, its children its callers
-        and so on, each with the function's inclusive and self values on that
-        path. callees=True gives the top-down tree below it instead."""
-        d = self._p.callers(name, metric, callees)
-        df = pd.DataFrame({"name": d["name"], "parent": d["parent"].astype(np.int64),
-                           "depth": d["depth"].astype(np.int64), "inclusive": d["inclusive"],
-                           "self": d["self"]})
-        df.index.name = "frame"
-        return df
+    def flat(self, metric=None, by="function", **options):
+        """The flat profile as `profkit flat --json` answers it, one row per
+        function (by="file", "module", "line"), ranked: name, module, file,
+        line, differs and differs_by (what tells a row from a same-named
+        one: its module, file or line), self (and exclusive, the same),
+        inclusive (recursion counted once), calls (a call graph's, or a
+        call-count metric's) or contexts.
+        metric may list several and derived metrics ("Ir,Dr,miss=D1mr/Dr"):
+        NAME:self and NAME:inclusive columns follow. Options: location, stat,
+        focus, hide, threshold, top, sort, search, callgraph ("tree" to use
+        the calling-context tree even where a call graph answers exactly)."""
+        doc = self._answer("flat", metric=metric, by=by, **options)
+        rows = doc["rows"]
+        cols = ["name", "module", "file", "line", "differs", "differs_by", "self", "exclusive",
+                "inclusive", "calls", "contexts"]
+        df = pd.DataFrame({k: [r.get(k) for r in rows] for k in cols if rows and k in rows[0]},
+                          columns=[k for k in cols if not rows or k in rows[0]])
+        _value_columns(df, doc, rows)
+        return _attrs(df, doc, "by", "sorted_by", "hidden")
 
-    def threads(self, metric=None):
-        """Each non-summary location's program total of the metric, with the
-        location's identifier columns (p.locations)."""
-        totals = self._p.threads(metric)
-        df = self.locations.drop(columns=["values", "contexts"]).copy()
-        df["total"] = totals
-        return df[~df["summary"]].drop(columns=["summary"])
+    def callers(self, name, metric=None, callees=False, **options):
+        """Who calls the functions `name` names (exactly, else as a regular
+        expression), as `profkit callers --json` answers: one block per
+        function, each with its own values. One row per node: block (its
+        number: functions of one name in different files stay apart),
+        function (the block's), node, parent (-1 for the block's root),
+        depth, name, inclusive, self, calls; from a calling-context tree the
+        tree around the function (callers' callers up to the entry; with
+        callees=True everything below it), from a call graph the function
+        and its direct callers (callees) with the calls between them.
+        Options: location, stat, focus, hide, threshold (of each function's
+        inclusive value), top (functions), depth, callgraph."""
+        doc = self._answer("callees" if callees else "callers", metric=metric, function=name,
+                           **options)
+        out = []
+        for b, f in enumerate(doc["functions"]):
+            if f["root"] is None:  # a call graph's list
+                out.append((b, f["name"], 0, -1, 0, f["name"], f["inclusive"], f["self"],
+                            f["called"]))
+                out.extend((b, f["name"], k + 1, 0, 1, a["name"], a["inclusive"], a["self"],
+                            a["calls"]) for k, a in enumerate(f["arcs"]))
+                continue
+            stack, first = [(f["root"], -1, 0)], len(out)
+            while stack:
+                node, parent, depth = stack.pop()
+                me = len(out) - first
+                out.append((b, f["name"], me, parent, depth, node["name"], node["inclusive"],
+                            node["self"], node.get("calls")))
+                stack.extend((c, me, depth + 1) for c in reversed(node["children"]))
+        df = pd.DataFrame(out, columns=["block", "function", "node", "parent", "depth", "name",
+                                        "inclusive", "self", "calls"])
+        return _attrs(df, doc, "view", "pattern", "hidden_functions")
+
+    def threads(self, metric=None, function=None, **options):
+        """Each location's total of the metric (with function=NAME: that
+        function's inclusive and self value on each location), largest
+        first, as `profkit threads --json` answers: index (p.locations),
+        name, total, inclusive, self, and the location's identifier columns
+        (rank, thread...). The spread (count, sum, min, max, mean, stddev,
+        imbalance) is in .attrs. Options: location."""
+        doc = self._answer("threads", metric=metric, function=function, **options)
+        rows = doc["locations"]
+        df = pd.DataFrame({k: [r[k] for r in rows] for k in ("index", "name", "total",
+                                                             "inclusive", "self")})
+        ids = self.locations.drop(columns=["name", "summary", "ids", "values", "contexts"])
+        df = df.join(ids, on="index")
+        return _attrs(df, doc, "function", "count", "sum", "min", "max", "mean", "stddev",
+                      "imbalance")
+
+    def annotate(self, target=None, metric=None, **options):
+        """Source lines with their costs, as `profkit annotate --json`
+        answers: target is a function (exact, else a pattern) or a source
+        file; None gives the top functions. One row per listed line:
+        heading, file, source (the file read), line, self, inclusive, calls,
+        text. Functions without a known line are in .attrs["missing"].
+        Options: context, dirs (':'-separated), threshold, top, location,
+        stat, focus, hide, callgraph."""
+        doc = self._answer("annotate", metric=metric, function=target, **options)
+        out = [(f["heading"], f["file"], f["source"], ln["line"], ln.get("self"),
+                ln.get("inclusive"), ln.get("calls"), ln.get("text"))
+               for f in doc["files"] for ln in f["lines"]]
+        df = pd.DataFrame(out, columns=["heading", "file", "source", "line", "self", "inclusive",
+                                        "calls", "text"])
+        return _attrs(df, doc, "target", "missing")
+
+    def trace(self, location=None, start=None, end=None, focus=None, hide=None, width=0,
+              first=0, count=0):
+        """What the traces say for a selection, as `profkit trace --json` says
+        it (same members, docs/json.md): location a selector ("rank=3",
+        "#5"); start and end the window [start, end) as "1.5s"/"250ms" after
+        the traces' start or int absolute nanoseconds; focus/hide regular
+        expressions on the functions of a sample's call path; width > 0 adds
+        the view's timeline of rows [first, first + count) (count 0: all).
+        Returns a TraceAnswer (profkit._trace) with DataFrames locations,
+        functions and timeline. Raises profkit.Error (status "not found"
+        for a profile without traces or a window holding nothing)."""
+        from ._trace import answer, time_text
+        return answer(self._p.trace(location, time_text(start), time_text(end), focus, hide,
+                                    int(width), int(first), int(count)))
 
     def write(self, path, format, force=False, strict=False):
         """Write the profile as format "hpctoolkit", "cube", "callgrind" or
@@ -332,17 +456,27 @@ def open(path, **options):  # noqa: A001 (the package's entry point)
     return Profile(str(path), **options)
 
 
-def diff(a, b, metric=None, metric_b=None):
-    """Compare two profiles function by function (matched by name): A's and
-    B's inclusive and self values of the metric (by name or index; metric_b
-    defaults to metric) and whether they are the same up to rounding. Rows
-    sorted by the absolute change of the inclusive value."""
-    d = _profkit.diff(a._p, b._p, metric, metric if metric_b is None else metric_b)
-    df = pd.DataFrame({"function": d["name"], "a_inclusive": d["a_inclusive"],
-                       "b_inclusive": d["b_inclusive"], "a_self": d["a_self"],
-                       "b_self": d["b_self"], "same": d["same"].astype(bool)})
+def diff(a, b, metric=None, table="functions", **options):
+    """What changed from a (the base) to b, as `profkit diff --json`
+    answers: table="functions" (largest change of the self value first) or
+    "paths" (calling paths, largest change of the inclusive value first);
+    one row per changed function or path: name, status (changed, added,
+    removed), in_cycle, folded (only its callees changed), a_self, b_self,
+    a_inclusive, b_inclusive (b's in a's unit), delta (b_inclusive -
+    a_inclusive). Several metrics ("Ir,Dr") add NAME:a_self... columns.
+    Totals, b's metric and any_change in .attrs. Options: location, stat,
+    focus, hide, threshold, top (0: every changed row)."""
+    if table not in ("functions", "paths"):
+        raise ValueError("table must be 'functions' or 'paths', not %r" % (table,))
+    doc = json.loads(_profkit.diff_answer(a._p, b._p, _options(dict(options, metric=metric))))
+    rows = doc[table]
+    keys = ["name", "status", "in_cycle", "folded", "a_self", "b_self", "a_inclusive",
+            "b_inclusive"]
+    df = pd.DataFrame({k: [r.get(k) for r in rows] for k in keys}, columns=keys)
     df["delta"] = df["b_inclusive"] - df["a_inclusive"]
-    return df
+    _value_columns(df, doc, rows, "", ("a_self", "b_self", "a_inclusive", "b_inclusive"))
+    return _attrs(df, doc, "a_total", "b_total", "b_metric", "b_scale", "any_change",
+                  "hidden_" + table, "folded_" + table)
 
 
 def to_hatchet(p, metrics=None):

@@ -103,13 +103,21 @@ static PyObject *profile_new(PyTypeObject *type, PyObject *args, PyObject *kw)
         return NULL;
     }
     po->p = p;
+    pthread_mutex_init(&po->lock, NULL);
+    if ((st = pk_session_new(p, &po->s)) != PK_OK) {
+        Py_DECREF(po); /* frees the profile */
+        return pyprofkit_raise(st);
+    }
     return (PyObject *)po;
 }
 
 static void profile_dealloc(PyObject *self)
 {
-    if (((ProfileObject *)self)->weakrefs) PyObject_ClearWeakRefs(self);
-    pk_profile_free(((ProfileObject *)self)->p);
+    ProfileObject *po = (ProfileObject *)self;
+    if (po->weakrefs) PyObject_ClearWeakRefs(self);
+    pk_session_free(po->s);
+    pthread_mutex_destroy(&po->lock);
+    pk_profile_free(po->p);
     Py_TYPE(self)->tp_free(self);
 }
 
@@ -413,10 +421,13 @@ static PyMethodDef profile_methods[] = {
      "context_values(metric, scope='inclusive', locations=None, stat='sum')"},
     {"coo", KW pyprofkit_coo, METH_VARARGS | METH_KEYWORDS,
      "coo(metric, scope='inclusive', threads=0) -> (context, location, value)"},
-    {"flat", KW pyprofkit_flat, METH_VARARGS | METH_KEYWORDS, "flat(metric, by='function')"},
-    {"callers", KW pyprofkit_callers, METH_VARARGS | METH_KEYWORDS,
-     "callers(name, metric, callees=False)"},
-    {"threads", KW pyprofkit_threads, METH_VARARGS | METH_KEYWORDS, "threads(metric)"},
+    {"answer", pyprofkit_answer, METH_VARARGS,
+     "answer(kind, options): the library's answer (flat, callers, callees, threads, annotate) "
+     "as its JSON document"},
+    {"tree_answer", pyprofkit_tree_answer, METH_VARARGS,
+     "tree_answer(options): the tree answer as arrays per node"},
+    {"trace", KW pyprofkit_trace, METH_VARARGS | METH_KEYWORDS,
+     "trace(location, start, end, focus, hide, width=0, first=0, count=0) -> columns"},
     {"write", KW pyprofkit_write, METH_VARARGS | METH_KEYWORDS,
      "write(path, format, force=False, strict=False) -> [(item, reason)]"},
     {NULL, NULL, 0, NULL},
@@ -442,7 +453,8 @@ static PyObject *mod_version(PyObject *mod, PyObject *unused)
 
 static PyMethodDef module_methods[] = {
     {"version", mod_version, METH_NOARGS, "The C library's version."},
-    {"diff", KW pyprofkit_diff, METH_VARARGS | METH_KEYWORDS, "diff(a, b, metric_a, metric_b)"},
+    {"diff_answer", pyprofkit_diff_answer, METH_VARARGS,
+     "diff_answer(a, b, options): the diff answer as its JSON document"},
     {NULL, NULL, 0, NULL},
 };
 

@@ -19,12 +19,16 @@
 #endif
 #include <numpy/arrayobject.h>
 
+#include <pthread.h>
+
 #include "profkit/profkit.h"
 
 /* One open profile; the arrays handed out hold a reference to it. */
 typedef struct {
     PyObject_HEAD pk_profile *p;
-    PyObject *weakrefs; /* so tests can watch the profile's lifetime */
+    pk_session *s;        /* the library's answers and their caches */
+    pthread_mutex_t lock; /* a session answers one question at a time */
+    PyObject *weakrefs;   /* so tests can watch the profile's lifetime */
 } ProfileObject;
 
 extern PyTypeObject Profile_Type;
@@ -53,10 +57,16 @@ PyObject *pyprofkit_wrap(void *data, size_t n, int type, PyObject *base);
 /* Methods of Profile defined in views.c. */
 PyObject *pyprofkit_context_values(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pyprofkit_coo(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *pyprofkit_flat(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *pyprofkit_callers(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *pyprofkit_threads(PyObject *self, PyObject *args, PyObject *kw);
 PyObject *pyprofkit_write(PyObject *self, PyObject *args, PyObject *kw);
-PyObject *pyprofkit_diff(PyObject *mod, PyObject *args, PyObject *kw);
+
+/* answers.c, tree_answer.c: the library's answers. */
+/* A question from a dict of options (NULL: defaults); NULL with an
+ * exception set on a bad one. */
+pk_query *pyprofkit_query(PyObject *options);
+PyObject *pyprofkit_answer(PyObject *self, PyObject *args);
+PyObject *pyprofkit_tree_answer(PyObject *self, PyObject *args);
+PyObject *pyprofkit_diff_answer(PyObject *mod, PyObject *args);
+/* Profile.trace() (trace.c). */
+PyObject *pyprofkit_trace(PyObject *self, PyObject *args, PyObject *kw);
 
 #endif

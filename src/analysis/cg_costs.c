@@ -81,6 +81,24 @@ static void cycle_functions(const pk_profile *p, uint32_t n_cycles, const pk_cg_
     }
 }
 
+pk_status cg_function_costs(const pk_cg *cg, uint32_t nf, uint32_t part, size_t event,
+                            pk_cg_function_cost *out)
+{
+    cg_graph g;
+    pk_status st = cg_graph_build(cg, nf, part, &g);
+    pk_cg_cycle *cyc = st ? NULL : calloc((size_t)g.n_cycles + 1, sizeof *cyc);
+    if (!st && !cyc) st = pk_fail_nomem("computing costs");
+    if (!st) {
+        memset(out, 0, nf * sizeof *out);
+        for (uint32_t f = 0; f < nf; f++)
+            out[f].cycle = g.cycle_of[g.unit_of[f]];
+        add_costs(cg, &g, part, event, out, cyc);
+    }
+    free(cyc);
+    cg_graph_free(&g);
+    return st;
+}
+
 pk_status pk_callgraph_function_costs(const pk_profile *p, pk_index location, size_t event,
                                       pk_cg_function_cost *out, pk_cg_cycle *cycles,
                                       uint32_t *n_cycles)

@@ -37,6 +37,11 @@ typedef struct cg_graph {
  * no recursion, whatever the depth of the calls. */
 pk_status cg_graph_build(const pk_cg *cg, uint32_t nf, uint32_t part, cg_graph *g);
 void cg_graph_free(cg_graph *g);
+/* pk_callgraph_function_costs() of any call graph (one a profile has, or
+ * one made of a calling-context tree): out holds nf functions' costs over
+ * part `part` (PK_NONE: all). */
+pk_status cg_function_costs(const pk_cg *cg, uint32_t nf, uint32_t part, size_t event,
+                            pk_cg_function_cost *out);
 
 /* Strongly connected components of a graph of n nodes whose arcs from v
  * are adj[start[v] .. start[v + 1]): comp[v] for every node, numbered as

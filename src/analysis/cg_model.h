@@ -1,8 +1,9 @@
 /*
  * analysis/cg_model.h — between call graphs and the rest of the model:
  * giving a call graph profile (Callgrind) its metrics, locations, cycles
- * and reconstructed calling-context tree (cg_setup.c, cg_to_cct.c), and
- * giving a calling-context tree its exact call graph (cct_to_cg.c).
+ * and reconstructed calling-context tree (cg_setup.c, cg_to_cct.c). The
+ * exact call graph of a calling-context tree is the model's
+ * (model/callgraph.h, model/cct_callgraph.c).
  */
 #ifndef PK_ANALYSIS_CG_MODEL_H
 #define PK_ANALYSIS_CG_MODEL_H
@@ -35,8 +36,5 @@ pk_status cg_flow_report(pk_profile *p, const cg_graph *g, uint32_t ev);
  * total, pk_open_options.tree_threshold) with "<below threshold>" for the
  * rest, that function being model function `rest_fn`. */
 pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g, double threshold, uint32_t rest_fn);
-
-/* The exact call graph of a CCT profile (cct_to_cg.c). */
-pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out);
 
 #endif

@@ -209,21 +209,37 @@ pk_status cgt_roots(cgt *t)
 typedef struct report {
     double *deficit; /* per unit, over the parts */
     double total, short_sum, excess_sum;
+    double unexplained; /* short_sum beyond what the parts' summary: lines count */
     uint32_t n_short, n_excess;
 } report;
 
-static void tally(report *r, const flow *f, uint32_t k)
+/* How much more part k's summary: line states of event ev than its cost
+ * lines hold (0 if it states no more): cost valgrind counted and charged
+ * to no line, which the arcs into a function may carry. */
+static double stated_slack(const pk_cg *cg, const flow *f, uint32_t k, uint32_t ev)
 {
+    const double *says = pk_cg_part_statement(cg, &cg->parts[k]);
+    if (!says) return 0;
+    double sum = 0;
+    for (uint64_t j = f->ss[k]; j < f->ss[k + 1]; j++)
+        sum += pk_cg_self_value(cg, f->sp[j], ev);
+    return says[ev] > sum ? says[ev] - sum : 0;
+}
+
+static void tally(report *r, const flow *f, uint32_t k, double slack)
+{
+    double part_short = 0;
     for (uint32_t i = 0; i < f->n_touched; i++) {
         uint32_t u = f->touched[i];
         double c = f->content[u], in = f->inflow[u];
         if (f->called[u] == k + 1 && in - c > 1e-9 * fabs(in)) {
             if (r->deficit[u] == 0) r->n_short++;
-            r->deficit[u] += in - c, r->short_sum += in - c;
+            r->deficit[u] += in - c, r->short_sum += in - c, part_short += in - c;
         } else if (f->called[u] == k + 1 && rootless(f, u, k) > 0) {
             r->n_excess++, r->excess_sum += c - in;
         }
     }
+    if (part_short > slack * (1 + 1e-12)) r->unexplained += part_short - slack;
 }
 
 /* The unit with the largest deficit not yet named (marked by negating). */
@@ -250,12 +266,21 @@ static void say(pk_profile *p, const cg_graph *g, report *r, uint32_t ev)
                      nm ? nm : "?", r->deficit[u]);
             r->deficit[u] = -r->deficit[u];
         }
-        pk_model_diag(p, PK_SEV_WARNING, "calls-exceed-costs", NULL, NULL, 0, 0,
-                      "the calls into %u function%s carry more %s than %s hold (self cost and "
+        /* Where each part's summary: line counts the difference, the file
+         * says so itself (valgrind charges a thread's last instructions to
+         * no line, but to the call that started it): a note. */
+        int stated = r->unexplained == 0;
+        pk_model_diag(p, stated ? PK_SEV_NOTE : PK_SEV_WARNING, "calls-exceed-costs", NULL, NULL, 0,
+                      0,
+                      "the calls into %u function%s carry more %s than %s (self cost and "
                       "calls): %s; in the reconstructed tree their callers' inclusive costs fall "
-                      "short of their calls by up to %.3g (%.2g%% of the total)",
-                      r->n_short, r->n_short == 1 ? "" : "s", evn, r->n_short == 1 ? "it" : "they",
-                      names, r->short_sum, pct);
+                      "short of their calls by up to %.3g (%.2g%% of the total)%s",
+                      r->n_short, r->n_short == 1 ? "" : "s", evn,
+                      r->n_short == 1 ? "it holds" : "they hold", names, r->short_sum, pct,
+                      stated ? "; the file's summary: lines count that cost, which it charges "
+                               "to no cost line (as valgrind does with a thread's or the "
+                               "program's last instructions)"
+                             : "");
     }
     if (r->n_excess)
         pk_model_diag(p, PK_SEV_NOTE, "cost-without-caller", NULL, NULL, 0, 0,
@@ -271,14 +296,14 @@ pk_status cg_flow_report(pk_profile *p, const cg_graph *g, uint32_t ev)
 {
     const pk_cg *cg = p->cg;
     flow f;
-    report r = {calloc((size_t)g->n_units + 1, sizeof *r.deficit), 0, 0, 0, 0, 0};
+    report r = {calloc((size_t)g->n_units + 1, sizeof *r.deficit), 0, 0, 0, 0, 0, 0};
     pk_status st = flow_init(&f, cg, g);
     if (!st && !r.deficit) st = pk_fail_nomem("reading the call graph");
     for (uint64_t i = 0; i < cg->n_self && !st; i++)
         r.total += pk_cg_self_value(cg, i, ev);
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
         flow_part(&f, cg, g, ev, k, 0);
-        tally(&r, &f, k);
+        tally(&r, &f, k, stated_slack(cg, &f, k, ev));
     }
     if (!st) say(p, g, &r, ev);
     free(r.deficit);

@@ -4,12 +4,13 @@
  */
 #include "analysis/context_groups.h"
 
+#include <math.h>
 #include <stdlib.h>
 
 #include "util/error.h"
 
-pk_status pk_group_inclusive_once(const pk_profile *p, const uint32_t *group, size_t n_groups,
-                                  const double *incl, double *out, size_t stride)
+static pk_status walk(const pk_profile *p, const uint32_t *group, size_t n_groups,
+                      const double *incl, double *out, size_t stride, pk_combine how)
 {
     /* per group: how many contexts of the current path are in it */
     uint32_t *active = calloc(n_groups + 1, sizeof *active);
@@ -23,8 +24,13 @@ pk_status pk_group_inclusive_once(const pk_profile *p, const uint32_t *group, si
     if (p->n_ctx) stack[depth] = 0, next[depth++] = 0;
     while (depth) {
         uint32_t c = stack[depth - 1], k = next[depth - 1]++, g = group[c];
-        if (k == 0 && g != PK_NONE && active[g]++ == 0)
-            *(double *)((char *)out + (size_t)g * stride) += incl[c];
+        if (k == 0 && g != PK_NONE && active[g]++ == 0) {
+            double *slot = (double *)((char *)out + (size_t)g * stride);
+            if (how == PK_COMBINE_MIN || how == PK_COMBINE_MAX)
+                pk_combine_slot(slot, incl[c], how);
+            else
+                *slot += incl[c];
+        }
         if (k < p->ctx[c].n_children) {
             stack[depth] = p->ctx[c].first_child + k, next[depth++] = 0;
             continue;
@@ -34,4 +40,24 @@ pk_status pk_group_inclusive_once(const pk_profile *p, const uint32_t *group, si
     }
     free(active), free(stack), free(next);
     return PK_OK;
+}
+
+pk_status pk_group_inclusive_once(const pk_profile *p, const uint32_t *group, size_t n_groups,
+                                  const double *incl, double *out, size_t stride)
+{
+    return walk(p, group, n_groups, incl, out, stride, PK_COMBINE_SUM);
+}
+
+pk_status pk_group_inclusive_combined(const pk_profile *p, const uint32_t *group, size_t n_groups,
+                                      const double *incl, double *out, size_t stride,
+                                      pk_combine how)
+{
+    for (size_t g = 0; g < n_groups; g++) /* none yet */
+        *(double *)((char *)out + g * stride) = NAN;
+    pk_status st = walk(p, group, n_groups, incl, out, stride, how);
+    for (size_t g = 0; g < n_groups; g++) {
+        double *slot = (double *)((char *)out + g * stride);
+        if (*slot != *slot) *slot = 0;
+    }
+    return st;
 }

@@ -31,5 +31,16 @@ static inline double pk_point_value(const pk_profile *p, const double *excl, uin
  * with explicit stacks, linear in the contexts whatever the tree's depth. */
 pk_status pk_group_inclusive_once(const pk_profile *p, const uint32_t *group, size_t n_groups,
                                   const double *incl, double *out, size_t stride);
+/* The same for a metric whose values combine by `how` (min, max): a
+ * group's value is the smallest (largest) of those contexts' values; a
+ * group none of them reaches keeps its 0. */
+pk_status pk_group_inclusive_combined(const pk_profile *p, const uint32_t *group, size_t n_groups,
+                                      const double *incl, double *out, size_t stride,
+                                      pk_combine how);
+/* A min/max value folded into a slot that starts as NaN (none yet). */
+static inline void pk_combine_slot(double *slot, double v, pk_combine how)
+{
+    if (slot[0] != slot[0] || (how == PK_COMBINE_MIN ? v < *slot : v > *slot)) *slot = v;
+}
 
 #endif /* PK_ANALYSIS_CONTEXT_GROUPS_H */

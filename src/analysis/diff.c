@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "context_groups.h"
 #include "frames.h"
 
 static int by_change(const void *x, const void *y)
@@ -168,7 +169,17 @@ typedef struct fn_side {
     unsigned char *in_cycle; /* per key: a function of a call graph's cycle */
     unsigned char *nested;   /* per key: a frame of it under another of it */
     size_t n;
+    pk_combine how; /* how a function's frames combine: sum, or min/max */
 } fn_side;
+
+/* Fold a frame's value into its function's (min/max slots start NaN). */
+static void fold(const fn_side *s, double *slot, double v)
+{
+    if (s->how == PK_COMBINE_MIN || s->how == PK_COMBINE_MAX)
+        pk_combine_slot(slot, v, s->how);
+    else
+        *slot += v;
+}
 
 static void fn_side_free(fn_side *s)
 {
@@ -235,7 +246,7 @@ static pk_status outermost(const pk_frame *f, size_t n, fn_side *s)
         if (i > 0) {
             uint32_t k = s->key_of[i];
             if (!s->active[k]++)
-                s->incl[k] += f[i].inclusive;
+                fold(s, &s->incl[k], f[i].inclusive);
             else
                 s->nested[k] = 1;
             stack[sp++] = e | 1;
@@ -254,6 +265,9 @@ static pk_status functions_of(const pk_frame *f, size_t n, fn_side *s)
     s->active = calloc(n, sizeof *s->active), s->nested = calloc(n + 1, 1);
     if (!s->frame || !s->key_of || !s->incl || !s->self || !s->active || !s->nested)
         return pk_fail_nomem("comparing functions");
+    int extreme = s->how == PK_COMBINE_MIN || s->how == PK_COMBINE_MAX;
+    for (size_t i = 0; extreme && i < n; i++)
+        s->incl[i] = s->self[i] = NAN;
     for (size_t i = 1; i < n; i++) {
         uint64_t key[PK_KMAP_WORDS] = {f[i].name_hash};
         uint32_t k;
@@ -261,9 +275,15 @@ static pk_status functions_of(const pk_frame *f, size_t n, fn_side *s)
         if (pk_kmap_upsert(&s->keys, key, (uint32_t)s->n, &k, &added) < 0)
             return pk_fail_nomem("comparing functions");
         if (added) s->frame[s->n++] = (pk_index)i;
-        s->key_of[i] = k, s->self[k] += f[i].self;
+        s->key_of[i] = k;
+        fold(s, &s->self[k], f[i].self);
     }
-    return outermost(f, n, s);
+    pk_status st = outermost(f, n, s);
+    for (size_t k = 0; extreme && k < s->n; k++) { /* none: 0, as a sum of none */
+        if (isnan(s->incl[k])) s->incl[k] = 0;
+        if (isnan(s->self[k])) s->self[k] = 0;
+    }
+    return st;
 }
 
 /* Rows for x's functions (matched in y by name) and then y's others. */
@@ -315,9 +335,18 @@ pk_status pk_diff_functions_exact(const pk_profile *pa, const pk_frame *a, size_
                                   size_t n_b, const pk_diff_exact *eb, pk_diff_row **rows,
                                   size_t *n_rows)
 {
+    return pkq_diff_functions_combined(pa, a, n_a, ea, pb, b, n_b, eb, PK_COMBINE_SUM, rows,
+                                       n_rows);
+}
+
+pk_status pkq_diff_functions_combined(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                      const pk_diff_exact *ea, const pk_profile *pb,
+                                      const pk_frame *b, size_t n_b, const pk_diff_exact *eb,
+                                      pk_combine how, pk_diff_row **rows, size_t *n_rows)
+{
     if (!pa || !a || !pb || !b || !rows || !n_rows)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_diff_functions: bad arguments");
-    fn_side x = {0}, y = {0};
+    fn_side x = {.how = how}, y = {.how = how};
     pk_status st = functions_of(a, n_a, &x);
     if (!st) st = functions_of(b, n_b, &y);
     if (!st && ea) st = exact_values(pa, a, n_a, &x, ea);
@@ -349,7 +378,8 @@ void pk_diff_settle(pk_diff_row *rows, size_t n, double total)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         rows[i].self_same = noise(rows[i].a_self, rows[i].b_self, total);
-        rows[i].same = noise(rows[i].a_incl, rows[i].b_incl, total) && rows[i].self_same;
+        rows[i].incl_same = noise(rows[i].a_incl, rows[i].b_incl, total);
+        rows[i].same = rows[i].incl_same && rows[i].self_same;
     }
     if (!tmp) return; /* rows stay in order of change; `same` still says it */
     for (size_t i = 0; i < n; i++)

@@ -11,6 +11,7 @@
  * ancestor on its call path is already in the same group: recursion
  * counts once, as in gprof, pprof and callgrind_annotate.
  */
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -210,19 +211,41 @@ static int by_exclusive(const void *a, const void *b)
     return x->key < y->key ? -1 : x->key > y->key;
 }
 
-pk_status pk_flat_profile(const pk_profile *p, const double *inclusive, const double *exclusive,
-                          pk_group_by by, pk_flat_row **rows, size_t *n_rows)
+/* Exclusive of a min/max metric: the smallest (largest) exclusive value
+ * of the contexts in each group, as stored: no point values to take
+ * apart, nothing to add up. */
+static void combine_exclusive(flat_job *j, const double *excl, pk_combine how)
+{
+    const pk_profile *p = j->p;
+    for (uint32_t r = 0; r < j->n_rows; r++)
+        j->rows[r].exclusive = NAN;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        if (j->group[i] == PK_NONE) continue;
+        pk_combine_slot(&j->rows[j->group[i]].exclusive, excl[i], how);
+        if (own_key(j, &p->ctx[i]) != NO_KEY) j->rows[j->group[i]].n_contexts++;
+    }
+    for (uint32_t r = 0; r < j->n_rows; r++)
+        if (isnan(j->rows[r].exclusive)) j->rows[r].exclusive = 0;
+}
+
+pk_status pk_flat_profile_combined(const pk_profile *p, const double *inclusive,
+                                   const double *exclusive, pk_group_by by, pk_combine how,
+                                   pk_flat_row **rows, size_t *n_rows)
 {
     if (!p || !rows || !n_rows || (!inclusive && !exclusive))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_flat_profile: NULL argument");
     if (by > PK_BY_LINE) return pk_fail(PK_ERR_INVALID_ARG, "pk_flat_profile: unknown grouping");
+    int extreme = how == PK_COMBINE_MIN || how == PK_COMBINE_MAX;
     flat_job j = {.p = p, .by = by};
     pk_status st = canonical_functions(&j);
     if (!st) st = make_groups(&j);
-    if (!st && exclusive) add_exclusive(&j, exclusive);
+    if (!st && exclusive && extreme) combine_exclusive(&j, exclusive, how);
+    if (!st && exclusive && !extreme) add_exclusive(&j, exclusive);
     if (!st && inclusive) /* once per path: recursion counted once */
-        st = pk_group_inclusive_once(p, j.group, j.n_rows, inclusive, &j.rows[0].inclusive,
-                                     sizeof *j.rows);
+        st = extreme ? pk_group_inclusive_combined(p, j.group, j.n_rows, inclusive,
+                                                   &j.rows[0].inclusive, sizeof *j.rows, how)
+                     : pk_group_inclusive_once(p, j.group, j.n_rows, inclusive,
+                                               &j.rows[0].inclusive, sizeof *j.rows);
     free(j.key), free(j.group), free(j.canon);
     if (st) {
         free(j.rows);
@@ -231,6 +254,12 @@ pk_status pk_flat_profile(const pk_profile *p, const double *inclusive, const do
     qsort(j.rows, j.n_rows, sizeof *j.rows, by_exclusive);
     *rows = j.rows, *n_rows = j.n_rows;
     return PK_OK;
+}
+
+pk_status pk_flat_profile(const pk_profile *p, const double *inclusive, const double *exclusive,
+                          pk_group_by by, pk_flat_row **rows, size_t *n_rows)
+{
+    return pk_flat_profile_combined(p, inclusive, exclusive, by, PK_COMBINE_SUM, rows, n_rows);
 }
 
 void pk_flat_free(pk_flat_row *rows)

@@ -11,10 +11,12 @@
  * Names are compared through a 64-bit hash of the displayed name (cached
  * per function), with the strings compared on every hash hit.
  */
+#include <math.h>
 #include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/context_groups.h"
 #include "frames.h"
 #include "model/model.h"
 #include "profkit/analysis.h"
@@ -106,6 +108,31 @@ void pk_frames_finish(pk_frame *f, size_t n)
         if (f[i].self < dust && f[i].self > -dust) f[i].self = 0;
 }
 
+/* A min/max metric's frames: a frame's inclusive value is the smallest
+ * (largest) of its contexts' (merged siblings' values do not add up), its
+ * self value the smallest (largest) stored exclusive value of the
+ * contexts folded into it, NaN without exclusive values. */
+static void combine_values(pk_frames_builder *b, const double *incl, const double *excl,
+                           const pk_index *frame_of, pk_combine how)
+{
+    const pk_profile *p = b->p;
+    for (size_t f = 0; f < b->n; f++)
+        b->f[f].inclusive = b->f[f].self = NAN;
+    for (uint32_t c = 0; c < p->n_ctx; c++) {
+        pk_index f = frame_of[c];
+        if (f == PK_NONE) continue;
+        /* a context opens (or merges into) a frame under its parent's;
+         * loops, lines and instructions fold into their parent's frame */
+        int opens = c == 0 || frame_of[p->ctx[c].parent] != f;
+        if (opens) pk_combine_slot(&b->f[f].inclusive, incl[c], how);
+        if (excl) pk_combine_slot(&b->f[f].self, excl[c], how);
+    }
+    for (size_t f = 0; f < b->n; f++) {
+        if (isnan(b->f[f].inclusive)) b->f[f].inclusive = 0;
+        if (excl && isnan(b->f[f].self)) b->f[f].self = 0;
+    }
+}
+
 static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of,
                        uint64_t *fn_hash, int paths)
 {
@@ -129,8 +156,8 @@ static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame
     return st;
 }
 
-static pk_status build_frames(const pk_profile *p, const double *incl, int paths, pk_frame **frames,
-                              size_t *n)
+static pk_status build_frames_combined(const pk_profile *p, const double *incl, const double *excl,
+                                       pk_combine how, int paths, pk_frame **frames, size_t *n)
 {
     if (!p || !incl || !frames || !n) return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_build: NULL");
     if (p->n_ctx == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no contexts");
@@ -139,15 +166,36 @@ static pk_status build_frames(const pk_profile *p, const double *incl, int paths
     uint64_t *fn_hash = calloc(p->n_functions ? p->n_functions : 1, sizeof *fn_hash);
     pk_status st = frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash, paths)
                                        : pk_fail_nomem("building frames");
+    int extreme = how == PK_COMBINE_MIN || how == PK_COMBINE_MAX;
+    if (!st && extreme) combine_values(&b, incl, excl, frame_of, how);
     free(frame_of), free(fn_hash);
     pk_kmap_free(&b.kids);
     if (st) {
         free(b.f);
         return st;
     }
-    pk_frames_finish(b.f, b.n);
+    if (!extreme) pk_frames_finish(b.f, b.n);
     *frames = b.f, *n = b.n;
     return PK_OK;
+}
+
+static pk_status build_frames(const pk_profile *p, const double *incl, int paths, pk_frame **frames,
+                              size_t *n)
+{
+    return build_frames_combined(p, incl, NULL, PK_COMBINE_SUM, paths, frames, n);
+}
+
+pk_status pk_frames_build_combined(const pk_profile *p, const double *incl, const double *excl,
+                                   pk_combine how, int loops, pk_frame **frames, size_t *n)
+{
+    return build_frames_combined(p, incl, excl, how, loops ? LOOPS : 0, frames, n);
+}
+
+pk_status pk_frames_build_paths_combined(const pk_profile *p, const double *incl,
+                                         const double *excl, pk_combine how, pk_frame **frames,
+                                         size_t *n)
+{
+    return build_frames_combined(p, incl, excl, how, PATHS, frames, n);
 }
 
 pk_status pk_frames_build(const pk_profile *p, const double *incl, pk_frame **frames, size_t *n)

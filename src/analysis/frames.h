@@ -22,6 +22,22 @@ typedef struct pk_frames_builder {
 } pk_frames_builder;
 
 uint64_t pk_frames_hash_name(const char *s);
+/* pk_frames_build() (loops: pk_frames_build_loops()) for a metric whose
+ * values combine by `how`: min and max combine a frame's contexts instead
+ * of adding them, its self value from their exclusive values (`excl`,
+ * NULL: NaN) instead of its inclusive value less its children's. */
+pk_status pk_frames_build_combined(const pk_profile *p, const double *incl, const double *excl,
+                                   pk_combine how, int loops, pk_frame **frames, size_t *n);
+/* pk_frames_build_paths() for a metric whose values combine by `how`. */
+pk_status pk_frames_build_paths_combined(const pk_profile *p, const double *incl,
+                                         const double *excl, pk_combine how, pk_frame **frames,
+                                         size_t *n);
+/* pk_diff_functions_exact() where a function's frames combine by `how`
+ * (a min/max metric's: its smallest or largest value, not their sum). */
+pk_status pkq_diff_functions_combined(const pk_profile *pa, const pk_frame *a, size_t n_a,
+                                      const pk_diff_exact *ea, const pk_profile *pb,
+                                      const pk_frame *b, size_t n_b, const pk_diff_exact *eb,
+                                      pk_combine how, pk_diff_row **rows, size_t *n_rows);
 /* The child of `parent` (PK_NONE: a new root) with name hash `hash`,
  * created (named by `context`, values 0) if it is not there yet. */
 pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context, uint64_t hash,

@@ -25,30 +25,6 @@
 #include "scopes.h"
 #include "totals.h"
 
-/* Context indexes ordered deepest first, so each context comes before its
- * parent (a counting sort on depth). */
-uint32_t *pk_deepest_first(const pk_profile *p)
-{
-    uint32_t max_depth = 0;
-    for (uint32_t i = 0; i < p->n_ctx; i++)
-        if (p->ctx[i].depth > max_depth) max_depth = p->ctx[i].depth;
-    uint32_t *start = calloc((size_t)max_depth + 2, sizeof *start);
-    uint32_t *order = malloc((p->n_ctx ? p->n_ctx : 1) * sizeof *order);
-    if (!start || !order) {
-        free(start);
-        free(order);
-        return NULL;
-    }
-    for (uint32_t i = 0; i < p->n_ctx; i++) /* bucket d starts after all deeper ones */
-        start[max_depth - p->ctx[i].depth + 1]++;
-    for (uint32_t d = 1; d <= max_depth + 1; d++)
-        start[d] += start[d - 1];
-    for (uint32_t i = 0; i < p->n_ctx; i++)
-        order[start[max_depth - p->ctx[i].depth]++] = i;
-    free(start);
-    return order;
-}
-
 /* Point values in out become exclusive ones: each lexical child's
  * exclusive value added into its parent, deepest first (points clamped at
  * 0 first when asked). */

@@ -22,16 +22,7 @@ pk_status pk_scope_source(const pk_profile *p, pk_index metric, pk_scope_kind ki
 pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind kind, pk_index from,
                           double *out);
 
-/* Is c's parent a real context that encloses it lexically (a loop or
- * line inside its function)? */
-static inline int pk_lexical_child(const pk_profile *p, uint32_t c)
-{
-    return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
-}
-
-/* Context indexes ordered deepest first (each before its parent);
- * malloc'ed, NULL when out of memory. */
-uint32_t *pk_deepest_first(const pk_profile *p);
+/* pk_lexical_child() and pk_deepest_first(): model/model.h */
 
 /* In place, on values of one location or combined ones: exclusive values
  * (seen[c]: c has a value, needed by min/max) become inclusive ones... */

@@ -13,6 +13,7 @@
 
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "profkit/callgraph.h"
 #include "totals.h"
 #include "util/bytes.h"
 #include "util/parallel.h"
@@ -141,19 +142,6 @@ pk_status pk_column_totals(const pk_profile *p, double *out, size_t n_out)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_column_totals: room for %zu of %u columns", n_out,
                        p->n_columns);
     return run_totals(p, out, NULL, NULL);
-}
-
-/* Locations without values do not count: a legacy HPCToolkit database
- * without metric-db files has trace-only threads, and its values are the
- * summary's. */
-int pk_has_plain_locations(const pk_profile *p)
-{
-    /* a row store holds plain values (Cube); its planes may not be built */
-    for (uint32_t l = 0; pk_model_has_rows(p) && l < p->n_locs; l++)
-        if (!p->locs[l].is_summary) return 1;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 1;
-    return 0;
 }
 
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
@@ -286,6 +274,9 @@ pk_status pk_metric_program_total(const pk_profile *p, pk_index metric, double *
     pk_index col;
     if (metric >= p->n_metrics)
         return pk_fail(PK_ERR_NOT_FOUND, "metric index %u out of range", metric);
+    /* A Callgrind file's own summary:/totals: line is its program total,
+     * as callgrind_annotate reports it (pk_metric_stated_total()). */
+    if (pk_metric_stated_total(p, metric, out, NULL) == PK_OK) return PK_OK;
     if (p->n_ctx == 0 || p->n_locs == 0)
         return pk_fail(PK_ERR_NOT_FOUND, "the profile has no values");
     if (pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &col) != PK_OK)
@@ -343,6 +334,7 @@ static void program_totals(const pk_profile *p, const double *columns, const dou
     for (uint32_t m = 0; m < p->n_metrics; m++) {
         pk_index col;
         out[m] = NAN;
+        if (pk_metric_stated_total(p, m, &out[m], NULL) == PK_OK) continue; /* as stated */
         if (!plain || p->n_ctx == 0) { /* summary-only: cheap lookups */
             if (pk_metric_program_total(p, m, &out[m]) != PK_OK) out[m] = NAN;
             continue;

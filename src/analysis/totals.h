@@ -29,8 +29,7 @@ static inline double ksum_value(const ksum *k)
     return k->sum + k->comp;
 }
 
-/* 1 if some location holds plain (non-summary) values. */
-int pk_has_plain_locations(const pk_profile *p);
+/* pk_has_plain_locations(): model/model.h */
 
 /* Fold x into *acc with `how`; *seen says whether *acc holds a value yet
  * (min and max start from the first value, not from 0). */

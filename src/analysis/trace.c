@@ -1,73 +1,38 @@
 /*
- * analysis/trace.c — what a trace says about time: how long each location
- * ran in each context, how long it was idle, and where samples are
- * missing.
- *
- * A sample holds from its timestamp until the next one; the last sample of
- * a trace has no known end and counts for nothing. In a sampled trace an
- * interval longer than ten times the median interval is a gap (the
- * sampler stopped, the buffer was lost): it is reported as a gap, not
- * credited to the context before it, so missing data never looks like
- * time spent. A trace with "not running" samples records events (GPU
- * streams: a kernel starts, the stream goes idle): long intervals there
- * are long kernels or idle time, never gaps.
+ * analysis/trace.c — pk_trace_summarize(): one whole trace's time as
+ * running, idle and gaps, with each context's running time. The first
+ * trace question profkit answered; it is now the trace answer's scan
+ * (trace_scan.c) over the whole trace with nothing filtered, so it
+ * follows the same rules (profkit/trace.h).
  */
-#include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "trace_scan.h"
+#include "util/error.h"
 
-#define GAP_FACTOR   10
-#define SAMPLE_CHUNK 4096
+typedef struct summing {
+    pk_trace_summary *sum;
+    double *by_ctx;
+    size_t n_ctx;
+} summing;
 
-static int cmp_u64(const void *a, const void *b)
+static void on_interval(void *user, uint64_t t0, uint64_t t1, int kind, pk_index ctx, uint64_t full)
 {
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-/* The median interval between consecutive samples (0 with < 2 samples). */
-static pk_status median_interval(const pk_profile *p, pk_index t, uint64_t n, uint64_t *out,
-                                 int *events)
-{
-    *out = 0, *events = 0;
-    if (n < 2) return PK_OK;
-    uint64_t *iv = malloc((n - 1) * sizeof *iv), prev = 0, k = 0;
-    pk_sample s[SAMPLE_CHUNK];
-    if (!iv) return pk_fail_nomem("summarising a trace");
-    for (uint64_t first = 0; first < n;) {
-        size_t got = 0;
-        pk_trace_samples(p, t, first, SAMPLE_CHUNK, s, &got);
-        if (got == 0) break;
-        for (size_t i = 0; i < got; i++, first++) {
-            if (first > 0) iv[k++] = s[i].time > prev ? s[i].time - prev : 0;
-            if (s[i].raw_id == 0) *events = 1;
-            prev = s[i].time;
-        }
+    summing *s = user;
+    double d = (double)(t1 - t0);
+    (void)full;
+    if (kind == TS_GAP) {
+        s->sum->n_gaps++;
+        s->sum->gap_ns += d;
+        if (d > s->sum->largest_gap_ns) s->sum->largest_gap_ns = d;
+    } else if (kind == TS_IDLE) {
+        s->sum->idle_ns += d;
+    } else {
+        s->sum->running_ns += d;
+        if (s->by_ctx && ctx < s->n_ctx) s->by_ctx[ctx] += d;
     }
-    qsort(iv, k, sizeof *iv, cmp_u64);
-    *out = k ? iv[k / 2] : 0;
-    free(iv);
-    return PK_OK;
-}
-
-static void account(pk_trace_summary *sum, const pk_sample *s, uint64_t next, double *by_ctx,
-                    size_t n_ctx)
-{
-    double d = next > s->time ? (double)(next - s->time) : 0;
-    if (!sum->event_based && sum->period_ns && d > (double)GAP_FACTOR * (double)sum->period_ns) {
-        sum->n_gaps++;
-        sum->gap_ns += d;
-        if (d > sum->largest_gap_ns) sum->largest_gap_ns = d;
-        return;
-    }
-    if (s->context == PK_NONE) {
-        sum->idle_ns += d;
-        return;
-    }
-    sum->running_ns += d;
-    if (by_ctx && s->context < n_ctx) by_ctx[s->context] += d;
 }
 
 pk_status pk_trace_summarize(const pk_profile *p, pk_index t, double *by_ctx, size_t n_ctx,
@@ -78,19 +43,11 @@ pk_status pk_trace_summarize(const pk_profile *p, pk_index t, double *by_ctx, si
         return pk_fail(PK_ERR_INVALID_ARG, "pk_trace_summarize: no trace %u", t);
     memset(sum, 0, sizeof *sum);
     sum->n_samples = tr.n_samples, sum->begin = tr.time_begin, sum->end = tr.time_end;
-    pk_status st = median_interval(p, t, tr.n_samples, &sum->period_ns, &sum->event_based);
-    pk_sample buf[SAMPLE_CHUNK + 1];
-    uint64_t first = 0;
-    size_t have = 0; /* samples in buf, the last kept for its successor */
-    while (!st && first < tr.n_samples) {
-        size_t got = 0;
-        pk_trace_samples(p, t, first, SAMPLE_CHUNK, buf + have, &got);
-        if (got == 0) break;
-        first += got, have += got;
-        for (size_t i = 0; i + 1 < have; i++)
-            account(sum, &buf[i], buf[i + 1].time, by_ctx, n_ctx);
-        buf[0] = buf[have - 1];
-        have = 1;
-    }
-    return st;
+    pk_trace_facts f;
+    pk_status st = pk_trace_facts_compute(p, t, &f);
+    if (st) return st;
+    sum->period_ns = f.period_ns, sum->event_based = f.event_based;
+    ts_paths whole = {.p = p}; /* nothing filtered: the scan needs no paths */
+    summing s = {sum, by_ctx, n_ctx};
+    return ts_scan(&whole, t, &f, 0, UINT64_MAX, on_interval, &s, NULL);
 }

@@ -43,7 +43,16 @@ static const char convert_help[] =
     "               '.speedscope.json'\n"
     "  csv          every stored value: location,context,parent,name,module,\n"
     "               file,line,metric,scope,value\n"
-    "               (pandas.read_csv); default for '.csv'\n\n"
+    "               (pandas.read_csv); default for '.csv'\n"
+    "  chrome       the traces as Chrome Trace Event JSON (chrome://tracing,\n"
+    "               ui.perfetto.dev, speedscope): a process per rank, a thread\n"
+    "               per thread or GPU stream, nested B/E events per call path;\n"
+    "               gzip when OUTPUT ends in '.gz' or with -z; default for\n"
+    "               '.chrome.json[.gz]'. Streams in bounded memory; warns, with\n"
+    "               the options that would cut it, when the JSON will pass\n"
+    "               256 MB; a profile without traces gives an empty trace.\n"
+    "               --location, --from, --until, --focus, --hide choose what\n"
+    "               to export, as `profkit trace` does (docs/conversion.md)\n\n"
     "The output is written under a temporary name and renamed into place, so a\n"
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
     "only with --force.\n\n"
@@ -63,7 +72,11 @@ static const char convert_help[] =
     "      --location SEL  callgrind: only the locations SEL names, KIND=ID[,...]\n"
     "                      (rank=3,thread=0; rank=3 is all threads of rank 3) or\n"
     "                      #N (index N in 'profkit threads'), summed into one part\n"
-    "                      (one file each with --split)\n"
+    "                      (one file each with --split); chrome: only their traces\n"
+    "      --from T        chrome: the window's start and end (exclusive): 1.5s,\n"
+    "      --until T       250ms... after the traces' start, or absolute ns\n"
+    "      --focus REGEX   chrome: only samples with a matching function on their\n"
+    "                      call path; --hide REGEX: without one\n"
     "  -z, --compress      compress values where the format can (cube: ZCUBEX.DATA)\n"
     "      --strict        fail (exit 1, nothing written) instead of leaving out\n"
     "                      what the output format cannot hold; without it each\n"
@@ -90,6 +103,7 @@ static void show_progress(void *user, uint64_t done, uint64_t total)
 
 typedef struct convert_args {
     const char *input, *output, *to, *metric, *location;
+    pk_trace_selection trace; /* chrome: --from, --until, --focus, --hide */
     uint32_t write_flags;
     int quiet, recompute;
     unsigned threads; /* --threads N: the parallel path (0: not asked for) */
@@ -112,6 +126,10 @@ static int parse(int argc, char **argv, convert_args *a)
                                              {"metric", required_argument, 0, 'm'},
                                              {"strict", no_argument, 0, 'X'},
                                              {"location", required_argument, 0, 'L'},
+                                             {"from", required_argument, 0, 'F'},
+                                             {"until", required_argument, 0, 'U'},
+                                             {"focus", required_argument, 0, 'P'},
+                                             {"hide", required_argument, 0, 'H'},
                                              {"threads", required_argument, 0, OPT_THREADS},
                                              {0, 0, 0, 0}};
     int c;
@@ -144,6 +162,18 @@ static int parse(int argc, char **argv, convert_args *a)
             break;
         case 'L':
             a->location = optarg;
+            break;
+        case 'F':
+            a->trace.from = optarg;
+            break;
+        case 'U':
+            a->trace.to = optarg;
+            break;
+        case 'P':
+            a->trace.focus = optarg;
+            break;
+        case 'H':
+            a->trace.hide = optarg;
             break;
         case 'q':
             a->quiet = 1;
@@ -215,6 +245,14 @@ int cmd_convert(int argc, char **argv)
     if (rc) return rc < 0 ? CLI_OK : rc;
     if (a.threads || cli_team) return convert_parallel(&a);
     int export_kind = cli_export_kind(a.to, a.output);
+    if (export_kind == CLI_EXPORT_CHROME) {
+        a.trace.location = a.location;
+        return cli_export_chrome(a.input, a.output, &a.trace, (a.write_flags & PK_WRITE_FORCE) != 0,
+                                 (a.write_flags & PK_WRITE_COMPRESS) != 0, a.quiet);
+    }
+    if (a.trace.from || a.trace.to || a.trace.focus || a.trace.hide)
+        return cli_usage_error("convert", "--from, --until, --focus and --hide apply to --to "
+                                          "chrome only");
     if (export_kind)
         return cli_export(export_kind, a.input, a.output, a.metric,
                           (a.write_flags & PK_WRITE_FORCE) != 0, a.quiet);
@@ -223,11 +261,11 @@ int cmd_convert(int argc, char **argv)
         return cli_usage_error(
             "convert",
             a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, json, "
-                   "folded, speedscope, csv)"
+                   "folded, speedscope, csv, chrome)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
     if (a.location && format != PK_FORMAT_CALLGRIND)
-        return cli_usage_error("convert", "--location applies to callgrind output only");
+        return cli_usage_error("convert", "--location applies to callgrind and chrome output only");
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;

@@ -85,41 +85,42 @@ static int parse_flame_args(int argc, char **argv, flame_args *a)
     return cli_view_check("flame", &a->view);
 }
 
-/* Frames of one profile under the view (metric by name for the base). */
-static int frames_of(const pk_profile *p, const cli_view *v, cli_view_values *vals, pk_frame **f,
-                     size_t *n)
+/* The function-level tree of one profile under the query. */
+static int tree_of(const pk_profile *p, const pk_query *q, pk_session **s, pk_tree_answer **t)
 {
-    int rc = cli_view_compute("flame", p, v, vals);
-    if (rc) return rc;
-    pk_status st = pk_frames_build(p, vals->incl, f, n);
+    pk_status st = pk_session_new(p, s);
+    if (!st) st = pk_answer_tree(*s, q, t);
     return st ? cli_library_error("flame", st) : CLI_OK;
 }
 
-/* base[i]: the base profile's inclusive value of frame i, NaN if absent. */
-static int base_values(const char *path, const cli_view *v, const char *metric, const pk_profile *p,
-                       const pk_frame *f, size_t n, double **base)
+/* base[i], base[n + i]: the base profile's inclusive and self value of
+ * node i's calling path (0 where it has none). */
+static int base_values(const char *path, const pk_query *q, const pk_tree_answer *t, double **base)
 {
     pk_profile *bp;
-    int rc = cli_open("flame", path, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT, &bp);
+    pk_open_options o = {0};
+    pk_query_open_options(q, PK_ANSWER_TREE, 0, &o);
+    int rc = cli_open_opts("flame", path, &o, &bp);
     if (rc) return rc;
-    cli_view bv = *v;
-    bv.metric = metric;
-    cli_view_values bvals = {0};
-    pk_frame *bf = NULL;
-    size_t bn = 0;
-    pk_index *map = malloc(n * sizeof *map);
-    *base = malloc(2 * n * sizeof **base);
-    rc = map && *base ? frames_of(bp, &bv, &bvals, &bf, &bn) : CLI_BAD;
-    if (!rc && pk_frames_match(p, f, n, bp, bf, bn, map) != PK_OK) rc = CLI_BAD;
-    for (size_t i = 0; !rc && i < n; i++) {
-        (*base)[i] = map[i] == PK_NONE ? NAN : bf[map[i]].inclusive;
-        (*base)[n + i] = map[i] == PK_NONE ? NAN : bf[map[i]].self;
-    }
-    free(map);
-    pk_frames_free(bf);
-    cli_view_values_free(&bvals);
-    pk_profile_free(bp);
-    return rc;
+    pk_session *s = NULL;
+    pk_tree_answer *bt = NULL;
+    pk_query *bq = NULL;
+    pk_index m;
+    const char *metric = t->head.columns[0].name;
+    /* the base's metric of the same name, or its default when it has none */
+    pk_status st = pk_query_copy(q, &bq);
+    if (!st && pk_metric_lookup(bp, metric, &m) != PK_OK) metric = NULL;
+    if (!st) st = pk_query_set(bq, "metric", metric);
+    if (!st) st = pk_session_new(bp, &s);
+    if (!st) st = pk_answer_tree(s, bq, &bt);
+    *base = st ? NULL : malloc((2 * t->n_nodes + 1) * sizeof **base);
+    if (!st && !*base) st = PK_ERR_NOMEM;
+    if (!st) st = pk_tree_answer_match(t, bt, *base, *base + t->n_nodes);
+    rc = st ? cli_library_error("flame", st) : CLI_OK;
+    pk_tree_answer_free(bt);
+    pk_session_free(s);
+    pk_query_free(bq);
+    return cli_close("flame", bp, rc);
 }
 
 /* A path's last component, a directory's trailing slashes left off
@@ -138,49 +139,46 @@ static const char *base_name(const char *path, char buf[256])
 
 static int draw(const pk_profile *p, flame_args *a, const char *path, FILE *out)
 {
-    cli_view_values vals = {0};
-    pk_frame *f = NULL;
-    size_t n = 0;
+    pk_session *s = NULL;
+    pk_tree_answer *t = NULL;
     double *base = NULL;
     char sub[512], total[32], title[512], name[256];
-    int rc = frames_of(p, &a->view, &vals, &f, &n);
-    if (!rc && a->diff) rc = base_values(a->diff, &a->view, vals.met.name, p, f, n, &base);
+    int rc = tree_of(p, a->view.q, &s, &t);
+    pk_status ready = rc ? PK_OK : pk_tree_answer_flame_ready(t);
+    if (ready) rc = cli_library_error("flame", ready);
+    if (!rc && a->diff) rc = base_values(a->diff, a->view.q, t, &base);
     if (!rc) {
-        pk_format_value(total, sizeof total, vals.total);
+        const pk_answer_column *c = &t->head.columns[0];
+        pk_format_value(total, sizeof total, c->total);
         /* the unit after the total, unless the name says it ("CPUTIME (sec)") */
-        const char *unit =
-            vals.met.unit && !strstr(vals.met.name, vals.met.unit) ? vals.met.unit : "";
-        snprintf(sub, sizeof sub, "%s, total %s%s%s%s%s", vals.met.name, total, *unit ? " " : "",
-                 unit, a->diff ? "; against " : "", a->diff ? base_name(a->diff, name) : "");
-        snprintf(title, sizeof title, "%s \xe2\x80\x94 %s", base_name(path, name), vals.met.name);
+        const char *unit = c->unit && !strstr(c->name, c->unit) ? c->unit : "";
+        snprintf(sub, sizeof sub, "%s, total %s%s%s%s%s", c->name, total, *unit ? " " : "", unit,
+                 a->diff ? "; against " : "", a->diff ? base_name(a->diff, name) : "");
+        snprintf(title, sizeof title, "%s \xe2\x80\x94 %s", base_name(path, name), c->name);
         a->o.title = a->title ? a->title : title;
-        a->o.unit = vals.met.unit;
+        a->o.unit = c->unit;
         a->o.subtitle = sub;
         a->o.base = base;
-        a->o.base_self = base ? base + n : NULL;
-        pk_status st = a->folded ? pk_flame_write_folded(out, p, f, n)
-                                 : pk_flame_write_svg(out, p, f, n, &a->o);
+        a->o.base_self = base ? base + t->n_nodes : NULL;
+        pk_status st = a->folded ? pk_flame_write_folded(out, p, t->nodes, t->n_nodes)
+                                 : pk_flame_write_svg(out, p, t->nodes, t->n_nodes, &a->o);
         if (st) rc = cli_library_error("flame", st);
     }
     free(base);
-    pk_frames_free(f);
-    cli_view_values_free(&vals);
+    pk_tree_answer_free(t);
+    pk_session_free(s);
     return rc;
 }
 
-int cmd_flame(int argc, char **argv)
+static int run(flame_args *pa, int argc, char **argv)
 {
-    flame_args a = {0};
-    int rc = parse_flame_args(argc, argv, &a);
-    if (rc) return rc < 0 ? CLI_OK : rc;
+    flame_args a = *pa;
+    int rc;
     const char *path = cli_one_path("flame", argc, argv, optind);
     if (!path) return CLI_USAGE;
-    /* a call graph's tree by function, and for a drawing only as deep as
-     * frames of a tenth of a pixel (what the SVG keeps); folded stacks
-     * want every context */
     unsigned width = a.o.width ? a.o.width : 1200;
-    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
-                         a.folded ? 0 : cli_tree_threshold(100.0 * 0.1 / width)};
+    pk_open_options o = {0};
+    pk_query_open_options(a.view.q, PK_ANSWER_FLAME, a.folded ? 0 : width, &o);
     pk_profile *p;
     rc = cli_open_opts("flame", path, &o, &p);
     if (rc) return rc;
@@ -201,4 +199,13 @@ int cmd_flame(int argc, char **argv)
     if (file && rc) pk_output_abort(file);
     if (file && !rc && (st = pk_output_commit(file)) != PK_OK) rc = cli_library_error("flame", st);
     return cli_close("flame", p, rc);
+}
+
+int cmd_flame(int argc, char **argv)
+{
+    flame_args a = {0};
+    int rc = parse_flame_args(argc, argv, &a);
+    if (!rc) rc = run(&a, argc, argv);
+    cli_view_free(&a.view);
+    return rc < 0 ? CLI_OK : rc;
 }

@@ -1,9 +1,8 @@
 /*
- * cli/cmd_flat.c — `profkit flat`: the flat profile of one metric, per
- * function (or source file, load module, source line), exclusive and
- * inclusive, summed over all threads/ranks. On a profile with a call
- * graph (Callgrind) it is answered from the call graph, exactly, with
- * call counts and without building any calling-context tree.
+ * cli/cmd_flat.c — `profkit flat`: the flat profile of one metric or
+ * several, per function (or source file, load module, source line), self
+ * and inclusive, as the library's flat answer (pk_answer_flat()) gives
+ * it: text for people, --json and --csv for machines.
  */
 #include <getopt.h>
 #include <math.h>
@@ -27,7 +26,8 @@ static const char flat_help[] =
     "tree reconstructed from the call graph is used (and said so).\n\n"
     "Options:\n" CLI_VIEW_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
-    "  -n, --top N           show the N largest rows (default 25; 0 = all)\n"
+    "  -n, --top N           show the N largest rows (default 25; 0 = all; with\n"
+    "                        --csv or --json every row unless -n is given)\n"
     "  -m 'A,B,NAME=EXPR'    several metrics as columns, and metrics derived by\n"
     "                        expression over them (miss=D1mr/Dr; docs/derived.md)\n"
     "  -t, --threshold PCT   hide rows below PCT% of the total (default 0)\n"
@@ -35,274 +35,187 @@ static const char flat_help[] =
     "      --csv             the rows as CSV (header line, then one row each)\n"
     "  -h, --help            show this help\n";
 
-typedef struct flat_args {
-    cli_view view;
-    pk_group_by by;
-} flat_args;
-
-static const char *const by_names[] = {"function", "file", "module", "line"};
-
-typedef struct flat_view {
-    const pk_profile *p;
-    const flat_args *a;
-    cli_view_values vals;
-    pk_flat_row *rows;
-    size_t n_rows, shown;
-    double total;
-    int sort_inclusive, from_callgraph;
-    int visits;     /* calls from a call-count metric (Cube visits) */
-    cli_cg_view cg; /* from_callgraph: metric, event, locations */
-} flat_view;
-
-static int by_inclusive(const void *a, const void *b)
+static double pct(double v, const pk_answer_column *c)
 {
-    const pk_flat_row *x = a, *y = b;
-    if (x->inclusive != y->inclusive) return x->inclusive > y->inclusive ? -1 : 1;
-    return x->exclusive > y->exclusive ? -1 : x->exclusive < y->exclusive;
+    return c->total != 0 ? 100.0 * v / c->total : 0.0;
 }
 
-static double pct(double v, double total)
+/* "  12.5%" when the column's values are shares of its total, else blanks. */
+static const char *share(char *buf, size_t size, double v, const pk_answer_column *c)
 {
-    return total != 0 ? 100.0 * v / total : 0.0;
-}
-
-/* Rows past --top, or below --threshold of the total, are not shown. */
-static size_t rows_shown(const flat_view *v)
-{
-    size_t n = 0;
-    for (; n < v->n_rows && (v->a->view.top == 0 || n < v->a->view.top); n++) {
-        const pk_flat_row *r = &v->rows[n];
-        double key = v->sort_inclusive ? r->inclusive : r->exclusive;
-        if (v->a->view.threshold > 0 && fabs(pct(key, v->total)) < v->a->view.threshold) break;
-    }
-    return n;
-}
-
-static void write_text(const flat_view *v)
-{
-    char name[1024], ex[48], in[48], n_called[48];
-    int color = cli_use_color(stdout, v->a->view.no_color);
-    if (v->from_callgraph)
-        cli_cg_describe(v->p, &v->a->view, &v->cg, stdout);
+    if (c->percent && !isnan(v))
+        snprintf(buf, size, " %6.1f%%", pct(v, c));
     else
-        cli_view_describe(v->p, &v->a->view, &v->vals, stdout);
-    printf("grouped by %s; inclusive values count recursion once\n\n", by_names[v->a->by]);
-    if (v->n_rows == 0)
-        printf("(no %s %s)\n", v->from_callgraph ? "costs in any" : "contexts name a",
-               by_names[v->a->by]);
-    const pk_number_format *nf = v->from_callgraph ? &v->cg.nf : &v->vals.nf;
-    char hex[64], hin[64];
-    pk_format_header(hex, sizeof hex, "exclusive", nf);
-    pk_format_header(hin, sizeof hin, "inclusive", nf);
-    int calls = v->from_callgraph || v->visits;
-    printf("%18s  %18s  %s%s\n", hex, hin, calls ? "     calls  " : "", by_names[v->a->by]);
+        snprintf(buf, size, "%8s", "");
+    return buf;
+}
+
+/* " [libx.so]" or " (b.c)": what tells a row from a same-named one. */
+static size_t apart_text(const pk_flat_entry *e, char *buf, size_t size)
+{
+    if (!e->differs) return buf[0] = 0, 0;
+    int module = strcmp(e->differs_by, "module") == 0;
+    return (size_t)snprintf(buf, size, module ? " [%s]" : " (%s)", cli_text(e->differs));
+}
+
+/* The rows' names for the table, shortened together to `room` (less
+ * what tells same-named rows apart, which follows them whole). */
+static char **row_labels(const pk_flat_answer *a, const cli_view *v, unsigned room)
+{
+    char apart[1024];
+    size_t longest = 0;
+    for (size_t i = 0; i < a->n_rows; i++) {
+        size_t n = apart_text(&a->rows[i], apart, sizeof apart);
+        longest = n > longest ? n : longest;
+    }
+    if (room) room = room > longest + 20 ? room - (unsigned)longest : 20;
+    const char **names = malloc((a->n_rows ? a->n_rows : 1) * sizeof *names);
+    for (size_t i = 0; names && i < a->n_rows; i++)
+        names[i] = a->rows[i].name;
+    char **labels = names ? cli_labels(names, a->n_rows, v->no_demangle, room) : NULL;
+    free(names);
+    for (size_t i = 0; labels && i < a->n_rows; i++) {
+        size_t n = apart_text(&a->rows[i], apart, sizeof apart), len = strlen(labels[i]);
+        char *grown = n ? realloc(labels[i], len + n + 1) : labels[i];
+        if (grown) memcpy(grown + len, apart, n + 1), labels[i] = grown;
+    }
+    return labels;
+}
+
+static void text_one(const pk_flat_answer *a, const cli_view *v, const char *by)
+{
+    const pk_answer_column *c = &a->head.columns[0];
+    char ex[48], in[48], n_called[48], n_calls[32], hex[64], hin[64], s1[16], s2[16];
+    int color = cli_use_color(stdout, v->no_color), calls = a->has_calls;
+    pk_format_header(hex, sizeof hex, "exclusive", &c->numbers);
+    pk_format_header(hin, sizeof hin, "inclusive", &c->numbers);
+    printf("%18s  %18s  %s%s\n", hex, hin, calls ? "     calls  " : "", by);
     unsigned width = cli_terminal_width(stdout), used = calls ? 52 : 40;
-    unsigned room = width > used + 20 ? width - used : 20;
-    for (size_t i = 0; i < v->shown; i++) {
-        const pk_flat_row *r = &v->rows[i];
-        pk_format_number(ex, sizeof ex, r->exclusive, nf);
-        pk_format_number(in, sizeof in, r->inclusive, nf);
-        char n_calls[32];
+    unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
+    char **labels = row_labels(a, v, room);
+    for (size_t i = 0; i < a->n_rows; i++) {
+        const pk_flat_entry *r = &a->rows[i];
+        pk_format_number(ex, sizeof ex, r->self[0], &c->numbers);
+        pk_format_number(in, sizeof in, r->inclusive[0], &c->numbers);
         pk_format_number(n_calls, sizeof n_calls, r->calls, NULL);
         snprintf(n_called, sizeof n_called, "%10s  ", n_calls);
-        pk_flat_row_name(v->p, v->a->by, r, name, sizeof name);
-        printf("%10s %6.1f%%  %10s %6.1f%%  %s%s%s%s\n", ex, pct(r->exclusive, v->total), in,
-               pct(r->inclusive, v->total), calls ? n_called : "", color && i == 0 ? "\033[1m" : "",
-               cli_name(name, v->a->view.no_demangle, room), color && i == 0 ? "\033[0m" : "");
+        printf("%10s%s  %10s%s  %s%s%s%s\n", ex, share(s1, sizeof s1, r->self[0], c), in,
+               share(s2, sizeof s2, r->inclusive[0], c), calls ? n_called : "",
+               color && i == 0 ? "\033[1m" : "",
+               labels ? labels[i] : cli_name(r->name, v->no_demangle, room),
+               color && i == 0 ? "\033[0m" : "");
     }
-    if (v->shown < v->n_rows)
-        printf("(%zu more %s rows not shown)\n", v->n_rows - v->shown, by_names[v->a->by]);
+    cli_labels_free(labels, a->n_rows);
+    if (a->hidden) printf("(%zu more %s rows not shown)\n", a->hidden, by);
 }
 
-static void write_csv(const flat_view *v)
+static void text_columns(const pk_flat_answer *a, const cli_view *v, const char *by)
 {
-    char ex[40], in[40];
-    printf("name,module,file,line,exclusive,inclusive,%s%s\n",
-           v->from_callgraph ? "calls" : "contexts", v->visits ? ",calls" : "");
-    for (size_t i = 0; i < v->shown; i++) {
-        const pk_flat_row *r = &v->rows[i];
-        pk_format_double(ex, sizeof ex, r->exclusive);
-        pk_format_double(in, sizeof in, r->inclusive);
-        cli_flat_csv_name(v->p, v->a->by, r);
-        if (v->from_callgraph)
-            printf(",%s,%s,%.0f\n", ex, in, r->calls);
-        else
-            printf(",%s,%s,%llu", ex, in, (unsigned long long)r->n_contexts);
-        if (!v->from_callgraph) printf(v->visits ? ",%.0f\n" : "\n", r->calls);
+    char cell[48], head[96];
+    printf("metrics per %s, self values (in the %s itself), sorted by %s; derived\n"
+           "columns are evaluated on each row's totals\n\n",
+           by, by, cli_text(a->head.columns[0].name));
+    size_t nc = a->head.n_columns;
+    int *w = calloc(nc, sizeof *w); /* 12, or the header's width */
+    unsigned used = 1;
+    for (size_t c = 0; w && c < nc; c++) {
+        const pk_answer_column *col = &a->head.columns[c];
+        pk_format_header(head, sizeof head, col->name, col->expression ? NULL : &col->numbers);
+        w[c] = strlen(head) > 12 ? (int)strlen(head) : 12;
+        used += (unsigned)w[c] + 1;
+        printf("%*s ", w[c], cli_text(head));
     }
-}
-
-static int write_json(const flat_view *v)
-{
-    pk_json j;
-    pk_json_init(&j, stdout, 1);
-    pk_json_object_begin(&j);
-    pk_json_key(&j, "schema");
-    pk_json_string(&j, "profkit.flat/1");
-    pk_json_key(&j, "metric");
-    pk_json_string(&j, v->from_callgraph ? v->cg.met.name : v->vals.met.name);
-    pk_json_key(&j, "source");
-    pk_json_string(&j, v->from_callgraph            ? "callgraph"
-                       : cli_is_reconstructed(v->p) ? "reconstructed tree"
-                                                    : "tree");
-    pk_json_completeness(&j, v->p);
-    pk_json_key(&j, "by");
-    pk_json_string(&j, by_names[v->a->by]);
-    pk_json_key(&j, "total");
-    pk_json_double(&j, v->total);
-    pk_json_key(&j, "rows");
-    pk_json_array_begin(&j);
-    for (size_t i = 0; i < v->shown; i++) {
-        const pk_flat_row *r = &v->rows[i];
-        pk_json_object_begin(&j);
-        pk_json_key(&j, "name");
-        cli_json_flat_row_name(&j, v->p, v->a->by, r);
-        pk_json_key(&j, "self"); /* the key every document uses (docs/json.md) */
-        pk_json_double(&j, r->exclusive);
-        pk_json_key(&j, "exclusive"); /* the same, as profkit.flat/1 first named it */
-        pk_json_double(&j, r->exclusive);
-        pk_json_key(&j, "inclusive");
-        pk_json_double(&j, r->inclusive);
-        if (v->from_callgraph || v->visits) {
-            pk_json_key(&j, "calls");
-            pk_json_double(&j, r->calls);
+    printf(" %s\n", by);
+    unsigned width = cli_terminal_width(stdout);
+    unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
+    char **labels = row_labels(a, v, room);
+    for (size_t i = 0; w && i < a->n_rows; i++) {
+        for (size_t c = 0; c < nc; c++) {
+            const pk_answer_column *col = &a->head.columns[c];
+            double x = a->rows[i].self[c];
+            if (isnan(x))
+                snprintf(cell, sizeof cell, "-");
+            else
+                pk_format_number(cell, sizeof cell, x, col->expression ? NULL : &col->numbers);
+            printf("%*s ", w[c], cell);
         }
-        if (!v->from_callgraph) {
-            pk_json_key(&j, "contexts");
-            pk_json_uint(&j, r->n_contexts);
-        }
-        pk_json_object_end(&j);
+        printf(" %s\n", labels ? labels[i] : cli_name(a->rows[i].name, v->no_demangle, room));
     }
-    pk_json_array_end(&j);
-    pk_json_key(&j, "hidden");
-    pk_json_uint(&j, v->n_rows - v->shown);
-    pk_json_object_end(&j);
-    return cli_json_done("flat", &j);
+    cli_labels_free(labels, a->n_rows);
+    if (a->hidden) printf("(%zu more rows not shown)\n", a->hidden);
+    free(w);
 }
 
-/* The call graph answers unless the view needs contexts (focus, hide)
- * or per-location values combined otherwise than summed. */
-static int callgraph_applies(const cli_view *v)
+static void write_text(const pk_flat_answer *a, const cli_view *v)
 {
-    return v->stat == PK_ACROSS_SUM && !(v->focus && *v->focus) && !(v->hide && *v->hide);
+    const char *by = pk_query_get(v->q, "by") ? pk_query_get(v->q, "by") : "function";
+    if (a->head.n_columns > 1 || a->head.columns[0].expression) return text_columns(a, v, by);
+    cli_describe(&a->head, stdout);
+    printf("grouped by %s; inclusive values count recursion once\n\n", by);
+    if (a->n_rows == 0 && a->hidden == 0)
+        printf("(no %s %s)\n",
+               strcmp(a->head.source, "callgraph") ? "contexts name a" : "costs in any", by);
+    text_one(a, v, by);
 }
 
-static int has_callgraph(const pk_profile *p)
+static int show_flat(const pk_profile *p, const cli_view *v)
 {
-    pk_cg_summary s;
-    return pk_callgraph_summary(p, &s) == PK_OK;
-}
-
-static int compute_rows(const pk_profile *p, const flat_args *a, flat_view *v)
-{
-    pk_status st;
-    if (v->from_callgraph) {
-        int rc = cli_cg_view_init("flat", p, &a->view, &v->cg);
-        if (rc) return rc;
-        v->total = v->cg.total;
-        st = cli_cg_flat(p, &v->cg, a->by, &v->rows, &v->n_rows);
-    } else {
-        int rc = cli_view_compute("flat", p, &a->view, &v->vals);
-        if (rc) return rc;
-        v->total = v->vals.total;
-        st = pk_flat_profile(p, v->vals.incl, v->vals.excl, a->by, &v->rows, &v->n_rows);
+    pk_session *s = NULL;
+    pk_flat_answer *a = NULL;
+    pk_status st = pk_session_new(p, &s);
+    if (!st) st = pk_answer_flat(s, v->q, &a);
+    int rc = st ? cli_library_error("flat", st) : CLI_OK;
+    if (!rc && v->json) {
+        pk_json j;
+        pk_json_init(&j, stdout, 1);
+        pk_flat_answer_write_json(&j, a);
+        rc = cli_json_done("flat", &j);
+    } else if (!rc && v->csv) {
+        pk_flat_answer_write_csv(stdout, a);
+        rc = cli_output_done("flat");
+    } else if (!rc) {
+        write_text(a, v);
+        rc = cli_output_done("flat");
     }
-    return st ? cli_library_error("flat", st) : CLI_OK;
-}
-
-int cli_flat_from_callgraph(const pk_profile *p, const cli_view *v)
-{
-    return callgraph_applies(v) && has_callgraph(p);
-}
-
-int cli_flat_rows(const pk_profile *p, const cli_view *view, pk_group_by by, pk_flat_row **rows,
-                  size_t *n, pk_number_format *nf, double *total)
-{
-    flat_args a = {*view, by};
-    flat_view v = {.p = p, .a = &a};
-    v.from_callgraph = callgraph_applies(view) && has_callgraph(p);
-    int rc = compute_rows(p, &a, &v);
-    if (!rc) {
-        *rows = v.rows, *n = v.n_rows, *total = v.total;
-        *nf = v.from_callgraph ? v.cg.nf : v.vals.nf;
-    }
-    cli_cg_view_free(&v.cg);
-    cli_view_values_free(&v.vals);
+    pk_flat_answer_free(a);
+    pk_session_free(s);
     return rc;
 }
 
-static int show_flat(const pk_profile *p, const flat_args *a)
-{
-    if (cli_metric_list(p, a->view.metric)) return cli_flat_columns(p, &a->view, a->by);
-    flat_view v = {.p = p, .a = a};
-    v.from_callgraph = callgraph_applies(&a->view) && has_callgraph(p);
-    int rc = compute_rows(p, a, &v);
-    if (rc) {
-        cli_cg_view_free(&v.cg);
-        cli_view_values_free(&v.vals);
-        return rc;
-    }
-    pk_scope_kind scope = PK_SCOPE_OTHER;
-    if (v.from_callgraph) cli_pick_metric(NULL, p, a->view.metric, &(pk_index){0}, &scope);
-    v.sort_inclusive = v.from_callgraph ? scope == PK_SCOPE_INCLUSIVE
-                                        : v.vals.scope == PK_SCOPE_INCLUSIVE || !v.vals.excl;
-    if (v.sort_inclusive) qsort(v.rows, v.n_rows, sizeof *v.rows, by_inclusive);
-    v.shown = rows_shown(&v);
-    if (!v.from_callgraph)
-        rc = cli_flat_call_counts(p, &a->view, a->by, v.vals.met.name, v.rows, v.n_rows, &v.visits);
-    if (!rc && a->view.json)
-        rc = write_json(&v);
-    else if (!rc && a->view.csv)
-        write_csv(&v);
-    else if (!rc)
-        write_text(&v);
-    pk_flat_free(v.rows);
-    cli_view_values_free(&v.vals);
-    cli_cg_view_free(&v.cg);
-    return rc;
-}
-
-static int parse_by(const char *s, pk_group_by *out)
-{
-    for (int i = 0; i < 4; i++)
-        if (strcmp(s, by_names[i]) == 0) return *out = (pk_group_by)i, 1;
-    return 0;
-}
-
-static int parse_flat_args(int argc, char **argv, flat_args *a)
+static int parse_flat_args(int argc, char **argv, cli_view *v)
 {
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
                                          {"by", required_argument, NULL, 'b'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
+    const char *by = NULL;
     int c, rc;
     while ((c = cli_getopt("flat", argc, argv, "m:n:t:h", opts)) != -1) {
         if (c == 'b') {
-            if (!parse_by(optarg, &a->by))
-                return cli_usage_error("flat", "--by wants function, file, module or line");
+            by = optarg;
         } else if (c == 'h') {
             fputs(flat_help, stdout);
             return -1;
-        } else if ((rc = cli_view_option("flat", &a->view, c, optarg)) != 0) {
+        } else if ((rc = cli_view_option("flat", v, c, optarg)) != 0) {
             return rc;
         }
     }
-    return cli_view_check("flat", &a->view);
+    if ((v->json || v->csv) && !v->top_given) v->top = 0; /* machines get every row */
+    if ((rc = cli_view_check("flat", v)) != 0) return rc;
+    return by ? cli_query_set("flat", v, "by", by) : 0;
 }
 
 int cmd_flat(int argc, char **argv)
 {
-    flat_args a = {.view = {.top = 25}, .by = PK_BY_FUNCTION};
-    int rc = parse_flat_args(argc, argv, &a);
-    if (rc) return rc < 0 ? CLI_OK : rc;
-    /* a call graph needs no tree for this view; without positions unless
-     * grouped by line: memory in proportion to functions and arcs */
-    uint32_t flags = PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT;
-    if (callgraph_applies(&a.view))
-        flags |= PK_OPEN_NO_TREE | (a.by == PK_BY_LINE ? 0 : PK_OPEN_BY_FUNCTION);
+    cli_view v = {.top = 25};
+    int rc = parse_flat_args(argc, argv, &v);
+    if (rc) return cli_view_free(&v), rc < 0 ? CLI_OK : rc;
+    pk_open_options o = {0};
+    pk_query_open_options(v.q, PK_ANSWER_FLAT, 0, &o);
+    const char *path = cli_one_path("flat", argc, argv, optind);
     pk_profile *p;
-    rc = cli_open_arg("flat", argc, argv, flags, NULL, &p);
-    if (rc) return rc;
-    rc = show_flat(p, &a);
-    return cli_close("flat", p, rc);
+    rc = path ? cli_open_opts("flat", path, &o, &p) : CLI_USAGE;
+    if (!rc) rc = cli_close("flat", p, show_flat(p, &v));
+    cli_view_free(&v);
+    return rc;
 }

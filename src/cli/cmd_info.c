@@ -199,6 +199,11 @@ static void json_metrics(pk_json *j, const info *in)
             pk_json_key(j, "program_total_all_cells");
             pk_json_double(j, total);
         }
+        double lines;
+        if (pk_metric_stated_total(p, m, NULL, &lines) == PK_OK) { /* the file states the total */
+            pk_json_key(j, "cost_lines_total");
+            pk_json_double(j, lines);
+        }
         json_metric_columns(j, in, m, 0);
         json_metric_columns(j, in, m, 1);
         pk_json_object_end(j);
@@ -252,6 +257,13 @@ static int print_json(const info *in)
     json_counts(&j, in);
     json_trace_range(&j, in->p);
     json_metrics(&j, in);
+    pk_index dm;
+    pk_metric dmet;
+    pk_json_key(&j, "default_metric"); /* what views show when no metric is named */
+    if (pk_metric_default(in->p, &dm) == PK_OK && pk_metric_get(in->p, dm, &dmet) == PK_OK)
+        pk_json_string(&j, dmet.name);
+    else
+        pk_json_null(&j);
     pk_json_key(&j, "diagnostics");
     pk_json_object_begin(&j);
     json_count(&j, "errors", in->n_diag[PK_SEV_ERROR]);
@@ -366,6 +378,11 @@ static void print_text(const info *in)
         pk_metric_get(p, m, &met);
         if (!isnan(total = in->programs[m]))
             printf("  program total of %s: %.15g\n", cli_text(met.name), total);
+        double stated, lines;
+        if (pk_metric_stated_total(p, m, &stated, &lines) == PK_OK && stated != lines)
+            printf("    (as the file's summary:/totals: lines state it; its cost lines add up "
+                   "to %.15g)\n",
+                   lines);
         double cells;
         if ((met.combine == PK_COMBINE_MIN || met.combine == PK_COMBINE_MAX) && !isnan(total) &&
             pk_metric_cell_total(p, m, &cells) == PK_OK && cells != total)

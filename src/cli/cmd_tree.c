@@ -36,83 +36,82 @@ static const char tree_help[] =
 
 typedef struct tree_args {
     cli_view view;
-    pk_tree_options opts;
+    const char *depth;
     int lexical; /* CLI_TREE_* */
 } tree_args;
 
-static pk_status build_functions(const pk_profile *p, const double *incl, const void *arg,
-                                 pk_frame **f, size_t *n)
+/* The header: metric(s), total, notes, calls. */
+static void describe(const pk_tree_answer *a, const cli_view *v)
 {
-    (void)arg;
-    return pk_frames_build(p, incl, f, n);
+    const pk_answer_column *c0 = &a->head.columns[0];
+    if (a->head.n_columns == 1 && !c0->expression) {
+        cli_describe(&a->head, stdout);
+    } else {
+        printf("metrics %s; by %s: total ", cli_text(v->metric), cli_text(c0->name));
+        cli_put_number(stdout, c0->total, c0->expression ? NULL : &c0->numbers);
+        printf("\n(further columns: inclusive values; derived ones evaluated on each"
+               " node's totals)\n");
+        for (size_t i = 0; i < a->head.n_notes; i++)
+            printf("(%s)\n", cli_text(a->head.notes[i].text));
+    }
+    if (a->calls)
+        printf("(calls: the %s metric, times each node was entered)\n", cli_text(a->calls_metric));
 }
 
-static pk_status build_loops(const pk_profile *p, const double *incl, const void *arg, pk_frame **f,
-                             size_t *n)
+int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v)
 {
-    (void)arg;
-    return pk_frames_build_loops(p, incl, f, n);
-}
-
-/* Function-level (loops folded in, or kept with --loops): frames of the
- * context tree, siblings of one name merged; --lines: the contexts. */
-static pk_status render(const pk_profile *p, const tree_args *a, const cli_tree_values *t,
-                        const pk_tree_options *o)
-{
-    const char *level = a->lexical == CLI_TREE_LOOPS ? "loops" : "functions";
-    const double *incl = t->n_col ? t->incl[0] : t->vals.incl;
-    const double *excl = t->n_col ? t->self[0] : t->vals.excl;
-    if (t->frames && a->view.json)
-        return pk_frames_write_tree_json(stdout, p, t->frames, t->n, t->total, level, o);
-    if (t->frames && a->view.csv)
-        return pk_frames_write_csv(stdout, p, t->frames, t->n, t->total, o);
-    if (a->view.csv) return pk_tree_write_csv(stdout, p, incl, excl, t->total, o);
-    if (t->frames) return pk_frames_write_text(stdout, p, t->frames, t->n, t->total, o);
-    if (a->view.json) return pk_tree_write_json(stdout, p, incl, excl, t->total, o);
-    return pk_tree_write_text(stdout, p, incl, excl, t->total, o);
+    pk_status st;
+    if (v->json) {
+        pk_json j;
+        pk_json_init(&j, stdout, 1);
+        pk_tree_answer_write_json(&j, a, NULL);
+        return cli_json_done(cmd, &j);
+    }
+    if (v->csv) {
+        st = pk_tree_answer_write_csv(stdout, a);
+    } else {
+        pk_text_options t = {cli_terminal_width(stdout), cli_use_color(stdout, v->no_color),
+                             v->no_demangle};
+        st = pk_tree_answer_write_text(stdout, a, &t);
+    }
+    return st ? cli_library_error(cmd, st) : cli_output_done(cmd);
 }
 
 static int show_tree(const pk_profile *p, const tree_args *a)
 {
-    cli_tree_build by_functions = {build_functions, NULL}, by_loops = {build_loops, NULL};
-    const cli_tree_build *build = NULL;
-    if (a->lexical != CLI_TREE_LINES && pk_context_count(p) > 0)
-        build = a->lexical == CLI_TREE_LOOPS ? &by_loops : &by_functions;
-    cli_tree_values t;
-    int rc = cli_tree_values_compute("tree", p, &a->view, build, &t);
-    if (rc) return rc;
-    pk_tree_options o = a->opts;
-    o.threshold = a->view.threshold;
-    int machine = a->view.json || a->view.csv;
-    o.color = cli_use_color(stdout, a->view.no_color || machine);
-    o.width = machine ? 0 : cli_terminal_width(stdout);
-    o.keep_mangled = a->view.no_demangle;
-    cli_tree_options(&t, &o);
-    if (!machine) {
-        cli_tree_describe(p, &a->view, &t, stdout);
+    pk_session *s = NULL;
+    pk_tree_answer *t = NULL;
+    pk_status st = pk_session_new(p, &s);
+    if (!st) st = pk_answer_tree(s, a->view.q, &t);
+    int rc = st ? cli_library_error("tree", st) : CLI_OK;
+    if (!rc && !a->view.json && !a->view.csv) {
+        describe(t, &a->view);
         putchar('\n');
     }
-    pk_status st = render(p, a, &t, &o);
-    cli_tree_values_free(&t);
-    if (st) return cli_library_error("tree", st);
-    return machine ? cli_output_done("tree") : CLI_OK;
+    if (!rc) rc = cli_tree_render("tree", t, &a->view);
+    pk_tree_answer_free(t);
+    pk_session_free(s);
+    return rc;
 }
 
 int cmd_tree(int argc, char **argv)
 {
+    static const char *const levels[] = {"functions", "loops", "lines"};
     tree_args a = {.view = {.threshold = 1.0}};
-    int rc =
-        cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &a.opts, NULL, &a.lexical);
-    if (rc) return rc < 0 ? CLI_OK : rc;
-    const char *path = cli_one_path("tree", argc, argv, optind);
-    if (!path) return CLI_USAGE;
-    /* a call graph's tree only as deep as the view shows, function
-     * contexts only: no positions needed */
-    pk_open_options o = {PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, 0,
-                         cli_tree_threshold(a.view.threshold)};
+    pk_tree_options o = {0};
+    int rc = cli_parse_tree_options("tree", tree_help, argc, argv, &a.view, &o, NULL, &a.lexical);
+    if (!rc) rc = cli_query_set("tree", &a.view, "level", levels[a.lexical]);
+    char depth[16];
+    snprintf(depth, sizeof depth, "%u", o.max_depth);
+    if (!rc) rc = cli_query_set("tree", &a.view, "depth", depth);
+    const char *path = rc ? NULL : cli_one_path("tree", argc, argv, optind);
+    if (!rc && !path) rc = CLI_USAGE;
+    if (rc) return cli_view_free(&a.view), rc < 0 ? CLI_OK : rc;
+    pk_open_options oo = {0};
+    pk_query_open_options(a.view.q, PK_ANSWER_TREE, 0, &oo);
     pk_profile *p;
-    rc = cli_open_opts("tree", path, &o, &p);
-    if (rc) return rc;
-    rc = show_tree(p, &a);
-    return cli_close("tree", p, rc);
+    rc = cli_open_opts("tree", path, &oo, &p);
+    if (!rc) rc = cli_close("tree", p, show_tree(p, &a));
+    cli_view_free(&a.view);
+    return rc;
 }

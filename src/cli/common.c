@@ -154,6 +154,26 @@ const char *cli_name(const char *raw, int keep_mangled, unsigned room)
     return buf;
 }
 
+char **cli_labels(const char *const *names, size_t n, int keep_mangled, unsigned room)
+{
+    char **out = calloc(n ? n : 1, sizeof *out);
+    for (size_t i = 0; out && i < n; i++) {
+        char plain[2048];
+        if (!(out[i] = malloc(2048))) return cli_labels_free(out, i), NULL;
+        if (!keep_mangled) pk_name_demangle(names[i] ? names[i] : "-", plain, sizeof plain);
+        pk_text_escape(keep_mangled ? (names[i] ? names[i] : "-") : plain, out[i], 2048);
+    }
+    if (out) pk_names_shorten(out, n, room);
+    return out;
+}
+
+void cli_labels_free(char **labels, size_t n)
+{
+    for (size_t i = 0; labels && i < n; i++)
+        free(labels[i]);
+    free(labels);
+}
+
 const char *cli_text(const char *s)
 {
     static char ring[8][2048];
@@ -210,21 +230,4 @@ void cli_put_number(FILE *out, double v, const pk_number_format *nf)
     wide.compact = 0;
     pk_format_number(buf, sizeof buf, v, &wide);
     fprintf(out, "%s%s%s", buf, nf && nf->unit[0] ? " " : "", nf ? cli_text(nf->unit) : "");
-}
-
-double cli_tree_threshold(double percent)
-{
-    return percent > 0 ? percent / 100.0 / 16.0 : 0.0;
-}
-
-int cli_is_reconstructed(const pk_profile *p)
-{
-    pk_profile_info pi;
-    return pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed;
-}
-
-void cli_say_reconstructed(const pk_profile *p, FILE *out)
-{
-    if (cli_is_reconstructed(p))
-        fprintf(out, "(calling contexts RECONSTRUCTED from the call graph: approximate)\n");
 }

@@ -1,5 +1,6 @@
 /*
- * cli/convert_export.c — `profkit convert --to folded|speedscope|csv`:
+ * cli/convert_export.c — `profkit convert --to folded|speedscope|csv`
+ * (and which export --to or the output's name asks for, chrome too):
  * one-way exports for other tools, written under a temporary name and
  * renamed into place like every profkit output.
  */
@@ -10,8 +11,9 @@
 
 #include "cli.h"
 
-static const char *const export_names[] = {"folded", "speedscope", "csv"};
-static const char *const export_suffixes[] = {".folded", ".speedscope.json", ".csv"};
+static const char *const export_names[] = {"folded", "speedscope", "csv", "chrome", "chrome"};
+static const char *const export_suffixes[] = {".folded", ".speedscope.json", ".csv", ".chrome.json",
+                                              ".chrome.json.gz"};
 
 static int ends_with(const char *s, const char *suffix)
 {
@@ -21,9 +23,9 @@ static int ends_with(const char *s, const char *suffix)
 
 int cli_export_kind(const char *to, const char *output)
 {
-    for (int i = 0; i < 3; i++)
+    for (int i = 0; i < 5; i++)
         if (to ? strcmp(to, export_names[i]) == 0 : ends_with(output, export_suffixes[i]))
-            return i + 1;
+            return i < 3 ? i + 1 : CLI_EXPORT_CHROME;
     return 0;
 }
 
@@ -52,7 +54,8 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
         cli_open("convert", input, PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT | PK_OPEN_BY_FUNCTION, &p);
     if (rc) return rc;
     pk_index m = 0;
-    if (kind != CLI_EXPORT_CSV && !cli_pick_metric("convert", p, metric, &m, NULL))
+    if (kind != CLI_EXPORT_CSV && pk_metric_lookup(p, metric, &m) != PK_OK &&
+        cli_library_error("convert", PK_ERR_NOT_FOUND))
         return cli_close("convert", p, CLI_BAD);
     pk_output *out;
     pk_status st = pk_output_open(output, force ? PK_WRITE_FORCE : 0, &out);

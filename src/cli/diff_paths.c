@@ -65,31 +65,24 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
     return buf + pos;
 }
 
-/* The whole path of frames[i] with names as stored, into buf like
- * snprintf: written from its end, the innermost name last. */
-size_t cli_diff_path_whole(const pk_profile *p, const pk_frame *frames, pk_index i, char *buf,
-                           size_t size)
+/* "caller > callee" in `room` columns: whole when it fits, else the
+ * callee keeps what it needs of two thirds and the caller the rest. */
+const char *cli_diff_arc_text(const char *caller, const char *callee, int keep_mangled,
+                              unsigned room)
 {
-    char probe[1];
-    if (i == 0) return (size_t)snprintf(buf, size, "<program root>");
-    size_t total = 0;
-    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent)
-        total += pk_frame_name(p, &frames[f], probe, sizeof probe) + (f == i ? 0 : 3);
-    if (total >= size) {
-        if (size) buf[0] = 0;
-        return total;
+    static char buf[8192];
+    const char *from = cli_name(caller, keep_mangled, 0);
+    const char *to = cli_name(callee, keep_mangled, 0);
+    size_t nf = columns_of(from), nt = columns_of(to);
+    unsigned avail = room > 3 + 16 ? room - 3 : 16;
+    if (nf + nt > avail) {
+        unsigned to_room = nt < avail * 2 / 3 ? (unsigned)nt : avail * 2 / 3;
+        if (nf < avail - to_room) to_room = avail - (unsigned)nf;
+        from = cli_name(caller, keep_mangled, avail - to_room);
+        to = cli_name(callee, keep_mangled, to_room);
     }
-    size_t pos = total;
-    buf[total] = 0;
-    for (pk_index f = i; f != PK_NONE && f != 0; f = frames[f].parent) {
-        size_t len = pk_frame_name(p, &frames[f], probe, sizeof probe);
-        if (f != i) pos -= 3, memcpy(buf + pos, " > ", 3);
-        pos -= len;
-        char keep = buf[pos + len]; /* the separator's blank, or the final NUL */
-        pk_frame_name(p, &frames[f], buf + pos, len + 1);
-        buf[pos + len] = keep;
-    }
-    return total;
+    snprintf(buf, sizeof buf, "%s > %s", from, to);
+    return buf;
 }
 
 /* "+0.4%", "-100.0%", "+2591.0%"; from 10,000% on scaled like counts,

@@ -1,7 +1,8 @@
 /*
  * formats/detect.c — choosing the reader for a path: from directory
- * contents and magic bytes. The public entry points pk_profile_open() and
- * pk_dump() start here.
+ * contents and magic bytes. pk_dump() starts here, and so does
+ * pk_profile_open(), which then derives what the file does not hold
+ * (formats/open.h).
  */
 #define _POSIX_C_SOURCE 200809L
 #include <stdio.h>
@@ -14,6 +15,7 @@
 #include "formats/hpctoolkit/hpctk.h"
 #include "formats/hpctoolkit_xml/hx.h"
 #include "formats/json/json.h"
+#include "formats/open.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/infile.h"
@@ -151,9 +153,8 @@ static pk_status open_checked(const char *path, const pk_open_options *opts, pk_
     return PK_OK;
 }
 
-pk_status pk_profile_open(const char *path, const pk_open_options *opts, pk_profile **out)
+pk_status pk_formats_open(const char *path, const pk_open_options *opts, pk_profile **out)
 {
-    if (!out) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open: NULL out");
     return open_checked(path, opts, NULL, NULL, NULL, out);
 }
 
@@ -164,12 +165,10 @@ pk_status pk_dump(const char *path, const pk_dump_options *opts, pk_record_fn fn
     return open_checked(path, &o, fn, user, opts ? opts->sections : NULL, NULL);
 }
 
-pk_status pk_profile_open_memory(pk_format format, size_t n, const char *const *names,
+pk_status pk_formats_open_memory(pk_format format, size_t n, const char *const *names,
                                  const void *const *data, const uint64_t *sizes,
                                  const pk_open_options *opts, pk_profile **out)
 {
-    if (!out || (n && (!names || !data || !sizes)))
-        return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_open_memory: NULL argument");
     pk_error_clear();
     if (format == PK_FORMAT_CALLGRIND && n == 1)
         return cg_open_memory(names[0], data[0], sizes[0], opts, out);

@@ -1,12 +1,15 @@
 /*
  * formats/write.c — pk_profile_write(): choosing the writer for a format.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "formats/callgrind/callgrind.h"
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "formats/json/json.h"
+#include "formats/write_loss.h"
+#include "profkit/callgraph.h"
 #include "util/error.h"
 #include "util/safeout.h"
 
@@ -15,9 +18,36 @@ static pk_status source_intact(const void *p)
     return pk_profile_intact(p);
 }
 
+/* A call graph file states its totals (Callgrind's summary: lines), and
+ * they may differ from what its cost lines add up to (cost the tool
+ * charged to no line). Callgrind and profkit's JSON keep the statement; a
+ * calling-context tree's total is what its values add up to: said once
+ * per metric that differs. */
+static pk_status lose_stated_totals(const pk_profile *p, const char *path,
+                                    const pk_write_options *opts, pk_write_stats *stats)
+{
+    pk_status st = PK_OK;
+    for (uint32_t m = 0; m < p->n_metrics && !st; m++) {
+        double stated, lines;
+        if (pk_metric_stated_total(p, m, &stated, &lines) != PK_OK || stated == lines) continue;
+        char item[600];
+        snprintf(item, sizeof item, "the stated total of metric %.500s", p->metrics[m].name);
+        st = pk_write_lose(opts, stats, path, item,
+                           "the source states %.17g (its summary:/totals: lines, the program "
+                           "total callgrind_annotate and profkit report) where its cost lines "
+                           "add up to %.17g; the written totals are what the values add up to",
+                           stated, lines);
+    }
+    return st;
+}
+
 static pk_status write_format(const pk_profile *p, pk_format format, const char *path,
                               const pk_write_options *opts, pk_write_stats *stats)
 {
+    if (format == PK_FORMAT_HPCTOOLKIT_V4 || format == PK_FORMAT_CUBE) {
+        pk_status st = lose_stated_totals(p, path, opts, stats);
+        if (st) return st;
+    }
     switch (format) {
     case PK_FORMAT_HPCTOOLKIT_V4:
         return hk_write_db(p, path, opts, stats);

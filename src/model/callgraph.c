@@ -168,3 +168,70 @@ pk_status pk_cg_by_part(const void *base, size_t stride, uint64_t n, uint32_t n_
 #undef PK_PART_OF
     return PK_OK;
 }
+
+/* One part's cost lines summed by event into sum (zeroed first). */
+static void part_lines(const pk_cg *cg, const uint64_t *start, const uint32_t *perm, uint32_t k,
+                       double *sum)
+{
+    memset(sum, 0, cg->n_events * sizeof *sum);
+    for (uint64_t j = start[k]; j < start[k + 1]; j++) {
+        pk_cg_row r = pk_cg_self_row(cg, perm[j]);
+        for (uint32_t x = 0; x < r.n; x++)
+            sum[pk_cg_row_event(r, x)] += r.v[x];
+    }
+}
+
+pk_status pk_cg_sum_statements(const pk_cg *cg, const unsigned char *selected, double *stated,
+                               double *lines, unsigned char *has)
+{
+    uint32_t ne = cg->n_events, *perm = NULL;
+    uint64_t *start = NULL;
+    double *sum = calloc(ne + 1u, sizeof *sum);
+    pk_status st = sum ? PK_OK : pk_fail_nomem("summing stated totals");
+    if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &start, &perm);
+    memset(stated, 0, ne * sizeof *stated), memset(lines, 0, ne * sizeof *lines);
+    if (has) memset(has, 0, ne);
+    for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
+        const pk_cg_part_rec *part = &cg->parts[k];
+        if (selected && (part->location == PK_NONE || !selected[part->location])) continue;
+        const double *says = pk_cg_part_statement(cg, part);
+        part_lines(cg, start, perm, k, sum);
+        for (uint32_t e = 0; e < ne; e++) {
+            int own = says && !cg->events[e].formula && (says[e] != 0.0 || sum[e] == 0.0);
+            lines[e] += sum[e];
+            stated[e] += own ? says[e] : sum[e];
+            if (has && own) has[e] = 1;
+        }
+    }
+    free(start), free(perm), free(sum);
+    return st;
+}
+
+pk_status pk_cg_state_totals(pk_cg *cg)
+{
+    uint32_t ne = cg->n_events;
+    double *v = malloc(2 * (ne + 1u) * sizeof *v);
+    unsigned char *has = malloc(ne + 1u);
+    pk_status st = v && has ? pk_cg_sum_statements(cg, NULL, v, v + ne + 1, has)
+                            : pk_fail_nomem("summing stated totals");
+    for (uint32_t e = 0; e < ne && !st; e++) {
+        cg->events[e].stated = has[e];
+        cg->events[e].stated_total = v[e], cg->events[e].lines_total = v[ne + 1 + e];
+    }
+    free(v), free(has);
+    return st;
+}
+
+pk_status pk_metric_stated_total(const pk_profile *p, pk_index metric, double *stated,
+                                 double *cost_lines)
+{
+    if (!p) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_stated_total: no profile");
+    for (uint32_t e = 0; p->cg && e < p->cg->n_events; e++) {
+        const pk_cg_event_rec *ev = &p->cg->events[e];
+        if (ev->metric != metric || !ev->stated) continue;
+        if (stated) *stated = ev->stated_total;
+        if (cost_lines) *cost_lines = ev->lines_total;
+        return PK_OK;
+    }
+    return PK_ERR_NOT_FOUND; /* an answer, not a failure: no error text */
+}

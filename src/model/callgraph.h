@@ -26,6 +26,10 @@ typedef struct pk_cg_event_rec {
      * X", "Unit of X"): its name where "events:" could not spell it, its
      * unit. NULL when not said. */
     const char *metric_name, *unit;
+    /* The event's total as the file states it (pk_cg_state_totals()) and
+     * what its cost lines add up to; `stated` 0 when no part states one. */
+    int stated;
+    double stated_total, lines_total;
 } pk_cg_event_rec;
 
 typedef struct pk_cg_part_rec {
@@ -80,15 +84,71 @@ typedef struct pk_cg {
     uint32_t n_model_functions, n_functions;
     const char **extra_names;
     /* Model functions [first_cycle_function, + n_cycle_functions) are the
-     * cycles of the call graph, "<cycle N>" (analysis/cg_setup.c). */
+     * cycles of the call graph, "<cycle N>" (named when the rest of the
+     * model is made from the call graph). */
     uint32_t first_cycle_function, n_cycle_functions;
+    /* Set by a reader that made only the call graph (Callgrind): the rest
+     * of the model (metrics, locations, cycles and, if `pending_tree`, the
+     * reconstructed calling-context tree down to `pending_threshold`) is
+     * derived from it when the profile is opened (analysis/open.c). */
+    int pending, pending_tree;
+    double pending_threshold;
 } pk_cg;
+
+/* What part `part` states of its events' totals, as callgrind_annotate
+ * reads it: its summary: line unless that is missing or all zeros, else
+ * its totals: line likewise, else NULL (by event, n_events values). */
+static inline const double *pk_cg_part_statement(const pk_cg *cg, const pk_cg_part_rec *part)
+{
+    const double *lines[2] = {part->summary, part->totals};
+    for (int k = 0; k < 2; k++)
+        for (uint32_t e = 0; lines[k] && e < cg->n_events; e++)
+            if (lines[k][e] != 0.0) return lines[k];
+    return NULL;
+}
+
+/* Per event, over the parts whose location `selected` flags (NULL: all):
+ * what their cost lines add up to (lines[e]) and what the parts state
+ * (stated[e]: each part's pk_cg_part_statement(), or its cost lines where
+ * it states none, or states 0 for an event its lines hold), and whether
+ * any part states it (has[e], may be NULL). Arrays of n_events. */
+pk_status pk_cg_sum_statements(const pk_cg *cg, const unsigned char *selected, double *stated,
+                               double *lines, unsigned char *has);
+/* The events' stated_total, lines_total and stated, over all parts: a
+ * reader calls it once the call graph is whole. */
+pk_status pk_cg_state_totals(pk_cg *cg);
 
 /* Name of call graph function f (model function name or an extra one). */
 const char *pk_cg_function_name(const pk_profile *p, const pk_cg *cg, uint32_t f);
 
-/* Release a call graph built outside a profile (analysis/cct_to_cg.c). */
+/* Release a call graph built outside a profile (cct_callgraph.c). */
 void pk_cg_free(pk_cg *cg);
+
+/* --- the exact call graph of a calling-context tree (cct_callgraph.c) --- */
+
+typedef struct pk_cg_request {
+    /* Flags by location (pk_location_count() of them, as
+     * pk_location_select() fills them); NULL: every plain location. */
+    const unsigned char *selected;
+    /* 1: one part holding the sum over the selected locations (its
+     * location is PK_NONE); 0: one part per selected location. A profile
+     * whose values live only in summary locations always gets one part:
+     * the summary's sum statistic. */
+    int sum;
+} pk_cg_request;
+
+/* The call graph of p's calling-context tree for the locations `rq`
+ * chooses (NULL: one part per plain location). One event per metric that
+ * pk_cg_metric_unfit() accepts, in metric order. */
+pk_status pk_cg_from_cct_request(const pk_profile *p, const pk_cg_request *rq, pk_cg **out);
+/* The same with one part per plain location (pk_profile_callgraph()). */
+pk_status pk_cg_from_cct(const pk_profile *p, pk_cg **out);
+
+/* Why metric m cannot be a Callgrind event (a sentence, static storage),
+ * or NULL when it can: its values must combine by summing, and come in
+ * an inclusive or exclusive scope. A metric with no values at all can (it
+ * becomes an event without costs). */
+const char *pk_cg_metric_unfit(const pk_profile *p, pk_index m);
 
 /* Records of each part: a counting sort of n records (self or call) of
  * `stride` bytes whose first field is their part: perm[start[k] ..

@@ -214,3 +214,27 @@ size_t pk_context_name(const pk_profile *p, pk_index i, char *buf, size_t size)
     return (size_t)snprintf(buf, size, "[context %llu kind %u]", (unsigned long long)c->id,
                             c->raw_kind);
 }
+
+/* Context indexes ordered deepest first, so each context comes before its
+ * parent (a counting sort on depth). */
+uint32_t *pk_deepest_first(const pk_profile *p)
+{
+    uint32_t max_depth = 0;
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        if (p->ctx[i].depth > max_depth) max_depth = p->ctx[i].depth;
+    uint32_t *start = calloc((size_t)max_depth + 2, sizeof *start);
+    uint32_t *order = malloc((p->n_ctx ? p->n_ctx : 1) * sizeof *order);
+    if (!start || !order) {
+        free(start);
+        free(order);
+        return NULL;
+    }
+    for (uint32_t i = 0; i < p->n_ctx; i++) /* bucket d starts after all deeper ones */
+        start[max_depth - p->ctx[i].depth + 1]++;
+    for (uint32_t d = 1; d <= max_depth + 1; d++)
+        start[d] += start[d - 1];
+    for (uint32_t i = 0; i < p->n_ctx; i++)
+        order[start[max_depth - p->ctx[i].depth]++] = i;
+    free(start);
+    return order;
+}

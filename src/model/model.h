@@ -254,6 +254,21 @@ pk_status pk_model_add_context(pk_profile *p, pk_ctx_rec **rec, uint32_t *index)
 pk_status pk_model_index_contexts(pk_profile *p);
 /* Index of the context with source id `id`, or PK_NONE. */
 uint32_t pk_model_ctx_find(const pk_profile *p, uint64_t id);
+/* Is c's parent a real context that encloses it lexically (a loop or
+ * line inside its function)? */
+static inline int pk_lexical_child(const pk_profile *p, uint32_t c)
+{
+    return p->ctx[c].relation == PK_REL_LEXICAL && p->ctx[c].parent < p->n_ctx;
+}
+/* Context indexes ordered deepest first (each before its parent);
+ * malloc'ed, NULL when out of memory. */
+uint32_t *pk_deepest_first(const pk_profile *p);
+
+/* --- locations (values.c) --- */
+/* 1 if some location holds plain (non-summary) values: a legacy
+ * HPCToolkit database without metric-db files has only trace-only plain
+ * locations, and its values are the summary's. */
+int pk_has_plain_locations(const pk_profile *p);
 
 /* --- columns (profile.c) --- */
 /* Map raw id `raw` in `space` to column `col`. Fails on a duplicate. */

@@ -197,3 +197,16 @@ int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t
     *out = pk_le_f64(pl->vals + v * PK_CM_VAL_SIZE + 4);
     return 1;
 }
+
+/* Locations without values do not count: a legacy HPCToolkit database
+ * without metric-db files has trace-only threads, and its values are the
+ * summary's. */
+int pk_has_plain_locations(const pk_profile *p)
+{
+    /* a row store holds plain values (Cube); its planes may not be built */
+    for (uint32_t l = 0; pk_model_has_rows(p) && l < p->n_locs; l++)
+        if (!p->locs[l].is_summary) return 1;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 1;
+    return 0;
+}

@@ -12,6 +12,7 @@
 /* "     3.025  43.1%": a value for people in format f (NULL: a count) and
  * its share of `total` ("-" when the total is 0), 17 columns. */
 void pk_write_value_share(FILE *out, double v, double total, const pk_number_format *f);
+/* (A NaN total: the value alone, its share left blank.) */
 
 /* Indentation of a tree row at `depth` (2 columns a level) that leaves a
  * name at least 24 of `width` columns after `fixed` columns of values (no
@@ -25,10 +26,6 @@ unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *ma
 unsigned pk_columns_width(const pk_tree_options *o);
 void pk_columns_header(FILE *out, const pk_tree_options *o);
 void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node);
-/* JSON: the document's "metrics" (nothing with fewer than one column),
- * and a node's "calls" and "values" members. */
-void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o);
-void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node);
 
 /* A context's kind and relation as the tree documents spell them
  * ("function", "inlined-call"), for JSON and CSV (tree.c). */

@@ -60,38 +60,3 @@ void pk_columns_cells(FILE *out, const pk_tree_options *o, pk_index node)
         fprintf(out, "  %*s", (int)width_of(o, c), cell);
     }
 }
-
-void pk_columns_json_metrics(pk_json *j, const pk_tree_options *o)
-{
-    if (o->n_columns == 0) return;
-    pk_json_key(j, "metrics");
-    pk_json_array_begin(j);
-    for (size_t c = 0; c < o->n_columns; c++) {
-        pk_json_object_begin(j);
-        pk_json_key(j, "name"), pk_json_string(j, o->columns[c].name);
-        pk_json_key(j, "unit"), pk_json_string(j, o->columns[c].unit);
-        pk_json_key(j, "total"), pk_json_double(j, o->columns[c].total);
-        pk_json_object_end(j);
-    }
-    pk_json_array_end(j);
-}
-
-void pk_columns_json_node(pk_json *j, const pk_tree_options *o, pk_index node)
-{
-    if (o->calls) pk_json_key(j, "calls"), pk_json_double(j, o->calls[node]);
-    if (o->n_columns == 0) return;
-    pk_json_key(j, "values");
-    pk_json_array_begin(j);
-    for (size_t c = 0; c < o->n_columns; c++) {
-        const pk_value_column *col = &o->columns[c];
-        pk_json_object_begin(j);
-        pk_json_key(j, "exclusive");
-        if (col->self)
-            pk_json_double(j, col->self[node]);
-        else
-            pk_json_null(j);
-        pk_json_key(j, "inclusive"), pk_json_double(j, col->inclusive[node]);
-        pk_json_object_end(j);
-    }
-    pk_json_array_end(j);
-}

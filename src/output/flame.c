@@ -326,12 +326,26 @@ static void write_frames(FILE *out, const pk_profile *p, const pk_frame *f, size
     fprintf(out, "<!-- %zu frames narrower than %g pixel not drawn -->\n", l->hidden, MIN_PX);
 }
 
+/* The drawing of a profile whose total is 0: its title and a line that
+ * says there is no cost, no frames (every width would be 0). */
+static pk_status write_empty(FILE *out, const pk_flame_options *o)
+{
+    double height = TOP + FRAME_H + BOTTOM;
+    write_head(out, o, height);
+    fprintf(out,
+            "<text id=\"empty\" x=\"%u\" y=\"%.0f\" text-anchor=\"middle\">No cost: every frame "
+            "is 0, so nothing has a width</text>\n<!-- 0 frames drawn -->\n</svg>\n",
+            o->width / 2 + MARGIN, (double)(TOP + FRAME_H));
+    return ferror(out) ? pk_fail(PK_ERR_IO, "flame: write error") : PK_OK;
+}
+
 pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
                              const pk_flame_options *opts)
 {
     if (!out || !p || !f || n == 0) return pk_fail(PK_ERR_INVALID_ARG, "flame: bad arguments");
-    if (!(f[0].inclusive > 0))
-        return pk_fail(PK_ERR_INVALID_ARG, "flame: the root's value is %g; nothing to draw",
+    if (!(f[0].inclusive >= 0)) /* widths: a total below 0 (or NaN) has no drawing */
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "flame: the root's value is %g; a flame graph draws values of 0 and more",
                        f[0].inclusive);
     pk_flame_options o = {0};
     if (opts) o = *opts;
@@ -344,6 +358,7 @@ pk_status pk_flame_write_svg(FILE *out, const pk_profile *p, const pk_frame *f, 
                  o.subtitle ? o.subtitle : "", o.subtitle ? "; " : "");
         o.subtitle = sub;
     }
+    if (f[0].inclusive == 0) return write_empty(out, &o); /* a profile of no cost: drawn empty */
     double min_frac = MIN_PX / o.width;
     layout l = {0};
     pk_status st = place_frames(f, n, min_frac, &l);

@@ -24,7 +24,9 @@ void pk_write_value_share(FILE *out, double v, double total, const pk_number_for
 {
     char buf[48];
     pk_format_number(buf, sizeof buf, v, f);
-    if (total != 0.0)
+    if (isnan(total)) /* values that are no shares of a total (min/max metrics) */
+        fprintf(out, "%10s %6s", buf, "");
+    else if (total != 0.0)
         fprintf(out, "%10s %5.1f%%", buf, 100.0 * v / total);
     else
         fprintf(out, "%10s %6s", buf, "-");

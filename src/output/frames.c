@@ -1,6 +1,6 @@
 /*
- * output/frames.c — frame trees (callers, callees) as indented text or
- * nested JSON. Like output/tree.c the walk keeps its own stack, so deep
+ * output/frames.c — frame trees (function-level trees, callers, callees)
+ * as indented text (their JSON is the answers': output/answer_tree_out.c). Like output/tree.c the walk keeps its own stack, so deep
  * recursion in the profiled program cannot overflow ours.
  */
 #include <math.h>
@@ -19,9 +19,7 @@ typedef struct fwalk {
     pk_tree_options o;
     size_t hidden;
     unsigned char *hot; /* on the hot path */
-    int tree_doc;       /* JSON: profkit.tree/1's node members */
     FILE *out;
-    pk_json json;
 } fwalk;
 
 typedef struct kid {
@@ -41,6 +39,7 @@ static int largest_first(const void *a, const void *b)
 
 static int shown(const fwalk *w, pk_index i)
 {
+    if (w->o.shown) return w->o.shown[i];
     if (w->o.max_depth && w->f[i].depth > w->o.max_depth) return 0;
     if (isnan(w->f[i].inclusive) || isnan(w->f[i].self)) return 1; /* never hidden as small */
     if (w->o.threshold <= 0 || isnan(w->total)) return w->f[i].inclusive != 0;
@@ -136,108 +135,11 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     fprintf(out, "  %s\n", "function");
     w.hot = hot_path(f, n);
     if (!w.hot) return pk_fail_nomem("drawing the tree");
+    if (w.o.hot) memcpy(w.hot, w.o.hot, n);
     pk_status st = walk(&w, n, text_frame);
     free(w.hot);
     if (w.hidden)
-        fprintf(out, "(%zu frames below %g%% of the total or deeper than the limit not shown)\n",
-                w.hidden, w.o.threshold);
+        fprintf(out, "(%zu frames below %g%% of %s or deeper than the limit not shown)\n", w.hidden,
+                w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
     return st;
-}
-
-/* What a profkit.tree/1 node has beyond a frame's: the kind, id and
- * relation of its first context, "exclusive" (= self), "hot". */
-static void tree_members(fwalk *w, pk_index i)
-{
-    pk_json *j = &w->json;
-    pk_context c;
-    pk_context_get(w->p, w->f[i].context, &c);
-    pk_json_key(j, "exclusive"), pk_json_double(j, w->f[i].self);
-    pk_json_key(j, "kind");
-    pk_json_string(j, pk_kind_name(c.kind));
-    pk_json_key(j, "id"), pk_json_uint(j, c.id);
-    pk_json_key(j, "relation"), pk_json_string(j, pk_relation_name(c.relation));
-    pk_json_key(j, "hot"), pk_json_bool(j, w->hot[i]);
-}
-
-static void json_frame(fwalk *w, pk_index i, int enter)
-{
-    pk_json *j = &w->json;
-    if (!enter) {
-        pk_json_array_end(j);
-        pk_json_object_end(j);
-        return;
-    }
-    pk_json_object_begin(j);
-    pk_json_key(j, "name");
-    pk_json_frame_name(j, w->p, &w->f[i]);
-    pk_json_key(j, "inclusive");
-    pk_json_double(j, w->f[i].inclusive);
-    pk_json_key(j, "self");
-    pk_json_double(j, w->f[i].self);
-    if (w->tree_doc) tree_members(w, i);
-    pk_columns_json_node(j, &w->o, i);
-    pk_json_key(j, "children");
-    pk_json_array_begin(j);
-}
-
-pk_status pk_frames_write_json(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
-                               double total, const char *function, int callers,
-                               const pk_tree_options *opts)
-{
-    if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
-    fwalk w = {.p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0, NULL}, .out = out};
-    if (opts) w.o = *opts;
-    pk_json_init(&w.json, out, 1);
-    pk_json_object_begin(&w.json);
-    pk_json_key(&w.json, "schema");
-    pk_json_string(&w.json, "profkit.frames/1");
-    pk_profile_info pi;
-    pk_json_key(&w.json, "reconstructed");
-    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
-    pk_json_completeness(&w.json, p);
-    pk_json_key(&w.json, "view");
-    pk_json_string(&w.json, function ? (callers ? "callers" : "callees") : "frames");
-    pk_json_key(&w.json, "function");
-    pk_json_string(&w.json, function);
-    pk_json_key(&w.json, "metric");
-    pk_json_string(&w.json, w.o.metric);
-    pk_json_key(&w.json, "total");
-    pk_json_double(&w.json, total);
-    pk_columns_json_metrics(&w.json, &w.o);
-    pk_json_key(&w.json, "root");
-    pk_status st = walk(&w, n, json_frame);
-    pk_json_key(&w.json, "hidden");
-    pk_json_uint(&w.json, w.hidden);
-    pk_json_object_end(&w.json);
-    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
-    return st ? st : done;
-}
-
-pk_status pk_frames_write_tree_json(FILE *out, const pk_profile *p, const pk_frame *f, size_t n,
-                                    double total, const char *level, const pk_tree_options *opts)
-{
-    if (!out || !p || !f || !n) return pk_fail(PK_ERR_INVALID_ARG, "frames: bad arguments");
-    fwalk w = {
-        .p = p, .f = f, .total = total, .o = {1.0, 0, 0, 0, NULL}, .out = out, .tree_doc = 1};
-    if (opts) w.o = *opts;
-    w.hot = hot_path(f, n);
-    if (!w.hot) return pk_fail_nomem("drawing the tree");
-    pk_json_init(&w.json, out, 1);
-    pk_json_object_begin(&w.json);
-    pk_json_key(&w.json, "schema"), pk_json_string(&w.json, "profkit.tree/1");
-    pk_json_key(&w.json, "metric"), pk_json_string(&w.json, w.o.metric);
-    pk_json_key(&w.json, "level"), pk_json_string(&w.json, level);
-    pk_profile_info pi;
-    pk_json_key(&w.json, "reconstructed");
-    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
-    pk_json_completeness(&w.json, p);
-    pk_json_key(&w.json, "total"), pk_json_double(&w.json, total);
-    pk_columns_json_metrics(&w.json, &w.o);
-    pk_json_key(&w.json, "root");
-    pk_status st = walk(&w, n, json_frame);
-    free(w.hot);
-    pk_json_key(&w.json, "hidden"), pk_json_uint(&w.json, w.hidden);
-    pk_json_object_end(&w.json);
-    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
-    return st ? st : done;
 }

@@ -6,6 +6,7 @@
  * then parameter lists, then the module after the name, then leading
  * namespaces, and only then a cut in the middle.
  */
+#define _POSIX_C_SOURCE 200809L /* strdup */
 #include <stdlib.h>
 #include <string.h>
 
@@ -115,4 +116,76 @@ size_t pk_name_shorten(char *name, size_t room)
     if (room && columns(name) > room) drop_namespaces(name);
     if (room && columns(name) > room) cut_middle(name, room);
     return strlen(name);
+}
+
+/* Gentler rules for names the full one would make alike, tried in turn:
+ * parameter lists collapsed and a cut in the middle, so both ends stay
+ * (a clone suffix, "[clone ._omp_fn.4]", tells them apart); then template
+ * arguments collapsed and a cut in the middle in twice the room each time
+ * (the name grows only as far as it must to differ). */
+static void shorten_keeping_ends(char *name, size_t room, int pass)
+{
+    /* pass 0: template arguments collapse (overloads differ in their
+     * parameters), pass 1: parameter lists (clones differ after them) */
+    if (pass != 1 && room && columns(name) > room) collapse(name, '<', '>', "...");
+    if (pass == 1 && room && columns(name) > room) collapse(name, '(', ')', "...");
+    size_t r = pass < 2 ? room : room << (pass - 2);
+    if (room && columns(name) > r) cut_middle(name, r);
+}
+
+typedef struct label {
+    size_t i;
+    const char *text;
+} label;
+
+static int by_text(const void *a, const void *b)
+{
+    return strcmp(((const label *)a)->text, ((const label *)b)->text);
+}
+
+/* Mark (in `clash`) the names whose shortened text another name with
+ * different original text also has. */
+static void find_clashes(char *const *names, char *const *orig, size_t n, unsigned char *clash,
+                         label *l)
+{
+    for (size_t i = 0; i < n; i++)
+        l[i] = (label){i, names[i]};
+    qsort(l, n, sizeof *l, by_text);
+    for (size_t a = 0; a < n;) {
+        size_t b = a + 1;
+        while (b < n && strcmp(l[a].text, l[b].text) == 0)
+            b++;
+        int differ = 0;
+        for (size_t k = a + 1; k < b && !differ; k++)
+            differ = strcmp(orig[l[k].i], orig[l[a].i]) != 0;
+        for (size_t k = a; differ && k < b; k++)
+            clash[l[k].i] = 1;
+        a = b;
+    }
+}
+
+void pk_names_shorten(char **names, size_t n, size_t room)
+{
+    char **orig = calloc(n ? n : 1, sizeof *orig);
+    unsigned char *clash = calloc(n ? n : 1, 1);
+    label *l = malloc((n ? n : 1) * sizeof *l);
+    int ok = orig && clash && l;
+    for (size_t i = 0; ok && i < n; i++)
+        ok = (orig[i] = strdup(names[i])) != NULL;
+    for (size_t i = 0; i < n; i++) /* without memory: each name alone, as before */
+        pk_name_shorten(names[i], room);
+    for (int pass = 0, any = 1; ok && any && pass < 12; pass++) {
+        memset(clash, 0, n);
+        find_clashes(names, orig, n, clash, l);
+        any = 0;
+        for (size_t i = 0; i < n; i++) {
+            if (!clash[i]) continue;
+            any = 1;
+            strcpy(names[i], orig[i]); /* never longer than the buffer it came from */
+            if (pass < 11) shorten_keeping_ends(names[i], room, pass); /* at last: whole */
+        }
+    }
+    for (size_t i = 0; orig && i < n; i++)
+        free(orig[i]);
+    free(orig), free(clash), free(l);
 }

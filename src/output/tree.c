@@ -48,6 +48,7 @@ static int by_inclusive_desc(const void *a, const void *b)
 
 static int shown(const tree_walk *w, pk_index i, uint32_t depth)
 {
+    if (w->o.shown) return w->o.shown[i];
     if (w->o.max_depth && depth > w->o.max_depth) return 0;
     /* NaN compares false with everything: shown, never hidden as "small" */
     if (isnan(w->incl[i]) || (w->excl && isnan(w->excl[i]))) return 1;
@@ -64,6 +65,7 @@ static pk_status mark_hot_path(tree_walk *w)
     w->hot = calloc(n ? n : 1, 1);
     if (!w->hot) return pk_fail_nomem("drawing the tree");
     if (n == 0) return PK_OK;
+    if (w->o.hot) return memcpy(w->hot, w->o.hot, n), PK_OK;
     pk_index node = 0;
     for (;;) {
         w->hot[node] = 1;
@@ -176,8 +178,8 @@ pk_status pk_tree_write_text(FILE *out, const pk_profile *p, const double *inclu
     st = walk(&w, text_node);
     free(w.hot);
     if (w.hidden && w.o.threshold > 0)
-        fprintf(out, "(%zu contexts below %g%% of the total or deeper than the limit not shown)\n",
-                w.hidden, w.o.threshold);
+        fprintf(out, "(%zu contexts below %g%% of %s or deeper than the limit not shown)\n",
+                w.hidden, w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
     else if (w.hidden)
         fprintf(out, "(%zu contexts without a value or deeper than the limit not shown)\n",
                 w.hidden);
@@ -197,72 +199,3 @@ const char *pk_relation_name(pk_relation relation)
     return relations[relation <= PK_REL_UNKNOWN ? relation : PK_REL_UNKNOWN];
 }
 
-static void json_node(tree_walk *w, pk_index node, uint32_t depth, int enter)
-{
-    (void)depth;
-    pk_json *j = &w->json;
-    if (!enter) {
-        pk_json_array_end(j);
-        pk_json_object_end(j);
-        return;
-    }
-    pk_context c;
-    pk_context_get(w->p, node, &c);
-    pk_json_object_begin(j);
-    pk_json_key(j, "name");
-    pk_json_context_name(j, w->p, node);
-    pk_json_key(j, "kind");
-    pk_json_string(j, pk_kind_name(c.kind));
-    pk_json_key(j, "id");
-    pk_json_uint(j, c.id);
-    pk_json_key(j, "relation");
-    pk_json_string(j, pk_relation_name(c.relation));
-    pk_json_key(j, "inclusive");
-    pk_json_double(j, w->incl[node]);
-    for (int k = 0; k < 2; k++) { /* "self" as every document; "exclusive" as tree/1 began */
-        pk_json_key(j, k ? "exclusive" : "self");
-        if (w->excl)
-            pk_json_double(j, w->excl[node]);
-        else
-            pk_json_null(j);
-    }
-    pk_json_key(j, "hot");
-    pk_json_bool(j, w->hot[node]);
-    pk_columns_json_node(j, &w->o, node);
-    pk_json_key(j, "children");
-    pk_json_array_begin(j);
-}
-
-pk_status pk_tree_write_json(FILE *out, const pk_profile *p, const double *inclusive,
-                             const double *exclusive, double total, const pk_tree_options *opts)
-{
-    if (!out || !p || !inclusive) return pk_fail(PK_ERR_INVALID_ARG, "tree: NULL argument");
-    tree_walk w = {p, inclusive, exclusive, total, {1.0, 0, 0, 0, NULL}, 0, NULL, out, {0}};
-    if (opts) w.o = *opts;
-    pk_status st = mark_hot_path(&w);
-    if (st) return st;
-    pk_json_init(&w.json, out, 1);
-    pk_json_object_begin(&w.json);
-    pk_json_key(&w.json, "schema");
-    pk_json_string(&w.json, "profkit.tree/1");
-    pk_json_key(&w.json, "metric");
-    pk_json_string(&w.json, w.o.metric);
-    pk_json_key(&w.json, "level");
-    pk_json_string(&w.json, "lines");
-    pk_profile_info pi;
-    pk_json_key(&w.json, "reconstructed");
-    pk_json_bool(&w.json, pk_profile_get_info(p, &pi) == PK_OK && pi.reconstructed);
-    pk_json_completeness(&w.json, p);
-    pk_json_key(&w.json, "total");
-    pk_json_double(&w.json, total);
-    pk_columns_json_metrics(&w.json, &w.o);
-    pk_json_key(&w.json, "root");
-    if (pk_context_count(p) == 0) pk_json_null(&w.json);
-    st = walk(&w, json_node);
-    free(w.hot);
-    pk_json_key(&w.json, "hidden");
-    pk_json_uint(&w.json, w.hidden);
-    pk_json_object_end(&w.json);
-    pk_status done = pk_json_finish(&w.json); /* always: it frees the writer */
-    return st ? st : done;
-}

@@ -36,6 +36,7 @@ static pk_index context_of(const nodes *t, pk_index i)
 static int passes(const nodes *t, pk_index i, uint32_t depth, double total,
                   const pk_tree_options *o)
 {
+    if (o->shown) return o->shown[i];
     if (o->max_depth && depth > o->max_depth) return 0;
     double in = t->incl[i], ex = t->self ? t->self[i] : 0;
     if (isnan(in) || isnan(ex)) return 1;
@@ -93,7 +94,7 @@ static void row(FILE *out, const nodes *t, pk_index i, pk_index parent, uint32_t
 
 static pk_status write_csv(FILE *out, const nodes *t, double total, const pk_tree_options *opts)
 {
-    pk_tree_options o = {1.0, 0, 0, 0, NULL, NULL, 0, NULL, 0, NULL};
+    pk_tree_options o = {.threshold = 1.0};
     if (opts) o = *opts;
     unsigned char *shown = calloc(t->n ? t->n : 1, 1);
     uint32_t *depth = calloc(t->n ? t->n : 1, sizeof *depth);

@@ -144,13 +144,19 @@ static void ask_tree(report *rp)
     }
     int status;
     char err[256], id[24];
-    const pkv_tree *t = pkv_tree_get(rp->s, 0, sd->default_metric, NULL, PK_ACROSS_SUM,
-                                     PKV_MODE_FUNCTION, &status, err, sizeof err);
-    if (!t) return;
-    double cut = (t->vals.total < 0 ? -t->vals.total : t->vals.total) * rp->threshold / 100.0;
-    for (pk_index i = 0; i < t->n_frames; i++) {
-        const pk_frame *f = &t->frames[i];
-        if (f->first_child == PK_NONE || (f->inclusive < 0 ? -f->inclusive : f->inclusive) < cut)
+    pk_query *q = NULL;
+    pkv_answer *e = NULL;
+    if (pk_query_new(&q) == PK_OK &&
+        pk_query_set(q, "metric", metric_name(sd->p, sd->default_metric)) == PK_OK)
+        e = pkv_tree_answer(rp->s, 0, q, &status, err, sizeof err);
+    pk_query_free(q);
+    if (!e) return;
+    const pk_tree_answer *t = e->tree;
+    double total = t->head.columns[0].total;
+    double cut = (total < 0 ? -total : total) * rp->threshold / 100.0;
+    for (pk_index i = 0; i < t->n_nodes; i++) {
+        double v = t->nodes[i].inclusive;
+        if (!t->shown[i] || t->child_start[i + 1] == t->child_start[i] || (v < 0 ? -v : v) < cut)
             continue;
         snprintf(id, sizeof id, "%u", i);
         req r = {.route = "tree"};
@@ -189,27 +195,35 @@ static void ask_functions(report *rp)
 {
     const pkv_side *sd = &rp->s->side[0];
     const char *metric = metric_name(sd->p, sd->default_metric);
-    cli_view v = {.metric = metric};
-    pk_flat_row *rows = NULL;
-    size_t n = 0, done = 0;
-    pk_number_format nf;
-    double total;
-    if (cli_flat_rows(sd->p, &v, PK_BY_FUNCTION, &rows, &n, &nf, &total)) return;
-    for (size_t i = 0; i < n && done < TOP_FUNCTIONS; i++) {
+    pk_query *q = NULL;
+    pk_flat_answer *a = NULL;
+    size_t done = 0;
+    if (pk_query_new(&q) || pk_query_set(q, "metric", metric) ||
+        pk_answer_flat(sd->qs, q, &a) != PK_OK) {
+        pk_query_free(q);
+        return;
+    }
+    const char *names[TOP_FUNCTIONS];
+    for (size_t i = 0; i < a->n_rows && done < TOP_FUNCTIONS; i++) {
         pk_function fn;
-        if (rows[i].key >= pk_function_count(sd->p) ||
-            pk_function_get(sd->p, (pk_index)rows[i].key, &fn) || !fn.name)
+        if (a->rows[i].key >= pk_function_count(sd->p) ||
+            pk_function_get(sd->p, (pk_index)a->rows[i].key, &fn) || !fn.name)
             continue;
-        char *name = pkv_page_string(fn.name);
+        names[done++] = fn.name;
+    }
+    /* every function's per-location values in one pass, not one each */
+    pk_session_prefetch_functions(sd->qs, q, names, done);
+    for (size_t i = 0; i < done; i++) {
+        char *name = pkv_page_string(names[i]);
         if (!name) {
             rp->failed = 1;
             break;
         }
         ask_function(rp, metric, name);
         free(name);
-        done++;
     }
-    pk_flat_free(rows);
+    pk_flat_answer_free(a);
+    pk_query_free(q);
 }
 
 static void write_data(report *rp)
@@ -265,7 +279,7 @@ static int load(const pkv_session *s, const char *name, asset *a)
 {
     if (pkv_asset(s->assets_dir, name, &a->data, &a->len, &a->owned)) return 1;
     fprintf(stderr, "profkit view: cannot read the page's %s%s%s\n", name,
-            s->assets_dir ? " from " : "", s->assets_dir ? cli_text(s->assets_dir) : "");
+            s->assets_dir ? " from " : "", s->assets_dir ? pkv_text(s->assets_dir) : "");
     return 0;
 }
 
@@ -319,13 +333,24 @@ int pkv_report(pkv_session *s, const char *path, double threshold, int force)
     stamp(s);
     report rp = {.s = s, .out = out ? pk_output_stream(out) : NULL, .threshold = threshold};
     if (ok && !st) ok = write_page(&rp, &html, &css, &js);
+    /* only a report made wholly from intact files is put in place: a file
+     * that shrank while it was read gave zeros (the reason is said when
+     * the profile is closed, cmd_view.c) */
+    int whole = 1;
+    for (int i = 0; i < 2; i++)
+        whole &= !s->side[i].p || pk_profile_intact(s->side[i].p) == PK_OK;
+    if (ok && !st && !whole) {
+        fprintf(stderr, "profkit view: %s not written: the profile changed while it was read\n",
+                pkv_text(path));
+        ok = 0;
+    }
     if (ok && !st) st = pk_output_commit(out), out = NULL;
     pk_output_abort(out);
     for (asset *a = &html; a; a = a == &html ? &css : a == &css ? &js : NULL)
         if (a->owned) free((void *)a->data);
-    if (st) return cli_library_error("view", st);
-    if (!ok) return CLI_BAD;
+    if (st) return pkv_library_error(st);
+    if (!ok) return PKV_BAD;
     fprintf(stderr, "profkit view: wrote %s: %zu answers, %.1f MB of data (pruned at %g %%)\n",
-            cli_text(path), rp.n, rp.bytes / 1e6, threshold);
-    return CLI_OK;
+            pkv_text(path), rp.n, rp.bytes / 1e6, threshold);
+    return PKV_OK;
 }

@@ -1,23 +1,25 @@
 /*
- * view/route_diff.c — /api/diff: the CLI's `diff --json` document
- * (profkit.diff/1) of PATH (A) against --base (B), with the same metric
- * by name on both sides; 404 without --base.
+ * view/route_diff.c — /api/diff: the library's diff answer
+ * (pk_answer_diff(), profkit.diff/1) of PATH (A) against --base (B), the
+ * same document `diff --json` writes; 404 without --base.
  */
 #include "view/view.h"
 
 static const char *const diff_params[] = {"metric", "top", NULL};
 
-int pkv_route_diff(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size)
+int pkv_route_diff(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size)
 {
     pkv_common c;
-    unsigned long long top;
+    pk_query *pq = NULL;
+    pk_diff_answer *d = NULL;
     if (!pkv_only(q, diff_params, err, size)) return 400;
-    if (!pkv_uint(q, "top", 0, 100000, 100, &top, err, size)) return 400;
     if (!s->side[1].p) return snprintf(err, size, "no --base profile to compare with"), 404;
     int rc = pkv_common_params(s, q, &c, err, size);
-    if (rc != 200) return rc;
-    cli_view v = {.metric = c.met.name, .top = top};
-    if (cli_diff_json(s->side[0].p, s->side[1].p, &v, out) != CLI_OK)
-        return snprintf(err, size, "cannot compare the profiles (see the server's log)"), 500;
-    return 200;
+    if (rc == 200) rc = pkv_make_query(q, NULL, "100", &pq, err, size);
+    if (rc == 200) rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
+    if (rc == 200) rc = pkv_status(pk_answer_diff(s->side[0].qs, s->side[1].qs, pq, &d), err, size);
+    if (rc == 200) rc = pkv_status(pk_diff_answer_write_json(j, d), err, size);
+    pk_diff_answer_free(d);
+    pk_query_free(pq);
+    return rc;
 }

@@ -1,8 +1,9 @@
 /*
- * view/route_frames.c — /api/callers and /api/callees: exactly the CLI's
- * `callers --json` / `callees --json` tree document (profkit.frames/1)
- * for a function of the session's cached function-level tree, 8 levels
- * deep and pruned at 0.1 % of the total.
+ * view/route_frames.c — /api/callers and /api/callees: the library's
+ * callers/callees answer (pk_answer_callers(), profkit.callers/1) for the
+ * page's function pane, the same document `callers --json` writes: a
+ * call graph's exact lists, or the tree around the function, 8 levels
+ * deep, pruned at 0.1 % of its inclusive value.
  */
 #include <string.h>
 
@@ -10,38 +11,36 @@
 
 static const char *const frames_params[] = {"metric", "function", "side", "location", "stat", NULL};
 
-static int around(pkv_session *s, const pkv_query *q, FILE *out, int callers, char *err,
+static int around(pkv_session *s, const pkv_query *q, pk_json *j, int callees, char *err,
                   size_t size)
 {
     pkv_common c;
-    pk_index node;
-    int rc;
+    pk_query *pq = NULL;
+    pk_callers_answer *a = NULL;
     const char *fn = pkv_get(q, "function");
     if (!pkv_only(q, frames_params, err, size)) return 400;
     if (!fn) return snprintf(err, size, "function is missing"), 400;
-    const pkv_tree *t =
-        pkv_tree_of(s, q, frames_params, PKV_MODE_FUNCTION, &c, &node, &rc, err, size);
-    if (!t) return rc;
-    pk_frame *f = NULL;
-    size_t n = 0;
-    fn = pkv_function_name(c.sd->p, fn);
-    pk_status st = pk_frames_around(c.sd->p, t->frames, t->n_frames, fn, callers, &f, &n);
-    if (st == PK_ERR_NOT_FOUND || st == PK_ERR_INVALID_ARG)
-        return snprintf(err, size, "no function '%.200s' in the tree", fn), 404;
-    if (st) return snprintf(err, size, "%s", pk_error_last()), 500;
-    pk_tree_options o = {.threshold = 0.1, .max_depth = 8, .metric = c.met.name};
-    st = pk_frames_write_json(out, c.sd->p, f, n, t->vals.total, fn, callers, &o);
-    pk_frames_free(f);
-    if (st) return snprintf(err, size, "%s", pk_error_last()), 500;
-    return 200;
+    int rc = pkv_common_params(s, q, &c, err, size);
+    if (rc == 200) rc = pkv_make_query(q, NULL, "10", &pq, err, size);
+    if (rc == 200 && !pkv_get(q, "metric"))
+        rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
+    if (rc == 200)
+        rc = pkv_status(pk_query_set(pq, "function", pkv_function_name(c.sd->p, fn)), err, size);
+    if (rc == 200) rc = pkv_status(pk_query_set(pq, "threshold", "0.1"), err, size);
+    if (rc == 200) rc = pkv_status(pk_query_set(pq, "depth", "8"), err, size);
+    if (rc == 200) rc = pkv_status(pk_answer_callers(c.sd->qs, pq, callees, &a), err, size);
+    if (rc == 200) rc = pkv_status(pk_callers_answer_write_json(j, a), err, size);
+    pk_callers_answer_free(a);
+    pk_query_free(pq);
+    return rc;
 }
 
-int pkv_route_callers(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size)
+int pkv_route_callers(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size)
 {
-    return around(s, q, out, 1, err, size);
+    return around(s, q, j, 0, err, size);
 }
 
-int pkv_route_callees(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size)
+int pkv_route_callees(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size)
 {
-    return around(s, q, out, 0, err, size);
+    return around(s, q, j, 1, err, size);
 }

@@ -20,8 +20,8 @@ static const route routes[] = {
     {"profile", NULL, pkv_route_profile},     {"tree", pkv_route_tree, NULL},
     {"flame", pkv_route_flame, NULL},         {"flat", pkv_route_flat, NULL},
     {"locations", pkv_route_locations, NULL}, {"trace", pkv_route_trace, NULL},
-    {"callers", NULL, pkv_route_callers},     {"callees", NULL, pkv_route_callees},
-    {"source", NULL, pkv_route_source},       {"diff", NULL, pkv_route_diff},
+    {"callers", pkv_route_callers, NULL},     {"callees", pkv_route_callees, NULL},
+    {"source", pkv_route_source, NULL},       {"diff", pkv_route_diff, NULL},
 };
 
 static const route *find(const char *name)
@@ -45,16 +45,47 @@ int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, s
         if (pk_metric_get(sd->p, m, &met) == PK_OK && met.name && strcmp(met.name, name) == 0)
             return *out = m, 200;
     }
-    if (cli_pick_metric(NULL, sd->p, name, out, NULL)) return 200;
+    if (pk_metric_lookup(sd->p, name, out) == PK_OK) return 200;
     snprintf(err, size, "no metric '%.200s' (or several match)", name);
     return 404;
 }
 
 static int parse_stat(const char *s, pk_across *out)
 {
+    static const char *const names[] = {"sum", "mean", "min", "max", "stddev"};
     for (int i = 0; i <= PK_ACROSS_STDDEV; i++)
-        if (strcmp(s, cli_stat_name((pk_across)i)) == 0) return *out = (pk_across)i, 1;
+        if (strcmp(s, names[i]) == 0) return *out = (pk_across)i, 1;
     return 0;
+}
+
+int pkv_status(pk_status st, char *err, size_t size)
+{
+    if (st == PK_OK) return 200;
+    snprintf(err, size, "%s", pk_error_last());
+    /* 422: a question the data cannot answer (a flame graph of a minimum);
+     * a limit (a search's time, the memory budget) is no fault of the
+     * request's form nor of the server: 503, the answer is not given */
+    return st == PK_ERR_INVALID_ARG   ? 400
+           : st == PK_ERR_NOT_FOUND   ? 404
+           : st == PK_ERR_UNSUPPORTED ? 422
+           : st == PK_ERR_LIMIT       ? 503
+                                      : 500;
+}
+
+int pkv_make_query(const pkv_query *q, const char *const *names, const char *top, pk_query **out,
+                   char *err, size_t size)
+{
+    pk_status st = pk_query_new(out);
+    if (!st && top) st = pk_query_set(*out, "top", top);
+    for (size_t i = 0; !st && i < q->n; i++) {
+        const char *name = q->p[i].key;
+        if (strcmp(name, "side") == 0) continue; /* the page's, not the question's */
+        for (size_t k = 0; names && names[k]; k += 2)
+            if (strcmp(names[k], q->p[i].key) == 0) name = names[k + 1];
+        if (name && pk_query_has_option(name)) st = pk_query_set(*out, name, q->p[i].value);
+    }
+    if (st) pk_query_free(*out), *out = NULL;
+    return pkv_status(st, err, size);
 }
 
 /* "#N" with N a non-summary location of the side. */
@@ -89,28 +120,6 @@ int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *e
     if (rc == 200) rc = pkv_metric(c->sd, pkv_get(q, "metric"), &c->metric, err, size);
     if (rc == 200) pk_metric_get(c->sd->p, c->metric, &c->met);
     return rc;
-}
-
-void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f)
-{
-    pk_context c;
-    pk_function fn = {.module = PK_NONE, .file = PK_NONE};
-    pk_module m = {0};
-    pk_file file = {0};
-    pk_context_get(p, f->context, &c);
-    if (c.function != PK_NONE) pk_function_get(p, c.function, &fn);
-    pk_index mod = c.module != PK_NONE ? c.module : fn.module;
-    pk_index fi = fn.file != PK_NONE ? fn.file : c.file;
-    if (mod != PK_NONE) pk_module_get(p, mod, &m);
-    if (fi != PK_NONE) pk_file_get(p, fi, &file);
-    pk_json_key(j, "name");
-    pk_json_frame_name(j, p, f);
-    pk_json_key(j, "module");
-    pk_json_string(j, m.path);
-    pk_json_key(j, "file");
-    pk_json_string(j, file.path);
-    pk_json_key(j, "line");
-    pk_json_uint(j, fn.file != PK_NONE ? fn.line : c.line);
 }
 
 void pkv_error_doc(pkv_response *r, int status, const char *why)

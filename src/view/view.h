@@ -17,12 +17,23 @@
 #include <stddef.h>
 #include <stdio.h>
 
-#include "cli/cli.h"
+#include "profkit/profkit.h"
+
+/* Exit statuses, as every profkit command: ok, bad data, usage. */
+enum { PKV_OK = 0, PKV_BAD = 1, PKV_USAGE = 2 };
+
+/* ---- messages.c ---------------------------------------------------- */
+
+/* A name for stderr, escaped (one of a few rotating buffers). */
+const char *pkv_text(const char *s);
+/* The library's last error on stderr; the exit status it deserves. */
+int pkv_library_error(pk_status st);
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
-#define PKV_MAX_PARAMS    16   /* more is a 400 */
-#define PKV_MAX_PARAM_LEN 4096 /* bytes of one key or value, decoded */
+#define PKV_MAX_PARAMS      16 /* more is a 400 */
+#define PKV_MAX_SOURCE_DIRS 64
+#define PKV_MAX_PARAM_LEN   4096 /* bytes of one key or value, decoded */
 
 typedef struct pkv_param {
     char *key, *value;
@@ -39,6 +50,8 @@ typedef struct pkv_query {
  * an empty name or a NUL byte marks the query bad. */
 void pkv_query_add(pkv_query *q, const char *key, const char *value, size_t value_len);
 void pkv_query_free(pkv_query *q);
+/* The parameters of a URL's query text ("a=1&b=x%20y") added to q. */
+void pkv_query_parse(pkv_query *q, const char *text);
 /* Mark the query bad: `why`, then `key` quoted when not NULL. */
 void pkv_query_fail(pkv_query *q, const char *why, const char *key);
 /* The value of `key`, or NULL when absent (an empty value counts as absent,
@@ -55,93 +68,55 @@ int pkv_uint(const pkv_query *q, const char *key, unsigned long long lo, unsigne
 int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double dflt, double *out,
                char *err, size_t size);
 
-/* ---- session.c: the profiles and their caches ---------------------- */
+/* ---- session.c: the profiles and the answers kept ------------------- */
 
-enum { PKV_MODE_FUNCTION = 0, PKV_MODE_LOOPS = 1, PKV_MODE_LINES = 2 };
-
-/* A function-level tree of one selection: per-context values, the frames
- * built from them, their hot path. Ids are frame indexes. */
-/* What a cached answer was made for: one side's metric over a location
- * selector and a statistic, in one shape (a tree's PKV_MODE_*, a flat
- * table's pk_group_by). */
-typedef struct pkv_sel {
-    int side, shape;
-    pk_index metric;
-    pk_across stat;
-    char *location;          /* the selector, or NULL */
-    unsigned long long used; /* LRU stamp */
-} pkv_sel;
-
-typedef struct pkv_tree {
-    pkv_sel sel;          /* shape: PKV_MODE_* */
-    cli_view_values vals; /* incl/excl per context, total, unit */
-    pk_frame *frames;
-    size_t n_frames;
-    unsigned char *hot;            /* per frame */
-    double *base_incl, *base_self; /* --base: the same path's values in b (route_flame.c) */
-} pkv_tree;
+/* A tree answer kept for the page's expansions, by its question; with a
+ * --base profile, each node's values in the base (flame graphs). */
+typedef struct pkv_answer {
+    char *key; /* side and pk_query_key() */
+    pk_tree_answer *tree;
+    double *base_incl, *base_self; /* per node, or NULL until asked */
+    unsigned long long used;
+} pkv_answer;
 
 #define PKV_TREE_CACHE 8
-#define PKV_FLAT_CACHE 16
-
-/* The flat rows of one selection and grouping, sorted by key. */
-typedef struct pkv_flat {
-    pkv_sel sel; /* shape: pk_group_by */
-    pk_flat_row *rows;
-    size_t n;
-    double total; /* the metric's total over the selection */
-} pkv_flat;
 
 typedef struct pkv_side {
     pk_profile *p;
+    pk_session *qs; /* the library's answers and their caches */
     const char *path;
     pk_index default_metric;
 } pkv_side;
 
 typedef struct pkv_session {
     pkv_side side[2]; /* a = PATH, b = --base (p NULL without) */
-    pkv_tree *trees[PKV_TREE_CACHE];
-    pkv_flat *flats[PKV_FLAT_CACHE];
+    pkv_answer *trees[PKV_TREE_CACHE];
     char *profile_doc; /* /api/profile, made once (the profiles never change) */
     size_t profile_len;
-    pk_index *ctx_function; /* side a: each context's function (route_trace.c) */
+    pk_trace_facts *trace_facts; /* side a: each trace's facts, found once (route_trace.c) */
     unsigned long long clock;
     const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
+    /* /api/source reads only under the profile's src/ and these (-I),
+     * unless any_source (--any-source) */
+    const char *source_dirs[PKV_MAX_SOURCE_DIRS];
+    size_t n_source_dirs;
+    char *source_dirs_joined; /* the same, ':'-separated (the query's dirs), or NULL */
+    int any_source;
+    /* the server's session token (hex), "" with --no-token */
+    char token[65];
     /* report mode: what /api/profile says about the pruning */
     int report;
     double threshold;
     char generated[32];
 } pkv_session;
 
-/* The tree of (side, metric, location, stat, mode), from the cache or
- * computed (evicting the least recently used). 0 and a message on a bad
- * selection; *status gets 400 or 500. */
-const pkv_tree *pkv_tree_get(pkv_session *s, int side, pk_index metric, const char *location,
-                             pk_across stat, int mode, int *status, char *err, size_t size);
-/* The flat rows of (side, metric, location, stat, by): from a call graph
- * when the profile has one and stat is sum (as `flat`), else from the
- * cached tree's values. NULL with *status and err on failure. */
-const pkv_flat *pkv_flat_get(pkv_session *s, int side, pk_index metric, const char *location,
-                             pk_across stat, pk_group_by by, int *status, char *err, size_t size);
-/* pkv_tree_get() that builds the frames only when `frames` is set:
- * values alone (t->frames may be NULL) for views that need no tree. */
-const pkv_tree *pkv_values_get(pkv_session *s, int side, pk_index metric, const char *location,
-                               pk_across stat, int mode, int frames, int *status, char *err,
-                               size_t size);
-/* What the worker threads of prefetch.c need: cache lookups without
- * computing, and putting results in (taking them over). */
-const pkv_tree *pkv_values_cached(pkv_session *s, int side, pk_index metric, const char *location,
-                                  pk_across stat);
-void pkv_values_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    cli_view_values *vals);
-int pkv_flat_cached(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                    pk_group_by by);
-void pkv_flat_put(pkv_session *s, int side, pk_index metric, const char *location, pk_across stat,
-                  pk_group_by by, pk_flat_row *rows, size_t n, double total);
-/* The flat rows of several metrics at once, on worker threads, into the
- * cache (prefetch.c); what it cannot do is left to pkv_flat_get(). */
-void pkv_flat_prefetch(pkv_session *s, int side, const pk_index *metrics, size_t n,
-                       const char *location, pk_across stat, pk_group_by by);
+/* The tree answer of q on a side, kept or computed (evicting the least
+ * recently used); NULL with *status and err when the question is bad. */
+pkv_answer *pkv_tree_answer(pkv_session *s, int side, const pk_query *q, int *status, char *err,
+                            size_t size);
+/* e's nodes' values in the --base profile (the same metric by name, q's
+ * other options), once; 200 or an error status. */
+int pkv_answer_base(pkv_session *s, pkv_answer *e, const pk_query *q, char *err, size_t size);
 void pkv_session_free(pkv_session *s);
 
 /* The flat pane's default `metrics`: every metric's name, the default one
@@ -183,35 +158,40 @@ int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
 int pkv_route_flat(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 int pkv_route_trace(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_callers(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_callees(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_diff(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
+int pkv_route_source(pkv_session *s, const pkv_query *q, pk_json *j, char *err, size_t size);
 /* Routes that answer with a CLI command's own document, rendered whole
  * onto `out`. */
 typedef int (*pkv_raw_fn)(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 int pkv_route_profile(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-int pkv_route_callers(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-int pkv_route_callees(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-int pkv_route_source(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
-int pkv_route_diff(pkv_session *s, const pkv_query *q, FILE *out, char *err, size_t size);
 
-/* Shared by the tree-shaped routes (route_tree.c). */
-const char *pkv_kind_name(pk_context_kind k);
-pk_index *pkv_sorted_children(const pkv_tree *t, pk_index i, size_t *n);
 /* {"schema","metric","unit","total" — the object left open. */
 void pkv_json_head(pk_json *j, const char *schema, const pkv_common *c, double total);
-/* Check q against `allowed`, read the common parameters and `node`, and
- * get the tree; NULL with *rc and err on failure. */
-const pkv_tree *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *const *allowed,
-                            int mode, pkv_common *c, pk_index *node, int *rc, char *err,
-                            size_t size);
+/* The tree answer a request asks for: q's options checked against
+ * `allowed`, the common ones (side, location, stat, metric) read, the
+ * URL's names mapped by `names` (pkv_make_query()), and `node` checked
+ * against the tree. NULL with *rc and err on failure. */
+pkv_answer *pkv_tree_of(pkv_session *s, const pkv_query *q, const char *const *allowed,
+                        const char *const *names, const char *level, pkv_common *c, pk_index *node,
+                        pk_query **pq, int *rc, char *err, size_t size);
 /* Read side, metric, location, stat (validated); 200, or 400/404 with err. */
 int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size);
+/* The HTTP status of a library status, its message in err. */
+int pkv_status(pk_status st, char *err, size_t size);
+/* The question a request asks: its parameters that are query options
+ * (after renaming by `names`, pairs of URL name and option name,
+ * NULL-terminated; "side" left out), `top` as the default top. A bad
+ * value is a 400 with the library's reason. */
+int pkv_make_query(const pkv_query *q, const char *const *names, const char *top, pk_query **out,
+                   char *err, size_t size);
 /* A metric as -m names it (no derived expression) on a side. */
 int pkv_metric(const pkv_side *sd, const char *name, pk_index *out, char *err, size_t size);
 /* The function name as the profile stores it for `name` as the page sent
  * it (names with invalid UTF-8 reach the page repaired); `name` itself
  * when no function has either. */
 const char *pkv_function_name(const pk_profile *p, const char *name);
-/* Members of a frame: name, module, file, line (of its context/function). */
-void pkv_json_frame_place(pk_json *j, const pk_profile *p, const pk_frame *f);
 
 /* ---- urlenc.c: canonical URLs ---------------------------------------- */
 
@@ -233,9 +213,9 @@ const char *pkv_asset_type(const char *name);
 
 /* ---- server.c ------------------------------------------------------ */
 
-/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout.
- * Returns the exit status. */
-int pkv_serve(pkv_session *s, const char *bind, unsigned port);
+/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout
+ * (with a fresh session token when `token`). Returns the exit status. */
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token);
 
 /* ---- report.c ------------------------------------------------------ */
 

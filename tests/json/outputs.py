@@ -128,7 +128,6 @@ def walk_tree(root, spec, where):
 
 TREE_NODE = {"name": STR, "kind": STR, "id": INT, "relation": STR, "inclusive": "num?",
              "self": "num?", "exclusive": "num?", "hot": BOOL, "children": "list"}
-FRAME_NODE = {"name": STR, "inclusive": "num?", "self": "num?", "children": "list"}
 
 
 def check_info(d):
@@ -158,36 +157,42 @@ def completeness(d):
         each(d, "incomplete", {"code": STR, "message": STR})
 
 
-def check_tree(d):
-    members(d, "$", {"metric": STR, "total": "num?", "root": "obj?", "hidden": INT,
-                     "reconstructed": BOOL})
+def check_head(d):
+    """What every answer of the query layer carries (docs/query.md)."""
+    members(d, "$", {"metric": STR, "unit": "str?", "source": STR, "reconstructed": BOOL,
+                     "stat": STR, "location": "str?", "location_count": INT, "total": "num?",
+                     "notes": "list", "metrics": "list"})
     completeness(d)
+    each(d, "notes", {"code": STR, "text": STR})
+    each(d, "metrics", {"name": STR, "unit": "str?", "expression": "str?", "combine": STR,
+                        "total": "num?", "percent": BOOL})
+
+
+def check_tree(d):
+    check_head(d)
+    members(d, "$", {"root": "obj?", "hidden": INT, "level": STR})
     return walk_tree(d["root"], TREE_NODE, "$.root")
 
 
-def check_frames(d):
-    members(d, "$", {"view": STR, "function": "str?", "metric": STR, "total": "num?",
-                     "root": "obj", "hidden": INT, "reconstructed": BOOL})
-    completeness(d)
-    return walk_tree(d["root"], FRAME_NODE, "$.root")
-
-
-def check_arcs(d):
-    """callers/callees on a call graph: its own lists (profkit.arcs/1)."""
-    members(d, "$", {"view": STR, "metric": STR, "source": STR, "pattern": STR, "total": "num?",
-                     "functions": "list", "hidden_functions": INT})
-    completeness(d)
+def check_callers(d):
+    """callers/callees: one object per matching function, with its direct
+    callers (callees) and, from a tree, the tree around it."""
+    check_head(d)
+    members(d, "$", {"view": STR, "pattern": STR, "functions": "list", "hidden_functions": INT})
     each(d, "functions", {"name": STR, "self": "num?", "inclusive": "num?", "called": "num?",
-                          "cycle": INT, "arcs": "list", "hidden_arcs": INT})
+                          "cycle": INT, "arcs": "list", "hidden_arcs": INT, "root": "obj?"})
+    n = deepest = 0
     for i, f in enumerate(d["functions"]):
-        each(f, "arcs", {"name": STR, "calls": "num?", "inclusive": "num?", "cycle": INT},
-             "$.functions[%d].arcs" % i)
+        each(f, "arcs", {"name": STR, "calls": "num?", "inclusive": "num?", "self": "num?",
+                         "cycle": INT}, "$.functions[%d].arcs" % i)
+        k, depth = walk_tree(f["root"], TREE_NODE, "$.functions[%d].root" % i)
+        n, deepest = n + k, max(deepest, depth)
+    return n, deepest
 
 
 def check_flat(d):
-    members(d, "$", {"metric": STR, "source": STR, "by": STR, "total": "num?", "rows": "list",
-                     "hidden": INT})
-    completeness(d)
+    check_head(d)
+    members(d, "$", {"by": STR, "rows": "list", "hidden": INT})
     # from a call graph, how often each group was called; else how many contexts name it
     count = {"calls": "num?"} if d["source"] == "callgraph" else {"contexts": INT}
     each(d, "rows", dict({"name": STR, "self": "num?", "exclusive": "num?", "inclusive": "num?"},
@@ -231,14 +236,12 @@ def check_merge(d):
                                       "values": INT, "left_out": INT, "skipped_traces": INT})
 
 
-CHECKS = {"info": check_info, "tree": check_tree, "callers": check_frames,
-          "callees": check_frames, "flat": check_flat, "threads": check_threads,
+CHECKS = {"info": check_info, "tree": check_tree, "callers": check_callers,
+          "callees": check_callers, "flat": check_flat, "threads": check_threads,
           "diff": check_diff, "trace": check_trace, "merge": check_merge}
-# callers/callees: the tree views (frames), or on a call graph its own lists (arcs)
-OTHER_SCHEMAS = {("callers", "profkit.arcs/1"): check_arcs,
-                 ("callees", "profkit.arcs/1"): check_arcs}
-SCHEMAS = {"info": "profkit.info/1", "tree": "profkit.tree/1", "callers": "profkit.frames/1",
-           "callees": "profkit.frames/1", "flat": "profkit.flat/1",
+OTHER_SCHEMAS = {}
+SCHEMAS = {"info": "profkit.info/1", "tree": "profkit.tree/1", "callers": "profkit.callers/1",
+           "callees": "profkit.callers/1", "flat": "profkit.flat/1",
            "threads": "profkit.threads/1", "diff": "profkit.diff/1", "trace": "profkit.trace/1",
            "merge": "profkit.merge/1", "check": "profkit.check/1", "dump": "profkit.dump/1"}
 

@@ -95,6 +95,22 @@ def lost_metric_names(lost, what="metric"):
     return names
 
 
+def held_totals(src_info, lost):
+    """The source's info with, for every metric whose stated total the
+    writer reported it cannot keep ("left out the stated total of metric
+    X": a Callgrind file's summary: line, where a calling-context tree's
+    total is what its values add up to), that total replaced by what the
+    source's cost lines add up to: the total the output can hold."""
+    names = lost_metric_names(lost, "the stated total of metric")
+    if not names:
+        return src_info
+    out = json.loads(json.dumps(src_info))
+    for m in out["metrics"]:
+        if m["name"] in names and m.get("cost_lines_total") is not None:
+            m["program_total"] = m["cost_lines_total"]
+    return out
+
+
 def cube_locations(src_info):
     """The Cube writer's locations (docs/conversion.md, "Cube"): a profile
     with no per-location values but summary ones, or with no location at
@@ -249,10 +265,10 @@ def drop_renamed(writer, rows, what):
 
 def check_diff(pk, writer, src, out, metric, problems, notes):
     """`profkit diff` of the source against its own conversion: nothing
-    added, removed or changed beyond rounding (docs/cli.md, diff). A
-    Callgrind output holds a call graph, no calling paths: the tree profkit
-    reconstructs from it apportions a callee's cost to its callers, so only
-    its functions compare."""
+    added, removed or changed beyond rounding (docs/cli.md, diff). Where
+    either side is a call graph (a Callgrind source or output) diff
+    compares functions and call arcs, what both hold (paths_are:
+    call_arcs), and both tables must agree but for rows in a cycle."""
     r = mc.run([pk, "diff", "--json", "-n", "0", "-m", metric, src, out])
     if r.returncode != 0:
         problems.append("diff fails: %s" % r.stderr.strip()[:200])
@@ -262,8 +278,10 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
     except ValueError:
         problems.append("diff prints no JSON")
         return
-    kinds = (("functions", "function"),) if writer == "callgrind" else (
-        ("functions", "function"), ("paths", "path"))
+    arcs = d.get("paths_are") == "call_arcs"
+    if writer == "callgrind" and not arcs:
+        problems.append("diff against a Callgrind output compares calling paths, not call arcs")
+    kinds = (("functions", "function"), ("paths", "path"))
     in_cycle = 0
     renamed = 0
     for key, what in kinds:
@@ -273,9 +291,14 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
             # A function in a call graph's cycle has the call graph's inclusive
             # value (self plus the calls leaving the cycle, KCachegrind's),
             # not the tree's recursion-once one: only its self value compares.
-            if (row["status"] == "changed" and row.get("in_cycle")
+            if (row["status"] == "changed" and row.get("in_cycle") and key == "functions"
                     and mc.close(row["a_exclusive"], row["b_exclusive"],
                                  1e-9 * max(abs(d["a_total"]), abs(row["a_exclusive"])))):
+                in_cycle += 1
+                continue
+            # An arc with an end in a cycle: a tree reconstructed from a call
+            # graph holds the cycle as <cycle N>, its arcs through it differ.
+            if key == "paths" and arcs and row.get("in_cycle"):
                 in_cycle += 1
                 continue
             if row["status"] != "same":
@@ -287,8 +310,8 @@ def check_diff(pk, writer, src, out, metric, problems, notes):
                      "docs/cube.md, docs/hpctoolkit-writer.md): matched by the stored "
                      "name, same values" % renamed)
     if in_cycle:
-        notes.append("diff: %d functions in call-graph cycles (or same-named functions "
-                     "calling each other) differ in inclusive value only: a call graph "
+        notes.append("diff: %d functions or call arcs in call-graph cycles (or same-named "
+                     "functions calling each other) differ in inclusive value only: a call graph "
                      "counts a cycle member's inclusive as self plus the calls leaving the "
                      "cycle, a tree reconstructed from it can only estimate it, a tree "
                      "counts recursion once per path" % in_cycle)
@@ -335,6 +358,7 @@ def main():
             cell["problems"].append("convert exit %d: %s" % (rc, " | ".join(other)[:400]))
             continue
         cell["convert"] = "ok" if not lost else "ok (%d left out)" % len(lost)
+        src_info = held_totals(src_info, lost)
         probs = []
         notes = []
         check_readback(a.profkit, a.writer, src, out, src_info, lost, probs, notes)

@@ -1,9 +1,13 @@
 #!/usr/bin/env python3
 """Reference check of written Callgrind files: valgrind's callgrind_annotate
 reads each without a warning, its PROGRAM TOTALS equal the source's totals,
-and the source's first metric is its first event. (Units: the event's
-unit as profkit reads it back, for writers that scale to integers.)
-Called by matrix.py (see matrix_common.ref_main for the protocol)."""
+and the metric views show by default (the source's `default_metric`) is
+its first event. An event is matched to its metric by the name the file
+records for it (desc: Name of EVENT: metric, written where the event's
+name had to differ: blanks, or the unit its integers are in). (Units: the
+event's unit as profkit reads it back, for writers that scale to
+integers.) Called by matrix.py (see matrix_common.ref_main for the
+protocol)."""
 import os
 import re
 import shutil
@@ -33,6 +37,20 @@ def program_totals(text):
     return shown, dict(zip(shown, totals))
 
 
+def metric_names(path):
+    """{event: metric name} from the file's "desc: Name of EVENT: NAME"
+    lines (the header only: they come before the first cost line)."""
+    names = {}
+    with open(path, errors="replace") as f:
+        for ln in f:
+            if ln.startswith(("fn=", "fl=", "ob=")):
+                break
+            m = re.match(r"desc: Name of (\S+): (.*)$", ln.rstrip("\n"))
+            if m:
+                names[m.group(1)] = m.group(2)
+    return names
+
+
 def check_one(a, src, out):
     problems, readers = [], {}
     exe = shutil.which("callgrind_annotate")
@@ -53,11 +71,16 @@ def check_one(a, src, out):
     else:
         written = mc.info(a.profkit, out) or {"metrics": []}
         units = {mc.norm(m["name"]): m.get("unit") for m in written["metrics"]}
-        got = {k: (v, units.get(mc.norm(k)) or "") for k, v in totals.items()}
+        names = metric_names(out)
+        got = {}
+        for k, v in totals.items():
+            name = names.get(k, k)
+            got[name] = (v, units.get(mc.norm(name)) or "")
         mc.totals_problems("callgrind_annotate", src, got, problems)
-        first = next((m["name"] for m in src["metrics"]), None)
-        if first and shown and mc.norm(shown[0]) != mc.norm(first):
-            problems.append("first event is %r, the source's first metric %r" % (shown[0], first))
+        first = src.get("default_metric") or next((m["name"] for m in src["metrics"]), None)
+        if first and shown and mc.norm(names.get(shown[0], shown[0])) != mc.norm(first):
+            problems.append("first event is %r, the metric views show by default %r"
+                            % (shown[0], first))
     readers["callgrind_annotate"] = "ok" if not problems else "FAIL"
     return mc.verdict(problems, readers)
 

@@ -95,8 +95,8 @@ def test_flat_equals_cli(opened):
     if pair is None:
         return
     doc, df = pair
-    assert df.attrs["source"] == ("callgraph" if doc["source"] == "callgraph" else "tree")
-    got = sorted(zip(df["function"], df["exclusive"], df["inclusive"]))
+    assert df.attrs["source"] == doc["source"] and df.attrs["schema"] == doc["schema"]
+    got = sorted(zip(df["name"], df["exclusive"], df["inclusive"]))
     want = sorted((r["name"], r["exclusive"], r["inclusive"]) for r in doc["rows"])
     assert len(got) == len(want)
     for g, w in zip(got, want):
@@ -113,11 +113,12 @@ def tree_values(node, out):
 
 
 def test_tree_equals_cli(opened):
-    # --lines: every context, as p.tree() gives them (the text folds to functions)
+    # --lines: every context, as p.tree(level="lines") gives them
     pair = view_pair(opened, "tree", "-t", "0", "--lines")
     if pair is None:
         return
-    doc, t = pair
+    doc, _ = pair
+    t = opened[1].tree(level="lines")
     want = tree_values(doc["root"], {})
     by_id = {}
     for cid, inc, exc in zip(t["id"], t["inclusive"], t["exclusive"]):
@@ -174,7 +175,10 @@ def test_dataframe_shape(opened):
     expected = [n for n, s, c in zip(p.metrics["name"], p.metrics["scopes"], p.metrics["combine"])
                 if scope in s or (c == "sum" and {"inclusive", "exclusive"} & set(s))]
     assert list(df.index.names) == ["context", "location"]
-    assert list(df.columns) == expected
+    assert list(df.columns) == ["name"] + expected
+    names = p.contexts["name"]
+    ctx = df.index.get_level_values("context")
+    assert (df["name"].astype(str).to_numpy() == names.to_numpy()[ctx].astype(str)).all()
     for n in expected[:3]:
         v = p.values(n, scope, locations="all")
         assert math.isclose(df[n].sum(), v.value.sum(), rel_tol=1e-9, abs_tol=1e-9)
@@ -252,7 +256,7 @@ def test_diff_of_a_profile_with_itself(tmp_path):
     path = os.path.join(SRC, "tests", "data", "callgrind", "sample.callgrind")
     a, b = profkit.open(path), profkit.open(path)
     d = profkit.diff(a, b)
-    assert len(d) > 0 and d["same"].all() and (d["delta"] == 0).all()
+    assert len(d) == 0 and not d.attrs["any_change"] and d.attrs["a_total"] == d.attrs["b_total"]
 
 
 def test_diff_uses_the_call_graphs_exact_costs():
@@ -265,7 +269,7 @@ def test_diff_uses_the_call_graphs_exact_costs():
         pytest.skip("corpus not found")
     d = profkit.diff(profkit.open(a), profkit.open(b))
     want = {f["function"]: f for f in cli("diff", "--json", a, b)["functions"]}
-    rows = {r.function: r for r in d.itertuples()}
+    rows = {r.name: r for r in d.itertuples()}
     assert want and set(want) <= set(rows)
     for name, w in want.items():
         row = rows[name]

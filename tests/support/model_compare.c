@@ -88,16 +88,6 @@ static void same_contexts(const pk_profile *a, const pk_profile *b)
         SAME("context n_children", x.n_children, y.n_children);
         if (x.n_children) SAME("context first_child", x.first_child, y.first_child);
         SAME("context depth", x.depth, y.depth);
-        if (v40_ && x.kind == PK_CTX_ENTRY) { /* a root function context in b */
-            SAME("entry as context kind", PK_CTX_FUNCTION, y.kind);
-            SAME("entry as context relation", PK_REL_CALL, y.relation);
-            SAME("entry as context flags", PK_CTXF_HAS_FUNCTION, y.flags);
-            SAME("entry as context propagation", x.propagation, y.propagation);
-            if (y.function < pk_function_count(a))
-                fail_msg("%s: entry context %u became function %u, not a placeholder", label_, i,
-                         y.function);
-            continue;
-        }
         SAME("context kind", x.kind, y.kind);
         SAME("context relation", x.relation, y.relation);
         SAME("context entry", x.entry, y.entry);

@@ -17,8 +17,10 @@ void tu_assert_same_model(const pk_profile *a, const pk_profile *b, const char *
 
 /* The same, for `b` written from `a` in the intermediate v4.0 layout
  * (tests/fixtures/v40_writer.h), which has no entry points: each entry
- * context of `a` must be, in `b`, a function context reached by a call
- * whose function is one of the name-only functions appended after a's. */
+ * point of `a` is written as a root context of hpcrun's placeholder
+ * function ("<program root>"), which profkit reads as the entry point it
+ * stands for, so the contexts are the same; the placeholder functions are
+ * name-only functions appended after a's, used by no context. */
 void tu_assert_same_model_v40(const pk_profile *a, const pk_profile *b, const char *label);
 
 /* The same, for `b` written by the HPCToolkit writer from an `a` it had to

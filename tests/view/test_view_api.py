@@ -52,18 +52,22 @@ class Server:
                                   stderr=subprocess.PIPE, env=env)
         ready, _, _ = select.select([self.p.stdout], [], [], 120)
         line = self.p.stdout.readline().decode() if ready else ""
-        if not re.fullmatch(r"http://[^/]+:\d+/\n", line):
+        if not re.fullmatch(r"http://[^/]+:\d+/(\?token=[0-9a-f]{64})?\n", line):
             self.p.kill()
             raise RuntimeError("profkit view %s printed %r, stderr %r" %
                                (args, line, self.p.stderr.read().decode(errors="replace")))
         self.url = line.strip()
         u = urllib.parse.urlparse(self.url)
         self.host, self.port = u.hostname, u.port
+        # the session token (docs/view.md): sent as the header programs use
+        self.token = dict(urllib.parse.parse_qsl(u.query)).get("token")
 
     def get(self, path, method="GET", headers=None):
         """(status, headers, body bytes) of a request for a raw path."""
         c = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        c.request(method, path, headers=headers or {})
+        h = {"X-Profkit-Token": self.token} if self.token else {}
+        h.update(headers or {})
+        c.request(method, path, headers={k: v for k, v in h.items() if v is not None})
         r = c.getresponse()
         body = r.read()
         c.close()
@@ -127,7 +131,7 @@ def check_profile(srv, profkit, path, label):
 
 def check_flat(srv, profkit, path, metric, label):
     flat = srv.ok("flat", metrics=metric, top=0)
-    check(flat.get("schema") == "profkit.view.flat/1", label + ": flat schema")
+    check(flat.get("schema") == "profkit.flat/1", label + ": flat schema")
     want = cli(profkit, "flat", path, "-m", metric, "--json", "-n", "0")
     check(close(flat["metrics"][0]["total"], want["total"], 1e-6),
           "%s: flat total %s vs %s" % (label, flat["metrics"][0]["total"], want["total"]))
@@ -136,21 +140,21 @@ def check_flat(srv, profkit, path, metric, label):
     for r in flat["rows"][:20]:
         w = rows.get(r["name"])
         if check(w is not None, "%s: flat row %r not in the CLI's" % (label, r["name"])):
-            check(close(r["self"][0], w["self"], 1e-9) and close(r["inclusive"][0], w["inclusive"], 1e-9),
+            check(close(r["self"], w["self"], 1e-9) and close(r["inclusive"], w["inclusive"], 1e-9),
                   "%s: flat row %r values" % (label, r["name"]))
     two = srv.ok("flat", metrics=metric + "," + metric, by="file", top=5)
-    check(all(len(r["self"]) == 2 for r in two["rows"]), label + ": flat with two metrics")
+    check(all(len(r["values"]) == 2 for r in two["rows"]), label + ": flat with two metrics")
     return flat
 
 
 def check_tree(srv, profkit, path, metric, label):
     tree = srv.ok("tree", metric=metric, depth=2)
-    check(tree.get("schema") == "profkit.view.tree/1", label + ": tree schema")
-    root = tree["node"]
+    check(tree.get("schema") == "profkit.tree/1", label + ": tree schema")
+    root = tree["root"]
     want = cli(profkit, "tree", path, "-m", metric, "--json")
     check(close(root["inclusive"], want["root"]["inclusive"], 1e-6),
           "%s: tree root %s vs %s" % (label, root["inclusive"], want["root"]["inclusive"]))
-    check(root["id"] == 0 and root["kind"] == "root", label + ": root node")
+    check(root["node"] == 0 and root["kind"] == "root", label + ": root node")
     kids = root["children"] or []
     check(len(kids) + root["more"] == root["child_count"], label + ": child_count")
     check(all(kids[i]["inclusive"] >= kids[i + 1]["inclusive"] for i in range(len(kids) - 1)),
@@ -158,10 +162,10 @@ def check_tree(srv, profkit, path, metric, label):
     for k in kids:
         if k["child_count"]:
             check(k["children"] is not None, label + ": depth 2 loads grandchildren")
-            sub = srv.ok("tree", metric=metric, node=k["id"])
-            check(sub["node"]["id"] == k["id"] and close(sub["node"]["inclusive"], k["inclusive"]),
+            sub = srv.ok("tree", metric=metric, node=k["node"])
+            check(sub["root"]["node"] == k["node"] and close(sub["root"]["inclusive"], k["inclusive"]),
                   label + ": expanding a node")
-            check(all(g["children"] is None or g["child_count"] == 0 for g in sub["node"]["children"]),
+            check(all(g["children"] is None or g["child_count"] == 0 for g in sub["root"]["children"]),
                   label + ": depth 1 leaves grandchildren unloaded")
             break
     hot = [n for n in walk(root) if n.get("hot")]
@@ -173,8 +177,8 @@ def check_tree(srv, profkit, path, metric, label):
 
 def check_flame(srv, metric, tree, label, base=False):
     flame = srv.ok("flame", metric=metric)
-    check(flame.get("schema") == "profkit.view.flame/1", label + ": flame schema")
-    check(close(flame["root"]["inclusive"], tree["node"]["inclusive"]), label + ": flame root")
+    check(flame.get("schema") == "profkit.tree/1", label + ": flame schema")
+    check(close(flame["root"]["inclusive"], tree["root"]["inclusive"]), label + ": flame root")
     cut = abs(flame["root"]["inclusive"]) * 0.001
     for f in walk(flame["root"]):
         if f is not flame["root"]:
@@ -190,11 +194,13 @@ def check_flame(srv, metric, tree, label, base=False):
 def check_function_panes(srv, metric, fn, prof, label):
     for route in ("callers", "callees"):
         d = srv.ok(route, metric=metric, function=fn)
-        check(d.get("schema") == "profkit.frames/1" and d.get("function") == fn,
+        check(d.get("schema") == "profkit.callers/1" and d.get("pattern") == fn and
+              d["functions"] and d["functions"][0]["name"] == fn,
               "%s: %s document" % (label, route))
     loc = srv.ok("locations", metric=metric, function=fn)
-    check(loc.get("schema") == "profkit.view.locations/1", label + ": locations schema")
-    check(loc["locations_total"] == prof["locations_total"], label + ": a value per location")
+    check(loc.get("schema") == "profkit.threads/1" and loc.get("function") == fn,
+          label + ": locations schema")
+    check(loc["count"] == prof["locations_total"], label + ": a value per location")
     for key in ("count", "sum", "min", "max", "mean", "stddev", "imbalance"):
         check(key in loc, "%s: locations lack %s" % (label, key))
     status, src = srv.api("source", metric=metric, function=fn)
@@ -208,12 +214,13 @@ def check_trace(srv, prof, label):
     if not prof["features"]["trace"]:
         check(status == 404, label + ": trace without traces is 404")
         return
-    check(status == 200 and tr.get("schema") == "profkit.view.trace/1", label + ": trace schema")
+    # the CLI's document (profkit trace --json --timeline), docs/view.md
+    check(status == 200 and tr.get("schema") == "profkit.trace/1", label + ": trace schema")
     n = len(tr["functions"])
-    for row in tr["locations"]:
-        last = tr["begin_ns"]
+    for row in tr["timeline"]["rows"]:
+        last = tr["from_ns"]
         for b, e, f in row["spans"]:
-            check(last <= b <= e <= tr["end_ns"] and -1 <= f < n, label + ": trace span in order")
+            check(last <= b <= e <= tr["to_ns"] and -3 <= f < n, label + ": trace span in order")
             last = e
     mid = (tr["begin_ns"] + tr["end_ns"]) // 2
     srv.ok("trace", begin=tr["begin_ns"], end=mid, width=100, first=0, count=2)
@@ -307,7 +314,7 @@ def check_base(profkit, a, b, label):
         check_flame(srv, metric, tree, label, base=True)
         treeb = srv.ok("tree", metric=metric, side="b")
         want_b = cli(profkit, "tree", b, "-m", metric, "--json")
-        check(close(treeb["node"]["inclusive"], want_b["root"]["inclusive"], 1e-6), label + ": side b tree")
+        check(close(treeb["root"]["inclusive"], want_b["root"]["inclusive"], 1e-6), label + ": side b tree")
     finally:
         srv.stop(signal.SIGTERM)
 
@@ -381,10 +388,11 @@ def check_hostile_names(profkit, source, work):
               "hostile: control bytes escaped in JSON")
         for n in names:
             d = srv.ok("callers", function=n)
-            check(d.get("function") == n, "hostile: callers of %r" % n)
+            check(d.get("pattern") == n and d["functions"][0]["name"] == n,
+                  "hostile: callers of %r" % n)
             srv.ok("locations", function=n)
         tree = srv.ok("tree", depth=3)
-        check(set(names) <= {x["name"] for x in walk(tree["node"])}, "hostile: names in the tree")
+        check(set(names) <= {x["name"] for x in walk(tree["root"])}, "hostile: names in the tree")
     finally:
         srv.stop()
     res = check_report(profkit, path, work, "hostile", routes=("callers", "callees", "locations"))

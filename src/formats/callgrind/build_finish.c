@@ -1,17 +1,17 @@
 /*
  * formats/callgrind/build_finish.c — turning what the parser collected
- * into the model: same-position self costs merged, each part's summary:
- * and totals: checked against its costs, the call graph attached, metrics
- * and locations set up, and the calling-context tree reconstructed.
+ * into the model: a Cachegrind file's functions one per name (not per
+ * source file), same-position self costs merged, each part's summary:
+ * and totals: checked against its costs, the call graph attached (its
+ * metrics, locations and reconstructed tree are derived from it when the
+ * profile is opened: pk_profile_open()).
  */
 #include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cg_model.h"
 #include "cgrd.h"
-#include "profkit/analysis.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -188,21 +188,61 @@ static pk_status by_event(const cg_build *b, const cgb_part *bp, const double *c
     return PK_OK;
 }
 
-static void check_line(cg_build *b, const pk_cg_part_rec *part, const double *stated,
-                       const double *sum, const char *what, uint64_t line)
+/* The events of one kind of difference, "Ir 279408 (cost lines 279406)"
+ * one after another (the first 8, then how many more). */
+typedef struct diff_list {
+    char text[640];
+    size_t len;
+    uint32_t n;
+} diff_list;
+
+static void list_add(diff_list *l, const char *event, double stated, double sum)
 {
+    if (l->n++ < 8 && l->len < sizeof l->text)
+        l->len += (size_t)snprintf(l->text + l->len, sizeof l->text - l->len,
+                                   "%s%.80s %.17g (cost lines %.17g)", l->len ? ", " : "", event,
+                                   stated, sum);
+}
+
+static const char *list_text(diff_list *l, char *buf, size_t size)
+{
+    snprintf(buf, size, "%s%s", l->text, l->n > 8 ? ", ..." : "");
+    if (l->n > 8) snprintf(buf + strlen(buf), size - strlen(buf), " (%u events)", l->n);
+    return buf;
+}
+
+/* Every event whose stated total differs from what the part's cost lines
+ * add up to. totals: is a writer's sum of its lines, so any difference is
+ * a warning; summary: may exceed them (the spec asks for at least the
+ * sum; valgrind counts there cost it charges to no line), which is noted,
+ * while a summary: below them is a warning (percentages of it exceed
+ * 100 %, here and in callgrind_annotate). */
+static void check_line(cg_build *b, const pk_cg_part_rec *part, const double *stated,
+                       const double *sum, int totals, uint64_t line)
+{
+    diff_list above = {.len = 0}, below = {.len = 0};
     for (uint32_t e = 0; stated && e < b->stride; e++) {
         if (b->cg->events[e].formula || stated[e] == sum[e]) continue;
-        char where[48];
-        snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
-        pk_model_diag(
-            b->p, PK_SEV_WARNING, strcmp(what, "totals") ? "summary-mismatch" : "totals-mismatch",
-            part->file, where, 0, 0,
-            "part %u: '%s:' says %s = %.17g but the cost lines sum to %.17g%s", part->number, what,
-            b->cg->events[e].name, stated[e], sum[e],
-            strcmp(what, "totals") ? " (summary: is only required to be at least that)" : "");
-        return;
+        list_add(!totals && stated[e] > sum[e] ? &above : &below, b->cg->events[e].name, stated[e],
+                 sum[e]);
     }
+    char where[48], buf[700];
+    snprintf(where, sizeof where, "line %llu", (unsigned long long)line);
+    if (below.n)
+        pk_model_diag(
+            b->p, PK_SEV_WARNING, totals ? "totals-mismatch" : "summary-mismatch", part->file,
+            where, 0, 0, "part %u: '%s:' differs from what the cost lines add up to: %s%s",
+            part->number, totals ? "totals" : "summary", list_text(&below, buf, sizeof buf),
+            totals ? ""
+                   : "; the summary is the program total callgrind_annotate and "
+                     "profkit report, so percentages of it exceed 100 %");
+    if (above.n)
+        pk_model_diag(b->p, PK_SEV_NOTE, "summary-above-costs", part->file, where, 0, 0,
+                      "part %u: 'summary:' states more than the cost lines add up to: %s; the "
+                      "format allows it (cost the tool counted but charged to no line), and "
+                      "it is the program total callgrind_annotate and profkit report ('profkit "
+                      "info' shows the cost lines' sum beside it)",
+                      part->number, list_text(&above, buf, sizeof buf));
 }
 
 /* Each part's costs summed (its records grouped by a counting sort, one
@@ -227,8 +267,8 @@ static pk_status check_parts(cg_build *b)
             for (uint32_t x = 0; x < r.n; x++)
                 sum[pk_cg_row_event(r, x)] += r.v[x];
         }
-        check_line(b, part, part->summary, sum, "summary", part->summary_line);
-        check_line(b, part, part->totals, sum, "totals", part->totals_line);
+        check_line(b, part, part->summary, sum, 0, part->summary_line);
+        check_line(b, part, part->totals, sum, 1, part->totals_line);
     }
     free(start), free(perm), free(sum);
     return st;
@@ -259,6 +299,43 @@ static void drop_formulas_of_data(cg_build *b)
         }
 }
 
+/* A file without calls, jumps or a callgrind creator is Cachegrind's
+ * (valgrind --tool=cachegrind, or alike): its fl= names the source file
+ * of the lines that follow, inlined headers included, not the function's,
+ * so one function comes in many fl= blocks. Like cg_annotate, a function
+ * is its name in its object there; its lines keep their files. */
+static int lines_name_files(const cg_build *b)
+{
+    const pk_cg *cg = b->cg;
+    if (cg->n_calls || cg->n_jumps) return 0;
+    for (uint32_t k = 0; k < cg->n_parts; k++)
+        if (cg->parts[k].creator && strncmp(cg->parts[k].creator, "callgrind", 9) == 0) return 0;
+    return 1;
+}
+
+/* One function per name and object: the accumulators' functions
+ * renumbered, the model's function list made of the first of each. */
+static pk_status functions_by_name(cg_build *b)
+{
+    pk_profile *p = b->p;
+    pk_kmap seen = {0};
+    uint32_t *to = malloc(((size_t)p->n_functions + 1) * sizeof *to), n = 0;
+    pk_status st = to ? PK_OK : pk_fail_nomem("merging functions");
+    for (uint32_t f = 0; !st && f < p->n_functions; f++) {
+        uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)p->functions[f].name,
+                                       p->functions[f].module};
+        int added;
+        if (pk_kmap_upsert(&seen, key, n, &to[f], &added)) st = pk_fail_nomem("merging functions");
+        if (!st && added) p->functions[n++] = p->functions[f];
+    }
+    for (uint32_t a = 0; !st && a < b->n_acc; a++)
+        b->acc_key[(size_t)a * 3 + 1] = to[b->acc_key[(size_t)a * 3 + 1]];
+    if (!st) p->n_functions = n;
+    pk_kmap_free(&seen);
+    free(to);
+    return st;
+}
+
 pk_status cgb_finish(cg_build *b)
 {
     pk_profile *p = b->p;
@@ -266,12 +343,17 @@ pk_status cgb_finish(cg_build *b)
         return pk_fail(PK_ERR_FORMAT, "%s: no profile data (no events: line)", p->path);
     drop_formulas_of_data(b);
     pk_status st = cgb_check_formulas(b);
+    if (!st && lines_name_files(b)) st = functions_by_name(b);
     if (!st) st = merge_self(b);
     if (!st) st = settle_calls(b);
     if (!st) st = check_parts(b);
+    if (!st) st = pk_cg_state_totals(b->cg);
     if (st) return st;
     p->cg = b->cg;
     b->cg = NULL;
     p->cg->n_model_functions = p->cg->n_functions = p->n_functions;
-    return pk_cg_complete_model(p, b->tree, b->tree_threshold);
+    /* metrics, locations, cycles and the tree are derived from the call
+     * graph when the profile is opened (pk_profile_open()) */
+    p->cg->pending = 1, p->cg->pending_tree = b->tree, p->cg->pending_threshold = b->tree_threshold;
+    return PK_OK;
 }

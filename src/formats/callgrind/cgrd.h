@@ -123,8 +123,8 @@ pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uin
 pk_status cgb_call(cg_build *b, const pk_cg_call_rec *key, const double *values, const uint32_t *nz,
                    uint32_t k);
 pk_status cgb_jump(cg_build *b, const pk_cg_jump_rec *key);
-/* Merge records, attach the call graph to the profile, set up metrics,
- * locations and the reconstructed tree. */
+/* Merge records and attach the call graph to the profile (marked
+ * pending: the rest of the model is derived from it when opened). */
 pk_status cgb_finish(cg_build *b);
 /* formulas.c: warn about event formulas that cannot be computed (a
  * cycle, an unknown event). */

@@ -271,8 +271,7 @@ static pk_status finish_profile(cg_build *b, const char *path, pk_status st)
         p->title = b->cg->parts[0].cmd;
         p->description = b->cg->parts[0].creator;
     }
-    st = cgb_finish(b);
-    return st ? st : pk_model_finish_diagnostics(p);
+    return cgb_finish(b); /* diagnostics are finished with the model */
 }
 
 static pk_status open_files(const char *path, char **files, size_t n, const pk_mapfile *mem,

@@ -375,6 +375,23 @@ static void write_events(cgw *w)
     fputc('\n', w->f);
 }
 
+/* summary: what the source states of the part's totals (its summary:
+ * line, as callgrind_annotate reads it), scaled as the costs are; where
+ * it states nothing, the costs as written (`sum`). */
+static void write_summary(cgw *w, const pk_cg_part_rec *part, const double *sum)
+{
+    const double *says = pk_cg_part_statement(w->cg, part);
+    fprintf(w->f, "summary:");
+    for (uint32_t k = 0; k < w->n_ev; k++) {
+        uint32_t e = w->ev[k].src;
+        double v = says && e < w->cg->n_events && says[e] != 0.0
+                       ? nearbyint(says[e] * w->ev[k].scale)
+                       : sum[k];
+        fprintf(w->f, " %.0f", v == 0 ? 0 : v);
+    }
+    fputc('\n', w->f);
+}
+
 static void write_header(cgw *w, const pk_cg_part_rec *part, const double *sum)
 {
     fprintf(w->f, "# callgrind format\nversion: 1\ncreator: profkit %s\n", pk_version());
@@ -387,7 +404,7 @@ static void write_header(cgw *w, const pk_cg_part_rec *part, const double *sum)
     write_descs(w, part);
     fprintf(w->f, "\npositions:%s line\n", w->positions & PK_POS_INSTR ? " instr" : "");
     write_events(w);
-    write_sums(w, "summary", sum);
+    write_summary(w, part, sum);
     fputc('\n', w->f);
 }
 

@@ -6,7 +6,7 @@
  *    holding their sum, the only form callgrind_annotate reads correctly;
  *    with PK_WRITE_SPLIT one file per location;
  *  - the call graph: the profile's own (Callgrind input, parts summed) or
- *    the exact one of its calling-context tree (analysis/cct_to_cg.c);
+ *    the exact one of its calling-context tree (model/cct_callgraph.c);
  *  - the events: one per metric Callgrind can hold, named without the
  *    blanks, '=' and ':' an "events:" line cannot have, scaled to
  *    integers when their values are not (Callgrind costs are integers)
@@ -20,7 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/cct_to_cg.h"
 #include "cgw.h"
 #include "formats/write_loss.h"
 #include "model/units.h"
@@ -140,25 +139,71 @@ static char *event_name(const char *name, const cgw_event *before, uint32_t n_be
     return s;
 }
 
+/* The name of a scaled metric's event, which is all KCachegrind and
+ * callgrind_annotate show of it: the unit its integers are in where the
+ * name says one ("CPUTIME (sec)" in us is "CPUTIME (us)"), or after it
+ * ("time (ns)"). Malloc'ed. */
+static char *unit_named(const char *name, const char *unit)
+{
+    size_t len = name ? strlen(name) : 0, keep = len;
+    char said[64];
+    const char *open = name ? strrchr(name, '(') : NULL;
+    int exp;
+    if (open && len && name[len - 1] == ')' && (size_t)(name + len - open) - 2 < sizeof said) {
+        memcpy(said, open + 1, (size_t)(name + len - open) - 2);
+        said[name + len - open - 2] = 0;
+        if (pk_unit_time_exp(said, &exp)) keep = (size_t)(open - name);
+    }
+    while (keep && name[keep - 1] == ' ')
+        keep--;
+    char *out = malloc(keep + strlen(unit) + 4);
+    if (out) sprintf(out, "%.*s%s(%s)", (int)keep, keep ? name : "", keep ? " " : "", unit);
+    return out;
+}
+
 static pk_status add_event(cgw *w, uint32_t e)
 {
     const pk_cg_event_rec *ev = &w->cg->events[e];
     const pk_metric *m = ev->metric < w->p->n_metrics ? &w->p->metrics[ev->metric] : NULL;
     const char *name = m ? m->name : ev->name;
+    double scale = choose_scale(w->cg, e);
+    char *unit = NULL, *shown = NULL;
+    if (scale != 1) { /* the unit of the written integers */
+        char buf[64];
+        const char *own = m ? pk_unit_text(m, buf, sizeof buf) : "";
+        unit = scaled_unit(*own ? own : NULL, scale);
+        shown = unit ? unit_named(name, unit) : NULL;
+        if (!shown) return free(unit), pk_fail_nomem("writing Callgrind");
+    } else if (m && m->unit && *m->unit && !(unit = strdup(m->unit))) {
+        return pk_fail_nomem("writing Callgrind");
+    }
     cgw_event *x = &w->ev[w->n_ev];
-    *x = (cgw_event){e, event_name(name, w->ev, w->n_ev), NULL, NULL, choose_scale(w->cg, e)};
-    if (!x->name) return pk_fail_nomem("writing Callgrind");
+    *x = (cgw_event){e, event_name(shown ? shown : name, w->ev, w->n_ev), NULL, unit, scale};
+    free(shown);
+    if (!x->name) return free(unit), pk_fail_nomem("writing Callgrind");
     w->n_ev++;
     if (name && strcmp(name, x->name) != 0) x->orig = name;
-    if (x->scale == 1) { /* the metric's own unit, when it has one */
-        if (!m || !m->unit || !*m->unit) return PK_OK;
-        x->unit = strdup(m->unit);
-        return x->unit ? PK_OK : pk_fail_nomem("writing Callgrind");
+    return PK_OK;
+}
+
+/* The event of the metric views show first (pk_metric_default()) first:
+ * the one KCachegrind opens on and callgrind_annotate sorts by, never a
+ * column of zeros where another metric has costs. The others keep the
+ * profile's order. */
+static void default_first(cgw *w)
+{
+    pk_index m;
+    if (pk_metric_default(w->p, &m) != PK_OK) {
+        pk_error_clear();
+        return;
     }
-    char buf[64];
-    const char *unit = m ? pk_unit_text(m, buf, sizeof buf) : "";
-    x->unit = scaled_unit(*unit ? unit : NULL, x->scale);
-    return x->unit ? PK_OK : pk_fail_nomem("writing Callgrind");
+    for (uint32_t k = 1; k < w->n_ev; k++) {
+        if (w->ev[k].src >= w->cg->n_events || w->cg->events[w->ev[k].src].metric != m) continue;
+        cgw_event first = w->ev[k];
+        memmove(w->ev + 1, w->ev, k * sizeof *w->ev);
+        w->ev[0] = first;
+        return;
+    }
 }
 
 static pk_status choose_events(cgw *w)
@@ -171,6 +216,7 @@ static pk_status choose_events(cgw *w)
         pk_status st = add_event(w, e);
         if (st) return st;
     }
+    default_first(w);
     if (w->n_ev) return PK_OK;
     /* Callgrind needs an event; the file says there is nothing to count. */
     w->ev[0] = (cgw_event){UINT32_MAX, strdup("none"), NULL, NULL, 1};
@@ -225,13 +271,6 @@ static pk_status report_negative_counts(const cgw *w)
     return st;
 }
 
-static int only_summaries(const pk_profile *p)
-{
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 0;
-    return 1;
-}
-
 static pk_status report_others(const cgw *w)
 {
     const pk_profile *p = w->p;
@@ -252,7 +291,7 @@ static pk_status report_others(const cgw *w)
     int other_stats = 0;
     for (uint32_t c = 0; c < p->n_columns && !p->cg; c++)
         other_stats |= p->columns[c].is_summary && p->columns[c].stat != PK_STAT_SUM;
-    if (!st && !p->cg && other_stats && only_summaries(p))
+    if (!st && !p->cg && other_stats && !pk_has_plain_locations(p))
         st = pk_write_lose(w->opts, w->stats, w->path, "summary statistics",
                            "the profile holds only statistics over its locations; their sum is "
                            "written, the others (minimum, maximum, count...) have no place in "

@@ -153,7 +153,25 @@ static pk_status common_descs(const pk_cg *in, const unsigned char *use, pk_cg_p
     return PK_OK;
 }
 
-static pk_status setup(summer *s, const unsigned char *use)
+/* What the summed parts state of their totals (summary: lines), as the
+ * summed part's summary: where any part states one: each part's
+ * statement, or its cost lines where it has none. */
+static pk_status sum_statements(const pk_cg *in, const unsigned char *selected, pk_cg_part_rec *out)
+{
+    uint32_t ne = in->n_events;
+    double *stated = calloc(ne + 1u, sizeof *stated), *lines = calloc(ne + 1u, sizeof *lines);
+    unsigned char *has = calloc(ne + 1u, 1);
+    pk_status st = stated && lines && has ? pk_cg_sum_statements(in, selected, stated, lines, has)
+                                          : PK_ERR_NOMEM;
+    int any = 0;
+    for (uint32_t e = 0; e < ne && !st; e++)
+        any |= has[e];
+    if (!st && any) out->summary = stated, stated = NULL;
+    free(stated), free(lines), free(has);
+    return st;
+}
+
+static pk_status setup(summer *s, const unsigned char *selected, const unsigned char *use)
 {
     const pk_cg *in = s->in;
     pk_cg *o = s->out;
@@ -168,7 +186,8 @@ static pk_status setup(summer *s, const unsigned char *use)
     o->parts[0] = (pk_cg_part_rec){.location = PK_NONE, .number = 1, .thread = 1};
     common_header(in, use, &o->parts[0]);
     o->parts[0].positions = in->positions;
-    return common_descs(in, use, &o->parts[0]);
+    pk_status st = common_descs(in, use, &o->parts[0]);
+    return st ? st : sum_statements(in, selected, &o->parts[0]);
 }
 
 pk_status cgw_sum_parts(const pk_cg *in, const unsigned char *selected, pk_cg **out)
@@ -178,7 +197,7 @@ pk_status cgw_sum_parts(const pk_cg *in, const unsigned char *selected, pk_cg **
     pk_status st = s.out && use ? PK_OK : PK_ERR_NOMEM;
     for (uint32_t k = 0; k < in->n_parts && use; k++)
         use[k] = !selected || (in->parts[k].location != PK_NONE && selected[in->parts[k].location]);
-    if (!st) st = setup(&s, use);
+    if (!st) st = setup(&s, selected, use);
     for (uint64_t i = 0; i < in->n_self && !st; i++)
         if (use[in->self[i].part]) st = sum_self(&s, i);
     for (uint64_t i = 0; i < in->n_calls && !st; i++)

@@ -47,6 +47,7 @@ static pk_status remember_kids(walk *w, uint32_t index, uint64_t ptr, uint64_t s
 static const uint8_t lexical_kinds[4] = {PK_CTX_FUNCTION, PK_CTX_LOOP, PK_CTX_LINE,
                                          PK_CTX_INSTRUCTION};
 static const uint8_t relations[3] = {PK_REL_LEXICAL, PK_REL_CALL, PK_REL_INLINED_CALL};
+static const uint8_t entry_kinds[3] = {PK_ENTRY_UNKNOWN, PK_ENTRY_MAIN, PK_ENTRY_APP_THREAD};
 
 /* Decode the flex words of a {Ctx} at e into c (pointers become indexes). */
 static pk_status read_flex(walk *w, uint64_t e, pk_ctx_rec *c)
@@ -172,8 +173,6 @@ static pk_status read_children(walk *w, uint32_t parent)
     return st;
 }
 
-static const uint8_t entry_kinds[3] = {PK_ENTRY_UNKNOWN, PK_ENTRY_MAIN, PK_ENTRY_APP_THREAD};
-
 /* One {Entry} at e: a child of the global root. */
 static pk_status read_entry(walk *w, uint64_t e)
 {
@@ -231,6 +230,40 @@ static pk_status walk_tree(walk *w, const hk_array *entries)
     return st;
 }
 
+/* The entry point hpcrun's placeholder function `name` stands for
+ * ("<program root>": the main thread), or -1 for any other name. */
+static int placeholder_entry(const char *name)
+{
+    static const char *const names[] = {"<partial call paths>", "<program root>", "<thread root>"};
+    for (int k = 0; name && k < 3; k++)
+        if (strcmp(name, names[k]) == 0) return k; /* the final layout's entryPoint codes */
+    return -1;
+}
+
+/* Intermediate layout: a root context naming hpcrun's placeholder for the
+ * program's or a thread's start is what the final layout writes as an
+ * entry point (hpcprof's 2022 writer, tests/fixtures/v40_writer.c), so it
+ * is read as one. Read as a function context it would be a context no
+ * other layout has: a converted database would gain an entry point above
+ * it (a context more, its values counted once more in every sum). */
+static void placeholders_as_entries(hk_reader *r)
+{
+    static const char *const pretty[] = {"unknown entry", "main thread", "application thread"};
+    pk_profile *p = r->p;
+    for (uint32_t k = 0; k < p->ctx[0].n_children; k++) {
+        pk_ctx_rec *c = &p->ctx[p->ctx[0].first_child + k];
+        int e = c->kind == PK_CTX_FUNCTION && c->function < p->n_functions
+                    ? placeholder_entry(p->functions[c->function].name)
+                    : -1;
+        if (e < 0) continue;
+        c->kind = PK_CTX_ENTRY, c->relation = PK_REL_NONE;
+        c->entry = entry_kinds[e], c->raw_entry = (uint16_t)e, c->entry_name = pretty[e];
+        c->raw_kind = c->raw_relation = 0, c->propagation = 0;
+        c->function = c->file = c->module = PK_NONE;
+        c->line = 0, c->offset = 0, c->flags = 0;
+    }
+}
+
 /* Intermediate layout: the roots array is the global root's children. */
 static pk_status walk_roots(walk *w, uint64_t h)
 {
@@ -241,6 +274,7 @@ static pk_status walk_roots(walk *w, uint64_t h)
     if (!st) st = remember_kids(w, 0, pk_le64(d + 8), pk_le64(d));
     for (uint32_t i = 0; !st && i < w->r->p->n_ctx; i++)
         st = read_children(w, i);
+    if (!st) placeholders_as_entries(w->r);
     return st;
 }
 

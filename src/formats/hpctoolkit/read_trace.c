@@ -34,6 +34,8 @@ static void scan_samples(hk_reader *r, const hk_file *f, uint32_t t, const pk_tr
     int emit = hk_want(r, HK_S_TRACE_SAMPLES);
     uint64_t prev_time = 0;
     uint32_t prev_id = 1;
+    pk_release rel; /* the pages behind the scan go back: a long trace.db stays small in memory */
+    pk_release_start(&rel, pk_model_mapping_of(r->p, tr->samples));
     for (uint64_t s = 0; s < tr->n; s++) {
         const unsigned char *rec = tr->samples + s * PK_SAMPLE_SIZE;
         uint64_t time = pk_le64(rec), off = (uint64_t)(rec - f->data);
@@ -50,7 +52,9 @@ static void scan_samples(hk_reader *r, const hk_file *f, uint32_t t, const pk_tr
         if (emit)
             HK_EMIT(r, f, off, HK_S_TRACE_SAMPLES, "sample", HK_U("trace", t), HK_U("index", s),
                     HK_U("timestamp", time), HK_U("ctx_id", id));
+        if ((s & 0xffff) == 0) pk_release_advance(&rel, rec);
     }
+    pk_release_finish(&rel, tr->samples + tr->n * PK_SAMPLE_SIZE);
 }
 
 static void report_trace_stats(hk_reader *r, const hk_file *f, uint32_t t, const trace_stats *ts)

@@ -49,7 +49,7 @@ pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t)
             return jr_err(r, t, key, "%llu, but the model has %u functions", (unsigned long long)v,
                           r->p->n_functions);
         /* the model's functions after the call graph's are its cycles,
-         * "<cycle N>" (a Callgrind profile's, analysis/cg_setup.c) */
+         * "<cycle N>" (a Callgrind profile's cycles) */
         cg->n_model_functions = cg->n_functions = (uint32_t)v;
         cg->first_cycle_function = (uint32_t)v;
         cg->n_cycle_functions = r->p->n_functions - (uint32_t)v;
@@ -297,8 +297,9 @@ pk_status jr_cg_record(jr *r, jr_kind kind, uint64_t index)
     }
 }
 
+/* The call graph is whole: the totals its parts state (Callgrind's
+ * summary: lines), which are its metrics' program totals. */
 pk_status jr_cg_finish(jr *r)
 {
-    (void)r;
-    return PK_OK;
+    return r->p->cg ? pk_cg_state_totals(r->p->cg) : PK_OK;
 }

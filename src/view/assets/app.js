@@ -316,10 +316,12 @@
     metricList() {
       return $('flat-metrics').value.split(',').map((s) => s.trim()).filter((s) => s);
     },
+    /* the default metric first, then the others, at most MAX_COLUMNS of
+     * them (a Scalasca summary has 80): more are chosen in the box */
     defaultMetrics() {
       const names = (S.profile.metrics || []).map((m) => m.name);
       const d = S.profile.default_metric;
-      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d));
+      return (names.includes(d) ? [d] : []).concat(names.filter((n) => n !== d)).slice(0, 12);
     },
     params() {
       const search = $('flat-search').value.trim();
@@ -394,7 +396,7 @@
       head.append(tr);
       const rows = this.filtered().slice();
       const { m, col } = this.sort, dir = this.dir;
-      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : (r[col] || [])[m]);
+      const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : ((r.values || [])[m] || {})[col]);
       rows.sort((a, b) => {
         const x = val(a), y = val(b);
         if (col === 'name') return dir * (x < y ? -1 : x > y ? 1 : 0);
@@ -403,13 +405,14 @@
       const total0 = d.metrics.length ? d.metrics[0].total : 0;
       const frag = document.createDocumentFragment();
       for (const r of rows) {
-        const share = total0 ? Math.max(0, Math.min(1, (r.self || [])[0] / total0)) : 0;
+        const share = total0 ? Math.max(0, Math.min(1, r.self / total0)) : 0;
         const name = el('td', { class: 'name', title: [r.name, r.module, r.file && r.file + (r.line ? ':' + r.line : '')].filter((x) => x).join('\n') },
           [el('span', { class: 'bar', style: 'width:' + (share * 4).toFixed(2) + 'em' }), String(r.name)]);
         const row = el('tr', { tabindex: -1 }, [name]);
         d.metrics.forEach((mm, i) => {
-          row.append(el('td', { text: PK.fmt((r.self || [])[i], fmts[i]), title: pct((r.self || [])[i], mm.total) }));
-          row.append(el('td', { text: PK.fmt((r.inclusive || [])[i], fmts[i]), title: pct((r.inclusive || [])[i], mm.total) }));
+          const v = (r.values || [])[i] || {};
+          row.append(el('td', { text: PK.fmt(v.self, fmts[i]), title: mm.percent ? pct(v.self, mm.total) : '' }));
+          row.append(el('td', { text: PK.fmt(v.inclusive, fmts[i]), title: mm.percent ? pct(v.inclusive, mm.total) : '' }));
         });
         if (calls) row.append(el('td', { text: PK.fmt(r.calls) }));
         row.pkRow = r;
@@ -419,8 +422,10 @@
       body.append(frag);
       this.rows = Array.from(body.rows);
       const hidden = d.hidden ? d.hidden + ' more rows below the top ' + d.rows.length : '';
+      const more = (S.profile.metrics || []).length - d.metrics.length;
+      const cols = more > 0 ? more + ' more metrics: name them in the metrics box' : '';
       const shown = rows.length !== d.rows.length ? rows.length + ' of ' + d.rows.length + ' rows match' : '';
-      noteText($('flat-note'), [shown, hidden].filter((x) => x).join(' · '));
+      noteText($('flat-note'), [shown, hidden, cols].filter((x) => x).join(' · '));
       this.highlight();
     },
     choose(r) {
@@ -462,11 +467,11 @@
       let first = null;
       while (stack.length) {
         const [j, p] = stack.pop();
-        const old = this.nodes.get(j.id);
-        const n = { id: j.id, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
+        const old = this.nodes.get(j.node);
+        const n = { id: j.node, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
           line: j.line, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
           child_count: j.child_count || 0, more: j.more || 0, parent: p, open: old ? old.open : false,
-          children: Array.isArray(j.children) ? j.children.map((c) => c.id) : old ? old.children : null };
+          children: Array.isArray(j.children) ? j.children.map((c) => c.node) : old ? old.children : null };
         this.nodes.set(n.id, n);
         if (!first) first = n;
         if (Array.isArray(j.children)) for (const c of j.children) stack.push([c, n.id]);
@@ -484,8 +489,10 @@
         const d = await PK.api(key);
         if (key !== this.key) return;
         this.total = d.total;
+        /* a min/max metric's values are no shares of a total */
+        this.share = !(d.metrics && d.metrics[0] && d.metrics[0].percent === false);
         this.fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
-        const root = this.ingest(d.node, null);
+        const root = this.ingest(d.root, null);
         this.rootId = root.id;
         root.open = true;
         noteText(note, '');
@@ -507,7 +514,7 @@
         try {
           const d = await PK.api(PK.url('tree', Object.assign(this.base(), { node: id, depth: 1 })));
           if (key !== this.key) return false;
-          this.ingest(d.node, n.parent);
+          this.ingest(d.root, n.parent);
         } catch (e) {
           if (!quiet) problem($('tree-note'), $('pane-tree'), e);
           return false;
@@ -567,12 +574,12 @@
           style: 'padding-left:' + (v.depth * 1.1 + 0.4) + 'em' }, [
           el('span', { class: 'tw', text: tw }),
           el('span', { class: 'val', text: PK.fmt(n.inclusive, this.fmt) }),
-          el('span', { class: 'pct', text: pct(n.inclusive, this.total) }),
+          el('span', { class: 'pct', text: this.share ? pct(n.inclusive, this.total) : '' }),
           el('span', { class: 'nm', text: n.name }),
           n.kind !== 'function' && n.kind !== 'root' ? el('span', { class: 'kind', text: n.kind }) : null,
           n.module ? el('span', { class: 'mod', text: '[' + n.module + ']' }) : null,
         ]);
-        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + pct(n.inclusive, this.total),
+        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + (this.share ? pct(n.inclusive, this.total) : ''),
           'self ' + withUnit(n.exclusive, this.fmt), n.file ? n.file + (n.line ? ':' + n.line : '') : ''].filter((x) => x).join('\n');
         if ((fn && n.name === fn && n.kind === 'function') || this.cursor === n.id) row.classList.add('selected');
         row.firstChild.addEventListener('click', (ev) => {
@@ -643,7 +650,7 @@
         this.fmt = metricFormat(d.metric || S.metric, d.unit, this.total);
         this.diff = this.hasBase(this.root);
         $('flame-legend').hidden = !this.diff;
-        this.note = d.hidden ? d.hidden + ' frames below ' + (d.min !== undefined ? d.min : 0.1) + ' % left out; click a frame to see more of it' : '';
+        this.note = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
         noteText($('flame-note'), this.note);
         this.draw();
         pane.dataset.state = 'ready';
@@ -663,6 +670,7 @@
       while (stack.length) {
         const [f, p] = stack.pop();
         f.parent = p;
+        if (f.node !== undefined) f.id = f.node; /* the tree answer's node index */
         f.children = f.children || [];
         for (const c of f.children) stack.push([c, f]);
       }
@@ -854,35 +862,38 @@
       const fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
       const table = el('table', { class: 'data' });
       table.append(el('thead', {}, [el('tr', {}, [el('th', { text: header('inclusive', fmt) }),
-        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
+        el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { text: 'calls' }),
+        el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
       const tb = el('tbody');
-      const row = (name, incl, self, depth, extra) => {
+      const count = (n) => (n === null || n === undefined ? '' : PK.fmt(n));
+      const row = (name, incl, self, depth, calls) => {
         const r = el('tr', {}, [el('td', { text: PK.fmt(incl, fmt) }), el('td', { text: PK.fmt(self, fmt) }),
-          el('td', { text: pct(incl, d.total) }),
-          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name + (extra || '') })]);
+          el('td', { text: pct(incl, d.total) }), el('td', { text: count(calls) }),
+          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name })]);
         if (depth) r.addEventListener('click', () => frameSelect({ name }));
         else r.classList.add('selected');
         tb.append(r);
       };
-      if (d.schema === 'profkit.arcs/1') {
-        /* a call graph's own lists (Callgrind): one level, exact */
-        for (const f of d.functions || []) {
-          row(f.name, f.inclusive, f.self, 0, f.called !== undefined ? '  (called ' + PK.fmt(f.called) + '×)' : '');
-          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, '  (' + PK.fmt(a.calls) + ' calls)');
+      /* one block per function: a call graph's own lists (exact, one
+       * level), or the tree around the function */
+      for (const f of d.functions || []) {
+        if (!f.root) {
+          row(f.name, f.inclusive, f.self, 0, f.called);
+          for (const a of f.arcs || []) row(a.name, a.inclusive, null, 1, a.calls);
+          continue;
         }
-      } else if (d.root) {
-        const stack = [[d.root, 0]];
+        const stack = [[f.root, 0]];
         while (stack.length) {
-          const [f, depth] = stack.pop();
-          row(f.name, f.inclusive, f.self, depth);
-          const kids = f.children || [];
+          const [n, depth] = stack.pop();
+          row(n.name, n.inclusive, n.self, depth, n.calls);
+          const kids = n.children || [];
           for (let i = kids.length - 1; i >= 0; i--) stack.push([kids[i], depth + 1]);
         }
       }
       table.append(tb);
       body.append(table);
-      const hidden = d.hidden || d.hidden_functions;
-      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.reconstructed ? ' (reconstructed from a call graph)' : ''));
+      const hidden = (d.functions || []).reduce((n, f) => n + (f.hidden || 0) + (f.hidden_arcs || 0), 0) + (d.hidden_functions || 0);
+      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.source === 'reconstructed tree' ? ' (reconstructed from a call graph)' : ''));
     },
   };
 
@@ -910,11 +921,13 @@
       const body = $('source-body'), fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
       const msgs = [];
       if (d.found === false) msgs.push('source not readable' + (d.searched ? '; searched: ' + [].concat(d.searched).join(', ') : ''));
+      for (const m of d.missing || []) msgs.push('no source line known for ' + m);
       for (const f of d.files || []) {
         const lines = f.lines || [];
         const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);
         body.append(el('h3', { text: (f.heading ? f.heading + ' — ' : '') + (f.source || f.file || '') }));
-        if (!f.source) msgs.push((f.file || 'the file') + ' not found: only the lines with a cost are shown');
+        if (!f.source) msgs.push((f.file || 'the file') + ' not found under the profile\'s src/ or the ' +
+          'directories given (profkit view -I DIR): only the lines with a cost are shown');
         const hasCalls = lines.some((l) => l.calls !== undefined);
         const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'line' }),
           el('th', { text: header('self', fmt) }), el('th', { text: header('inclusive', fmt) }),
@@ -973,7 +986,7 @@
       const which = $('loc-value').value, fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
       const stats = clear($('locations-stats'));
       const stat = (label, v, text) => stats.append(el('span', {}, [label + ' ', el('b', { text: text !== undefined ? text : withUnit(v, fmt) })]));
-      stat('of', null, String(d.of || ''));
+      stat('of', null, d.function ? 'function ' + d.function : 'the program');
       stat('locations', null, PK.fmt(d.count));
       for (const k of ['sum', 'min', 'max', 'mean', 'stddev']) if (d[k] !== undefined) stat(k, d[k]);
       if (d.imbalance !== undefined && d.imbalance !== null) stat('imbalance (max/mean − 1)', null, (100 * d.imbalance).toFixed(1) + ' %');
@@ -990,7 +1003,7 @@
       }
       table.append(tb);
       body.append(table);
-      const more = (d.locations_total || rows.length) - Math.min(rows.length, BARS_MAX);
+      const more = rows.length - Math.min(rows.length, BARS_MAX);
       noteText($('locations-note'), more > 0 ? more + ' more locations not drawn as bars' : '');
       this.strip();
     },
@@ -1066,30 +1079,79 @@
     },
   };
 
-  /* ---- timeline of traces: one row per location, zoom re-requests ---- */
-  const LABEL_W = 170;
+  /* ---- timeline of traces: the library's trace answer (profkit.trace/1,
+   * the document of `profkit trace --json --timeline PX`) for the
+   * selection in the toolbar, which the URL shows as the CLI's options:
+   * #pane=timeline&from=1.5s&to=2s&location=rank%3D3&focus=…&hide=…&first=N.
+   * Times in the URL and the fields are after the traces' start, exact to
+   * the nanosecond (the document's *_offset_ns); spans are absolute ns,
+   * drawn relative to begin_ns. ---- */
+  const LABELS = 190, ROW_H = 14, AXIS_H = 34, ROWS = 64; /* labels: a DOM column, LABELS px */
+  const SEL_KEYS = ['location', 'from', 'to', 'focus', 'hide'];
+  const SPECIALS = { '-1': ['idle (not running)', 'tl-idle'], '-2': ['gap (no samples)', 'tl-gap'],
+    '-3': ['left out by focus/hide', 'tl-filtered'] };
+  /* nanoseconds after the start as a time the CLI reads back exactly */
+  function relText(ns) {
+    const n = Math.max(0, Math.round(ns)), s = Math.floor(n / 1e9), r = n - s * 1e9;
+    return r ? s + '.' + String(r).padStart(9, '0').replace(/0+$/, '') + 's' : s + 's';
+  }
+  function hashParams() {
+    return new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  }
+  /* the URL's hash: the pane shown, and the timeline's selection */
+  PK.writeHash = function () {
+    const h = new URLSearchParams();
+    h.set('pane', S.pane);
+    for (const k of SEL_KEYS) if (timeline.sel[k]) h.set(k, timeline.sel[k]);
+    if (timeline.first) h.set('first', String(timeline.first));
+    const text = '#' + h.toString();
+    if (window.location.hash !== text) history.replaceState(null, '', text);
+  };
+  function specialColour(f) {
+    return cssVar('--' + SPECIALS[String(f)][1]) || '#ccc';
+  }
   const timeline = {
-    data: null, key: '', view: null, full: null, timer: 0, drag: null, spans: [],
-    async load() {
-      if (this.data) return this.draw();
-      await this.fetch(null);
+    data: null, key: '', view: null, full: null, timer: 0, drag: null, spans: [], first: 0,
+    sel: { location: '', from: '', to: '', focus: '', hide: '' },
+    /* the selection the URL holds (on load and when it is edited) */
+    fromHash() {
+      const h = hashParams();
+      for (const k of SEL_KEYS) this.sel[k] = h.get(k) || '';
+      this.first = Math.max(0, parseInt(h.get('first') || '0', 10) || 0);
+      this.fillForm();
     },
-    /* the overview is the route's defaults (what a report holds); a zoomed
-     * view asks for its range at the canvas' width */
-    async fetch(range) {
+    fillForm() {
+      for (const k of SEL_KEYS) $('tl-' + k).value = this.sel[k];
+    },
+    async load() {
+      PK.writeHash();
+      if (this.data) return this.draw();
+      await this.fetch();
+    },
+    /* the window (relative ns) when zoomed, else the selection as given */
+    params(width) {
+      const p = { first: this.first || null };
+      for (const k of SEL_KEYS) p[k] = this.sel[k] || null;
+      const plain = SEL_KEYS.every((k) => !this.sel[k]) && !this.first;
+      /* the overview is the route's defaults: what a report holds */
+      if (!plain || this.zoomed) p.width = width;
+      return p;
+    },
+    async fetch() {
       const pane = $('pane-timeline'), note = $('timeline-note');
-      const width = Math.max(100, Math.round($('timeline-wrap').clientWidth - LABEL_W - 4));
-      const key = range ? PK.url('trace', { begin: Math.floor(range[0]), end: Math.ceil(range[1]), width }) : PK.url('trace', {});
+      const width = Math.max(100, Math.round($('timeline-wrap').clientWidth - LABELS - 4));
+      const key = PK.url('trace', this.params(width));
       this.key = key;
+      PK.writeHash();
       if (!this.data) pane.dataset.state = 'loading';
       try {
         const d = await PK.api(key);
         if (key !== this.key) return;
         this.data = d;
-        if (!range) this.full = [d.begin_ns, d.end_ns];
-        if (!this.view) this.view = [d.begin_ns, d.end_ns];
-        noteText(note, d.locations_total > (d.locations || []).length
-          ? 'first ' + d.locations.length + ' of ' + d.locations_total + ' locations' : '');
+        this.view = [d.from_offset_ns, d.to_offset_ns];
+        /* the whole trace, after its start: what zooming out stops at */
+        this.full = [Math.min(0, d.from_offset_ns), Math.max(d.to_offset_ns, d.end_ns - d.begin_ns + 1)];
+        noteText(note, '');
         this.draw();
         pane.dataset.state = 'ready';
       } catch (e) {
@@ -1098,50 +1160,127 @@
         else problem(note, pane, e);
       }
     },
+    /* the toolbar's fields become the selection */
+    apply() {
+      for (const k of SEL_KEYS) this.sel[k] = $('tl-' + k).value.trim();
+      this.first = 0;
+      this.zoomed = !!(this.sel.from || this.sel.to);
+      return this.fetch();
+    },
+    page(delta) {
+      const d = this.data, tl = d && d.timeline;
+      if (!tl) return;
+      this.first = Math.max(0, Math.min(this.first + delta * ROWS, d.locations_total - 1));
+      return this.fetch();
+    },
     draw() {
       const c = $('timeline-canvas'), d = this.data;
-      const w = Math.max(300, $('timeline-wrap').clientWidth - 2);
-      const locs = d ? d.locations || [] : [];
-      const rowH = locs.length > 40 ? 8 : 16, h = Math.max(40, locs.length * rowH + 20);
+      const w = Math.max(300, $('timeline-wrap').clientWidth - LABELS - 18); /* room for a scroll bar */
+      const rows = d && d.timeline ? d.timeline.rows : [];
+      const h = rows.length * ROW_H + AXIS_H;
       const g = sizeCanvas(c, w, h);
       this.spans = [];
       if (!d || !this.view) return;
-      const [b, e] = this.view, plot = w - LABEL_W, sx = plot / Math.max(1, e - b);
+      const [b, e] = this.view, plot = w, sx = plot / Math.max(1, e - b);
       const funcs = d.functions || [], sel = selectedFunction();
-      /* the selection stands out only where the trace has it as a leaf */
       const fn = funcs.some((f) => f.name === sel) ? sel : null;
-      g.font = Math.min(12, rowH) + 'px system-ui, sans-serif';
+      const seen = new Map();
+      g.font = '11px system-ui, sans-serif';
       g.textBaseline = 'middle';
-      locs.forEach((loc, i) => {
-        const y = i * rowH;
-        g.fillStyle = cssVar('--fg') || '#000';
-        if (rowH >= 10) g.fillText(fit(g, String(loc.name), LABEL_W - 8, true), 2, y + rowH / 2);
-        for (const s of loc.spans || []) {
-          if (s[2] < 0 || s[1] < b || s[0] > e) continue;
-          const x0 = LABEL_W + Math.max(0, (s[0] - b) * sx), x1 = LABEL_W + Math.min(plot, (s[1] - b) * sx);
-          const name = funcs[s[2]] ? String(funcs[s[2]].name) : '?';
+      this.labels(rows);
+      rows.forEach((row, i) => {
+        const y = i * ROW_H;
+        if (i % 2) (g.fillStyle = cssVar('--head') || '#f3f5f7'), g.fillRect(0, y, w, ROW_H);
+        for (const s of row.spans || []) {
+          const t0 = s[0] - d.begin_ns, t1 = s[1] - d.begin_ns;
+          if (t1 < b || t0 > e) continue;
+          const x0 = Math.max(0, (t0 - b) * sx), x1 = Math.min(plot, (t1 - b) * sx);
+          const special = s[2] < 0, name = special ? SPECIALS[String(s[2])][0] : funcs[s[2]] ? String(funcs[s[2]].name) : '?';
+          if (s[2] === -1) continue; /* idle: the row's background */
           g.globalAlpha = fn && name !== fn ? 0.3 : 1;
-          g.fillStyle = nameColour(name, false);
-          g.fillRect(x0, y + 1, Math.max(0.7, x1 - x0), rowH - 2);
-          this.spans.push({ x0, x1, y, h: rowH, name, loc: loc.name, s });
+          g.fillStyle = special ? specialColour(s[2]) : nameColour(name, false);
+          g.fillRect(x0, y + 1, Math.max(0.7, x1 - x0), ROW_H - 2);
+          this.spans.push({ x0, x1, y, h: ROW_H, name, loc: row.location, t0, t1 });
+          const k = special ? 's' + s[2] : 'f' + s[2];
+          seen.set(k, (seen.get(k) || 0) + Math.max(0.7, x1 - x0));
         }
         g.globalAlpha = 1;
       });
-      g.fillStyle = cssVar('--muted') || '#666';
-      g.fillText(timeText(b - (this.full ? this.full[0] : b)), LABEL_W, h - 8);
-      const endText = timeText(e - (this.full ? this.full[0] : b));
-      g.fillText(endText, w - g.measureText(endText).width - 2, h - 8);
+      this.axis(g, w, rows.length * ROW_H, b, e);
+      this.legend(seen, funcs);
+      this.caption(d, rows, b, e);
       c.dataset.spans = String(this.spans.length);
-      c.dataset.view = b + '-' + e;
-      $('timeline-range').textContent = 'showing ' + timeText(e - b) + (this.full ? ' of ' + timeText(this.full[1] - this.full[0]) : '');
+      c.dataset.rows = String(rows.length);
+      c.dataset.view = Math.round(b) + '-' + Math.round(e);
+    },
+    /* ticks at 1, 2 or 5 times a power of ten, labelled after the start */
+    axis(g, w, y, b, e) {
+      const plot = w, span = Math.max(1, e - b), raw = span / 8;
+      const p10 = Math.pow(10, Math.floor(Math.log10(raw)));
+      const step = [1, 2, 5, 10].map((m) => m * p10).find((v) => v >= raw);
+      g.strokeStyle = g.fillStyle = cssVar('--muted') || '#666';
+      g.beginPath();
+      g.moveTo(0, y + 0.5), g.lineTo(w, y + 0.5);
+      g.textBaseline = 'top';
+      g.textAlign = 'center';
+      for (let t = Math.ceil(b / step) * step; t <= e; t += step) {
+        const x = Math.round(((t - b) / span) * plot) + 0.5;
+        g.moveTo(x, y), g.lineTo(x, y + 5);
+        const text = timeText(t);
+        if (x > 20 && w - x > 20) g.fillText(text, x, y + 7);
+      }
+      g.stroke();
+      g.textAlign = 'left';
+    },
+    /* a label per row (the location's name, whole in its tooltip), and
+     * under them what the axis counts from */
+    labels(rows) {
+      const box = clear($('timeline-labels'));
+      /* the parts every row shares ("NODE 0 / ") are said once, in the tooltip */
+      const parts = rows.map((r) => String(r.location).split(' / '));
+      let common = parts.length > 1 ? Math.min(...parts.map((p) => p.length)) - 1 : 0;
+      for (let k = 0; k < common; k++) if (parts.some((p) => p[k] !== parts[0][k])) common = k;
+      rows.forEach((row, i) => box.append(el('div', { text: parts[i].slice(common).join(' / '), title: row.location })));
+      box.append(el('div', { class: 'tl-axis', text: 'time after the start →', title: this.originText() }));
+    },
+    originText() {
+      const d = this.data;
+      return d ? new Date(d.begin_ns / 1e6).toISOString().replace('T', ' ').replace('Z', ' UTC') : '';
+    },
+    /* what the colours in view mean: the widest functions, then the rest */
+    legend(seen, funcs) {
+      const box = clear($('timeline-legend'));
+      const items = [...seen.entries()].sort((x, y) => y[1] - x[1]);
+      const fns = items.filter(([k]) => k[0] === 'f'), shown = fns.slice(0, 10);
+      for (const [k] of shown) {
+        const f = funcs[parseInt(k.slice(1), 10)], name = f ? String(f.name) : '?';
+        const sw = el('span', { class: 'sw' });
+        sw.style.background = nameColour(name, false);
+        box.append(el('span', { class: 'tl-item', title: name + (f && f.module ? ' [' + f.module + ']' : '') }, [sw, el('span', { text: name })]));
+      }
+      if (fns.length > shown.length) box.append(el('span', { class: 'tl-more', text: '+' + (fns.length - shown.length) + ' more functions' }));
+      for (const s of ['-2', '-3', '-1']) {
+        if (s !== '-1' && !seen.has('s' + s)) continue;
+        const sw = el('span', { class: 'sw ' + SPECIALS[s][1] });
+        box.append(el('span', { class: 'tl-item' }, [sw, el('span', { text: SPECIALS[s][0] })]));
+      }
+      box.dataset.items = String(shown.length);
+    },
+    caption(d, rows, b, e) {
+      const total = d.locations_total, first = d.timeline ? d.timeline.first : 0;
+      $('timeline-rows').textContent = rows.length ? 'rows ' + (first + 1) + '–' + (first + rows.length) + ' of ' + total : 'no rows';
+      $('timeline-prev').disabled = first <= 0;
+      $('timeline-next').disabled = first + rows.length >= total;
+      $('timeline-range').textContent = 'showing ' + timeText(b) + ' – ' + timeText(e) + ' (' + timeText(e - b) + ')' +
+        (this.full ? ' of ' + timeText(this.full[1] - this.full[0]) : '');
+      $('timeline-origin').textContent = '0 = start of the traces, ' + this.originText();
     },
     /* zoom by FACTOR around the time under pixel X, then ask for detail */
     zoomAt(x, factor) {
       if (!this.view) return;
-      const [b, e] = this.view, plot = $('timeline-canvas').clientWidth - LABEL_W;
-      const t = b + ((Math.max(0, x - LABEL_W)) / plot) * (e - b);
-      let nb = t - (t - b) * factor, ne = t + (e - t) * factor;
-      this.setView(nb, ne);
+      const [b, e] = this.view, plot = $('timeline-canvas').clientWidth;
+      const t = b + (Math.max(0, x) / plot) * (e - b);
+      this.setView(t - (t - b) * factor, t + (e - t) * factor);
     },
     setView(nb, ne) {
       const [fb, fe] = this.full || this.view;
@@ -1151,17 +1290,23 @@
       this.draw();
       clearTimeout(this.timer);
       const whole = nb <= fb && nb + span >= fe;
-      this.timer = setTimeout(() => this.fetch(whole ? null : this.view), 200);
+      this.sel.from = whole ? '' : relText(nb);
+      this.sel.to = whole ? '' : relText(nb + span);
+      this.zoomed = !whole;
+      this.fillForm();
+      this.timer = setTimeout(() => this.fetch(), 200);
     },
     reset() {
-      if (this.full) this.setView(this.full[0], this.full[1]);
+      this.sel.from = this.sel.to = '';
+      this.zoomed = false;
+      this.fillForm();
+      return this.fetch();
     },
     hover(ev) {
       const r = $('timeline-canvas').getBoundingClientRect(), x = ev.clientX - r.left, y = ev.clientY - r.top;
       const s = this.spans.find((p) => x >= p.x0 && x <= Math.max(p.x1, p.x0 + 1) && y >= p.y && y < p.y + p.h);
       if (!s) return hideTip();
-      const t0 = this.full ? this.full[0] : 0;
-      showTip(ev, [s.name, s.loc, timeText(s.s[0] - t0) + ' – ' + timeText(s.s[1] - t0) + ' (' + timeText(s.s[1] - s.s[0]) + ')']);
+      showTip(ev, [s.name, s.loc, timeText(s.t0) + ' – ' + timeText(s.t1) + ' after the start (' + timeText(s.t1 - s.t0) + ')']);
     },
   };
   PK.timeline = timeline;
@@ -1180,6 +1325,7 @@
   }
   function showPane(name, refresh) {
     S.pane = name;
+    PK.writeHash();
     for (const [n] of PANES) {
       $('pane-' + n).hidden = n !== name;
       const tab = $('tab-' + n);
@@ -1290,16 +1436,28 @@
     tl.addEventListener('mousemove', (ev) => {
       const d = timeline.drag;
       if (!d || !d.view) return timeline.hover(ev);
-      const dt = ((d.x - ev.clientX) / Math.max(1, tl.clientWidth - LABEL_W)) * (d.view[1] - d.view[0]);
+      const dt = ((d.x - ev.clientX) / Math.max(1, tl.clientWidth)) * (d.view[1] - d.view[0]);
       timeline.setView(d.view[0] + dt, d.view[1] + dt);
     });
     tl.addEventListener('mouseleave', hideTip);
     tl.addEventListener('keydown', (ev) => {
-      const x = LABEL_W + (tl.clientWidth - LABEL_W) / 2;
+      const x = tl.clientWidth / 2;
       if (ev.key === '+' || ev.key === '=') timeline.zoomAt(x, 0.5);
       else if (ev.key === '-') timeline.zoomAt(x, 2);
     });
     $('timeline-reset').addEventListener('click', () => timeline.reset());
+    $('timeline-form').addEventListener('submit', (ev) => (ev.preventDefault(), timeline.apply()));
+    $('timeline-prev').addEventListener('click', () => timeline.page(-1));
+    $('timeline-next').addEventListener('click', () => timeline.page(1));
+    window.addEventListener('hashchange', () => {
+      const h = hashParams(), pane = h.get('pane');
+      timeline.fromHash();
+      timeline.zoomed = !!(timeline.sel.from || timeline.sel.to);
+      if (pane === 'timeline' && paneEnabled('timeline')) {
+        timeline.data = null;
+        showPane('timeline', true);
+      }
+    });
     $('help-btn').addEventListener('click', () => ($('help').hidden = !$('help').hidden));
     document.addEventListener('keydown', onKey);
     let resize = 0;
@@ -1328,7 +1486,10 @@
     if (p.report) $('tree-threshold').value = String(p.report.threshold);
     buildTabs();
     wire();
-    await Promise.all([flat.load(), showPane('tree', true)]);
+    timeline.fromHash(); /* the URL may name a pane and the timeline's selection */
+    timeline.zoomed = !!(timeline.sel.from || timeline.sel.to);
+    const asked = hashParams().get('pane'), first = PANES.some(([n]) => n === asked) && paneEnabled(asked) ? asked : 'tree';
+    await Promise.all([flat.load(), showPane(first, true)]);
     document.body.dataset.ready = '1';
   }
   init().catch((e) => fatal('profkit view: ' + (e && e.message ? e.message : e)));

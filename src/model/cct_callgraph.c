@@ -1,5 +1,7 @@
 /*
- * analysis/cct_to_cg.c — the exact call graph of a calling-context tree.
+ * model/cct_callgraph.c — the exact call graph of a calling-context tree,
+ * from the model alone: what the Callgrind writer writes and
+ * pk_profile_callgraph() attaches.
  *
  * Functions: a context belongs to the function it names, or else to the
  * function of the context that lexically encloses it (lines, loops and
@@ -12,8 +14,10 @@
  *
  * Self cost: each context's value of its own, inclusive minus the
  * children's inclusive values, charged to its function at its position
- * (file, line, instruction). Inclusive values come from the model's scope
- * derivation, so metrics stored in either scope work; HPCToolkit's
+ * (file, line, instruction). Inclusive values are the stored ones, or
+ * derived here from stored exclusive values by the model's rule
+ * (docs/model.md: exclusive = point + the lexical children's exclusive
+ * values), so metrics stored in either scope work; HPCToolkit's
  * unlisted contexts, whose values are inside their listed ancestors'
  * inclusive values, land where those ancestors are. Only cost that no
  * function encloses (rare: a value at an entry point itself) goes to an
@@ -25,16 +29,12 @@
  * recursive calls included, which is exactly what Callgrind records. A
  * CCT has no call counts: each calling context with cost counts as one.
  */
-#include "cct_to_cg.h"
-
 #include <stdlib.h>
 #include <string.h>
 
-#include "cg_model.h"
-#include "profkit/analysis.h"
+#include "callgraph.h"
+#include "model.h"
 #include "profkit/profile.h"
-#include "scopes.h"
-#include "totals.h"
 #include "util/error.h"
 #include "util/kmap.h"
 #include "util/vec.h"
@@ -83,10 +83,10 @@ const char *pk_cg_metric_unfit(const pk_profile *p, pk_index m)
         return "its values combine by minimum or maximum, and Callgrind costs are sums (over "
                "positions, calls and threads)";
     pk_index col;
-    int derive;
-    pk_status st = pk_scope_source(p, m, PK_SCOPE_INCLUSIVE, &col, &derive);
+    int stored = pk_column_find(p, m, PK_SCOPE_INCLUSIVE, &col) == PK_OK ||
+                 pk_column_find(p, m, PK_SCOPE_EXCLUSIVE, &col) == PK_OK;
     pk_error_clear();
-    if (st == PK_OK || !has_values(p, m)) return NULL;
+    if (stored || !has_values(p, m)) return NULL;
     return "it has no inclusive or exclusive values, the scopes Callgrind costs come from";
 }
 
@@ -249,7 +249,7 @@ static pk_status self_record(conv *c, uint32_t i, uint32_t *rec)
                            sizeof *cg->self_cost))
             return PK_ERR_NOMEM;
         cg->self[*rec] = r;
-        memset(cg->self_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
+        if (c->ne) memset(cg->self_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_self++;
         if (r.instr) cg->positions |= PK_POS_INSTR;
     }
@@ -277,30 +277,64 @@ static pk_status call_record(conv *c, uint32_t i, uint32_t *rec)
                            sizeof *cg->call_cost))
             return PK_ERR_NOMEM;
         cg->calls[*rec] = r;
-        memset(cg->call_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
+        if (c->ne) memset(cg->call_cost + (uint64_t)*rec * c->ne, 0, c->ne * sizeof(double));
         cg->n_calls++;
         if (r.instr || r.to_instr) cg->positions |= PK_POS_INSTR;
     }
-    cg->calls[*rec].count += 1; /* one more calling context with cost */
+    cg->calls[*rec].count += 1; /* one more calling context */
     c->call_at[i] = c->part, c->call_rec[i] = *rec;
     return PK_OK;
 }
 
-/* Metric m's values in `kind` over the part's locations (NULL: all of
- * them, or the summary's sum where only summaries hold values). */
-static pk_status scope_values(conv *c, uint32_t m, pk_scope_kind kind,
-                              const unsigned char *selected, double *out)
+/* The summary's sum statistic of the metric and scope of plain column
+ * `col`: what a profile whose values live only in summary locations
+ * holds of it (hpcprof --no-thread-local), or PK_NONE. */
+static uint32_t summary_sum_of(const pk_profile *p, uint32_t col)
 {
-    pk_index col;
-    int derive;
-    if (pk_scope_source(c->p, m, kind, &col, &derive)) { /* a metric without values */
-        pk_error_clear();
-        memset(out, 0, c->n * sizeof *out);
-        return PK_OK;
+    for (uint32_t k = 0; col != PK_NONE && k < p->n_columns; k++) {
+        const pk_column *s = &p->columns[k];
+        if (s->is_summary && s->stat == PK_STAT_SUM && s->metric == p->columns[col].metric &&
+            s->scope == p->columns[col].scope)
+            return k;
     }
-    if (selected)
-        return pk_context_stat_values(c->p, m, kind, selected, PK_ACROSS_SUM, out, c->n, NULL);
-    return pk_context_scope_values(c->p, m, kind, out, c->n, NULL);
+    return PK_NONE;
+}
+
+/* Inclusive values from exclusive ones in out, for a metric whose values
+ * sum: point = exclusive minus what the lexical children hold (parents
+ * first, while out[] still holds exclusive values), then every context's
+ * inclusive value added into its parent's (children first). */
+static void inclusive_from_exclusive(const conv *c, double *out)
+{
+    const pk_profile *p = c->p;
+    for (uint32_t k = c->n; k-- > 0;)
+        if (pk_lexical_child(p, c->order[k])) out[p->ctx[c->order[k]].parent] -= out[c->order[k]];
+    for (uint32_t k = 0; k < c->n; k++) {
+        uint32_t i = c->order[k], up = p->ctx[i].parent;
+        if (up < c->n) out[up] += out[i];
+    }
+}
+
+/* Event e's inclusive values summed over the `selected` (NULL: all)
+ * plain locations, or over the summary's sum statistic where only
+ * summaries hold values. A metric without values has zeros. */
+static pk_status summed_inclusive(conv *c, uint32_t e, const unsigned char *selected, double *out)
+{
+    const pk_profile *p = c->p;
+    int summary = !pk_has_plain_locations(p);
+    uint32_t col = summary ? summary_sum_of(p, c->col_of[e]) : c->col_of[e];
+    memset(out, 0, c->n * sizeof *out);
+    for (uint32_t l = 0; col != PK_NONE && l < p->n_locs; l++) {
+        pk_cursor cur;
+        pk_value v;
+        if (p->locs[l].is_summary != summary || (!summary && selected && !selected[l])) continue;
+        pk_status st = pk_location_column_begin(p, l, col, &cur);
+        if (st) return st;
+        while (pk_cursor_next(&cur, &v))
+            if (v.context < c->n) out[v.context] += v.value;
+    }
+    if (col != PK_NONE && !c->col_incl[e]) inclusive_from_exclusive(c, out);
+    return PK_OK;
 }
 
 /* Event e's inclusive values (the costs of calls) and each context's own
@@ -316,7 +350,7 @@ static pk_status scope_values(conv *c, uint32_t m, pk_scope_kind kind,
 static pk_status load_event(conv *c, uint32_t e, const unsigned char *selected)
 {
     const pk_profile *p = c->p;
-    pk_status st = scope_values(c, c->metric_of[e], PK_SCOPE_INCLUSIVE, selected, c->incl);
+    pk_status st = summed_inclusive(c, e, selected, c->incl);
     if (st) return st;
     memcpy(c->self, c->incl, c->n * sizeof *c->self);
     for (uint32_t i = 0; i < c->n; i++)
@@ -485,6 +519,48 @@ static pk_status convert_parts(conv *c, const pk_cg_request *rq)
     return st;
 }
 
+/* Does the call graph hold a cost other than 0? */
+static int any_cost(const pk_cg *cg)
+{
+    uint64_t n = (cg->n_self + cg->n_calls) * cg->n_events;
+    for (uint64_t k = 0; k < n; k++)
+        if ((k < cg->n_self * cg->n_events ? cg->self_cost[k]
+                                           : cg->call_cost[k - cg->n_self * cg->n_events]) != 0.0)
+            return 1;
+    return 0;
+}
+
+/* A profile whose values are all 0 is still a profile: its tree becomes a
+ * call graph of zeros (a record per function, in the first part, and an
+ * arc per call, counting its calling contexts), not an empty file. With
+ * costs, contexts that hold none are left out, as callgrind records only
+ * code that ran: a tree that lists every context, sampled or not, would
+ * otherwise fill the file with zeros. */
+static pk_status fill_structure(conv *c)
+{
+    const pk_profile *p = c->p;
+    pk_cg *cg = c->cg;
+    if (!cg->n_parts || any_cost(cg)) return PK_OK;
+    unsigned char *has_self = calloc((size_t)cg->n_functions + 1, 1);
+    if (!has_self) return pk_fail_nomem("building a call graph");
+    for (uint64_t k = 0; k < cg->n_self; k++)
+        if (cg->self[k].fn < cg->n_functions) has_self[cg->self[k].fn] = 1;
+    c->part = 0;
+    pk_status st = PK_OK;
+    for (uint32_t k = c->n; k-- > 0 && !st;) { /* parents first: the order of the tree */
+        uint32_t i = c->order[k], fn = c->fn_of[i], r;
+        const pk_ctx_rec *x = &p->ctx[i];
+        int frame = fn != PK_NONE && (x->kind == PK_CTX_FUNCTION || x->relation == PK_REL_CALL ||
+                                      x->relation == PK_REL_INLINED_CALL);
+        if (x->parent >= c->n) continue; /* the root, and unlisted contexts */
+        if (frame && fn < cg->n_functions && !has_self[fn] && !(st = self_record(c, i, &r)))
+            has_self[fn] = 1;
+        if (!st && c->called[i]) st = call_record(c, i, &r);
+    }
+    free(has_self);
+    return st == PK_ERR_NOMEM ? pk_fail_nomem("building a call graph") : st;
+}
+
 /* The extra names as one block that pk_cg_free() releases: the pointer
  * array followed by the strings it points into. */
 static pk_status finish_names(conv *c)
@@ -552,6 +628,7 @@ pk_status pk_cg_from_cct_request(const pk_profile *p, const pk_cg_request *rq, p
     if (st == PK_ERR_NOMEM) st = pk_fail_nomem("building a call graph");
     if (!st) st = scratch(&c);
     if (!st) st = convert_parts(&c, rq ? rq : &all);
+    if (!st) st = fill_structure(&c);
     if (!st) st = finish_names(&c);
     conv_free(&c);
     if (st) {

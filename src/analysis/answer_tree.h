@@ -1,0 +1,47 @@
+/*
+ * analysis/answer_tree.h — what the tree answer and the answers built on
+ * its trees (callers, callees) share: the work of building one (each
+ * base metric's nodes and values, the columns evaluated on them) and the
+ * shape computed once for every renderer (hot path, ranked children,
+ * which nodes the query shows).
+ */
+#ifndef PK_ANALYSIS_ANSWER_TREE_H
+#define PK_ANALYSIS_ANSWER_TREE_H
+
+#include "analysis/qry.h"
+
+/* How a tree's nodes are made from one base metric's values: the frames
+ * of the tree at a level (default), or those around a function. *out is
+ * malloc'd, the caller's. */
+typedef pk_status (*pkq_node_builder)(pk_session *s, const pkq_values *v, pk_tree_level level,
+                                      const void *arg, pk_frame **out, size_t *n);
+
+typedef struct pkq_tree_work {
+    pk_session *s;
+    const pk_query *q;
+    pk_tree_level level;
+    pkq_node_builder build; /* NULL: the tree itself */
+    const void *arg;
+    pkq_columns cols;
+    pk_arena arena; /* the answer's */
+    pk_tree_answer *a;
+    pk_frame *nodes; /* malloc'd until pkq_tree_finish() */
+    size_t n;
+    double **base_in, **base_self;
+    unsigned char *base_has_self;
+    double *totals;
+    pk_number_format *nf;
+    /* Thresholds are shares of the root's own value (callers, callees: of
+     * the function's inclusive value), not of the total. */
+    int share_of_root;
+} pkq_tree_work;
+
+/* Nodes, values, columns, calls and shape into w->a. */
+pk_status pkq_tree_compute(pkq_tree_work *w);
+/* Hot path, ranked children, shown nodes and hidden count. */
+pk_status pkq_tree_shape(pkq_tree_work *w);
+/* The nodes into the answer's arena, the level and options set, the
+ * arena handed to the answer. */
+pk_status pkq_tree_finish(pkq_tree_work *w);
+
+#endif

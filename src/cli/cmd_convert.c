@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -91,17 +90,15 @@ static const char convert_help[] =
     "      --strict        fail (exit 1, nothing written) instead of leaving out\n"
     "                      what the output format cannot hold; without it each\n"
     "                      such item is named on stderr once (docs/conversion.md)\n"
+    "      --threads N     an hpcrun measurement directory to an HPCToolkit database\n"
+    "                      with N threads: the files are read, ids assigned, values\n"
+    "                      derived and written by all of them (the same database,\n"
+    "                      byte for byte; profkit-mpi does it over MPI ranks,\n"
+    "                      docs/mpi.md)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 input unreadable, not writable in this format or\n"
     "write failed, 2 usage error.\n";
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A one-line progress meter on stderr (only when it is a terminal). */
 static void show_progress(void *user, uint64_t done, uint64_t total)
@@ -118,7 +115,10 @@ typedef struct convert_args {
     pk_trace_selection trace; /* chrome: --from, --until, --focus, --hide */
     uint32_t write_flags;
     int quiet, recompute;
+    unsigned threads; /* --threads N: the parallel path (0: not asked for) */
 } convert_args;
+
+enum { OPT_THREADS = 1000 };
 
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
@@ -139,6 +139,7 @@ static int parse(int argc, char **argv, convert_args *a)
                                              {"until", required_argument, 0, 'U'},
                                              {"focus", required_argument, 0, 'P'},
                                              {"hide", required_argument, 0, 'H'},
+                                             {"threads", required_argument, 0, OPT_THREADS},
                                              {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -189,6 +190,9 @@ static int parse(int argc, char **argv, convert_args *a)
         case 'r':
             a->recompute = 1;
             break;
+        case OPT_THREADS:
+            if (cli_parse_threads("convert", optarg, &a->threads)) return CLI_USAGE;
+            break;
         case 'h':
             fputs(convert_help, stdout);
             return -1;
@@ -227,11 +231,28 @@ static int check_location(const pk_profile *p, const char *sel)
     return st ? cli_library_error("convert", st) : CLI_OK;
 }
 
+/* --threads, or profkit-mpi: an HPCToolkit database built in parallel. */
+static int convert_parallel(const convert_args *a)
+{
+    pk_format format;
+    if (a->to ? !cli_format_from_name(a->to, &format) : !cli_format_from_path(a->output, &format))
+        format = PK_FORMAT_UNKNOWN;
+    if (format != PK_FORMAT_HPCTOOLKIT_V4 || a->location || a->metric ||
+        (a->write_flags & (PK_WRITE_SPLIT | PK_WRITE_COMPRESS)))
+        return cli_usage_error("convert", "the parallel build (--threads, profkit-mpi) writes "
+                                          "HPCToolkit databases only (OUTPUT.d or --to hpctoolkit; "
+                                          "no --location, -m, --split, -z)");
+    /* an hpcrun measurement is derived anyway: --recompute changes nothing */
+    return cli_parallel_convert(a->input, a->output, a->threads ? a->threads : 1, a->write_flags,
+                                a->quiet, cli_now());
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_args a = {0};
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    if (a.threads || cli_team) return convert_parallel(&a);
     int export_kind = cli_export_kind(a.to, a.output);
     if (export_kind == CLI_EXPORT_CHROME) {
         a.trace.location = a.location;
@@ -263,7 +284,7 @@ int cmd_convert(int argc, char **argv)
         pk_profile_free(p);
         return rc;
     }
-    double t0 = now_seconds();
+    double t0 = cli_now();
     if (a.recompute) {
         pk_derive_report rep;
         pk_status ds = pk_profile_derive(p, NULL, &rep);
@@ -273,7 +294,7 @@ int cmd_convert(int argc, char **argv)
         }
         if (!a.quiet)
             printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
-                   rep.n_statistics, now_seconds() - t0);
+                   rep.n_statistics, cli_now() - t0);
     }
     pk_write_options o = {.flags = a.write_flags,
                           .loss = cli_report_loss,
@@ -281,7 +302,7 @@ int cmd_convert(int argc, char **argv)
                           .location = a.location};
     if (!a.quiet && isatty(2)) o.progress = show_progress;
     pk_write_stats stats;
-    t0 = now_seconds();
+    t0 = cli_now();
     pk_status st = pk_profile_write(p, format, a.output, &o, &stats);
     if (o.progress) fputs("\r\033[K", stderr);
     pk_profile_free(p);
@@ -291,6 +312,6 @@ int cmd_convert(int argc, char **argv)
         cli_library_error("convert", st);
         return CLI_BAD;
     }
-    if (!a.quiet) report(&a, &stats, now_seconds() - t0);
+    if (!a.quiet) report(&a, &stats, cli_now() - t0);
     return CLI_OK;
 }

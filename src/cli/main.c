@@ -3,7 +3,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -55,31 +54,6 @@ static void usage(FILE *out)
                  "\nRun 'profkit <command> --help' for the options of a command;\n"
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
-}
-
-/* An interrupted profkit leaves no temporary output behind (they can be
- * gigabytes): the library removes what it is writing, then the signal
- * does what it would have done. */
-static void on_signal(int sig)
-{
-    pk_output_cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
-}
-
-static void install_cleanup(void)
-{
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigfillset(&sa.sa_mask); /* one cleanup at a time */
-        /* a signal the caller ignores (nohup, a shell's background job)
-         * stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
-    }
 }
 
 /* The global options, taken wherever they are (before "--"): each sets
@@ -172,7 +146,7 @@ static int run(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    install_cleanup();
+    cli_install_cleanup();
     if (global_options(&argc, argv)) return CLI_USAGE;
     if (argc < 2) {
         usage(stderr);

@@ -72,6 +72,8 @@ pk_source_rec *pk_model_add_source(pk_profile *p, const char *name)
 
 pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t col)
 {
+    if (raw == UINT32_MAX) /* raw + 1 would wrap, and realloc(..., 0) free the map */
+        return pk_fail(PK_ERR_FORMAT, "metric id %u is out of range", raw);
     if (raw >= p->n_raw[space]) {
         uint32_t n = raw + 1;
         uint32_t *t = realloc(p->col_of_raw[space], (size_t)n * sizeof *t);

@@ -418,6 +418,29 @@ void hk_shape_free(const pk_profile *p, pk_profile *q)
     pk_profile_free(q);
 }
 
+/* The shaped copy; for a parallel build's member (plan != NULL) without
+ * the summary's values, and with the plan to make them. */
+static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan)
+{
+    pk_status st = pk_model_new(&s->q);
+    if (!st) st = shaped_header(s);
+    if (!st) st = hs_contexts(s);
+    if (!st) st = hs_columns(s);
+    if (!st) st = shaped_locations(s);
+    if (!st) st = shaped_traces(s);
+    if (!st) st = hs_plain_values(s);
+    if (!st && !plan) st = hs_summary_values(s);
+    if (!st && !plan) st = unplaced_values(s);
+    if (!st && plan) st = hk_sum_plan_shaped(s, plan);
+    shape_free(s);
+    if (st) {
+        hk_shape_free(s->p, s->q);
+        return st;
+    }
+    *out = s->q;
+    return PK_OK;
+}
+
 pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
                         pk_write_stats *stats, pk_profile **out)
 {
@@ -425,20 +448,20 @@ pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_op
     if (hk_shape_native(p)) return PK_OK;
     if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
     hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
-    pk_status st = pk_model_new(&s.q);
-    if (!st) st = shaped_header(&s);
-    if (!st) st = hs_contexts(&s);
-    if (!st) st = hs_columns(&s);
-    if (!st) st = shaped_locations(&s);
-    if (!st) st = shaped_traces(&s);
-    if (!st) st = hs_plain_values(&s);
-    if (!st) st = hs_summary_values(&s);
-    if (!st) st = unplaced_values(&s);
-    shape_free(&s);
-    if (st) {
-        hk_shape_free(p, s.q);
-        return st;
-    }
-    *out = s.q;
-    return PK_OK;
+    return shape(&s, out, NULL);
+}
+
+pk_status hk_shape_make_part(const pk_profile *p, const char *path, const pk_write_options *o,
+                             pk_write_stats *stats, const unsigned char *has_plain, int unknown_raw,
+                             pk_profile **out, hk_sum_plan *plan)
+{
+    *out = NULL;
+    memset(plan, 0, sizeof *plan);
+    if (hk_shape_native(p)) return hk_sum_plan_native(p, plan);
+    if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
+    hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
+    s.preset_plain = has_plain, s.preset_unknown = unknown_raw;
+    pk_status st = shape(&s, out, plan);
+    if (st) hk_sum_plan_free(plan);
+    return st;
 }

@@ -133,8 +133,11 @@ PK_API pk_status pk_context_filter(const pk_profile *profile, pk_index metric, c
  * the metric has neither scope (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
-/* The metric a view shows when none is named: the first time metric (a
- * name containing "time", or unit "sec") with a non-zero program total,
+/* The metric a view shows when none is named: the one the file names as
+ * its default (metric attribute "profkit:default": pprof's
+ * default_sample_type) when its program total is non-zero; else the
+ * first time metric (a name containing "time", or unit "sec") with a
+ * non-zero program total,
  * else the first metric with a non-zero total that is no call count
  * (pk_metric_is_call_count()), else the first with one, else metric 0.
  * PK_ERR_NOT_FOUND when the profile has no metrics. */

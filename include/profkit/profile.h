@@ -46,6 +46,7 @@ typedef enum pk_format {
     PK_FORMAT_HPCTOOLKIT_XML = 5,   /* legacy HPCToolkit database: experiment.xml 2.x + metric-db */
     PK_FORMAT_HPCTOOLKIT_DRAFT = 6, /* draft "Prof2" database: experiment.xml 4.0 + profile.db */
     PK_FORMAT_JSON = 7,             /* profkit's own full-model JSON (docs/json.md) */
+    PK_FORMAT_PPROF = 8,            /* pprof profile.proto, plain or gzip (docs/pprof.md) */
 } pk_format;
 
 /* Open flags. */
@@ -117,6 +118,13 @@ typedef struct pk_open_options {
      * whole tree (as far as a budget of nodes goes), every function's
      * self cost exact over its contexts. */
     double tree_threshold;
+    /* pprof: the sample labels that make a location, comma-separated
+     * ("thread_id", "pid,tid"); samples with equal values of them are one
+     * location, the other labels are summed over. NULL: every label (each
+     * distinct label set is a location); "" or "none": one location.
+     * Naming a label no sample has fails with PK_ERR_INVALID_ARG. Other
+     * formats ignore it. */
+    const char *locations_from;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting

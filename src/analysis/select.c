@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -23,23 +24,69 @@
 #include "summary.h"
 #include "totals.h"
 
-/* Does location l's identifier tuple hold KIND=ID (term of len bytes)? */
+/* Is the value of location l's identifier `kind` named `v` (v_len bytes;
+ * attribute "value-name:KIND", a pprof string label's value)? */
+static int named_value(const pk_profile *p, uint32_t l, const char *kind, const char *v,
+                       size_t v_len)
+{
+    char key[160];
+    if (snprintf(key, sizeof key, "value-name:%s", kind) >= (int)sizeof key) return 0;
+    const char *name = pk_attribute_find(p, PK_ENTITY_LOCATION, l, key);
+    return name && strlen(name) == v_len && memcmp(name, v, v_len) == 0;
+}
+
+/* Does location l's identifier tuple hold KIND=ID (term of len bytes)?
+ * ID is a logical id, or the name of a named value (thread_name=node). */
 static int has_ident(const pk_profile *p, uint32_t l, const char *term, size_t len, int *bad)
 {
     const char *eq = memchr(term, '=', len);
     char *end;
-    if (!eq || eq == term) return *bad = 1, 0;
+    if (!eq || eq == term || eq + 1 == term + len) return *bad = 1, 0;
     unsigned long id = strtoul(eq + 1, &end, 10);
-    if (end != term + len || end == eq + 1) return *bad = 1, 0;
+    int numeric = end == term + len && end != eq + 1;
     size_t klen = (size_t)(eq - term);
     const pk_loc_rec *loc = &p->locs[l];
     for (uint32_t i = 0; i < loc->n_ids; i++) {
         const char *kind = loc->ids[i].kind_name;
-        if (kind && strlen(kind) == klen && strncasecmp(kind, term, klen) == 0 &&
-            loc->ids[i].logical == id)
+        if (!kind || strlen(kind) != klen || strncasecmp(kind, term, klen) != 0) continue;
+        if (named_value(p, l, kind, eq + 1, (size_t)(term + len - eq - 1))) return 1;
+        if (numeric && loc->ids[i].logical == id) return 1;
+    }
+    return 0;
+}
+
+/* Does some location name the values of identifier kind `kind` (klen
+ * bytes)? Only then may a term give a name instead of a number. */
+static int kind_has_names(const pk_profile *p, const char *kind, size_t klen)
+{
+    static const char pre[] = "value-name:";
+    size_t n = sizeof pre - 1;
+    for (size_t i = 0; i < p->n_attrs; i++) {
+        const pk_attr_rec *a = &p->attrs[i];
+        if (a->entity == PK_ENTITY_LOCATION && !strncmp(a->key, pre, n) &&
+            strlen(a->key + n) == klen && !strncasecmp(a->key + n, kind, klen))
             return 1;
     }
     return 0;
+}
+
+/* A term KIND=ID whose ID is no number names a value: only for a kind
+ * whose values have names ("rank=x" stays malformed). */
+static int names_ok(const pk_profile *p, const char *sel)
+{
+    while (*sel) {
+        size_t len = strcspn(sel, ",");
+        while (len && isspace((unsigned char)*sel))
+            sel++, len--;
+        const char *eq = memchr(sel, '=', len);
+        char *end;
+        if (eq && eq + 1 < sel + len) {
+            strtoul(eq + 1, &end, 10);
+            if (end != sel + len && !kind_has_names(p, sel, (size_t)(eq - sel))) return 0;
+        }
+        sel += len + (sel[len] == ',');
+    }
+    return 1;
 }
 
 static int matches_all_terms(const pk_profile *p, uint32_t l, const char *sel, int *bad)
@@ -69,14 +116,15 @@ pk_status pk_location_select(const pk_profile *p, const char *sel, unsigned char
             return pk_fail(PK_ERR_INVALID_ARG, "location selector '%s': #N wants a number", sel);
         if (i < p->n_locs && !p->locs[i].is_summary) selected[i] = 1, count = 1;
     } else {
+        bad = !names_ok(p, sel);
         for (uint32_t l = 0; l < p->n_locs && !bad; l++)
             if (!p->locs[l].is_summary && matches_all_terms(p, l, sel, &bad))
                 selected[l] = 1, count++;
     }
     if (bad)
         return pk_fail(PK_ERR_INVALID_ARG,
-                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0) "
-                       "or #N",
+                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0; "
+                       "ID may be a named value, thread_name=main) or #N",
                        sel);
     if (count == 0) return pk_fail(PK_ERR_NOT_FOUND, "no location matches '%s'", sel);
     if (n_matched) *n_matched = count;

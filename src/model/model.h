@@ -302,6 +302,15 @@ uint32_t *pk_deepest_first(const pk_profile *p);
  * HPCToolkit database without metric-db files has only trace-only plain
  * locations, and its values are the summary's. */
 int pk_has_plain_locations(const pk_profile *p);
+/* Add a tree of `n` nodes given by parent links (node 0 the root, every
+ * other node after its parent: parent[i] < i) as the profile's contexts,
+ * breadth-first (tree_layout.c): fill() sets a context's own fields
+ * (kind, relation, function...), the layout its id (= index), parent,
+ * children and depth; new_index[node] gets each node's index. Indexes
+ * the contexts when done. */
+pk_status pk_model_layout_tree(pk_profile *p, uint32_t n, const uint32_t *parent,
+                               void (*fill)(void *user, uint32_t node, pk_ctx_rec *rec), void *user,
+                               uint32_t *new_index);
 
 /* --- columns (profile.c) --- */
 /* Map raw id `raw` in `space` to column `col`. Fails on a duplicate. */

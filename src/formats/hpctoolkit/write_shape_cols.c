@@ -94,23 +94,34 @@ static pk_status plan_scopes(cols_plan *c)
     return PK_OK;
 }
 
-/* Which metrics some plain location holds values of. */
-static pk_status scan_plain(hk_shape *s)
+void hk_shape_scan_plain(const pk_profile *p, unsigned char *has_plain, int *unknown_raw)
 {
-    const pk_profile *p = s->p;
-    s->has_plain = calloc((size_t)p->n_metrics + 1, 1);
-    if (!s->has_plain) return pk_fail_nomem("shaping columns");
     for (uint32_t l = 0; l < p->n_locs; l++) {
         const pk_plane *pl = &p->locs[l].plane;
         if (p->locs[l].is_summary) continue;
         for (uint64_t v = 0; v < pl->nvals; v++) {
             uint32_t col = pk_model_col_of(p, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
             if (col != PK_NONE && !p->columns[col].is_summary)
-                s->has_plain[p->columns[col].metric] = 1;
+                has_plain[p->columns[col].metric] = 1;
             else
-                s->unknown_raw = 1; /* values no column holds: never copied as they are */
+                *unknown_raw = 1; /* values no column holds: never copied as they are */
         }
     }
+}
+
+/* Which metrics some plain location holds values of (all members' when
+ * a parallel build says so). */
+static pk_status scan_plain(hk_shape *s)
+{
+    const pk_profile *p = s->p;
+    s->has_plain = calloc((size_t)p->n_metrics + 1, 1);
+    if (!s->has_plain) return pk_fail_nomem("shaping columns");
+    if (s->preset_plain) {
+        memcpy(s->has_plain, s->preset_plain, p->n_metrics);
+        s->unknown_raw = s->preset_unknown;
+        return PK_OK;
+    }
+    hk_shape_scan_plain(p, s->has_plain, &s->unknown_raw);
     return PK_OK;
 }
 

@@ -329,26 +329,24 @@ static pk_status rank_rows(flat_work *w)
     return st;
 }
 
-/* A cost that no row can hold is no answer: with nothing filtered, no row
- * and a non-zero total, no context names a function (an hpcrun
- * measurement knows code by address only), a file or a line (Cube has no
- * lines). Said in one sentence rather than shown as an empty table. */
-static pk_status rows_hold_the_cost(const flat_work *w)
+/* A cost that no row can hold: with nothing filtered, no row and a
+ * non-zero total, no context names a function (an hpcrun measurement
+ * knows code by address only), a file or a line (Cube has no lines). The
+ * note "no_rows" says so; the text (exit 1, one line) and the view show
+ * it instead of an empty table; JSON and CSV keep their empty rows. */
+static pk_status rows_hold_the_cost(flat_work *w)
 {
-    const pk_flat_answer *a = w->ans;
+    pk_flat_answer *a = w->ans;
     const pk_answer_column *c = &a->head.columns[0];
     static const char *const by[] = {"function", "file", "module", "line"};
     const char *what = (unsigned)a->by < 4 ? by[a->by] : "row";
     if (a->n_rows || a->hidden || pkq_filtered(w->q) || pkq_text(w->q, PKQ_SEARCH) ||
         pkq_text(w->q, PKQ_LOCATION) || !(fabs(c->total) > 0))
         return PK_OK;
-    pk_profile_info pi = {0};
-    pk_profile_get_info(w->s->p, &pi);
-    return pk_fail(PK_ERR_NOT_FOUND,
-                   "%s: no %s names a %s, so a flat profile by %s has no row for its cost "
-                   "('profkit tree' shows where it is, 'flat --by module' groups it)",
-                   pi.path ? pi.path : "the profile",
-                   w->from_callgraph ? "cost of the call graph" : "context", what, what);
+    return pkq_note(&a->head, &w->arena, "no_rows",
+                    "no %s names a %s, so a flat profile by %s has no row for its cost "
+                    "('profkit tree' shows where it is, 'flat --by module' groups it)",
+                    w->from_callgraph ? "cost of the call graph" : "context", what, what);
 }
 
 pk_status pk_answer_flat(pk_session *s, const pk_query *q, pk_flat_answer **out)

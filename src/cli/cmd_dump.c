@@ -71,7 +71,8 @@ static int list_sections(int argc, char **argv, int first)
     } formats[] = {{PK_FORMAT_HPCTOOLKIT_V4, "hpctoolkit"},
                    {PK_FORMAT_HPCRUN, "hpcrun"},
                    {PK_FORMAT_CUBE, "cube"},
-                   {PK_FORMAT_CALLGRIND, "callgrind"}};
+                   {PK_FORMAT_CALLGRIND, "callgrind"},
+                   {PK_FORMAT_PPROF, "pprof"}};
     if (first >= argc) {
         for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
             printf("%s:\n", formats[k].name);

@@ -158,6 +158,14 @@ static void write_text(const pk_flat_answer *a, const cli_view *v)
     text_one(a, v, by);
 }
 
+/* The answer's "no_rows" note (no row can hold the cost), or NULL. */
+static const char *no_rows(const pk_flat_answer *a)
+{
+    for (size_t i = 0; i < a->head.n_notes; i++)
+        if (strcmp(a->head.notes[i].code, "no_rows") == 0) return a->head.notes[i].text;
+    return NULL;
+}
+
 static int show_flat(const pk_profile *p, const cli_view *v)
 {
     pk_session *s = NULL;
@@ -173,6 +181,12 @@ static int show_flat(const pk_profile *p, const cli_view *v)
     } else if (!rc && v->csv) {
         pk_flat_answer_write_csv(stdout, a);
         rc = cli_output_done("flat");
+    } else if (!rc && no_rows(a)) { /* an empty table is no answer: one line why */
+        pk_profile_info pi = {0};
+        pk_profile_get_info(p, &pi);
+        fprintf(stderr, "profkit flat: %s: %s\n", cli_text(pi.path ? pi.path : ""),
+                cli_text(no_rows(a)));
+        rc = CLI_BAD;
     } else if (!rc) {
         write_text(a, v);
         rc = cli_output_done("flat");

@@ -185,11 +185,8 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
         return json_open(path, opts, out);
     }
     if (pprof_detect_file(path)) {
-        if (emit)
-            return pk_fail(PK_ERR_UNSUPPORTED,
-                           "%s: profkit dump does not read pprof profiles yet (go tool pprof -raw "
-                           "prints one)",
-                           path);
+        if (emit && (st = check_sections(PK_FORMAT_PPROF, sections)) != PK_OK) return st;
+        if (emit) return pprof_dump(path, opts ? opts->max_memory : 0, emit, user, sections);
         return pprof_open(path, opts, out);
     }
     if (cg_detect_path(path)) {
@@ -272,6 +269,9 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
     if (format == PK_FORMAT_CUBE && n == 1)
         return cube_dump_memory(names[0], data[0], sizes[0], fn, user,
                                 opts ? opts->sections : NULL);
+    if (format == PK_FORMAT_PPROF && n == 1)
+        return pprof_dump_memory(names[0], data[0], sizes[0], opts ? opts->max_memory : 0, fn, user,
+                                 opts ? opts->sections : NULL);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_dump_memory: format %d not supported", (int)format);
     return hk_open_memory(n, names, data, sizes, NULL, fn, user, opts ? opts->sections : NULL,
@@ -283,6 +283,7 @@ const char *const *pk_dump_sections(pk_format format)
     if (format == PK_FORMAT_CALLGRIND) return cg_section_names;
     if (format == PK_FORMAT_HPCRUN) return hr_section_names;
     if (format == PK_FORMAT_CUBE) return cube_section_names;
+    if (format == PK_FORMAT_PPROF) return pprof_section_names;
     return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
 }
 
@@ -302,6 +303,7 @@ pk_status pk_dump_format(const char *path, pk_format *out)
                        "it has no dump sections");
     if (cube_detect_file(path)) return *out = PK_FORMAT_CUBE, PK_OK;
     if (hr_detect_path(path)) return *out = PK_FORMAT_HPCRUN, PK_OK;
+    if (pprof_detect_file(path)) return *out = PK_FORMAT_PPROF, PK_OK;
     if (cg_detect_path(path)) return *out = PK_FORMAT_CALLGRIND, PK_OK;
     return not_recognised(path);
 }

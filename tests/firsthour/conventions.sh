@@ -190,6 +190,34 @@ run 0 "$profkit" dump --list-sections "$db"
 check; grep -qx headers "$work/out" || fail "dump --list-sections of a database"
 run 0 "$profkit" dump --list-sections
 check; grep -qx 'cube:' "$work/out" && grep -qx 'callgrind:' "$work/out" || fail "dump --list-sections without a file lists no formats"
+fib=$corpus/pprof/parca/fib.pb.gz
+if [ -f "$fib" ]; then # pprof: its own sections, its messages at their offsets
+  run 0 "$profkit" dump --list-sections "$fib"
+  check; [ "$(tr '\n' ' ' <"$work/out")" = "profile types samples mappings locations functions strings " ] || fail "dump --list-sections of a pprof file: $(tr '\n' ' ' <"$work/out")"
+  run 2 "$profkit" dump --section nosuch "$fib"
+  run 0 "$profkit" dump --json "$fib"
+  check
+  python3 - "$fib" "$work/out" <<'PY' || fail "dump --json of a pprof file does not match its bytes"
+import gzip, json, sys
+raw = gzip.open(sys.argv[1]).read()
+recs = [json.loads(l) for l in open(sys.argv[2])]
+tags = {"value_type": 1, "sample": 2, "mapping": 3, "location": 4, "function": 5, "string": 6, "period": 12}
+seen = {}
+for r in recs:
+    assert r["file"] == "fib.pb.gz (decompressed)", r
+    if r["type"] in tags:
+        seen[r["type"]] = seen.get(r["type"], 0) + 1
+        assert raw[r["offset"]] >> 3 == tags[r["type"]], r
+    if r["type"] == "string":
+        o = r["offset"] + 1
+        n = 0; shift = 0
+        while True:
+            b = raw[o]; o += 1; n |= (b & 0x7F) << shift; shift += 7
+            if b < 0x80: break
+        assert raw[o:o + n].decode("utf-8", "replace") == r["fields"]["value"], r
+assert all(seen.get(t) for t in tags), seen
+PY
+fi
 
 # --- dump of a .cubex: members, anchor, metrics, index and data with offsets ---
 for f in "$cube" "$zcube"; do

@@ -5,7 +5,7 @@ Each of profkit's commands is run on one small profile of every format it
 reads: HPCToolkit of each layout (v4 meta.db, the Prof2 draft, experiment.xml
 2.2 with experiment.mdb, experiment.xml 2.0 with .metric-db files), an hpcrun
 measurement directory, Cube, Callgrind, Cachegrind, Xdebug and profkit's own
-JSON. A cell passes when the command either answers or says in one line why
+JSON, and pprof. A cell passes when the command either answers or says in one line why
 the format cannot hold that answer:
 
   exit 0   something written: standard output, or the -o file, not empty
@@ -48,7 +48,7 @@ NO_ANSWER = {
     ("hpcrun", "callers|callees"): r"no function named or matching 'main'",
     ("hpcrun", "threads-fn"): r"no function 'main'",
     ("hpcrun|cube.*", "annotate"): r"no function with a cost has a known source line",
-    ("hpctoolkit-xml-metricdb|cube.*|callgrind.*|cachegrind|xdebug", "trace"):
+    ("hpctoolkit-xml-metricdb|cube.*|callgrind.*|cachegrind|xdebug|pprof.*", "trace"):
         r"has no traces \(only HPCToolkit databases with a trace\.db, hpcrun \.hpctrace files",
     ("hpctoolkit-v4-traces|hpctoolkit-prof2|callgrind", "check"): "REPORT",
 }
@@ -80,6 +80,8 @@ def formats(src, corpus, work, pk, mkdb):
                                     "ann1.cgout")),
         ("xdebug", os.path.join(cg, "xdebug-stated.callgrind")),
         ("profkit-json", js),
+        ("pprof", os.path.join(corpus, "pprof", "parca", "fib.pb.gz")),
+        ("pprof-labels", os.path.join(corpus, "pprof", "parca", "profile-with-labels.pb.gz")),
     ]
 
 
@@ -115,7 +117,7 @@ def commands(path, fn, out):
         ("merge", ["merge", "-q", path, path, "-o", out + ".merged.json"], out + ".merged.json"),
     ]
     for to, ext in (("hpctoolkit", ".d"), ("cube", ".cubex"), ("callgrind", ".callgrind"),
-                    ("json", ".json")):
+                    ("pprof", ".pb.gz"), ("json", ".json")):
         cells.append(("convert-" + to, ["convert", "-q", path, "-o", out + ext, "--to", to],
                       out + ext))
     return cells

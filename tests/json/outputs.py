@@ -367,10 +367,7 @@ def analyse(rn, path, other, slug):
     m2 = metrics[1] if len(metrics) > 1 else None
     threads = rn.run("threads", ["--json", path])
     loc = "#%d" % threads["locations"][0]["index"] if threads and threads["locations"] else None
-    # a profile without function names (hpcrun, a database made without
-    # hpcstruct) has no flat profile by function: one line says so
-    named = bool(info) and info["counts"]["functions"] > 0
-    flat = rn.run("flat", ["--json", path], expect_ok=usable and named)
+    flat = rn.run("flat", ["--json", path], expect_ok=usable)
     fn = flat["rows"][0]["name"] if flat and flat["rows"] else None
     # The whole tree of a 667 000-context profile is 460 MB of JSON, too
     # much for Python to hold in a test: big trees are shown 8 deep (the

@@ -262,12 +262,13 @@ static pk_status cannot_create(const pk_safeout *s, int e)
     struct stat st;
     if (e == ENOENT || e == ENOTDIR) {
         if (stat(dir, &st) != 0)
-            return pk_fail(PK_ERR_IO, "%s: cannot write: the folder %s does not exist", s->target,
+            return pk_fail(PK_ERR_IO, "%s: cannot create: the folder %s does not exist", s->target,
                            dir);
         if (!S_ISDIR(st.st_mode))
-            return pk_fail(PK_ERR_IO, "%s: cannot write: %s is not a folder", s->target, dir);
+            return pk_fail(PK_ERR_IO, "%s: cannot create: %s is not a folder", s->target, dir);
     }
-    return pk_fail(PK_ERR_IO, "%s: cannot write in the folder %s: %s", s->target, dir, strerror(e));
+    return pk_fail(PK_ERR_IO, "%s: cannot create in the folder %s: %s", s->target, dir,
+                   strerror(e));
 }
 
 static pk_status start(pk_safeout *s, const char *target, uint32_t flags, int is_dir)

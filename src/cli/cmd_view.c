@@ -27,7 +27,9 @@ static const char view_help[] =
     "                        time metric with a non-zero total)\n"
     "      --base BASE       a second profile to compare with (the diff pane; flame\n"
     "                        graph coloured by the change from BASE to PATH)\n"
-    "      --port N          TCP port (default 8080; 0: any free port)\n"
+    "      --port N          TCP port (default: 8080, or the next free one when it\n"
+    "                        is in use; 0: any free port); a busy N is an error\n"
+    "      --open            start a browser on the URL ($BROWSER, else xdg-open)\n"
     "      --bind ADDR       address to listen on (default 127.0.0.1); any other\n"
     "                        than a loopback address lets everyone who can reach\n"
     "                        the port read the profile (a warning says so)\n"
@@ -35,6 +37,8 @@ static const char view_help[] =
     "  -f, --force           replace FILE if it exists and profkit wrote it\n"
     "  -t, --threshold PCT   report: keep tree nodes and flame frames of at least\n"
     "                        PCT% of the total (default 0.5)\n"
+    "  -I, --source-dir DIR  also look for source files under DIR (repeatable), as\n"
+    "                        annotate does\n"
     "      --api ROUTE[?QUERY]  answer one request of the page's API without a\n"
     "                        server (repeatable): its JSON document on a line of\n"
     "                        its own; exit 1 when one fails (docs/view.md)\n"
@@ -42,18 +46,22 @@ static const char view_help[] =
     "Environment: PROFKIT_VIEW_ASSETS=DIR serves index.html, app.js and app.css\n"
     "from DIR instead of the copies built in (for working on the page).\n";
 
-#define MAX_API 256
+#define MAX_API  256
+#define MAX_DIRS 64
 
 typedef struct view_args {
     const char *metric, *base, *bind, *output;
     const char *api[MAX_API]; /* --api requests */
     size_t n_api;
+    const char *dirs[MAX_DIRS]; /* --source-dir */
+    size_t n_dirs;
     unsigned port;
+    unsigned serve_flags; /* PKV_PORT_GIVEN, PKV_OPEN */
     double threshold;
     int force;
 } view_args;
 
-enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API };
+enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_OPEN };
 
 static int parse_number(const char *arg, double lo, double hi, double *out)
 {
@@ -72,17 +80,25 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                                          {"force", no_argument, NULL, 'f'},
                                          {"threshold", required_argument, NULL, 't'},
                                          {"api", required_argument, NULL, OPT_API},
+                                         {"open", no_argument, NULL, OPT_OPEN},
+                                         {"source-dir", required_argument, NULL, 'I'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c;
     double v;
-    while ((c = cli_getopt("view", argc, argv, "m:o:ft:h", opts)) != -1) {
+    while ((c = cli_getopt("view", argc, argv, "m:o:ft:I:h", opts)) != -1) {
         if (c == 'm') {
             a->metric = optarg;
         } else if (c == OPT_BASE || c == OPT_BIND || c == 'o') {
             *(c == OPT_BASE ? &a->base : c == OPT_BIND ? &a->bind : &a->output) = optarg;
         } else if (c == 'f') {
             a->force = 1;
+        } else if (c == OPT_OPEN) {
+            a->serve_flags |= PKV_OPEN;
+        } else if (c == 'I') {
+            if (a->n_dirs == MAX_DIRS)
+                return cli_usage_error("view", "at most %d --source-dir", MAX_DIRS);
+            a->dirs[a->n_dirs++] = optarg;
         } else if (c == OPT_API) {
             if (a->n_api == MAX_API) return cli_usage_error("view", "at most %d --api", MAX_API);
             a->api[a->n_api++] = optarg;
@@ -91,6 +107,7 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                 !parse_number(optarg, 0, 65535, &v))
                 return cli_usage_error("view", "--port wants a number from 0 to 65535");
             a->port = (unsigned)v;
+            a->serve_flags |= PKV_PORT_GIVEN;
         } else if (c == 't') {
             if (!parse_number(optarg, 0, 100, &a->threshold))
                 return cli_usage_error("view", "--threshold wants a percentage, got '%s'",
@@ -145,6 +162,20 @@ static int answer_api(pkv_session *s, const view_args *a)
     return rc ? rc : cli_output_done("view");
 }
 
+/* The --source-dir directories as annotate's dirs option: ':'-joined. */
+static char *join_dirs(const view_args *a)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < a->n_dirs; i++)
+        len += strlen(a->dirs[i]) + 1;
+    char *all = calloc(len, 1);
+    for (size_t i = 0; all && i < a->n_dirs; i++) {
+        if (i) strcat(all, ":");
+        strcat(all, a->dirs[i]);
+    }
+    return all;
+}
+
 int cmd_view(int argc, char **argv)
 {
     view_args a = {.bind = "127.0.0.1", .port = 8080, .threshold = 0.5};
@@ -155,6 +186,9 @@ int cmd_view(int argc, char **argv)
     pkv_session s = {0};
     s.assets_dir = getenv("PROFKIT_VIEW_ASSETS");
     if (s.assets_dir && !*s.assets_dir) s.assets_dir = NULL;
+    char *dirs = a.n_dirs ? join_dirs(&a) : NULL;
+    if (a.n_dirs && !dirs) return cli_library_error("view", PK_ERR_NOMEM);
+    s.source_dirs = dirs;
     rc = open_side(path, a.metric, &s.side[0], 0);
     if (!rc && a.base) {
         pk_metric met;
@@ -166,8 +200,9 @@ int cmd_view(int argc, char **argv)
     else if (!rc && a.output)
         rc = pkv_report(&s, a.output, a.threshold, a.force);
     else if (!rc)
-        rc = pkv_serve(&s, a.bind, a.port);
+        rc = pkv_serve(&s, a.bind, a.port, a.serve_flags);
     pkv_session_free(&s);
+    free(dirs);
     pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);
     if (s.side[1].p) rc = cli_close("view", s.side[1].p, rc);
     return cli_close("view", s.side[0].p, rc);

@@ -19,6 +19,7 @@
 #include <string.h>
 #include <strings.h>
 #include <sys/socket.h>
+#include <unistd.h>
 
 #include "view/view.h"
 
@@ -171,12 +172,14 @@ static int resolve(const char *bind, unsigned port, struct sockaddr_storage *ss,
     return 1;
 }
 
-static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, unsigned port)
+/* The daemon on a socket listening already (listen.c: a busy port is
+ * said there, in one line). */
+static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, int fd)
 {
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     if (ss->ss_family == AF_INET6) flags |= MHD_USE_IPv6;
-    return MHD_start_daemon(flags, (uint16_t)port, NULL, NULL, answer, sv, MHD_OPTION_SOCK_ADDR,
-                            (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
+    return MHD_start_daemon(flags, 0, NULL, NULL, answer, sv, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
                             MHD_OPTION_PER_IP_CONNECTION_LIMIT, (unsigned)32,
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)60,
                             MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
@@ -225,7 +228,7 @@ static void *warm_first_screen(void *arg)
     return NULL;
 }
 
-int pkv_serve(pkv_session *s, const char *bind, unsigned port)
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags)
 {
     server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER, 0};
     struct sockaddr_storage ss;
@@ -242,21 +245,24 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    struct MHD_Daemon *d = start(&sv, &ss, port);
+    unsigned real;
+    int fd = pkv_listen(&ss, bind, port, flags & PKV_PORT_GIVEN, &real);
+    struct MHD_Daemon *d = fd >= 0 ? start(&sv, &ss, fd) : NULL;
     if (!d) {
-        fprintf(stderr, "profkit view: cannot listen on %s port %u (in use?)\n", pkv_text(bind),
-                port);
+        if (fd >= 0) close(fd), fprintf(stderr, "profkit view: the HTTP server did not start\n");
         return PKV_BAD;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned real = info ? info->port : port;
     char host[INET6_ADDRSTRLEN] = "127.0.0.1";
     if (ss.ss_family == AF_INET6)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
     else
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
-    printf(ss.ss_family == AF_INET6 ? "http://[%s]:%u/\n" : "http://%s:%u/\n", host, real);
+    char url[INET6_ADDRSTRLEN + 32];
+    snprintf(url, sizeof url, ss.ss_family == AF_INET6 ? "http://[%s]:%u/" : "http://%s:%u/", host,
+             real);
+    printf("%s\n", url);
     fflush(stdout);
+    if (flags & PKV_OPEN) pkv_open_browser(url);
     fprintf(stderr, "profkit view: serving %s; Ctrl-C stops\n", pkv_text(s->side[0].path));
     pthread_t warmer;
     int warming = pthread_create(&warmer, NULL, warm_first_screen, &sv) == 0;

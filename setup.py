@@ -15,7 +15,7 @@ from setuptools import Extension, setup
 from setuptools.command.build_ext import build_ext
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-DEPS = ["zlib", "expat", "yajl", "yaml-0.1"]
+DEPS = ["zlib", "expat", "yajl", "yaml-0.1", "libpcre2-8"]
 OPTIONAL_DEPS = ["libdw", "capstone"]
 
 

@@ -145,3 +145,12 @@ printf 'D1mr/Dr' >"$seeds/ratio"
 printf '(Ir - Dr) * 2 + -D1mr / Dr' >"$seeds/mixed"
 printf 'cycles/"CPUTIME (sec)"' >"$seeds/quoted"
 run fuzz_expr "$seeds" "$here/expr.dict" 256
+
+# User regular expressions (--focus, the view's search): flags byte,
+# expression, NUL, name.
+seeds=$build/fuzz-seeds/pattern
+rm -rf "$seeds"; mkdir -p "$seeds"
+printf '\000^(solve|dot)$\000solve' >"$seeds/alt"
+printf '\001std::vector<.*>\000std::vector<int>::at' >"$seeds/icase"
+printf '\000[[:alpha:]_][[:alnum:]_]*{2,5}\\>\000foo bar' >"$seeds/classes"
+run fuzz_pattern "$seeds" "$here/pattern.dict" 4096

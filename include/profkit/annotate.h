@@ -116,6 +116,14 @@ PK_API pk_status pk_function_spans(const pk_profile *profile, const pk_index *fu
  * none, PK_ERR_LIMIT when the path does not fit buf. */
 PK_API pk_status pk_source_locate(const pk_profile *profile, pk_index file, const char *const *dirs,
                                   size_t n_dirs, char *buf, size_t size);
+/* pk_source_locate() confined to the profile's own copy of its sources
+ * (a database's src/) and `dirs`: only the places under them are tried,
+ * and the file found must lie under one of them once symbolic links and
+ * ".." are resolved. A path the profile records elsewhere is never read:
+ * what a server answering for other programs uses (profkit view). */
+PK_API pk_status pk_source_locate_within(const pk_profile *profile, pk_index file,
+                                         const char *const *dirs, size_t n_dirs, char *buf,
+                                         size_t size);
 
 /* Lines to show, inclusive ranges. */
 typedef struct pk_line_range {

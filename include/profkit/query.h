@@ -67,6 +67,9 @@ PK_API pk_status pk_query_copy(const pk_query *q, pk_query **out);
  *              or tree (always from the calling-context tree)
  *   context    annotate: lines of context around costly ones
  *   dirs       annotate: where sources may be, ':'-separated
+ *   sources    annotate: any (default: wherever pk_source_locate() finds a
+ *              file) or within (only under the profile's src/ and dirs,
+ *              pk_source_locate_within(): what a server reads)
  * Patterns are POSIX extended regular expressions. PK_ERR_INVALID_ARG
  * with a message naming the option for an unknown name or a bad value. */
 PK_API pk_status pk_query_set(pk_query *q, const char *name, const char *value);

@@ -75,7 +75,8 @@ static pk_status add_listing(ann_work *w, const char *heading, pk_index file, ui
     size_t n_ranges = 0;
     pk_status st = pk_file_get(w->s->p, file, &pf);
     if (st) return st;
-    st = pk_source_locate(w->s->p, file, w->dirs, w->n_dirs, found, sizeof found);
+    st = (w->q->sources_within ? pk_source_locate_within : pk_source_locate)(
+        w->s->p, file, w->dirs, w->n_dirs, found, sizeof found);
     if (st && st != PK_ERR_NOT_FOUND && st != PK_ERR_LIMIT) return st; /* not found: costs alone */
     double min_cost = w->q->threshold / 100.0 * fabs(w->total);
     if (!whole && (st = pk_annotate_ranges(lines, n, first, last, min_cost, w->q->context, 1,

@@ -11,7 +11,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -19,6 +18,7 @@
 #include "analysis/answer_tree.h"
 #include "analysis/frames.h"
 #include "analysis/session.h"
+#include "profkit/pattern.h"
 #include "util/error.h"
 #include "util/kmap.h"
 
@@ -55,15 +55,23 @@ static pk_status match_frames(const pk_profile *p, const pk_frame *f, size_t n, 
     for (size_t i = 1; i < n; i++)
         hits += match[i] = (unsigned char)frame_name_is(p, &f[i], pattern, h);
     if (hits) return PK_OK;
-    regex_t re;
-    if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0)
+    pk_pattern *re;
+    pk_status st = pk_pattern_compile(pattern, 0, &re);
+    if (st && strlen(pattern) > PK_PATTERN_MAX_LENGTH)
         return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s'", pattern);
+    if (st == PK_ERR_INVALID_ARG) /* bad syntax, a reference, too big: say which */
+        return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s', and as a %s", pattern,
+                       pk_error_last());
+    if (st) return st;
     char buf[4096];
-    for (size_t i = 1; i < n; i++) {
+    for (size_t i = 1; i < n && !st; i++) {
         pk_frame_name(p, &f[i], buf, sizeof buf);
-        hits += match[i] = regexec(&re, buf, 0, NULL, 0) == 0;
+        int hit = 0;
+        st = pk_pattern_match(re, buf, strlen(buf), &hit);
+        hits += match[i] = (unsigned char)hit;
     }
-    regfree(&re);
+    pk_pattern_free(re);
+    if (st) return st;
     return hits ? PK_OK : pk_fail(PK_ERR_NOT_FOUND, "no function named or matching '%s'", pattern);
 }
 

@@ -9,13 +9,13 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/answer_tree.h"
 #include "analysis/qry.h"
 #include "analysis/session.h"
+#include "profkit/pattern.h"
 #include "util/error.h"
 
 typedef struct flat_work {
@@ -147,22 +147,30 @@ static ranked *all_keys(const flat_work *w, size_t *n)
     return r;
 }
 
-/* Keep the keys whose name matches `search` (case-insensitive). */
+/* Keep the keys whose name matches `search` (case-insensitive), matched
+ * with pk_pattern: linear time, and at most PK_SEARCH_SECONDS in all (a
+ * search answers a person typing; a server answers one at a time). */
+#define PK_SEARCH_SECONDS 2.0
+
 static pk_status keep_matching(const flat_work *w, ranked *r, size_t *n)
 {
     const char *search = pkq_text(w->q, PKQ_SEARCH);
     if (!search) return PK_OK;
-    regex_t re;
-    if (regcomp(&re, search, REG_EXTENDED | REG_ICASE | REG_NOSUB))
-        return pk_fail(PK_ERR_INVALID_ARG, "search: no valid regular expression");
+    pk_pattern *re;
+    pk_status st = pk_pattern_compile(search, PK_PATTERN_ICASE, &re);
+    if (st) return pk_fail(st, "search: %s", pk_error_last());
+    pk_pattern_set_time_limit(re, PK_SEARCH_SECONDS);
     char name[4096];
     size_t k = 0;
-    for (size_t i = 0; i < *n; i++) {
+    for (size_t i = 0; i < *n && !st; i++) {
         pk_flat_row row = {.key = r[i].key};
         pk_flat_row_name(w->s->p, w->q->by, &row, name, sizeof name);
-        if (regexec(&re, name, 0, NULL, 0) == 0) r[k++] = r[i];
+        int hit = 0;
+        st = pk_pattern_match(re, name, strlen(name), &hit);
+        if (hit) r[k++] = r[i];
     }
-    regfree(&re);
+    pk_pattern_free(re);
+    if (st) return pk_fail(st, "search: %s", pk_error_last());
     *n = k;
     return PK_OK;
 }

@@ -5,13 +5,13 @@
  * by function, file, module or line with call counts, and the functions a
  * name or a regular expression picks.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "cg_graph.h"
 #include "profkit/analysis.h"
 #include "profkit/callgraph.h"
+#include "profkit/pattern.h"
 #include "util/error.h"
 #include "util/vec.h"
 
@@ -24,20 +24,19 @@ pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_ind
     size_t k = 0;
     for (uint32_t f = 0; f < p->n_functions; f++)
         if (p->functions[f].name && strcmp(p->functions[f].name, pattern) == 0) list[k++] = f;
-    regex_t re;
-    if (!k) {
-        if (regcomp(&re, pattern, REG_EXTENDED | REG_NOSUB) != 0) {
-            free(list);
-            return pk_fail(PK_ERR_INVALID_ARG,
-                           "'%s' is no function name nor a valid regular "
-                           "expression",
-                           pattern);
-        }
-        for (uint32_t f = 0; f < p->n_functions; f++)
-            if (p->functions[f].name && regexec(&re, p->functions[f].name, 0, NULL, 0) == 0)
-                list[k++] = f;
-        regfree(&re);
+    pk_pattern *re = NULL;
+    pk_status st = k ? PK_OK : pk_pattern_compile(pattern, 0, &re);
+    if (st == PK_ERR_INVALID_ARG)
+        st = pk_fail(PK_ERR_INVALID_ARG, "'%s' is no function name; as a %s", pattern,
+                     pk_error_last());
+    for (uint32_t f = 0; re && !st && f < p->n_functions; f++) {
+        const char *name = p->functions[f].name;
+        int hit = 0;
+        if (name) st = pk_pattern_match(re, name, strlen(name), &hit);
+        if (hit) list[k++] = f;
     }
+    pk_pattern_free(re);
+    if (st) return free(list), st;
     if (!k) {
         free(list);
         return pk_fail(PK_ERR_NOT_FOUND, "no function named or matching '%s'", pattern);

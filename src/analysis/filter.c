@@ -9,30 +9,28 @@
  * matched once per function, not once per context, since big trees repeat
  * a few thousand functions over millions of contexts.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "profkit/pattern.h"
 #include "scopes.h"
 
 typedef struct matcher {
-    regex_t re;
+    pk_pattern *re;
     signed char *by_function; /* -1 not tried yet, else 0/1 */
+    pk_status st;             /* a match that failed (the time limit) */
 } matcher;
 
 static pk_status matcher_init(const pk_profile *p, matcher *m, const char *expr, const char *what)
 {
-    int rc = regcomp(&m->re, expr, REG_EXTENDED | REG_NOSUB);
-    if (rc) {
-        char msg[256];
-        regerror(rc, &m->re, msg, sizeof msg);
-        return pk_fail(PK_ERR_INVALID_ARG, "%s expression '%s': %s", what, expr, msg);
-    }
+    m->st = PK_OK;
+    pk_status st = pk_pattern_compile(expr, 0, &m->re);
+    if (st) return pk_fail(st, "%s: %s", what, pk_error_last());
     m->by_function = malloc(p->n_functions ? p->n_functions : 1);
     if (!m->by_function) {
-        regfree(&m->re);
+        pk_pattern_free(m->re);
         return pk_fail_nomem("matching context names");
     }
     memset(m->by_function, -1, p->n_functions);
@@ -41,7 +39,7 @@ static pk_status matcher_init(const pk_profile *p, matcher *m, const char *expr,
 
 static void matcher_free(matcher *m)
 {
-    regfree(&m->re);
+    pk_pattern_free(m->re);
     free(m->by_function);
 }
 
@@ -52,7 +50,8 @@ static int context_matches(const pk_profile *p, matcher *m, uint32_t c)
     if (is_function && m->by_function[r->function] >= 0) return m->by_function[r->function];
     char name[1024];
     pk_context_name(p, c, name, sizeof name);
-    int hit = regexec(&m->re, name, 0, NULL, 0) == 0;
+    int hit = 0;
+    if (!m->st) m->st = pk_pattern_match(m->re, name, strlen(name), &hit);
     if (is_function) m->by_function[r->function] = (signed char)hit;
     return hit;
 }
@@ -122,6 +121,7 @@ static pk_status apply(const pk_profile *p, const char *expr, int focus, const u
     unsigned char *inside = malloc(p->n_ctx ? p->n_ctx : 1);
     if (!inside) st = pk_fail_nomem("matching context names");
     if (!st) *hits += mark_inside(p, &m, order, inside);
+    if (!st && m.st) st = pk_fail(m.st, "%s: %s", focus ? "--focus" : "--hide", pk_error_last());
     if (!st && focus) keep_inside(p, order, inside, incl, excl);
     if (!st && !focus) st = drop_inside(p, order, inside, incl, excl);
     free(inside);

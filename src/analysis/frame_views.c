@@ -8,11 +8,11 @@
  * (none of whose ancestors is the function too) contribute, so a
  * recursive function's inclusive value is not added to itself.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "frames.h"
+#include "profkit/pattern.h"
 
 /* match[i] = frame i is named `name` (exact names win over a regex). */
 static pk_status match_frames(const pk_profile *p, const pk_frame *f, size_t n, const char *name,
@@ -27,15 +27,23 @@ static pk_status match_frames(const pk_profile *p, const pk_frame *f, size_t n, 
         *hits += match[i];
     }
     if (*hits) return PK_OK;
-    regex_t re;
-    if (regcomp(&re, name, REG_EXTENDED | REG_NOSUB) != 0)
+    pk_pattern *re;
+    pk_status st = pk_pattern_compile(name, 0, &re);
+    if (st && strlen(name) > PK_PATTERN_MAX_LENGTH)
         return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s'", name);
-    for (size_t i = 1; i < n; i++) {
+    if (st == PK_ERR_INVALID_ARG) /* bad syntax, a reference, too big: say which */
+        return pk_fail(PK_ERR_NOT_FOUND, "no function named '%s', and as a %s", name,
+                       pk_error_last());
+    if (st) return st;
+    for (size_t i = 1; i < n && !st; i++) {
         pk_frame_name(p, &f[i], buf, sizeof buf);
-        match[i] = regexec(&re, buf, 0, NULL, 0) == 0;
+        int hit = 0;
+        st = pk_pattern_match(re, buf, strlen(buf), &hit);
+        match[i] = (unsigned char)hit;
         *hits += match[i];
     }
-    regfree(&re);
+    pk_pattern_free(re);
+    if (st) return st;
     return *hits ? PK_OK : pk_fail(PK_ERR_NOT_FOUND, "no function named or matching '%s'", name);
 }
 

@@ -31,6 +31,7 @@ enum {
     PKQ_CONTEXT,
     PKQ_DIRS,
     PKQ_ASM,
+    PKQ_SOURCES,
     PKQ_N_OPTIONS
 };
 
@@ -45,6 +46,7 @@ struct pk_query {
     pk_tree_level level;
     int use_callgraph;
     int assembly;
+    int sources_within; /* sources=within: pk_source_locate_within() */
 };
 
 int pkq_option(const char *name);

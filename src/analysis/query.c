@@ -9,11 +9,11 @@
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
 #include <math.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "analysis/qry.h"
+#include "profkit/pattern.h"
 #include "util/error.h"
 
 static const char *const option_names[PKQ_N_OPTIONS] = {
@@ -34,6 +34,7 @@ static const char *const option_names[PKQ_N_OPTIONS] = {
     [PKQ_CONTEXT] = "context",
     [PKQ_DIRS] = "dirs",
     [PKQ_ASM] = "asm",
+    [PKQ_SOURCES] = "sources",
 };
 
 static const char *const stat_names[] = {"sum", "mean", "min", "max", "stddev"};
@@ -115,15 +116,14 @@ static int whole(const char *s, unsigned long long max, unsigned long long *out)
     return !*end && !errno && *out <= max;
 }
 
+/* A pattern is checked when it is set (pk_pattern: bounded, no
+ * backreferences), so a bad one fails before any work. */
 static pk_status check_pattern(const char *name, const char *value)
 {
-    regex_t re;
-    int rc = regcomp(&re, value, REG_EXTENDED | REG_NOSUB);
-    if (rc == 0) return regfree(&re), PK_OK;
-    char msg[200];
-    regerror(rc, &re, msg, sizeof msg);
-    return pk_fail(PK_ERR_INVALID_ARG, "%s expression '%.200s' is no valid regular expression: %s",
-                   name, value, msg);
+    pk_pattern *re;
+    pk_status st = pk_pattern_compile(value, 0, &re);
+    pk_pattern_free(re);
+    return st ? pk_fail(st, "%s: %s", name, pk_error_last()) : PK_OK;
 }
 
 static pk_status parse_number(pk_query *q, int opt, const char *v)
@@ -191,6 +191,9 @@ static pk_status parse(pk_query *q, int opt, const char *v)
     case PKQ_ASM:
         if (strcmp(v, "0") && strcmp(v, "1")) return bad("asm", v, "0 or 1");
         return q->assembly = v[0] == '1', PK_OK;
+    case PKQ_SOURCES:
+        if (strcmp(v, "any") && strcmp(v, "within")) return bad("sources", v, "any or within");
+        return q->sources_within = v[0] == 'w', PK_OK;
     case PKQ_FOCUS:
     case PKQ_HIDE:
     case PKQ_SEARCH:
@@ -264,6 +267,9 @@ void pkq_copy_parsed(pk_query *q, const pk_query *from, int opt)
         break;
     case PKQ_ASM:
         q->assembly = from->assembly;
+        break;
+    case PKQ_SOURCES:
+        q->sources_within = from->sources_within;
         break;
     default:
         break;

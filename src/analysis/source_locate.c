@@ -6,8 +6,14 @@
  * build tree the profile recorded is rarely where the sources are now;
  * last, the tails under the database's src/ (a copied database whose src/
  * lost the leading directories, as the hatchet test data has it).
+ * pk_source_locate_within() tries only the places under the database's
+ * src/ and the user's directories, and checks where the file really is
+ * (symbolic links and ".." resolved): what a server may read for a URL.
  */
+#define _DEFAULT_SOURCE
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
@@ -98,4 +104,52 @@ pk_status pk_source_locate(const pk_profile *p, pk_index file, const char *const
     if (f.too_long)
         return pk_fail(PK_ERR_LIMIT, "source file %s: a candidate path is too long", pf.path);
     return pk_fail(PK_ERR_NOT_FOUND, "source file %s not found", pf.path);
+}
+
+/* The resolved `real` lies in the directory `root` (resolved too). */
+static int inside(const char *real, const char *root)
+{
+    size_t n = strlen(root);
+    return n && strncmp(real, root, n) == 0 && (real[n] == '/' || (n == 1 && root[0] == '/'));
+}
+
+/* f->buf, resolved, lies under the database's src/ or one of dirs. */
+static int allowed(const finder *f, const char *src, const char *const *dirs, size_t n_dirs)
+{
+    char real[PATH_MAX], root[PATH_MAX];
+    if (!realpath(f->buf, real)) return 0;
+    if (src && realpath(src, root) && inside(real, root)) return 1;
+    for (size_t i = 0; i < n_dirs; i++)
+        if (dirs[i] && *dirs[i] && realpath(dirs[i], root) && inside(real, root)) return 1;
+    return 0;
+}
+
+pk_status pk_source_locate_within(const pk_profile *p, pk_index file, const char *const *dirs,
+                                  size_t n_dirs, char *buf, size_t size)
+{
+    pk_file pf;
+    pk_profile_info pi;
+    if (!p || !buf || size == 0 || (!dirs && n_dirs))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_source_locate_within: bad arguments");
+    pk_status st = pk_file_get(p, file, &pf);
+    if (st) return st;
+    if (!pf.path || !*pf.path)
+        return pk_fail(PK_ERR_NOT_FOUND, "source file %u has no recorded path", file);
+    if (pk_profile_get_info(p, &pi) != PK_OK) pi.path = NULL;
+    finder f = {buf, size, 0};
+    int is_dir = 0, copied = (pf.flags & PK_FILE_COPIED) != 0, found = 0;
+    size_t dl = pi.path ? profile_dir(pi.path, &is_dir) : 0;
+    char src[4096];
+    int k = is_dir ? snprintf(src, sizeof src, "%.*s/src", (int)dl, pi.path) : -1;
+    const char *own = k > 0 && (size_t)k < sizeof src ? src : NULL;
+    if (copied && own && try_path(&f, pi.path, dl, pf.path)) found = allowed(&f, own, dirs, n_dirs);
+    for (size_t i = 0; !found && i < n_dirs; i++)
+        if (dirs[i] && *dirs[i] && try_tails(&f, dirs[i], pf.path))
+            found = allowed(&f, own, dirs, n_dirs);
+    if (!found && own && try_tails(&f, own, pf.path)) found = allowed(&f, own, dirs, n_dirs);
+    if (found) return PK_OK;
+    buf[0] = 0;
+    return pk_fail(PK_ERR_NOT_FOUND,
+                   "source file %s not found under the profile's src/ or the directories given",
+                   pf.path);
 }

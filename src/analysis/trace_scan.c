@@ -9,11 +9,11 @@
  * gives their pages back behind it (madvise: they stay in the page
  * cache), so a trace of any length is read in a few megabytes.
  */
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "model/model.h"
+#include "profkit/pattern.h"
 #include "trace_scan.h"
 #include "util/bytes.h"
 #include "util/error.h"
@@ -53,25 +53,23 @@ static pk_status build_frames(ts_paths *t)
 }
 
 typedef struct matcher {
-    regex_t re;
+    pk_pattern *re; /* bounded in time and memory (util/pattern.c) */
     int on;
     signed char *by_function; /* -1 not tried, else 0/1: names repeat per function */
+    pk_status st;             /* a match that failed: its time limit */
 } matcher;
 
 static pk_status matcher_init(const ts_paths *t, matcher *m, const char *expr, const char *what)
 {
     memset(m, 0, sizeof *m);
     if (!expr || !*expr) return PK_OK;
-    int rc = regcomp(&m->re, expr, REG_EXTENDED | REG_NOSUB);
-    if (rc) {
-        char msg[256];
-        regerror(rc, &m->re, msg, sizeof msg);
-        return pk_fail(PK_ERR_INVALID_ARG, "%s expression '%s': %s", what, expr, msg);
-    }
+    pk_status st = pk_pattern_compile(expr, 0, &m->re);
+    if (st) return pk_fail(st, "%s: %s", what, pk_error_last());
     m->on = 1;
     m->by_function = malloc(t->n_functions ? t->n_functions : 1);
     if (!m->by_function) {
-        regfree(&m->re);
+        pk_pattern_free(m->re);
+        m->re = NULL;
         m->on = 0;
         return pk_fail_nomem("matching function names");
     }
@@ -81,7 +79,7 @@ static pk_status matcher_init(const ts_paths *t, matcher *m, const char *expr, c
 
 static void matcher_free(matcher *m)
 {
-    if (m->on) regfree(&m->re);
+    pk_pattern_free(m->re);
     free(m->by_function);
 }
 
@@ -94,7 +92,9 @@ static int frame_matches(const ts_paths *t, matcher *m, pk_index f)
     size_t need = pk_context_name(t->p, f, small, sizeof small);
     if (need >= sizeof small && (name = malloc(need + 1)) != NULL)
         pk_context_name(t->p, f, name, need + 1);
-    int hit = regexec(&m->re, name ? name : small, 0, NULL, 0) == 0;
+    const char *s = name ? name : small;
+    int hit = 0;
+    if (!m->st) m->st = pk_pattern_match(m->re, s, strlen(s), &hit);
     if (name != small) free(name);
     if (key < t->n_functions) m->by_function[key] = (signed char)hit;
     return hit;
@@ -130,6 +130,8 @@ static pk_status build_marks(ts_paths *t, const char *focus, const char *hide)
     } else {
         if (mf.on) mark_paths(t, &mf, in_focus);
         if (mh.on) mark_paths(t, &mh, in_hide);
+        st = mf.st ? mf.st : mh.st;
+        if (st) st = pk_fail(st, "%s: %s", mf.st ? "focus" : "hide", pk_error_last());
         for (pk_index c = 0; c < t->n_ctx; c++) {
             pk_index f = t->frame[c];
             t->out[c] = (mf.on && !in_focus[f]) || (mh.on && in_hide[f]);

@@ -212,6 +212,9 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
 int cli_json_done(const char *cmd, pk_json *j);
 /* stdout flushed: CLI_OK, or its write error reported. */
 int cli_output_done(const char *cmd);
+/* Set once a write error on stdout was reported, so main.c's check after
+ * every command does not say it twice. */
+extern int cli_output_reported;
 
 /* A tree answer on stdout as the view's options ask: text, --json or
  * --csv (cmd_tree.c; callers and callees render their trees alike). */

@@ -7,6 +7,7 @@
  * diffed; --json gives them as records like every other format.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <getopt.h>
 
 #include "cli.h"
@@ -35,6 +36,7 @@ enum { OPT_LIST_SECTIONS = 1001 };
 typedef struct dump_out {
     int json;
     pk_status st; /* the JSON writer's error, which stopped the dump */
+    int err;      /* errno of a failed write to stdout */
 } dump_out;
 
 static int write_record(void *user, const pk_record *r)
@@ -44,6 +46,7 @@ static int write_record(void *user, const pk_record *r)
         d->st = pk_record_write_json(stdout, r);
     else
         pk_record_write_text(stdout, r);
+    if (ferror(stdout) && !d->err) d->err = errno ? errno : EIO;
     return d->st || ferror(stdout) ? 1 : 0; /* stop when the reader went away */
 }
 
@@ -64,12 +67,18 @@ static int dump_one(const char *path, int json, const pk_dump_options *dopts,
                                "--lm and --grep print hpcrun measurement files as "
                                "hpcproftt does (not with --json or --section); '%s' is not one",
                                path);
-    dump_out d = {json, PK_OK};
+    dump_out d = {json, PK_OK, 0};
     pk_status st =
         hpcrun ? pk_hpcrun_write_text(stdout, path, topts) : pk_dump(path, dopts, write_record, &d);
     fflush(stdout);
+    if ((st || d.st) && ferror(stdout)) { /* the JSON writer saw stdout fail: say why */
+        if (d.err) errno = d.err;
+        return cli_output_done("dump");
+    }
     if (st || d.st) return cli_library_error("dump", st ? st : d.st);
-    return ferror(stdout) ? CLI_BAD : CLI_OK;
+    if (!ferror(stdout)) return CLI_OK;
+    if (d.err) errno = d.err;
+    return cli_output_done("dump"); /* says why, once */
 }
 
 int cmd_dump(int argc, char **argv)

@@ -17,9 +17,12 @@ static const char view_help[] =
     "to a web browser: flat table, top-down tree, flame graph and icicle,\n"
     "callers and callees, source with per-line costs, per-location values,\n"
     "a diff against --base, and the trace timeline when PATH has traces.\n"
-    "The URL is printed alone on the first line of standard output; only\n"
-    "this machine can connect unless --bind says otherwise (over SSH, forward\n"
-    "the port: ssh -L 8080:127.0.0.1:8080 HOST). Ctrl-C stops the server.\n"
+    "The URL is printed alone on the first line of standard output, with the\n"
+    "session's secret token: only a browser that opened that URL (or a program\n"
+    "that sends the token) is served, so other users of this machine and web\n"
+    "pages of other sites cannot read the profile. Only this machine can\n"
+    "connect unless --bind says otherwise (over SSH, forward the port: ssh -L\n"
+    "8080:127.0.0.1:8080 HOST, and open the URL). Ctrl-C stops the server.\n"
     "With -o FILE, write the same page as one HTML file instead, with the\n"
     "data embedded (pruned at --threshold), that opens offline.\n\n"
     "Options:\n"
@@ -33,12 +36,18 @@ static const char view_help[] =
     "      --bind ADDR       address to listen on (default 127.0.0.1); any other\n"
     "                        than a loopback address lets everyone who can reach\n"
     "                        the port read the profile (a warning says so)\n"
+    "      --no-token        serve without a token: any process or user on this\n"
+    "                        machine, and any web page the browser opens, can\n"
+    "                        read the profile (a warning says so)\n"
+    "  -I, --source-dir DIR  the source pane reads files under DIR (repeatable);\n"
+    "                        without it only the profile's own src/ (an HPCToolkit\n"
+    "                        database's copies), never a path the profile names\n"
+    "      --any-source      read any source file the profile names, as annotate\n"
+    "                        does (whoever can use the page can then read them)\n"
     "  -o, --output FILE     write a self-contained HTML report instead of serving\n"
     "  -f, --force           replace FILE if it exists and profkit wrote it\n"
     "  -t, --threshold PCT   report: keep tree nodes and flame frames of at least\n"
     "                        PCT% of the total (default 0.5)\n"
-    "  -I, --source-dir DIR  also look for source files under DIR (repeatable), as\n"
-    "                        annotate does\n"
     "      --api ROUTE[?QUERY]  answer one request of the page's API without a\n"
     "                        server (repeatable): its JSON document on a line of\n"
     "                        its own; exit 1 when one fails (docs/view.md)\n"
@@ -46,22 +55,21 @@ static const char view_help[] =
     "Environment: PROFKIT_VIEW_ASSETS=DIR serves index.html, app.js and app.css\n"
     "from DIR instead of the copies built in (for working on the page).\n";
 
-#define MAX_API  256
-#define MAX_DIRS 64
+#define MAX_API 256
 
 typedef struct view_args {
     const char *metric, *base, *bind, *output;
     const char *api[MAX_API]; /* --api requests */
     size_t n_api;
-    const char *dirs[MAX_DIRS]; /* --source-dir */
-    size_t n_dirs;
     unsigned port;
     unsigned serve_flags; /* PKV_PORT_GIVEN, PKV_OPEN */
     double threshold;
-    int force;
+    int force, no_token, any_source;
+    const char *dirs[PKV_MAX_SOURCE_DIRS];
+    size_t n_dirs;
 } view_args;
 
-enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_OPEN };
+enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_NO_TOKEN, OPT_ANY_SOURCE, OPT_OPEN };
 
 static int parse_number(const char *arg, double lo, double hi, double *out)
 {
@@ -79,15 +87,23 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                                          {"output", required_argument, NULL, 'o'},
                                          {"force", no_argument, NULL, 'f'},
                                          {"threshold", required_argument, NULL, 't'},
+                                         {"no-token", no_argument, NULL, OPT_NO_TOKEN},
+                                         {"source-dir", required_argument, NULL, 'I'},
+                                         {"any-source", no_argument, NULL, OPT_ANY_SOURCE},
                                          {"api", required_argument, NULL, OPT_API},
                                          {"open", no_argument, NULL, OPT_OPEN},
-                                         {"source-dir", required_argument, NULL, 'I'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c;
     double v;
     while ((c = cli_getopt("view", argc, argv, "m:o:ft:I:h", opts)) != -1) {
-        if (c == 'm') {
+        if (c == OPT_NO_TOKEN || c == OPT_ANY_SOURCE) {
+            *(c == OPT_NO_TOKEN ? &a->no_token : &a->any_source) = 1;
+        } else if (c == 'I') {
+            if (a->n_dirs == PKV_MAX_SOURCE_DIRS)
+                return cli_usage_error("view", "at most %d --source-dir", PKV_MAX_SOURCE_DIRS);
+            a->dirs[a->n_dirs++] = optarg;
+        } else if (c == 'm') {
             a->metric = optarg;
         } else if (c == OPT_BASE || c == OPT_BIND || c == 'o') {
             *(c == OPT_BASE ? &a->base : c == OPT_BIND ? &a->bind : &a->output) = optarg;
@@ -95,10 +111,6 @@ static int parse_view_args(int argc, char **argv, view_args *a)
             a->force = 1;
         } else if (c == OPT_OPEN) {
             a->serve_flags |= PKV_OPEN;
-        } else if (c == 'I') {
-            if (a->n_dirs == MAX_DIRS)
-                return cli_usage_error("view", "at most %d --source-dir", MAX_DIRS);
-            a->dirs[a->n_dirs++] = optarg;
         } else if (c == OPT_API) {
             if (a->n_api == MAX_API) return cli_usage_error("view", "at most %d --api", MAX_API);
             a->api[a->n_api++] = optarg;
@@ -136,6 +148,20 @@ static int open_side(const char *path, const char *metric, pkv_side *sd, int qui
     return st ? cli_library_error("view", st) : CLI_OK;
 }
 
+/* The -I directories as the query's dirs option takes them. */
+static char *join_dirs(const view_args *a)
+{
+    size_t len = 1;
+    for (size_t i = 0; i < a->n_dirs; i++)
+        len += strlen(a->dirs[i]) + 1;
+    char *all = calloc(len, 1);
+    for (size_t i = 0; all && i < a->n_dirs; i++) {
+        if (i) strcat(all, ":");
+        strcat(all, a->dirs[i]);
+    }
+    return all;
+}
+
 /* --api: each request through the routes, as the server answers it. */
 static int answer_api(pkv_session *s, const view_args *a)
 {
@@ -162,20 +188,6 @@ static int answer_api(pkv_session *s, const view_args *a)
     return rc ? rc : cli_output_done("view");
 }
 
-/* The --source-dir directories as annotate's dirs option: ':'-joined. */
-static char *join_dirs(const view_args *a)
-{
-    size_t len = 1;
-    for (size_t i = 0; i < a->n_dirs; i++)
-        len += strlen(a->dirs[i]) + 1;
-    char *all = calloc(len, 1);
-    for (size_t i = 0; all && i < a->n_dirs; i++) {
-        if (i) strcat(all, ":");
-        strcat(all, a->dirs[i]);
-    }
-    return all;
-}
-
 int cmd_view(int argc, char **argv)
 {
     view_args a = {.bind = "127.0.0.1", .port = 8080, .threshold = 0.5};
@@ -185,10 +197,11 @@ int cmd_view(int argc, char **argv)
     if (!path) return CLI_USAGE;
     pkv_session s = {0};
     s.assets_dir = getenv("PROFKIT_VIEW_ASSETS");
+    memcpy(s.source_dirs, a.dirs, sizeof a.dirs);
+    s.n_source_dirs = a.n_dirs, s.any_source = a.any_source;
+    if (a.n_dirs && !(s.source_dirs_joined = join_dirs(&a)))
+        return cli_library_error("view", PK_ERR_NOMEM);
     if (s.assets_dir && !*s.assets_dir) s.assets_dir = NULL;
-    char *dirs = a.n_dirs ? join_dirs(&a) : NULL;
-    if (a.n_dirs && !dirs) return cli_library_error("view", PK_ERR_NOMEM);
-    s.source_dirs = dirs;
     rc = open_side(path, a.metric, &s.side[0], 0);
     if (!rc && a.base) {
         pk_metric met;
@@ -200,9 +213,9 @@ int cmd_view(int argc, char **argv)
     else if (!rc && a.output)
         rc = pkv_report(&s, a.output, a.threshold, a.force);
     else if (!rc)
-        rc = pkv_serve(&s, a.bind, a.port, a.serve_flags);
+        rc = pkv_serve(&s, a.bind, a.port, a.serve_flags | (a.no_token ? 0 : PKV_TOKEN));
     pkv_session_free(&s);
-    free(dirs);
+    free(s.source_dirs_joined);
     pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);
     if (s.side[1].p) rc = cli_close("view", s.side[1].p, rc);
     return cli_close("view", s.side[0].p, rc);

@@ -10,9 +10,12 @@
 int cli_json_done(const char *cmd, pk_json *j)
 {
     pk_status st = pk_json_finish(j);
+    if (st && ferror(stdout)) return cli_output_done(cmd); /* the reason: stdout failed */
     if (st) return cli_library_error(cmd, st);
     return cli_output_done(cmd);
 }
+
+int cli_output_reported;
 
 int cli_output_done(const char *cmd)
 {
@@ -20,5 +23,6 @@ int cli_output_done(const char *cmd)
      * a document that did not arrive whole must not exit 0. */
     if (fflush(stdout) == 0 && !ferror(stdout)) return CLI_OK;
     fprintf(stderr, "profkit %s: writing the output failed: %s\n", cmd, strerror(errno));
+    cli_output_reported = 1;
     return CLI_BAD;
 }

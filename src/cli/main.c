@@ -2,6 +2,7 @@
  * cli/main.c — the profkit executable: dispatch to a subcommand.
  */
 #define _POSIX_C_SOURCE 200809L
+#include <errno.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -92,7 +93,33 @@ static int global_option(int argc, char **argv)
     return argv[1][len] == '=' ? 1 : 2;
 }
 
+/* Every command's output is checked once it returns: a full disk, a
+ * file size limit or an I/O error on standard output shows only when the
+ * buffer is written, and a script must not take an empty or cut result
+ * for a whole one (exit 0). A message unless the command gave one. */
+static int output_checked(const char *cmd, int rc)
+{
+    errno = 0;
+    int bad = fflush(stdout) != 0 || ferror(stdout);
+    int err = errno;
+    if (fclose(stdout) != 0 && !bad) bad = 1, err = errno;
+    if (!bad) return rc;
+    if (!cli_output_reported)
+        fprintf(stderr, "profkit%s%s: writing the output failed: %s\n", cmd ? " " : "",
+                cmd ? cmd : "", err ? strerror(err) : "a write to standard output failed");
+    return rc == CLI_OK ? CLI_BAD : rc;
+}
+
+static const char *running; /* the command run, for messages */
+static int run(int argc, char **argv);
+
 int main(int argc, char **argv)
+{
+    int rc = run(argc, argv);
+    return output_checked(running, rc);
+}
+
+static int run(int argc, char **argv)
 {
     if (argc < 2) {
         usage(stderr);
@@ -118,7 +145,10 @@ int main(int argc, char **argv)
         return CLI_OK;
     }
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        if (strcmp(name, commands[i].name) == 0) return commands[i].run(argc - 1, argv + 1);
+        if (strcmp(name, commands[i].name) == 0) {
+            running = commands[i].name;
+            return commands[i].run(argc - 1, argv + 1);
+        }
     const char *names[sizeof commands / sizeof commands[0]];
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         names[i] = commands[i].name;

@@ -59,11 +59,17 @@ pk_status pk_model_planes_only(pk_profile *p)
     return PK_OK;
 }
 
-/* Per worker of a scan: its counts and its marks of (context, location)
- * pairs seen (n_ctx x n_locs bits), merged when the scan ends. */
+/* Per worker of a scan: its counts and its marks of the (context,
+ * location) pairs seen, merged when the scan ends. Marks are kept only
+ * for the contexts that have a row: slot[c] is context c's bitset of
+ * locations in `has` (UINT32_MAX: none yet), so they cost a bit per value
+ * a row holds, never n_ctx x n_locs bits (a file of 120,000 contexts and
+ * as many locations, with no row stored, asked for 1.8 GB). */
 typedef struct scan_worker {
     uint64_t *nvals;
+    uint32_t *slot;
     unsigned char *has;
+    size_t n_slots, cap_slots;
     double *buf;
     pk_status st;
 } scan_worker;
@@ -76,18 +82,37 @@ typedef struct scan_job {
     scan_worker w[PK_MAX_WORKERS];
 } scan_job;
 
+/* Context c's bitset of locations in w->has, made on first use; NULL
+ * when out of memory. */
+static unsigned char *marks_of(const pk_profile *p, scan_worker *w, uint32_t c)
+{
+    size_t bytes = ((size_t)p->n_locs + 7) / 8;
+    if (w->slot[c] == UINT32_MAX) {
+        if (w->n_slots == w->cap_slots) {
+            size_t cap = w->cap_slots ? 2 * w->cap_slots : 16;
+            unsigned char *more = realloc(w->has, cap * bytes + 1);
+            if (!more) return NULL;
+            w->has = more, w->cap_slots = cap;
+        }
+        memset(w->has + w->n_slots * bytes, 0, bytes);
+        w->slot[c] = (uint32_t)w->n_slots++;
+    }
+    return w->has + (size_t)w->slot[c] * bytes;
+}
+
 static void count_row(const pk_profile *p, scan_worker *w, uint32_t c, const double *row)
 {
-    if (c >= p->n_ctx) { /* a row of no context: its values count, no context does */
+    unsigned char *has = c < p->n_ctx && !w->st ? marks_of(p, w, c) : NULL;
+    if (c < p->n_ctx && !has && !w->st) w->st = pk_fail_nomem("counting values");
+    if (!has) { /* a row of no context: its values count, no context does */
         for (uint32_t l = 0; l < p->n_locs; l++)
             w->nvals[l] += row[l] != 0;
         return;
     }
-    uint64_t bit = (uint64_t)c * p->n_locs; /* branch-free: most values are non-zero */
-    for (uint32_t l = 0; l < p->n_locs; l++, bit++) {
+    for (uint32_t l = 0; l < p->n_locs; l++) { /* branch-free: most values are non-zero */
         unsigned nz = row[l] != 0;
         w->nvals[l] += nz;
-        w->has[bit >> 3] |= (unsigned char)(nz << (bit & 7));
+        has[l >> 3] |= (unsigned char)(nz << (l & 7));
     }
 }
 
@@ -112,18 +137,42 @@ static void scan_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
 static pk_status scan_init(scan_job *job, unsigned workers)
 {
     const pk_profile *p = job->p;
-    size_t bits = ((uint64_t)p->n_ctx * p->n_locs + 7) / 8 + 1;
     for (unsigned i = 0; i < workers; i++) {
         scan_worker *w = &job->w[i];
         w->buf = malloc(((size_t)p->n_locs + 1) * sizeof *w->buf);
         if (job->count) {
             w->nvals = calloc((size_t)p->n_locs + 1, sizeof *w->nvals);
-            w->has = calloc(bits, 1);
+            w->slot = malloc(((size_t)p->n_ctx + 1) * sizeof *w->slot);
+            if (w->slot) memset(w->slot, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->slot);
         }
-        if (!w->buf || (job->count && (!w->nvals || !w->has)))
+        if (!w->buf || (job->count && (!w->nvals || !w->slot)))
             return pk_fail_nomem("scanning rows");
     }
     return PK_OK;
+}
+
+/* The contexts at each location: per context with marks, the workers'
+ * marks together (one context's rows may be in several workers'
+ * columns). */
+static void count_contexts(const scan_job *job, unsigned workers, unsigned char *any, uint32_t *nc)
+{
+    const pk_profile *p = job->p;
+    size_t bytes = ((size_t)p->n_locs + 7) / 8;
+    for (uint32_t c = 0; c < p->n_ctx; c++) {
+        int seen = 0;
+        for (unsigned i = 0; i < workers; i++) {
+            const scan_worker *w = &job->w[i];
+            if (w->slot[c] == UINT32_MAX) continue;
+            const unsigned char *has = w->has + (size_t)w->slot[c] * bytes;
+            if (!seen++)
+                memcpy(any, has, bytes);
+            else
+                for (size_t b = 0; b < bytes; b++)
+                    any[b] |= has[b];
+        }
+        for (uint32_t l = 0; seen && l < p->n_locs; l++)
+            nc[l] += (any[l >> 3] >> (l & 7)) & 1;
+    }
 }
 
 /* The workers' counts into the profile's cache. */
@@ -132,15 +181,10 @@ static pk_status scan_keep_counts(scan_job *job, unsigned workers)
     pk_profile *p = (pk_profile *)job->p; /* the counts are a cache, as the planes */
     uint64_t *nv = calloc((size_t)p->n_locs + 1, sizeof *nv);
     uint32_t *nc = calloc((size_t)p->n_locs + 1, sizeof *nc);
-    if (!nv || !nc) return free(nv), free(nc), pk_fail_nomem("counting values");
-    for (uint64_t c = 0; c < p->n_ctx; c++)
-        for (uint32_t l = 0; l < p->n_locs; l++) {
-            uint64_t bit = c * p->n_locs + l;
-            unsigned char any = 0;
-            for (unsigned i = 0; i < workers; i++)
-                any |= job->w[i].has[bit >> 3] & (unsigned char)(1u << (bit & 7));
-            nc[l] += any != 0;
-        }
+    unsigned char *any = malloc(((size_t)p->n_locs + 7) / 8 + 1);
+    if (!nv || !nc || !any) return free(nv), free(nc), free(any), pk_fail_nomem("counting values");
+    count_contexts(job, workers, any, nc);
+    free(any);
     for (unsigned i = 0; i < workers; i++)
         for (uint32_t l = 0; l < p->n_locs; l++)
             nv[l] += job->w[i].nvals[l];
@@ -166,7 +210,7 @@ pk_status pk_model_rows_scan(const pk_profile *cp, unsigned workers, pk_rows_fn 
         st = job.w[i].st;
     if (!st && job.count) st = scan_keep_counts(&job, workers);
     for (unsigned i = 0; i < workers; i++)
-        free(job.w[i].nvals), free(job.w[i].has), free(job.w[i].buf);
+        free(job.w[i].nvals), free(job.w[i].slot), free(job.w[i].has), free(job.w[i].buf);
     return st;
 }
 

@@ -8,6 +8,7 @@
 
 #include <stdarg.h>
 #include <stdio.h>
+#include <string.h>
 
 #define PK_ERROR_MAX 1024
 
@@ -15,10 +16,14 @@ static _Thread_local char last_error[PK_ERROR_MAX];
 
 pk_status pk_fail(pk_status status, const char *fmt, ...)
 {
+    /* formatted aside first: the arguments may include pk_error_last()
+     * (a message prefixed with where it happened) */
+    char msg[PK_ERROR_MAX];
     va_list ap;
     va_start(ap, fmt);
-    vsnprintf(last_error, sizeof last_error, fmt, ap);
+    vsnprintf(msg, sizeof msg, fmt, ap);
     va_end(ap);
+    memcpy(last_error, msg, sizeof msg);
     return status;
 }
 

@@ -3,9 +3,10 @@
  * there: the listening socket, made here (not by libmicrohttpd) so a busy
  * port is known by its errno and said in one line, the next free port
  * taken when the user did not ask for one (as `pprof -http=:` does), and
- * --open's browser ($BROWSER, else xdg-open) started on the URL.
+ * --open's browser ($BROWSER, else xdg-open) started on the URL (through
+ * a page of the user's own when the URL holds the session token).
  */
-#define _POSIX_C_SOURCE 200809L
+#define _DEFAULT_SOURCE /* mkstemps */
 #include <errno.h>
 #include <fcntl.h>
 #include <netinet/in.h>
@@ -137,12 +138,58 @@ static void *reap(void *arg)
     return NULL;
 }
 
-void pkv_open_browser(const char *url)
+/* The file a token's URL is opened through ("" when none). */
+static char redirect_page[4096];
+
+/* A page of the user's own (mode 0600) that sends the browser on to url:
+ * what the browser is given instead of the URL when it holds the session
+ * token, since a program's arguments are visible to every user of the
+ * machine (ps) and the token is what keeps them out. */
+static int write_redirect(const char *url, char *target, size_t size)
+{
+    const char *dir = getenv("XDG_RUNTIME_DIR");
+    if (!dir || !*dir) dir = getenv("TMPDIR");
+    if (!dir || !*dir) dir = "/tmp";
+    if (snprintf(redirect_page, sizeof redirect_page, "%s/profkit-view-XXXXXX.html", dir) >=
+        (int)sizeof redirect_page)
+        return redirect_page[0] = 0, 0;
+    int fd = mkstemps(redirect_page, 5); /* mode 0600 */
+    FILE *f = fd >= 0 ? fdopen(fd, "w") : NULL;
+    if (!f) {
+        if (fd >= 0) close(fd), unlink(redirect_page);
+        return redirect_page[0] = 0, 0;
+    }
+    /* the URL is ours: digits, a host, hex; nothing to escape */
+    fprintf(f,
+            "<!doctype html><meta charset=\"utf-8\"><meta http-equiv=\"refresh\" "
+            "content=\"0;url=%s\"><title>profkit view</title><a href=\"%s\">profkit view</a>\n",
+            url, url);
+    if (fclose(f) != 0) return unlink(redirect_page), redirect_page[0] = 0, 0;
+    return snprintf(target, size, "file://%s", redirect_page) < (int)size;
+}
+
+void pkv_open_done(void)
+{
+    if (redirect_page[0]) unlink(redirect_page), redirect_page[0] = 0;
+}
+
+void pkv_open_browser(const char *url, int secret)
 {
     opener *o = calloc(1, sizeof *o);
     if (!o || !find_browser(o->name, sizeof o->name)) {
         fprintf(stderr, "profkit view: --open: no browser found (set BROWSER, or install "
                         "xdg-utils); open the URL yourself\n");
+        free(o);
+        return;
+    }
+    char target[4200];
+    if (!secret)
+        snprintf(target, sizeof target, "%s", url);
+    else if (!write_redirect(url, target, sizeof target)) {
+        fprintf(stderr,
+                "profkit view: --open: cannot write the page that opens the URL (%s); "
+                "open the URL yourself\n",
+                strerror(errno));
         free(o);
         return;
     }
@@ -160,7 +207,7 @@ void pkv_open_browser(const char *url)
     posix_spawnattr_setflags(&at, POSIX_SPAWN_SETPGROUP | POSIX_SPAWN_SETSIGMASK);
     posix_spawnattr_setpgroup(&at, 0);
     posix_spawnattr_setsigmask(&at, &none);
-    char *argv[] = {o->name, (char *)url, NULL};
+    char *argv[] = {o->name, target, NULL};
     int rc = posix_spawn(&o->pid, o->name, &fa, &at, argv, environ);
     posix_spawnattr_destroy(&at);
     posix_spawn_file_actions_destroy(&fa);

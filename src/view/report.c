@@ -114,7 +114,9 @@ const char *pkv_report_gaps(size_t functions, size_t no_line, size_t no_file)
                       no_file ? "," : "");
     if (no_file && n > 0 && (size_t)n < sizeof text)
         snprintf(text + n, sizeof text - (size_t)n,
-                 " source file not found for %zu (--source-dir DIR searches DIR)", no_file);
+                 " source file not read for %zu (-I DIR reads files under DIR, --any-source any "
+                 "file the profile names)",
+                 no_file);
     return text;
 }
 
@@ -383,6 +385,17 @@ int pkv_report(pkv_session *s, const char *path, double threshold, int force)
     stamp(s);
     report rp = {.s = s, .out = out ? pk_output_stream(out) : NULL, .threshold = threshold};
     if (ok && !st) ok = write_page(&rp, &html, &css, &js);
+    /* only a report made wholly from intact files is put in place: a file
+     * that shrank while it was read gave zeros (the reason is said when
+     * the profile is closed, cmd_view.c) */
+    int whole = 1;
+    for (int i = 0; i < 2; i++)
+        whole &= !s->side[i].p || pk_profile_intact(s->side[i].p) == PK_OK;
+    if (ok && !st && !whole) {
+        fprintf(stderr, "profkit view: %s not written: the profile changed while it was read\n",
+                pkv_text(path));
+        ok = 0;
+    }
     if (ok && !st) st = pk_output_commit(out), out = NULL;
     pk_output_abort(out);
     for (asset *a = &html; a; a = a == &html ? &css : a == &css ? &js : NULL)

@@ -3,9 +3,10 @@
  * (pk_answer_annotate(), profkit.annotate/1, what `annotate --json`
  * writes) for one function or one source file as the profile names it,
  * or, with neither, for the top functions that have source lines (what
- * `annotate PATH` shows). The URL never names a path on disk: only files
- * the annotate rules find for a name the profile records are read, in
- * the directories `--source-dir` gave. What an answer could not show is
+ * `annotate PATH` shows). The URL never names a path on disk, and the
+ * profile cannot either: only files under the profile's own src/ or a
+ * directory the user named (-I) are read (sources=within), unless the
+ * user asked for any (--any-source). What an answer could not show is
  * counted in the session, for the report's summary.
  */
 #include "view/view.h"
@@ -41,10 +42,12 @@ int pkv_route_source(pkv_session *s, const pkv_query *q, pk_json *j, char *err, 
     int rc = pkv_common_params(s, q, &c, err, size);
     if (rc == 200) rc = pkv_make_query(q, names, "3", &pq, err, size);
     if (rc == 200) rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
+    if (rc == 200)
+        rc = pkv_status(pk_query_set(pq, "sources", s->any_source ? "any" : "within"), err, size);
+    if (rc == 200 && s->source_dirs_joined)
+        rc = pkv_status(pk_query_set(pq, "dirs", s->source_dirs_joined), err, size);
     if (rc == 200 && fn)
         rc = pkv_status(pk_query_set(pq, "function", pkv_function_name(c.sd->p, fn)), err, size);
-    if (rc == 200 && s->source_dirs)
-        rc = pkv_status(pk_query_set(pq, "dirs", s->source_dirs), err, size);
     if (rc == 200) {
         rc = pkv_status(pk_answer_annotate(c.sd->qs, pq, &a), err, size);
         count_gaps(s, rc, a);

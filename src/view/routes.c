@@ -62,10 +62,13 @@ int pkv_status(pk_status st, char *err, size_t size)
 {
     if (st == PK_OK) return 200;
     snprintf(err, size, "%s", pk_error_last());
-    /* 422: a question the data cannot answer (a flame graph of a minimum) */
+    /* 422: a question the data cannot answer (a flame graph of a minimum);
+     * a limit (a search's time, the memory budget) is no fault of the
+     * request's form nor of the server: 503, the answer is not given */
     return st == PK_ERR_INVALID_ARG   ? 400
            : st == PK_ERR_NOT_FOUND   ? 404
            : st == PK_ERR_UNSUPPORTED ? 422
+           : st == PK_ERR_LIMIT       ? 503
                                       : 500;
 }
 

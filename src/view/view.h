@@ -31,8 +31,9 @@ int pkv_library_error(pk_status st);
 
 /* ---- query.c: an API request's parameters ------------------------- */
 
-#define PKV_MAX_PARAMS    16   /* more is a 400 */
-#define PKV_MAX_PARAM_LEN 4096 /* bytes of one key or value, decoded */
+#define PKV_MAX_PARAMS      16 /* more is a 400 */
+#define PKV_MAX_SOURCE_DIRS 64
+#define PKV_MAX_PARAM_LEN   4096 /* bytes of one key or value, decoded */
 
 typedef struct pkv_param {
     char *key, *value;
@@ -94,8 +95,15 @@ typedef struct pkv_session {
     size_t profile_len;
     pk_trace_facts *trace_facts; /* side a: each trace's facts, found once (route_trace.c) */
     unsigned long long clock;
-    const char *assets_dir;  /* PROFKIT_VIEW_ASSETS, or NULL */
-    const char *source_dirs; /* --source-dir DIRs, ':'-separated (annotate's dirs), or NULL */
+    const char *assets_dir; /* PROFKIT_VIEW_ASSETS, or NULL */
+    /* /api/source reads only under the profile's src/ and these (-I),
+     * unless any_source (--any-source) */
+    const char *source_dirs[PKV_MAX_SOURCE_DIRS];
+    size_t n_source_dirs;
+    char *source_dirs_joined; /* the same, ':'-separated (the query's dirs), or NULL */
+    int any_source;
+    /* the server's session token (hex), "" with --no-token */
+    char token[65];
     /* what source answers could not show (route_source.c): functions
      * without a known source line, answers whose file was not found */
     struct {
@@ -212,11 +220,12 @@ const char *pkv_asset_type(const char *name);
 /* ---- server.c ------------------------------------------------------ */
 
 enum {
-    PKV_PORT_GIVEN = 1, /* --port N: a busy port is an error, not a reason to take the next */
-    PKV_OPEN = 2,       /* --open: start a browser on the URL */
+    PKV_TOKEN = 1,      /* a fresh session token in the URL (not --no-token) */
+    PKV_PORT_GIVEN = 2, /* --port N: a busy port is an error, not a reason to take the next */
+    PKV_OPEN = 4,       /* --open: start a browser on the URL */
 };
-/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout.
- * Returns the exit status. */
+/* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout
+ * (with a fresh session token under PKV_TOKEN). Returns the exit status. */
 int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags);
 
 /* ---- listen.c ------------------------------------------------------ */
@@ -228,8 +237,12 @@ struct sockaddr_storage;
 int pkv_listen(const struct sockaddr_storage *ss, const char *bind, unsigned port, int port_given,
                unsigned *bound);
 /* Start the user's browser ($BROWSER, else xdg-open) on url, or say on
- * stderr that there is none; never waits for it. */
-void pkv_open_browser(const char *url);
+ * stderr that there is none; never waits for it. A `secret` URL (it
+ * holds the token) is given as a file:// page of mode 0600 that goes on
+ * to it, never on the browser's command line, which any user can read;
+ * pkv_open_done() removes that page. */
+void pkv_open_browser(const char *url, int secret);
+void pkv_open_done(void);
 
 /* ---- report.c ------------------------------------------------------ */
 

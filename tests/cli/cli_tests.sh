@@ -111,7 +111,7 @@ grep -q "no location matches 'thread=9'" "$work/err" || fail "unknown location n
 expect_status 2 "$profkit" tree --location thread "$db"
 expect_status 2 "$profkit" flat --stat median "$db"
 expect_status 2 "$profkit" flat --focus '(' "$db"
-grep -q "focus expression" "$work/err" || fail "bad --focus expression not explained"
+grep -q -- "--focus: regular expression .(.: Unmatched ( or" "$work/err" || fail "bad --focus expression not explained"
 golden threads-sample.txt "$profkit" threads "$db"
 golden threads-cube-csv.txt "$profkit" threads --csv "$src/tests/data/cube/sample.cubex"
 golden callers-sample.txt "$profkit" callers "$db" memcpy

@@ -46,6 +46,12 @@ peak_below() { # NAME MB (not under ASan: its shadow memory counts)
   [ "$asan" = 1 ] || [ "$(cat "$work/$1.rss")" -lt $(($2 * 1024)) ] ||
     fail "$1: peak memory $(cat "$work/$1.rss") KB, want below $2 MB"
 }
+took_below() { # NAME SECONDS (wall time, as run measured it)
+  checks=$((checks + 1))
+  local secs
+  secs=$(tail -n 1 "$work/$1.time" | cut -d' ' -f2)
+  awk -v s="$secs" -v m="$2" 'BEGIN { exit !(s < m) }' || fail "$1: took $secs s, want below $2 s"
+}
 no_temporaries() { # DIR
   checks=$((checks + 1))
   local left
@@ -62,6 +68,14 @@ echo "class 1: memory in proportion to what a file holds"
 "$py" "$here/mk_cube.py" shared-data "$work/shared-few.cubex" 3
 run zero-rows 0 2048 -- "$profkit" info "$work/zero-rows.cubex" # 6.9 GB dense before
 peak_below zero-rows 200
+# 120,000 rows stored empty (a 0.93 MB file): O(rows), not O(rows^2)
+# (issue 32: 42 s and 1.87 GB before)
+"$py" "$here/mk_cube.py" zero-rows "$work/zero-rows-120k.cubex" 120000
+run zero-rows-120k 0 1024 -- "$profkit" info "$work/zero-rows-120k.cubex"
+peak_below zero-rows-120k 400
+took_below zero-rows-120k 10
+run zero-rows-120k-threads 0 1024 -- "$profkit" threads "$work/zero-rows-120k.cubex"
+took_below zero-rows-120k-threads 10
 run tiny-rows 1 2048 -- "$profkit" info "$work/tiny-rows.cubex"
 says tiny-rows "member 0.data, byte"
 says tiny-rows "memory budget"
@@ -78,6 +92,16 @@ says shared-data "data members shared between metrics"
 peak_below shared-data 200
 run shared-few 0 2048 -- "$profkit" info "$work/shared-few.cubex"
 run max-memory-usage 2 0 -- "$profkit" --max-memory lots info "$work/zero-rows.cubex"
+# meta.db: 20,000 function names at suffixes of one 1 MiB string (a 2 MB
+# database naming 10 GB; issue 32: 3.98 GB at a 4 GB cap after 12 s)
+"$(dirname "$cg_gen")/pk-mkdb" --variant overlap "$work/overlap.d"
+run overlap-strings 1 1024 -- "$profkit" info "$work/overlap.d"
+says overlap-strings "strings that overlap or are shared between entries"
+says overlap-strings "memory budget"
+took_below overlap-strings 5
+peak_below overlap-strings 400
+run overlap-strings-small 1 1024 -- "$profkit" --max-memory 32M tree "$work/overlap.d"
+says overlap-strings-small "strings that overlap"
 
 echo "class 2: FIFOs, devices and sockets are refused, never waited on"
 mkfifo "$work/input.fifo"
@@ -98,6 +122,14 @@ run fifo-trace-tree 0 0 -- "$profkit" tree "$db"   # traces not wanted: not open
 run fifo-trace-check 1 0 -- "$profkit" check "$db" # the rest is still checked
 says fifo-trace-check "unreadable-file"
 says fifo-trace-check "checked meta.db profile.db"
+# a cct.db that is a symbolic link loop is unreadable (ELOOP), not absent
+loop=$work/loop.d
+"$(dirname "$cg_gen")/pk-mkdb" "$loop"
+rm -f "$loop/cct.db" && ln -s cct.db "$loop/cct.db"
+run loop-cct-check 1 0 -- "$profkit" check "$loop"
+says loop-cct-check "cct.db: cannot open: Too many levels of symbolic links"
+says loop-cct-check "unreadable-file"
+run loop-cct-tree 0 0 -- "$profkit" tree "$loop" # the tree needs no cct.db
 
 echo "class 3: a file that shrinks while it is read"
 big=$work/big.callgrind
@@ -229,6 +261,40 @@ says max-cost "program total of Ir: 1.84467440737096e+19"
 printf 'events: Ir\nevent: A = B + Ir\nevent: B = A\nfn=main\n1 1\n' >"$work/formula.callgrind"
 run formula-cycle 1 0 -- "$profkit" check "$work/formula.callgrind"
 says formula-cycle "formula-cycle"
+
+echo "class 10: a write error on standard output is an error (issue 32)"
+mkdb=$(dirname "$cg_gen")/pk-mkdb
+"$mkdb" "$work/full.d" >/dev/null
+cg=$src/tests/data/callgrind/sample.callgrind
+full_cases=("info $cg" "tree $cg" "flat $cg" "flat --csv $cg" "flat --json $cg" "callers $cg main"
+  "callees $cg main" "threads $cg" "diff $cg $cg" "flame --folded $cg" "annotate $cg"
+  "trace $work/full.d" "check $cg" "dump $cg" "dump --json $cg" "info --help" "--help" "--version")
+for c in "${full_cases[@]}"; do
+  name="full-$(echo "$c" | tr -c 'a-z-' '_' | cut -c1-40)"
+  # shellcheck disable=SC2086
+  run "$name" 1 0 -- sh -c "exec \"\$0\" $c >/dev/full" "$profkit"
+  says "$name" "writing the output failed: No space left on device"
+done
+
+echo "class 11: regular expressions bounded in time and memory (issue 32)"
+# one C++ name of 1 MB: glibc's regexec took over 60 s on a backreference
+"$py" - "$work/longname.callgrind" <<'PY'
+import sys
+name = "std::vector<" * 87381 + "a"
+open(sys.argv[1], "w").write("events: Ir\nfn=main\n1 5\ncfn=%s\ncalls=1 1\n1 10\nfn=%s\n1 10\n" % (name, name))
+PY
+ln=$work/longname.callgrind
+run re-nested 2 512 -- "$profkit" tree --focus '(a{1,32767}){1,32767}' "$ln" # 3.9 GB, 35 s before
+says re-nested "too big with its repetitions written out"
+took_below re-nested 5
+run re-backref 2 512 -- "$profkit" flat --hide '^(.*)(.*)\2\1$' "$ln"
+says re-backref "backreferences"
+run re-callers 2 512 -- "$profkit" callers "$ln" '(std::)\1'
+says re-callers "backreferences"
+run re-hard 0 512 -- "$profkit" tree --focus '(s|st|std|:)*(<|v)*x$' "$ln"
+took_below re-hard 10
+run re-ok 0 512 -- "$profkit" callers "$ln" 'vector<a$'
+says re-ok "std::vector<std::vector<"
 
 echo "hostile: $checks checks, $failures failures"
 [ "$failures" = 0 ]

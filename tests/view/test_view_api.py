@@ -55,18 +55,22 @@ class Server:
                                   stderr=subprocess.PIPE, env=env)
         ready, _, _ = select.select([self.p.stdout], [], [], 120)
         line = self.p.stdout.readline().decode() if ready else ""
-        if not re.fullmatch(r"http://[^/]+:\d+/\n", line):
+        if not re.fullmatch(r"http://[^/]+:\d+/(\?token=[0-9a-f]{64})?\n", line):
             self.p.kill()
             raise RuntimeError("profkit view %s printed %r, stderr %r" %
                                (args, line, self.p.stderr.read().decode(errors="replace")))
         self.url = line.strip()
         u = urllib.parse.urlparse(self.url)
         self.host, self.port = u.hostname, u.port
+        # the session token (docs/view.md): sent as the header programs use
+        self.token = dict(urllib.parse.parse_qsl(u.query)).get("token")
 
     def get(self, path, method="GET", headers=None):
         """(status, headers, body bytes) of a request for a raw path."""
         c = http.client.HTTPConnection(self.host, self.port, timeout=60)
-        c.request(method, path, headers=headers or {})
+        h = {"X-Profkit-Token": self.token} if self.token else {}
+        h.update(headers or {})
+        c.request(method, path, headers={k: v for k, v in h.items() if v is not None})
         r = c.getresponse()
         body = r.read()
         c.close()

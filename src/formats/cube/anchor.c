@@ -317,6 +317,11 @@ static void XMLCALL on_start(void *user, const XML_Char *el, const XML_Char **at
 static void XMLCALL on_text(void *user, const XML_Char *s, int len)
 {
     parser *ps = user;
+    /* blanks before an element's text are dropped (element_text trims
+     * them anyway): between elements they would pile up, 100 MiB of them
+     * in a padded anchor, a copy of what inflating already held */
+    while (ps->text_len == 0 && len > 0 && (*s == ' ' || *s == '\t' || *s == '\n' || *s == '\r'))
+        s++, len--;
     if (ps->st || len <= 0) return;
     if (pk_vec_reserve((void **)&ps->text, &ps->text_cap, ps->text_len + (size_t)len + 1, 1)) {
         ps->st = pk_fail_nomem("reading anchor.xml");
@@ -435,8 +440,10 @@ pk_status cube_anchor_parse(pk_profile *p, const char *file, uint64_t offset,
     XML_SetCharacterDataHandler(ps.xp, on_text);
     XML_SetEntityDeclHandler(ps.xp, on_entity_decl);
     uint64_t done = 0;
-    while (!ps.st) { /* XML_Parse takes an int length */
-        int chunk = n - done > (1u << 30) ? (1 << 30) : (int)(n - done);
+    /* a MiB at a time: expat copies what it is given into its own buffer,
+     * so a whole inflated anchor passed at once was held twice */
+    while (!ps.st) {
+        int chunk = n - done > (1u << 20) ? (1 << 20) : (int)(n - done);
         int last = done + (uint64_t)chunk == n;
         if (XML_Parse(ps.xp, (const char *)d + done, chunk, last) == XML_STATUS_ERROR && !ps.st)
             ps.st = pk_fail(PK_ERR_FORMAT, "%s: anchor.xml line %lu (byte %llu of the archive): %s",

@@ -81,6 +81,26 @@ static void set_version(pk_profile *p, const char *v)
     if (v && sscanf(v, "%u.%u", &major, &minor) >= 1) p->major = major, p->minor = minor;
 }
 
+/* What the model of the anchor's definitions costs (about 400 bytes a
+ * cnode, location, region, ... measured), charged as far as it passes the
+ * file's size: an anchor holds each in 40 bytes or more of XML, but
+ * compressed (a gzip-wrapped archive, a gzip anchor) in 4, so 240,000
+ * cnodes and locations in a 1.8 MB file took 193 MB. */
+#define MODEL_BYTES_PER_DEFINITION 400
+
+static pk_status charge_model(cube_read *r)
+{
+    const cube_anchor *a = &r->a;
+    uint64_t defs = (uint64_t)a->n_cnodes + a->n_locs + a->n_regions + a->n_stns + a->n_groups +
+                    a->n_mdefs + a->n_attrs;
+    uint64_t bytes = defs * MODEL_BYTES_PER_DEFINITION;
+    if (bytes <= r->budget.input) return PK_OK;
+    return pk_budget_charge(&r->budget, bytes - r->budget.input,
+                            "%s: anchor.xml: the model of its %llu definitions (cnodes, locations, "
+                            "regions, ...) at about %d bytes each",
+                            r->path, (unsigned long long)defs, MODEL_BYTES_PER_DEFINITION);
+}
+
 static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
 {
     pk_status st = cube_tar_index(r->p, r->path, d, n, &r->tar);
@@ -88,6 +108,7 @@ static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
         pk_model_diag(r->p, PK_SEV_NOTE, "tar-end", r->path, "tar archive", 1, n,
                       "the archive ends without its end-of-archive blocks");
     if (!st) st = read_anchor(r);
+    if (!st) st = charge_model(r);
     if (!st) set_version(r->p, r->a.version);
     if (!st && r->p->major != 3 && r->p->major != 4)
         st = pk_fail(PK_ERR_UNSUPPORTED,

@@ -27,8 +27,11 @@ typedef struct job {
     unsigned char *own_rows;   /* malloc: the rows ZCUBEX.DATA gives values */
     /* ZCUBEX.DATA kept compressed (a row store inflates a row at a time):
      * data is NULL, ztable the row table (24 bytes a row), zbase where the
-     * streams' offsets count from. */
+     * streams' offsets count from. Rows stored empty or inflating to
+     * zeros are left out: zentry[i] is row i's entry in the table (it
+     * points into own_rows, which it shares). */
     const unsigned char *ztable, *zbase;
+    const uint32_t *zentry;
 } job;
 
 static inline uint32_t get32(const unsigned char *d, int swap)
@@ -54,7 +57,8 @@ void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n
 
 /* zrows.c: ZCUBEX.DATA rows kept compressed. Check member m for job j
  * (every row inflates to one row of row_bytes; UINT64 values beyond a
- * double counted into *beyond), then set j->ztable/zbase. */
+ * double counted into *beyond), then set j->ztable/zbase and keep only
+ * the rows with a value (j->rows, j->n_rows, j->zentry in j->own_rows). */
 pk_status cube_zrows_check(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes,
                            uint64_t *beyond);
 /* Row i of such a job into out (row_bytes; zeros for a row stored empty). */

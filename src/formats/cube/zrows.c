@@ -4,7 +4,10 @@
  * at a time when a question reads it, so a compressed file costs a row of
  * memory, not its inflated size. Opening still inflates every row once,
  * into one scratch row, so that a damaged stream fails the open rather
- * than a later question.
+ * than a later question, and keeps only the rows that hold a value: rows
+ * stored empty or inflating to zeros cost nothing after the open (a file
+ * of N empty rows of N locations took N^2 time and memory in every
+ * question that reads rows).
  */
 #include <stdlib.h>
 #include <string.h>
@@ -18,7 +21,7 @@
 /* Stream of row i: its offset from zbase and its size. */
 static void stream_of(const job *j, uint32_t i, uint64_t *at, uint64_t *size)
 {
-    const unsigned char *e = j->ztable + 24 * (uint64_t)i;
+    const unsigned char *e = j->ztable + 24 * (uint64_t)(j->zentry ? j->zentry[i] : i);
     *at = get64(e + 8, j->swap), *size = get64(e + 16, j->swap);
 }
 
@@ -40,6 +43,34 @@ void cube_zrow(const job *j, uint32_t i, uint64_t row_bytes, unsigned char *out)
         memset(out, 0, row_bytes);
 }
 
+static int all_zero(const unsigned char *d, uint64_t n)
+{
+    for (uint64_t i = 0; i < n; i++)
+        if (d[i]) return 0;
+    return 1;
+}
+
+/* Row i of the table holds a stream that inflates to one row: *kept says
+ * whether it has a value; UINT64 values beyond a double counted. */
+static pk_status check_row(cube_read *r, const cube_member *m, const job *j, uint32_t i,
+                           uint64_t row_bytes, unsigned char *row, int *kept, uint64_t *beyond)
+{
+    uint64_t at, size;
+    stream_of(j, i, &at, &size);
+    *kept = 0;
+    if (size == 0) return PK_OK; /* stored empty: all zero, nothing to inflate */
+    if (!inflate_row(j, i, row_bytes, row))
+        return pk_fail(PK_ERR_FORMAT,
+                       "%s: member %s, byte %llu of the archive: a compressed row does not "
+                       "inflate to one row",
+                       r->path, m->name,
+                       (unsigned long long)(m->offset + (uint64_t)(j->zbase - m->data) + at));
+    for (uint64_t k = 0; r->mb[j->mdef].type.dt == DT_U64 && k + 8 <= row_bytes; k += 8)
+        *beyond += get64(row + k, j->swap) > CUBE_MAX_U64_AS_DOUBLE;
+    *kept = !all_zero(row, row_bytes);
+    return PK_OK;
+}
+
 pk_status cube_zrows_check(cube_read *r, const cube_member *m, job *j, uint64_t row_bytes,
                            uint64_t *beyond)
 {
@@ -49,23 +80,24 @@ pk_status cube_zrows_check(cube_read *r, const cube_member *m, job *j, uint64_t 
         pk_budget_charge(&r->budget, row_bytes, "%s: member %s: a compressed row of %llu bytes",
                          r->path, m->name, (unsigned long long)row_bytes);
     unsigned char *row = st ? NULL : malloc(row_bytes + 1);
-    if (!st && !row) st = pk_fail_nomem("checking ZCUBEX.DATA");
-    int u64 = r->mb[j->mdef].type.dt == DT_U64;
+    /* the kept rows' numbers (as j->rows holds them), then their entries */
+    unsigned char *kept_rows = st ? NULL : malloc(8 * (size_t)j->n_rows + 8);
+    if (!st && (!row || !kept_rows)) st = pk_fail_nomem("checking ZCUBEX.DATA");
+    uint32_t *entry = kept_rows ? (uint32_t *)(kept_rows + 4 * (size_t)j->n_rows) : NULL;
+    uint32_t n_kept = 0;
     for (uint32_t i = 0; !st && i < j->n_rows; i++) {
-        if (!inflate_row(j, i, row_bytes, row)) {
-            uint64_t at, size;
-            stream_of(j, i, &at, &size);
-            st = pk_fail(PK_ERR_FORMAT,
-                         "%s: member %s, byte %llu of the archive: a compressed row does not "
-                         "inflate to one row",
-                         r->path, m->name, (unsigned long long)(m->offset + base + at));
-        }
-        for (uint64_t k = 0; u64 && k + 8 <= row_bytes; k += 8)
-            *beyond += get64(row + k, j->swap) > CUBE_MAX_U64_AS_DOUBLE;
+        int kept;
+        st = check_row(r, m, j, i, row_bytes, row, &kept, beyond);
+        if (st || !kept) continue;
+        uint32_t number = j->rows ? get32(j->rows + 4 * (size_t)i, j->swap) : i;
+        pk_put_le32(kept_rows + 4 * (size_t)n_kept, j->swap ? __builtin_bswap32(number) : number);
+        entry[n_kept++] = i;
     }
     free(row);
     if (row) pk_budget_release(&r->budget, row_bytes);
-    return st;
+    if (st) return free(kept_rows), st;
+    j->own_rows = kept_rows, j->rows = kept_rows, j->zentry = entry, j->n_rows = n_kept;
+    return PK_OK;
 }
 
 pk_status cube_zjob_inflate(cube_read *r, const job *j, job *out)

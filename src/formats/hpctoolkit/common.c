@@ -94,6 +94,22 @@ pk_status hk_claim_add(hk_reader *r, const hk_file *f, hk_claim *c, uint64_t byt
     return st;
 }
 
+pk_status hk_strings_add(hk_reader *r, const hk_file *f, uint64_t bytes, uint64_t off)
+{
+    hk_claim *c = &r->strings;
+    c->bytes = bytes > UINT64_MAX - c->bytes ? UINT64_MAX : c->bytes + bytes;
+    uint64_t excess = c->bytes > f->size ? c->bytes - f->size : 0;
+    if (excess <= c->charged) return PK_OK;
+    pk_status st = pk_budget_charge(&r->budget, excess - c->charged,
+                                    "%s: the string at 0x%llx: the strings its entries name add "
+                                    "up to %llu bytes, more than the file's %llu (strings that "
+                                    "overlap or are shared between entries)",
+                                    f->name, (unsigned long long)off, (unsigned long long)c->bytes,
+                                    (unsigned long long)f->size);
+    if (!st) c->charged = excess;
+    return st;
+}
+
 pk_status hk_index_record(const hk_file *f, const hk_index *ix, uint32_t k, int64_t *prev,
                           uint32_t *key, uint64_t *start, uint64_t *end, const char *block_fmt, ...)
 {
@@ -145,15 +161,23 @@ pk_status hk_string_interned(hk_reader *r, const hk_file *f, hk_region in, uint6
         *out = NULL;
         return PK_OK;
     }
-    const char *s;
-    if (off >= in.lo && off < in.hi && memchr(f->data + off, '\0', in.hi - off)) {
+    const char *s = NULL, *end = NULL;
+    if (off >= in.lo && off < in.hi && (end = memchr(f->data + off, '\0', in.hi - off))) {
         s = (const char *)f->data + off;
     } else {
         char what[128];
         FORMAT_WHAT(what, what_fmt);
-        return string_at(f, in, off, &s, what);
+        pk_status st = string_at(f, in, off, &s, what);
+        if (st) return st;
+        end = s + strlen(s);
     }
-    *out = pk_intern_cstr(&r->p->strings, s);
+    /* Honest files store each string once, so the strings read add up to
+     * less than the file; more means entries pointing into one another's
+     * bytes (20,001 names at suffixes of one 1 MiB string: 10 GB of copies
+     * and hashing from a 2 MB file). The excess is charged to the budget. */
+    pk_status st = hk_strings_add(r, f, (uint64_t)(end - s) + 1, off);
+    if (st) return st;
+    *out = pk_intern(&r->p->strings, s, (size_t)(end - s));
     return *out ? PK_OK : pk_fail_nomem("reading strings");
 }
 

@@ -150,6 +150,9 @@ typedef struct hk_reader {
     uint64_t cct_unplaced;
     uint64_t max_memory; /* pk_open_options.max_memory */
     pk_budget budget;    /* what the files claim beyond their bytes (util/budget.h) */
+    struct hk_claim_s {
+        uint64_t bytes, charged;
+    } strings; /* the bytes of the strings read (hk_strings_add) */
 } hk_reader;
 
 /* The value blocks (or sample ranges) the entries of one file point to,
@@ -158,11 +161,12 @@ typedef struct hk_reader {
  * the bytes do not pay for (a small profile.db whose thousand profiles all
  * point at one large block). The excess is charged to the budget as it
  * grows. */
-typedef struct hk_claim {
-    uint64_t bytes, charged;
-} hk_claim;
+typedef struct hk_claim_s hk_claim;
 pk_status hk_claim_add(hk_reader *r, const hk_file *f, hk_claim *c, uint64_t bytes,
                        const char *what, uint32_t index);
+/* A string of `bytes` (its NUL included) at `off` of f was read: charged
+ * as far as all strings read pass f's size. */
+pk_status hk_strings_add(hk_reader *r, const hk_file *f, uint64_t bytes, uint64_t off);
 
 /* ---- errors and checks (common.c) ---- */
 

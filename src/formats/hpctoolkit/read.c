@@ -10,9 +10,11 @@
  * "unlisted" contexts before trace.db's samples are checked against the
  * final set of contexts.
  */
+#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "hpctk.h"
 #include "util/parallel.h"
@@ -264,6 +266,16 @@ static pk_status unreadable_optional(hk_reader *r, int f)
                          "%s (the file was not loaded)", pk_error_last());
 }
 
+/* A file of the database is there to be read: it exists, or its name is
+ * there but cannot be followed (a symbolic link loop: ELOOP; no
+ * permission on the way): then the open says why, rather than the file
+ * being taken for absent. */
+static int named(const char *full)
+{
+    struct stat st;
+    return stat(full, &st) == 0 || (errno != ENOENT && errno != ENOTDIR);
+}
+
 pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_fn emit, void *user,
                       const char *sections, pk_profile **out)
 {
@@ -277,7 +289,7 @@ pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_f
         char full[4096];
         if ((size_t)snprintf(full, sizeof full, "%s/%s", path, file_names[f]) >= sizeof full)
             st = pk_fail(PK_ERR_IO, "%s: path too long", path);
-        else if (pk_path_exists(full) && !skipped(&r, f))
+        else if (named(full) && !skipped(&r, f))
             st = pk_map_file(full, &r.f[f].source->map);
         else
             continue;

@@ -926,7 +926,8 @@
         const lines = f.lines || [];
         const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);
         body.append(el('h3', { text: (f.heading ? f.heading + ' — ' : '') + (f.source || f.file || '') }));
-        if (!f.source) msgs.push((f.file || 'the file') + ' not found: only the lines with a cost are shown');
+        if (!f.source) msgs.push((f.file || 'the file') + ' not found under the profile\'s src/ or the ' +
+          'directories given (profkit view -I DIR): only the lines with a cost are shown');
         const hasCalls = lines.some((l) => l.calls !== undefined);
         const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'line' }),
           el('th', { text: header('self', fmt) }), el('th', { text: header('inclusive', fmt) }),

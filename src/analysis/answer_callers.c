@@ -154,15 +154,21 @@ static int by_inclusive(const void *x, const void *y)
     return a->frame < b->frame ? -1 : a->frame > b->frame;
 }
 
+/* The first column's frames of functions (the session keeps them). */
+static pk_status function_frames(pkq_callers_work *w, const pk_frame **f, size_t *n)
+{
+    const pkq_values *v;
+    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
+    return st ? st : pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, f, n);
+}
+
 /* The functions the pattern picks in the tree of the first column's
  * values, largest inclusive first. */
 static pk_status pick_functions(pkq_callers_work *w, name_total **names, size_t *n_names)
 {
-    const pkq_values *v;
     const pk_frame *f;
     size_t n;
-    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
-    if (!st) st = pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, &f, &n);
+    pk_status st = function_frames(w, &f, &n);
     if (st) return st;
     unsigned char *match = calloc(n ? n : 1, 1);
     uint32_t *id = malloc((n ? n : 1) * sizeof *id);
@@ -244,11 +250,9 @@ static pk_status arcs_of_tree(pkq_callers_work *w, pk_callers_block *b)
 static pk_status block_of_tree(pkq_callers_work *w, const name_total *nt, pk_callers_block *b)
 {
     char name[4096];
-    const pkq_values *v;
     const pk_frame *f;
     size_t n;
-    pk_status st = pkq_values_get(w->s, w->cols.base[w->cols.col[0].base[0]], w->q, &v);
-    if (!st) st = pkq_values_frames(w->s, v, PK_LEVEL_FUNCTIONS, &f, &n);
+    pk_status st = function_frames(w, &f, &n);
     if (st) return st;
     size_t len = pk_frame_name(w->s->p, &f[nt->frame], name, sizeof name);
     if (len >= sizeof name) return pk_fail(PK_ERR_LIMIT, "a function name of %zu bytes", len);

@@ -44,4 +44,8 @@ pk_status pkq_tree_shape(pkq_tree_work *w);
  * arena handed to the answer. */
 pk_status pkq_tree_finish(pkq_tree_work *w);
 
+/* The hot path: from the root, the largest child while it holds at least
+ * half of its parent; hot[i] set for its nodes (n of them). */
+void pkq_mark_hot(const pk_frame *f, size_t n, unsigned char *hot);
+
 #endif

@@ -15,7 +15,7 @@
 #include "analysis/answer_tree.h"
 #include "util/error.h"
 
-static void mark_hot(const pk_frame *f, size_t n, unsigned char *hot)
+void pkq_mark_hot(const pk_frame *f, size_t n, unsigned char *hot)
 {
     if (n == 0) return;
     for (pk_index i = 0;;) {
@@ -114,7 +114,7 @@ pk_status pkq_tree_shape(pkq_tree_work *w)
     unsigned char *hot = pk_arena_alloc(&w->arena, n ? n : 1);
     unsigned char *shown = pk_arena_alloc(&w->arena, n ? n : 1);
     if (!hot || !shown) return pk_fail_nomem("a tree's shape");
-    mark_hot(w->nodes, n, hot);
+    pkq_mark_hot(w->nodes, n, hot);
     pk_index *children;
     size_t *start;
     pk_status st = rank_children(w, &children, &start);

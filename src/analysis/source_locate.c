@@ -86,18 +86,29 @@ static int locate(finder *f, const char *where, const char *path, int copied,
     return 0;
 }
 
+/* The arguments checked, file's record and the profile's path (NULL
+ * when unknown): what both lookups start from. */
+static pk_status start(const pk_profile *p, pk_index file, const char *const *dirs, size_t n_dirs,
+                       const char *buf, size_t size, const char *who, pk_file *pf,
+                       pk_profile_info *pi)
+{
+    if (!p || !buf || size == 0 || (!dirs && n_dirs))
+        return pk_fail(PK_ERR_INVALID_ARG, "%s: bad arguments", who);
+    pk_status st = pk_file_get(p, file, pf);
+    if (st) return st;
+    if (!pf->path || !*pf->path)
+        return pk_fail(PK_ERR_NOT_FOUND, "source file %u has no recorded path", file);
+    if (pk_profile_get_info(p, pi) != PK_OK) pi->path = NULL;
+    return PK_OK;
+}
+
 pk_status pk_source_locate(const pk_profile *p, pk_index file, const char *const *dirs,
                            size_t n_dirs, char *buf, size_t size)
 {
     pk_file pf;
     pk_profile_info pi;
-    if (!p || !buf || size == 0 || (!dirs && n_dirs))
-        return pk_fail(PK_ERR_INVALID_ARG, "pk_source_locate: bad arguments");
-    pk_status st = pk_file_get(p, file, &pf);
+    pk_status st = start(p, file, dirs, n_dirs, buf, size, "pk_source_locate", &pf, &pi);
     if (st) return st;
-    if (!pf.path || !*pf.path)
-        return pk_fail(PK_ERR_NOT_FOUND, "source file %u has no recorded path", file);
-    if (pk_profile_get_info(p, &pi) != PK_OK) pi.path = NULL;
     finder f = {buf, size, 0};
     if (locate(&f, pi.path, pf.path, (pf.flags & PK_FILE_COPIED) != 0, dirs, n_dirs)) return PK_OK;
     buf[0] = 0;
@@ -129,13 +140,8 @@ pk_status pk_source_locate_within(const pk_profile *p, pk_index file, const char
 {
     pk_file pf;
     pk_profile_info pi;
-    if (!p || !buf || size == 0 || (!dirs && n_dirs))
-        return pk_fail(PK_ERR_INVALID_ARG, "pk_source_locate_within: bad arguments");
-    pk_status st = pk_file_get(p, file, &pf);
+    pk_status st = start(p, file, dirs, n_dirs, buf, size, "pk_source_locate_within", &pf, &pi);
     if (st) return st;
-    if (!pf.path || !*pf.path)
-        return pk_fail(PK_ERR_NOT_FOUND, "source file %u has no recorded path", file);
-    if (pk_profile_get_info(p, &pi) != PK_OK) pi.path = NULL;
     finder f = {buf, size, 0};
     int is_dir = 0, copied = (pf.flags & PK_FILE_COPIED) != 0, found = 0;
     size_t dl = pi.path ? profile_dir(pi.path, &is_dir) : 0;

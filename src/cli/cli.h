@@ -197,6 +197,9 @@ int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *va
 /* The first line of a view's header (metric, total, locations, statistic)
  * and its notes, each "(note)" on a line of its own. */
 void cli_describe(const pk_answer_head *h, FILE *out);
+/* The same for a tree of several columns: the metrics, the first one's
+ * total, what the further columns are, the notes. */
+void cli_describe_columns(const pk_answer_head *h, const cli_view *v);
 /* What a tree shows (lexical): functions only, with loops, or every
  * context (loops, lines, instructions). */
 enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };

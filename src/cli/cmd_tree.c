@@ -43,17 +43,7 @@ typedef struct tree_args {
 /* The header: metric(s), total, notes, calls. */
 static void describe(const pk_tree_answer *a, const cli_view *v)
 {
-    const pk_answer_column *c0 = &a->head.columns[0];
-    if (a->head.n_columns == 1 && !c0->expression) {
-        cli_describe(&a->head, stdout);
-    } else {
-        printf("metrics %s; by %s: total ", cli_text(v->metric), cli_text(c0->name));
-        cli_put_number(stdout, c0->total, c0->expression ? NULL : &c0->numbers);
-        printf("\n(further columns: inclusive values; derived ones evaluated on each"
-               " node's totals)\n");
-        for (size_t i = 0; i < a->head.n_notes; i++)
-            printf("(%s)\n", cli_text(a->head.notes[i].text));
-    }
+    cli_describe_columns(&a->head, v);
     if (a->calls)
         printf("(calls: the %s metric, times each node was entered)\n", cli_text(a->calls_metric));
 }

@@ -128,6 +128,21 @@ void cli_describe(const pk_answer_head *h, FILE *out)
         fprintf(out, "(%s)\n", cli_text(h->notes[i].text));
 }
 
+void cli_describe_columns(const pk_answer_head *h, const cli_view *v)
+{
+    const pk_answer_column *c0 = &h->columns[0];
+    if (h->n_columns == 1 && !c0->expression) {
+        cli_describe(h, stdout);
+        return;
+    }
+    printf("metrics %s; by %s: total ", cli_text(v->metric), cli_text(c0->name));
+    cli_put_number(stdout, c0->total, c0->expression ? NULL : &c0->numbers);
+    printf("\n(further columns: inclusive values; derived ones evaluated on each"
+           " node's totals)\n");
+    for (size_t i = 0; i < h->n_notes; i++)
+        printf("(%s)\n", cli_text(h->notes[i].text));
+}
+
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical)
 {

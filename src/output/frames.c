@@ -1,12 +1,13 @@
 /*
  * output/frames.c — frame trees (function-level trees, callers, callees)
- * as indented text (their JSON is the answers': output/answer_tree_out.c). Like output/tree.c the walk keeps its own stack, so deep
- * recursion in the profiled program cannot overflow ours.
+ * as indented text (their JSON is the answers': output/answer_tree_out.c). Like output/tree.c the
+ * walk keeps its own stack, so deep recursion in the profiled program cannot overflow ours.
  */
 #include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/answer_tree.h"
 #include "cells.h"
 #include "profkit/analysis.h"
 #include "profkit/output.h"
@@ -46,21 +47,11 @@ static int shown(const fwalk *w, pk_index i)
     return fabs(w->f[i].inclusive) >= w->o.threshold / 100.0 * fabs(w->total);
 }
 
-/* hot[i] = 1 along the hot path, by output/tree.c's rule: from the root,
- * the largest child while it holds at least half of its parent. */
+/* The hot path's nodes flagged (the tree answer's rule). */
 static unsigned char *hot_path(const pk_frame *f, size_t n)
 {
-    unsigned char *hot = calloc(n, 1);
-    for (pk_index i = 0; hot;) {
-        hot[i] = 1;
-        pk_index best = PK_NONE;
-        for (pk_index c = f[i].first_child; c != PK_NONE; c = f[c].next_sibling)
-            if (best == PK_NONE || fabs(f[c].inclusive) > fabs(f[best].inclusive)) best = c;
-        if (best == PK_NONE || f[i].inclusive == 0 ||
-            !(fabs(f[best].inclusive) >= 0.5 * fabs(f[i].inclusive)))
-            break;
-        i = best;
-    }
+    unsigned char *hot = calloc(n ? n : 1, 1);
+    if (hot) pkq_mark_hot(f, n, hot);
     return hot;
 }
 

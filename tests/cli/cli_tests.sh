@@ -721,6 +721,16 @@ if [ -d "$corpus/cube" ]; then
   expect_status 0 "$profkit" flat -m max_time "$cpi"
   grep -E '^ +[0-9.,]+ +[-0-9.]+%' "$work/out" && fail "a max_time flat profile shows percentages"
   grep -q "combines by its maximum" "$work/out" || fail "flat of max_time does not say why no percentages"
+  # diff: functions' and paths' values combine by min, no share of a total;
+  # a flame graph cannot nest them and says so
+  mm=$corpus/cube/extrap-mm-x10-zcubex-gzanchor/profile.cubex
+  expect_status 0 "$profkit" diff --json -n 0 -m min_time "$mm" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  json_check "$work/out" 'all(r["a_self"] >= 0 and r["b_self"] >= 0 for r in doc["functions"]) and "extreme" in [n["code"] for n in doc["notes"]]'
+  expect_status 0 "$profkit" diff -m min_time "$mm" "$corpus/cube/extrap-mm-x2000-zcubex/profile.cubex"
+  grep -E '%  main > mat_mul$' "$work/out" && fail "diff of min_time shows a share of the total"
+  expect_status 1 "$profkit" flame -m min_time "$cpi" -o "$work/min.svg"
+  grep -q "no flame graph of min_time" "$work/err" || fail "flame of min_time: $(cat "$work/err")"
+  [ -e "$work/min.svg" ] && fail "flame of min_time wrote a file"
 fi
 
 # diff of a database and its own Callgrind conversion (issue 31): no
@@ -739,6 +749,76 @@ if [ -d "$corpus/hpctoolkit" ]; then
   grep -q "^no differences" "$work/out" || fail "diff of a profile with an empty metric and itself: $(cat "$work/out")"
   expect_status 0 "$profkit" flat --json "$empty"
   json_check "$work/out" '"empty" in [n["code"] for n in doc["notes"]] and doc["total"] == 0'
+fi
+
+# Cachegrind (issue 31): a function is its name, not one row per fl= block
+# of an inlined header; Callgrind functions of one name that stay apart
+# (statics, two libraries) say what tells them apart.
+cat >"$work/same-name.callgrind" <<'CG'
+# callgrind format
+version: 1
+creator: callgrind-3.19.0
+events: Ir
+ob=/usr/bin/prog
+fl=a.c
+fn=init
+1 100
+fl=b.c
+fn=init
+1 50
+fl=m.c
+fn=main
+1 5
+cfl=a.c
+cfn=init
+calls=1 1
+1 100
+cfl=b.c
+cfn=init
+calls=1 1
+1 50
+ob=/usr/lib/libx.so
+fl=x.c
+fn=helper
+1 7
+ob=/usr/lib/liby.so
+fl=y.c
+fn=helper
+1 3
+totals: 165
+CG
+expect_status 0 "$profkit" flat "$work/same-name.callgrind"
+grep -q " init (a.c)$" "$work/out" && grep -q " init (b.c)$" "$work/out" || fail "two statics named init read alike: $(cat "$work/out")"
+grep -q " helper \[libx.so\]$" "$work/out" && grep -q " main$" "$work/out" || fail "one name in two libraries reads alike: $(cat "$work/out")"
+expect_status 0 "$profkit" flat --json "$work/same-name.callgrind"
+json_check "$work/out" '{(r["name"], r["differs"], r["differs_by"]) for r in doc["rows"]} == {("init", "a.c", "file"), ("init", "b.c", "file"), ("helper", "libx.so", "module"), ("helper", "liby.so", "module"), ("main", None, None)}'
+cat >"$work/inlined.cgout" <<'CG'
+desc: I1 cache: 32768 B, 64 B, 8-way associative
+cmd: ./a.out
+events: Ir Dr
+fl=main.cc
+fn=main
+3 10 2
+4 20 4
+fl=/usr/include/c++/12/bits/stl_vector.h
+fn=main
+100 5 1
+fn=_M_run()
+7 1 0
+fl=/usr/include/c++/12/bits/unique_ptr.h
+fn=main
+40 7 0
+fn=_M_run()
+9 2 0
+summary: 45 7
+CG
+expect_status 0 "$profkit" flat -m Ir "$work/inlined.cgout"
+[ "$(grep -c ' main$' "$work/out")" = 1 ] && grep -q '^ *42 .* main$' "$work/out" || fail "a Cachegrind function comes once per fl= block: $(cat "$work/out")"
+expect_status 0 "$profkit" flat --by file -m Ir "$work/inlined.cgout"
+grep -q "stl_vector.h" "$work/out" && grep -q "main.cc" "$work/out" || fail "flat --by file lost an inlined header's lines"
+if [ -d "$corpus/callgrind" ]; then
+  expect_status 0 "$profkit" flat -n 0 "$corpus/callgrind/generated/mt_O0.cachegrind.out"
+  [ "$(grep -c ' dl_main$' "$work/out")" = 1 ] || fail "dl_main of mt_O0.cachegrind.out comes more than once"
 fi
 
 echo "cli: $checks checks, $failures failures"

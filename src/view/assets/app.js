@@ -1075,7 +1075,8 @@
         body.append(table);
       };
       section('Functions', d.functions || [], 'self');
-      section('Paths', d.paths || [], 'inclusive');
+      /* against a call graph the library compares call arcs, not paths */
+      section(d.paths_are === 'call_arcs' ? 'Call arcs (caller > callee)' : 'Paths', d.paths || [], 'inclusive');
     },
   };
 

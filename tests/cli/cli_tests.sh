@@ -387,7 +387,16 @@ if [ -d "$corpus/hpctoolkit" ]; then
   golden info-small.txt "$profkit" info "$small"
   expect_status 0 "$profkit" info --json "$small"
   cp "$work/out" "$work/small.json"
-  json_check "$work/small.json" 'doc["title"] == "testmeas-small" and doc["metrics"][0]["program_total"] == 1.210259 and doc["counts"]["contexts"] == 13'
+  json_check "$work/small.json" 'doc["title"] == "testmeas-small" and doc["metrics"][0]["program_total"] == 1.210259 and doc["counts"]["contexts"] == 13 and doc["values_from"] == "summary"'
+  # --recompute (a global option: before the command) adds up the profiles:
+  # the same totals, said to come from them
+  expect_status 0 "$profkit" --recompute info --json "$small"
+  python3 -c 'import json, sys; a, b = (json.load(open(f)) for f in sys.argv[1:]); sys.exit(not (a["values_from"] == "profiles" and a["metrics"] == b["metrics"]))' \
+    "$work/out" "$work/small.json" || fail "info --recompute: other totals, or not from the profiles"
+  expect_status 0 "$profkit" --recompute tree "$small"
+  cp "$work/out" "$work/tree-recompute.txt"
+  expect_status 0 "$profkit" tree "$small"
+  cmp -s "$work/out" "$work/tree-recompute.txt" || fail "tree --recompute differs from tree on small.d"
   # flat's exclusive column equals callgrind_annotate's top 5 (REFERENCE.txt)
   cg=$corpus/callgrind/generated/sort-instr-jumps.callgrind.out
   expect_status 0 "$profkit" flat --csv -n 5 "$cg"

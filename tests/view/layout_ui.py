@@ -5,7 +5,8 @@ in the URL, in headless Chromium (issue 34), one browser for everything.
 Profiles: the pk-mkdb sample database, a corpus HPCToolkit database (LULESH,
 135 locations, traces), a Cube summary with 80 metrics, and a Callgrind
 file of long C++ names with a --base (its copy with some functions'
-costs doubled, made here) for the diff pane; the sample also as a report.
+costs doubled, made here) for the diff pane, a Go heap profile in pprof's
+format (4 sample types, long package paths); the sample also as a report.
 Each is opened at 900 px wide, every pane is shown in turn and must show
 data at once (nothing selected yet), then the same at 1440 and 1920 px.
 At every width and pane:
@@ -35,7 +36,7 @@ profkit, mkdb, work, artifacts, corpus = sys.argv[1:6]
 why = devtools.missing()
 C = lambda p: os.path.join(corpus, p)  # noqa: E731
 need = [C("hpctoolkit/hpcviewer-main-issue-233"), C("cube/cubelib-example-summary-nested-metrics/summary.cubex"),
-        C("callgrind/gprof2dot/xapian.callgrind")]
+        C("callgrind/gprof2dot/xapian.callgrind"), C("pprof/parca/alloc_objects.pb.gz")]
 if why or not all(os.path.exists(p) for p in need):
     print("%s: view layout test skipped" % (why or "the corpus is missing"))
     sys.exit(77)
@@ -310,7 +311,8 @@ def main():
     doubled(xapian, base)
     browser = devtools.Chromium(WIDTHS[0], HEIGHT)
     cases = [("sample", sample, None, False), ("lulesh", C("hpctoolkit/hpcviewer-main-issue-233"), None, False),
-             ("cube80", need[1], None, False), ("xapian", xapian, base, False), ("sample", sample, None, True)]
+             ("cube80", need[1], None, False), ("xapian", xapian, base, False), ("pprof", need[3], None, False),
+             ("sample", sample, None, True)]
     try:
         for name, path, b, report in cases:
             t0 = time.time()

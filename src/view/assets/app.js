@@ -1083,12 +1083,12 @@
       const msgs = [];
       if (d.found === false) msgs.push('source not readable' + (d.searched ? '; searched: ' + [].concat(d.searched).join(', ') : ''));
       for (const m of d.missing || []) msgs.push('no source line known for ' + m);
+      const unread = new Set();
       for (const f of d.files || []) {
         const lines = f.lines || [];
         const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);
         body.append(el('h3', { text: (f.heading ? f.heading + ' — ' : '') + (f.source || f.file || '') }));
-        if (!f.source) msgs.push((f.file || 'the file') + ' not found under the profile\'s src/ or the ' +
-          'directories given (profkit view -I DIR): only the lines with a cost are shown');
+        if (!f.source) unread.add(f.file || 'a file');
         const hasCalls = lines.some((l) => l.calls !== undefined);
         const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'line' }),
           el('th', { text: header('self', fmt) }), el('th', { text: header('inclusive', fmt) }),
@@ -1108,6 +1108,9 @@
         table.append(tb);
         body.append(table);
       }
+      /* said once, however many listings share the file */
+      if (unread.size) msgs.push([...unread].join(', ') + ' not found under the profile\'s src/ or the ' +
+        'directories given (profkit view -I DIR): only the lines with a cost are shown');
       noteText($('source-note'), msgs.join(' · '));
       this.scroll();
     },

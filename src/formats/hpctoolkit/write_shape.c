@@ -299,15 +299,12 @@ static pk_status shaped_locations(hk_shape *s)
         if (!st && !d->is_summary) st = shaped_tuple(s, &km, &p->locs[l], d);
     }
     free(km.to);
-    if (!st && s->n_untupled) {
-        char why[300];
-        snprintf(why, sizeof why,
-                 "hpcviewer reads every thread's profile by its identifier tuple: %u locations "
-                 "without identifiers (a pprof profile's samples without labels) are THREAD N, "
-                 "N their place among the profiles",
-                 s->n_untupled);
-        st = pk_write_lose(s->o, s->stats, s->path, "locations without identifiers", why);
-    }
+    if (!st && s->n_untupled)
+        st = pk_write_lose(s->o, s->stats, s->path, "locations without identifiers",
+                           "hpcviewer reads every thread's profile by its identifier tuple: %u "
+                           "locations without identifiers (a pprof profile's samples without "
+                           "labels) are THREAD N, N their place among the profiles",
+                           s->n_untupled);
     return st;
 }
 

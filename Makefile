@@ -50,7 +50,7 @@ asan-check: deps
 fuzz-smoke:
 	@scripts/install-deps.sh --with-fuzz
 	CC=clang cmake -S . -B $(FUZZ_BUILD) -DPK_FUZZ=ON -DPK_TESTS=ON -DCMAKE_BUILD_TYPE=RelWithDebInfo
-	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_hpctoolkit fuzz_callgrind fuzz_cube fuzz_hpctoolkit_xml fuzz_hpcrun fuzz_prof2 fuzz_json fuzz_hpctk_yaml fuzz_expr fuzz_pattern fuzz_mkseeds profkit
+	cmake --build $(FUZZ_BUILD) -j $(JOBS) --target fuzz_hpctoolkit fuzz_callgrind fuzz_cube fuzz_hpctoolkit_xml fuzz_hpcrun fuzz_prof2 fuzz_json fuzz_pprof fuzz_hpctk_yaml fuzz_expr fuzz_pattern fuzz_mkseeds profkit
 	fuzz/run.sh $(FUZZ_BUILD) $(FUZZ_SECONDS)
 
 bench: build

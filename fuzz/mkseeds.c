@@ -8,6 +8,9 @@
  *   mkseeds OUTDIR [CORPUS_HPCTOOLKIT_DIR]
  *   mkseeds --json OUTDIR PROFILE...   (seeds for fuzz_json: each profile as profkit.model/1 JSON)
  *   mkseeds --hpcrun OUTDIR CORPUS_MEASUREMENTS_DIR   (seeds for fuzz_hpcrun: plain files)
+ *   mkseeds --pprof OUTDIR PROFILE...  (seeds for fuzz_pprof: the profile tests/support/
+ *                                       pprof_build.c makes, and each profile written as
+ *                                       pprof, plain and gzip)
  */
 #include <stdio.h>
 #include <stdlib.h>
@@ -16,6 +19,7 @@
 #include "fixtures/hpcrun_dense.h"
 #include "fixtures/v40_writer.h"
 #include "fixtures/v4_builder.h"
+#include "support/pprof_build.h"
 #include "support/testutil.h"
 
 #define MAX_SEED (256 * 1024)
@@ -163,8 +167,32 @@ static int json_seeds(const char *dir, int n, char **paths)
     return 0;
 }
 
+static int pprof_seeds(const char *dir, int n, char **paths)
+{
+    pb_out o = {0};
+    ppb_standard(&o);
+    write_blob(dir, "made", 0, o.buf, o.len);
+    pb_out_free(&o);
+    for (int i = 0; i < n; i++) {
+        pk_profile *p;
+        if (pk_profile_open(paths[i], NULL, &p) != PK_OK) continue;
+        for (int gz = 0; gz < 2; gz++) {
+            char out[4096];
+            snprintf(out, sizeof out, "%s/written-%d%s", dir, i, gz ? ".pb.gz" : ".pb");
+            pk_write_options w = {.flags = PK_WRITE_FORCE};
+            pk_write_stats st;
+            if (pk_profile_write(p, PK_FORMAT_PPROF, out, &w, &st) == PK_OK && st.bytes > MAX_SEED)
+                remove(out);
+        }
+        pk_profile_free(p);
+    }
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
+    if (argc > 2 && strcmp(argv[1], "--pprof") == 0)
+        return pprof_seeds(argv[2], argc - 3, argv + 3);
     if (argc == 4 && strcmp(argv[1], "--hpcrun") == 0) return hpcrun_seeds(argv[2], argv[3]);
     if (argc > 2 && strcmp(argv[1], "--json") == 0) return json_seeds(argv[2], argc - 3, argv + 3);
     if (argc < 2) {

@@ -137,6 +137,20 @@ fi
 "$build/fuzz/fuzz_mkseeds" --json "$seeds" "${inputs[@]}"
 run fuzz_json "$seeds" "$here/json.dict" 300000
 
+# pprof profile.proto: the corpus's pprof files (gzip and inflated), the
+# profile tests/support/pprof_build.c makes, and the project's samples
+# written as pprof (plain and gzip).
+seeds=$build/fuzz-seeds/pprof
+rm -rf "$seeds"; mkdir -p "$seeds"
+if [ -d "$corpus/pprof" ]; then
+  find "$corpus/pprof" -name '*.pb.gz' -size -128k \
+    -exec sh -c 'cp "$1" "$2/$(echo "$1" | tr / _)"; gzip -dc "$1" > "$2/$(echo "$1" | tr / _).pb"' \
+    _ {} "$seeds" \;
+fi
+"$build/fuzz/fuzz_mkseeds" --pprof "$seeds" "$here/../tests/data/callgrind/sample.callgrind" \
+  "$here/../tests/data/cube/sample.cubex"
+run fuzz_pprof "$seeds" "$here/pprof.dict" 300000
+
 # Derived-metric expressions (flat -m 'miss=D1mr/Dr'): a few of the
 # documented forms as seeds.
 seeds=$build/fuzz-seeds/expr

@@ -10,7 +10,8 @@ set -euo pipefail
 
 packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev libyaml-dev valgrind
           chromium python3-websocket libdw-dev libcapstone-dev libmicrohttpd-dev libpcre2-dev librsvg2-bin man-db
-          python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools)
+          python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools
+          libopenmpi-dev openmpi-bin)
 for arg in "$@"; do
   case "$arg" in
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;

@@ -263,6 +263,51 @@ static void corpus_databases(void **state)
     tu_free_list(dbs, n);
 }
 
+/* Every value of every location, summary included, bit for bit. */
+static void same_bits(const pk_profile *a, const pk_profile *b, const char *db)
+{
+    assert_int_equal(pk_location_count(a), pk_location_count(b));
+    for (pk_index l = 0; l < pk_location_count(a); l++) {
+        pk_cursor ca, cb;
+        pk_value va, vb;
+        pk_location_values_begin(a, l, &ca);
+        pk_location_values_begin(b, l, &cb);
+        int more;
+        while ((more = pk_cursor_next(&ca, &va))) {
+            if (!pk_cursor_next(&cb, &vb)) fail_msg("%s: location %u: fewer values", db, l);
+            if (va.context != vb.context || va.column != vb.column ||
+                memcmp(&va.value, &vb.value, sizeof va.value) != 0)
+                fail_msg("%s: location %u context %u column %u: %.17g with one worker, %.17g "
+                         "with three",
+                         db, l, va.context, va.column, va.value, vb.value);
+        }
+        if (pk_cursor_next(&cb, &vb)) fail_msg("%s: location %u: more values", db, l);
+    }
+}
+
+/* The summary is folded in location order however many workers derive:
+ * the database must not depend on the machine's number of cores. */
+static void workers_do_not_change_a_bit(void **state)
+{
+    (void)state;
+    char **dbs;
+    size_t n = tu_corpus_databases(&dbs);
+    if (!dbs) skip();
+    for (size_t i = 0; i < n; i++) {
+        pk_profile *a = NULL, *b = NULL;
+        if (pk_profile_open(dbs[i], NULL, &a) != PK_OK) continue;
+        assert_int_equal(pk_profile_open(dbs[i], NULL, &b), PK_OK);
+        pk_derive_options one = {0, 1}, three = {0, 3};
+        if (pk_profile_derive(a, &one, NULL) == PK_OK) {
+            assert_int_equal(pk_profile_derive(b, &three, NULL), PK_OK);
+            same_bits(a, b, dbs[i]);
+        }
+        pk_profile_free(a);
+        pk_profile_free(b);
+    }
+    tu_free_list(dbs, n);
+}
+
 static void nothing_to_derive_is_refused(void **state)
 {
     (void)state;
@@ -281,6 +326,7 @@ int main(void)
         cmocka_unit_test(hand_computed_values),
         cmocka_unit_test(nothing_to_derive_is_refused),
         cmocka_unit_test(corpus_databases),
+        cmocka_unit_test(workers_do_not_change_a_bit),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -8,7 +8,9 @@
  * (v4), the project's Cube and Callgrind samples, the JSON the writer
  * makes of them, and (when the shared corpus is there) a legacy
  * experiment.xml database, the draft Prof2 database and an hpcrun
- * measurement. Each seed is opened many times with one count, size or
+ * measurement; for pprof the profile tests/support/pprof_build.c makes
+ * and the Callgrind sample written as plain profile.proto. Each seed is
+ * opened many times with one count, size or
  * offset made huge:
  *   binary files: at every 4-byte aligned position, the bytes
  *                 FF FF FF F0 (huge in both byte orders), 00 FF FF FF
@@ -26,7 +28,7 @@
  * bytes). A signal, a timeout or status 3 fails the test.
  *
  * Usage: sizes FORMAT [SHARD N]   FORMAT: v4 cube callgrind json legacy
- *                                 prof2 hpcrun
+ *                                 prof2 hpcrun pprof
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -41,6 +43,7 @@
 #include <unistd.h>
 
 #include "fixtures/v4_builder.h"
+#include "support/pprof_build.h"
 #include "support/testutil.h"
 
 #define LIMIT_MB   1024
@@ -273,6 +276,31 @@ static void run_json(void)
     rmdir(dir);
 }
 
+/* pprof: a profile made field by field, and one the writer made. */
+static void run_pprof(void)
+{
+    pb_out o = {0};
+    ppb_standard(&o);
+    seed s = {PK_FORMAT_PPROF, 1, {"made.pb"}, {o.buf}, {o.len}, {0}};
+    mutate_all(&s, "pprof");
+    pb_out_free(&o);
+    char dir[] = "/tmp/pk-sizes-XXXXXX", out[64];
+    pk_profile *p = NULL;
+    if (!mkdtemp(dir)) return;
+    snprintf(out, sizeof out, "%s/written.pb", dir);
+    if (pk_profile_open(PK_SOURCE_DIR "/tests/data/callgrind/sample.callgrind", NULL, &p) ||
+        pk_profile_write(p, PK_FORMAT_PPROF, out, NULL, NULL)) {
+        fprintf(stderr, "FAIL: cannot write a pprof profile: %s\n", pk_error_last());
+        failures++;
+    }
+    pk_profile_free(p);
+    seed t = {PK_FORMAT_PPROF};
+    if (!failures && add_file(&t, out, "written.pb", 0)) mutate_all(&t, "pprof");
+    seed_free(&t);
+    unlink(out);
+    rmdir(dir);
+}
+
 /* A corpus directory's files (those `keep` accepts) as one seed. */
 static void run_corpus_dir(pk_format format, const char *fmt, const char *rel,
                            const char *const *files, size_t n_files)
@@ -334,6 +362,8 @@ int main(int argc, char **argv)
                        "hpctoolkit/hpcviewer-2022.06-prof2-draft/empty-trace", files, 4);
     } else if (strcmp(f, "hpcrun") == 0) {
         run_hpcrun();
+    } else if (strcmp(f, "pprof") == 0) {
+        run_pprof();
     } else {
         fprintf(stderr, "unknown format %s\n", f);
         return 2;

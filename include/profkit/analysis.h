@@ -76,6 +76,34 @@ PK_API pk_status pk_context_stat_values(const pk_profile *profile, pk_index metr
                                         pk_scope_kind kind, const unsigned char *selected,
                                         pk_across stat, double *out, size_t n_out, int *derived);
 
+/* Where an answer's values come from. */
+typedef enum pk_values_from {
+    PK_VALUES_PROFILES = 0, /* every selected location's stored values, added up */
+    PK_VALUES_SUMMARY = 1,  /* statistics the file stores over all locations */
+} pk_values_from;
+
+/* Where pk_context_stat_values() with the same arguments (and so
+ * pk_context_scope_values(), pk_context_totals() of the metric's column in
+ * that scope and pk_metric_program_total()) takes its values from. A file
+ * that stores statistics over all its locations (HPCToolkit: hpcprof's
+ * summary profile) answers from them the questions they hold exactly: the
+ * sum and the mean over every location (selected == NULL) of a
+ * sum-combined metric, and the maximum where the stored minimum shows no
+ * value below 0 (docs/model.md, "Answers from the summary"); everything
+ * else, a chosen set of locations, and every question on a profile opened
+ * with PK_OPEN_RECOMPUTE add up the locations' values. Both ways give the
+ * same numbers (to the rounding of the sums: 1e-12 relative on every
+ * corpus database). For --json answers: "values_from": "summary" or
+ * "profiles" (pk_values_from_name()). */
+PK_API pk_status pk_values_source(const pk_profile *profile, pk_index metric, pk_scope_kind kind,
+                                  const unsigned char *selected, pk_across stat,
+                                  pk_values_from *out);
+/* The same for pk_profile_totals() and pk_column_totals(): the summary
+ * when it stands in for every plain column. */
+PK_API pk_status pk_totals_source(const pk_profile *profile, pk_values_from *out);
+/* "summary" or "profiles". */
+PK_API const char *pk_values_from_name(pk_values_from from);
+
 /* Each location's program total of `metric` (its inclusive value at the
  * root: read there when stored, else the sum of its exclusive values over
  * contexts that are not lexically inside another), NaN for summary
@@ -105,8 +133,11 @@ PK_API pk_status pk_context_filter(const pk_profile *profile, pk_index metric, c
  * the metric has neither scope (then no such total is defined). */
 PK_API pk_status pk_metric_program_total(const pk_profile *profile, pk_index metric, double *out);
 
-/* The metric a view shows when none is named: the first time metric (a
- * name containing "time", or unit "sec") with a non-zero program total,
+/* The metric a view shows when none is named: the one the file names as
+ * its default (metric attribute "profkit:default": pprof's
+ * default_sample_type) when its program total is non-zero; else the
+ * first time metric (a name containing "time", or unit "sec") with a
+ * non-zero program total,
  * else the first metric with a non-zero total that is no call count
  * (pk_metric_is_call_count()), else the first with one, else metric 0.
  * PK_ERR_NOT_FOUND when the profile has no metrics. */

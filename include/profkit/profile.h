@@ -46,6 +46,7 @@ typedef enum pk_format {
     PK_FORMAT_HPCTOOLKIT_XML = 5,   /* legacy HPCToolkit database: experiment.xml 2.x + metric-db */
     PK_FORMAT_HPCTOOLKIT_DRAFT = 6, /* draft "Prof2" database: experiment.xml 4.0 + profile.db */
     PK_FORMAT_JSON = 7,             /* profkit's own full-model JSON (docs/json.md) */
+    PK_FORMAT_PPROF = 8,            /* pprof profile.proto, plain or gzip (docs/pprof.md) */
 } pk_format;
 
 /* Open flags. */
@@ -75,6 +76,23 @@ enum {
      * the call graph (profkit/callgraph.h: costs, callers and callees,
      * the flat profile). What views that need no tree open with. */
     PK_OPEN_NO_TREE = 1u << 5,
+    /* Answer every question from the per-location values, never from
+     * statistics the file stores. By default a question a stored summary
+     * holds exactly (HPCToolkit: hpcprof's summary profile, for sums and
+     * means over all profiles, unfiltered; pk_values_source() says which)
+     * is answered from the summary, and the per-profile values of a big
+     * database are validated only when a question reads them. With this
+     * flag every value block is validated at open and every answer adds
+     * up the per-location values (`profkit --recompute`): slower, and a
+     * check of the summary. */
+    PK_OPEN_RECOMPUTE = 1u << 6,
+    /* Call-graph formats (Callgrind): keep self costs per source line
+     * (function, file, line), not per instruction or basic block, and no
+     * jumps; call arcs by their call site's line. Memory then grows with
+     * the lines a profile touches, not its instructions: what source
+     * annotation needs (`annotate` without --asm). The profile's
+     * positions then say lines only. Ignored with PK_OPEN_BY_FUNCTION. */
+    PK_OPEN_BY_LINE = 1u << 7,
 };
 
 typedef struct pk_open_options {
@@ -100,6 +118,13 @@ typedef struct pk_open_options {
      * whole tree (as far as a budget of nodes goes), every function's
      * self cost exact over its contexts. */
     double tree_threshold;
+    /* pprof: the sample labels that make a location, comma-separated
+     * ("thread_id", "pid,tid"); samples with equal values of them are one
+     * location, the other labels are summed over. NULL: every label (each
+     * distinct label set is a location); "" or "none": one location.
+     * Naming a label no sample has fails with PK_ERR_INVALID_ARG. Other
+     * formats ignore it. */
+    const char *locations_from;
 } pk_open_options;
 
 /* Open the profile at `path` (a database directory or a file), detecting

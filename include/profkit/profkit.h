@@ -15,6 +15,7 @@
 #include "dump.h"
 #include "export.h"
 #include "output.h"
+#include "parallel.h"
 #include "pattern.h"
 #include "profile.h"
 #include "query.h"

@@ -15,9 +15,19 @@
 #define N_BUCK  ((1100 - EXP_MIN) * SUB)
 #define NONE    0xffffffffu
 
+/* The bucket of w > 0: its binary exponent and top mantissa bits. A
+ * normal double's bits hold exactly those, in order: bits >> 49 is
+ * (biased exponent) * 8 + top 3 mantissa bits, and (e - EXP_MIN) * SUB +
+ * top bits with frexp's e = biased - 1022 is that plus 58 * SUB. */
 static int bucket_of(double w)
 {
-    int e;
+    uint64_t bits;
+    memcpy(&bits, &w, sizeof bits);
+    if (bits >> 52) { /* normal (w > 0: the sign bit is clear) */
+        uint64_t b = (bits >> 49) + 58 * SUB;
+        return b >= N_BUCK ? N_BUCK - 1 : (int)b;
+    }
+    int e;                   /* subnormal: frexp normalizes it */
     double m = frexp(w, &e); /* w = m * 2^e, m in [0.5, 1) */
     int b = (e - EXP_MIN) * SUB + (int)((m - 0.5) * 2 * SUB);
     return b < 0 ? 0 : b >= N_BUCK ? N_BUCK - 1 : b;
@@ -62,10 +72,11 @@ static pk_status new_item(cg_queue *q, uint32_t *out)
 pk_status cgq_push(cg_queue *q, double w, uint32_t parent, uint32_t target, uint32_t ua)
 {
     if (!(w > 0) || !isfinite(w)) return PK_OK;
+    int b = bucket_of(w);
+    if (b < q->floor) return PK_OK; /* a trim showed it can never be taken */
     uint32_t i = 0;
     pk_status st = new_item(q, &i);
     if (st) return st;
-    int b = bucket_of(w);
     q->items[i] = (cgq_item){parent, target, ua, q->head[b], (float)w};
     q->head[b] = i, q->count[b]++, q->live++;
     if (b > q->top) q->top = b;
@@ -98,18 +109,17 @@ double cgq_top_weight(cg_queue *q)
     return ldexp(0.5 + (double)s / (2 * SUB), e);
 }
 
-void cgq_trim(cg_queue *q, uint64_t keep)
+void cgq_trim(cg_queue *q, uint64_t keep, int raise_floor)
 {
     uint64_t kept = 0;
     int b = q->top;
     for (; b >= 0 && kept < keep; b--)
         kept += q->count[b];
-    for (; b >= 0; b--) { /* every bucket from here down goes */
-        for (uint32_t i = q->head[b]; i != NONE;) {
-            uint32_t next = q->items[i].next;
-            q->items[i].next = q->free_list, q->free_list = i;
-            i = next;
-        }
+    if (raise_floor && b + 1 > q->floor) q->floor = b + 1;
+    /* every bucket from here down goes; their items' slots are not reused
+     * (walking the lists to free them was a cache miss per item, and the
+     * floor keeps new items out of these buckets) */
+    for (; b >= 0 && q->live; b--) {
         q->live -= q->count[b];
         q->head[b] = NONE, q->count[b] = 0;
     }

@@ -29,6 +29,7 @@ typedef struct cg_queue {
     uint32_t *head;  /* per bucket: its last item, or PK_NONE */
     uint32_t *count; /* per bucket: its items */
     int top;         /* no bucket above it holds an item */
+    int floor;       /* buckets below it can never be taken: no push goes there */
     uint64_t live;   /* items in the buckets */
 } cg_queue;
 
@@ -41,7 +42,10 @@ int cgq_pop(cg_queue *q, cgq_item *out);
 /* Weight of the heaviest candidate's bucket (its lower bound), 0 if empty. */
 double cgq_top_weight(cg_queue *q);
 /* Drop the lightest buckets, keeping at least `keep` candidates (whole
- * buckets): the dropped could only be taken after `keep` others. */
-void cgq_trim(cg_queue *q, uint64_t keep);
+ * buckets): the dropped could only be taken after `keep` others. With
+ * raise_floor, candidates pushed into those buckets later are not kept
+ * either (right when at most `keep` more will ever be taken; a caller that
+ * looks at what is left in the queue in the end must not raise it). */
+void cgq_trim(cg_queue *q, uint64_t keep, int raise_floor);
 
 #endif

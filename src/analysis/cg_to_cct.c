@@ -215,7 +215,7 @@ static pk_status best_first(cgt *t)
     while (!st && t->n_nodes < t->budget && cgq_pop(&q, &c)) {
         st = take(t, &q, &c);
         uint64_t left = t->budget - t->n_nodes;
-        if (q.live > 4 * left + 65536) cgq_trim(&q, left);
+        if (q.live > 4 * left + 65536) cgq_trim(&q, left, t->min_w == 0);
     }
     /* with a threshold, the budget only bounds memory: what it left out
      * is below threshold too */

@@ -28,36 +28,9 @@
 #include "util/bytes.h"
 #include "util/mapfile.h"
 #include "util/parallel.h"
+#include "util/radix.h"
 
-typedef struct out_buf {
-    unsigned char *data;
-    size_t len, cap;
-    int failed;
-} out_buf;
-
-typedef struct worker {
-    double *rows;      /* touched contexts × n_slots */
-    uint32_t *row_of;  /* context -> row, PK_NONE */
-    uint64_t *touched; /* (id << 32) | context, in touch order */
-    uint32_t n_touched;
-    double *stats; /* n_ctx × n_stat summary partials */
-    out_buf out;
-    pk_status status;
-} worker;
-
-typedef struct placed { /* where a location's new plane is in its worker's buffer */
-    size_t at;
-    uint64_t nvals;
-    uint32_t nidx;
-    unsigned worker;
-} placed;
-
-typedef struct derive_job {
-    const pk_profile *p;
-    const dp_plan *plan;
-    worker w[PK_MAX_WORKERS];
-    placed *where; /* per location */
-} derive_job;
+#include "derive_job.h"
 
 static double *row(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx)
 {
@@ -113,8 +86,7 @@ static void load_location(worker *w, const pk_profile *p, const dp_plan *plan, c
     }
 }
 
-/* hpcprof's accumulation: min/max treat 0 as "not set yet". */
-static void combine(double *acc, uint8_t op, double x)
+void dj_combine(double *acc, uint8_t op, double x)
 {
     if (op == PK_COMBINE_SUM)
         *acc += x;
@@ -127,29 +99,35 @@ static double formula(uint8_t f, double x)
     return f == F_ONE ? 1.0 : f == F_SQUARE ? x * x : x;
 }
 
+int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st, uint32_t ctx,
+               const double *r, double *x)
+{
+    const double *m = r + dp_metric_slot(plan, st->dm, 0);
+    if (m[SL_POINT] == 0.0 && m[SL_FUNCTION] == 0.0 && m[SL_EXECUTION] == 0.0) return 0;
+    double v = st->role == ROLE_POINT                                          ? m[SL_POINT]
+               : st->role == ROLE_EXECUTION                                    ? m[SL_EXECUTION]
+               : st->role == ROLE_LEX_AWARE && p->ctx[ctx].kind == PK_CTX_LOOP ? m[SL_NOLOOPS]
+                                                                               : m[SL_FUNCTION];
+    *x = formula(st->formula, v);
+    return 1;
+}
+
 /* The summary partials of one location's touched contexts. */
 static void add_partials(worker *w, const pk_profile *p, const dp_plan *plan)
 {
     for (uint32_t t = 0; t < w->n_touched; t++) {
         uint32_t ctx = (uint32_t)w->touched[t];
         const double *r = w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
-        double *acc = w->stats + (size_t)ctx * plan->n_stat;
+        double *acc = w->stats + (size_t)ctx * plan->n_stat, x;
         for (uint32_t s = 0; s < plan->n_stat; s++) {
             const dp_stat *st = &plan->stat[s];
-            if (!st->derived) continue;
-            const double *m = r + dp_metric_slot(plan, st->dm, 0);
-            if (m[SL_POINT] == 0.0 && m[SL_FUNCTION] == 0.0 && m[SL_EXECUTION] == 0.0) continue;
-            double x = st->role == ROLE_POINT       ? m[SL_POINT]
-                       : st->role == ROLE_EXECUTION ? m[SL_EXECUTION]
-                       : st->role == ROLE_LEX_AWARE && p->ctx[ctx].kind == PK_CTX_LOOP
-                           ? m[SL_NOLOOPS]
-                           : m[SL_FUNCTION];
-            combine(&acc[s], st->combine, formula(st->formula, x));
+            if (st->derived && dj_partial(p, plan, st, ctx, r, &x))
+                dj_combine(&acc[s], st->combine, x);
         }
     }
 }
 
-static unsigned char *out_grow(out_buf *o, size_t n)
+unsigned char *dj_grow(out_buf *o, size_t n)
 {
     if (o->failed) return NULL;
     if (o->len + n > o->cap || !o->data) { /* even for n = 0: NULL + 0 is undefined */
@@ -177,10 +155,10 @@ static int cmp_u64(const void *a, const void *b)
  * out) as a plane: values, then index, appended to the worker's buffer. */
 static void emit_location(worker *w, const dp_plan *plan, placed *where)
 {
-    qsort(w->touched, w->n_touched, sizeof *w->touched, cmp_u64);
+    pk_radix_sort_u64(w->touched, w->sort_tmp, w->n_touched, 4); /* by id (unique) */
     size_t max = (size_t)w->n_touched * (plan->n_plain * PK_LM_VAL_SIZE + PK_LM_IDX_SIZE);
     size_t at = w->out.len;
-    unsigned char *v = out_grow(&w->out, max);
+    unsigned char *v = dj_grow(&w->out, max);
     if (!v) return;
     unsigned char *idx = v + (size_t)w->n_touched * plan->n_plain * PK_LM_VAL_SIZE, *v0 = v;
     uint32_t nidx = 0;
@@ -224,9 +202,11 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (p->locs[l].is_summary) continue;
         pk_release_advance(&rel, pl->vals < pl->idx ? pl->vals : pl->idx);
         load_location(w, p, job->plan, pl);
-        add_partials(w, p, job->plan);
-        emit_location(w, job->plan, &job->where[l]);
+        if (!job->plain_only && !job->ordered) add_partials(w, p, job->plan);
+        emit_location(w, job->plan, &job->where[l]); /* sorts touched by id */
         job->where[l].worker = wi;
+        if (job->ordered && !job->stat_of_raw)
+            dj_emit_contrib(w, p, job->plan, &job->cwhere[l]), job->cwhere[l].worker = wi;
         for (uint32_t t = 0; t < w->n_touched; t++)
             w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
         w->n_touched = 0;
@@ -234,20 +214,23 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     }
 }
 
-static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan)
+static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan, int plain_only)
 {
     w->rows = malloc(((size_t)p->n_ctx + 1) * plan->n_slots * sizeof *w->rows);
     w->row_of = malloc(((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
-    w->stats = calloc((size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
-    if (!w->rows || !w->row_of || !w->touched || !w->stats) return pk_fail_nomem("deriving scopes");
+    w->sort_tmp = malloc(((size_t)p->n_ctx + 1) * sizeof *w->sort_tmp);
+    w->stats = calloc(plain_only ? 1 : (size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
+    if (!w->rows || !w->row_of || !w->touched || !w->sort_tmp || !w->stats)
+        return pk_fail_nomem("deriving scopes");
     memset(w->row_of, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     return PK_OK;
 }
 
 static void worker_free(worker *w)
 {
-    free(w->rows), free(w->row_of), free(w->touched), free(w->stats), free(w->out.data);
+    free(w->rows), free(w->row_of), free(w->touched), free(w->sort_tmp), free(w->stats);
+    free(w->out.data), free(w->contrib.data);
     memset(w, 0, sizeof *w);
 }
 
@@ -260,7 +243,7 @@ static void merge_partials(derive_job *job, unsigned workers)
         for (size_t i = 0; i < n; i++) {
             double x = job->w[k].stats[i];
             uint8_t op = plan->stat[i % plan->n_stat].combine;
-            if (x != 0.0 || op == PK_COMBINE_SUM) combine(&job->w[0].stats[i], op, x);
+            if (x != 0.0 || op == PK_COMBINE_SUM) dj_combine(&job->w[0].stats[i], op, x);
         }
 }
 
@@ -378,15 +361,26 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
 {
     const pk_profile *p = job->p;
     pk_status st = PK_OK;
-    for (unsigned k = 0; k < workers && !st; k++)
-        st = worker_init(&job->w[k], p, job->plan);
+    job->ordered = workers > 1; /* the summary as one worker folds it */
+    if (job->ordered) {
+        job->cwhere = calloc((size_t)p->n_locs + 1, sizeof *job->cwhere);
+        job->stat_of_raw = dj_twin_stats(p, job->plan);
+        if (!job->cwhere) st = pk_fail_nomem("deriving scopes");
+    }
+    for (unsigned k = 0; k < workers && !st; k++) /* partials go to worker 0's */
+        st = worker_init(&job->w[k], p, job->plan, job->ordered && k > 0);
     uint64_t *by_id = st ? NULL : contexts_by_id(p);
     if (!st && !by_id) st = pk_fail_nomem("deriving scopes");
     if (!st) {
         pk_parallel_ranges(workers, p->n_locs, location_bytes, derive_range, job);
-        merge_partials(job, workers);
-        st = install(job, workers, by_id);
+        if (job->ordered)
+            st = dj_fold_ordered(job, workers, by_id);
+        else
+            merge_partials(job, workers);
+        if (!st) st = install(job, workers, by_id);
     }
+    free(job->cwhere), free(job->stat_of_raw);
+    job->cwhere = NULL, job->stat_of_raw = NULL;
     if (!st && rep) {
         *rep = (pk_derive_report){job->plan->n_dm, job->plan->n_derived_stats,
                                   job->plan->n_stat - job->plan->n_derived_stats, 0};
@@ -424,6 +418,49 @@ pk_status pk_profile_derive(pk_profile *p, const pk_derive_options *opts, pk_der
     st = run(job, workers, rep);
     for (unsigned k = 0; k < PK_MAX_WORKERS; k++)
         worker_free(&job->w[k]);
+    free(job), free(where), dp_plan_free(&plan);
+    return st;
+}
+
+/* The plain locations' new planes, from worker 0's buffer (owned by the
+ * profile from now on). */
+static pk_status install_plain(derive_job *job, uint32_t first, uint32_t end)
+{
+    pk_profile *p = (pk_profile *)job->p;
+    worker *w = &job->w[0];
+    if (w->out.failed) return pk_fail_nomem("deriving scopes");
+    unsigned char *base = w->out.data;
+    w->out.data = NULL;
+    if (base && pk_model_adopt_owned(p, base)) return PK_ERR_NOMEM;
+    for (uint32_t l = first; l < end; l++) {
+        const placed *at = &job->where[l];
+        if (p->locs[l].is_summary) continue;
+        unsigned char *v = base + at->at;
+        p->locs[l].plane = (pk_plane){v, v + at->nvals * PK_LM_VAL_SIZE, at->nvals, at->nidx};
+    }
+    drop_context_major(p);
+    return PK_OK;
+}
+
+pk_status pk_derive_locations(pk_profile *p, uint32_t first, uint32_t end)
+{
+    if (first >= end || end > p->n_locs) return PK_OK;
+    dp_plan plan;
+    pk_status st = pk_model_planes_only(p);
+    if (!st) st = dp_plan_make(p, &plan);
+    if (st) return st;
+    derive_job *job = calloc(1, sizeof *job);
+    placed *where = calloc((size_t)p->n_locs + 1, sizeof *where);
+    if (!job || !where) st = pk_fail_nomem("deriving scopes");
+    if (!st) {
+        *job = (derive_job){.p = p, .plan = &plan, .plain_only = 1, .where = where};
+        st = plan.n_dm ? worker_init(&job->w[0], p, &plan, 1) : PK_OK;
+    }
+    if (!st && plan.n_dm) {
+        derive_range(job, 0, first, end);
+        st = install_plain(job, first, end);
+    }
+    if (job) worker_free(&job->w[0]);
     free(job), free(where), dp_plan_free(&plan);
     return st;
 }

@@ -45,6 +45,11 @@ typedef struct dp_plan {
 } dp_plan;
 
 pk_status dp_plan_make(const pk_profile *p, dp_plan *plan);
+
+/* pk_profile_derive for the plain locations [first, end) only, on the
+ * calling thread: the summary locations are left as they are (a parallel
+ * build reduces them across its members; profkit/parallel.h). */
+pk_status pk_derive_locations(pk_profile *p, uint32_t first, uint32_t end);
 void dp_plan_free(dp_plan *plan);
 
 static inline uint32_t dp_metric_slot(const dp_plan *plan, uint32_t dm, unsigned which)

@@ -8,7 +8,9 @@
  * skip the entry points and instruction contexts it stands for; and an
  * unknown function is named after its module's file, whether a writer
  * spelled out the module's whole path ("<unknown function>
- * /usr/lib/libm.so+0x10") or not.
+ * /usr/lib/libm.so+0x10") or not. pprof names the frames it knows only by
+ * their mapping "[libc.so.6]", or "<unknown>" without one, and profkit's
+ * pprof reader keeps those names: they are stand-ins too.
  */
 #include <ctype.h>
 #include <string.h>
@@ -34,11 +36,21 @@ static int address_name(const char *s)
     return 1;
 }
 
+/* "[libc.so.6]": pprof's name of a frame known by its mapping alone. */
+static int mapping_name(const char *s)
+{
+    size_t n = strlen(s);
+    if (n < 3 || s[0] != '[' || s[n - 1] != ']') return 0;
+    for (size_t i = 1; i + 1 < n; i++)
+        if (isspace((unsigned char)s[i]) || s[i] == '[' || s[i] == ']') return 0;
+    return 1;
+}
+
 int pk_frames_stand_in(const char *name)
 {
     for (size_t i = 0; i < sizeof entry_names / sizeof *entry_names; i++)
         if (strcmp(name, entry_names[i]) == 0) return 1;
-    return address_name(name);
+    return address_name(name) || mapping_name(name) || strcmp(name, "<unknown>") == 0;
 }
 
 size_t pk_frames_key_name(const pk_profile *p, pk_index i, char *buf, size_t size)

@@ -487,8 +487,32 @@ static void free_state(mg_state *s)
     pk_kmap_free(&s->map);
 }
 
-pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
-                           const pk_merge_options *opts, pk_profile **out)
+void mg_keep_free(mg_keep *k)
+{
+    for (size_t i = 0; k->ctx && i < k->n_in; i++)
+        free(k->ctx[i]), free(k->column[i]), free(k->loc[i]);
+    free(k->ctx), free(k->column), free(k->loc), free(k->loc_members);
+    memset(k, 0, sizeof *k);
+}
+
+/* The maps a parallel merge needs, moved out of the state. */
+static pk_status keep_maps(mg_state *s, mg_keep *k)
+{
+    k->n_in = s->n_in;
+    k->ctx = calloc(s->n_in, sizeof *k->ctx);
+    k->column = calloc(s->n_in, sizeof *k->column);
+    k->loc = calloc(s->n_in, sizeof *k->loc);
+    if (!k->ctx || !k->column || !k->loc) return pk_fail_nomem("merging");
+    for (size_t i = 0; i < s->n_in; i++) {
+        k->ctx[i] = s->in[i].ctx, k->column[i] = s->in[i].column, k->loc[i] = s->in[i].loc;
+        s->in[i].ctx = s->in[i].column = s->in[i].loc = NULL;
+    }
+    k->loc_members = s->loc_members, s->loc_members = NULL;
+    return PK_OK;
+}
+
+pk_status mg_merge(const pk_profile *const *profiles, size_t n, const pk_merge_options *opts,
+                   pk_profile **out, mg_keep *keep)
 {
     if (!profiles || !n || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_merge: no input");
     for (size_t i = 0; i < n; i++)
@@ -513,11 +537,19 @@ pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
     if (!st && !s.mean) st = mg_traces(&s);
     if (!st) st = copy_attrs(&s);
     if (!st) describe(&s);
+    if (!st && keep) st = keep_maps(&s, keep);
     free_state(&s);
     if (st) {
+        if (keep) mg_keep_free(keep);
         pk_profile_free(s.m);
         return st;
     }
     *out = s.m;
     return PK_OK;
+}
+
+pk_status pk_profile_merge(const pk_profile *const *profiles, size_t n,
+                           const pk_merge_options *opts, pk_profile **out)
+{
+    return mg_merge(profiles, n, opts, out, NULL);
 }

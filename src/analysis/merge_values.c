@@ -157,30 +157,21 @@ pk_status mg_locations(mg_state *s)
     return st;
 }
 
-/* One value on its way into a plane: context and column packed for sorting. */
-typedef struct mg_val {
-    uint64_t key; /* context << 32 | column */
-    double v;
-} mg_val;
+void mg_sorter_free(mg_sorter *so)
+{
+    free(so->buf), free(so->tmp), free(so->count);
+    memset(so, 0, sizeof *so);
+}
 
-/* Buffers reused for every location: gathered values, their sorted copy,
- * and one counter per context for the counting sort. */
-typedef struct mg_sorter {
-    mg_val *buf, *tmp;
-    size_t n, cap, cap_tmp;
-    uint32_t *count; /* n_ctx + 1 */
-} mg_sorter;
-
-/* Append the values of location l of input i. */
-static pk_status gather(mg_state *s, size_t i, uint32_t l, mg_sorter *so)
+pk_status mg_gather(const pk_profile *p, uint32_t l, const uint32_t *ctx_map,
+                    const uint32_t *col_map, mg_sorter *so)
 {
     pk_cursor c;
     pk_value v;
-    const mg_input *in = &s->in[i];
-    pk_status st = pk_location_values_begin(in->p, l, &c);
+    pk_status st = pk_location_values_begin(p, l, &c);
     while (!st && pk_cursor_next(&c, &v)) {
-        uint32_t ctx = v.context < in->p->n_ctx ? in->ctx[v.context] : PK_NONE;
-        uint32_t col = v.column == PK_NONE ? PK_NONE : in->column[v.column];
+        uint32_t ctx = v.context < p->n_ctx ? ctx_map[v.context] : PK_NONE;
+        uint32_t col = v.column == PK_NONE ? PK_NONE : col_map[v.column];
         if (ctx == PK_NONE || col == PK_NONE) continue;
         if (pk_vec_reserve((void **)&so->buf, &so->cap, so->n + 1, sizeof *so->buf))
             return pk_fail_nomem("merging values");
@@ -192,13 +183,13 @@ static pk_status gather(mg_state *s, size_t i, uint32_t l, mg_sorter *so)
 /* Order so->buf by context (a counting sort: contexts are dense) and each
  * context's few values by column; returns the ordered array. Values of one
  * input usually arrive in order already. */
-static mg_val *sort_values(const mg_state *s, mg_sorter *so)
+static mg_val *sort_values(const pk_profile *m, mg_sorter *so)
 {
     size_t n = so->n, r = 1;
     while (r < n && so->buf[r - 1].key <= so->buf[r].key)
         r++;
     if (r >= n) return so->buf;
-    uint32_t n_ctx = s->m->n_ctx, *count = so->count;
+    uint32_t n_ctx = m->n_ctx, *count = so->count;
     memset(count, 0, ((size_t)n_ctx + 1) * sizeof *count);
     for (r = 0; r < n; r++)
         count[(so->buf[r].key >> 32) + 1]++;
@@ -236,17 +227,17 @@ static size_t combine_values(mg_val *v, size_t n, double scale, size_t *nidx)
     return kept;
 }
 
-/* Store the gathered values as location l's plane. */
-static pk_status make_plane(mg_state *s, uint32_t l, mg_sorter *so)
+pk_status mg_plane(pk_profile *m, uint32_t l, double scale, mg_sorter *so)
 {
     if (pk_vec_reserve((void **)&so->tmp, &so->cap_tmp, so->n + 1, sizeof *so->tmp))
         return pk_fail_nomem("merging values");
-    mg_val *v = sort_values(s, so);
-    size_t nidx, kept = combine_values(v, so->n, s->mean ? 1.0 / s->loc_members[l] : 1.0, &nidx);
-    unsigned char *mem =
-        pk_model_alloc_owned(s->m, kept * PK_LM_VAL_SIZE + nidx * PK_LM_IDX_SIZE + 1);
+    if (!so->count && !(so->count = malloc(((size_t)m->n_ctx + 1) * sizeof *so->count)))
+        return pk_fail_nomem("merging values");
+    mg_val *v = sort_values(m, so);
+    size_t nidx, kept = combine_values(v, so->n, scale, &nidx);
+    unsigned char *mem = pk_model_alloc_owned(m, kept * PK_LM_VAL_SIZE + nidx * PK_LM_IDX_SIZE + 1);
     if (!mem) return PK_ERR_NOMEM;
-    pk_plane *pl = &s->m->locs[l].plane;
+    pk_plane *pl = &m->locs[l].plane;
     *pl = (pk_plane){mem, mem + kept * PK_LM_VAL_SIZE, kept, (uint32_t)nidx};
     unsigned char *idx = (unsigned char *)pl->idx;
     for (size_t r = 0, k = 0; r < kept; r++) {
@@ -294,35 +285,44 @@ pk_status mg_values(mg_state *s)
     pk_status st = list_members(s, &start, &member);
     if (st) return st;
     mg_sorter so = {0};
-    so.count = malloc(((size_t)s->m->n_ctx + 1) * sizeof *so.count);
-    if (!so.count) st = pk_fail_nomem("merging values");
     for (uint32_t l = 0; l < s->m->n_locs && !st; l++) {
         so.n = 0;
-        for (uint32_t k = start[l]; k < start[l + 1] && !st; k++)
-            st = gather(s, member[k] >> 32, (uint32_t)member[k], &so);
-        if (!st) st = make_plane(s, l, &so);
+        for (uint32_t k = start[l]; k < start[l + 1] && !st; k++) {
+            const mg_input *in = &s->in[member[k] >> 32];
+            st = mg_gather(in->p, (uint32_t)member[k], in->ctx, in->column, &so);
+        }
+        if (!st) st = mg_plane(s->m, l, s->mean ? 1.0 / s->loc_members[l] : 1.0, &so);
     }
-    free(start), free(member), free(so.buf), free(so.tmp), free(so.count);
+    free(start), free(member);
+    mg_sorter_free(&so);
     return st;
+}
+
+pk_status mg_trace_samples(pk_profile *m, const pk_profile *p, const uint32_t *ctx_map,
+                           const pk_trace_rec *t, unsigned char **out)
+{
+    unsigned char *mem = pk_model_alloc_owned(m, t->n * PK_SAMPLE_SIZE + 1);
+    if (!mem) return PK_ERR_NOMEM;
+    for (uint64_t k = 0; k < t->n; k++) {
+        const unsigned char *rec = t->samples + k * PK_SAMPLE_SIZE;
+        uint32_t id = pk_le32(rec + 8), ctx = id ? pk_model_ctx_find(p, id) : PK_NONE;
+        uint32_t merged = ctx == PK_NONE || ctx >= p->n_ctx ? PK_NONE : ctx_map[ctx];
+        memcpy(mem + k * PK_SAMPLE_SIZE, rec, 8);
+        /* 0 is "not running"; an id the input did not know stays unknown */
+        pk_put_le32(mem + k * PK_SAMPLE_SIZE + 8,
+                    merged == PK_NONE ? (id ? UINT32_MAX : 0) : (uint32_t)m->ctx[merged].id);
+    }
+    *out = mem;
+    return PK_OK;
 }
 
 /* Copy trace t of input i with its context ids renumbered. */
 static pk_status copy_trace(mg_state *s, size_t i, const pk_trace_rec *t, pk_trace_rec *to)
 {
-    const pk_profile *p = s->in[i].p;
-    unsigned char *mem = pk_model_alloc_owned(s->m, t->n * PK_SAMPLE_SIZE + 1);
-    if (!mem) return PK_ERR_NOMEM;
-    for (uint64_t k = 0; k < t->n; k++) {
-        const unsigned char *rec = t->samples + k * PK_SAMPLE_SIZE;
-        uint32_t id = pk_le32(rec + 8), ctx = id ? pk_model_ctx_find(p, id) : PK_NONE;
-        uint32_t merged = ctx == PK_NONE ? PK_NONE : mg_ctx(s, i, ctx);
-        memcpy(mem + k * PK_SAMPLE_SIZE, rec, 8);
-        /* 0 is "not running"; an id the input did not know stays unknown */
-        pk_put_le32(mem + k * PK_SAMPLE_SIZE + 8,
-                    merged == PK_NONE ? (id ? UINT32_MAX : 0) : (uint32_t)s->m->ctx[merged].id);
-    }
-    *to = (pk_trace_rec){s->in[i].loc[t->location], mem, t->n};
-    return PK_OK;
+    unsigned char *mem;
+    pk_status st = mg_trace_samples(s->m, s->in[i].p, s->in[i].ctx, t, &mem);
+    if (!st) *to = (pk_trace_rec){s->in[i].loc[t->location], mem, t->n};
+    return st;
 }
 
 pk_status mg_traces(mg_state *s)

@@ -1,7 +1,10 @@
 /*
  * analysis/metric_default.c — the metric a view shows when the user names
- * none: the first time metric with a non-zero total, else the first
- * metric with a non-zero total, else the first. A GPU database lists
+ * none: the one the file itself names as its default (the reader marks
+ * it with the attribute "profkit:default": pprof's default_sample_type),
+ * if it has a non-zero total; else the first time metric with a non-zero
+ * total, else the first metric with a non-zero total, else the first.
+ * A GPU database lists
  * all-zero GPU metrics before CPU time; a view must not open on a column
  * of zeros. The CLI and the Python package both ask here, so they agree.
  * Here too the rule of which metric is a call count (Cube's visits):
@@ -44,11 +47,21 @@ pk_status pk_metric_call_count(const pk_profile *p, pk_index *out)
     return PK_ERR_NOT_FOUND; /* an answer, not a failure: no error text */
 }
 
+/* The metric the file names as its default, if any. */
+static pk_index file_default(const pk_profile *p, size_t n)
+{
+    for (pk_index m = 0; m < n; m++)
+        if (pk_attribute_find(p, PK_ENTITY_METRIC, m, "profkit:default")) return m;
+    return PK_NONE;
+}
+
 pk_status pk_metric_default(const pk_profile *p, pk_index *out)
 {
     if (!p || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_default: NULL argument");
     size_t n = pk_metric_count(p);
     if (n == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no metrics");
+    pk_index named = file_default(p, n);
+    if (named != PK_NONE && has_total(p, named)) return *out = named, PK_OK;
     for (int pass = 0; pass < 3; pass++) /* time, then another cost, then any */
         for (pk_index m = 0; m < n; m++) {
             pk_metric met;

@@ -353,6 +353,7 @@ void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned widt
         break;
     case PK_ANSWER_ANNOTATE: /* lines: by position; a call graph's lists need no tree */
         if (lists) o->flags |= PK_OPEN_NO_TREE;
+        if (!q->assembly) o->flags |= PK_OPEN_BY_LINE; /* source lines: no addresses kept */
         break;
     default:
         o->flags |= PK_OPEN_BY_FUNCTION;

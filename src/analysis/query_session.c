@@ -10,8 +10,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "analysis/qry.h"
 #include "analysis/frames.h"
+#include "analysis/qry.h"
 #include "analysis/session.h"
 #include "util/error.h"
 

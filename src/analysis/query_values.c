@@ -101,7 +101,8 @@ pk_status pkq_values_compute(const pk_profile *p, pk_index metric, const pk_quer
     if (!st) st = compute(p, v);
     /* numbers read in the unit of the values shown: a min/max metric's
      * total over every cell may be 0 */
-    if (!st) st = pk_number_format_for(&v->met, v->total != 0 ? v->total : v->total_visited, &v->nf);
+    if (!st)
+        st = pk_number_format_for(&v->met, v->total != 0 ? v->total : v->total_visited, &v->nf);
     if (v->stat == PK_ACROSS_MEAN || v->stat == PK_ACROSS_STDDEV) v->nf.integers = 0;
     if (st) pkq_values_clear(v);
     return st;

@@ -100,7 +100,8 @@ static pk_status clamped_points(const pk_profile *p, pk_index col, double *out)
     size_t n = p->n_ctx ? p->n_ctx : 1;
     double *acc = calloc(n, sizeof *acc);
     uint32_t *mark = calloc(n, sizeof *mark), *touched = malloc(2 * n * sizeof *touched);
-    pk_status st = acc && mark && touched ? PK_OK : pk_fail_nomem("deriving exclusive values");
+    pk_status st = acc && mark && touched ? pk_model_check_deferred(p)
+                                          : pk_fail_nomem("deriving exclusive values");
     for (uint32_t i = 0; i < p->n_ctx; i++)
         out[i] = 0.0;
     for (uint32_t l = 0; l < p->n_locs && !st; l++)

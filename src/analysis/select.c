@@ -13,6 +13,7 @@
  */
 #include <ctype.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <strings.h>
@@ -20,25 +21,72 @@
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "scopes.h"
+#include "summary.h"
 #include "totals.h"
 
-/* Does location l's identifier tuple hold KIND=ID (term of len bytes)? */
+/* Is the value of location l's identifier `kind` named `v` (v_len bytes;
+ * attribute "value-name:KIND", a pprof string label's value)? */
+static int named_value(const pk_profile *p, uint32_t l, const char *kind, const char *v,
+                       size_t v_len)
+{
+    char key[160];
+    if (snprintf(key, sizeof key, "value-name:%s", kind) >= (int)sizeof key) return 0;
+    const char *name = pk_attribute_find(p, PK_ENTITY_LOCATION, l, key);
+    return name && strlen(name) == v_len && memcmp(name, v, v_len) == 0;
+}
+
+/* Does location l's identifier tuple hold KIND=ID (term of len bytes)?
+ * ID is a logical id, or the name of a named value (thread_name=node). */
 static int has_ident(const pk_profile *p, uint32_t l, const char *term, size_t len, int *bad)
 {
     const char *eq = memchr(term, '=', len);
     char *end;
-    if (!eq || eq == term) return *bad = 1, 0;
+    if (!eq || eq == term || eq + 1 == term + len) return *bad = 1, 0;
     unsigned long id = strtoul(eq + 1, &end, 10);
-    if (end != term + len || end == eq + 1) return *bad = 1, 0;
+    int numeric = end == term + len && end != eq + 1;
     size_t klen = (size_t)(eq - term);
     const pk_loc_rec *loc = &p->locs[l];
     for (uint32_t i = 0; i < loc->n_ids; i++) {
         const char *kind = loc->ids[i].kind_name;
-        if (kind && strlen(kind) == klen && strncasecmp(kind, term, klen) == 0 &&
-            loc->ids[i].logical == id)
+        if (!kind || strlen(kind) != klen || strncasecmp(kind, term, klen) != 0) continue;
+        if (named_value(p, l, kind, eq + 1, (size_t)(term + len - eq - 1))) return 1;
+        if (numeric && loc->ids[i].logical == id) return 1;
+    }
+    return 0;
+}
+
+/* Does some location name the values of identifier kind `kind` (klen
+ * bytes)? Only then may a term give a name instead of a number. */
+static int kind_has_names(const pk_profile *p, const char *kind, size_t klen)
+{
+    static const char pre[] = "value-name:";
+    size_t n = sizeof pre - 1;
+    for (size_t i = 0; i < p->n_attrs; i++) {
+        const pk_attr_rec *a = &p->attrs[i];
+        if (a->entity == PK_ENTITY_LOCATION && !strncmp(a->key, pre, n) &&
+            strlen(a->key + n) == klen && !strncasecmp(a->key + n, kind, klen))
             return 1;
     }
     return 0;
+}
+
+/* A term KIND=ID whose ID is no number names a value: only for a kind
+ * whose values have names ("rank=x" stays malformed). */
+static int names_ok(const pk_profile *p, const char *sel)
+{
+    while (*sel) {
+        size_t len = strcspn(sel, ",");
+        while (len && isspace((unsigned char)*sel))
+            sel++, len--;
+        const char *eq = memchr(sel, '=', len);
+        char *end;
+        if (eq && eq + 1 < sel + len) {
+            strtoul(eq + 1, &end, 10);
+            if (end != sel + len && !kind_has_names(p, sel, (size_t)(eq - sel))) return 0;
+        }
+        sel += len + (sel[len] == ',');
+    }
+    return 1;
 }
 
 static int matches_all_terms(const pk_profile *p, uint32_t l, const char *sel, int *bad)
@@ -68,14 +116,15 @@ pk_status pk_location_select(const pk_profile *p, const char *sel, unsigned char
             return pk_fail(PK_ERR_INVALID_ARG, "location selector '%s': #N wants a number", sel);
         if (i < p->n_locs && !p->locs[i].is_summary) selected[i] = 1, count = 1;
     } else {
+        bad = !names_ok(p, sel);
         for (uint32_t l = 0; l < p->n_locs && !bad; l++)
             if (!p->locs[l].is_summary && matches_all_terms(p, l, sel, &bad))
                 selected[l] = 1, count++;
     }
     if (bad)
         return pk_fail(PK_ERR_INVALID_ARG,
-                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0) "
-                       "or #N",
+                       "location selector '%s': want KIND=ID[,KIND=ID...] (e.g. rank=3,thread=0; "
+                       "ID may be a named value, thread_name=main) or #N",
                        sel);
     if (count == 0) return pk_fail(PK_ERR_NOT_FOUND, "no location matches '%s'", sel);
     if (n_matched) *n_matched = count;
@@ -116,13 +165,13 @@ static pk_status acc_init(const pk_profile *p, stat_acc *a)
 
 /* Location l's values of `col` in out (0 where none), combined within the
  * location with `how` when one context holds several. */
-static void location_column(const pk_profile *p, uint32_t l, pk_index col, pk_combine how,
-                            double *out, unsigned char *seen)
+static pk_status location_column(const pk_profile *p, uint32_t l, pk_index col, pk_combine how,
+                                 double *out, unsigned char *seen)
 {
     memset(seen, 0, p->n_ctx);
     for (uint32_t c = 0; c < p->n_ctx; c++)
         out[c] = 0.0;
-    pk_combine_location(p, l, col, how, out, seen);
+    return pk_combine_location(p, l, col, how, out, seen);
 }
 
 static void acc_add(const pk_profile *p, stat_acc *a)
@@ -171,14 +220,16 @@ static void acc_result(const pk_profile *p, const stat_acc *a, pk_across stat, c
 }
 
 /* One location's values of the metric in the wanted scope, in a->one. */
-static void location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const pk_metric *m,
-                           pk_index col, int derive_kind)
+static pk_status location_scope(const pk_profile *p, stat_acc *a, uint32_t l, const pk_metric *m,
+                                pk_index col, int derive_kind)
 {
-    location_column(p, l, col, m->combine, a->one, a->seen);
+    pk_status st = location_column(p, l, col, m->combine, a->one, a->seen);
+    if (st) return st;
     if (derive_kind == PK_SCOPE_INCLUSIVE)
         pk_inclusive_in_place(p, m->combine, a->one, a->seen, a->order);
     else if (derive_kind == PK_SCOPE_EXCLUSIVE)
         pk_exclusive_in_place(p, (m->flags & PK_METRIC_UNSIGNED) != 0, a->one, a->order);
+    return PK_OK;
 }
 
 pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_kind kind,
@@ -194,42 +245,47 @@ pk_status pk_context_stat_values(const pk_profile *p, pk_index metric, pk_scope_
         return pk_fail(PK_ERR_UNSUPPORTED, "this profile holds only summary statistics, not the "
                                            "per-location values a location choice or a "
                                            "statistic across locations needs");
+    int from_summary = 0;
+    pk_status st = selected
+                       ? PK_OK
+                       : pk_summary_stat_values(p, metric, kind, stat, out, derived, &from_summary);
+    if (st || from_summary) return st;
     pk_index col;
     int derive_kind;
-    pk_status st = pk_scope_source(p, metric, kind, &col, &derive_kind);
+    st = pk_scope_source(p, metric, kind, &col, &derive_kind);
     if (derive_kind) derive_kind = kind;
     stat_acc a;
     if (!st) st = acc_init(p, &a);
     if (st) return st;
     const pk_metric *m = &p->metrics[metric];
     a.skip_absent = m->combine == PK_COMBINE_MIN || m->combine == PK_COMBINE_MAX;
-    for (uint32_t l = 0; l < p->n_locs; l++) {
+    for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         if (p->locs[l].is_summary || (selected && !selected[l])) continue;
-        location_scope(p, &a, l, m, col, derive_kind);
-        acc_add(p, &a);
+        if ((st = location_scope(p, &a, l, m, col, derive_kind)) == PK_OK) acc_add(p, &a);
     }
-    acc_result(p, &a, stat, m, out);
+    if (!st) acc_result(p, &a, stat, m, out);
     acc_free(&a);
-    if (derived) *derived = derive_kind != 0;
-    return PK_OK;
+    if (derived && !st) *derived = derive_kind != 0;
+    return st;
 }
 
-/* One location's total: the root's inclusive value, or its exclusive
- * values summed over contexts not lexically inside another. */
-static double location_total(const pk_profile *p, uint32_t l, pk_index col, int inclusive)
+/* One location's total: the root's inclusive value (looked up: the
+ * location's other values are not read), or its exclusive values summed
+ * over contexts not lexically inside another. */
+static pk_status location_total(const pk_profile *p, uint32_t l, pk_index col, int inclusive,
+                                double *out)
 {
-    double sum = 0;
+    *out = 0;
+    if (inclusive) return pk_value_lookup(p, l, 0, col, out);
     pk_cursor cur;
     pk_value v;
-    pk_location_values_begin(p, l, &cur);
-    while (pk_cursor_next(&cur, &v)) {
+    pk_status st = pk_location_values_begin(p, l, &cur);
+    while (!st && pk_cursor_next(&cur, &v)) {
         if (v.column != col || v.context >= p->n_ctx) continue;
         const pk_ctx_rec *c = &p->ctx[v.context];
-        if (inclusive ? v.context == 0
-                      : !pk_lexical_child(p, v.context) && !(c->flags & PK_CTXF_UNLISTED))
-            sum += v.value;
+        if (!pk_lexical_child(p, v.context) && !(c->flags & PK_CTXF_UNLISTED)) *out += v.value;
     }
-    return sum;
+    return st;
 }
 
 /* The same from a row store: the contexts location_total() counts, then
@@ -259,7 +315,10 @@ pk_status pk_location_totals(const pk_profile *p, pk_index metric, double *out, 
     int inclusive = !from_exclusive;
     if (pk_model_has_rows(p) && !p->columns[col].is_summary)
         return rows_location_totals(p, col, inclusive, out);
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        out[l] = p->locs[l].is_summary ? NAN : location_total(p, l, col, inclusive);
-    return PK_OK;
+    for (uint32_t l = 0; l < p->n_locs && !st; l++)
+        if (p->locs[l].is_summary)
+            out[l] = NAN;
+        else
+            st = location_total(p, l, col, inclusive, &out[l]);
+    return st;
 }

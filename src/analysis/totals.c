@@ -14,6 +14,7 @@
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "profkit/callgraph.h"
+#include "summary.h"
 #include "totals.h"
 #include "util/bytes.h"
 #include "util/parallel.h"
@@ -97,7 +98,7 @@ static double merged(ksum *const *per_worker, unsigned workers, uint32_t c)
     return ksum_value(&total);
 }
 
-static uint64_t largest_top_id(const pk_profile *p)
+uint64_t pk_largest_top_id(const pk_profile *p)
 {
     uint64_t max = p->n_ctx ? p->ctx[0].id : 0;
     for (uint32_t k = 0; p->n_ctx && k < p->ctx[0].n_children; k++)
@@ -111,7 +112,12 @@ static uint64_t largest_top_id(const pk_profile *p)
 static pk_status run_totals(const pk_profile *p, double *columns, double *root, double *entries)
 {
     if (pk_model_has_rows(p)) return pk_rows_totals(p, columns, root, entries);
-    totals_job job = {.p = p, .max_entry_id = largest_top_id(p)};
+    int from_summary;
+    pk_status st = pk_summary_totals(p, columns, root, entries, &from_summary);
+    if (st || from_summary) return st;
+    st = pk_model_ensure_planes(p); /* reads every plane as stored */
+    if (st) return st;
+    totals_job job = {.p = p, .max_entry_id = pk_largest_top_id(p)};
     uint64_t bytes = 0;
     for (uint32_t l = 0; l < p->n_locs; l++)
         bytes += plane_bytes(&job, l);
@@ -160,7 +166,7 @@ void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x)
  * what the summary's SUM statistic of the same metric and scope stores;
  * returns that column, or PK_NONE when there are plain locations (or no
  * such statistic). */
-static pk_index summary_stand_in(const pk_profile *p, pk_index column)
+static pk_index summary_only_stand_in(const pk_profile *p, pk_index column)
 {
     const pk_column *col = &p->columns[column];
     if (col->is_summary || pk_has_plain_locations(p)) return PK_NONE;
@@ -173,14 +179,25 @@ static pk_index summary_stand_in(const pk_profile *p, pk_index column)
     return PK_NONE;
 }
 
-void pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
-                         double *out, unsigned char *seen)
+/* The summary column that answers for plain column `column`: the only
+ * values there are (above), or exact statistics over the plain locations
+ * (summary.c); PK_NONE: add up the locations. */
+static pk_index summary_stand_in(const pk_profile *p, pk_index column)
+{
+    pk_index s = summary_only_stand_in(p, column);
+    return s != PK_NONE ? s : pk_summary_stand_in(p, column);
+}
+
+pk_status pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
+                              double *out, unsigned char *seen)
 {
     pk_cursor c;
     pk_value v;
-    if (pk_location_column_begin(p, l, column, &c) != PK_OK) return;
+    pk_status st = pk_location_column_begin(p, l, column, &c);
+    if (st) return st;
     while (pk_cursor_next(&c, &v))
         if (v.context != PK_NONE) pk_combine_into(how, &out[v.context], &seen[v.context], v.value);
+    return PK_OK;
 }
 
 pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
@@ -200,9 +217,9 @@ pk_status pk_context_combined(const pk_profile *p, pk_index column, double *out,
     if (pk_model_has_rows(p) && !col->is_summary)
         st = pk_rows_context_combined(p, column, how, out, seen);
     else
-        for (uint32_t l = 0; l < p->n_locs; l++)
+        for (uint32_t l = 0; l < p->n_locs && !st; l++)
             if (p->locs[l].is_summary == col->is_summary)
-                pk_combine_location(p, l, column, how, out, seen);
+                st = pk_combine_location(p, l, column, how, out, seen);
     free(own);
     return st;
 }

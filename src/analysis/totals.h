@@ -29,15 +29,20 @@ static inline double ksum_value(const ksum *k)
     return k->sum + k->comp;
 }
 
+/* The largest id of the root and its children (entry points): values at
+ * the root and entry points have ids up to it. */
+uint64_t pk_largest_top_id(const pk_profile *p);
+
 /* pk_has_plain_locations(): model/model.h */
 
 /* Fold x into *acc with `how`; *seen says whether *acc holds a value yet
  * (min and max start from the first value, not from 0). */
 void pk_combine_into(pk_combine how, double *acc, unsigned char *seen, double x);
 
-/* Fold location l's values of `column` into out/seen with `how`. */
-void pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
-                         double *out, unsigned char *seen);
+/* Fold location l's values of `column` into out/seen with `how` (an
+ * error when its plane fails a deferred validation). */
+pk_status pk_combine_location(const pk_profile *p, uint32_t l, pk_index column, pk_combine how,
+                              double *out, unsigned char *seen);
 
 /* pk_context_totals() without the argument checks, and with `seen`
  * (n_ctx bytes, may be NULL) telling which contexts had any value. */

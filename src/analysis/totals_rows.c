@@ -20,22 +20,19 @@ typedef struct rows_job {
     ksum *sums, *root, *entries;
 } rows_job;
 
-/* One row into its column's sums (each column is one worker's). */
-static void sum_row(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
-                    const double *row)
+/* One row's sum (the scan adds a row in vectorised blocks: model/rowsum.c)
+ * into its column's sums (each column is one worker's). */
+static void sum_row(void *user, unsigned worker, uint32_t col, uint32_t ctx, double sum,
+                    double comp)
 {
     rows_job *job = user;
     const pk_profile *p = job->p;
     (void)worker;
-    ksum r = {0};
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        if (row[l] != 0) ksum_add(&r, row[l]);
-    ksum_add(&job->sums[col], r.sum), ksum_add(&job->sums[col], r.comp);
-    uint32_t ctx = v->ctx[i];
+    ksum_add(&job->sums[col], sum), ksum_add(&job->sums[col], comp);
     uint8_t t = ctx < p->n_ctx ? job->top[ctx] : 0;
     if (t) {
         ksum *k = t == 1 ? &job->root[col] : &job->entries[col];
-        ksum_add(k, r.sum), ksum_add(k, r.comp);
+        ksum_add(k, sum), ksum_add(k, comp);
     }
 }
 

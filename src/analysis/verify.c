@@ -86,6 +86,8 @@ pk_status pk_profile_verify(const pk_profile *p, pk_problem_fn fn, void *user, s
 {
     if (!p) return pk_fail(PK_ERR_INVALID_ARG, "pk_profile_verify: NULL profile");
     verifier v = {p, fn, user, 0};
+    pk_status st = pk_model_check_deferred(p); /* both files' blocks, if not yet */
+    if (st) return st;
     if (p->cm_from_file && p->n_locs > 0) {
         check_profile_side(&v);
         check_cct_side(&v);

@@ -90,6 +90,24 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
 int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
                  pk_profile **out);
 
+/* --- parallel.c: convert and merge over threads and MPI ranks --- */
+/* The ranks profkit-mpi runs on (NULL in profkit): convert and merge then
+ * take the parallel path. */
+extern const pk_team *cli_team;
+int cli_parse_threads(const char *cmd, const char *arg, unsigned *out);
+/* A measurement directory to a database (pk_build_database); exit status. */
+int cli_parallel_convert(const char *input, const char *output, unsigned threads,
+                         uint32_t write_flags, int quiet, double seconds_start);
+/* Profiles merged into one database (pk_merge_database); exit status,
+ * and what it reports in *s and *st. */
+int cli_parallel_merge(const char *const *inputs, int n, const char *output, unsigned threads,
+                       int mean, uint32_t write_flags, int quiet, double seconds_start,
+                       pk_parallel_stats *s, pk_status *st);
+/* SIGINT/SIGTERM/SIGHUP remove this process's temporary outputs first. */
+void cli_install_cleanup(void);
+/* Monotonic seconds. */
+double cli_now(void);
+
 /* --- formats.c: the written format named by --to NAME, or implied by an
  * output path ("x.d", "x.cubex", "callgrind.out.x"); 0 if none --- */
 int cli_format_from_name(const char *name, pk_format *out);
@@ -160,7 +178,8 @@ enum {
 #define CLI_VIEW_HELP                                                                              \
     "  -m, --metric NAME[:SCOPE]  metric (exact name, or a case-insensitive\n"                     \
     "                        prefix; SCOPE inclusive or exclusive); default:\n"                    \
-    "                        the first time metric with a non-zero total\n"                        \
+    "                        the file's own (pprof), else the first time metric\n"                 \
+    "                        with a non-zero total\n"                                              \
     "      --location SEL    only the locations SEL names: KIND=ID[,KIND=ID...]\n"                 \
     "                        (rank=3,thread=0; rank=3 is all threads of rank 3)\n"                 \
     "                        or #N (index N in 'profkit threads')\n"                               \

@@ -10,7 +10,6 @@
 #include <getopt.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli.h"
@@ -33,6 +32,14 @@ static const char convert_help[] =
     "               pycubexr. Chosen by default when OUTPUT ends in '.cubex'.\n"
     "               Lines and loops fold into their function's call-tree node\n"
     "               (docs/cube.md).\n"
+    "  pprof        pprof's profile.proto, gzip-compressed (plain when OUTPUT\n"
+    "               ends in '.pb'); opens in go tool pprof, Parca, Pyroscope.\n"
+    "               Each metric a sample type (integers: time in nanoseconds),\n"
+    "               calling contexts as stacks, inlined functions as a\n"
+    "               location's lines, each location's values as samples\n"
+    "               labelled with its ids (--location SEL: SEL's, summed).\n"
+    "               Chosen by default for '.pb.gz', '.pb', '.pprof'\n"
+    "               (docs/pprof.md).\n"
     "  json         profkit.model/1: the whole model (contexts, metrics, every\n"
     "               value exactly, traces, attributes, call graph) as JSON that\n"
     "               profkit reads back like any profile (docs/json.md). Chosen\n"
@@ -70,10 +77,11 @@ static const char convert_help[] =
     "      --split         one file per location where the format has that form\n"
     "                      (callgrind: OUTPUT-01, OUTPUT-02..., opened together by\n"
     "                      the name OUTPUT, as callgrind's per-thread files are)\n"
-    "      --location SEL  callgrind: only the locations SEL names, KIND=ID[,...]\n"
-    "                      (rank=3,thread=0; rank=3 is all threads of rank 3) or\n"
-    "                      #N (index N in 'profkit threads'), summed into one part\n"
-    "                      (one file each with --split); chrome: only their traces\n"
+    "      --location SEL  callgrind, pprof: only the locations SEL names,\n"
+    "                      KIND=ID[,...] (rank=3,thread=0; rank=3 is all threads of\n"
+    "                      rank 3) or #N (index N in 'profkit threads'), summed into\n"
+    "                      one part (callgrind: one file each with --split); chrome:\n"
+    "                      only their traces\n"
     "      --from T        chrome: the window's start and end (exclusive): 1.5s,\n"
     "      --until T       250ms... after the traces' start, or absolute ns\n"
     "      --focus REGEX   chrome: only samples with a matching function on their\n"
@@ -82,17 +90,15 @@ static const char convert_help[] =
     "      --strict        fail (exit 1, nothing written) instead of leaving out\n"
     "                      what the output format cannot hold; without it each\n"
     "                      such item is named on stderr once (docs/conversion.md)\n"
+    "      --threads N     an hpcrun measurement directory to an HPCToolkit database\n"
+    "                      with N threads: the files are read, ids assigned, values\n"
+    "                      derived and written by all of them (the same database,\n"
+    "                      byte for byte; profkit-mpi does it over MPI ranks,\n"
+    "                      docs/mpi.md)\n"
     "  -q, --quiet         print nothing on success\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 input unreadable, not writable in this format or\n"
     "write failed, 2 usage error.\n";
-
-static double now_seconds(void)
-{
-    struct timespec ts;
-    clock_gettime(CLOCK_MONOTONIC, &ts);
-    return (double)ts.tv_sec + ts.tv_nsec / 1e9;
-}
 
 /* A one-line progress meter on stderr (only when it is a terminal). */
 static void show_progress(void *user, uint64_t done, uint64_t total)
@@ -109,7 +115,10 @@ typedef struct convert_args {
     pk_trace_selection trace; /* chrome: --from, --until, --focus, --hide */
     uint32_t write_flags;
     int quiet, recompute;
+    unsigned threads; /* --threads N: the parallel path (0: not asked for) */
 } convert_args;
+
+enum { OPT_THREADS = 1000 };
 
 /* 0 to go on, else the exit status. */
 static int parse(int argc, char **argv, convert_args *a)
@@ -130,6 +139,7 @@ static int parse(int argc, char **argv, convert_args *a)
                                              {"until", required_argument, 0, 'U'},
                                              {"focus", required_argument, 0, 'P'},
                                              {"hide", required_argument, 0, 'H'},
+                                             {"threads", required_argument, 0, OPT_THREADS},
                                              {0, 0, 0, 0}};
     int c;
     optind = 1;
@@ -180,6 +190,9 @@ static int parse(int argc, char **argv, convert_args *a)
         case 'r':
             a->recompute = 1;
             break;
+        case OPT_THREADS:
+            if (cli_parse_threads("convert", optarg, &a->threads)) return CLI_USAGE;
+            break;
         case 'h':
             fputs(convert_help, stdout);
             return -1;
@@ -218,11 +231,28 @@ static int check_location(const pk_profile *p, const char *sel)
     return st ? cli_library_error("convert", st) : CLI_OK;
 }
 
+/* --threads, or profkit-mpi: an HPCToolkit database built in parallel. */
+static int convert_parallel(const convert_args *a)
+{
+    pk_format format;
+    if (a->to ? !cli_format_from_name(a->to, &format) : !cli_format_from_path(a->output, &format))
+        format = PK_FORMAT_UNKNOWN;
+    if (format != PK_FORMAT_HPCTOOLKIT_V4 || a->location || a->metric ||
+        (a->write_flags & (PK_WRITE_SPLIT | PK_WRITE_COMPRESS)))
+        return cli_usage_error("convert", "the parallel build (--threads, profkit-mpi) writes "
+                                          "HPCToolkit databases only (OUTPUT.d or --to hpctoolkit; "
+                                          "no --location, -m, --split, -z)");
+    /* an hpcrun measurement is derived anyway: --recompute changes nothing */
+    return cli_parallel_convert(a->input, a->output, a->threads ? a->threads : 1, a->write_flags,
+                                a->quiet, cli_now());
+}
+
 int cmd_convert(int argc, char **argv)
 {
     convert_args a = {0};
     int rc = parse(argc, argv, &a);
     if (rc) return rc < 0 ? CLI_OK : rc;
+    if (a.threads || cli_team) return convert_parallel(&a);
     int export_kind = cli_export_kind(a.to, a.output);
     if (export_kind == CLI_EXPORT_CHROME) {
         a.trace.location = a.location;
@@ -239,12 +269,13 @@ int cmd_convert(int argc, char **argv)
     if (a.to ? !cli_format_from_name(a.to, &format) : !cli_format_from_path(a.output, &format))
         return cli_usage_error(
             "convert",
-            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, json, "
-                   "folded, speedscope, csv, chrome)"
+            a.to ? "unknown output format '%s' (known: hpctoolkit, callgrind, cube, pprof, "
+                   "json, folded, speedscope, csv, chrome)"
                  : "cannot tell the format of '%s': give --to",
             a.to ? a.to : a.output);
-    if (a.location && format != PK_FORMAT_CALLGRIND)
-        return cli_usage_error("convert", "--location applies to callgrind and chrome output only");
+    if (a.location && format != PK_FORMAT_CALLGRIND && format != PK_FORMAT_PPROF)
+        return cli_usage_error("convert",
+                               "--location applies to callgrind, pprof and chrome output only");
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;
@@ -253,7 +284,7 @@ int cmd_convert(int argc, char **argv)
         pk_profile_free(p);
         return rc;
     }
-    double t0 = now_seconds();
+    double t0 = cli_now();
     if (a.recompute) {
         pk_derive_report rep;
         pk_status ds = pk_profile_derive(p, NULL, &rep);
@@ -263,7 +294,7 @@ int cmd_convert(int argc, char **argv)
         }
         if (!a.quiet)
             printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
-                   rep.n_statistics, now_seconds() - t0);
+                   rep.n_statistics, cli_now() - t0);
     }
     pk_write_options o = {.flags = a.write_flags,
                           .loss = cli_report_loss,
@@ -271,7 +302,7 @@ int cmd_convert(int argc, char **argv)
                           .location = a.location};
     if (!a.quiet && isatty(2)) o.progress = show_progress;
     pk_write_stats stats;
-    t0 = now_seconds();
+    t0 = cli_now();
     pk_status st = pk_profile_write(p, format, a.output, &o, &stats);
     if (o.progress) fputs("\r\033[K", stderr);
     pk_profile_free(p);
@@ -281,6 +312,6 @@ int cmd_convert(int argc, char **argv)
         cli_library_error("convert", st);
         return CLI_BAD;
     }
-    if (!a.quiet) report(&a, &stats, now_seconds() - t0);
+    if (!a.quiet) report(&a, &stats, cli_now() - t0);
     return CLI_OK;
 }

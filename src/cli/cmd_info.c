@@ -15,8 +15,12 @@ static const char info_help[] =
     "Usage: profkit info [--json] PATH\n\n"
     "Show what a profile holds: format and version, title, which files exist,\n"
     "counts (contexts, metrics, locations, functions, modules, files, traces),\n"
-    "and for every metric the total of each scope's stored values over all\n"
-    "contexts and all non-summary locations.\n\n"
+    "what the format says about the whole profile beyond that (pprof's period,\n"
+    "time, duration, comments, mappings; Cube's titles...), and for every\n"
+    "metric the total of each scope's stored values over all contexts and all\n"
+    "non-summary locations (from the summary statistics a file stores when\n"
+    "they hold them: HPCToolkit's summary profile; the global option\n"
+    "--recompute adds up the locations' values instead).\n\n"
     "Options:\n"
     "  --json       machine-readable output (schema: docs/json.md, profkit.info/1)\n"
     "  -h, --help   show this help\n";
@@ -24,8 +28,9 @@ static const char info_help[] =
 typedef struct info {
     pk_profile *p;
     pk_profile_info pi;
-    double *totals;   /* per column */
-    double *programs; /* per metric, NaN if undefined */
+    double *totals;      /* per column */
+    double *programs;    /* per metric, NaN if undefined */
+    pk_values_from from; /* where the totals came from */
     size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
     uint64_t n_samples;
     size_t n_diag[3];
@@ -41,6 +46,7 @@ static int gather(info *in)
     in->programs = calloc(pk_metric_count(p) + 1, sizeof *in->programs);
     if (!in->programs) return CLI_BAD;
     pk_status st = pk_profile_totals(p, in->totals, n_cols, in->programs, pk_metric_count(p));
+    if (!st) st = pk_totals_source(p, &in->from);
     if (st) return cli_library_error("info", st);
     for (pk_index i = 1; i < pk_context_count(p); i++) {
         pk_context c;
@@ -211,6 +217,26 @@ static void json_metrics(pk_json *j, const info *in)
     pk_json_array_end(j);
 }
 
+/* The profile's attributes (what its format says beyond the model). */
+static void json_attributes(pk_json *j, const pk_profile *p)
+{
+    size_t first, n;
+    pk_json_key(j, "attributes");
+    pk_json_array_begin(j);
+    if (pk_attribute_range(p, PK_ENTITY_PROFILE, 0, &first, &n) != PK_OK) n = 0;
+    for (size_t i = first; i < first + n; i++) {
+        pk_attribute a;
+        if (pk_attribute_get(p, i, &a)) continue;
+        pk_json_object_begin(j);
+        pk_json_key(j, "key");
+        pk_json_string(j, a.key);
+        pk_json_key(j, "value");
+        pk_json_string(j, a.value);
+        pk_json_object_end(j);
+    }
+    pk_json_array_end(j);
+}
+
 static void json_trace_range(pk_json *j, const pk_profile *p)
 {
     uint64_t b, e;
@@ -256,6 +282,9 @@ static int print_json(const info *in)
     json_files(&j, in->p);
     json_counts(&j, in);
     json_trace_range(&j, in->p);
+    pk_json_key(&j, "values_from"); /* the totals' source (docs/json.md) */
+    pk_json_string(&j, pk_values_from_name(in->from));
+    json_attributes(&j, in->p);
     json_metrics(&j, in);
     pk_index dm;
     pk_metric dmet;
@@ -322,6 +351,43 @@ static void text_traces(const info *in)
            (unsigned long long)in->n_samples, (double)(e - b) / 1e9, when);
 }
 
+/* A time in ns since the epoch, or a duration in ns, said in words. */
+static void nanos_note(const char *key, const char *value)
+{
+    size_t n = strlen(key);
+    long long v = strtoll(value, NULL, 10);
+    if (n >= 10 && strcmp(key + n - 10, "time_nanos") == 0 && v > 0) {
+        time_t secs = (time_t)(v / 1000000000);
+        struct tm tm;
+        char when[40];
+        if (gmtime_r(&secs, &tm) && strftime(when, sizeof when, "%Y-%m-%d %H:%M:%S UTC", &tm))
+            printf(" (%s)", when);
+    } else if (n >= 14 && strcmp(key + n - 14, "duration_nanos") == 0) {
+        printf(" (%.6g s)", (double)v / 1e9);
+    }
+}
+
+/* The profile's attributes, one line each (a long or multi-line value by
+ * its size: `profkit info --json` has it whole). */
+static void text_attributes(const pk_profile *p)
+{
+    size_t first, n;
+    if (pk_attribute_range(p, PK_ENTITY_PROFILE, 0, &first, &n) != PK_OK || !n) return;
+    printf("  attributes\n");
+    for (size_t i = first; i < first + n; i++) {
+        pk_attribute a;
+        if (pk_attribute_get(p, i, &a)) continue;
+        size_t len = strlen(a.value), lines = 1;
+        for (const char *c = a.value; *c; c++)
+            lines += *c == '\n' && c[1];
+        printf("    %-28s ", cli_text(a.key));
+        if (len > 200 || lines > 1)
+            printf("(%zu bytes, %zu lines)\n", len, lines);
+        else
+            printf("%s", cli_text(a.value)), nanos_note(a.key, a.value), printf("\n");
+    }
+}
+
 static void text_metric(const info *in, pk_index m)
 {
     const pk_profile *p = in->p;
@@ -344,9 +410,13 @@ static void text_metric(const info *in, pk_index m)
 static void print_text(const info *in)
 {
     const pk_profile *p = in->p;
-    printf("%s: %s %s, format %u.%u%s%s%s%s\n", cli_text(in->pi.path), in->pi.format_name,
-           in->pi.format == PK_FORMAT_HPCTOOLKIT_V4 ? "database" : "profile", in->pi.version_major,
-           in->pi.version_minor, in->pi.layout ? " (" : "", in->pi.layout ? in->pi.layout : "",
+    char version[48] = ""; /* a format with no version number (pprof) says none */
+    if (in->pi.version_major || in->pi.version_minor)
+        snprintf(version, sizeof version, ", format %u.%u", in->pi.version_major,
+                 in->pi.version_minor);
+    printf("%s: %s %s%s%s%s%s%s\n", cli_text(in->pi.path), in->pi.format_name,
+           in->pi.format == PK_FORMAT_HPCTOOLKIT_V4 ? "database" : "profile", version,
+           in->pi.layout ? " (" : "", in->pi.layout ? in->pi.layout : "",
            in->pi.layout ? " layout)" : "",
            in->pi.complete ? "" : " (INCOMPLETE: damaged parts were not loaded)");
     printf("  %-12s %s\n", "title", cli_text(in->pi.title));
@@ -366,11 +436,16 @@ static void print_text(const info *in)
     printf("  %-12s %zu (+%zu summary)", "locations", in->n_locs, in->n_summary_locs);
     text_id_kinds(p);
     text_traces(in);
+    text_attributes(p);
     cli_info_callgraph(p);
     printf("  %-12s %zu\n\n", "metrics", pk_metric_count(p));
     printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
     for (pk_index m = 0; m < pk_metric_count(p); m++)
         text_metric(in, m);
+    if (in->from == PK_VALUES_SUMMARY) /* not the profiles' values added up here */
+        printf("  (totals from the summary profile's statistics over the %zu profiles;\n"
+               "   'profkit --recompute info' adds up the profiles' values)\n",
+               in->n_locs);
     printf("\n");
     for (pk_index m = 0; m < pk_metric_count(p); m++) {
         pk_metric met;

@@ -25,7 +25,7 @@ static const char merge_help[] =
     "have it: the average of repeated runs; traces are then left out.\n"
     "Statistics across locations (HPCToolkit's summary profile) are recomputed\n"
     "by the writer, not taken from the inputs.\n\n"
-    "FORMAT is hpctoolkit, cube, callgrind or json (see `profkit convert --help`);\n"
+    "FORMAT is hpctoolkit, cube, callgrind, pprof or json (see `profkit convert --help`);\n"
     "by default it follows OUTPUT's name as in convert.\n\n"
     "Options:\n"
     "  -o, --output PATH   where to write (required)\n"
@@ -35,24 +35,32 @@ static const char merge_help[] =
     "  -q, --quiet         print nothing on success\n"
     "      --json          report what was merged and written as JSON\n"
     "                      (docs/json.md, profkit.merge/1)\n"
+    "      --threads N     merge into an HPCToolkit database with N threads, each\n"
+    "                      reading a share of the inputs (the same database, byte\n"
+    "                      for byte; profkit-mpi does it over MPI ranks, docs/mpi.md)\n"
     "  -h, --help          show this help\n\n"
     "Exit status: 0 written, 1 an input unreadable or the write failed, 2 usage error.\n";
 
 typedef struct merge_args {
     const char *output, *to;
     int mean, force, quiet, json;
+    unsigned threads; /* --threads N: the parallel path (0: not asked for) */
 } merge_args;
 
-enum { OPT_JSON = 1000 };
+enum { OPT_JSON = 1000, OPT_THREADS };
 
 /* 0 to go on, -1 after --help, else the exit status. */
 static int parse(int argc, char **argv, merge_args *a)
 {
-    static const struct option longopts[] = {
-        {"output", required_argument, 0, 'o'}, {"to", required_argument, 0, 't'},
-        {"mean", no_argument, 0, 'M'},         {"force", no_argument, 0, 'f'},
-        {"quiet", no_argument, 0, 'q'},        {"json", no_argument, 0, OPT_JSON},
-        {"help", no_argument, 0, 'h'},         {0, 0, 0, 0}};
+    static const struct option longopts[] = {{"output", required_argument, 0, 'o'},
+                                             {"to", required_argument, 0, 't'},
+                                             {"mean", no_argument, 0, 'M'},
+                                             {"force", no_argument, 0, 'f'},
+                                             {"quiet", no_argument, 0, 'q'},
+                                             {"json", no_argument, 0, OPT_JSON},
+                                             {"help", no_argument, 0, 'h'},
+                                             {"threads", required_argument, 0, OPT_THREADS},
+                                             {0, 0, 0, 0}};
     int c;
     optind = 1;
     while ((c = cli_getopt("merge", argc, argv, "o:t:fqh", longopts)) != -1) {
@@ -68,7 +76,9 @@ static int parse(int argc, char **argv, merge_args *a)
             a->quiet = 1;
         else if (c == OPT_JSON)
             a->json = 1;
-        else if (c == 'h')
+        else if (c == OPT_THREADS) {
+            if (cli_parse_threads("merge", optarg, &a->threads)) return CLI_USAGE;
+        } else if (c == 'h')
             return fputs(merge_help, stdout), -1;
         else
             return cli_bad_option("merge");
@@ -159,6 +169,23 @@ static int merge_and_write(pk_profile **in, int n, char **paths, const merge_arg
     return CLI_OK;
 }
 
+/* --threads, or profkit-mpi: the merge built in parallel. */
+static int merge_parallel(const merge_args *a, pk_format format, int n, char **paths)
+{
+    if (format != PK_FORMAT_HPCTOOLKIT_V4)
+        return cli_usage_error("merge", "the parallel merge (--threads, profkit-mpi) writes "
+                                        "HPCToolkit databases only (OUTPUT.d or --to hpctoolkit)");
+    pk_parallel_stats s;
+    pk_status st;
+    int rc = cli_parallel_merge((const char *const *)paths, n, a->output,
+                                a->threads ? a->threads : 1, a->mean, a->force ? PK_WRITE_FORCE : 0,
+                                a->quiet || a->json, cli_now(), &s, &st);
+    if (rc || !a->json || (cli_team && cli_team->rank != 0)) return rc;
+    pk_write_stats ws = s.write;
+    merge_report m = {n, paths, (size_t)s.n_contexts, (size_t)s.n_locations, format, ws};
+    return report_json(a, &m);
+}
+
 int cmd_merge(int argc, char **argv)
 {
     merge_args a = {0};
@@ -172,6 +199,7 @@ int cmd_merge(int argc, char **argv)
                                     : "cannot tell the format of '%s': give --to",
                                a.to ? a.to : a.output);
     int n = argc - optind;
+    if (a.threads || cli_team) return merge_parallel(&a, format, n, argv + optind);
     pk_profile **in = calloc((size_t)n, sizeof *in);
     if (!in) return cli_library_error("merge", PK_ERR_NOMEM);
     rc = open_all(n, argv + optind, in);

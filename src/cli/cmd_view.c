@@ -30,7 +30,9 @@ static const char view_help[] =
     "                        time metric with a non-zero total)\n"
     "      --base BASE       a second profile to compare with (the diff pane; flame\n"
     "                        graph coloured by the change from BASE to PATH)\n"
-    "      --port N          TCP port (default 8080; 0: any free port)\n"
+    "      --port N          TCP port (default: 8080, or the next free one when it\n"
+    "                        is in use; 0: any free port); a busy N is an error\n"
+    "      --open            start a browser on the URL ($BROWSER, else xdg-open)\n"
     "      --bind ADDR       address to listen on (default 127.0.0.1); any other\n"
     "                        than a loopback address lets everyone who can reach\n"
     "                        the port read the profile (a warning says so)\n"
@@ -60,13 +62,14 @@ typedef struct view_args {
     const char *api[MAX_API]; /* --api requests */
     size_t n_api;
     unsigned port;
+    unsigned serve_flags; /* PKV_PORT_GIVEN, PKV_OPEN */
     double threshold;
     int force, no_token, any_source;
     const char *dirs[PKV_MAX_SOURCE_DIRS];
     size_t n_dirs;
 } view_args;
 
-enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_NO_TOKEN, OPT_ANY_SOURCE };
+enum { OPT_BASE = 2000, OPT_PORT, OPT_BIND, OPT_API, OPT_NO_TOKEN, OPT_ANY_SOURCE, OPT_OPEN };
 
 static int parse_number(const char *arg, double lo, double hi, double *out)
 {
@@ -88,6 +91,7 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                                          {"source-dir", required_argument, NULL, 'I'},
                                          {"any-source", no_argument, NULL, OPT_ANY_SOURCE},
                                          {"api", required_argument, NULL, OPT_API},
+                                         {"open", no_argument, NULL, OPT_OPEN},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
     int c;
@@ -105,6 +109,8 @@ static int parse_view_args(int argc, char **argv, view_args *a)
             *(c == OPT_BASE ? &a->base : c == OPT_BIND ? &a->bind : &a->output) = optarg;
         } else if (c == 'f') {
             a->force = 1;
+        } else if (c == OPT_OPEN) {
+            a->serve_flags |= PKV_OPEN;
         } else if (c == OPT_API) {
             if (a->n_api == MAX_API) return cli_usage_error("view", "at most %d --api", MAX_API);
             a->api[a->n_api++] = optarg;
@@ -113,6 +119,7 @@ static int parse_view_args(int argc, char **argv, view_args *a)
                 !parse_number(optarg, 0, 65535, &v))
                 return cli_usage_error("view", "--port wants a number from 0 to 65535");
             a->port = (unsigned)v;
+            a->serve_flags |= PKV_PORT_GIVEN;
         } else if (c == 't') {
             if (!parse_number(optarg, 0, 100, &a->threshold))
                 return cli_usage_error("view", "--threshold wants a percentage, got '%s'",
@@ -206,7 +213,7 @@ int cmd_view(int argc, char **argv)
     else if (!rc && a.output)
         rc = pkv_report(&s, a.output, a.threshold, a.force);
     else if (!rc)
-        rc = pkv_serve(&s, a.bind, a.port, !a.no_token);
+        rc = pkv_serve(&s, a.bind, a.port, a.serve_flags | (a.no_token ? 0 : PKV_TOKEN));
     pkv_session_free(&s);
     free(s.source_dirs_joined);
     pk_session_free(s.side[0].qs), pk_session_free(s.side[1].qs);

@@ -96,7 +96,7 @@ static void warn_incomplete(const char *cmd, const char *path, const pk_profile 
 
 int cli_open(const char *cmd, const char *path, uint32_t flags, pk_profile **out)
 {
-    pk_open_options opts = {flags, 0, 0, 0};
+    pk_open_options opts = {.flags = flags};
     return cli_open_opts(cmd, path, &opts, out);
 }
 
@@ -107,6 +107,10 @@ int cli_open_opts(const char *cmd, const char *path, const pk_open_options *o, p
         int rc = cli_max_memory(&opts.max_memory);
         if (rc) return rc;
     }
+    const char *recompute = getenv("PROFKIT_RECOMPUTE"); /* `profkit --recompute` */
+    if (recompute && *recompute && strcmp(recompute, "0") != 0) opts.flags |= PK_OPEN_RECOMPUTE;
+    const char *labels = getenv("PROFKIT_LOCATIONS_FROM"); /* pprof: see profkit(1) */
+    if (!opts.locations_from && labels) opts.locations_from = labels;
     const char *no_symbols = getenv("PROFKIT_NO_SYMBOLS"); /* hpcrun: see profkit(1) */
     if (no_symbols && *no_symbols && strcmp(no_symbols, "0") != 0) opts.flags |= PK_OPEN_NO_SYMBOLS;
     pk_status st = pk_profile_open(path, &opts, out);

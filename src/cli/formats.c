@@ -24,6 +24,10 @@ int cli_format_from_name(const char *name, pk_format *out)
         *out = PK_FORMAT_JSON;
         return 1;
     }
+    if (strcmp(name, "pprof") == 0) {
+        *out = PK_FORMAT_PPROF;
+        return 1;
+    }
     return 0;
 }
 
@@ -44,6 +48,14 @@ int cli_format_from_path(const char *path, pk_format *out)
     if (n >= 5 && strncmp(path + n - 5, ".json", 5) == 0) { /* .speedscope.json: an export */
         *out = PK_FORMAT_JSON;
         return 1;
+    }
+    static const char *const pprof_ext[] = {".pb.gz", ".pb", ".pprof"};
+    for (size_t i = 0; i < sizeof pprof_ext / sizeof *pprof_ext; i++) {
+        size_t e = strlen(pprof_ext[i]);
+        if (n > e && strncmp(path + n - e, pprof_ext[i], e) == 0) {
+            *out = PK_FORMAT_PPROF;
+            return 1;
+        }
     }
     const char *base = strrchr(path, '/');
     if (strstr(base ? base : path, "callgrind")) {

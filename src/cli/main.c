@@ -3,7 +3,6 @@
  */
 #define _POSIX_C_SOURCE 200809L
 #include <errno.h>
-#include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,7 +23,7 @@ static const cli_command commands[] = {
     {"view", "interactive browser view: serve it locally, or write one HTML report", cmd_view},
     {"trace", "traces: time per function and location, idle time, sample gaps", cmd_trace},
     {"check", "validate every structure and cross-check the files; exit 1 on problems", cmd_check},
-    {"convert", "write a profile as HPCToolkit, Cube or Callgrind", cmd_convert},
+    {"convert", "write a profile as HPCToolkit, Cube, Callgrind, pprof or JSON", cmd_convert},
     {"merge", "combine runs or parts of a run into one profile", cmd_merge},
     {"dump", "every structure of every file, one record per line", cmd_dump},
 };
@@ -34,63 +33,85 @@ static void usage(FILE *out)
     fprintf(out, "Usage: profkit <command> [options] PATH\n\n"
                  "Inspect, check, analyze and convert call-path performance profiles:\n"
                  "HPCToolkit v4 databases (directories with meta.db), Cube4 .cubex files,\n"
-                 "Callgrind/Cachegrind/Xdebug files (plain or gzip).\n\nCommands:\n");
+                 "Callgrind/Cachegrind/Xdebug files (plain or gzip), pprof profiles\n"
+                 "(profile.proto, .pb.gz or .pb).\n\nCommands:\n");
     for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
         fprintf(out, "  %-8s %s\n", commands[i].name, commands[i].summary);
-    fprintf(out, "\nGlobal option (before the command):\n"
+    fprintf(out, "\nGlobal options (for every command, before or after it):\n"
                  "  --max-memory SIZE   memory budget of the readers for what a file claims\n"
                  "                      beyond its bytes (4G, 512M, unlimited; default the\n"
                  "                      larger of 256M and 64 x the input's size); the same\n"
                  "                      as PROFKIT_MAX_MEMORY=SIZE\n"
+                 "  --recompute         add up every location's values instead of answering\n"
+                 "                      from the statistics the file stores (HPCToolkit's\n"
+                 "                      summary profile), and validate every value block at\n"
+                 "                      open; the same as PROFKIT_RECOMPUTE=1\n"
+                 "  --locations-from LABELS\n"
+                 "                      pprof: the sample labels that make a location, so\n"
+                 "                      that threads and --location see them (thread_id;\n"
+                 "                      pid,tid; none: one location; default every label);\n"
+                 "                      the same as PROFKIT_LOCATIONS_FROM=LABELS\n"
                  "\nRun 'profkit <command> --help' for the options of a command;\n"
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
 
-/* An interrupted profkit leaves no temporary output behind (they can be
- * gigabytes): the library removes what it is writing, then the signal
- * does what it would have done. */
-static void on_signal(int sig)
+/* The global options, taken wherever they are (before "--"): each sets
+ * an environment variable every open reads (common.c), so every command
+ * has them. --recompute takes no value. */
+static const struct {
+    const char *name, *env;
+} globals[] = {{"--max-memory", "PROFKIT_MAX_MEMORY"},
+               {"--locations-from", "PROFKIT_LOCATIONS_FROM"},
+               {"--recompute", "PROFKIT_RECOMPUTE"}};
+
+/* argv[i] is a global option: take it (and its value) out of argv.
+ * Returns how many arguments it took (0 if none), -1 on a usage error. */
+static int global_option(int argc, char **argv, int i)
 {
-    pk_output_cleanup();
-    signal(sig, SIG_DFL);
-    raise(sig);
+    for (size_t g = 0; g < sizeof globals / sizeof *globals; g++) {
+        const char *opt = globals[g].name, *value = NULL;
+        size_t len = strlen(opt);
+        if (strncmp(argv[i], opt, len) != 0 || (argv[i][len] && argv[i][len] != '=')) continue;
+        if (strcmp(opt, "--recompute") == 0) { /* a flag */
+            if (argv[i][len]) break;
+            setenv(globals[g].env, "1", 1);
+            return 1;
+        }
+        if (argv[i][len] == '=')
+            value = argv[i] + len + 1;
+        else if (i + 1 < argc)
+            value = argv[i + 1];
+        uint64_t size;
+        if (g == 0 && (!value || !cli_parse_size(value, &size) || size == 0)) {
+            fprintf(stderr, "profkit: --max-memory wants a size (e.g. 4G, 512M, unlimited)\n");
+            return -1;
+        }
+        if (!value) {
+            fprintf(stderr, "profkit: --locations-from wants label names (thread_id, or "
+                            "pid,tid; none for one location)\n");
+            return -1;
+        }
+        setenv(globals[g].env, value, 1);
+        return argv[i][len] == '=' ? 1 : 2;
+    }
+    return 0;
 }
 
-static void install_cleanup(void)
+/* Take the global options out of argv; -1 on a usage error. */
+static int global_options(int *argc, char **argv)
 {
-    static const int sigs[] = {SIGINT, SIGTERM, SIGHUP};
-    for (size_t i = 0; i < sizeof sigs / sizeof *sigs; i++) {
-        struct sigaction sa, old;
-        memset(&sa, 0, sizeof sa);
-        sa.sa_handler = on_signal;
-        sigfillset(&sa.sa_mask); /* one cleanup at a time */
-        /* a signal the caller ignores (nohup, a shell's background job)
-         * stays ignored */
-        if (sigaction(sigs[i], NULL, &old) == 0 && old.sa_handler != SIG_IGN)
-            sigaction(sigs[i], &sa, NULL);
+    for (int i = 1; i < *argc && strcmp(argv[i], "--") != 0;) {
+        int took = global_option(*argc, argv, i);
+        if (took < 0) return -1;
+        if (!took) {
+            i++;
+            continue;
+        }
+        memmove(argv + i, argv + i + took, (size_t)(*argc - i - took + 1) * sizeof *argv);
+        *argc -= took;
     }
-}
-
-/* `--max-memory SIZE` / `--max-memory=SIZE` before the command: passed on
- * to every open through PROFKIT_MAX_MEMORY. Returns how many arguments it
- * took (0 if argv[1] is no global option), -1 on a usage error. */
-static int global_option(int argc, char **argv)
-{
-    const char *opt = "--max-memory", *value = NULL;
-    size_t len = strlen(opt);
-    if (strncmp(argv[1], opt, len) != 0) return 0;
-    if (argv[1][len] == '=')
-        value = argv[1] + len + 1;
-    else if (argv[1][len] == '\0' && argc > 2)
-        value = argv[2];
-    uint64_t size;
-    if (!value || !cli_parse_size(value, &size) || size == 0) {
-        fprintf(stderr, "profkit: --max-memory wants a size (e.g. 4G, 512M, unlimited)\n");
-        return -1;
-    }
-    setenv("PROFKIT_MAX_MEMORY", value, 1);
-    return argv[1][len] == '=' ? 1 : 2;
+    return 0;
 }
 
 /* Every command's output is checked once it returns: a full disk, a
@@ -125,12 +146,8 @@ static int run(int argc, char **argv)
         usage(stderr);
         return CLI_USAGE;
     }
-    install_cleanup();
-    int took;
-    while (argc > 1 && (took = global_option(argc, argv)) != 0) {
-        if (took < 0) return CLI_USAGE;
-        argc -= took, argv += took;
-    }
+    cli_install_cleanup();
+    if (global_options(&argc, argv)) return CLI_USAGE;
     if (argc < 2) {
         usage(stderr);
         return CLI_USAGE;

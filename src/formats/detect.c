@@ -16,6 +16,7 @@
 #include "formats/hpctoolkit_xml/hx.h"
 #include "formats/json/json.h"
 #include "formats/open.h"
+#include "formats/pprof/pprof.h"
 #include "profkit/dump.h"
 #include "util/error.h"
 #include "util/infile.h"
@@ -41,7 +42,8 @@ static pk_status not_recognised(const char *path)
                    "directories, i.e. directories with a meta.db or a legacy experiment.xml, "
                    "Callgrind, Cachegrind and Xdebug profile files, plain or gzip-compressed, "
                    "Cube4 .cubex archives, hpcrun measurement directories or .hpcrun "
-                   "files, and profkit's own JSON)",
+                   "files, pprof profiles (profile.proto, plain or gzip), and profkit's own "
+                   "JSON)",
                    path);
 }
 
@@ -123,6 +125,14 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
                            path);
         return json_open(path, opts, out);
     }
+    if (pprof_detect_file(path)) {
+        if (emit)
+            return pk_fail(PK_ERR_UNSUPPORTED,
+                           "%s: profkit dump does not read pprof profiles yet (go tool pprof -raw "
+                           "prints one)",
+                           path);
+        return pprof_open(path, opts, out);
+    }
     if (cg_detect_path(path)) {
         if (emit) return cg_dump(path, emit, user, sections);
         return cg_open(path, opts, out);
@@ -180,6 +190,8 @@ pk_status pk_formats_open_memory(pk_format format, size_t n, const char *const *
         return hx_open_memory(n, names, data, sizes, opts, out);
     if (format == PK_FORMAT_JSON && n == 1)
         return json_open_memory(names[0], data[0], sizes[0], opts, out);
+    if (format == PK_FORMAT_PPROF && n == 1)
+        return pprof_open_memory(names[0], data[0], sizes[0], opts, out);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_profile_open_memory: format %d not supported",
                        (int)format);

@@ -8,6 +8,7 @@
 #include "formats/cube/cube.h"
 #include "formats/hpctoolkit/hpctk_write.h"
 #include "formats/json/json.h"
+#include "formats/pprof/pprof.h"
 #include "formats/write_loss.h"
 #include "profkit/callgraph.h"
 #include "util/error.h"
@@ -21,7 +22,7 @@ static pk_status source_intact(const void *p)
 /* A call graph file states its totals (Callgrind's summary: lines), and
  * they may differ from what its cost lines add up to (cost the tool
  * charged to no line). Callgrind and profkit's JSON keep the statement; a
- * calling-context tree's total is what its values add up to: said once
+ * calling-context tree's total (HPCToolkit, Cube, pprof) is what its values add up to: said once
  * per metric that differs. */
 static pk_status lose_stated_totals(const pk_profile *p, const char *path,
                                     const pk_write_options *opts, pk_write_stats *stats)
@@ -44,7 +45,8 @@ static pk_status lose_stated_totals(const pk_profile *p, const char *path,
 static pk_status write_format(const pk_profile *p, pk_format format, const char *path,
                               const pk_write_options *opts, pk_write_stats *stats)
 {
-    if (format == PK_FORMAT_HPCTOOLKIT_V4 || format == PK_FORMAT_CUBE) {
+    if (format == PK_FORMAT_HPCTOOLKIT_V4 || format == PK_FORMAT_CUBE ||
+        format == PK_FORMAT_PPROF) {
         pk_status st = lose_stated_totals(p, path, opts, stats);
         if (st) return st;
     }
@@ -57,6 +59,8 @@ static pk_status write_format(const pk_profile *p, pk_format format, const char 
         return cube_write(p, path, opts, stats);
     case PK_FORMAT_JSON:
         return json_write(p, path, opts, stats);
+    case PK_FORMAT_PPROF:
+        return pprof_write(p, path, opts, stats);
     default:
         return pk_fail(PK_ERR_UNSUPPORTED, "profkit cannot write format %d yet", (int)format);
     }

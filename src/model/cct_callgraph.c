@@ -69,7 +69,7 @@ static int has_values(const pk_profile *p, uint32_t m)
     for (uint32_t l = 0; l < p->n_locs; l++) {
         pk_cursor cur;
         pk_value v;
-        if (pk_location_values_begin(p, l, &cur)) continue;
+        if (pk_location_values_begin(p, l, &cur)) return 1; /* unreadable: assume values */
         while (pk_cursor_next(&cur, &v))
             if (v.column < p->n_columns && p->columns[v.column].metric == m) return 1;
     }
@@ -447,10 +447,11 @@ static pk_status sparse_event(conv *c, uint32_t l, uint32_t e)
     pk_cursor cur;
     pk_value v;
     c->n_touched = 0;
-    if (pk_location_values_begin(p, l, &cur) == PK_OK)
-        while (pk_cursor_next(&cur, &v))
-            if (v.column == c->col_of[e] && v.context < c->n)
-                touch(c, v.context), c->incl[v.context] += v.value;
+    pk_status st = pk_location_values_begin(p, l, &cur);
+    if (st) return st; /* a block that fails its (deferred) validation */
+    while (pk_cursor_next(&cur, &v))
+        if (v.column == c->col_of[e] && v.context < c->n)
+            touch(c, v.context), c->incl[v.context] += v.value;
     if (c->col_incl[e]) {
         uint32_t n0 = c->n_touched;
         for (uint32_t k = 0; k < n0; k++) {
@@ -461,7 +462,6 @@ static pk_status sparse_event(conv *c, uint32_t l, uint32_t e)
     } else {
         sparse_from_exclusive(c);
     }
-    pk_status st = PK_OK;
     for (uint32_t k = 0; k < c->n_touched; k++) {
         uint32_t i = c->touched[k];
         if (!st) st = emit(c, i, e);

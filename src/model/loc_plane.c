@@ -125,7 +125,8 @@ pk_status pk_model_location_plane(const pk_profile *cp, uint32_t loc, const pk_p
 {
     pk_profile *p = (pk_profile *)cp; /* a plane built here is a cache, as the planes */
     *out = &p->locs[loc].plane;
-    if (!p->rows || p->locs[loc].is_summary) return PK_OK;
+    if (!p->rows) return p->locs[loc].is_summary ? PK_OK : pk_model_check_location(p, loc);
+    if (p->locs[loc].is_summary) return PK_OK;
     pthread_mutex_lock(&p->planes_lock);
     pk_status st = PK_OK;
     int all = 0;

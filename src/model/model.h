@@ -61,6 +61,11 @@ typedef struct pk_rows {
     const uint32_t *ctx; /* context index of each row */
     /* Row i's values of locations [l0, l0 + n), as doubles (0 = none). */
     void (*get)(const struct pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, double *out);
+    /* Row i's values of every location where the store holds them as
+     * doubles in native byte order (any alignment: read with memcpy),
+     * valid until the next call; NULL (the pointer, or its result) when
+     * get() must convert them. Saves a copy per value in whole scans. */
+    const unsigned char *(*raw)(const struct pk_rows *v, uint32_t i);
     const void *impl; /* the store's, for get() */
     void *own;        /* the store's, freed by close() */
     uint32_t comp;    /* the store's: component of a multi-value type */
@@ -77,6 +82,18 @@ typedef struct pk_row_store {
     pk_status (*planes)(void *user);
     void (*destroy)(void *user);
 } pk_row_store;
+
+/* Value planes a reader placed without validating them yet (a big
+ * HPCToolkit database: docs/model.md, "Deferred validation"). Every plane
+ * a question reads is validated first, with the reader's own checks:
+ * check_location() one location's, check_rest() every plane not checked
+ * yet and the context-major view. A failed check is the question's error. */
+typedef struct pk_deferred {
+    void *user;
+    pk_status (*check_location)(void *user, uint32_t loc);
+    pk_status (*check_rest)(void *user);
+    void (*destroy)(void *user);
+} pk_deferred;
 
 typedef struct pk_ctx_rec {
     uint64_t id;
@@ -195,6 +212,22 @@ struct pk_profile {
     unsigned char *loc_alone; /* per location: its plane was built alone (loc_plane.c) */
     uint32_t n_alone;
     pthread_mutex_t planes_lock;
+    /* Planes not validated yet (NULL: all were at open), and which
+     * locations' planes have been since (read and set under planes_lock,
+     * or with atomic loads: the byte is set once). */
+    pk_deferred *deferred;
+    unsigned char *loc_checked;
+    uint32_t n_checked;
+    int deferred_done;
+    /* The summary locations hold exact statistics of the plain locations'
+     * stored values (hpcprof's profile 0; not opened PK_OPEN_RECOMPUTE):
+     * questions the summary holds are answered from it (analysis/summary.c). */
+    int summary_exact;
+    /* The summary holds sums kept from a source where they are not the
+     * plain locations' (legacy experiment.xml's): an HPCToolkit database
+     * written from it says so in metrics/default.yaml (HK_YAML_INEXACT),
+     * and its reader then never answers from the summary. */
+    int summary_inexact;
 
     void **owned; /* blocks from pk_model_alloc_owned(), freed with the profile */
     size_t n_owned, cap_owned;
@@ -269,6 +302,15 @@ uint32_t *pk_deepest_first(const pk_profile *p);
  * HPCToolkit database without metric-db files has only trace-only plain
  * locations, and its values are the summary's. */
 int pk_has_plain_locations(const pk_profile *p);
+/* Add a tree of `n` nodes given by parent links (node 0 the root, every
+ * other node after its parent: parent[i] < i) as the profile's contexts,
+ * breadth-first (tree_layout.c): fill() sets a context's own fields
+ * (kind, relation, function...), the layout its id (= index), parent,
+ * children and depth; new_index[node] gets each node's index. Indexes
+ * the contexts when done. */
+pk_status pk_model_layout_tree(pk_profile *p, uint32_t n, const uint32_t *parent,
+                               void (*fill)(void *user, uint32_t node, pk_ctx_rec *rec), void *user,
+                               uint32_t *new_index);
 
 /* --- columns (profile.c) --- */
 /* Map raw id `raw` in `space` to column `col`. Fails on a duplicate. */
@@ -288,6 +330,12 @@ pk_status pk_model_ensure_cm(const pk_profile *p);
 int pk_model_cm_lookup(const pk_profile *p, uint32_t ctx, uint32_t col, uint32_t loc, double *out);
 
 /* --- value stores (rows.c) --- */
+/* Attach deferred validation (owned from then on; deferred.c). */
+void pk_model_attach_deferred(pk_profile *p, pk_deferred *d);
+/* Validate every deferred plane (pk_model_ensure_planes() does), or
+ * location loc's alone. PK_OK without deferred planes. Thread-safe. */
+pk_status pk_model_check_deferred(const pk_profile *p);
+pk_status pk_model_check_location(const pk_profile *p, uint32_t loc);
 /* Attach a row store (owned from then on: destroyed with the profile). */
 void pk_model_attach_rows(pk_profile *p, pk_row_store *store);
 /* 1 if the plain values live in a row store: analyses that scan whole
@@ -297,25 +345,26 @@ static inline int pk_model_has_rows(const pk_profile *p)
 {
     return p->rows != NULL;
 }
-/* Build every location plane from the row store (no-op without one, or
- * when built). Thread-safe. Code that reads p->locs[].plane directly
- * calls it first. */
+/* Build every location plane from the row store, and validate every
+ * deferred plane (no-op without either, or when done). Thread-safe. Code
+ * that reads p->locs[].plane or p->cm directly calls it first. */
 pk_status pk_model_ensure_planes(const pk_profile *p);
 /* Every plain column's rows, split between `workers` threads by column:
- * fn sees each row's values of all locations (row: n_locs doubles) on
- * the worker that owns the column. The first scan also counts each
- * location's values for pk_model_location_counts(). */
-typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
-                           const double *row);
+ * fn sees each row's values of all locations summed (compensated: the
+ * sum is sum + comp; model/rowsum.c) with the row's context, on the
+ * worker that owns the column. The first scan also counts each location's
+ * values for pk_model_location_counts(). */
+typedef void (*pk_rows_fn)(void *user, unsigned worker, uint32_t col, uint32_t ctx, double sum,
+                           double comp);
 pk_status pk_model_rows_scan(const pk_profile *p, unsigned workers, pk_rows_fn fn, void *user);
 /* A location's stored non-zero values and the contexts holding them, from
  * its plane, or counted over the rows (once, then kept) before the planes
  * are built. */
 pk_status pk_model_location_counts(const pk_profile *p, uint32_t loc, uint64_t *n_values,
                                    uint32_t *n_contexts);
-/* Location loc's plane: as stored, or built from the row store for that
- * location alone (a few locations; after that, every plane at once).
- * Thread-safe. */
+/* Location loc's plane: as stored (validated first when its validation
+ * was deferred), or built from the row store for that location alone (a
+ * few locations; after that, every plane at once). Thread-safe. */
 pk_status pk_model_location_plane(const pk_profile *p, uint32_t loc, const pk_plane **out);
 /* Build the planes and let the row store go: for code that changes the
  * planes (pk_profile_derive), after which the rows would be stale. */

@@ -35,6 +35,8 @@ void pk_profile_free(pk_profile *p)
 {
     if (!p) return;
     if (p->rows) p->rows->destroy(p->rows->user); /* before the mappings it reads */
+    if (p->deferred) p->deferred->destroy(p->deferred->user);
+    free(p->loc_checked);
     free(p->row_nvals), free(p->row_nctx);
     for (size_t i = 0; i < p->n_sources; i++)
         pk_unmap_file(&p->sources[i].map);
@@ -70,6 +72,8 @@ pk_source_rec *pk_model_add_source(pk_profile *p, const char *name)
 
 pk_status pk_model_map_column(pk_profile *p, int space, uint32_t raw, uint32_t col)
 {
+    if (raw == UINT32_MAX) /* raw + 1 would wrap, and realloc(..., 0) free the map */
+        return pk_fail(PK_ERR_FORMAT, "metric id %u is out of range", raw);
     if (raw >= p->n_raw[space]) {
         uint32_t n = raw + 1;
         uint32_t *t = realloc(p->col_of_raw[space], (size_t)n * sizeof *t);
@@ -247,6 +251,15 @@ pk_status pk_trace_range(const pk_profile *p, uint64_t *begin, uint64_t *end)
     return PK_OK;
 }
 
+/* The name of identifier `kind`'s value in location l (attribute
+ * "value-name:KIND": a pprof string label), or NULL. */
+static const char *value_name(const pk_profile *p, pk_index l, const char *kind)
+{
+    char key[160];
+    if (!kind || snprintf(key, sizeof key, "value-name:%s", kind) >= (int)sizeof key) return NULL;
+    return pk_attribute_find(p, PK_ENTITY_LOCATION, l, key);
+}
+
 size_t pk_location_name(const pk_profile *p, pk_index i, char *buf, size_t size)
 {
     char dummy[1];
@@ -263,8 +276,11 @@ size_t pk_location_name(const pk_profile *p, pk_index i, char *buf, size_t size)
         const pk_ident *id = &l->ids[k];
         char kind[16];
         if (!id->kind_name) snprintf(kind, sizeof kind, "KIND%u", id->kind);
-        char part[96];
-        if (id->flags & PK_ID_PHYSICAL)
+        const char *named = value_name(p, i, id->kind_name);
+        char part[200];
+        if (named)
+            snprintf(part, sizeof part, "%s %s", id->kind_name, named);
+        else if (id->flags & PK_ID_PHYSICAL)
             snprintf(part, sizeof part, "%s %u [0x%llx]", id->kind_name ? id->kind_name : kind,
                      id->logical, (unsigned long long)id->physical);
         else

@@ -13,6 +13,7 @@
 #include <string.h>
 
 #include "model.h"
+#include "rowsum.h"
 #include "util/parallel.h"
 
 void pk_model_attach_rows(pk_profile *p, pk_row_store *store)
@@ -26,9 +27,9 @@ pk_status pk_model_ensure_planes(const pk_profile *cp)
     /* The planes are logically part of the immutable profile; building
      * them lazily is an implementation detail guarded by the lock. */
     pk_profile *p = (pk_profile *)cp;
-    if (!p->rows) return PK_OK;
+    pk_status st = pk_model_check_deferred(p);
+    if (st || !p->rows) return st;
     pthread_mutex_lock(&p->planes_lock);
-    pk_status st = PK_OK;
     if (!p->planes_ready) {
         st = p->rows->planes(p->rows->user);
         p->planes_ready = st == PK_OK;
@@ -59,16 +60,17 @@ pk_status pk_model_planes_only(pk_profile *p)
     return PK_OK;
 }
 
-/* Per worker of a scan: its counts and its marks of the (context,
- * location) pairs seen, merged when the scan ends. Marks are kept only
- * for the contexts that have a row: slot[c] is context c's bitset of
- * locations in `has` (UINT32_MAX: none yet), so they cost a bit per value
- * a row holds, never n_ctx x n_locs bits (a file of 120,000 contexts and
- * as many locations, with no row stored, asked for 1.8 GB). */
+/* Per worker of a scan: its counts, which contexts had a row with a
+ * value at every location (then no cell of that context needs a mark),
+ * and its marks of the other rows' (context, location) pairs. Marks are
+ * kept only for the contexts that have such a row: slot[c] is context c's
+ * bitset of locations in `has` (UINT32_MAX: none yet), so they cost a bit
+ * per value a row holds, never n_ctx x n_locs bits (a file of 120,000
+ * contexts and as many locations, with no row stored, asked for 1.8 GB). */
 typedef struct scan_worker {
     uint64_t *nvals;
     uint32_t *slot;
-    unsigned char *has;
+    unsigned char *full, *has;
     size_t n_slots, cap_slots;
     double *buf;
     pk_status st;
@@ -100,20 +102,35 @@ static unsigned char *marks_of(const pk_profile *p, scan_worker *w, uint32_t c)
     return w->has + (size_t)w->slot[c] * bytes;
 }
 
-static void count_row(const pk_profile *p, scan_worker *w, uint32_t c, const double *row)
+/* A row's values (n_locs doubles at `row`) into the worker's counts. */
+static void count_row(const pk_profile *p, scan_worker *w, uint32_t c, const unsigned char *row)
 {
-    unsigned char *has = c < p->n_ctx && !w->st ? marks_of(p, w, c) : NULL;
-    if (c < p->n_ctx && !has && !w->st) w->st = pk_fail_nomem("counting values");
-    if (!has) { /* a row of no context: its values count, no context does */
-        for (uint32_t l = 0; l < p->n_locs; l++)
-            w->nvals[l] += row[l] != 0;
+    size_t nz = pk_row_count(row, p->n_locs, w->nvals);
+    if (c >= p->n_ctx || w->full[c] || w->st) return; /* a row of no context: no context counts */
+    if (nz == p->n_locs) {                            /* dense rows (the usual): no cell to mark */
+        w->full[c] = 1;
         return;
     }
-    for (uint32_t l = 0; l < p->n_locs; l++) { /* branch-free: most values are non-zero */
-        unsigned nz = row[l] != 0;
-        w->nvals[l] += nz;
-        has[l >> 3] |= (unsigned char)(nz << (l & 7));
+    unsigned char *has = marks_of(p, w, c);
+    if (!has) {
+        w->st = pk_fail_nomem("counting values");
+        return;
     }
+    for (uint32_t l = 0; l < p->n_locs && nz; l++) {
+        double x;
+        memcpy(&x, row + 8 * (size_t)l, 8);
+        if (x != 0) has[l >> 3] |= (unsigned char)(1u << (l & 7)), nz--;
+    }
+}
+
+/* Row i of an open column as doubles in native byte order: in place
+ * when the store has it so, else decoded into buf. */
+static const unsigned char *row_bytes(const pk_rows *v, uint32_t i, uint32_t n, double *buf)
+{
+    const unsigned char *raw = v->raw ? v->raw(v, i) : NULL;
+    if (raw) return raw;
+    v->get(v, i, 0, n, buf);
+    return (const unsigned char *)buf;
 }
 
 static void scan_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
@@ -126,9 +143,11 @@ static void scan_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (p->columns[col].is_summary) continue;
         if ((w->st = pk_model_rows_open(p, col, &v)) != PK_OK) break;
         for (uint32_t i = 0; i < v.n_rows; i++) {
-            v.get(&v, i, 0, p->n_locs, w->buf);
-            if (job->count) count_row(p, w, v.ctx[i], w->buf);
-            job->fn(job->user, wi, col, &v, i, w->buf);
+            const unsigned char *row = row_bytes(&v, i, p->n_locs, w->buf);
+            double sum, comp;
+            if (job->count) count_row(p, w, v.ctx[i], row);
+            pk_row_sum(row, p->n_locs, &sum, &comp);
+            job->fn(job->user, wi, col, v.ctx[i], sum, comp);
         }
         pk_model_rows_close(p, &v);
     }
@@ -142,25 +161,28 @@ static pk_status scan_init(scan_job *job, unsigned workers)
         w->buf = malloc(((size_t)p->n_locs + 1) * sizeof *w->buf);
         if (job->count) {
             w->nvals = calloc((size_t)p->n_locs + 1, sizeof *w->nvals);
+            w->full = calloc((size_t)p->n_ctx + 1, 1);
             w->slot = malloc(((size_t)p->n_ctx + 1) * sizeof *w->slot);
             if (w->slot) memset(w->slot, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->slot);
         }
-        if (!w->buf || (job->count && (!w->nvals || !w->slot)))
+        if (!w->buf || (job->count && (!w->nvals || !w->full || !w->slot)))
             return pk_fail_nomem("scanning rows");
     }
     return PK_OK;
 }
 
-/* The contexts at each location: per context with marks, the workers'
- * marks together (one context's rows may be in several workers'
- * columns). */
+/* The contexts at each location: a context with a dense row in some
+ * worker is at every location; for the others, the workers' marks
+ * together (one context's rows may be in several workers' columns). */
 static void count_contexts(const scan_job *job, unsigned workers, unsigned char *any, uint32_t *nc)
 {
     const pk_profile *p = job->p;
     size_t bytes = ((size_t)p->n_locs + 7) / 8;
     for (uint32_t c = 0; c < p->n_ctx; c++) {
-        int seen = 0;
-        for (unsigned i = 0; i < workers; i++) {
+        int seen = 0, full = 0;
+        for (unsigned i = 0; i < workers && !full; i++)
+            full = job->w[i].full[c];
+        for (unsigned i = 0; i < workers && !full; i++) {
             const scan_worker *w = &job->w[i];
             if (w->slot[c] == UINT32_MAX) continue;
             const unsigned char *has = w->has + (size_t)w->slot[c] * bytes;
@@ -170,8 +192,8 @@ static void count_contexts(const scan_job *job, unsigned workers, unsigned char 
                 for (size_t b = 0; b < bytes; b++)
                     any[b] |= has[b];
         }
-        for (uint32_t l = 0; seen && l < p->n_locs; l++)
-            nc[l] += (any[l >> 3] >> (l & 7)) & 1;
+        for (uint32_t l = 0; (seen || full) && l < p->n_locs; l++)
+            nc[l] += full ? 1u : (any[l >> 3] >> (l & 7)) & 1u;
     }
 }
 
@@ -210,14 +232,15 @@ pk_status pk_model_rows_scan(const pk_profile *cp, unsigned workers, pk_rows_fn 
         st = job.w[i].st;
     if (!st && job.count) st = scan_keep_counts(&job, workers);
     for (unsigned i = 0; i < workers; i++)
-        free(job.w[i].nvals), free(job.w[i].slot), free(job.w[i].has), free(job.w[i].buf);
+        free(job.w[i].nvals), free(job.w[i].slot), free(job.w[i].full), free(job.w[i].has),
+            free(job.w[i].buf);
     return st;
 }
 
-static void count_only(void *user, unsigned worker, uint32_t col, const pk_rows *v, uint32_t i,
-                       const double *row)
+static void count_only(void *user, unsigned worker, uint32_t col, uint32_t ctx, double sum,
+                       double comp)
 {
-    (void)user, (void)worker, (void)col, (void)v, (void)i, (void)row;
+    (void)user, (void)worker, (void)col, (void)ctx, (void)sum, (void)comp;
 }
 
 pk_status pk_model_location_counts(const pk_profile *cp, uint32_t loc, uint64_t *n_values,

@@ -184,6 +184,28 @@ pk_status pkq_tree_json_root(pk_json *j, const pk_tree_answer *a, const pk_tree_
     return st;
 }
 
+/* A document that starts below the root says how to get there: the
+ * node indexes from the root down to the first node's parent, so a page
+ * can open a node it was given (a link, a reload) level by level. */
+static pk_status write_path(pk_json *j, const pk_tree_answer *a, pk_index from)
+{
+    size_t n = 0;
+    for (pk_index i = a->nodes[from].parent; i != PK_NONE && n < a->n_nodes; i = a->nodes[i].parent)
+        n++;
+    pk_index *up = malloc((n ? n : 1) * sizeof *up);
+    if (!up) return pk_fail_nomem("writing a tree node's path");
+    n = 0;
+    for (pk_index i = a->nodes[from].parent; i != PK_NONE && n < a->n_nodes; i = a->nodes[i].parent)
+        up[n++] = i;
+    pk_json_key(j, "path");
+    pk_json_array_begin(j);
+    while (n > 0)
+        pk_json_uint(j, up[--n]);
+    pk_json_array_end(j);
+    free(up);
+    return PK_OK;
+}
+
 pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
                                     const pk_tree_json_options *opts)
 {
@@ -197,8 +219,10 @@ pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
     pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "level"), pk_json_string(j, a->level_name);
     if (a->calls_metric) pk_json_key(j, "calls_metric"), pk_json_string(j, a->calls_metric);
+    pk_status st = a->n_nodes && o->from ? write_path(j, a, o->from) : PK_OK;
+    if (st) return st;
     pk_json_key(j, "root");
-    pk_status st = pkq_tree_json_root(j, a, o, &written, &pruned);
+    st = pkq_tree_json_root(j, a, o, &written, &pruned);
     pk_json_key(j, "hidden"), pk_json_uint(j, a->hidden);
     if (o->min_share > 0) {
         pk_json_key(j, "min_share"), pk_json_double(j, o->min_share);

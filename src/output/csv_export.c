@@ -119,7 +119,8 @@ pk_status pk_export_csv(FILE *out, const pk_profile *p)
         pk_cursor cur;
         pk_value v;
         pk_index last = PK_NONE;
-        pk_location_values_begin(p, l, &cur);
+        pk_status st = pk_location_values_begin(p, l, &cur);
+        if (st) return st; /* a block that fails its (deferred) validation */
         while (pk_cursor_next(&cur, &v)) {
             if (v.column == PK_NONE || v.context == PK_NONE) continue;
             if (v.context != last) {

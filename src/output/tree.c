@@ -198,4 +198,3 @@ const char *pk_relation_name(pk_relation relation)
     static const char *const relations[] = {"none", "lexical", "call", "inlined-call", "unknown"};
     return relations[relation <= PK_REL_UNKNOWN ? relation : PK_REL_UNKNOWN];
 }
-

@@ -17,7 +17,7 @@ void pk_buf_free(pk_buf *b)
 size_t pk_buf_zeros(pk_buf *b, size_t n)
 {
     size_t at = b->len;
-    if (b->failed) return at;
+    if (b->failed || !n) return at; /* nothing: data may still be NULL */
     if (n > SIZE_MAX - b->len || pk_vec_reserve((void **)&b->data, &b->cap, b->len + n, 1)) {
         b->failed = 1;
         return at;

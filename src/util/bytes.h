@@ -100,4 +100,11 @@ static inline uint64_t pk_f64_bits(double d)
     return bits;
 }
 
+static inline double pk_f64_from_bits(uint64_t bits)
+{
+    double d;
+    memcpy(&d, &bits, sizeof d);
+    return d;
+}
+
 #endif

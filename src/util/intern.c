@@ -11,6 +11,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapfile.h"
+
 void pk_intern_init(pk_interner *in, pk_arena *arena)
 {
     in->arena = arena;
@@ -55,6 +57,9 @@ static int intern_grow(pk_interner *in)
     size_t cap = in->cap ? in->cap * 2 : 256;
     pk_intern_slot *slots = calloc(cap, sizeof *slots);
     if (!slots) return -1;
+    /* a big table's pages writable at once: read first, each would map the
+     * zero page and then fault again, with a TLB shootdown, to be written */
+    pk_mem_prefault(slots, cap * sizeof *slots);
     for (size_t i = 0; i < in->cap; i++) {
         if (!in->slots[i].str) continue;
         size_t j = in->slots[i].hash & (cap - 1);

@@ -10,19 +10,36 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "mapfile.h"
+
 static size_t words(const pk_kmap *m)
 {
     return m->words && m->words < PK_KMAP_WORDS ? m->words : PK_KMAP_WORDS;
 }
 
+/* Each word times its own odd constant, summed (the multiplications are
+ * independent, so they overlap), then mixed (murmur3's finaliser). */
 static uint32_t hash_key(const pk_kmap *m, const uint64_t *k)
 {
-    uint64_t h = 0x9e3779b97f4a7c15ull;
-    for (size_t i = 0, n = words(m); i < n; i++) {
-        h ^= k[i] + 0x9e3779b97f4a7c15ull + (h << 6) + (h >> 2);
-        h *= 0xff51afd7ed558ccdull;
-    }
+    static const uint64_t mul[PK_KMAP_WORDS] = {
+        0x9e3779b97f4a7c15ull, 0xc2b2ae3d27d4eb4full, 0x165667b19e3779f9ull, 0xd6e8feb86659fd93ull,
+        0xff51afd7ed558ccdull, 0xc4ceb9fe1a85ec53ull, 0x94d049bb133111ebull, 0xbf58476d1ce4e5b9ull};
+    uint64_t h = 0;
+    for (size_t i = 0, n = words(m); i < n; i++)
+        h += (k[i] ^ (k[i] >> 29)) * mul[i];
+    h ^= h >> 33;
+    h *= 0xff51afd7ed558ccdull;
+    h ^= h >> 33;
+    h *= 0xc4ceb9fe1a85ec53ull;
     return (uint32_t)(h ^ (h >> 32));
+}
+
+static int same_key(const uint64_t *a, const uint64_t *b, size_t n)
+{
+    uint64_t d = 0;
+    for (size_t i = 0; i < n; i++)
+        d |= a[i] ^ b[i];
+    return d == 0;
 }
 
 static const uint64_t *key_of(const pk_kmap *m, uint32_t entry)
@@ -37,7 +54,7 @@ static size_t find_slot(const pk_kmap *m, const uint64_t *k, uint32_t h)
     for (;; i = (i + 1) & mask) {
         const pk_kmap_slot *s = &m->slots[i];
         if (!s->entry) return i;
-        if (s->hash == h && memcmp(key_of(m, s->entry), k, words(m) * sizeof *k) == 0) return i;
+        if (s->hash == h && same_key(key_of(m, s->entry), k, words(m))) return i;
     }
 }
 
@@ -47,6 +64,9 @@ static int grow_slots(pk_kmap *m)
     if (cap > SIZE_MAX / sizeof(pk_kmap_slot)) return -1;
     pk_kmap_slot *slots = calloc(cap, sizeof *slots);
     if (!slots) return -1;
+    /* a big table's pages writable at once: read first, each would map the
+     * zero page and then fault again, with a TLB shootdown, to be written */
+    pk_mem_prefault(slots, cap * sizeof *slots);
     for (size_t i = 0; i < m->cap; i++) {
         pk_kmap_slot s = m->slots[i];
         if (!s.entry) continue;

@@ -24,7 +24,7 @@ static const unsigned char empty_file[1];
 static _Thread_local char damage_msg[1024];
 static _Thread_local int damage_seen;
 
-pk_status pk_map_file(const char *path, pk_mapfile *out)
+static pk_status map_file(const char *path, pk_mapfile *out, int willneed)
 {
     struct stat st;
     int fd;
@@ -42,7 +42,7 @@ pk_status pk_map_file(const char *path, pk_mapfile *out)
                            (unsigned long long)st.st_size, strerror(e));
         }
         /* Readers mostly stream through value blocks front to back. */
-        madvise(p, (size_t)st.st_size, MADV_WILLNEED);
+        if (willneed) madvise(p, (size_t)st.st_size, MADV_WILLNEED);
         out->data = p;
         out->mapped = 1;
         out->guard = pk_guard_add(p, (uint64_t)st.st_size);
@@ -51,6 +51,70 @@ pk_status pk_map_file(const char *path, pk_mapfile *out)
     }
     close(fd);
     return PK_OK;
+}
+
+pk_status pk_map_file(const char *path, pk_mapfile *out)
+{
+    return map_file(path, out, 1);
+}
+
+pk_status pk_map_file_cold(const char *path, pk_mapfile *out)
+{
+    return map_file(path, out, 0);
+}
+
+void pk_map_willneed(const pk_mapfile *m)
+{
+    if (m->mapped && m->size) madvise((void *)m->data, (size_t)m->size, MADV_WILLNEED);
+}
+
+/* read(2) all of it, up to n bytes; the count read (a file may shrink). */
+static ssize_t read_all(int fd, unsigned char *p, size_t n)
+{
+    size_t done = 0;
+    while (done < n) {
+        ssize_t k = read(fd, p + done, n - done);
+        if (k < 0 && errno == EINTR) continue;
+        if (k < 0) return -1;
+        if (k == 0) break;
+        done += (size_t)k;
+    }
+    return (ssize_t)done;
+}
+
+pk_status pk_load_file(const char *path, pk_loadbuf *buf, pk_mapfile *out)
+{
+    struct stat st;
+    int fd;
+    pk_status s = pk_input_open(path, &fd, &st);
+    if (s) return s;
+    uint64_t size = (uint64_t)st.st_size;
+    if (size > buf->limit) { /* big: mapped as pk_map_file does */
+        close(fd);
+        return pk_map_file(path, out);
+    }
+    if (size + 1 > buf->cap) {
+        unsigned char *d = realloc(buf->data, size + 1);
+        if (!d) {
+            close(fd);
+            return pk_fail_nomem("reading a file");
+        }
+        buf->data = d, buf->cap = size + 1;
+    }
+    ssize_t got = size ? read_all(fd, buf->data, size) : 0;
+    int e = errno;
+    close(fd);
+    if (got < 0) return pk_fail(PK_ERR_IO, "%s: cannot read: %s", path, strerror(e));
+    memset(out, 0, sizeof *out);
+    out->data = size ? buf->data : empty_file;
+    out->size = (uint64_t)got;
+    return PK_OK;
+}
+
+void pk_loadbuf_free(pk_loadbuf *buf)
+{
+    free(buf->data);
+    buf->data = NULL, buf->cap = 0;
 }
 
 int pk_map_damage(const pk_mapfile *m, uint64_t *offset)

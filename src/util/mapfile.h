@@ -33,9 +33,29 @@ typedef struct pk_mapfile {
     uint64_t dev, ino;
 } pk_mapfile;
 
-/* Map `path`. On failure sets the last error naming the path. */
+/* Map `path`. On failure sets the last error naming the path. The
+ * kernel is told the whole file will be read soon (MADV_WILLNEED). */
 pk_status pk_map_file(const char *path, pk_mapfile *out);
+/* The same, without the read-ahead hint: for files of which a reader may
+ * touch only a part (a big profile.db answered from its summary). */
+pk_status pk_map_file_cold(const char *path, pk_mapfile *out);
+/* The read-ahead hint of pk_map_file(), given later. */
+void pk_map_willneed(const pk_mapfile *m);
 void pk_unmap_file(pk_mapfile *m);
+
+/* A buffer files are read into, one after the other: for readers of many
+ * small files that copy what they keep (an hpcrun measurement holds
+ * thousands), reading costs a read(2) instead of a mapping, its page
+ * faults and its unmapping. Files above `limit` bytes are mapped. */
+typedef struct pk_loadbuf {
+    unsigned char *data;
+    size_t cap;
+    uint64_t limit;
+} pk_loadbuf;
+/* `path` into buf (or mapped, when bigger than buf->limit): *out as from
+ * pk_map_file, valid until the next load; release it with pk_unmap_file. */
+pk_status pk_load_file(const char *path, pk_loadbuf *buf, pk_mapfile *out);
+void pk_loadbuf_free(pk_loadbuf *buf);
 /* 1 if the file behind a mapping shrank after it was mapped; *offset (may
  * be NULL) gets the first byte that is no longer the file's. */
 int pk_map_damage(const pk_mapfile *m, uint64_t *offset);

@@ -40,6 +40,22 @@ pk_status pk_out_open(pk_out *o, const char *path)
     return o->status;
 }
 
+pk_status pk_out_at(pk_out *o, const char *path, uint64_t offset)
+{
+    memset(o, 0, sizeof *o);
+    o->path = path;
+    o->fd = open(path, O_WRONLY | O_NOFOLLOW | O_CLOEXEC);
+    if (o->fd < 0)
+        return o->status = pk_fail(PK_ERR_IO, "%s: cannot open: %s", path, strerror(errno));
+    if (take_buffer(o)) {
+        close(o->fd);
+        o->fd = -1;
+        return o->status;
+    }
+    pk_out_seek(o, offset);
+    return o->status;
+}
+
 /* write(2) all of it, retrying on short writes and EINTR. */
 static void write_all(pk_out *o, const unsigned char *p, size_t n)
 {
@@ -61,6 +77,16 @@ static void flush(pk_out *o)
 {
     if (o->used) write_all(o, o->buf, o->used);
     o->used = 0;
+}
+
+void pk_out_seek(pk_out *o, uint64_t offset)
+{
+    if (o->status) return;
+    flush(o);
+    if (!o->status && lseek(o->fd, (off_t)offset, SEEK_SET) < 0)
+        o->status = pk_fail(PK_ERR_IO, "%s: cannot seek to byte %llu: %s", o->path,
+                            (unsigned long long)offset, strerror(errno));
+    o->offset = offset;
 }
 
 void pk_out_bytes(pk_out *o, const void *data, size_t n)

@@ -31,6 +31,12 @@ typedef struct pk_out {
 /* Create `path` (which must not exist; a symbolic link is refused) for
  * writing: a file inside an output directory that safeout.h made. */
 pk_status pk_out_open(pk_out *o, const char *path);
+/* Write into the existing file `path` (inside an output directory that
+ * safeout.h made; a symbolic link is refused) from byte `offset` on:
+ * members of a parallel build each write their own parts of one file. */
+pk_status pk_out_at(pk_out *o, const char *path, uint64_t offset);
+/* Go on writing at byte `offset` (after what is buffered is written). */
+void pk_out_seek(pk_out *o, uint64_t offset);
 /* Start the output file `target` the safe way (safeout.h; flags:
  * PK_WRITE_FORCE or 0), written through `o` and put in place by
  * pk_out_commit(). */

@@ -64,6 +64,25 @@ static pk_status name_tmp(pk_safeout *s, const char *target)
     return PK_OK;
 }
 
+/* A pprof profile profkit wrote (formats/pprof/write.c): plain, its
+ * string table opens with "" and "written by profkit..."; gzip, its
+ * header's comment says so. */
+static int pprof_signature(const unsigned char *b, size_t n)
+{
+    static const char sig[] = "written by profkit";
+    size_t len = sizeof sig - 1, at = 10;
+    if (n > 4 + len && b[0] == 0x32 && b[1] == 0 && b[2] == 0x32 && b[3] >= len && b[3] < 0x80)
+        return memcmp(b + 4, sig, len) == 0;
+    if (n < 10 || b[0] != 0x1f || b[1] != 0x8b || b[2] != 8 || !(b[3] & 0x10)) return 0;
+    if (b[3] & 4) at += 2 + (n > 11 ? b[10] | (size_t)b[11] << 8 : n); /* FEXTRA */
+    if (b[3] & 8) {                                                    /* FNAME */
+        while (at < n && b[at])
+            at++;
+        at++;
+    }
+    return at + len <= n && memcmp(b + at, sig, len) == 0;
+}
+
 /* The first bytes of an output profkit writes, for file systems where the
  * mark attribute cannot be set. */
 static int has_signature(const char *path)
@@ -75,6 +94,7 @@ static int has_signature(const char *path)
     close(fd);
     if (n <= 0) return 0;
     buf[n] = '\0';
+    if (pprof_signature((const unsigned char *)buf, (size_t)n)) return 1;
     if (strncmp(buf, "{\"schema\": \"profkit.model/", 26) == 0 &&
         strstr(buf, "\"generator\": \"profkit "))
         return 1;

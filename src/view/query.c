@@ -105,9 +105,10 @@ int pkv_double(const pkv_query *q, const char *key, double lo, double hi, double
 
 static int hex_value(char c)
 {
-    return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10
-                                        : c >= 'A' && c <= 'F'   ? c - 'A' + 10
-                                                                 : -1;
+    return c >= '0' && c <= '9'   ? c - '0'
+           : c >= 'a' && c <= 'f' ? c - 'a' + 10
+           : c >= 'A' && c <= 'F' ? c - 'A' + 10
+                                  : -1;
 }
 
 /* s[0..n) percent-decoded ('+' is a blank) into out (n + 1 bytes);
@@ -117,7 +118,8 @@ static size_t decode(const char *s, size_t n, char *out)
     size_t k = 0;
     for (size_t i = 0; i < n; i++) {
         if (s[i] == '%') {
-            int hi = i + 1 < n ? hex_value(s[i + 1]) : -1, lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
+            int hi = i + 1 < n ? hex_value(s[i + 1]) : -1,
+                lo = i + 2 < n ? hex_value(s[i + 2]) : -1;
             if (hi < 0 || lo < 0) return (size_t)-1;
             out[k++] = (char)(hi * 16 + lo), i += 2;
         } else {
@@ -135,9 +137,9 @@ void pkv_query_parse(pkv_query *q, const char *text)
         if (eq > len) eq = len;
         char *key = malloc(eq + 1), *value = malloc(len - eq + 1);
         size_t kn = key ? decode(text, eq, key) : (size_t)-1;
-        size_t vn = value ? decode(text + (eq < len ? eq + 1 : len), len - (eq < len ? eq + 1 : len),
-                                   value)
-                          : (size_t)-1;
+        size_t vn =
+            value ? decode(text + (eq < len ? eq + 1 : len), len - (eq < len ? eq + 1 : len), value)
+                  : (size_t)-1;
         if (kn == (size_t)-1 || vn == (size_t)-1)
             pkv_query_fail(q, "a bad %-escape in the query", NULL);
         else

@@ -30,6 +30,8 @@ typedef struct report {
     pkv_session *s;
     FILE *out;
     size_t n, bytes, dropped;
+    size_t functions;        /* whose callers, callees, locations, source it holds */
+    size_t no_line, no_file; /* of those: source answers without lines, files not found */
     double threshold;
     int failed;
 } report;
@@ -87,7 +89,10 @@ static void ask(report *rp, const req *r)
     pkv_response res;
     if (pkv_api(rp->s, r->route, &q, &res) < 0) rp->failed = 1;
     pkv_query_free(&q);
-    if (res.status == 200 && res.body) {
+    /* a 404 or 422 is an answer (no source line known for the function;
+     * no flame graph of a minimum): the page shows it as served */
+    int answer = res.status == 200 || res.status == 404 || res.status == 422;
+    if (answer && res.body) {
         if (rp->n++) fputc(',', rp->out);
         write_key(rp->out, r);
         write_escaped(rp->out, res.body, res.len);
@@ -96,6 +101,23 @@ static void ask(report *rp, const req *r)
         rp->dropped++; /* the page then says "not in this report" */
     }
     free(res.body);
+}
+
+const char *pkv_report_gaps(size_t functions, size_t no_line, size_t no_file)
+{
+    static char text[240];
+    int n = snprintf(text, sizeof text,
+                     "no source text for %zu of the report's %zu functions:", no_line + no_file,
+                     functions);
+    if (no_line && n > 0 && (size_t)n < sizeof text)
+        n += snprintf(text + n, sizeof text - (size_t)n, " no source line known for %zu%s", no_line,
+                      no_file ? "," : "");
+    if (no_file && n > 0 && (size_t)n < sizeof text)
+        snprintf(text + n, sizeof text - (size_t)n,
+                 " source file not read for %zu (-I DIR reads files under DIR, --any-source any "
+                 "file the profile names)",
+                 no_file);
+    return text;
 }
 
 static const char *metric_name(const pk_profile *p, pk_index m)
@@ -213,6 +235,8 @@ static void ask_functions(report *rp)
     }
     /* every function's per-location values in one pass, not one each */
     pk_session_prefetch_functions(sd->qs, q, names, done);
+    size_t no_line = rp->s->gaps.no_line, no_file = rp->s->gaps.no_file;
+    rp->functions = done;
     for (size_t i = 0; i < done; i++) {
         char *name = pkv_page_string(names[i]);
         if (!name) {
@@ -222,19 +246,43 @@ static void ask_functions(report *rp)
         ask_function(rp, metric, name);
         free(name);
     }
+    rp->no_line = rp->s->gaps.no_line - no_line, rp->no_file = rp->s->gaps.no_file - no_file;
     pk_flat_answer_free(a);
     pk_query_free(q);
+}
+
+/* What the report holds and leaves out, in words: the banner's note
+ * (/api/profile) and, when source is missing, the builder's one line on
+ * stderr. */
+static void write_note(report *rp)
+{
+    pkv_session *s = rp->s;
+    int n = snprintf(s->report_note, sizeof s->report_note,
+                     "a report: tree nodes and flame frames below %g %% of the total, and "
+                     "callers, callees, locations and source beyond the top %zu functions, are "
+                     "left out; the location, stat and profile selectors are off (the report "
+                     "holds every location combined, by sum)",
+                     rp->threshold, rp->functions);
+    size_t at = n > 0 && (size_t)n < sizeof s->report_note ? (size_t)n : 0;
+    if (at && (rp->no_line || rp->no_file))
+        snprintf(s->report_note + at, sizeof s->report_note - at, "; %s",
+                 pkv_report_gaps(rp->functions, rp->no_line, rp->no_file));
 }
 
 static void write_data(report *rp)
 {
     const pkv_side *sd = &rp->s->side[0];
-    req r = {.route = "profile"};
-    ask(rp, &r);
+    const char *metric = metric_name(sd->p, sd->default_metric);
     ask_flat(rp);
     ask_tree(rp);
     ask_flame(rp);
     ask_functions(rp);
+    /* what the Locations and Source panes show before a selection */
+    req l = {.route = "locations"}, src = {.route = "source"};
+    param(&l, "metric", metric, 1);
+    param(&src, "metric", metric, 1);
+    ask(rp, &l);
+    ask(rp, &src);
     if (rp->s->side[1].p) {
         req d = {.route = "diff"};
         param(&d, "metric", metric_name(sd->p, sd->default_metric), 1);
@@ -244,6 +292,10 @@ static void write_data(report *rp)
         req t = {.route = "trace"};
         ask(rp, &t);
     }
+    /* last: its note says what the answers above could not hold */
+    write_note(rp);
+    req r = {.route = "profile"};
+    ask(rp, &r);
 }
 
 typedef struct asset {
@@ -352,5 +404,10 @@ int pkv_report(pkv_session *s, const char *path, double threshold, int force)
     if (!ok) return PKV_BAD;
     fprintf(stderr, "profkit view: wrote %s: %zu answers, %.1f MB of data (pruned at %g %%)\n",
             pkv_text(path), rp.n, rp.bytes / 1e6, threshold);
+    if (rp.no_line || rp.no_file)
+        fprintf(stderr, "profkit view: %s\n",
+                pkv_report_gaps(rp.functions, rp.no_line, rp.no_file));
+    if (rp.dropped)
+        fprintf(stderr, "profkit view: %zu answers failed and are not in the report\n", rp.dropped);
     return PKV_OK;
 }

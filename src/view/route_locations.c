@@ -2,7 +2,9 @@
  * view/route_locations.c — /api/locations: one function's values on
  * every location, with their spread: the library's per-location answer
  * (pk_answer_threads() with option function, profkit.threads/1), the
- * document `threads --function NAME --json` writes.
+ * document `threads --function NAME --json` writes; without a function,
+ * each location's total (`threads --json`), what the pane shows before
+ * anything is selected.
  */
 #include "view/view.h"
 
@@ -15,11 +17,10 @@ int pkv_route_locations(pkv_session *s, const pkv_query *q, pk_json *j, char *er
     pk_threads_answer *a = NULL;
     if (!pkv_only(q, locations_params, err, size)) return 400;
     const char *name = pkv_get(q, "function");
-    if (!name) return snprintf(err, size, "locations wants function"), 400;
     int rc = pkv_common_params(s, q, &c, err, size);
     if (rc == 200) rc = pkv_make_query(q, NULL, NULL, &pq, err, size);
     if (rc == 200) rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
-    if (rc == 200)
+    if (rc == 200 && name)
         rc = pkv_status(pk_query_set(pq, "function", pkv_function_name(c.sd->p, name)), err, size);
     if (rc == 200) rc = pkv_status(pk_answer_threads(c.sd->qs, pq, &a), err, size);
     if (rc == 200) rc = pkv_status(pk_threads_answer_write_json(j, a), err, size);

@@ -134,18 +134,13 @@ static void write_report(pk_json *j, const pkv_session *s)
         pk_json_null(j);
         return;
     }
-    char note[200];
-    snprintf(note, sizeof note,
-             "a report: tree nodes and flame frames below %g %% of the total, and callers, "
-             "callees, locations and source beyond the top 50 functions, are left out",
-             s->threshold);
     pk_json_object_begin(j);
     pk_json_key(j, "threshold");
     pk_json_double(j, s->threshold);
     pk_json_key(j, "generated");
     pk_json_string(j, s->generated);
     pk_json_key(j, "note");
-    pk_json_string(j, note);
+    pk_json_string(j, s->report_note);
     pk_json_object_end(j);
 }
 

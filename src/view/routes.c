@@ -88,20 +88,21 @@ int pkv_make_query(const pkv_query *q, const char *const *names, const char *top
     return pkv_status(st, err, size);
 }
 
-/* "#N" with N a non-summary location of the side. */
+/* A selector as --location takes it ("#N", "rank=3", "rank=0,thread=1")
+ * that names at least one non-summary location of the side: the page's
+ * Location is the CLI's --location, for every pane alike. */
 static int check_location(const pk_profile *p, const char *loc, char *err, size_t size)
 {
     size_t n = pk_location_count(p);
     unsigned char *sel = calloc(n ? n : 1, 1);
     if (!sel) return snprintf(err, size, "out of memory"), 500;
     size_t matched = 0;
-    char *end;
-    int ok = loc[0] == '#' && loc[1] >= '0' && loc[1] <= '9' && (strtoul(loc + 1, &end, 10), !*end);
-    pk_status st = ok ? pk_location_select(p, loc, sel, n, &matched) : PK_ERR_INVALID_ARG;
+    pk_status st = pk_location_select(p, loc, sel, n, &matched);
     free(sel);
     if (st == PK_OK && matched) return 200;
-    snprintf(err, size, "location wants #N, a location index of /api/profile; got '%.40s'", loc);
-    return ok ? 404 : 400;
+    if (st == PK_ERR_INVALID_ARG) return snprintf(err, size, "%s", pk_error_last()), 400;
+    snprintf(err, size, "location '%.60s' names no location of this profile", loc);
+    return 404;
 }
 
 int pkv_common_params(pkv_session *s, const pkv_query *q, pkv_common *c, char *err, size_t size)

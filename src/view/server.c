@@ -31,6 +31,7 @@
 #include <sys/random.h>
 #include <sys/socket.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "view/conns.h"
 #include "view/view.h"
@@ -252,19 +253,21 @@ static int resolve(const char *bind, unsigned port, struct sockaddr_storage *ss,
     return 1;
 }
 
-static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, unsigned port)
+/* The daemon on a socket listening already (listen.c: a busy port is
+ * said there, in one line). */
+static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, int fd)
 {
     unsigned flags = MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_ERROR_LOG;
     if (ss->ss_family == AF_INET6) flags |= MHD_USE_IPv6;
     /* no limit per address: every local user connects from 127.0.0.1,
      * so one would let 32 slow connections lock the user out; conns.c
      * bounds time and number instead */
-    return MHD_start_daemon(
-        flags, (uint16_t)port, NULL, NULL, answer, sv, MHD_OPTION_SOCK_ADDR,
-        (const struct sockaddr *)ss, MHD_OPTION_CONNECTION_LIMIT, (unsigned)PKV_MAX_CONNS,
-        MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PKV_REQUEST_SECONDS, MHD_OPTION_NOTIFY_CONNECTION,
-        pkv_conns_notify, &sv->conns, MHD_OPTION_NOTIFY_COMPLETED, pkv_conns_completed, &sv->conns,
-        MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
+    return MHD_start_daemon(flags, 0, NULL, NULL, answer, sv, MHD_OPTION_LISTEN_SOCKET, fd,
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)PKV_MAX_CONNS,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PKV_REQUEST_SECONDS,
+                            MHD_OPTION_NOTIFY_CONNECTION, pkv_conns_notify, &sv->conns,
+                            MHD_OPTION_NOTIFY_COMPLETED, pkv_conns_completed, &sv->conns,
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
 }
 
 /* A fresh session token: 32 random bytes as hex. */
@@ -337,13 +340,14 @@ static void wait_for_stop(server *sv, const sigset_t *stop)
     }
 }
 
-int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags)
 {
     server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER, 0};
     pkv_conns_init(&sv.conns);
     struct sockaddr_storage ss;
     if (!resolve(bind, port, &ss, &sv.loopback)) return PKV_USAGE;
     s->token[0] = 0;
+    int token = flags & PKV_TOKEN;
     if (token && !make_token(s)) {
         fprintf(stderr, "profkit view: no random bytes for the session token (getrandom)\n");
         return PKV_BAD;
@@ -363,14 +367,13 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
     sigaddset(&stop, SIGINT);
     sigaddset(&stop, SIGTERM);
     pthread_sigmask(SIG_BLOCK, &stop, NULL);
-    struct MHD_Daemon *d = start(&sv, &ss, port);
+    unsigned real;
+    int fd = pkv_listen(&ss, bind, port, flags & PKV_PORT_GIVEN, &real);
+    struct MHD_Daemon *d = fd >= 0 ? start(&sv, &ss, fd) : NULL;
     if (!d) {
-        fprintf(stderr, "profkit view: cannot listen on %s port %u (in use?)\n", pkv_text(bind),
-                port);
+        if (fd >= 0) close(fd), fprintf(stderr, "profkit view: the HTTP server did not start\n");
         return PKV_BAD;
     }
-    const union MHD_DaemonInfo *info = MHD_get_daemon_info(d, MHD_DAEMON_INFO_BIND_PORT);
-    unsigned real = info ? info->port : port;
     snprintf(sv.cookie, sizeof sv.cookie, "pk_token_%u", real);
     snprintf(sv.set_cookie, sizeof sv.set_cookie, "%s=%s; HttpOnly; SameSite=Strict; Path=/",
              sv.cookie, s->token);
@@ -379,15 +382,20 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token)
         inet_ntop(AF_INET6, &((struct sockaddr_in6 *)&ss)->sin6_addr, host, sizeof host);
     else
         inet_ntop(AF_INET, &((struct sockaddr_in *)&ss)->sin_addr, host, sizeof host);
-    printf(ss.ss_family == AF_INET6 ? "http://[%s]:%u/%s%s\n" : "http://%s:%u/%s%s\n", host, real,
-           s->token[0] ? "?token=" : "", s->token);
+    char url[INET6_ADDRSTRLEN + 128];
+    snprintf(url, sizeof url,
+             ss.ss_family == AF_INET6 ? "http://[%s]:%u/%s%s" : "http://%s:%u/%s%s", host, real,
+             s->token[0] ? "?token=" : "", s->token);
+    printf("%s\n", url);
     fflush(stdout);
+    if (flags & PKV_OPEN) pkv_open_browser(url, s->token[0] != 0);
     fprintf(stderr, "profkit view: serving %s; Ctrl-C stops\n", pkv_text(s->side[0].path));
     pthread_t warmer;
     int warming = pthread_create(&warmer, NULL, warm_first_screen, &sv) == 0;
     wait_for_stop(&sv, &stop);
     MHD_stop_daemon(d);
     if (warming) pthread_join(warmer, NULL);
+    pkv_open_done();
     fprintf(stderr, "profkit view: stopped\n");
     return PKV_OK;
 }

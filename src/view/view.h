@@ -104,10 +104,16 @@ typedef struct pkv_session {
     int any_source;
     /* the server's session token (hex), "" with --no-token */
     char token[65];
+    /* what source answers could not show (route_source.c): functions
+     * without a known source line, answers whose file was not found */
+    struct {
+        size_t no_line, no_file;
+    } gaps;
     /* report mode: what /api/profile says about the pruning */
     int report;
     double threshold;
     char generated[32];
+    char report_note[400]; /* what the report left out, in words (report.c) */
 } pkv_session;
 
 /* The tree answer of q on a side, kept or computed (evicting the least
@@ -213,9 +219,30 @@ const char *pkv_asset_type(const char *name);
 
 /* ---- server.c ------------------------------------------------------ */
 
+enum {
+    PKV_TOKEN = 1,      /* a fresh session token in the URL (not --no-token) */
+    PKV_PORT_GIVEN = 2, /* --port N: a busy port is an error, not a reason to take the next */
+    PKV_OPEN = 4,       /* --open: start a browser on the URL */
+};
 /* Serve s on bind:port until SIGINT/SIGTERM; prints the URL on stdout
- * (with a fresh session token when `token`). Returns the exit status. */
-int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token);
+ * (with a fresh session token under PKV_TOKEN). Returns the exit status. */
+int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags);
+
+/* ---- listen.c ------------------------------------------------------ */
+
+struct sockaddr_storage;
+/* A socket listening on ss (its address) at `port`; when that port is
+ * in use and not `port_given`, the next free one of a few, then any.
+ * The port in *bound; -1 with the reason said in one line on stderr. */
+int pkv_listen(const struct sockaddr_storage *ss, const char *bind, unsigned port, int port_given,
+               unsigned *bound);
+/* Start the user's browser ($BROWSER, else xdg-open) on url, or say on
+ * stderr that there is none; never waits for it. A `secret` URL (it
+ * holds the token) is given as a file:// page of mode 0600 that goes on
+ * to it, never on the browser's command line, which any user can read;
+ * pkv_open_done() removes that page. */
+void pkv_open_browser(const char *url, int secret);
+void pkv_open_done(void);
 
 /* ---- report.c ------------------------------------------------------ */
 
@@ -223,5 +250,9 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, int token);
  * `threshold` % of the total) to `path` as a safe output file. Returns
  * the exit status. */
 int pkv_report(pkv_session *s, const char *path, double threshold, int force);
+/* In words, what a report's source answers could not show: of `functions`
+ * functions, `no_line` without a known source line and `no_file` whose
+ * file was not found (a static buffer). */
+const char *pkv_report_gaps(size_t functions, size_t no_line, size_t no_file);
 
 #endif

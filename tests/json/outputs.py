@@ -165,7 +165,8 @@ TREE_NODE = {"name": STR, "kind": STR, "id": INT, "relation": STR, "inclusive": 
 def check_info(d):
     members(d, "$", {"path": STR, "format": STR, "version": STR, "title": "str?",
                      "description": "str?", "complete": BOOL, "reconstructed": BOOL,
-                     "files": "list", "counts": "obj", "trace_range": "obj?", "metrics": "list",
+                     "files": "list", "counts": "obj", "trace_range": "obj?", "values_from": STR,
+                     "metrics": "list",
                      "diagnostics": "obj"})
     each(d, "files", {"name": STR, "present": BOOL, "loaded": BOOL, "size": INT, "version": "str?"})
     members(d["counts"], "$.counts", {k: INT for k in (
@@ -178,6 +179,8 @@ def check_info(d):
         each(m, "summaries", {"scope": STR, "kind": STR, "formula": "str?", "combine": STR,
                               "stat": STR, "total": "num?"}, "$.metrics[%d].summaries" % i)
     members(d["diagnostics"], "$.diagnostics", {"errors": INT, "warnings": INT, "notes": INT})
+    if d["values_from"] not in ("summary", "profiles"):
+        raise Invalid("$.values_from: %r" % d["values_from"])
     completeness(d)
 
 

@@ -2,6 +2,12 @@
 
 Two kinds:
 
+- A class rule: a calling-context tree written as Callgrind whose functions
+  call each other in a cycle (the Callgrind output's flat profile has a
+  "<cycle N>" row): inclusive values of its cycle's members are the call
+  graph's, not the tree's, and are noted, not failed (exclusive values and
+  totals are still compared).
+
 - A class rule: a Callgrind source whose own `profkit check` reports
   `calls-exceed-costs` says that its calls carry more cost than their
   callees spend. No calling-context tree can hold such costs (a context's
@@ -18,7 +24,7 @@ Two kinds:
 """
 import re
 
-CCT_WRITERS = ("hpctoolkit", "cube")
+CCT_WRITERS = ("hpctoolkit", "cube", "pprof")
 
 # (writer, input regex, problem regex, reason)
 KNOWN = [
@@ -40,6 +46,22 @@ KNOWN = [
      "the example's unsigned inclusive metrics give 'main' less inclusive value than "
      "its callees (exclusive -58); profkit shows the unsigned metric's exclusive "
      "clamped at 0, a call graph stores the signed self cost"),
+    ("pprof", r"hpcviewer-2023\.01-xml_(inline\.xml\.db|bug-no-gpu-trace)$",
+     r"^(reference: )?(function .*(exclusive|inclusive|: source)|diff: function )",
+     "legacy XML (experiment.xml) exclusive values are not additive: a procedure's "
+     "exclusive value also counts its loops and inlined (alien) scopes, which carry "
+     "the same cost again; pprof samples hold values that add up (taken from the "
+     "inclusive ones), so per-function values differ while program totals agree"),
+    ("pprof", r"hpcviewer-2023\.01-xml_acc_f3$",
+     r"^(reference: )?(function .*(exclusive|inclusive|: source)|diff: function )",
+     "legacy XML stores each value rounded to 6 significant digits, inclusive and "
+     "exclusive separately, so they disagree by up to 1e-5 of a value; samples taken "
+     "from the inclusive values cannot match the exclusive ones too"),
+    ("pprof", r"pycubexr-cube-values-alltypes_cube-values_example\.cubex$",
+     r"^(reference: )?function 'main' metric 'UINT\d+'( exclusive)?:",
+     "the example's unsigned inclusive metrics give 'main' less inclusive value than "
+     "its callees (exclusive -58); profkit shows the unsigned metric's exclusive "
+     "clamped at 0, a pprof sample holds the signed value (so totals stay exact)"),
 ]
 
 
@@ -56,12 +78,19 @@ def source_codes(run, pk, src):
     return codes
 
 
-def inclusive_comparable(writer, src_info, codes):
+def inclusive_comparable(writer, src_info, codes, out_cycles=False):
     """False (with why) when the source's inclusive values cannot survive."""
     if writer in CCT_WRITERS and src_info.get("reconstructed") and "calls-exceed-costs" in codes:
         return False, ("differ as the source warns: its calls carry more than their "
                        "callees spend (profkit check: calls-exceed-costs), which no "
                        "calling-context tree holds")
+    if writer == "callgrind" and out_cycles and not src_info.get("reconstructed"):
+        return False, ("differ where the source's functions call each other in a cycle "
+                       "(mutual recursion; pprof's frames known only by their mapping, "
+                       "[libc.so.6], are one function): a call graph gives a cycle "
+                       "member's inclusive value as its self cost plus the calls leaving "
+                       "the cycle (KCachegrind's rule) and a tree read back from it can "
+                       "only apportion costs, where the source's tree counts each path")
     return True, None
 
 
@@ -77,3 +106,18 @@ def apply(writer, cell):
             continue
         cell["problems"] = [p for p in cell["problems"] if p not in hit]
         cell.setdefault("known", []).append("%d values: %s" % (len(hit), why))
+
+
+def apply_reference(writer, cell, problems):
+    """The reference readers' problems a KNOWN entry explains (its problem
+    regex matching "reference: ..."), moved into cell['known']; returns
+    the others."""
+    left = list(problems)
+    for w, inp, prob, why in KNOWN:
+        if w != writer or not re.search(inp, cell["input"]):
+            continue
+        hit = [p for p in left if re.search(prob, p)]
+        if hit:
+            left = [p for p in left if p not in hit]
+            cell.setdefault("known", []).append("%d reference values: %s" % (len(hit), why))
+    return left

@@ -13,8 +13,8 @@ selection in its URL (#pane=timeline&location=…&from=…&to=…) and checked:
 - the axis says where 0 is: the start of the traces, in UTC;
 - zooming with the wheel writes the new window into the URL as times the
   CLI reads, and what comes back is the CLI's answer for them;
-- the toolbar's location field applied changes the rows and the URL, and
-  opening that URL again restores the same view;
+- the bar's Location (what --location takes) changes the rows and the
+  URL, and opening that URL again restores the same view;
 - no exception, console error or failed load. Screenshots go to ARTIFACTS.
 
 Usage: timeline_ui.py PROFKIT PK_MKDB WORK ARTIFACTS [CORPUS]
@@ -128,7 +128,7 @@ def main():
         t.ready()
         check(page.js("document.getElementById('tab-timeline').getAttribute('aria-selected')") == "true",
               "the URL's pane is shown")
-        fields = page.js("['location','from','to'].map(k => document.getElementById('tl-' + k).value)")
+        fields = page.js("['location','tl-from','tl-to'].map(k => document.getElementById(k).value)")
         check(fields == [first["location"], first["from"], first["to"]], "fields %s" % fields)
         d = t.same_as_cli(first, "opened")
         t.labels(d)
@@ -149,9 +149,9 @@ def main():
         check(zoomed["from_offset_ns"] > d["from_offset_ns"] and zoomed["to_offset_ns"] < d["to_offset_ns"],
               "the zoom narrowed nothing")
         page.screenshot(os.path.join(artifacts, "timeline-zoomed.png"))
-        # another location from the toolbar: rows and URL follow
-        page.js("document.getElementById('tl-location').value = %s" % json.dumps(second))
-        page.click("#timeline-apply")
+        # another location in the bar: rows and URL follow
+        page.js("var l = document.getElementById('location'); l.value = %s; l.dispatchEvent(new Event('change'))"
+                % json.dumps(second))
         page.wait_for("PK.timeline.data.selection.location === %s" % json.dumps(second), 10, "the new rows")
         t.ready()
         h = t.hash()

@@ -5,7 +5,10 @@ Starts `profkit view FILE --port 0` on a Callgrind file, an HPCToolkit
 database and a Cube file (the corpus' when present, else the project's
 samples), with and without --base, reads the URL from stdout and checks
 every route's schema and numbers against the CLI's own --json outputs
-(flat totals and rows, tree root, threads), the error cases (404, 405,
+(flat totals and rows, tree root, threads; a node's path from the root;
+the Location as any selector --location takes; what the Locations and
+Source panes show before a selection: `threads --json` and `annotate
+--json -n 3` exactly; --source-dir), the error cases (404, 405,
 400, paths outside the API refused, Host check), the escaping of names
 that hold markup, quotes and control bytes (JSON and report), the
 report's canonical keys and contents, the default bind, and that
@@ -168,6 +171,16 @@ def check_tree(srv, profkit, path, metric, label):
             check(all(g["children"] is None or g["child_count"] == 0 for g in sub["root"]["children"]),
                   label + ": depth 1 leaves grandchildren unloaded")
             break
+    check("path" not in tree, label + ": the root's document has no path")
+    for k in kids:  # a grandchild's document says how to get there from the root
+        for g in k["children"] or []:
+            sub = srv.ok("tree", metric=metric, node=g["node"], depth=0)
+            check(sub.get("path") == [0, k["node"]], "%s: node %d's path %r, want [0, %d]"
+                  % (label, g["node"], sub.get("path"), k["node"]))
+            break
+        else:
+            continue
+        break
     hot = [n for n in walk(root) if n.get("hot")]
     check(root["hot"] and len(hot) >= 1, label + ": hot path marked")
     for mode in ("loops", "lines"):
@@ -209,6 +222,38 @@ def check_function_panes(srv, metric, fn, prof, label):
         check(src.get("schema") == "profkit.annotate/1", label + ": source schema")
 
 
+def check_unselected(srv, profkit, path, metric, label):
+    """Before anything is selected the Locations pane shows each location's
+    total and the Source pane the top functions: `threads --json` and
+    `annotate --json -n 3`, the same documents."""
+    check(srv.ok("locations", metric=metric) == cli(profkit, "threads", path, "-m", metric, "--json"),
+          label + ": /api/locations without a function is `threads --json`")
+    status, src = srv.api("source", metric=metric)
+    r = subprocess.run([profkit, "annotate", path, "-m", metric, "--json", "-n", "3"], capture_output=True)
+    if status == 200:
+        check(r.returncode == 0 and src == json.loads(r.stdout),
+              label + ": /api/source without a function is `annotate --json -n 3`")
+    else:
+        check(status == 404 and r.returncode == 1, "%s: /api/source without a function: %d, annotate exit %d"
+              % (label, status, r.returncode))
+
+
+def check_locations(srv, profkit, path, prof, metric, label):
+    """The Location is any selector --location takes: "#N" and KIND=ID."""
+    locs = prof["locations"]
+    if len(locs) < 2:
+        return
+    last = locs[-1]["name"].split(" / ")[-1].split(" ")
+    sels = ["#%d" % locs[-1]["index"]] + (["%s=%s" % (last[0].lower(), last[1])] if len(last) == 2 else [])
+    for sel in sels:
+        got = srv.ok("tree", metric=metric, location=sel, stat="mean", depth=1)
+        want = cli(profkit, "tree", path, "-m", metric, "--location", sel, "--stat", "mean", "--json")
+        check(got["location_count"] == want["location_count"] >= 1 and
+              close(got["root"]["inclusive"], want["root"]["inclusive"], 1e-9),
+              "%s: location %s: %r vs `tree --location` %r" % (label, sel, got["root"]["inclusive"],
+                                                                 want["root"]["inclusive"]))
+
+
 def check_trace(srv, prof, label):
     status, tr = srv.api("trace")
     if not prof["features"]["trace"]:
@@ -240,7 +285,8 @@ def check_errors(srv, label):
     check(status == 200 and body == b"", label + ": HEAD")
     bad = [("tree", {"depth": "abc"}), ("tree", {"depth": "-1"}), ("tree", {"bogus": "1"}),
            ("tree", {"stat": "median"}), ("tree", {"side": "c"}), ("tree", {"mode": "x"}),
-           ("tree", {"location": "rank=1"}), ("flame", {"min": "nan"}), ("flame", {"min": "1e999"}),
+           ("tree", {"location": "rank="}), ("tree", {"location": "#x"}),
+           ("flame", {"min": "nan"}), ("flame", {"min": "1e999"}),
            ("flat", {"by": "planet"}), ("flat", {"search": "("}), ("flat", {"sort": "5"}),
            ("flat", {"top": "1 OR 1"}), ("trace", {"width": "0"}),
            ("tree", {"node": "18446744073709551616"})]
@@ -250,6 +296,7 @@ def check_errors(srv, label):
               "%s: /api/%s %s gave %d" % (label, route, params, status))
         check(doc.get("schema") == "profkit.view.error/1" and doc.get("error"), label + ": 400 document")
     for route, params in (("tree", {"node": "4000000000"}), ("tree", {"metric": "no such metric"}),
+                          ("tree", {"location": "nosuchkind=1"}), ("tree", {"location": "#99999"}),
                           ("callers", {"function": "no_such_function_xyz"}),
                           ("locations", {"function": "no_such_function_xyz"}),
                           ("source", {"file": "/etc/passwd"}), ("source", {"file": "../../../../etc/passwd"}),
@@ -293,6 +340,8 @@ def check_input(profkit, path, label):
         fns = [r["name"] for r in flat["rows"] if not r["name"].startswith("<")]
         if fns:
             check_function_panes(srv, metric, fns[0], prof, label)
+        check_unselected(srv, profkit, path, metric, label)
+        check_locations(srv, profkit, path, prof, metric, label)
         check_trace(srv, prof, label)
         check_errors(srv, label)
     finally:
@@ -367,7 +416,9 @@ def check_report(profkit, path, work, label, base=None, routes=()):
             if key.startswith("/api/flame") or key == "/api/profile":
                 continue  # pruned at the threshold / says it is a report
             status, _, body = srv.get(key)
-            check(status == 200 and json.loads(body) == doc, "%s: report answer of %s" % (label, key))
+            # a 404 is an answer too (no source line known): kept, as served
+            kept = status == 200 or (status == 404 and doc.get("schema") == "profkit.view.error/1")
+            check(kept and json.loads(body) == doc, "%s: report answer of %s" % (label, key))
     finally:
         srv.stop()
     check("Content-Security-Policy" in text and 'src="/app.js"' not in text, label + ": inlined page")
@@ -406,6 +457,23 @@ def check_hostile_names(profkit, source, work):
         check(text.lower().count("<script") == own, "hostile: no '<script' beyond the page's own")
         for n in names:
             check("/api/callers?function=%s&metric=Ir" % encode(n) in data, "hostile: report key for %r" % n)
+
+
+def check_source_dir(profkit, source, work):
+    """--source-dir: the Source pane reads files under DIR, as annotate -I."""
+    cg = os.path.join(source, "tests/data/callgrind/sample.callgrind")
+    d = os.path.join(work, "demo-src")
+    os.makedirs(d, exist_ok=True)
+    with open(os.path.join(d, "demo.c"), "w") as f:
+        f.write("".join("/* demo.c line %d */\n" % i for i in range(1, 46)))
+    for args, found in (([], False), (["--source-dir", d], True)):
+        r = subprocess.run([profkit, "view", cg, *args, "--api", "source?function=work&metric=Ir"],
+                           capture_output=True, check=False)
+        doc = json.loads(r.stdout) if r.returncode == 0 else {}
+        files = doc.get("files") or [{}]
+        check((files[0].get("source") is not None) == found and
+              any(("demo.c line" in (l.get("text") or "")) == found for l in files[0].get("lines", [{}])),
+              "view %s: source of work %s" % (args, "found" if found else "not found"))
 
 
 def check_cli(profkit, sample):
@@ -459,6 +527,7 @@ def main():
         if rep and "traced" in label:
             check("/api/trace" in rep[2], label + ": the report holds the trace overview")
     check_hostile_names(a.profkit, src, a.work)
+    check_source_dir(a.profkit, src, a.work)
     check_cli(a.profkit, cg)
     print("%d failure(s)" % len(FAILURES))
     return 1 if FAILURES else 0

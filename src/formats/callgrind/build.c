@@ -21,13 +21,19 @@ pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts)
     b->tree_threshold = opts && opts->tree_threshold > 0 ? opts->tree_threshold : 0;
     b->threads = opts ? opts->threads : 0;
     b->by_function = (open_flags & PK_OPEN_BY_FUNCTION) != 0;
+    b->by_line = !b->by_function && (open_flags & PK_OPEN_BY_LINE);
+    b->memo_acc = PK_NONE;
     b->tree = !(open_flags & PK_OPEN_NO_TREE);
     b->cg = calloc(1, sizeof *b->cg);
     b->memo = calloc((size_t)CGB_MEMO_KINDS * CGB_MEMO, sizeof *b->memo);
-    if (!b->cg || !b->memo) return pk_fail_nomem("reading a call graph");
+    b->call_memo = b->by_function ? malloc(CGB_CALL_MEMO * sizeof *b->call_memo) : NULL;
+    if (!b->cg || !b->memo || (b->by_function && !b->call_memo))
+        return pk_fail_nomem("reading a call graph");
+    for (size_t i = 0; b->call_memo && i < CGB_CALL_MEMO; i++)
+        b->call_memo[i].arc = PK_NONE;
     b->cg->by_function = b->by_function;
     /* the words each map's keys use (see the key[] of each lookup) */
-    b->fn_map.words = 3, b->acc_map.words = 3;
+    b->fn_map.words = 3, b->acc_map.words = 3, b->line_map.words = 1;
     b->file_map.words = b->mod_map.words = 1;
     return PK_OK;
 }
@@ -45,12 +51,16 @@ void cgb_free(cg_build *b)
     free(b->acc_key);
     cgb_rows_free(&b->acc_rows);
     cgb_rows_free(&b->call_rows);
+    cgb_rows_free(&b->line_rows);
+    free(b->line_key);
     free(b->call_slots);
     free(b->raw);
     free(b->raw_v);
     free(b->raw_ev);
     free(b->memo);
-    pk_kmap *maps[] = {&b->fn_map, &b->file_map, &b->mod_map, &b->acc_map, &b->jump_map};
+    free(b->call_memo);
+    pk_kmap *maps[] = {&b->fn_map,  &b->file_map, &b->mod_map,
+                       &b->acc_map, &b->jump_map, &b->line_map};
     for (size_t i = 0; i < sizeof maps / sizeof *maps; i++)
         pk_kmap_free(maps[i]);
     memset(b, 0, sizeof *b);
@@ -186,10 +196,38 @@ pk_status cgb_acc(cg_build *b, uint32_t part, uint32_t fn, uint32_t file, uint32
     return PK_OK;
 }
 
+/* By line: the row of (acc, line), added if new; consecutive cost lines
+ * mostly share it (instructions of one line). */
+static pk_status line_row(cg_build *b, uint32_t acc, uint32_t line, uint32_t *out)
+{
+    if (b->memo_acc == acc && b->memo_line == line) return *out = b->memo_idx, PK_OK;
+    uint64_t key[PK_KMAP_WORDS] = {(uint64_t)acc << 32 | line};
+    int added;
+    if (pk_kmap_upsert(&b->line_map, key, b->n_line, out, &added))
+        return pk_fail_nomem("storing costs");
+    if (added) {
+        uint64_t row;
+        pk_status st = cgb_rows_new(&b->line_rows, &row);
+        if (!st && pk_vec_reserve((void **)&b->line_key, &b->cap_line, 2 * (b->n_line + 1u),
+                                  sizeof *b->line_key))
+            st = pk_fail_nomem("storing costs");
+        if (st) return st;
+        b->line_key[2 * b->n_line] = acc, b->line_key[2 * b->n_line + 1] = line;
+        b->n_line++;
+    }
+    b->memo_acc = acc, b->memo_line = line, b->memo_idx = *out;
+    return PK_OK;
+}
+
 pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uint64_t bb,
                    const double *values, const uint32_t *nz, uint32_t k)
 {
     if (b->by_function) return cgb_rows_add(&b->acc_rows, acc, values, nz, k);
+    if (b->by_line) {
+        uint32_t row;
+        pk_status st = line_row(b, acc, line, &row);
+        return st ? st : cgb_rows_add(&b->line_rows, row, values, nz, k);
+    }
     if (b->n_raw >= UINT32_MAX - 1) return pk_fail(PK_ERR_FORMAT, "more than 2^32 cost lines");
     if (pk_vec_reserve((void **)&b->raw, &b->cap_raw, b->n_raw + 1, sizeof *b->raw) ||
         pk_vec_reserve((void **)&b->raw_v, &b->cap_raw_v, b->n_raw_v + k + 1, sizeof *b->raw_v) ||
@@ -246,8 +284,36 @@ static pk_status grow_call_slots(cg_build *b)
     return PK_OK;
 }
 
+static pk_status find_call_slot(cg_build *b, const pk_cg_call_rec *c, uint32_t *out);
+
+/* By function, the arcs a stretch of a file uses come back line after
+ * line (a function's few callees): a direct-mapped memo of recent arcs,
+ * keyed (part, caller, callee) in the slot itself, answers them without
+ * touching the arc table, whose probes are cache misses once it holds a
+ * million arcs. */
+static cgb_call_memo *call_memo(cg_build *b, const pk_cg_call_rec *c)
+{
+    uint64_t h = ((uint64_t)c->part << 32 | c->caller) * 0x9e3779b97f4a7c15ull;
+    h = (h ^ c->callee) * 0xff51afd7ed558ccdull;
+    return &b->call_memo[(h ^ (h >> 32)) & (CGB_CALL_MEMO - 1)];
+}
+
 /* The arc of `c` (added if new, positions dropped when by function). */
 static pk_status find_call(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
+{
+    cgb_call_memo *m = b->by_function && b->call_memo ? call_memo(b, c) : NULL;
+    if (m && m->arc != PK_NONE && m->part == c->part && m->caller == c->caller &&
+        m->callee == c->callee) {
+        *out = m->arc;
+        return PK_OK;
+    }
+    pk_status st = find_call_slot(b, c, out);
+    if (!st && m) *m = (cgb_call_memo){c->part, c->caller, c->callee, *out};
+    return st;
+}
+
+/* The arc table's entry for `c` (added if new). */
+static pk_status find_call_slot(cg_build *b, const pk_cg_call_rec *c, uint32_t *out)
 {
     pk_cg *cg = b->cg;
     if ((cg->n_calls + 1) * 2 > b->cap_call_slots) {
@@ -285,6 +351,12 @@ pk_status cgb_call(cg_build *b, const pk_cg_call_rec *c, const double *values, c
                    uint32_t k)
 {
     uint32_t i = 0;
+    pk_cg_call_rec at_line;
+    if (b->by_line) { /* the call site's line only, and the target's */
+        at_line = *c;
+        at_line.instr = at_line.bb = at_line.to_instr = at_line.to_bb = 0;
+        c = &at_line;
+    }
     pk_status st = find_call(b, c, &i);
     if (st) return st;
     b->cg->calls[i].count += c->count;

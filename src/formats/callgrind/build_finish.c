@@ -140,12 +140,45 @@ static pk_status merge_positions(cg_build *b, cgb_rows *o)
     return st;
 }
 
+typedef struct line_ord {
+    uint64_t key; /* accumulator << 32 | line */
+    uint32_t idx;
+} line_ord;
+
+static int cmp_line_ord(const void *a, const void *b)
+{
+    const line_ord *x = a, *y = b;
+    return x->key < y->key ? -1 : x->key > y->key;
+}
+
+/* By line: one record per (accumulator, line), lines ascending within
+ * each accumulator, as merge_positions() orders positions. */
+static pk_status merge_lines(cg_build *b, cgb_rows *o)
+{
+    pk_cg *cg = b->cg;
+    line_ord *order = malloc(((size_t)b->n_line + 1) * sizeof *order);
+    uint32_t *ev = malloc(((size_t)b->stride + 1) * sizeof *ev);
+    pk_status st = order && ev ? PK_OK : pk_fail_nomem("merging costs");
+    for (uint32_t i = 0; !st && i < b->n_line; i++)
+        order[i] = (line_ord){(uint64_t)b->line_key[2 * i] << 32 | b->line_key[2 * i + 1], i};
+    if (!st) qsort(order, b->n_line, sizeof *order, cmp_line_ord);
+    for (uint32_t i = 0; !st && i < b->n_line; i++) {
+        uint32_t acc = (uint32_t)(order[i].key >> 32), line = (uint32_t)order[i].key;
+        const uint32_t *k = b->acc_key + (size_t)acc * 3;
+        cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], line, 0, 0};
+        st = cgb_rows_copy(o, &b->line_rows, order[i].idx, ev);
+    }
+    free(order), free(ev);
+    cgb_rows_free(&b->line_rows);
+    return st;
+}
+
 /* Self costs: per position (merged) or, by function, one per accumulator
  * (its in-place rows as they are). */
 static pk_status merge_self(cg_build *b)
 {
     pk_cg *cg = b->cg;
-    uint64_t n = b->by_function ? b->n_acc : b->n_raw;
+    uint64_t n = b->by_function ? b->n_acc : b->by_line ? b->n_line : b->n_raw;
     cgb_rows o = {0};
     cg->self = malloc((n + 1) * sizeof *cg->self);
     pk_status st = cg->self ? PK_OK : pk_fail_nomem("merging costs");
@@ -158,7 +191,7 @@ static pk_status merge_self(cg_build *b)
         st = cgb_rows_settle(&b->acc_rows, cg->n_events, &cg->self_cost, &cg->self_off,
                              &cg->self_ev);
     } else if (!st) {
-        st = merge_positions(b, &o);
+        st = b->by_line ? merge_lines(b, &o) : merge_positions(b, &o);
         free(b->raw), free(b->raw_v), free(b->raw_ev);
         b->raw = NULL, b->raw_v = NULL, b->raw_ev = NULL;
         if (!st)
@@ -349,6 +382,11 @@ pk_status cgb_finish(cg_build *b)
     if (!st) st = check_parts(b);
     if (!st) st = pk_cg_state_totals(b->cg);
     if (st) return st;
+    if (b->by_line) { /* what the costs are kept by now */
+        b->cg->positions &= ~(uint32_t)(PK_POS_INSTR | PK_POS_BB);
+        for (uint32_t k = 0; k < b->cg->n_parts; k++)
+            b->cg->parts[k].positions &= ~(uint32_t)(PK_POS_INSTR | PK_POS_BB);
+    }
     p->cg = b->cg;
     b->cg = NULL;
     p->cg->n_model_functions = p->cg->n_functions = p->n_functions;

@@ -44,6 +44,9 @@ pk_status cgb_rows_add(cgb_rows *r, uint64_t i, const double *values, const uint
                        uint32_t k);
 /* A new row of the non-zero ones of v[0, n), of events ev[] (ascending). */
 pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_t n);
+/* Row i of src as a new row of dst; `ev` is scratch for a dense row's
+ * events (room for its length). */
+pk_status cgb_rows_copy(cgb_rows *dst, const cgb_rows *src, uint64_t i, uint32_t *ev);
 /* The rows in the model's smallest layout (model/callgraph.h: `off` NULL
  * for fixed rows, `ev` NULL for dense ones); the pools are taken over
  * when they already are it. r is emptied either way. */
@@ -74,6 +77,12 @@ typedef struct cgb_memo {
 } cgb_memo;
 enum { CGB_MEMO_FILE, CGB_MEMO_MODULE, CGB_MEMO_FUNCTION, CGB_MEMO_ACC, CGB_MEMO_KINDS };
 
+/* Recent call arcs by (part, caller, callee), by function (build.c). */
+#define CGB_CALL_MEMO 8192
+typedef struct cgb_call_memo {
+    uint32_t part, caller, callee, arc; /* arc PK_NONE: empty */
+} cgb_call_memo;
+
 typedef struct cg_build {
     pk_profile *p;
     pk_cg *cg;
@@ -101,7 +110,15 @@ typedef struct cg_build {
     uint64_t *call_slots; /* open addressing over cg->calls: hash << 32 | record index */
     size_t cap_call_slots;
     pk_kmap fn_map, file_map, mod_map, acc_map, jump_map;
-    cgb_memo *memo; /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
+    /* by line (PK_OPEN_BY_LINE): self costs per (accumulator, line) */
+    int by_line;
+    pk_kmap line_map;
+    uint32_t *line_key; /* 2 per line accumulator: accumulator, line */
+    uint32_t n_line, memo_acc, memo_line, memo_idx;
+    size_t cap_line;
+    cgb_rows line_rows;
+    cgb_memo *memo;           /* CGB_MEMO_KINDS * CGB_MEMO (malloc) */
+    cgb_call_memo *call_memo; /* CGB_CALL_MEMO, by function only (malloc) */
 } cg_build;
 
 pk_status cgb_init(cg_build *b, pk_profile *p, const pk_open_options *opts);

@@ -283,7 +283,7 @@ static pk_status record_jump(cg_parser *ps, uint32_t line, uint64_t instr, uint6
     j.fn = ps->fn;
     if (j.to_fn == PK_NONE) j.to_fn = ps->fn;
     ps->jfi = ps->jfn = PK_NONE;
-    if (st || ps->b->by_function) return st;
+    if (st || ps->b->by_function || ps->b->by_line) return st;
     return cgb_jump(ps->b, &j);
 }
 

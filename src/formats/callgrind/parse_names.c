@@ -507,30 +507,83 @@ static pk_status set_function(cg_parser *ps, const char *name)
     return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
 }
 
+/* The name keys, as one code: the two or three letters packed. */
+#define KEY2(a, b)    ((uint32_t)(unsigned char)(a) << 8 | (unsigned char)(b))
+#define KEY3(a, b, c) (KEY2(a, b) << 8 | (unsigned char)(c))
+
+static uint32_t key_code(const char *k, size_t n)
+{
+    return n == 2 ? KEY2(k[0], k[1]) : n == 3 ? KEY3(k[0], k[1], k[2]) : 0;
+}
+
 /* What callgrind_annotate chokes on: a function before any file, a
  * fi=/fe= before any function. */
-static void check_order(cg_parser *ps, const char *k, size_t n)
+static void check_order(cg_parser *ps, uint32_t key, const char *k, size_t n)
 {
-    if (key_is(k, n, "fl")) ps->named |= CG_NAMED_FL;
-    if (key_is(k, n, "fn") && !(ps->named & CG_NAMED_FL)) {
+    if (key == KEY2('f', 'l')) ps->named |= CG_NAMED_FL;
+    if (key == KEY2('f', 'n') && !(ps->named & CG_NAMED_FL)) {
         cgp_diag(ps, PK_SEV_WARNING, "function-without-file",
                  "'fn=' before any 'fl=': callgrind_annotate warns 'Use of uninitialized value "
                  "$curr_file' and KCachegrind shows the function without a file");
         ps->named |= CG_NAMED_FL; /* said once */
     }
-    if ((key_is(k, n, "fi") || key_is(k, n, "fe")) && !(ps->named & CG_NAMED_FN))
+    if ((key == KEY2('f', 'i') || key == KEY2('f', 'e')) && !(ps->named & CG_NAMED_FN))
         cgp_diag(ps, PK_SEV_WARNING, "file-before-function",
                  "'%.*s=' before the first 'fn=': callgrind_annotate stops there ('Unexpected "
                  "fi/fe line')",
                  (int)n, k);
-    if (key_is(k, n, "fn")) ps->named |= CG_NAMED_FN;
+    if (key == KEY2('f', 'n')) ps->named |= CG_NAMED_FN;
+}
+
+/* The name (or unknown: idx PK_NONE) goes where its key says. */
+static pk_status place_name(cg_parser *ps, uint32_t key, const char *name, uint32_t idx)
+{
+    switch (key) {
+    case KEY2('o', 'b'):
+        ps->ob = idx;
+        return PK_OK;
+    case KEY2('f', 'i'):
+        if (ps->fn != PK_NONE) { /* a file before any fn= (lsprof writers use fi=) is fl= */
+            ps->fi = idx, ps->acc_dirty = 1;
+            return PK_OK;
+        }
+        /* fall through */
+    case KEY2('f', 'l'):
+        ps->fl = ps->fi = idx;
+        ps->fn = PK_NONE;
+        ps->acc_dirty = 1;
+        return PK_OK;
+    case KEY2('f', 'e'):
+        ps->fi = idx, ps->acc_dirty = 1;
+        return PK_OK;
+    case KEY2('f', 'n'):
+        return set_function(ps, name);
+    case KEY3('c', 'o', 'b'):
+        ps->cob = idx, ps->named |= CG_NAMED_COB;
+        return PK_OK;
+    case KEY3('c', 'f', 'i'):
+    case KEY3('c', 'f', 'l'):
+        ps->cfi = idx, ps->named |= CG_NAMED_CFI;
+        return PK_OK;
+    case KEY3('c', 'f', 'n'):
+        ps->cfn_name = name;
+        return PK_OK;
+    case KEY3('j', 'f', 'i'):
+        ps->jfi = idx;
+        return PK_OK;
+    case KEY3('j', 'f', 'n'):
+        return cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
+    default:
+        return PK_OK;
+    }
 }
 
 pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
 {
     int kind = name_kind(k, n);
+    uint32_t key = key_code(k, n);
     const char *name = NULL;
-    check_order(ps, k, n);
+    check_order(ps, key, k, n);
     pk_status st = parse_name(ps, kind, v, e, &name);
     if (st || !name) return st;
     uint32_t idx = PK_NONE;
@@ -539,30 +592,7 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     int unknown = kind != CG_NAME_FN && name[0] == '?' && strcmp(name, "???") == 0;
     if (kind == CG_NAME_FILE && !unknown) st = cgb_file(ps->b, name, &idx);
     if (kind == CG_NAME_OBJ && !unknown) st = cgb_module(ps->b, name, &idx);
-    if (st) return st;
-    if (key_is(k, n, "ob")) {
-        ps->ob = idx;
-    } else if (key_is(k, n, "fl") || (key_is(k, n, "fi") && ps->fn == PK_NONE)) {
-        ps->fl = ps->fi = idx; /* a file before any fn= (lsprof writers use fi=) is fl= */
-        ps->fn = PK_NONE;
-        ps->acc_dirty = 1;
-    } else if (key_is(k, n, "fi") || key_is(k, n, "fe")) {
-        ps->fi = idx;
-        ps->acc_dirty = 1;
-    } else if (key_is(k, n, "fn")) {
-        st = set_function(ps, name);
-    } else if (key_is(k, n, "cob")) {
-        ps->cob = idx, ps->named |= CG_NAMED_COB;
-    } else if (key_is(k, n, "cfi") || key_is(k, n, "cfl")) {
-        ps->cfi = idx, ps->named |= CG_NAMED_CFI;
-    } else if (key_is(k, n, "cfn")) {
-        ps->cfn_name = name;
-    } else if (key_is(k, n, "jfi")) {
-        ps->jfi = idx;
-    } else if (key_is(k, n, "jfn")) {
-        st = cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
-    }
-    return st;
+    return st ? st : place_name(ps, key, name, idx);
 }
 
 void cgp_callee_place(cg_parser *ps, uint64_t count, uint32_t *obj, uint32_t *file)

@@ -58,6 +58,11 @@ typedef struct block {
     int ready, failed;
 } block;
 
+/* Ops buffers of replayed blocks, for the next blocks: freeing and
+ * growing them anew (megabytes each: mmap'd by malloc) made the kernel
+ * shoot down the other thread's TLB every block. */
+#define SPARE_MAX 2 * PK_MAX_WORKERS + 2
+
 typedef struct pipe {
     cg_parser *ps;
     const char *base;
@@ -66,7 +71,27 @@ typedef struct pipe {
     int stop;
     pthread_mutex_t lock;
     pthread_cond_t cond;
+    unsigned char *spare[SPARE_MAX];
+    size_t spare_cap[SPARE_MAX], n_spare;
 } pipe_t;
+
+/* Block j is about to be tokenized (the lock held): a spare buffer. */
+static void take_spare(pipe_t *pp, block *b)
+{
+    if (!pp->n_spare || b->ops) return;
+    pp->n_spare--;
+    b->ops = pp->spare[pp->n_spare], b->cap = pp->spare_cap[pp->n_spare];
+}
+
+/* A replayed block's buffer back to the spares, or freed (lock held). */
+static void give_spare(pipe_t *pp, block *b)
+{
+    if (b->ops && pp->n_spare < SPARE_MAX)
+        pp->spare[pp->n_spare] = b->ops, pp->spare_cap[pp->n_spare++] = b->cap;
+    else
+        free(b->ops);
+    b->ops = NULL, b->cap = 0;
+}
 
 /* ------------------------------------------------------------------ */
 /* Tokenizing a block                                                 */
@@ -294,6 +319,7 @@ static void *worker(void *arg)
             pthread_cond_wait(&pp->cond, &pp->lock);
         if (pp->stop || pp->next >= pp->n_blocks) break;
         block *b = &pp->blocks[pp->next++];
+        take_spare(pp, b);
         pthread_mutex_unlock(&pp->lock);
         tokenize(b);
         pthread_mutex_lock(&pp->lock);
@@ -310,6 +336,7 @@ static void await_block(pipe_t *pp, uint32_t j)
     pthread_mutex_lock(&pp->lock);
     if (pp->next == j) {
         pp->next++;
+        take_spare(pp, &pp->blocks[j]);
         pthread_mutex_unlock(&pp->lock);
         tokenize(&pp->blocks[j]);
         pthread_mutex_lock(&pp->lock);
@@ -374,8 +401,8 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         await_block(&pp, j);
         block *b = &pp.blocks[j];
         st = b->failed ? pk_fail_nomem("reading in parallel") : replay(&pp, b);
-        free(b->ops), b->ops = NULL;
         pthread_mutex_lock(&pp.lock);
+        give_spare(&pp, b);
         pp.consumed = j + 1;
         pthread_cond_broadcast(&pp.cond);
         pthread_mutex_unlock(&pp.lock);
@@ -389,6 +416,8 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         pthread_join(tid[w], NULL);
     for (uint32_t j = 0; j < pp.n_blocks; j++)
         free(pp.blocks[j].ops);
+    for (size_t k = 0; k < pp.n_spare; k++)
+        free(pp.spare[k]);
     pk_release_finish(&rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
     free(pp.blocks);
     return st;

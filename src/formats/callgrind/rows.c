@@ -192,6 +192,16 @@ pk_status cgb_rows_put(cgb_rows *r, const double *v, const uint32_t *ev, uint32_
     return PK_OK;
 }
 
+pk_status cgb_rows_copy(cgb_rows *dst, const cgb_rows *src, uint64_t i, uint32_t *ev)
+{
+    const double *v = src->v + src->off[i];
+    uint32_t n = src->len[i];
+    if (src->nnz[i] == CGB_SPARSE) return cgb_rows_put(dst, v, src->ev + src->off[i], n);
+    for (uint32_t j = 0; j < n; j++)
+        ev[j] = j;
+    return cgb_rows_put(dst, v, ev, n);
+}
+
 /* ------------------------------------------------------------------ */
 /* Settling: the final layout                                          */
 /* ------------------------------------------------------------------ */

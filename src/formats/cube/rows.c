@@ -68,6 +68,22 @@ static void get_row(const pk_rows *v, uint32_t i, uint32_t l0, uint32_t n, doubl
         out[k] = o->scratch[(size_t)k * nc + o->comp];
 }
 
+/* Row i in place, when it is stored as the doubles get_row() would make:
+ * DOUBLE values in this machine's byte order, mapped (not compressed). */
+static const unsigned char *raw_row(const pk_rows *v, uint32_t i)
+{
+    open_col *o = v->own;
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+    if (i < o->n_job_rows && !o->zrow && o->t->dt == DT_F64 && !o->j->swap) {
+        slide_window(o, i);
+        return o->j->data + (uint64_t)i * o->n_locs * 8;
+    }
+#else
+    (void)o, (void)i;
+#endif
+    return NULL;
+}
+
 /* A column of an inclusive scope in a file whose top-level cnodes the model
  * hangs under its own root: the root holds their values combined, as the
  * planes do (place.c), so the program total is there as in other formats. */
@@ -132,7 +148,13 @@ static pk_status store_open(void *user, uint32_t col, pk_rows *v)
                     .win_rows = win == 0           ? 1
                                 : win > UINT32_MAX ? UINT32_MAX
                                                    : (uint32_t)win};
-    *v = (pk_rows){j->n_rows + (uint32_t)root, s->ctx[s->col_job[col]], get_row, o, o, o->comp};
+    *v = (pk_rows){.n_rows = j->n_rows + (uint32_t)root,
+                   .ctx = s->ctx[s->col_job[col]],
+                   .get = get_row,
+                   .raw = raw_row,
+                   .impl = o,
+                   .own = o,
+                   .comp = o->comp};
     if (root) build_root(s, col, v, o);
     return PK_OK;
 }

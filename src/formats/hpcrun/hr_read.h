@@ -11,6 +11,7 @@
 #define PK_FORMATS_HPCRUN_HR_READ_H
 
 #include "formats/hpcrun/hpcrun.h"
+#include "util/idset.h"
 
 typedef struct hr_cur {
     const char *file;
@@ -66,13 +67,25 @@ pk_status hr_read_metric_table(hr_cur *c, pk_arena *a, int rule, uint32_t *n,
                                const hr_metric **out);
 pk_status hr_read_loadmap(hr_cur *c, pk_arena *a, uint32_t *n, const hr_loadmap_entry **out);
 
+/* A file's CCT node ids, and which the sparse index has named: a byte per
+ * id when the ids are dense (hpcrun numbers its nodes: a few per node),
+ * else id sets, so a hostile id costs no memory. */
+typedef struct hr_ids {
+    uint8_t *flags; /* dense: per id, HR_ID_IN_CCT | HR_ID_INDEXED */
+    uint64_t n_flags;
+    pk_idset cct, indexed; /* sparse */
+} hr_ids;
+enum { HR_ID_IN_CCT = 1, HR_ID_INDEXED = 2 };
+int hr_ids_has(const hr_ids *ids, uint32_t id, int flag);
+/* Note id as `flag`; -1 when out of memory. */
+int hr_ids_add(hr_ids *ids, uint32_t id, int flag);
+void hr_ids_free(hr_ids *ids);
+
 /* Check that the CCT is a forest written parent-before-child: ids unique
  * (by magnitude: 02/03 leaves are negated), each parent 0 or an earlier
- * node. `ids` (may be NULL) receives the set for later look-ups; the
- * caller frees it. */
-struct pk_idset;
-pk_status hr_check_cct(const char *file, const hr_cct_node *nodes, uint64_t n,
-                       struct pk_idset *ids);
+ * node. `ids` (may be NULL) receives them for later look-ups; the caller
+ * frees it (hr_ids_free). */
+pk_status hr_check_cct(const char *file, const hr_cct_node *nodes, uint64_t n, hr_ids *ids);
 
 /* Parsers of the two profile layouts, after the magic check. */
 pk_status hr_parse_v4(hr_file *f, pk_arena *a);

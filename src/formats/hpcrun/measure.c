@@ -44,18 +44,10 @@ static const char *base_name(const char *path)
     return slash ? slash + 1 : path;
 }
 
-/* The model module of a loadmap path; relative paths (gpubins, vdso
- * copies) are inside the measurement directory, as hpcprof reads them. */
-static pk_status module_of(hm_build *b, hr_str path, uint32_t *out)
+pk_status hm_module_of(hm_build *b, const char *path, size_t len, uint32_t *out)
 {
     pk_profile *p = b->p;
-    char buf[4096];
-    int rel = path.len && path.p[0] != '/' && b->dir;
-    int n = snprintf(buf, sizeof buf, "%s%s%.*s", rel ? b->dir : "", rel ? "/" : "", (int)path.len,
-                     path.len ? path.p : "");
-    if (n < 0 || (size_t)n >= sizeof buf)
-        return hm_fail(b, 0, "loadmap: a module path of %u bytes is too long", path.len);
-    const char *s = pk_intern(&p->strings, buf, (size_t)n);
+    const char *s = pk_intern(&p->strings, path, len);
     uint64_t key[PK_KMAP_WORDS] = {(uint64_t)(uintptr_t)s};
     int added;
     if (!s || pk_kmap_upsert(&b->mod_map, key, p->n_modules, out, &added) ||
@@ -64,6 +56,19 @@ static pk_status module_of(hm_build *b, hr_str path, uint32_t *out)
         return pk_fail_nomem("reading the loadmap");
     if (added) p->modules[p->n_modules++] = (pk_module){s};
     return PK_OK;
+}
+
+/* The model module of a loadmap path; relative paths (gpubins, vdso
+ * copies) are inside the measurement directory, as hpcprof reads them. */
+static pk_status module_of(hm_build *b, hr_str path, uint32_t *out)
+{
+    char buf[4096];
+    int rel = path.len && path.p[0] != '/' && b->dir;
+    int n = snprintf(buf, sizeof buf, "%s%s%.*s", rel ? b->dir : "", rel ? "/" : "", (int)path.len,
+                     path.len ? path.p : "");
+    if (n < 0 || (size_t)n >= sizeof buf)
+        return hm_fail(b, 0, "loadmap: a module path of %u bytes is too long", path.len);
+    return hm_module_of(b, buf, (size_t)n, out);
 }
 
 static pk_status read_loadmap(hm_build *b, const hr_epoch *e)
@@ -208,7 +213,7 @@ static pk_status read_pair(hm_build *b, const hm_pair *in)
     return st;
 }
 
-static void build_free(hm_build *b)
+void hm_build_free(hm_build *b)
 {
     pk_kmap *maps[] = {&b->ctx_map,    &b->mod_map,   &b->fn_map,  &b->file_map,
                        &b->metric_map, &b->frame_map, &b->node_map};
@@ -217,18 +222,23 @@ static void build_free(hm_build *b)
     for (uint32_t l = 0; l < b->n_locs; l++) /* a failed file's slot was cleaned already */
         forget(&b->locs[l], 0);
     free(b->ctx), free(b->metrics), free(b->locs), free(b->nodes), free(b->lm_module);
-    free(b->fmetrics), free(b->frames);
+    free(b->fmetrics), free(b->frames), free(b->node_slot), free(b->kv), free(b->kv_tmp),
+        free(b->points);
+    free(b->fn_keys);
     hs_free(b->sym);
 }
 
-static pk_status build_init(hm_build *b, pk_profile *p, const pk_open_options *opts,
-                            const char *dir, int symbols)
+pk_status hm_build_init(hm_build *b, pk_profile *p, const pk_open_options *opts, const char *dir,
+                        int symbols)
 {
     memset(b, 0, sizeof *b);
     b->p = p;
     b->flags = opts ? opts->flags : 0;
     b->dir = dir;
     b->sym = symbols ? hs_new() : NULL;
+    /* the key words each map uses (hashing fewer is faster) */
+    b->ctx_map.words = 7, b->fn_map.words = 4, b->frame_map.words = 2;
+    b->mod_map.words = b->file_map.words = b->metric_map.words = 1;
     hm_ctx root = {.parent = PK_NONE,
                    .kind = PK_CTX_ROOT,
                    .function = PK_NONE,
@@ -267,21 +277,22 @@ static pk_status report(hm_build *b)
                            "%llu trace records name no CCT node of their profile; left out, as "
                            "hpcprof does",
                            (unsigned long long)b->unmapped_samples);
-    if (!st && b->sym)
+    if (!st && (b->sym || b->sym_note))
         st = pk_model_diag(p, PK_SEV_NOTE, "symbols", NULL, NULL, 0, 0,
                            "%u of %u code addresses resolved from the load modules' symbols",
                            b->n_resolved, b->n_frames);
     return st;
 }
 
-/* Everything after the last file: the tree, metrics, locations, values. */
-static pk_status finish(hm_build *b, const char *path)
+/* Everything after the last file: the tree, metrics, locations, values
+ * (derived unless `plain`: a parallel build derives its own share). */
+pk_status hm_finish(hm_build *b, const char *path, int plain)
 {
     pk_profile *p = b->p;
     if (!b->n_locs) return pk_fail(PK_ERR_FORMAT, "%s: no readable .hpcrun profile", path);
     uint32_t *new_index = NULL;
     pk_status st = hm_layout(b, &new_index);
-    if (!st) st = hm_finish_model(b, new_index);
+    if (!st) st = hm_finish_model(b, new_index, plain);
     free(new_index);
     add_sources(b);
     p->format = PK_FORMAT_HPCRUN, p->format_name = "hpcrun";
@@ -293,7 +304,7 @@ static pk_status finish(hm_build *b, const char *path)
 }
 
 /* The growing dimension arrays are malloc'ed; the profile frees them. */
-static pk_status adopt_arrays(pk_profile *p)
+pk_status hm_adopt_arrays(pk_profile *p)
 {
     void *blocks[] = {p->files, p->functions, p->modules};
     pk_status st = PK_OK;
@@ -313,7 +324,7 @@ static pk_status run(const char *path, const char *dir, const pk_open_options *o
     hm_build b;
     memset(&b, 0, sizeof b);
     if (!p->path) st = pk_fail_nomem("opening");
-    if (!st) st = build_init(&b, p, opts, dir, symbols);
+    if (!st) st = hm_build_init(&b, p, opts, dir, symbols);
     for (size_t i = 0; !st; i++) {
         hm_pair in = {0};
         int done = 0;
@@ -329,9 +340,9 @@ static pk_status run(const char *path, const char *dir, const pk_open_options *o
     }
     int done;
     next(ctx, 0, NULL, &done); /* also after a failure */
-    if (!st) st = finish(&b, path);
-    build_free(&b);
-    if (adopt_arrays(p) && !st) st = PK_ERR_NOMEM;
+    if (!st) st = hm_finish(&b, path, 0);
+    hm_build_free(&b);
+    if (hm_adopt_arrays(p) && !st) st = PK_ERR_NOMEM;
     if (st) {
         pk_profile_free(p);
         return st;
@@ -346,8 +357,19 @@ typedef struct dir_iter {
     char **names;
     size_t n;
     pk_mapfile m, tm;
+    pk_loadbuf buf, tbuf; /* files are read, one after the other, into these */
     char path[4096], tpath[4096];
 } dir_iter;
+
+/* Files up to this size are read into a buffer, bigger ones mapped: a
+ * measurement holds thousands of small files, and a read(2) costs less
+ * than a mapping's page faults and unmapping. */
+#define HM_READ_LIMIT (64u << 20)
+
+static void dir_iter_free(dir_iter *it)
+{
+    pk_loadbuf_free(&it->buf), pk_loadbuf_free(&it->tbuf);
+}
 
 static pk_status dir_next(void *ctx, size_t i, hm_pair *in, int *done)
 {
@@ -366,13 +388,29 @@ static pk_status dir_next(void *ctx, size_t i, hm_pair *in, int *done)
     memcpy(it->tpath, it->path, (size_t)n - 7); /* ".hpcrun" -> ".hpctrace" */
     memcpy(it->tpath + n - 7, ".hpctrace", 10);
     in->name = it->path; /* for the caller's report, should mapping fail */
-    pk_status st = pk_map_file(it->path, &it->m);
+    it->buf.limit = it->tbuf.limit = HM_READ_LIMIT;
+    pk_status st = pk_load_file(it->path, &it->buf, &it->m);
     if (st) return st;
     *in = (hm_pair){it->path, it->tpath, it->m.data, NULL, it->m.size, 0, 0};
     if (pk_path_exists(it->tpath)) {
-        st = pk_map_file(it->tpath, &it->tm);
+        st = pk_load_file(it->tpath, &it->tbuf, &it->tm);
         in->tdata = it->tm.data, in->tsize = it->tm.size, in->has_trace = !st;
     }
+    return st;
+}
+
+pk_status hm_read_files(hm_build *b, const char *dir, char **names, size_t n)
+{
+    dir_iter it = {.dir = dir, .names = names, .n = n};
+    pk_status st = PK_OK;
+    for (size_t i = 0; i < n && !st; i++) {
+        hm_pair in = {0};
+        int done = 0;
+        st = dir_next(&it, i, &in, &done);
+        if (!st) st = read_pair(b, &in);
+        dir_next(&it, i, NULL, &done); /* release the images */
+    }
+    dir_iter_free(&it);
     return st;
 }
 
@@ -382,7 +420,7 @@ static int cmp_name(const void *a, const void *b)
 }
 
 /* Names of the .hpcrun files of dir, sorted; *n = 0 when there are none. */
-static pk_status list_dir(const char *dir, char ***names, size_t *n)
+pk_status hm_list_dir(const char *dir, char ***names, size_t *n)
 {
     DIR *d = opendir(dir);
     if (!d) return pk_fail(PK_ERR_IO, "%s: cannot read the directory", dir);
@@ -403,7 +441,7 @@ static pk_status list_dir(const char *dir, char ***names, size_t *n)
     return st;
 }
 
-static void free_names(char **names, size_t n)
+void hm_free_names(char **names, size_t n)
 {
     for (size_t i = 0; i < n; i++)
         free(names[i]);
@@ -415,8 +453,8 @@ int hm_detect_path(const char *path)
     if (!pk_path_is_dir(path)) return hr_detect_path(path) == HR_KIND_PROFILE;
     char **names;
     size_t n;
-    if (list_dir(path, &names, &n)) return 0;
-    free_names(names, n);
+    if (hm_list_dir(path, &names, &n)) return 0;
+    hm_free_names(names, n);
     return n > 0;
 }
 
@@ -444,10 +482,11 @@ pk_status hm_open(const char *path, const pk_open_options *opts, pk_profile **ou
         if (!it.names || !it.names[0]) st = pk_fail_nomem("opening");
         it.n = it.names && it.names[0] ? 1 : 0;
     } else
-        st = list_dir(dir, &it.names, &it.n);
+        st = hm_list_dir(dir, &it.names, &it.n);
     int symbols = !(opts && (opts->flags & PK_OPEN_NO_SYMBOLS));
     if (!st) st = run(path, dir, opts, symbols, dir_next, &it, out);
-    free_names(it.names, it.n);
+    dir_iter_free(&it);
+    hm_free_names(it.names, it.n);
     return st;
 }
 

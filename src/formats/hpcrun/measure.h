@@ -20,11 +20,17 @@
 #include "formats/hpcrun/symbols.h"
 #include "model/model.h"
 #include "util/kmap.h"
+#include "util/radix.h"
 
 /* Scopes of every measured metric, in hpcprof's order; raw column ids are
  * HM_N_SCOPES * metric + scope in both id spaces (hpcprof numbers its
  * propMetricIds and statMetricIds the same way). */
 enum { HM_POINT = 0, HM_FUNCTION = 1, HM_LEX_AWARE = 2, HM_EXECUTION = 3, HM_N_SCOPES = 4 };
+
+/* Words of a function's key in fn_map: {1, ip} for a placeholder's
+ * function, {2, module, entry, name} for a symbol, {3, module, 0, name}
+ * for an inlined one (names as interned pointers). */
+#define HM_FN_KEY_WORDS 4
 
 /* A context under construction (indexes into hm_build.ctx). */
 typedef struct hm_ctx {
@@ -73,6 +79,16 @@ typedef struct hm_node {
     uint8_t state;
 } hm_node;
 
+/* The instruction context of (parent, module, offset) found before: most
+ * CCT nodes are such points, and most of a file's were met in the files
+ * before it, so this small table (key inline, one probe or two) answers
+ * them before the general map. */
+typedef struct hm_point {
+    uint64_t key; /* parent << 32 | module; 0 = empty (parent 0 is the root) */
+    uint64_t offset;
+    uint32_t ctx;
+} hm_point;
+
 /* What symbols say about one (module, offset), cached across files. */
 #define HM_MAX_INLINE 8
 typedef struct hm_frame {
@@ -97,9 +113,13 @@ typedef struct hm_build {
     hm_ctx *ctx;
     uint32_t n_ctx;
     size_t cap_ctx;
-    pk_kmap ctx_map; /* (parent, tag, function, module, offset, file, line) -> ctx */
+    pk_kmap ctx_map;  /* (parent, tag, function, module, offset, file, line) -> ctx */
+    hm_point *points; /* the front table of point contexts (power-of-two size) */
+    size_t cap_points, n_points;
 
     pk_kmap mod_map, fn_map, file_map, metric_map, frame_map;
+    uint64_t (*fn_keys)[HM_FN_KEY_WORDS]; /* fn_map's key of each function */
+    size_t cap_fn_keys;
     size_t cap_modules, cap_functions, cap_files;
     hm_metric *metrics;
     uint32_t n_metrics;
@@ -110,7 +130,13 @@ typedef struct hm_build {
     size_t cap_locs;
 
     /* the file being read */
-    pk_kmap node_map; /* node id -> index in nodes */
+    pk_kmap node_map; /* node id -> index in nodes, when ids are sparse */
+    /* node id -> (file generation, index in nodes), when ids are dense
+     * (hpcrun's are): no hashing, and nothing to clear between files */
+    uint64_t *node_slot;
+    size_t cap_node_slot;
+    uint32_t node_gen;
+    int node_direct;
     hm_node *nodes;
     size_t cap_nodes;
     uint32_t *lm_module; /* loadmap id -> model module (PK_NONE if absent) */
@@ -120,16 +146,22 @@ typedef struct hm_build {
     uint64_t dropped_nodes, dropped_values, formula_values, unmapped_samples;
 
     hs_resolver *sym; /* NULL when symbols are not resolved */
+    int sym_note;     /* report n_resolved of n_frames even so (a parallel build's) */
     hm_frame *frames;
     uint32_t n_frames;
     size_t cap_frames;
-    uint32_t n_resolved; /* (module, offset) pairs symbols resolved */
+    uint32_t n_resolved;      /* (module, offset) pairs symbols resolved */
+    pk_radix_kv *kv, *kv_tmp; /* sorting room for a location's values */
+    size_t cap_kv, cap_kv_tmp;
     uint64_t hpcrun_bytes, hpctrace_bytes;
     uint32_t n_traces;
     unsigned major, minor;
 } hm_build;
 
-/* measure_cct.c: contexts */
+/* measure_cct.c: contexts, functions, files */
+pk_status hm_function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
+                         uint32_t *out);
+pk_status hm_file_of(hm_build *b, const char *path, uint32_t *out);
 pk_status hm_ctx_get(hm_build *b, const hm_ctx *proto, uint32_t *out);
 /* Read the nodes of one epoch into b->nodes / b->node_map. */
 pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e);
@@ -143,12 +175,28 @@ pk_status hm_layout(hm_build *b, uint32_t **new_index);
 pk_status hm_read_metrics(hm_build *b, const hr_epoch *e);
 pk_status hm_read_values(hm_build *b, const hr_file *f, const hr_epoch *e, hm_loc *loc);
 pk_status hm_read_trace(hm_build *b, const hr_trace *t, int micro, hm_loc *loc);
-pk_status hm_finish_model(hm_build *b, const uint32_t *new_index);
+/* `plain`: point values only, nothing derived (a parallel build derives). */
+pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain);
 
 /* measure_loc.c: identifier tuples, locations, planes */
 pk_status hm_build_locations(hm_build *b, const uint32_t *new_index);
 
 /* measure.c */
+pk_status hm_build_init(hm_build *b, pk_profile *p, const pk_open_options *opts, const char *dir,
+                        int symbols);
+void hm_build_free(hm_build *b);
+/* The module of a path (added on first use). */
+pk_status hm_module_of(hm_build *b, const char *path, size_t len, uint32_t *out);
+/* Read dir/names[i] (and its .hpctrace) into b, in order; the first
+ * damaged file fails it (as hm_open does without PK_OPEN_KEEP_GOING). */
+pk_status hm_read_files(hm_build *b, const char *dir, char **names, size_t n);
+/* The tree, metrics, locations and values after the last file. */
+pk_status hm_finish(hm_build *b, const char *path, int plain);
+/* p's malloc'ed dimension arrays become the profile's to free. */
+pk_status hm_adopt_arrays(pk_profile *p);
+/* The *.hpcrun names of a directory, sorted (strcmp). */
+pk_status hm_list_dir(const char *dir, char ***names, size_t *n);
+void hm_free_names(char **names, size_t n);
 pk_status hm_fail(const hm_build *b, uint64_t offset, const char *fmt, ...) PK_PRINTF(3, 4);
 /* Directory detection and opening (formats/detect.c). */
 int hm_detect_path(const char *path);

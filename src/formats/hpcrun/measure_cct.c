@@ -65,16 +65,21 @@ static hm_ctx proto(uint32_t parent, uint8_t kind, uint8_t relation)
 }
 
 /* Index of a function, added on first use: key words name it exactly. */
-static pk_status function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
-                             uint32_t *out)
+pk_status hm_function_of(hm_build *b, const uint64_t key[PK_KMAP_WORDS], const pk_function *f,
+                         uint32_t *out)
 {
     pk_profile *p = b->p;
     int added;
     if (pk_kmap_upsert(&b->fn_map, key, p->n_functions, out, &added) ||
         (added && pk_vec_reserve((void **)&p->functions, &b->cap_functions, p->n_functions + 1u,
-                                 sizeof *p->functions)))
+                                 sizeof *p->functions)) ||
+        (added && pk_vec_reserve((void **)&b->fn_keys, &b->cap_fn_keys, p->n_functions + 1u,
+                                 sizeof *b->fn_keys)))
         return pk_fail_nomem("adding functions");
-    if (added) p->functions[p->n_functions++] = *f;
+    if (added) { /* the key too: a parallel build merges functions by it */
+        memcpy(b->fn_keys[p->n_functions], key, sizeof *b->fn_keys);
+        p->functions[p->n_functions++] = *f;
+    }
     return PK_OK;
 }
 
@@ -117,7 +122,7 @@ static pk_status placeholder_ctx(hm_build *b, uint32_t parent, uint64_t ip, uint
     const char *name = placeholder_name(b, ip);
     uint64_t key[PK_KMAP_WORDS] = {1, ip};
     pk_function f = {name, PK_NONE, 0, PK_NONE, 0};
-    pk_status st = name ? function_of(b, key, &f, &c.function) : pk_fail_nomem("naming");
+    pk_status st = name ? hm_function_of(b, key, &f, &c.function) : pk_fail_nomem("naming");
     c.flags = PK_CTXF_HAS_FUNCTION;
     return st ? st : hm_ctx_get(b, &c, out);
 }
@@ -160,7 +165,7 @@ static pk_status map_placeholder(hm_build *b, const hr_cct_node *n, uint32_t par
     return st;
 }
 
-static pk_status file_of(hm_build *b, const char *path, uint32_t *out)
+pk_status hm_file_of(hm_build *b, const char *path, uint32_t *out)
 {
     pk_profile *p = b->p;
     const char *s = path ? pk_intern_cstr(&p->strings, path) : NULL;
@@ -183,14 +188,14 @@ static pk_status symbol_function(hm_build *b, uint32_t module, uint64_t entry, c
 {
     const char *s = pk_intern_cstr(&b->p->strings, name ? name : "");
     uint32_t file;
-    pk_status st = s ? file_of(b, decl_file, &file) : pk_fail_nomem("adding functions");
+    pk_status st = s ? hm_file_of(b, decl_file, &file) : pk_fail_nomem("adding functions");
     if (st) return st;
     uint64_t key[PK_KMAP_WORDS] = {inlined ? 3 : 2, module, inlined ? 0 : entry,
                                    (uint64_t)(uintptr_t)s};
     pk_function f = {name ? s : NULL, module, inlined ? 0 : entry, file,
                      file == PK_NONE ? 0 : decl_line};
     if (inlined) f.module = PK_NONE;
-    return function_of(b, key, &f, out);
+    return hm_function_of(b, key, &f, out);
 }
 
 /* Resolve (module, offset) once; *out is the cached frame. */
@@ -215,11 +220,11 @@ static pk_status resolve(hm_build *b, uint32_t module, uint64_t offset, const hm
         symbol_function(b, module, h.entry, h.function, h.decl_file, h.decl_line, 0, &fr->fn);
     for (uint32_t i = 0; i < h.n_inline && i < HM_MAX_INLINE && !st; i++) {
         st = symbol_function(b, module, 0, h.inl[i].function, NULL, 0, 1, &fr->inl_fn[i]);
-        if (!st) st = file_of(b, h.inl[i].call_file, &fr->inl_file[i]);
+        if (!st) st = hm_file_of(b, h.inl[i].call_file, &fr->inl_file[i]);
         fr->inl_line[i] = fr->inl_file[i] == PK_NONE ? 0 : h.inl[i].call_line;
         fr->n_inl = i + 1;
     }
-    if (!st) st = file_of(b, h.file, &fr->file);
+    if (!st) st = hm_file_of(b, h.file, &fr->file);
     fr->line = fr->file == PK_NONE ? 0 : h.line;
     *out = &b->frames[idx];
     return st;
@@ -250,6 +255,48 @@ static pk_status resolved_ctx(hm_build *b, uint32_t parent, uint32_t module, uin
     return st ? st : hm_ctx_get(b, &c, &out->full);
 }
 
+static size_t point_slot(const hm_build *b, uint64_t key, uint64_t offset)
+{
+    uint64_t h = (key ^ (key >> 29)) * 0x9e3779b97f4a7c15ull + offset * 0xc2b2ae3d27d4eb4full;
+    h ^= h >> 32;
+    size_t mask = b->cap_points - 1, i = (size_t)h & mask;
+    while (b->points[i].key && (b->points[i].key != key || b->points[i].offset != offset))
+        i = (i + 1) & mask;
+    return i;
+}
+
+static int point_grow(hm_build *b)
+{
+    size_t cap = b->cap_points ? 2 * b->cap_points : 4096;
+    hm_point *old = b->points, *t = calloc(cap, sizeof *t);
+    if (!t) return -1;
+    size_t old_cap = b->cap_points;
+    b->points = t, b->cap_points = cap;
+    for (size_t i = 0; i < old_cap; i++)
+        if (old[i].key) b->points[point_slot(b, old[i].key, old[i].offset)] = old[i];
+    free(old);
+    return 0;
+}
+
+/* An unresolved point: parent -> (module, offset), relation call. */
+static pk_status plain_point(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
+                             uint32_t *out)
+{
+    uint64_t key = (uint64_t)(parent + 1u) << 32 | module; /* never 0 */
+    if (b->cap_points) {
+        hm_point *e = &b->points[point_slot(b, key, offset)];
+        if (e->key) return *out = e->ctx, PK_OK;
+    }
+    hm_ctx c = proto(parent, PK_CTX_INSTRUCTION, PK_REL_CALL);
+    c.module = module, c.offset = offset, c.flags = PK_CTXF_HAS_POINT;
+    pk_status st = hm_ctx_get(b, &c, out);
+    if (st) return st;
+    if ((b->n_points + 1) * 2 > b->cap_points && point_grow(b)) return PK_OK; /* just slower */
+    b->points[point_slot(b, key, offset)] = (hm_point){key, offset, *out};
+    b->n_points++;
+    return PK_OK;
+}
+
 static pk_status point_ctx(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
                            hm_node *out)
 {
@@ -257,9 +304,7 @@ static pk_status point_ctx(hm_build *b, uint32_t parent, uint32_t module, uint64
     pk_status st = b->sym ? resolve(b, module, offset, &fr) : PK_OK;
     if (st) return st;
     if (fr && fr->fn != PK_NONE) return resolved_ctx(b, parent, module, offset, fr, out);
-    hm_ctx c = proto(parent, PK_CTX_INSTRUCTION, PK_REL_CALL);
-    c.module = module, c.offset = offset, c.flags = PK_CTXF_HAS_POINT;
-    st = hm_ctx_get(b, &c, &out->full);
+    st = plain_point(b, parent, module, offset, &out->full);
     out->rel = out->full;
     return st;
 }
@@ -278,9 +323,27 @@ static pk_status map_point(hm_build *b, const hr_cct_node *n, uint32_t parent, h
 
 const hm_node *hm_node_find(const hm_build *b, uint32_t id)
 {
+    if (b->node_direct) {
+        if (id >= b->cap_node_slot || b->node_slot[id] >> 32 != b->node_gen) return NULL;
+        return &b->nodes[(uint32_t)b->node_slot[id]];
+    }
     uint64_t key[PK_KMAP_WORDS] = {id};
     uint32_t i;
     return pk_kmap_get(&b->node_map, key, &i) ? &b->nodes[i] : NULL;
+}
+
+/* Remember node `id` at index i of b->nodes (hm_node_find finds it). */
+static pk_status node_remember(hm_build *b, uint32_t id, uint32_t i)
+{
+    if (b->node_direct) {
+        b->node_slot[id] = (uint64_t)b->node_gen << 32 | i;
+        return PK_OK;
+    }
+    uint64_t key[PK_KMAP_WORDS] = {id};
+    uint32_t slot;
+    int added;
+    return pk_kmap_upsert(&b->node_map, key, i, &slot, &added) ? pk_fail_nomem("reading the CCT")
+                                                               : PK_OK;
 }
 
 /* 02.00/03.00 mark leaves by negating their ids; parents use the plain id. */
@@ -318,24 +381,44 @@ static pk_status map_node(hm_build *b, const hr_cct_node *n, hm_node *out)
     return map_point(b, n, par->full, out);
 }
 
+/* A new file: node ids are looked up in a table indexed by id when they
+ * are dense enough (a few times the node count), else hashed. */
+static pk_status start_nodes(hm_build *b, const hr_epoch *e)
+{
+    uint32_t max = 0;
+    for (uint64_t i = 0; i < e->n_nodes; i++)
+        if (node_key(e->nodes[i].id) > max) max = node_key(e->nodes[i].id);
+    b->node_direct = (uint64_t)max < 16 * e->n_nodes + 4096;
+    if (!b->node_direct) {
+        pk_kmap_clear(&b->node_map);
+        b->node_map.words = 1;
+        return PK_OK;
+    }
+    size_t old = b->cap_node_slot;
+    if (pk_vec_reserve((void **)&b->node_slot, &b->cap_node_slot, (size_t)max + 1,
+                       sizeof *b->node_slot))
+        return pk_fail_nomem("reading the CCT");
+    memset(b->node_slot + old, 0, (b->cap_node_slot - old) * sizeof *b->node_slot);
+    if (++b->node_gen == 0) { /* 2^32 files: start the generations again */
+        memset(b->node_slot, 0, b->cap_node_slot * sizeof *b->node_slot);
+        b->node_gen = 1;
+    }
+    return PK_OK;
+}
+
 pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e)
 {
     (void)f;
-    pk_kmap_clear(&b->node_map);
     if (pk_vec_reserve((void **)&b->nodes, &b->cap_nodes, e->n_nodes + 1, sizeof *b->nodes))
         return pk_fail_nomem("reading the CCT");
-    pk_status st = PK_OK;
+    pk_status st = start_nodes(b, e);
     for (uint64_t i = 0; i < e->n_nodes && !st; i++) {
         const hr_cct_node *n = &e->nodes[i];
-        uint64_t key[PK_KMAP_WORDS] = {node_key(n->id)};
-        uint32_t slot;
-        int added;
         if (hm_node_find(b, node_key(n->id)))
             return hm_fail(b, n->offset, "CCT node %d: the id is used twice", (int)n->id);
         st = map_node(b, n, &b->nodes[i]);
         if (!st && b->nodes[i].state == HM_NODE_DROPPED) b->dropped_nodes++;
-        if (!st && pk_kmap_upsert(&b->node_map, key, (uint32_t)i, &slot, &added))
-            return pk_fail_nomem("reading the CCT");
+        if (!st) st = node_remember(b, node_key(n->id), (uint32_t)i);
     }
     return st;
 }

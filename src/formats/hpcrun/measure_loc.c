@@ -17,6 +17,7 @@
 #include "measure.h"
 #include "profkit/analysis.h"
 #include "util/bytes.h"
+#include "util/vec.h"
 
 static const char *const kind_names[] = {"SUMMARY",   "NODE",       "RANK",      "THREAD",
                                          "GPUDEVICE", "GPUCONTEXT", "GPUSTREAM", "CORE"};
@@ -156,40 +157,39 @@ static pk_status location_ids(hm_build *b, pk_ident ***out)
     return generate_ids(b, idents);
 }
 
-static int cmp_val(const void *a, const void *b)
-{
-    const hm_val *x = a, *y = b;
-    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
-    return x->metric < y->metric ? -1 : x->metric > y->metric;
-}
-
 /* The point-value plane of a location: sorted by context id, then column,
- * values of one (context, metric) from several nodes summed. */
+ * values of one (context, metric) from several nodes summed in the order
+ * they were read (the sort is stable). */
 static pk_status make_plane(hm_build *b, hm_loc *hl, const uint32_t *new_index, pk_plane *out)
 {
-    hm_val *v = hl->vals;
     uint64_t n = hl->n_vals, nv = 0;
+    if (pk_vec_reserve((void **)&b->kv, &b->cap_kv, n + 1, sizeof *b->kv) ||
+        pk_vec_reserve((void **)&b->kv_tmp, &b->cap_kv_tmp, n + 1, sizeof *b->kv_tmp))
+        return pk_fail_nomem("sorting values");
+    pk_radix_kv *kv = b->kv;
     for (uint64_t i = 0; i < n; i++)
-        v[i].ctx = new_index[v[i].ctx];
-    if (n) qsort(v, n, sizeof *v, cmp_val);
+        kv[i] = (pk_radix_kv){(uint64_t)new_index[hl->vals[i].ctx] << 32 | hl->vals[i].metric,
+                              pk_f64_bits(hl->vals[i].v)};
+    pk_radix_sort_kv(kv, b->kv_tmp, n);
     for (uint64_t i = 0; i < n; i++) {
-        double x = v[i].v;
-        while (i + 1 < n && v[i + 1].ctx == v[i].ctx && v[i + 1].metric == v[i].metric)
-            x += v[++i].v;
-        if (x != 0) v[nv++] = (hm_val){v[i].ctx, v[i].metric, x};
+        double x = pk_f64_from_bits(kv[i].val);
+        while (i + 1 < n && kv[i + 1].key == kv[i].key)
+            x += pk_f64_from_bits(kv[++i].val);
+        if (x != 0) kv[nv++] = (pk_radix_kv){kv[i].key, pk_f64_bits(x)};
     }
     unsigned char *buf = pk_model_alloc_owned(b->p, nv * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
     if (!buf) return PK_ERR_NOMEM;
     unsigned char *idx = buf + nv * PK_LM_VAL_SIZE;
     uint32_t ni = 0;
     for (uint64_t i = 0; i < nv; i++) {
-        if (i == 0 || v[i].ctx != v[i - 1].ctx) {
-            pk_put_le32(idx + (size_t)ni * PK_LM_IDX_SIZE, v[i].ctx);
+        uint32_t ctx = (uint32_t)(kv[i].key >> 32), metric = (uint32_t)kv[i].key;
+        if (i == 0 || kv[i].key >> 32 != kv[i - 1].key >> 32) {
+            pk_put_le32(idx + (size_t)ni * PK_LM_IDX_SIZE, ctx);
             pk_put_le64(idx + (size_t)ni * PK_LM_IDX_SIZE + 4, i);
             ni++;
         }
-        pk_put_le16(buf + i * PK_LM_VAL_SIZE, (uint16_t)(HM_N_SCOPES * v[i].metric + HM_POINT));
-        pk_put_le64(buf + i * PK_LM_VAL_SIZE + 2, pk_f64_bits(v[i].v));
+        pk_put_le16(buf + i * PK_LM_VAL_SIZE, (uint16_t)(HM_N_SCOPES * metric + HM_POINT));
+        pk_put_le64(buf + i * PK_LM_VAL_SIZE + 2, kv[i].val);
     }
     *out = (pk_plane){buf, idx, nv, ni};
     free(hl->vals);
@@ -272,7 +272,7 @@ static pk_status drop_unused_modules(pk_profile *p)
     return PK_OK;
 }
 
-pk_status hm_finish_model(hm_build *b, const uint32_t *new_index)
+pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain)
 {
     pk_status st = drop_unused_modules(b->p);
     if (!st) st = setup_metrics(b);
@@ -280,6 +280,6 @@ pk_status hm_finish_model(hm_build *b, const uint32_t *new_index)
     int measured = 0;
     for (uint32_t m = 0; m < b->n_metrics; m++)
         measured |= b->metrics[m].has_values;
-    if (!st && measured) st = pk_profile_derive(b->p, NULL, NULL);
+    if (!st && measured && !plain) st = pk_profile_derive(b->p, NULL, NULL);
     return st;
 }

@@ -202,9 +202,43 @@ static uint32_t id_magnitude(int32_t id)
     return id < 0 ? (uint32_t)0 - (uint32_t)id : (uint32_t)id;
 }
 
-pk_status hr_check_cct(const char *file, const hr_cct_node *nodes, uint64_t n, pk_idset *out)
+int hr_ids_has(const hr_ids *ids, uint32_t id, int flag)
 {
-    pk_idset ids = {0};
+    if (ids->flags) return id < ids->n_flags && (ids->flags[id] & flag);
+    return pk_idset_has(flag == HR_ID_IN_CCT ? &ids->cct : &ids->indexed, id);
+}
+
+int hr_ids_add(hr_ids *ids, uint32_t id, int flag)
+{
+    if (ids->flags) {
+        if (id >= ids->n_flags) return -1; /* the caller sized it: cannot happen */
+        ids->flags[id] |= (uint8_t)flag;
+        return 0;
+    }
+    return pk_idset_add(flag == HR_ID_IN_CCT ? &ids->cct : &ids->indexed, id);
+}
+
+void hr_ids_free(hr_ids *ids)
+{
+    free(ids->flags);
+    pk_idset_free(&ids->cct), pk_idset_free(&ids->indexed);
+    memset(ids, 0, sizeof *ids);
+}
+
+/* Dense ids (at most a few times as many as nodes): a byte each. */
+static void ids_start(hr_ids *ids, const hr_cct_node *nodes, uint64_t n)
+{
+    uint64_t max = 0;
+    memset(ids, 0, sizeof *ids);
+    for (uint64_t i = 0; i < n; i++)
+        if (id_magnitude(nodes[i].id) > max) max = id_magnitude(nodes[i].id);
+    if (max < 16 * n + 4096 && (ids->flags = calloc(max + 1, 1))) ids->n_flags = max + 1;
+}
+
+pk_status hr_check_cct(const char *file, const hr_cct_node *nodes, uint64_t n, hr_ids *out)
+{
+    hr_ids ids;
+    ids_start(&ids, nodes, n);
     pk_status st = PK_OK;
     for (uint64_t i = 0; i < n && !st; i++) {
         const hr_cct_node *x = &nodes[i];
@@ -212,20 +246,20 @@ pk_status hr_check_cct(const char *file, const hr_cct_node *nodes, uint64_t n, p
         if (id == 0)
             st = pk_fail(PK_ERR_FORMAT, "%s: cct node at byte %" PRIu64 ": id 0 is reserved", file,
                          x->offset);
-        else if (pk_idset_has(&ids, id))
+        else if (hr_ids_has(&ids, id, HR_ID_IN_CCT))
             st = pk_fail(PK_ERR_FORMAT,
                          "%s: cct node at byte %" PRIu64 ": id %" PRId32 " appears twice", file,
                          x->offset, x->id);
-        else if (parent != 0 && !pk_idset_has(&ids, parent))
+        else if (parent != 0 && !hr_ids_has(&ids, parent, HR_ID_IN_CCT))
             st = pk_fail(PK_ERR_FORMAT,
                          "%s: cct node %" PRId32 " at byte %" PRIu64 ": parent %" PRId32
                          " is not an earlier node",
                          file, x->id, x->offset, x->parent);
-        else if (pk_idset_add(&ids, id) != 0)
+        else if (hr_ids_add(&ids, id, HR_ID_IN_CCT) != 0)
             st = pk_fail_nomem("hpcrun cct ids");
     }
     if (st || !out)
-        pk_idset_free(&ids);
+        hr_ids_free(&ids);
     else
         *out = ids;
     return st;

@@ -144,9 +144,8 @@ static pk_status check_values(const hr_file *f, const hr_sparse *s, uint32_t n_m
 
 /* Index entries: known, distinct cct nodes whose value ranges start at 0,
  * never go backwards and end with ("end!", number of values). */
-static pk_status check_index(const hr_file *f, const hr_sparse *s, const pk_idset *cct)
+static pk_status check_index(const hr_file *f, const hr_sparse *s, hr_ids *ids)
 {
-    pk_idset seen = {0};
     pk_status st = PK_OK;
     uint64_t prev = 0;
     for (uint32_t k = 0; k <= s->n_nz_nodes && !st; k++) {
@@ -164,25 +163,24 @@ static pk_status check_index(const hr_file *f, const hr_sparse *s, const pk_idse
                          "%s: sparse cct index entry %" PRIu32 " at byte %" PRIu64
                          ": start %" PRIu64 " is not between %" PRIu64 " and %" PRIu64,
                          f->name, k, at, start, k == 0 ? 0 : prev, k == 0 ? 0 : s->n_values);
-        else if (!last && !pk_idset_has(cct, id))
+        else if (!last && !hr_ids_has(ids, id, HR_ID_IN_CCT))
             st = pk_fail(PK_ERR_FORMAT,
                          "%s: sparse cct index entry %" PRIu32 " at byte %" PRIu64
                          ": cct node %" PRIu32 " is not in the cct",
                          f->name, k, at, id);
-        else if (!last && pk_idset_has(&seen, id))
+        else if (!last && hr_ids_has(ids, id, HR_ID_INDEXED))
             st = pk_fail(PK_ERR_FORMAT,
                          "%s: sparse cct index entry %" PRIu32 " at byte %" PRIu64
                          ": cct node %" PRIu32 " listed twice",
                          f->name, k, at, id);
-        else if (!last && pk_idset_add(&seen, id) != 0)
+        else if (!last && hr_ids_add(ids, id, HR_ID_INDEXED) != 0)
             st = pk_fail_nomem("hpcrun sparse index");
         prev = start;
     }
-    pk_idset_free(&seen);
     return st;
 }
 
-static pk_status read_sparse(hr_file *f, pk_arena *a, const pk_idset *cct)
+static pk_status read_sparse(hr_file *f, pk_arena *a, hr_ids *cct)
 {
     hr_cur c = section(f, f->footer.sparse, "the end of the sparse metrics section");
     hr_sparse *s = &f->sparse;
@@ -225,9 +223,9 @@ pk_status hr_parse_v4(hr_file *f, pk_arena *a)
         (st = at_end(&c, "the metric table section")))
         return st;
     if ((st = read_iddict(f, a))) return st;
-    pk_idset ids = {0};
+    hr_ids ids;
     if ((st = hr_check_cct(f->name, e->nodes, e->n_nodes, &ids))) return st;
     st = read_sparse(f, a, &ids);
-    pk_idset_free(&ids);
+    hr_ids_free(&ids);
     return st;
 }

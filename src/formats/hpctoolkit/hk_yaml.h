@@ -22,6 +22,13 @@
 /* The attribute (profile entity) that holds the file's bytes. */
 #define HK_YAML_ATTR "hpctoolkit:metrics/default.yaml"
 
+/* The comment line profkit's writer puts first in the taxonomy of a
+ * database whose summary profile holds sums that are not its profiles'
+ * (pk_profile.summary_inexact): YAML readers (hpcviewer, hpcprof,
+ * Hatchet) skip it; profkit's reader then adds up the profiles. */
+#define HK_YAML_INEXACT                                                                            \
+    "# profkit: the summary profile's sums are the source's, not the sums of these profiles\n"
+
 typedef struct hk_yaml_input { /* one entry of `inputs` (defaults filled in) */
     const char *metric, *scope, *formula, *combine;
 } hk_yaml_input;

@@ -148,6 +148,9 @@ typedef struct hk_reader {
     uint32_t n_cct_planes;
     /* cct.db values naming no plain profile (model.h, cm_unplaced) */
     uint64_t cct_unplaced;
+    /* the plain profiles' value blocks (and cct.db's) are validated when
+     * a question reads them, not at open (read_lazy.c) */
+    int deferred;
     uint64_t max_memory; /* pk_open_options.max_memory */
     pk_budget budget;    /* what the files claim beyond their bytes (util/budget.h) */
     struct hk_claim_s {
@@ -278,6 +281,18 @@ pk_status hk_read_traces(hk_reader *r);       /* read_trace.c */
  * (read_viewer.c). */
 pk_status hk_read_yaml(hk_reader *r, const char *dir);
 void hk_viewer_checks(hk_reader *r);
+/* Deferred validation (read_lazy.c): profiles whose blocks together are
+ * at least hk_defer_min_bytes (16 MiB; tests lower it) are validated when
+ * read. Block i of profile.db, every block of it skip[] (may be NULL)
+ * does not mark, every block of cct.db: with r as the open left it, r->p
+ * the opened profile. */
+extern uint64_t hk_defer_min_bytes;
+pk_status hk_profile_check_block(hk_reader *r, uint32_t i);
+pk_status hk_profile_check_blocks(hk_reader *r, const unsigned char *skip);
+pk_status hk_cct_check_blocks(hk_reader *r);
+/* Hand a deferred open's validation to the profile (read.c, at the end). */
+pk_status hk_defer_attach(hk_reader *r);
+
 /* Remember, for file `fid`, a context id that meta.db does not list. */
 pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id);
 

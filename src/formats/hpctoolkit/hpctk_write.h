@@ -32,6 +32,33 @@ typedef struct hk_order {
 pk_status hk_order_init(const pk_profile *p, hk_order *o);
 void hk_order_free(hk_order *o);
 
+/* profile.db's layout from its profiles' value counts (write_profile.c):
+ * fill nvals/nidx per profile, then plan; the head is the header, the
+ * Profile Info section and the identifier tuples. */
+typedef struct hk_prof_layout {
+    uint64_t *tuple_at; /* per profile, 0 for none */
+    uint64_t *vals_at;  /* per profile: values; the index follows them */
+    uint64_t *nvals;
+    uint32_t *nidx;
+    uint64_t infos_size, tuples_lo, tuples_hi, end;
+} hk_prof_layout;
+pk_status hk_prof_layout_init(hk_prof_layout *L, uint32_t n_profiles);
+void hk_prof_layout_plan(const pk_profile *p, const hk_order *o, hk_prof_layout *L);
+void hk_prof_layout_free(hk_prof_layout *L);
+pk_status hk_prof_check_tuples(const pk_profile *p);
+struct pk_out;
+void hk_prof_put_head(struct pk_out *out, const pk_profile *p, const hk_order *o,
+                      const hk_prof_layout *L);
+
+/* cct.db's pieces (write_cct.c): the header, {CI} entries of context ids
+ * [id_lo, id_hi) whose first block is at `at`, blocks' sizes. */
+typedef const pk_plane *(*hk_plane_of_id)(const void *user, uint64_t id);
+void hk_cct_put_header(struct pk_out *out, uint64_t n_ids);
+void hk_cct_put_infos(struct pk_out *out, hk_plane_of_id plane, const void *user, uint64_t id_lo,
+                      uint64_t id_hi, uint64_t at);
+uint64_t hk_cct_first_block(uint64_t n_ids);
+uint64_t hk_cct_block_size(const pk_plane *pl);
+
 /* meta.db as one in-memory image (write_meta.c). */
 pk_status hk_build_meta(const pk_profile *p, pk_buf *out);
 /* profile.db, cct.db, trace.db streamed to `path` (write_profile.c,

@@ -147,6 +147,19 @@ static pk_status read_optional(hk_reader *r, int fid, pk_status (*read)(hk_reade
                          "%s (the file was not loaded)", pk_error_last());
 }
 
+/* hpcprof's summary profile (one, profile 0's role) holds each statistic
+ * over the plain profiles' stored values: questions it holds are answered
+ * from it (analysis/summary.c), unless the caller wants the values added
+ * up (PK_OPEN_RECOMPUTE). */
+static int summary_is_exact(const hk_reader *r)
+{
+    const pk_profile *p = r->p;
+    uint32_t n = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        n += p->locs[l].is_summary != 0;
+    return n == 1 && !(r->flags & PK_OPEN_RECOMPUTE) && !p->summary_inexact;
+}
+
 static pk_status hk_run(hk_reader *r)
 {
     pk_profile *p = r->p;
@@ -174,6 +187,8 @@ static pk_status hk_run(hk_reader *r)
     if (!st && r->dir) st = hk_read_yaml(r, r->dir);
     if (!st) hk_viewer_checks(r);
     if (!st) st = pk_model_finish_diagnostics(p);
+    if (!st && r->deferred) st = hk_defer_attach(r);
+    if (!st) p->summary_exact = summary_is_exact(r);
     return st;
 }
 
@@ -290,7 +305,10 @@ pk_status hk_open_dir(const char *path, const pk_open_options *opts, pk_record_f
         if ((size_t)snprintf(full, sizeof full, "%s/%s", path, file_names[f]) >= sizeof full)
             st = pk_fail(PK_ERR_IO, "%s: path too long", path);
         else if (named(full) && !skipped(&r, f))
-            st = pk_map_file(full, &r.f[f].source->map);
+            /* profile.db and cct.db: read ahead only when every block is
+             * validated at open (read_profile.c, read_cct.c) */
+            st = f == HK_PROFILE || f == HK_CCT ? pk_map_file_cold(full, &r.f[f].source->map)
+                                                : pk_map_file(full, &r.f[f].source->map);
         else
             continue;
         if (st && f != HK_META) st = unreadable_optional(&r, f);

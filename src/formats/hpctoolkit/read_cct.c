@@ -117,6 +117,7 @@ typedef struct cct_job {
     const hk_file *f;
     const pk_plane *planes;
     cct_stats *stats;
+    int deferred; /* after the open: count what names no profile, report nothing */
 } cct_job;
 
 static const pk_plane *cct_plane(void *user, uint32_t id)
@@ -136,7 +137,12 @@ static pk_status scan_cct(void *user, unsigned worker, uint32_t id)
 static pk_status finish_cct_scan(cct_job *job, uint32_t n, uint32_t fail, const hk_array *a)
 {
     for (uint32_t id = 0; id < n && id < fail; id++) {
-        report_cct_stats(job->r, job->f, id, a->base + (uint64_t)id * a->stride, &job->stats[id]);
+        const cct_stats *cs = &job->stats[id];
+        if (job->deferred) { /* the open noted the unlisted ids already (note_listed_ids) */
+            job->r->cct_unplaced += cs->bad_profile + cs->summary_profile;
+            continue;
+        }
+        report_cct_stats(job->r, job->f, id, a->base + (uint64_t)id * a->stride, cs);
         if (job->planes[id].nvals && pk_model_ctx_find(job->r->p, id) == PK_NONE &&
             hk_note_unlisted(job->r, HK_CCT, id))
             return PK_ERR_NOMEM;
@@ -158,11 +164,11 @@ static pk_status scan_one_cct_block(hk_reader *r, const hk_file *f, const pk_pla
 }
 
 static pk_status scan_cct_blocks(hk_reader *r, const hk_file *f, const pk_plane *planes, uint32_t n,
-                                 const hk_array *a)
+                                 const hk_array *a, int deferred)
 {
     cct_stats *stats = calloc(n ? n : 1, sizeof *stats);
     if (!stats) return pk_fail_nomem("scanning cct.db");
-    cct_job job = {r, f, planes, stats};
+    cct_job job = {r, f, planes, stats, deferred};
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++)
         total += planes[i].nvals * PK_CM_VAL_SIZE + (uint64_t)planes[i].nidx * PK_CM_IDX_SIZE;
@@ -176,6 +182,23 @@ static pk_status scan_cct_blocks(hk_reader *r, const hk_file *f, const pk_plane 
     pk_status fin = finish_cct_scan(&job, n, fail, a);
     free(stats);
     return st ? pk_fail(st, "%s", message) : fin;
+}
+
+/* A deferred open reads no block: the contexts cct.db has values for
+ * come from its {CI} entries, the same ids a scan would note. */
+static pk_status note_listed_ids(hk_reader *r, const pk_plane *planes, uint32_t n)
+{
+    for (uint32_t id = 0; id < n; id++)
+        if (planes[id].nvals && pk_model_ctx_find(r->p, id) == PK_NONE &&
+            hk_note_unlisted(r, HK_CCT, id))
+            return PK_ERR_NOMEM;
+    return PK_OK;
+}
+
+pk_status hk_cct_check_blocks(hk_reader *r)
+{
+    r->cct_unplaced = 0;
+    return scan_cct_blocks(r, &r->f[HK_CCT], r->cct_planes, r->n_cct_planes, NULL, 1);
 }
 
 pk_status hk_read_cct(hk_reader *r)
@@ -205,7 +228,12 @@ pk_status hk_read_cct(hk_reader *r)
                               "context", i);
         if (!st && interleave) st = scan_one_cct_block(r, f, &planes[i], i, &a);
     }
-    if (!st && !interleave) st = scan_cct_blocks(r, f, planes, n, &a);
+    if (!st && !interleave && r->deferred) {
+        st = note_listed_ids(r, planes, n);
+    } else if (!st && !interleave) {
+        if (f->source) pk_map_willneed(&f->source->map);
+        st = scan_cct_blocks(r, f, planes, n, &a, 0);
+    }
     if (st) {
         free(planes);
         return st;

@@ -49,10 +49,23 @@ typedef struct scan_state {
     const hk_file *f;
     int emit;
     pk_idset *own_unlisted; /* NULL: note on the reader */
+    int deferred;           /* after the open: the contexts are final */
 } scan_state;
 
-static pk_status note_unlisted(const scan_state *ss, uint32_t id)
+/* A context id meta.db does not list: an unlisted context to add, or,
+ * once the open is over (deferred validation), one the summary profile
+ * and cct.db did not name either, which the model can no longer take in. */
+static pk_status note_unlisted(const scan_state *ss, uint32_t prof, const pk_plane *pl, uint32_t k,
+                               uint32_t id)
 {
+    if (ss->deferred)
+        return hk_fail(ss->f,
+                       "profile %u value block: context index record %u at 0x%llx: context id "
+                       "%u is listed neither in meta.db nor by the summary profile or cct.db (the "
+                       "files disagree; 'profkit check' reads every block)",
+                       prof, k,
+                       (unsigned long long)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - ss->f->data),
+                       id);
     if (!ss->own_unlisted) return hk_note_unlisted(ss->r, HK_PROFILE, id);
     return pk_idset_add(ss->own_unlisted, id) ? pk_fail_nomem("collecting context ids") : PK_OK;
 }
@@ -115,7 +128,8 @@ static pk_status scan_block(const scan_state *ss, uint32_t prof, int space, cons
         pk_status st =
             hk_index_record(f, &ix, k, &prev, &id, &start, &end, "profile %u value block", prof);
         if (st) return st;
-        if (pk_model_ctx_find(r->p, id) == PK_NONE && note_unlisted(ss, id)) return PK_ERR_NOMEM;
+        if (pk_model_ctx_find(r->p, id) == PK_NONE && (st = note_unlisted(ss, prof, pl, k, id)))
+            return st;
         if (ss->emit)
             HK_EMIT(r, f, (uint64_t)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - f->data),
                     HK_S_PROFILE_VALUES, "ctx-index", HK_U("profile", prof), HK_U("ctx_id", id),
@@ -215,6 +229,8 @@ typedef struct scan_job {
     hk_reader *r;
     const hk_file *f;
     const pk_loc_rec *locs;
+    const unsigned char *skip; /* blocks not to scan (NULL: none) */
+    int deferred;              /* after the open: no diagnostics, contexts final */
     block_stats *stats;
     pk_idset unlisted[PK_MAX_WORKERS]; /* each worker's own */
 } scan_job;
@@ -227,13 +243,14 @@ static const pk_plane *profile_plane(void *user, uint32_t i)
 static pk_status scan_profile(void *user, unsigned worker, uint32_t i)
 {
     scan_job *job = user;
-    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker]};
+    if (job->skip && job->skip[i]) return PK_OK;
+    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker], job->deferred};
     return scan_block(&ss, i, job->locs[i].is_summary, &job->locs[i].plane, &job->stats[i]);
 }
 
 /* After the workers: unlisted ids join the reader's, block statistics
  * are reported in profile order up to the first failure (as a serial scan
- * would). */
+ * would). A deferred scan reports none: its profile is already open. */
 static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, const hk_array *a)
 {
     int oom = 0;
@@ -241,8 +258,10 @@ static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, 
         oom |= pk_idset_merge(&job->r->unlisted[HK_PROFILE], &job->unlisted[k]);
         pk_idset_free(&job->unlisted[k]);
     }
-    for (uint32_t i = 0; i < n && i < fail; i++)
-        report_block_stats(job->r, job->f, i, a->base + (uint64_t)i * a->stride, &job->stats[i]);
+    for (uint32_t i = 0; i < n && i < fail && !job->deferred; i++)
+        if (!job->skip || !job->skip[i])
+            report_block_stats(job->r, job->f, i, a->base + (uint64_t)i * a->stride,
+                               &job->stats[i]);
     return oom ? pk_fail_nomem("collecting context ids") : PK_OK;
 }
 
@@ -250,20 +269,22 @@ static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, 
 static pk_status scan_one_block(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t i,
                                 const hk_array *a)
 {
-    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL};
+    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL, 0};
     block_stats bs = {0};
     pk_status st = scan_block(&ss, i, locs[i].is_summary, &locs[i].plane, &bs);
     if (!st) report_block_stats(r, f, i, a->base + (uint64_t)i * a->stride, &bs);
     return st;
 }
 
-static pk_status scan_blocks(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t n,
-                             const hk_array *a)
+static pk_status scan_blocks(hk_reader *r, const pk_loc_rec *locs, uint32_t n, const hk_array *a,
+                             const unsigned char *skip, int deferred)
 {
+    const hk_file *f = &r->f[HK_PROFILE];
     uint64_t total = 0;
     for (uint32_t i = 0; i < n; i++)
-        total +=
-            locs[i].plane.nvals * PK_LM_VAL_SIZE + (uint64_t)locs[i].plane.nidx * PK_LM_IDX_SIZE;
+        if (!skip || !skip[i])
+            total += locs[i].plane.nvals * PK_LM_VAL_SIZE +
+                     (uint64_t)locs[i].plane.nidx * PK_LM_IDX_SIZE;
     unsigned workers = hk_workers(r, total);
     scan_job *job = calloc(1, sizeof *job);
     block_stats *stats = calloc(n ? n : 1, sizeof *stats);
@@ -272,7 +293,8 @@ static pk_status scan_blocks(hk_reader *r, const hk_file *f, const pk_loc_rec *l
         free(stats);
         return pk_fail_nomem("scanning profile.db");
     }
-    *job = (scan_job){.r = r, .f = f, .locs = locs, .stats = stats};
+    *job = (scan_job){
+        .r = r, .f = f, .locs = locs, .skip = skip, .deferred = deferred, .stats = stats};
     hk_block_scan bs = {profile_plane,
                         scan_profile,
                         PK_LM_VAL_SIZE,
@@ -287,6 +309,40 @@ static pk_status scan_blocks(hk_reader *r, const hk_file *f, const pk_loc_rec *l
     free(stats);
     free(job);
     return st ? pk_fail(st, "%s", message) : fin;
+}
+
+/* ---- deferred validation (read_lazy.c) ---- */
+
+uint64_t hk_defer_min_bytes = 16u << 20;
+
+/* Whether the plain profiles' blocks are left to deferred validation:
+ * a big database with a summary profile, opened for questions (not a
+ * dump, not `check`'s KEEP_GOING, not PK_OPEN_RECOMPUTE). */
+static int defer_profiles(const hk_reader *r, const pk_loc_rec *locs, uint32_t n)
+{
+    if (r->emit || (r->flags & (PK_OPEN_KEEP_GOING | PK_OPEN_RECOMPUTE))) return 0;
+    uint64_t plain = 0;
+    int summary = 0;
+    for (uint32_t i = 0; i < n; i++) {
+        summary |= locs[i].is_summary;
+        if (!locs[i].is_summary)
+            plain += locs[i].plane.nvals * PK_LM_VAL_SIZE +
+                     (uint64_t)locs[i].plane.nidx * PK_LM_IDX_SIZE;
+    }
+    return summary && plain >= hk_defer_min_bytes;
+}
+
+pk_status hk_profile_check_block(hk_reader *r, uint32_t i)
+{
+    scan_state ss = {r, &r->f[HK_PROFILE], 0, NULL, 1};
+    block_stats bs = {0};
+    const pk_loc_rec *loc = &r->p->locs[i];
+    return scan_block(&ss, i, loc->is_summary, &loc->plane, &bs);
+}
+
+pk_status hk_profile_check_blocks(hk_reader *r, const unsigned char *skip)
+{
+    return scan_blocks(r, r->p->locs, r->p->n_locs, NULL, skip, 1);
 }
 
 pk_status hk_read_profiles(hk_reader *r)
@@ -322,7 +378,16 @@ pk_status hk_read_profiles(hk_reader *r)
         summary[i] = (unsigned char)locs[i].is_summary;
         if (!st && interleave) st = scan_one_block(r, f, locs, i, &a);
     }
-    if (!st && !interleave) st = scan_blocks(r, f, locs, n, &a);
+    if (st) return st;
+    /* deferred: the summary's blocks now, the others when a question reads them */
+    r->deferred = !interleave && defer_profiles(r, locs, n);
+    if (!r->deferred && f->source) pk_map_willneed(&f->source->map);
+    unsigned char *plain = r->deferred ? malloc(n) : NULL; /* the blocks left for later */
+    if (r->deferred && !plain) return pk_fail_nomem("reading profiles");
+    for (uint32_t i = 0; plain && i < n; i++)
+        plain[i] = !summary[i];
+    if (!interleave) st = scan_blocks(r, locs, n, &a, plain, 0);
+    free(plain);
     if (st) return st;
     p->locs = locs;
     p->n_locs = n;

@@ -154,6 +154,8 @@ pk_status hk_read_yaml(hk_reader *r, const char *dir)
              map.size > MAX_YAML_BYTES ? "metrics/default.yaml is larger than 64 MiB: not read"
                                        : "metrics/default.yaml holds NUL bytes: not YAML text");
     } else {
+        size_t m = strlen(HK_YAML_INEXACT);
+        r->p->summary_inexact = map.size >= m && !memcmp(text, HK_YAML_INEXACT, m);
         st = pk_model_add_attr(r->p, PK_ENTITY_PROFILE, 0, HK_YAML_ATTR, text, map.size);
         if (!st) pk_model_sort_attrs(r->p);
         if (!st) st = check_yaml(r, text, map.size);

@@ -54,18 +54,46 @@ static void put_translated(pk_out *out, const pk_plane *pl, const hk_order *o, u
     pk_out_bytes(out, stage, n);
 }
 
-static void put_infos(pk_out *out, const pk_profile *p, uint64_t n_ids, uint64_t first_block)
+uint64_t hk_cct_block_size(const pk_plane *pl)
 {
-    uint64_t at = first_block;
-    for (uint64_t id = 0; id < n_ids; id++) {
-        const pk_plane *pl = cm_of_id(p, id);
+    return align8(pl->nvals * PK_CM_VAL_SIZE + (uint64_t)pl->nidx * PK_CM_IDX_SIZE);
+}
+
+uint64_t hk_cct_first_block(uint64_t n_ids)
+{
+    return align8(HK_SZ_CCT_HEADER + 0x10 + n_ids * HK_SZ_CCT_CTX);
+}
+
+void hk_cct_put_infos(pk_out *out, hk_plane_of_id plane, const void *user, uint64_t id_lo,
+                      uint64_t id_hi, uint64_t at)
+{
+    for (uint64_t id = id_lo; id < id_hi; id++) {
+        const pk_plane *pl = plane(user, id);
         pk_out_u64(out, pl->nvals);
         pk_out_u64(out, at);
         pk_out_u16(out, (uint16_t)pl->nidx);
         pk_out_zeros(out, 6);
         pk_out_u64(out, at + pl->nvals * PK_CM_VAL_SIZE);
-        at = align8(at + pl->nvals * PK_CM_VAL_SIZE + (uint64_t)pl->nidx * PK_CM_IDX_SIZE);
+        at += hk_cct_block_size(pl);
     }
+}
+
+void hk_cct_put_header(pk_out *out, uint64_t n_ids)
+{
+    uint64_t section = 0x10 + n_ids * HK_SZ_CCT_CTX;
+    unsigned char h[HK_SZ_CCT_HEADER + 0x10] = {0};
+    hk_put_file_header(h, "ctxt");
+    pk_put_le64(h + 0x10, section);
+    pk_put_le64(h + 0x18, HK_SZ_CCT_HEADER);
+    pk_put_le64(h + 0x20, HK_SZ_CCT_HEADER + 0x10); /* section header: pCtxs */
+    pk_put_le32(h + 0x28, (uint32_t)n_ids);
+    h[0x2c] = HK_SZ_CCT_CTX;
+    pk_out_bytes(out, h, sizeof h);
+}
+
+static const pk_plane *model_plane(const void *p, uint64_t id)
+{
+    return cm_of_id(p, id);
 }
 
 static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, uint64_t n_ids)
@@ -110,18 +138,10 @@ pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *pa
     pk_status st = pk_model_ensure_cm(p);
     if (!st) st = count_ids(p, &n_ids);
     if (st) return st;
-    uint64_t section = 0x10 + n_ids * HK_SZ_CCT_CTX;
-    unsigned char h[HK_SZ_CCT_HEADER + 0x10] = {0};
-    hk_put_file_header(h, "ctxt");
-    pk_put_le64(h + 0x10, section);
-    pk_put_le64(h + 0x18, HK_SZ_CCT_HEADER);
-    pk_put_le64(h + 0x20, HK_SZ_CCT_HEADER + 0x10); /* section header: pCtxs */
-    pk_put_le32(h + 0x28, (uint32_t)n_ids);
-    h[0x2c] = HK_SZ_CCT_CTX;
     pk_out out;
     if (pk_out_open(&out, path) == PK_OK) {
-        pk_out_bytes(&out, h, sizeof h);
-        put_infos(&out, p, n_ids, align8(HK_SZ_CCT_HEADER + section));
+        hk_cct_put_header(&out, n_ids);
+        hk_cct_put_infos(&out, model_plane, p, 0, n_ids, hk_cct_first_block(n_ids));
         pk_out_align(&out, 8);
         put_blocks(&out, p, o, n_ids);
         pk_out_bytes(&out, "__ctx.db", 8);

@@ -62,12 +62,6 @@ pk_status hk_order_init(const pk_profile *p, hk_order *o)
     return PK_OK;
 }
 
-typedef struct prof_layout {
-    uint64_t *tuple_at; /* per profile, 0 for none */
-    uint64_t *vals_at;  /* per profile: values; the index follows them */
-    uint64_t infos_size, tuples_lo, tuples_hi, end;
-} prof_layout;
-
 static const pk_plane *plane_of(const pk_profile *p, const hk_order *o, uint32_t prof)
 {
     static const pk_plane empty;
@@ -80,7 +74,25 @@ static uint64_t align8(uint64_t x)
     return (x + 7) & ~(uint64_t)7;
 }
 
-static void plan(const pk_profile *p, const hk_order *o, prof_layout *L)
+void hk_prof_layout_free(hk_prof_layout *L)
+{
+    free(L->tuple_at), free(L->vals_at), free(L->nvals), free(L->nidx);
+    memset(L, 0, sizeof *L);
+}
+
+pk_status hk_prof_layout_init(hk_prof_layout *L, uint32_t n_profiles)
+{
+    memset(L, 0, sizeof *L);
+    L->tuple_at = malloc(((size_t)n_profiles + 1) * sizeof *L->tuple_at);
+    L->vals_at = malloc(((size_t)n_profiles + 1) * sizeof *L->vals_at);
+    L->nvals = calloc((size_t)n_profiles + 1, sizeof *L->nvals);
+    L->nidx = calloc((size_t)n_profiles + 1, sizeof *L->nidx);
+    if (L->tuple_at && L->vals_at && L->nvals && L->nidx) return PK_OK;
+    hk_prof_layout_free(L);
+    return pk_fail_nomem("laying out profile.db");
+}
+
+void hk_prof_layout_plan(const pk_profile *p, const hk_order *o, hk_prof_layout *L)
 {
     L->infos_size = 0x10 + (uint64_t)o->n_profiles * HK_SZ_PROFILE;
     uint64_t at = L->tuples_lo = align8(HK_SZ_PROF_HEADER + L->infos_size);
@@ -95,35 +107,33 @@ static void plan(const pk_profile *p, const hk_order *o, prof_layout *L)
     }
     L->tuples_hi = at;
     for (uint32_t i = 0; i < o->n_profiles; i++) {
-        const pk_plane *pl = plane_of(p, o, i);
         L->vals_at[i] = at;
-        at = align8(at + pl->nvals * PK_LM_VAL_SIZE + (uint64_t)pl->nidx * PK_LM_IDX_SIZE);
+        at = align8(at + L->nvals[i] * PK_LM_VAL_SIZE + (uint64_t)L->nidx[i] * PK_LM_IDX_SIZE);
     }
     L->end = at;
 }
 
-static void put_infos(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+static void put_infos(pk_out *out, const pk_profile *p, const hk_order *o, const hk_prof_layout *L)
 {
     pk_out_u64(out, HK_SZ_PROF_HEADER + 0x10); /* pProfiles */
     pk_out_u32(out, o->n_profiles);
     pk_out_u8(out, HK_SZ_PROFILE);
     pk_out_zeros(out, 3);
     for (uint32_t i = 0; i < o->n_profiles; i++) {
-        const pk_plane *pl = plane_of(p, o, i);
         uint32_t l = o->loc_of_prof[i];
         int summary = l == PK_NONE || p->locs[l].is_summary;
-        pk_out_u64(out, pl->nvals);
+        pk_out_u64(out, L->nvals[i]);
         pk_out_u64(out, L->vals_at[i]);
-        pk_out_u32(out, pl->nidx);
+        pk_out_u32(out, L->nidx[i]);
         pk_out_u32(out, 0);
-        pk_out_u64(out, L->vals_at[i] + pl->nvals * PK_LM_VAL_SIZE);
+        pk_out_u64(out, L->vals_at[i] + L->nvals[i] * PK_LM_VAL_SIZE);
         pk_out_u64(out, L->tuple_at[i]);
         pk_out_u32(out, summary ? 1u : 0u); /* flags: isSummary */
         pk_out_u32(out, 0);
     }
 }
 
-static void put_tuples(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+static void put_tuples(pk_out *out, const pk_profile *p, const hk_order *o, const hk_prof_layout *L)
 {
     pk_out_align(out, 8);
     pk_out_expect(out, L->tuples_lo, "identifier tuples");
@@ -143,7 +153,20 @@ static void put_tuples(pk_out *out, const pk_profile *p, const hk_order *o, cons
     }
 }
 
-static pk_status check_tuples(const pk_profile *p)
+void hk_prof_put_head(pk_out *out, const pk_profile *p, const hk_order *o, const hk_prof_layout *L)
+{
+    unsigned char h[HK_SZ_PROF_HEADER] = {0};
+    hk_put_file_header(h, "prof");
+    pk_put_le64(h + 0x10, L->infos_size);
+    pk_put_le64(h + 0x18, HK_SZ_PROF_HEADER);
+    pk_put_le64(h + 0x20, L->tuples_hi - L->tuples_lo);
+    pk_put_le64(h + 0x28, L->tuples_lo);
+    pk_out_bytes(out, h, sizeof h);
+    put_infos(out, p, o, L);
+    put_tuples(out, p, o, L);
+}
+
+pk_status hk_prof_check_tuples(const pk_profile *p)
 {
     for (uint32_t l = 0; l < p->n_locs; l++) {
         if (p->locs[l].n_ids > UINT16_MAX)
@@ -161,7 +184,7 @@ static pk_status check_tuples(const pk_profile *p)
 /* Blocks go out straight from the planes; pages of a mapped input are
  * given back behind the writer, so converting a huge database does not
  * keep it resident. */
-static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, const prof_layout *L)
+static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, const hk_prof_layout *L)
 {
     pk_release rel;
     pk_release_start(&rel, o->n_profiles ? pk_model_mapping_of(p, plane_of(p, o, 0)->vals) : NULL);
@@ -182,34 +205,21 @@ static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, cons
 pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char *path,
                               uint64_t *bytes)
 {
-    pk_status st = check_tuples(p);
+    hk_prof_layout L;
+    pk_status st = hk_prof_check_tuples(p);
+    if (!st) st = hk_prof_layout_init(&L, o->n_profiles);
     if (st) return st;
-    prof_layout L = {0};
-    L.tuple_at = malloc(((size_t)o->n_profiles + 1) * sizeof *L.tuple_at);
-    L.vals_at = malloc(((size_t)o->n_profiles + 1) * sizeof *L.vals_at);
-    if (!L.tuple_at || !L.vals_at) {
-        free(L.tuple_at);
-        free(L.vals_at);
-        return pk_fail_nomem("laying out profile.db");
-    }
-    plan(p, o, &L);
-    unsigned char h[HK_SZ_PROF_HEADER] = {0};
-    hk_put_file_header(h, "prof");
-    pk_put_le64(h + 0x10, L.infos_size);
-    pk_put_le64(h + 0x18, HK_SZ_PROF_HEADER);
-    pk_put_le64(h + 0x20, L.tuples_hi - L.tuples_lo);
-    pk_put_le64(h + 0x28, L.tuples_lo);
+    for (uint32_t i = 0; i < o->n_profiles; i++)
+        L.nvals[i] = plane_of(p, o, i)->nvals, L.nidx[i] = plane_of(p, o, i)->nidx;
+    hk_prof_layout_plan(p, o, &L);
     pk_out out;
     if (pk_out_open(&out, path) == PK_OK) {
-        pk_out_bytes(&out, h, sizeof h);
-        put_infos(&out, p, o, &L);
-        put_tuples(&out, p, o, &L);
+        hk_prof_put_head(&out, p, o, &L);
         put_blocks(&out, p, o, &L);
         pk_out_expect(&out, L.end, "profile.db footer");
         pk_out_bytes(&out, "_prof.db", 8);
     }
     *bytes += out.offset;
-    free(L.tuple_at);
-    free(L.vals_at);
+    hk_prof_layout_free(&L);
     return pk_out_close(&out);
 }

@@ -98,7 +98,8 @@ int hk_shape_native(const pk_profile *p)
     int summary = 0;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         summary |= p->locs[l].is_summary;
-        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0; /* written without (below) */
+        if (p->locs[l].is_summary && p->locs[l].n_ids) return 0;   /* written without (below) */
+        if (!p->locs[l].is_summary && !p->locs[l].n_ids) return 0; /* given one (below) */
         for (uint32_t k = 0; k < p->locs[l].n_ids; k++)
             if (p->locs[l].ids[k].kind >= N_STD_KINDS) return 0;
     }
@@ -242,6 +243,10 @@ static pk_status shaped_tuple(hk_shape *s, const kinds_map *km, const pk_loc_rec
         id.kind_name = q->id_kind_names[to];
         ids[n++] = id;
     }
+    if (!n) { /* hpcviewer indexes every thread's tuple: one that has none gets THREAD N */
+        ids[n++] = (pk_ident){3, q->id_kind_names[3], 0, dst->raw_index - 1, dst->raw_index - 1};
+        s->n_untupled++;
+    }
     dst->ids = ids;
     dst->n_ids = n;
     return PK_OK;
@@ -294,6 +299,12 @@ static pk_status shaped_locations(hk_shape *s)
         if (!st && !d->is_summary) st = shaped_tuple(s, &km, &p->locs[l], d);
     }
     free(km.to);
+    if (!st && s->n_untupled)
+        st = pk_write_lose(s->o, s->stats, s->path, "locations without identifiers",
+                           "hpcviewer reads every thread's profile by its identifier tuple: %u "
+                           "locations without identifiers (a pprof profile's samples without "
+                           "labels) are THREAD N, N their place among the profiles",
+                           s->n_untupled);
     return st;
 }
 
@@ -404,6 +415,29 @@ void hk_shape_free(const pk_profile *p, pk_profile *q)
     pk_profile_free(q);
 }
 
+/* The shaped copy; for a parallel build's member (plan != NULL) without
+ * the summary's values, and with the plan to make them. */
+static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan)
+{
+    pk_status st = pk_model_new(&s->q);
+    if (!st) st = shaped_header(s);
+    if (!st) st = hs_contexts(s);
+    if (!st) st = hs_columns(s);
+    if (!st) st = shaped_locations(s);
+    if (!st) st = shaped_traces(s);
+    if (!st) st = hs_plain_values(s);
+    if (!st && !plan) st = hs_summary_values(s);
+    if (!st && !plan) st = unplaced_values(s);
+    if (!st && plan) st = hk_sum_plan_shaped(s, plan);
+    shape_free(s);
+    if (st) {
+        hk_shape_free(s->p, s->q);
+        return st;
+    }
+    *out = s->q;
+    return PK_OK;
+}
+
 pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
                         pk_write_stats *stats, pk_profile **out)
 {
@@ -411,20 +445,20 @@ pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_op
     if (hk_shape_native(p)) return PK_OK;
     if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
     hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
-    pk_status st = pk_model_new(&s.q);
-    if (!st) st = shaped_header(&s);
-    if (!st) st = hs_contexts(&s);
-    if (!st) st = hs_columns(&s);
-    if (!st) st = shaped_locations(&s);
-    if (!st) st = shaped_traces(&s);
-    if (!st) st = hs_plain_values(&s);
-    if (!st) st = hs_summary_values(&s);
-    if (!st) st = unplaced_values(&s);
-    shape_free(&s);
-    if (st) {
-        hk_shape_free(p, s.q);
-        return st;
-    }
-    *out = s.q;
-    return PK_OK;
+    return shape(&s, out, NULL);
+}
+
+pk_status hk_shape_make_part(const pk_profile *p, const char *path, const pk_write_options *o,
+                             pk_write_stats *stats, const unsigned char *has_plain, int unknown_raw,
+                             pk_profile **out, hk_sum_plan *plan)
+{
+    *out = NULL;
+    memset(plan, 0, sizeof *plan);
+    if (hk_shape_native(p)) return hk_sum_plan_native(p, plan);
+    if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
+    hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
+    s.preset_plain = has_plain, s.preset_unknown = unknown_raw;
+    pk_status st = shape(&s, out, plan);
+    if (st) hk_sum_plan_free(plan);
+    return st;
 }

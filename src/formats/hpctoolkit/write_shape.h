@@ -61,7 +61,43 @@ typedef struct hk_shape {
 
     uint32_t *q_of_ploc; /* source location -> shaped location, PK_NONE if not written */
     uint32_t p_summary;  /* the source's first summary location (profile 0), PK_NONE */
+    uint32_t n_untupled; /* plain locations given THREAD N for want of identifiers */
+
+    /* A parallel build's member shapes its own locations' values only:
+     * what depends on every location's comes from all members. */
+    const unsigned char *preset_plain; /* has_plain of every location, or NULL */
+    int preset_unknown;
 } hk_shape;
+
+/* Which metrics p's plain locations hold values of (has_plain[m] = 1),
+ * and whether some value has an id no plain column has. */
+void hk_shape_scan_plain(const pk_profile *p, unsigned char *has_plain, int *unknown_raw);
+
+/* How a parallel build makes the summary profile: each statistic (by
+ * raw id) is `reduce` over the plain locations' values of one plain
+ * column, in location order — what the serial writer (write_shape_sum.c)
+ * or pk_profile_derive computes. */
+typedef struct hk_sum_entry {
+    uint32_t stat_raw, plain_raw;
+    uint8_t reduce; /* hs_reduce */
+} hk_sum_entry;
+typedef struct hk_sum_plan {
+    hk_sum_entry *e; /* by stat_raw */
+    uint32_t n;
+} hk_sum_plan;
+void hk_sum_plan_free(hk_sum_plan *plan);
+/* The plan when p is written as it is, or as shaped by s (write_shape_sum.c). */
+pk_status hk_sum_plan_native(const pk_profile *p, hk_sum_plan *plan);
+pk_status hk_sum_plan_shaped(const hk_shape *s, hk_sum_plan *plan);
+/* One statistic over the run [b, e) of a context-major plane's values. */
+double hs_reduce_run(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t how);
+
+/* hk_shape_make for a member of a parallel build: has_plain/unknown_raw
+ * as all members' values say, the summary left empty (*plan says how to
+ * make it); *out = NULL when p is written as it is. */
+pk_status hk_shape_make_part(const pk_profile *p, const char *path, const pk_write_options *o,
+                             pk_write_stats *stats, const unsigned char *has_plain, int unknown_raw,
+                             pk_profile **out, hk_sum_plan *plan);
 
 /* 1 when the model can be written as it is: it meets every assumption
  * above (whatever format it was read from: a JSON copy of a database is

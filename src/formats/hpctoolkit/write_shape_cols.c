@@ -17,7 +17,9 @@
  * follow with ids of their own. Statistics the source stores are kept as
  * they are (hpcprof's summary lex_aware of loops is not a sum of the
  * profiles' values, field notes §d; legacy experiment.xml's sums are what
- * hpcviewer showed for it); a main statistic the source lacks (Cube and
+ * hpcviewer showed for it: 1e-6 apart from the threads' sum, so the
+ * database says its summary is not the profiles' sum, see
+ * write_yaml_keep.c); a main statistic the source lacks (Cube and
  * merged profiles have no summary, Callgrind none for the point scope) is
  * combined from the per-location values. Statistics hpcviewer cannot evaluate
  * (legacy "Mean", "StdDev", "CfVar" as stored results, other formulas)
@@ -92,23 +94,34 @@ static pk_status plan_scopes(cols_plan *c)
     return PK_OK;
 }
 
-/* Which metrics some plain location holds values of. */
-static pk_status scan_plain(hk_shape *s)
+void hk_shape_scan_plain(const pk_profile *p, unsigned char *has_plain, int *unknown_raw)
 {
-    const pk_profile *p = s->p;
-    s->has_plain = calloc((size_t)p->n_metrics + 1, 1);
-    if (!s->has_plain) return pk_fail_nomem("shaping columns");
     for (uint32_t l = 0; l < p->n_locs; l++) {
         const pk_plane *pl = &p->locs[l].plane;
         if (p->locs[l].is_summary) continue;
         for (uint64_t v = 0; v < pl->nvals; v++) {
             uint32_t col = pk_model_col_of(p, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
             if (col != PK_NONE && !p->columns[col].is_summary)
-                s->has_plain[p->columns[col].metric] = 1;
+                has_plain[p->columns[col].metric] = 1;
             else
-                s->unknown_raw = 1; /* values no column holds: never copied as they are */
+                *unknown_raw = 1; /* values no column holds: never copied as they are */
         }
     }
+}
+
+/* Which metrics some plain location holds values of (all members' when
+ * a parallel build says so). */
+static pk_status scan_plain(hk_shape *s)
+{
+    const pk_profile *p = s->p;
+    s->has_plain = calloc((size_t)p->n_metrics + 1, 1);
+    if (!s->has_plain) return pk_fail_nomem("shaping columns");
+    if (s->preset_plain) {
+        memcpy(s->has_plain, s->preset_plain, p->n_metrics);
+        s->unknown_raw = s->preset_unknown;
+        return PK_OK;
+    }
+    hk_shape_scan_plain(p, s->has_plain, &s->unknown_raw);
     return PK_OK;
 }
 
@@ -293,6 +306,9 @@ static pk_status plan_scope(cols_plan *c, uint32_t m, uint32_t qs)
     if (f.plain != PK_NONE) s->qcol_of_pcol[f.plain] = plain_q;
     pk_combine cb = main_combine(&s->p->metrics[m]);
     hs_col msrc = {HS_NONE, PK_NONE, 0, 0, kind};
+    /* a kept sum that is not the written profiles' sum: readers must be told */
+    if (f.main != PK_NONE && s->has_plain[m] && s->p->format != PK_FORMAT_HPCTOOLKIT_V4)
+        s->q->summary_inexact = 1;
     if (f.main != PK_NONE)
         msrc = (hs_col){HS_STORED, f.main, 0, 0, kind};
     else if (s->has_plain[m])
@@ -397,5 +413,6 @@ pk_status hs_columns(hk_shape *s)
     }
     s->col = c.src;
     s->plain_identity = plain_identity(s);
+    s->q->summary_inexact |= p->summary_inexact;
     return PK_OK;
 }

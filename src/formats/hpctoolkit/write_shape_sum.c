@@ -62,7 +62,7 @@ static void reducer_free(reducer *r)
 }
 
 /* One statistic over a run of (location, value) records. */
-static double reduce(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t how)
+double hs_reduce_run(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t how)
 {
     double acc = 0;
     for (uint64_t v = b; v < e; v++) {
@@ -92,7 +92,7 @@ static pk_status combine_context(const hk_shape *s, const reducer *r, uint32_t c
              j = r->next[j]) {
             uint32_t c = r->col[j];
             st = hs_push(out, ctx, s->q->columns[c].raw_id,
-                         reduce(pl->vals, b, e, s->col[c].reduce));
+                         hs_reduce_run(pl->vals, b, e, s->col[c].reduce));
         }
     }
     return st;
@@ -238,4 +238,92 @@ pk_status hs_summary_values(hk_shape *s)
     free(j.q_of_pcol), free(j.p_of_q), free(j.here.t);
     pk_buf_free(&j.vals), pk_buf_free(&j.idx);
     return st;
+}
+
+/* ---- the summary plan of a parallel build ---- */
+
+void hk_sum_plan_free(hk_sum_plan *plan)
+{
+    free(plan->e);
+    memset(plan, 0, sizeof *plan);
+}
+
+static int by_stat_raw(const void *a, const void *b)
+{
+    const hk_sum_entry *x = a, *y = b;
+    return (x->stat_raw > y->stat_raw) - (x->stat_raw < y->stat_raw);
+}
+
+/* The plain column of p with summary column c's metric and scope. */
+static uint32_t plain_twin(const pk_profile *p, uint32_t c)
+{
+    for (uint32_t i = 0; i < p->n_columns; i++)
+        if (!p->columns[i].is_summary && p->columns[i].metric == p->columns[c].metric &&
+            p->columns[i].scope == p->columns[c].scope)
+            return i;
+    return PK_NONE;
+}
+
+/* A statistic pk_profile_derive computed as the sum of its plain twin's
+ * values (hpcprof's Sum, $$), which a parallel build can reproduce: not
+ * lex_aware when there are loops (derive uses values without loops there). */
+static int sum_of_twin(const pk_profile *p, uint32_t c, uint32_t *twin)
+{
+    const pk_column *col = &p->columns[c];
+    if (col->formula && strcmp(col->formula, "$$") != 0) return 0;
+    if (col->combine != PK_COMBINE_SUM || col->stat != PK_STAT_SUM) return 0;
+    if (p->scopes[col->scope].kind == PK_SCOPE_LEX_AWARE)
+        for (uint32_t i = 0; i < p->n_ctx; i++)
+            if (p->ctx[i].kind == PK_CTX_LOOP) return 0;
+    *twin = plain_twin(p, c);
+    return *twin != PK_NONE;
+}
+
+static pk_status cannot(const pk_profile *p, uint32_t c)
+{
+    const pk_column *col = &p->columns[c];
+    return pk_fail(PK_ERR_UNSUPPORTED,
+                   "parallel build: statistic '%s' of metric '%s' is not a sum over the "
+                   "profiles' values; only the serial writer reproduces it",
+                   col->formula ? col->formula : "?",
+                   p->metrics[col->metric].name ? p->metrics[col->metric].name : "");
+}
+
+pk_status hk_sum_plan_native(const pk_profile *p, hk_sum_plan *plan)
+{
+    plan->n = 0;
+    plan->e = malloc(((size_t)p->n_columns + 1) * sizeof *plan->e);
+    if (!plan->e) return pk_fail_nomem("planning the summary");
+    for (uint32_t c = 0; c < p->n_columns; c++) {
+        uint32_t twin;
+        if (!p->columns[c].is_summary) continue;
+        if (!sum_of_twin(p, c, &twin)) return cannot(p, c);
+        plan->e[plan->n++] = (hk_sum_entry){p->columns[c].raw_id, p->columns[twin].raw_id, HS_SUM};
+    }
+    qsort(plan->e, plan->n, sizeof *plan->e, by_stat_raw);
+    return PK_OK;
+}
+
+pk_status hk_sum_plan_shaped(const hk_shape *s, hk_sum_plan *plan)
+{
+    const pk_profile *p = s->p, *q = s->q;
+    plan->n = 0;
+    plan->e = malloc(((size_t)q->n_columns + 1) * sizeof *plan->e);
+    if (!plan->e) return pk_fail_nomem("planning the summary");
+    for (uint32_t c = 0; c < q->n_columns; c++) {
+        const hs_col *src = &s->col[c];
+        uint32_t raw = q->columns[c].raw_id, twin, qc;
+        if (!q->columns[c].is_summary || src->source == HS_NONE) continue;
+        if (src->source == HS_COMBINED) {
+            plan->e[plan->n++] = (hk_sum_entry){raw, q->columns[src->from].raw_id, src->reduce};
+            continue;
+        }
+        /* stored: the source's statistic, which derive made from values */
+        if (!sum_of_twin(p, src->from, &twin)) return cannot(p, src->from);
+        qc = s->qcol_of_pcol[twin];
+        if (qc == PK_NONE || s->col[qc].source != HS_STORED) return cannot(p, src->from);
+        plan->e[plan->n++] = (hk_sum_entry){raw, q->columns[qc].raw_id, HS_SUM};
+    }
+    qsort(plan->e, plan->n, sizeof *plan->e, by_stat_raw);
+    return PK_OK;
 }

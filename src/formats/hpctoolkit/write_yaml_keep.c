@@ -193,8 +193,22 @@ static pk_status report_deep(const char *path, const pk_write_options *o, pk_wri
                          HK_YAML_MAX_DEPTH, deep);
 }
 
-pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_options *o,
-                       pk_write_stats *stats, char **text, size_t *len)
+/* The text with HK_YAML_INEXACT first, when the summary needs it and
+ * the text (a kept one) does not say it yet. */
+static pk_status mark_inexact(const pk_profile *p, char **text, size_t *len)
+{
+    size_t m = strlen(HK_YAML_INEXACT);
+    if (!p->summary_inexact || (*len >= m && !memcmp(*text, HK_YAML_INEXACT, m))) return PK_OK;
+    char *t = malloc(*len + m + 1);
+    if (!t) return pk_fail_nomem("writing metrics/default.yaml");
+    memcpy(t, HK_YAML_INEXACT, m), memcpy(t + m, *text, *len), t[*len + m] = '\0';
+    free(*text);
+    *text = t, *len += m;
+    return PK_OK;
+}
+
+static pk_status yaml_text(const pk_profile *p, const char *path, const pk_write_options *o,
+                           pk_write_stats *stats, char **text, size_t *len)
 {
     *text = NULL, *len = 0;
     int deep = 0;
@@ -214,5 +228,14 @@ pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_opt
     }
     st = generate(p, NULL, 0, text, len, &deep);
     if (!st) st = report_deep(path, o, stats, deep);
+    return st;
+}
+
+pk_status hk_yaml_text(const pk_profile *p, const char *path, const pk_write_options *o,
+                       pk_write_stats *stats, char **text, size_t *len)
+{
+    pk_status st = yaml_text(p, path, o, stats, text, len);
+    if (!st) st = mark_inexact(p, text, len);
+    if (st) free(*text), *text = NULL;
     return st;
 }

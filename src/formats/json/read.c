@@ -525,7 +525,8 @@ static pk_status parse_all(jr *r, const pk_mapfile *m)
     return PK_OK;
 }
 
-static pk_status open_map(const char *path, const pk_mapfile *m, pk_profile **out)
+static pk_status open_map(const char *path, const pk_mapfile *m, const pk_open_options *opts,
+                          pk_profile **out)
 {
     pk_profile *p;
     pk_status st = pk_model_new(&p);
@@ -554,17 +555,17 @@ static pk_status open_map(const char *path, const pk_mapfile *m, pk_profile **ou
         pk_profile_free(p);
         return st;
     }
+    if (opts && (opts->flags & PK_OPEN_RECOMPUTE)) p->summary_exact = 0; /* add up the values */
     *out = p;
     return PK_OK;
 }
 
 pk_status json_open(const char *path, const pk_open_options *opts, pk_profile **out)
 {
-    (void)opts;
     pk_mapfile m;
     pk_status st = pk_map_file(path, &m);
     if (st) return st;
-    st = open_map(path, &m, out);
+    st = open_map(path, &m, opts, out);
     pk_unmap_file(&m);
     return st;
 }
@@ -572,7 +573,6 @@ pk_status json_open(const char *path, const pk_open_options *opts, pk_profile **
 pk_status json_open_memory(const char *name, const void *data, uint64_t size,
                            const pk_open_options *opts, pk_profile **out)
 {
-    (void)opts;
     pk_mapfile m = {data ? data : (const void *)"", size, 0};
-    return open_map(name ? name : "memory.json", &m, out);
+    return open_map(name ? name : "memory.json", &m, opts, out);
 }

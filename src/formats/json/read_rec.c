@@ -224,6 +224,10 @@ static pk_status rec_profile(jr *r)
     TRY(jr_get_str(r, "format", 1, &ignored));
     TRY(jr_get_bool(r, "reconstructed", &rec));
     p->reconstructed = rec;
+    if (jr_field(r, "summary_exact")) { /* optional: files before it have none */
+        TRY(jr_get_bool(r, "summary_exact", &rec));
+        p->summary_exact = rec;
+    }
     TRY(jr_get_list(r, "trace_range", 1, &range, &n, &present));
     if (present && n != 2)
         return jr_err(r, NULL, "trace_range", "must be [begin, end] or null (%zu values)", n);

@@ -202,6 +202,8 @@ static void put_profile(jw *w)
     jw_str(w, p->path);
     jw_raw(w, ",\n  \"reconstructed\": ");
     jw_bool(w, p->reconstructed);
+    jw_raw(w, ", \"summary_exact\": ");
+    jw_bool(w, p->summary_exact);
     jw_raw(w, ", \"trace_range\": ");
     if (p->has_trace_range && !w->no_trace) {
         jw_raw(w, "[");

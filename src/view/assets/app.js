@@ -293,26 +293,34 @@
 
   /* ---- selection: one function (or file) that every pane follows ---- */
   const panes = {};
-  PK.select = function (sel) {
-    S.sel = sel;
-    const box = $('selection');
+  function showSelection() {
+    const box = $('selection'), sel = S.sel;
     box.textContent = sel ? (sel.kind === 'file' ? 'file ' + sel.file : sel.name) : '';
     box.title = box.textContent;
+  }
+  /* A new selection (a history entry of its own); NODE is the tree node it
+   * was chosen at, if any. */
+  PK.select = function (sel, node) {
+    S.sel = sel;
+    tree.cursor = node !== undefined ? node : null;
+    showSelection();
     flat.highlight();
     for (const k in panes) panes[k].stale = true;
+    PK.writeHash(true);
     showPane(S.pane, true);
   };
   function selectedFunction() {
     return S.sel && S.sel.kind === 'function' ? S.sel.name : null;
   }
-  function frameSelect(f) {
+  function frameSelect(f, node) {
     if (f && f.name) PK.select({ kind: 'function', name: f.name, module: f.module, file: f.file,
-      line: f.line, id: f.id });
+      line: f.line, id: f.id }, node);
   }
 
   /* ---- flat table: several metrics, sortable, searchable ---- */
   const flat = {
-    data: null, key: '', sort: { m: 0, col: 'self' }, dir: -1, cursor: -1, rows: [],
+    /* sorted by a column: self or inclusive of a metric (by name), name, calls */
+    data: null, key: '', pending: Promise.resolve(), sort: { metric: null, col: 'self' }, dir: -1, cursor: -1, rows: [],
     metricList() {
       return $('flat-metrics').value.split(',').map((s) => s.trim()).filter((s) => s);
     },
@@ -329,10 +337,14 @@
       const q = !PK.report && this.data && this.data.hidden > 0 && search ? search : null;
       return viewParams({ metric: null, by: $('flat-by').value, metrics: this.metricList().join(','), search: q });
     },
-    async load() {
+    /* the table's answer (a promise that settles when it is shown) */
+    load() {
       const url = PK.url('flat', this.params());
-      if (url === this.key) return this.render();
+      if (url === this.key) return this.pending.then(() => this.render());
       this.key = url;
+      return (this.pending = this.fetch(url));
+    },
+    async fetch(url) {
       const pane = $('flat'), note = $('flat-note');
       pane.dataset.state = 'loading';
       try {
@@ -340,7 +352,9 @@
         if (url !== this.key) return;
         this.data = d;
         noteText(note, '');
-        this.sortByMetric(S.metric);
+        /* a search from the URL: the server searches what it left out */
+        if (PK.url('flat', this.params()) !== url) return this.load();
+        this.enrich();
         this.render();
         pane.dataset.state = 'ready';
       } catch (e) {
@@ -351,8 +365,45 @@
       }
     },
     sortByMetric(name) {
-      const i = this.data ? this.data.metrics.findIndex((m) => m.name === name) : -1;
-      if (i >= 0) this.sort = { m: i, col: 'self' }, this.dir = -1;
+      this.sort = { metric: name, col: 'self' };
+      this.dir = -1;
+    },
+    /* The function at the top of the table (by function), once it has
+     * loaded: what the callers pane shows before a selection. */
+    async topFunction() {
+      await this.load();
+      if (!this.data || this.data.by !== 'function' || !this.rows.length) return null;
+      return String(this.rows[0].pkRow.name);
+    },
+    /* a selection the URL named: its place, from its row */
+    enrich() {
+      const sel = S.sel, d = this.data;
+      if (!sel || !sel.restored || d.by !== sel.kind) return;
+      const r = d.rows.find((x) => String(x.name) === sel.name);
+      if (r) Object.assign(sel, { module: r.module, file: r.file, line: r.line });
+      delete sel.restored;
+    },
+    /* the URL's share of the state: by, metrics, search, sort */
+    toHash(put) {
+      if ($('flat-by').value !== 'function') put('by', $('flat-by').value);
+      const metrics = $('flat-metrics').value.trim();
+      if (S.profile && metrics !== this.defaultMetrics().join(',')) put('metrics', metrics);
+      put('search', $('flat-search').value.trim());
+      const { col, metric } = this.sort, dir = col === 'name' ? 1 : -1;
+      if (col !== 'self' || metric !== S.metric) put('sort', col + (metric !== null && (col === 'self' || col === 'inclusive') ? ':' + metric : ''));
+      if (this.dir !== dir) put('order', this.dir < 0 ? 'desc' : 'asc');
+    },
+    fromHash(h) {
+      const by = h.get('by');
+      $('flat-by').value = ['file', 'module', 'line'].includes(by) ? by : 'function';
+      $('flat-metrics').value = h.get('metrics') || this.defaultMetrics().join(',');
+      $('flat-search').value = h.get('search') || '';
+      const sort = h.get('sort') || '', at = sort.indexOf(':'), col = at < 0 ? sort : sort.slice(0, at);
+      if (['self', 'inclusive', 'name', 'calls'].includes(col))
+        this.sort = { col, metric: col === 'self' || col === 'inclusive' ? (at < 0 ? S.metric : sort.slice(at + 1)) : null };
+      else this.sort = { col: 'self', metric: S.metric };
+      const order = h.get('order');
+      this.dir = order === 'asc' ? 1 : order === 'desc' ? -1 : this.sort.col === 'name' ? 1 : -1;
     },
     filtered() {
       const q = $('flat-search').value.trim();
@@ -373,14 +424,17 @@
       const fmts = d.metrics.map((m) => PK.numberFormat(m.unit, m.name, m.total));
       const calls = d.rows.some((r) => r.calls !== undefined && r.calls !== null);
       const tr = el('tr');
+      /* the sorted metric's column; its first when the table lacks it */
+      const sm = Math.max(0, d.metrics.findIndex((x) => x.name === this.sort.metric));
       const th = (label, m, col, cls) => {
-        const on = this.sort.m === m && this.sort.col === col;
+        const on = (m < 0 || sm === m) && this.sort.col === col;
         const t = el('th', { class: cls, text: label, scope: 'col', tabindex: 0,
           'aria-sort': on ? (this.dir < 0 ? 'descending' : 'ascending') : null,
           title: 'sort by this column' });
         const go = () => {
           if (on) this.dir = -this.dir;
-          else (this.sort = { m, col }), (this.dir = col === 'name' ? 1 : -1);
+          else (this.sort = { metric: m < 0 ? null : d.metrics[m].name, col }), (this.dir = col === 'name' ? 1 : -1);
+          PK.writeHash(true);
           this.render();
         };
         t.addEventListener('click', go);
@@ -395,7 +449,7 @@
       if (calls) th('calls', -1, 'calls');
       head.append(tr);
       const rows = this.filtered().slice();
-      const { m, col } = this.sort, dir = this.dir;
+      const m = sm, col = this.sort.col, dir = this.dir;
       const val = (r) => (col === 'name' ? String(r.name) : col === 'calls' ? r.calls || 0 : ((r.values || [])[m] || {})[col]);
       rows.sort((a, b) => {
         const x = val(a), y = val(b);
@@ -481,7 +535,11 @@
     async load() {
       const key = PK.url('tree', Object.assign(this.base(), { depth: 2 }));
       const pane = $('pane-tree'), note = $('tree-note');
-      if (key === this.key) return this.render();
+      if (key === this.key) { /* loaded (or on its way): the node the state names */
+        if (this.rootId !== null && this.cursor !== null) await this.reveal(this.cursor);
+        this.render();
+        return this.scrollToCursor();
+      }
       this.key = key;
       this.nodes = new Map();
       pane.dataset.state = 'loading';
@@ -498,7 +556,10 @@
         noteText(note, '');
         await this.hotPath();
         if (key !== this.key) return;
+        if (this.cursor !== null) await this.reveal(this.cursor);
+        if (key !== this.key) return;
         this.render();
+        this.scrollToCursor();
         pane.dataset.state = 'ready';
       } catch (e) {
         if (key !== this.key) return;
@@ -531,6 +592,41 @@
         const next = (n.children || []).map((c) => this.nodes.get(c)).find((c) => c && c.hot);
         n = next;
       }
+    },
+    /* Open the way to node ID (a link's, a reload's): its document's path
+     * from the root, each level expanded in turn. */
+    async reveal(id) {
+      const key = this.key;
+      if (!this.nodes.has(id)) {
+        let path = null;
+        try {
+          path = (await PK.api(PK.url('tree', Object.assign(this.base(), { node: id, depth: 1 })))).path;
+        } catch (e) {
+          return; /* gone, or not in this report: the tree opens as usual */
+        }
+        for (const a of path || []) if (key !== this.key || !(await this.expand(a, true))) return;
+      }
+      for (let n = this.nodes.get(id), p = n ? n.parent : null; p !== null && p !== undefined; p = this.nodes.get(p).parent)
+        this.nodes.get(p).open = true;
+    },
+    scrollToCursor() {
+      const row = this.cursor === null ? null : $('tree-body').querySelector('[data-id="' + this.cursor + '"]');
+      if (row) row.scrollIntoView({ block: 'nearest' });
+    },
+    toHash(put) {
+      if ($('tree-mode').value !== 'function') put('mode', $('tree-mode').value);
+      const t = $('tree-threshold').value;
+      if (t !== this.defaultThreshold()) put('threshold', t);
+      if (this.cursor !== null) put('node', this.cursor);
+    },
+    fromHash(h) {
+      const mode = h.get('mode'), t = parseFloat(h.get('threshold')), node = parseInt(h.get('node'), 10);
+      $('tree-mode').value = mode === 'loops' || mode === 'lines' ? mode : 'function';
+      $('tree-threshold').value = t >= 0 && t <= 100 ? String(t) : this.defaultThreshold();
+      this.cursor = node >= 0 ? node : null;
+    },
+    defaultThreshold() {
+      return threshold() !== null ? String(threshold()) : '0.1';
     },
     visibleRows() {
       /* depth-first over open nodes without recursion; rows below the
@@ -593,9 +689,10 @@
       body.append(frag);
     },
     choose(n) {
+      if (n.kind === 'function') return frameSelect(n, n.id);
       this.cursor = n.id;
-      if (n.kind === 'function') frameSelect(n);
-      else this.render();
+      PK.writeHash(true);
+      this.render();
     },
     async toggle(id) {
       const n = this.nodes.get(id);
@@ -624,9 +721,9 @@
       else return;
       ev.preventDefault();
       if (i >= 0) this.cursor = ids[i];
+      PK.writeHash(false);
       this.render();
-      const row = $('tree-body').querySelector('[data-id="' + this.cursor + '"]');
-      if (row) row.scrollIntoView({ block: 'nearest' });
+      this.scrollToCursor();
     },
   };
   PK.tree = tree;
@@ -634,11 +731,14 @@
   /* ---- flame graph / icicle on a canvas: zoom, search, diff colours ---- */
   const ROW = 18;
   const flame = {
-    root: null, zoom: null, key: '', rects: [], fmt: null, total: 0, diff: false, note: '',
+    root: null, zoom: null, want: null, key: '', rects: [], fmt: null, total: 0, diff: false, note: '',
     async load() {
       const key = PK.url('flame', viewParams({}));
       const pane = $('pane-flame');
-      if (key === this.key) return this.draw();
+      if (key === this.key) { /* loaded (or on its way): the zoom the state asks for */
+        if (this.root && this.want !== null && (!this.zoom || this.zoom.id !== this.want)) await this.reveal(this.want);
+        return this.draw();
+      }
       this.key = key;
       pane.dataset.state = 'loading';
       try {
@@ -652,6 +752,8 @@
         $('flame-legend').hidden = !this.diff;
         this.note = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
         noteText($('flame-note'), this.note);
+        if (this.want !== null) await this.reveal(this.want);
+        if (key !== this.key) return;
         this.draw();
         pane.dataset.state = 'ready';
       } catch (e) {
@@ -675,6 +777,53 @@
         for (const c of f.children) stack.push([c, f]);
       }
       return root;
+    },
+    find(id) {
+      const stack = this.root ? [this.root] : [];
+      while (stack.length) {
+        const f = stack.pop();
+        if (f.id === id) return f;
+        for (const c of f.children) stack.push(c);
+      }
+      return null;
+    },
+    /* Zoom to frame ID (a link's, a reload's): down its path from the
+     * root, each frame on it fetched at its own scale when ID is too
+     * narrow to be in the frames at hand. */
+    async reveal(id) {
+      const key = this.key;
+      let f = this.find(id);
+      if (!f) {
+        let path = [];
+        try {
+          path = (await PK.api(PK.url('flame', viewParams({ node: id })))).path || [];
+        } catch (e) {
+          return; /* gone, or not in this report: the whole graph */
+        }
+        for (const a of path) {
+          const g = this.find(a);
+          if (!g || key !== this.key) break;
+          if (a !== this.root.id) await this.refine(g);
+          if ((f = this.find(id))) break;
+        }
+      }
+      if (f && key === this.key) {
+        this.zoom = f;
+        await this.refine(f);
+      }
+    },
+    toHash(put) {
+      if ($('flame-icicle').checked) put('icicle', '1');
+      put('highlight', $('flame-search').value.trim());
+      const z = this.zoom && this.zoom !== this.root ? this.zoom.id : this.want;
+      if (z !== null && z !== undefined) put('zoom', z);
+    },
+    fromHash(h) {
+      const z = parseInt(h.get('zoom'), 10);
+      $('flame-icicle').checked = h.get('icicle') === '1';
+      $('flame-search').value = h.get('highlight') || '';
+      this.want = z > 0 ? z : null;
+      if (this.root && (this.want === null || !this.zoom || this.zoom.id !== this.want)) this.zoom = this.root;
     },
     hasBase(root) {
       return !!(S.profile.base && S.side !== 'b' && root && root.base_inclusive !== undefined);
@@ -779,8 +928,14 @@
     },
     async zoomTo(f) {
       this.zoom = f;
+      this.want = f === this.root ? null : f.id;
+      PK.writeHash(false);
+      await this.refine(f);
+      this.draw();
+    },
+    /* frames pruned at the root's scale come back at this frame's scale */
+    async refine(f) {
       noteText($('flame-note'), this.note);
-      /* frames pruned at the root's scale come back at this frame's scale */
       if (!f.refined && f.parent && f.id !== null && f.id !== undefined) {
         f.refined = true;
         const key = this.key;
@@ -795,10 +950,11 @@
           else problem($('flame-note'), $('pane-flame'), e);
         }
       }
-      this.draw();
     },
     reset() {
       this.zoom = this.root;
+      this.want = null;
+      PK.writeHash(true);
       noteText($('flame-note'), this.note);
       this.draw();
     },
@@ -835,7 +991,8 @@
   const calls = {
     key: '',
     async load() {
-      const fn = selectedFunction(), pane = $('pane-calls');
+      const pane = $('pane-calls'), top = S.sel ? null : await flat.topFunction();
+      const fn = selectedFunction() || top;
       const key = fn ? PK.url('callers', { function: fn, metric: S.metric }) : '';
       if (key === this.key && pane.dataset.state !== 'loading') return;
       this.key = key;
@@ -843,6 +1000,8 @@
         clear($(view + '-body'));
         noteText($(view + '-note'), fn ? '' : 'select a function (in the flat table, the tree or the flame graph)');
       }
+      $('calls-of').textContent = top ? 'Nothing selected: the function at the top of the flat table, ' + top +
+        ' (select another in the flat table, the tree or the flame graph).' : '';
       if (!fn) return void (pane.dataset.state = 'ready');
       pane.dataset.state = 'loading';
       const results = await Promise.all(['callers', 'callees'].map(async (view) => {
@@ -860,16 +1019,16 @@
     render(view, d) {
       const body = $(view + '-body');
       const fmt = metricFormat(d.metric || S.metric, d.unit, d.total);
-      const table = el('table', { class: 'data' });
+      const table = el('table', { class: 'data fit' });
       table.append(el('thead', {}, [el('tr', {}, [el('th', { text: header('inclusive', fmt) }),
         el('th', { text: header('self', fmt) }), el('th', { text: '%' }), el('th', { text: 'calls' }),
-        el('th', { class: 'name', text: view === 'callers' ? 'called from' : 'calls' })])]));
+        el('th', { class: 'name fill', text: view === 'callers' ? 'called from' : 'calls' })])]));
       const tb = el('tbody');
       const count = (n) => (n === null || n === undefined ? '' : PK.fmt(n));
       const row = (name, incl, self, depth, calls) => {
         const r = el('tr', {}, [el('td', { text: PK.fmt(incl, fmt) }), el('td', { text: PK.fmt(self, fmt) }),
           el('td', { text: pct(incl, d.total) }), el('td', { text: count(calls) }),
-          el('td', { class: 'name', style: 'padding-left:' + (depth * 1.2 + 0.5) + 'em', text: (depth ? '↳ ' : '') + name })]);
+          el('td', { class: 'name fill', title: name }, [el('span', { style: 'padding-left:' + depth * 1.2 + 'em', text: (depth ? '↳ ' : '') + name })])]);
         if (depth) r.addEventListener('click', () => frameSelect({ name }));
         else r.classList.add('selected');
         tb.append(r);
@@ -902,12 +1061,14 @@
     key: '',
     async load() {
       const s = S.sel, pane = $('pane-source'), body = $('source-body'), note = $('source-note');
-      const p = !s ? null : s.kind === 'function' ? { function: s.name } : s.kind === 'file' ? { file: s.file } : s.file ? { file: s.file } : null;
+      /* nothing selected: the top functions that have source lines (`annotate PATH`) */
+      const p = !s ? {} : s.kind === 'function' ? { function: s.name } : s.kind === 'file' ? { file: s.file } : s.file ? { file: s.file } : null;
       const key = p ? PK.url('source', Object.assign({ metric: S.metric }, p)) : '';
       if (key === this.key && pane.dataset.state !== 'loading') return this.scroll();
       this.key = key;
       clear(body);
       noteText(note, p ? '' : 'select a function or a file');
+      $('source-of').textContent = s ? '' : 'Nothing selected: the top functions by self value that have source lines, as `profkit annotate` shows them.';
       if (!p) return void (pane.dataset.state = 'ready');
       await fetchInto(this, pane, note, key, (d) => this.render(d), (e) => {
         /* a function without source lines is an answer, not a failure */
@@ -922,12 +1083,12 @@
       const msgs = [];
       if (d.found === false) msgs.push('source not readable' + (d.searched ? '; searched: ' + [].concat(d.searched).join(', ') : ''));
       for (const m of d.missing || []) msgs.push('no source line known for ' + m);
+      const unread = new Set();
       for (const f of d.files || []) {
         const lines = f.lines || [];
         const max = lines.reduce((m, l) => Math.max(m, Math.abs(l.self || 0), Math.abs(l.inclusive || 0)), 0);
         body.append(el('h3', { text: (f.heading ? f.heading + ' — ' : '') + (f.source || f.file || '') }));
-        if (!f.source) msgs.push((f.file || 'the file') + ' not found under the profile\'s src/ or the ' +
-          'directories given (profkit view -I DIR): only the lines with a cost are shown');
+        if (!f.source) unread.add(f.file || 'a file');
         const hasCalls = lines.some((l) => l.calls !== undefined);
         const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: 'line' }),
           el('th', { text: header('self', fmt) }), el('th', { text: header('inclusive', fmt) }),
@@ -947,6 +1108,9 @@
         table.append(tb);
         body.append(table);
       }
+      /* said once, however many listings share the file */
+      if (unread.size) msgs.push([...unread].join(', ') + ' not found under the profile\'s src/ or the ' +
+        'directories given (profkit view -I DIR): only the lines with a cost are shown');
       noteText($('source-note'), msgs.join(' · '));
       this.scroll();
     },
@@ -968,22 +1132,23 @@
   const locations = {
     key: '', data: null,
     async load() {
+      /* nothing selected: each location's total (`threads`) */
       const fn = selectedFunction(), pane = $('pane-locations'), note = $('locations-note');
-      const key = fn ? PK.url('locations', sideParams({ function: fn })) : '';
+      const key = PK.url('locations', sideParams({ function: fn }));
       if (key === this.key && pane.dataset.state !== 'loading') return this.render();
       this.key = key;
       this.data = null;
       clear($('locations-body'));
       clear($('locations-stats'));
-      noteText(note, fn ? '' : 'select a function');
+      noteText(note, '');
+      $('loc-value').disabled = !fn; /* a location's total has no self value */
       this.strip();
-      if (!fn) return void (pane.dataset.state = 'ready');
       await fetchInto(this, pane, note, key, (d) => ((this.data = d), this.render()));
     },
     render() {
       const d = this.data;
       if (!d) return;
-      const which = $('loc-value').value, fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
+      const which = this.which(), fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
       const stats = clear($('locations-stats'));
       const stat = (label, v, text) => stats.append(el('span', {}, [label + ' ', el('b', { text: text !== undefined ? text : withUnit(v, fmt) })]));
       stat('of', null, d.function ? 'function ' + d.function : 'the program');
@@ -993,13 +1158,13 @@
       const rows = (d.locations || []).slice().sort((a, b) => (b[which] || 0) - (a[which] || 0));
       const max = rows.reduce((m, r) => Math.max(m, Math.abs(r[which] || 0)), 0);
       const body = clear($('locations-body'));
-      const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { text: '#' }),
-        el('th', { class: 'name', text: 'location' }), el('th', { text: header(which, fmt) }), el('th', { class: 'name', text: '' })])])]);
+      const table = el('table', { class: 'data fit' }, [el('thead', {}, [el('tr', {}, [el('th', { text: '#' }),
+        el('th', { class: 'name fill', text: 'location' }), el('th', { text: header(which, fmt) }), el('th', { class: 'name barcell', text: '' })])])]);
       const tb = el('tbody');
       for (const r of rows.slice(0, BARS_MAX)) {
-        const w = max ? (Math.abs(r[which] || 0) / max) * 20 : 0;
-        tb.append(el('tr', {}, [el('td', { text: r.index }), el('td', { class: 'name', text: r.name }),
-          el('td', { text: PK.fmt(r[which], fmt) }), el('td', { class: 'name' }, [el('span', { class: 'bar', style: 'width:' + w.toFixed(2) + 'em' })])]));
+        const w = max ? (Math.abs(r[which] || 0) / max) * 6 : 0;
+        tb.append(el('tr', {}, [el('td', { text: r.index }), el('td', { class: 'name fill', text: r.name, title: r.name }),
+          el('td', { text: PK.fmt(r[which], fmt) }), el('td', { class: 'name barcell' }, [el('span', { class: 'bar', style: 'width:' + w.toFixed(2) + 'em' })])]));
       }
       table.append(tb);
       body.append(table);
@@ -1007,11 +1172,21 @@
       noteText($('locations-note'), more > 0 ? more + ' more locations not drawn as bars' : '');
       this.strip();
     },
+    /* the value shown: a location's total has no self part */
+    which() {
+      return this.data && this.data.function ? $('loc-value').value : 'inclusive';
+    },
+    toHash(put) {
+      if ($('loc-value').value !== 'inclusive') put('value', $('loc-value').value);
+    },
+    fromHash(h) {
+      $('loc-value').value = h.get('value') === 'exclusive' ? 'exclusive' : 'inclusive';
+    },
     /* one cell per location in index order: imbalance at a glance */
     strip() {
       const c = $('locations-strip'), w = Math.max(100, c.clientWidth), h = 28;
       const g = sizeCanvas(c, w, h, true);
-      const d = this.data, which = $('loc-value').value;
+      const d = this.data, which = this.which();
       if (!d || !(d.locations || []).length) return;
       const rows = d.locations.slice().sort((a, b) => a.index - b.index);
       const max = rows.reduce((m, r) => Math.max(m, Math.abs(r[which] || 0)), 0) || 1;
@@ -1026,7 +1201,7 @@
       const c = $('locations-strip'), rows = c.pkRows, d = this.data;
       if (!rows || !d) return hideTip();
       const r = c.getBoundingClientRect(), i = Math.floor(((ev.clientX - r.left) / r.width) * rows.length);
-      const row = rows[Math.max(0, Math.min(rows.length - 1, i))], which = $('loc-value').value;
+      const row = rows[Math.max(0, Math.min(rows.length - 1, i))], which = this.which();
       const fmt = metricFormat(d.metric || S.metric, d.unit, d.max || d.sum);
       showTip(ev, ['#' + row.index + ' ' + row.name, which + ': ' + withUnit(row[which], fmt)]);
     },
@@ -1050,9 +1225,9 @@
         (d.b_scale && d.b_scale !== 1 ? ', --base values ×' + d.b_scale : ''));
       const section = (title, rows, self) => {
         body.append(el('h3', { text: title }));
-        const table = el('table', { class: 'data' }, [el('thead', {}, [el('tr', {}, [el('th', { class: 'name', text: 'name' }),
+        const table = el('table', { class: 'data fit' }, [el('thead', {}, [el('tr', {}, [el('th', { class: 'name fill', text: 'name' }),
           el('th', { text: 'status' }), el('th', { text: header('--base', fmt) }), el('th', { text: header('PATH', fmt) }),
-          el('th', { text: header('change', fmt) }), el('th', { text: 'change %' }), el('th', { class: 'name', text: '' })])])]);
+          el('th', { text: header('change', fmt) }), el('th', { text: 'change %' }), el('th', { class: 'name barcell', text: '' })])])]);
         const tb = el('tbody');
         const maxd = rows.reduce((m, r) => Math.max(m, Math.abs(r['a_' + self] - r['b_' + self])), 0) || 1;
         for (const r of rows) {
@@ -1062,12 +1237,12 @@
            * only in B, so only in --base (gone after), "removed" only in PATH */
           const only = r.status === 'added' ? 'onlyb' : r.status === 'removed' ? 'onlya' : null;
           const tr = el('tr', { class: only }, [
-            el('td', { class: 'name', text: r.name, title: r.name }),
+            el('td', { class: 'name fill', text: r.name, title: r.name }),
             el('td', { text: only === 'onlyb' ? 'only in --base' : only === 'onlya' ? 'only in PATH' : r.status }),
             el('td', { text: PK.fmt(b, fmt) }), el('td', { text: PK.fmt(a, fmt) }),
             el('td', { class: cls, text: (dv > 0 ? '+' : '') + PK.fmt(dv, fmt) }),
             el('td', { class: cls, text: b ? (dv > 0 ? '+' : '') + ((100 * dv) / Math.abs(b)).toFixed(1) + ' %' : '' }),
-            el('td', { class: 'name' }, [el('span', { class: 'diffbar ' + cls, style: 'width:' + ((Math.abs(dv) / maxd) * 10).toFixed(2) + 'em' })])]);
+            el('td', { class: 'name barcell' }, [el('span', { class: 'diffbar ' + cls, style: 'width:' + ((Math.abs(dv) / maxd) * 6).toFixed(2) + 'em' })])]);
           if (r.function || title === 'Functions') tr.addEventListener('click', () => frameSelect({ name: r.function || r.name }));
           tb.append(tr);
         }
@@ -1088,7 +1263,7 @@
    * the nanosecond (the document's *_offset_ns); spans are absolute ns,
    * drawn relative to begin_ns. ---- */
   const LABELS = 190, ROW_H = 14, AXIS_H = 34, ROWS = 64; /* labels: a DOM column, LABELS px */
-  const SEL_KEYS = ['location', 'from', 'to', 'focus', 'hide'];
+  const SEL_KEYS = ['from', 'to', 'focus', 'hide']; /* the rows' locations: the bar's Location */
   const SPECIALS = { '-1': ['idle (not running)', 'tl-idle'], '-2': ['gap (no samples)', 'tl-gap'],
     '-3': ['left out by focus/hide', 'tl-filtered'] };
   /* nanoseconds after the start as a time the CLI reads back exactly */
@@ -1096,54 +1271,47 @@
     const n = Math.max(0, Math.round(ns)), s = Math.floor(n / 1e9), r = n - s * 1e9;
     return r ? s + '.' + String(r).padStart(9, '0').replace(/0+$/, '') + 's' : s + 's';
   }
-  function hashParams() {
-    return new URLSearchParams(window.location.hash.replace(/^#/, ''));
-  }
-  /* the URL's hash: the pane shown, and the timeline's selection */
-  PK.writeHash = function () {
-    const h = new URLSearchParams();
-    h.set('pane', S.pane);
-    for (const k of SEL_KEYS) if (timeline.sel[k]) h.set(k, timeline.sel[k]);
-    if (timeline.first) h.set('first', String(timeline.first));
-    const text = '#' + h.toString();
-    if (window.location.hash !== text) history.replaceState(null, '', text);
-  };
   function specialColour(f) {
     return cssVar('--' + SPECIALS[String(f)][1]) || '#ccc';
   }
   const timeline = {
     data: null, key: '', view: null, full: null, timer: 0, drag: null, spans: [], first: 0,
-    sel: { location: '', from: '', to: '', focus: '', hide: '' },
-    /* the selection the URL holds (on load and when it is edited) */
-    fromHash() {
-      const h = hashParams();
+    sel: { from: '', to: '', focus: '', hide: '' },
+    /* the URL's share of the state: the window, focus, hide, first row */
+    toHash(put) {
+      for (const k of SEL_KEYS) put(k, this.sel[k]);
+      if (this.first) put('first', this.first);
+    },
+    fromHash(h) {
       for (const k of SEL_KEYS) this.sel[k] = h.get(k) || '';
       this.first = Math.max(0, parseInt(h.get('first') || '0', 10) || 0);
+      this.zoomed = !!(this.sel.from || this.sel.to);
       this.fillForm();
     },
     fillForm() {
       for (const k of SEL_KEYS) $('tl-' + k).value = this.sel[k];
     },
     async load() {
-      PK.writeHash();
-      if (this.data) return this.draw();
+      if (this.data && this.url() === this.key) return this.draw();
       await this.fetch();
     },
     /* the window (relative ns) when zoomed, else the selection as given */
     params(width) {
-      const p = { first: this.first || null };
+      const p = { first: this.first || null, location: S.location || null };
       for (const k of SEL_KEYS) p[k] = this.sel[k] || null;
-      const plain = SEL_KEYS.every((k) => !this.sel[k]) && !this.first;
+      const plain = SEL_KEYS.every((k) => !this.sel[k]) && !this.first && !S.location;
       /* the overview is the route's defaults: what a report holds */
       if (!plain || this.zoomed) p.width = width;
       return p;
     },
+    url() {
+      const width = Math.max(100, Math.round($('timeline-wrap').clientWidth - LABELS - 4));
+      return PK.url('trace', this.params(width));
+    },
     async fetch() {
       const pane = $('pane-timeline'), note = $('timeline-note');
-      const width = Math.max(100, Math.round($('timeline-wrap').clientWidth - LABELS - 4));
-      const key = PK.url('trace', this.params(width));
+      const key = this.url();
       this.key = key;
-      PK.writeHash();
       if (!this.data) pane.dataset.state = 'loading';
       try {
         const d = await PK.api(key);
@@ -1166,12 +1334,14 @@
       for (const k of SEL_KEYS) this.sel[k] = $('tl-' + k).value.trim();
       this.first = 0;
       this.zoomed = !!(this.sel.from || this.sel.to);
+      PK.writeHash(true);
       return this.fetch();
     },
     page(delta) {
       const d = this.data, tl = d && d.timeline;
       if (!tl) return;
       this.first = Math.max(0, Math.min(this.first + delta * ROWS, d.locations_total - 1));
+      PK.writeHash(true);
       return this.fetch();
     },
     draw() {
@@ -1295,12 +1465,14 @@
       this.sel.to = whole ? '' : relText(nb + span);
       this.zoomed = !whole;
       this.fillForm();
+      PK.writeHash(false);
       this.timer = setTimeout(() => this.fetch(), 200);
     },
     reset() {
       this.sel.from = this.sel.to = '';
       this.zoomed = false;
       this.fillForm();
+      PK.writeHash(true);
       return this.fetch();
     },
     hover(ev) {
@@ -1326,7 +1498,7 @@
   }
   function showPane(name, refresh) {
     S.pane = name;
-    PK.writeHash();
+    PK.writeHash(false);
     for (const [n] of PANES) {
       $('pane-' + n).hidden = n !== name;
       const tab = $('tab-' + n);
@@ -1348,14 +1520,90 @@
       const b = el('button', { id: 'tab-' + name, type: 'button', role: 'tab', 'aria-controls': 'pane-' + name,
         disabled: !on, title: (on ? '' : name === 'diff' ? 'needs --base: ' : 'the profile has no traces: ') + 'key ' + (i + 1),
         text: pane.dataset.title });
-      b.addEventListener('click', () => showPane(name, false));
+      b.addEventListener('click', () => choosePane(name));
       nav.append(b);
     });
   }
-  function refreshAll() {
+  /* A pane chosen by the user: a history entry of its own. */
+  function choosePane(name) {
+    if (name === S.pane) return;
+    S.pane = name;
+    PK.writeHash(true);
+    return showPane(name, false);
+  }
+  /* A choice every pane follows (metric, side, location, stat): a
+   * history entry, and every pane asks again. */
+  function refreshAll(push) {
+    if (push) PK.writeHash(true);
     for (const k in panes) panes[k].stale = true;
     flat.load();
-    showPane(S.pane, false);
+    return showPane(S.pane, false);
+  }
+
+  /* ---- the page's state in the URL's hash (docs/view-panes.md, "Links"):
+   * what a view depends on, named as the CLI's options are where one
+   * exists, so a link opens the same view and a reload keeps it. A choice
+   * pushes a history entry (back and forward move between views);
+   * typing, the tree's keys and zooming the timeline replace the current
+   * one. ---- */
+  const SEL_KINDS = ['function', 'file', 'module', 'line'], STATS = ['mean', 'min', 'max', 'stddev'];
+  let applying = false, lastHash = null;
+  function hashParams() {
+    return new URLSearchParams(window.location.hash.replace(/^#/, ''));
+  }
+  function stateText() {
+    const h = new URLSearchParams();
+    const put = (k, v) => v !== null && v !== undefined && v !== '' && h.set(k, String(v));
+    put('pane', S.pane);
+    if (S.metric !== S.profile.default_metric) put('metric', S.metric);
+    if (S.side === 'b') put('side', 'b');
+    put('location', S.location);
+    if (S.stat !== 'sum') put('stat', S.stat);
+    if (S.sel) put(S.sel.kind, S.sel.kind === 'file' ? S.sel.file : S.sel.name);
+    for (const part of [flat, tree, flame, locations, timeline]) part.toHash(put);
+    return '#' + h.toString();
+  }
+  PK.writeHash = function (push) {
+    if (applying || !S.profile) return;
+    const text = stateText();
+    lastHash = text;
+    if (window.location.hash === text) return;
+    if (push) history.pushState(null, '', text);
+    else history.replaceState(null, '', text);
+  };
+  /* The state a hash names; what it leaves out is the default. A report
+   * holds one location choice (all, summed) and side: the others are off. */
+  function fromHash(h) {
+    const p = S.profile, metric = h.get('metric');
+    S.metric = metric && (p.metrics || []).some((m) => m.name === metric) ? metric
+      : p.default_metric || ((p.metrics || [])[0] || {}).name || null;
+    S.side = h.get('side') === 'b' && p.base && !PK.report ? 'b' : 'a';
+    S.location = PK.report ? '' : (h.get('location') || '').trim();
+    S.stat = STATS.includes(h.get('stat')) && !PK.report ? h.get('stat') : 'sum';
+    const kind = SEL_KINDS.find((k) => h.get(k));
+    S.sel = !kind ? null : kind === 'file' ? { kind, file: h.get(kind), name: h.get(kind) }
+      : { kind, name: h.get(kind), restored: true };
+    const pane = h.get('pane');
+    S.pane = PANES.some(([n]) => n === pane) && paneEnabled(pane) ? pane : 'tree';
+    for (const part of [flat, tree, flame, locations, timeline]) part.fromHash(h);
+    $('metric').value = S.metric;
+    $('side').value = S.side;
+    $('location').value = S.location;
+    $('stat').value = S.stat;
+    showSelection();
+  }
+  /* Back, forward, or a hash edited by hand: that state, every pane again. */
+  function applyHash() {
+    if (window.location.hash === lastHash) return;
+    applying = true;
+    try {
+      fromHash(hashParams());
+    } finally {
+      applying = false;
+    }
+    lastHash = window.location.hash;
+    timeline.data = null;
+    return refreshAll(false);
   }
   function onKey(ev) {
     const t = ev.target, typing = t && (t.tagName === 'INPUT' || t.tagName === 'SELECT' || t.tagName === 'TEXTAREA');
@@ -1366,7 +1614,7 @@
     }
     if (typing || ev.ctrlKey || ev.metaKey || ev.altKey) return;
     const n = parseInt(ev.key, 10);
-    if (n >= 1 && n <= PANES.length && paneEnabled(PANES[n - 1][0])) return showPane(PANES[n - 1][0], false), $('tab-' + PANES[n - 1][0]).focus();
+    if (n >= 1 && n <= PANES.length && paneEnabled(PANES[n - 1][0])) return choosePane(PANES[n - 1][0]), $('tab-' + PANES[n - 1][0]).focus();
     if (ev.key === '/') return ev.preventDefault(), $('flat-search').focus();
     if (ev.key === '?') return ($('help').hidden = !$('help').hidden);
     if (ev.key === 'm') return ev.preventDefault(), $('metric').focus();
@@ -1389,31 +1637,43 @@
     const metric = clear($('metric'));
     for (const m of p.metrics || []) metric.append(el('option', { value: m.name, text: m.name }));
     metric.value = S.metric;
-    const loc = clear($('location'));
-    loc.append(el('option', { value: '', text: 'all (' + (p.locations_total || (p.locations || []).length) + ')' }));
-    for (const l of p.locations || []) loc.append(el('option', { value: '#' + l.index, text: '#' + l.index + ' ' + l.name }));
+    /* the Location takes what --location takes; the list offers each location */
+    const loc = clear($('location-list')), all = p.locations_total || (p.locations || []).length;
+    for (const l of p.locations || []) loc.append(el('option', { value: '#' + l.index, label: l.name }));
+    $('location').placeholder = 'all (' + all + ')';
     $('side-box').hidden = !p.base;
+    /* a report holds every location combined by sum, and PATH's side only */
+    for (const id of ['location', 'stat', 'side']) {
+      $(id).disabled = !!p.report;
+      if (p.report) $(id).title = 'a report holds all locations summed, for PATH: run `profkit view ' + (p.path || p.title) + '` to choose';
+    }
   }
   function wire() {
     $('metric').addEventListener('change', (ev) => {
       S.metric = ev.target.value;
-      if (flat.data) flat.sortByMetric(S.metric);
-      refreshAll();
+      flat.sortByMetric(S.metric);
+      refreshAll(true);
     });
-    $('side').addEventListener('change', (ev) => ((S.side = ev.target.value), refreshAll()));
-    $('location').addEventListener('change', (ev) => ((S.location = ev.target.value), refreshAll()));
-    $('stat').addEventListener('change', (ev) => ((S.stat = ev.target.value), refreshAll()));
-    $('flat-by').addEventListener('change', () => flat.load());
+    const common = (id, key) => $(id).addEventListener('change', (ev) => {
+      if (PK.report) return (ev.target.value = S[key]); /* off in a report */
+      S[key] = ev.target.value.trim();
+      refreshAll(true);
+    });
+    common('side', 'side');
+    common('location', 'location');
+    common('stat', 'stat');
+    $('flat-by').addEventListener('change', () => (PK.writeHash(true), flat.load()));
     let timer = 0;
     $('flat-search').addEventListener('input', () => {
+      PK.writeHash(false);
       flat.render();
       clearTimeout(timer);
       if (!PK.report && flat.data && flat.data.hidden > 0) timer = setTimeout(() => flat.load(), 250);
     });
-    $('flat-metrics').addEventListener('keydown', (ev) => ev.key === 'Enter' && flat.load());
+    $('flat-metrics').addEventListener('keydown', (ev) => ev.key === 'Enter' && (PK.writeHash(true), flat.load()));
     $('flat-table').addEventListener('keydown', (ev) => flat.key_(ev));
-    $('tree-threshold').addEventListener('input', () => tree.render());
-    $('tree-mode').addEventListener('change', () => tree.load());
+    $('tree-threshold').addEventListener('input', () => (PK.writeHash(false), tree.render()));
+    $('tree-mode').addEventListener('change', () => (PK.writeHash(true), tree.load()));
     $('tree-hot').addEventListener('click', async () => (await tree.hotPath(), tree.render()));
     $('tree-collapse').addEventListener('click', () => tree.collapseAll());
     $('tree-body').addEventListener('keydown', (ev) => tree.key_(ev));
@@ -1422,9 +1682,9 @@
     canvas.addEventListener('mousemove', (ev) => flame.hover(ev));
     canvas.addEventListener('mouseleave', hideTip);
     $('flame-reset').addEventListener('click', () => flame.reset());
-    $('flame-icicle').addEventListener('change', () => flame.draw());
-    $('flame-search').addEventListener('input', () => flame.draw());
-    $('loc-value').addEventListener('change', () => locations.render());
+    $('flame-icicle').addEventListener('change', () => (PK.writeHash(true), flame.draw()));
+    $('flame-search').addEventListener('input', () => (PK.writeHash(false), flame.draw()));
+    $('loc-value').addEventListener('change', () => (PK.writeHash(true), locations.render()));
     $('locations-strip').addEventListener('mousemove', (ev) => locations.hover(ev));
     $('locations-strip').addEventListener('mouseleave', hideTip);
     const tl = $('timeline-canvas');
@@ -1450,15 +1710,8 @@
     $('timeline-form').addEventListener('submit', (ev) => (ev.preventDefault(), timeline.apply()));
     $('timeline-prev').addEventListener('click', () => timeline.page(-1));
     $('timeline-next').addEventListener('click', () => timeline.page(1));
-    window.addEventListener('hashchange', () => {
-      const h = hashParams(), pane = h.get('pane');
-      timeline.fromHash();
-      timeline.zoomed = !!(timeline.sel.from || timeline.sel.to);
-      if (pane === 'timeline' && paneEnabled('timeline')) {
-        timeline.data = null;
-        showPane('timeline', true);
-      }
-    });
+    window.addEventListener('popstate', applyHash);
+    window.addEventListener('hashchange', applyHash);
     $('help-btn').addEventListener('click', () => ($('help').hidden = !$('help').hidden));
     document.addEventListener('keydown', onKey);
     let resize = 0;
@@ -1481,16 +1734,13 @@
     document.title = (p.title || 'profile') + ' — profkit view';
     banner(p);
     fillSelectors(p);
-    $('flat-metrics').value = flat.defaultMetrics().join(',');
     $('flat-table').tabIndex = 0;
     $('tree-body').tabIndex = 0;
-    if (p.report) $('tree-threshold').value = String(p.report.threshold);
     buildTabs();
+    fromHash(hashParams()); /* a link's or a reload's state */
     wire();
-    timeline.fromHash(); /* the URL may name a pane and the timeline's selection */
-    timeline.zoomed = !!(timeline.sel.from || timeline.sel.to);
-    const asked = hashParams().get('pane'), first = PANES.some(([n]) => n === asked) && paneEnabled(asked) ? asked : 'tree';
-    await Promise.all([flat.load(), showPane(first, true)]);
+    PK.writeHash(false);
+    await Promise.all([flat.load(), showPane(S.pane, true)]);
     document.body.dataset.ready = '1';
   }
   init().catch((e) => fatal('profkit view: ' + (e && e.message ? e.message : e)));

@@ -1,0 +1,71 @@
+/*
+ * analysis/derive_job.h — the state pk_profile_derive()'s workers share
+ * (derive.c derives the scopes, derive_sum.c folds the summary partials
+ * in location order when several workers derived).
+ */
+#ifndef PK_ANALYSIS_DERIVE_JOB_H
+#define PK_ANALYSIS_DERIVE_JOB_H
+
+#include "derive_plan.h"
+#include "util/parallel.h"
+
+typedef struct out_buf {
+    unsigned char *data;
+    size_t len, cap;
+    int failed;
+} out_buf;
+
+typedef struct worker {
+    double *rows;       /* touched contexts × n_slots */
+    uint32_t *row_of;   /* context -> row, PK_NONE */
+    uint64_t *touched;  /* (id << 32) | context, in touch order */
+    uint64_t *sort_tmp; /* room for sorting `touched` */
+    uint32_t n_touched;
+    double *stats; /* n_ctx × n_stat summary partials */
+    out_buf out;
+    out_buf contrib; /* ordered: each location's summary contributions */
+    pk_status status;
+} worker;
+
+typedef struct placed { /* where a location's new plane is in its worker's buffer */
+    size_t at;
+    uint64_t nvals;
+    uint32_t nidx;
+    unsigned worker;
+} placed;
+
+typedef struct derive_job {
+    const pk_profile *p;
+    const dp_plan *plan;
+    int plain_only; /* no summary partials (pk_derive_locations) */
+    int ordered;    /* several workers: partials folded in location order after */
+    worker w[PK_MAX_WORKERS];
+    placed *where;  /* per location */
+    placed *cwhere; /* ordered: each location's contributions */
+    /* ordered, when every recomputed statistic is the Sum of one plain
+     * column's values (hpcprof's default: Sum of each scope): folded from
+     * the derived planes themselves, no contributions kept; the statistic
+     * of each plain raw id, PK_NONE for none */
+    uint32_t *stat_of_raw;
+} derive_job;
+
+/* Room for n more bytes at the end of o (NULL when out of memory). */
+unsigned char *dj_grow(out_buf *o, size_t n);
+/* hpcprof's accumulation: min/max treat 0 as "not set yet". */
+void dj_combine(double *acc, uint8_t op, double x);
+/* The value a statistic takes of a context's row; 0 when the row has
+ * nothing for the statistic's metric (no partial then). */
+int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st, uint32_t ctx,
+               const double *r, double *x);
+
+/* derive_sum.c: with several workers, the partials each location
+ * contributes are kept (dj_emit_contrib), then folded per context in
+ * location order (dj_fold_ordered), as one worker does: the summary does
+ * not depend on how many workers derived. */
+void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed *where);
+pk_status dj_fold_ordered(derive_job *job, unsigned workers, const uint64_t *by_id);
+/* The map for folding from the planes, or NULL when some statistic is
+ * not such a Sum (contributions are kept then). */
+uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan);
+
+#endif

@@ -387,6 +387,12 @@ typedef struct pk_diff_entry {
                            one (docs/cli.md, diff) */
     int folded;         /* its own value did not change, only its callees' */
     double *a_self, *b_self, *a_inclusive, *b_inclusive; /* per column; B's in A's unit */
+    /* Per column: B's table value less A's (self per function, inclusive
+     * per path or arc), and that in percent of |A| (NaN where A is 0 or
+     * a value is NaN: the row is new, or has no such value). */
+    double *change, *change_percent;
+    double inclusive_change;     /* B's inclusive less A's, first column */
+    double change_share;         /* that in percent of A's total (NaN: a min/max metric) */
     int side;                    /* the frame is of A's nodes (0) or of B's (1) */
     pk_index frame;              /* PK_NONE in a comparison of call arcs (pk_diff_answer.arcs) */
     const char *caller, *callee; /* a call arc's ends, else NULL */
@@ -399,7 +405,10 @@ typedef struct pk_diff_answer {
     const char *b_unit;   /* its unit, or NULL */
     double b_scale;       /* B's values x b_scale are in A's unit */
     double *b_totals;     /* per column */
-    int any_change;       /* some function or path changed */
+    /* per column: B's total less A's, and that in percent of |A's| (NaN
+     * where A's is 0) */
+    double *total_change, *total_change_percent;
+    int any_change; /* some function or path changed */
     /* 1: either side is a call graph, so `paths` are its call arcs (name
      * "caller > callee", caller and callee set, self values NaN) and
      * every value the call graphs' (what both hold), not calling paths

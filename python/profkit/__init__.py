@@ -462,8 +462,11 @@ def diff(a, b, metric=None, table="functions", **options):
     "paths" (calling paths, largest change of the inclusive value first);
     one row per changed function or path: name, status (changed, added,
     removed), in_cycle, folded (only its callees changed), a_self, b_self,
-    a_inclusive, b_inclusive (b's in a's unit), delta (b_inclusive -
-    a_inclusive). Several metrics ("Ir,Dr") add NAME:a_self... columns.
+    a_inclusive, b_inclusive (b's in a's unit), and the library's changes:
+    change (b less a of the table's value: self per function, inclusive
+    per path), change_percent (of |a|; NaN for a new row), inclusive_change
+    (b_inclusive - a_inclusive; also as delta) and change_share (that in
+    percent of a's total). Several metrics ("Ir,Dr") add NAME:a_self... columns.
     Totals, b's metric and any_change in .attrs. Options: location, stat,
     focus, hide, threshold, top (0: every changed row)."""
     if table not in ("functions", "paths"):
@@ -471,9 +474,9 @@ def diff(a, b, metric=None, table="functions", **options):
     doc = json.loads(_profkit.diff_answer(a._p, b._p, _options(dict(options, metric=metric))))
     rows = doc[table]
     keys = ["name", "status", "in_cycle", "folded", "a_self", "b_self", "a_inclusive",
-            "b_inclusive"]
+            "b_inclusive", "change", "change_percent", "inclusive_change", "change_share"]
     df = pd.DataFrame({k: [r.get(k) for r in rows] for k in keys}, columns=keys)
-    df["delta"] = df["b_inclusive"] - df["a_inclusive"]
+    df["delta"] = df["inclusive_change"]  # its name before the library gave it
     _value_columns(df, doc, rows, "", ("a_self", "b_self", "a_inclusive", "b_inclusive"))
     return _attrs(df, doc, "a_total", "b_total", "b_metric", "b_scale", "any_change",
                   "hidden_" + table, "folded_" + table)

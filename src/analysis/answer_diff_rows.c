@@ -101,6 +101,33 @@ static pk_status entry_name(pkq_diff_work *w, const pkq_diff_rows *m, const pk_d
     return PK_OK;
 }
 
+/* b less a, and that in percent of |a| (NaN where a is 0 or NaN). */
+static void percent_change(double a, double b, double *change, double *percent)
+{
+    *change = b - a;
+    *percent = a != 0 && !isnan(a) && !isnan(b) ? 100 * (b - a) / fabs(a) : NAN;
+}
+
+/* The changes every front end shows: per column B less A of the table's
+ * value and that in percent of A; the inclusive change and its share of
+ * A's total. */
+static pk_status fill_changes(pkq_diff_work *w, int paths, pk_diff_entry *e)
+{
+    size_t nc = w->cols.n_col;
+    e->change = pk_arena_array(&w->arena, nc, sizeof *e->change);
+    e->change_percent = pk_arena_array(&w->arena, nc, sizeof *e->change_percent);
+    if (!e->change || !e->change_percent) return pk_fail_nomem("a comparison");
+    for (size_t c = 0; c < nc; c++)
+        percent_change(paths ? e->a_inclusive[c] : e->a_self[c],
+                       paths ? e->b_inclusive[c] : e->b_self[c], &e->change[c],
+                       &e->change_percent[c]);
+    const pk_answer_column *col = &w->a->head.columns[0];
+    e->inclusive_change = e->b_inclusive[0] - e->a_inclusive[0];
+    e->change_share =
+        col->percent && col->total != 0 ? 100 * e->inclusive_change / col->total : NAN;
+    return PK_OK;
+}
+
 static pk_status fill_entry(pkq_diff_work *w, const pk_diff_row *r, int paths, pk_diff_entry *e)
 {
     size_t nc = w->cols.n_col;
@@ -119,7 +146,8 @@ static pk_status fill_entry(pkq_diff_work *w, const pk_diff_row *r, int paths, p
         pkq_diff_values(w, c, r, paths, 1, &e->a_inclusive[c], &e->b_inclusive[c]);
         if (w->arcs && paths) e->a_self[c] = e->b_self[c] = NAN; /* an arc has no self cost */
     }
-    return entry_name(w, m, r, paths, e);
+    pk_status st = fill_changes(w, paths, e);
+    return st ? st : entry_name(w, m, r, paths, e);
 }
 
 /* One table's shown rows; folded ones among them, not counted by top. */
@@ -190,7 +218,10 @@ static pk_status fill_head(pkq_diff_work *w)
     pk_status st = pkq_head_init(&a->head, &w->arena, w->sa->p, w->q, source, nc);
     double *ta = calloc(nb, sizeof *ta), *tb = calloc(nb, sizeof *tb);
     a->b_totals = pk_arena_array(&w->arena, nc, sizeof *a->b_totals);
-    if (!st && (!ta || !tb || !a->b_totals)) st = pk_fail_nomem("a comparison");
+    a->total_change = pk_arena_array(&w->arena, nc, sizeof *a->total_change);
+    a->total_change_percent = pk_arena_array(&w->arena, nc, sizeof *a->total_change_percent);
+    if (!st && (!ta || !tb || !a->b_totals || !a->total_change || !a->total_change_percent))
+        st = pk_fail_nomem("a comparison");
     for (size_t i = 0; !st && i < nb; i++)
         ta[i] = w->base[i].a.total, tb[i] = w->base[i].b.total;
     for (size_t c = 0; !st && c < nc; c++) {
@@ -200,6 +231,8 @@ static pk_status fill_head(pkq_diff_work *w)
         if (w->cols.col[c].e)
             pkq_column_expression(&a->head.columns[c], &w->arena, w->cols.col[c].label);
         a->b_totals[c] = pkq_columns_eval(&w->cols, c, tb);
+        percent_change(a->head.columns[c].total, a->b_totals[c], &a->total_change[c],
+                       &a->total_change_percent[c]);
     }
     free(ta), free(tb);
     const pkq_values *v;

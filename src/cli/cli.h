@@ -258,9 +258,9 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
 /* A percentage for people, never capped: "+0.4%", "+2591.0%", from
  * 10,000% on scaled like counts ("+10.80M%"); "-" for NaN. */
 void cli_percent_text(char *buf, size_t size, double pct);
-/* The change from a to b in percent of a; "new" where only b is not 0
- * (a NaN a: a derived value undefined in A), "0" where both are, "-"
- * where b is NaN. */
-void cli_change_text(char *buf, size_t size, double a, double b);
+/* A change in percent as the library gives it (NaN: none), shown with
+ * the new value b: "new" where only b is not 0 (or the old value is a
+ * derived one undefined in A), "0" where both are, "-" where b is NaN. */
+void cli_change_text(char *buf, size_t size, double pct, double b);
 
 #endif

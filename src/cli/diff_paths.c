@@ -101,14 +101,15 @@ void cli_percent_text(char *buf, size_t size, double pct)
     }
 }
 
-/* The change from a to b in percent of a; "new" where a is 0 (or, for a
- * derived value, undefined) and b not. */
-void cli_change_text(char *buf, size_t size, double a, double b)
+/* A change in percent (the library's: pk_diff_entry.change_percent);
+ * "new" where it has none (the old value is 0, or undefined for a
+ * derived value) and the new value b is not 0. */
+void cli_change_text(char *buf, size_t size, double pct, double b)
 {
     if (isnan(b))
         snprintf(buf, size, "-");
-    else if (a != 0 && !isnan(a))
-        cli_percent_text(buf, size, 100 * (b - a) / fabs(a));
+    else if (!isnan(pct))
+        cli_percent_text(buf, size, pct);
     else
         snprintf(buf, size, "%s", b != 0 ? "new" : "0");
 }

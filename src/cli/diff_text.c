@@ -29,11 +29,10 @@ typedef struct row_text {
     char c[N_CELLS][48];
 } row_text;
 
-static void values_of(const table *t, const pk_diff_entry *r, double *a, double *b, double *last)
+static void values_of(const table *t, const pk_diff_entry *r, double *a, double *b)
 {
     *a = t->paths ? r->a_inclusive[0] : r->a_self[0],
     *b = t->paths ? r->b_inclusive[0] : r->b_self[0];
-    *last = r->b_inclusive[0] - r->a_inclusive[0];
 }
 
 /* Further column c's values: per path inclusive, per function self. */
@@ -44,37 +43,33 @@ static void further_of(const table *t, const pk_diff_entry *r, size_t c, double 
 }
 
 /* "+55", "-1.200G"; "0" when there is no change. */
-static void signed_text(char *buf, size_t size, double a, double b, const pk_number_format *nf)
+static void signed_text(char *buf, size_t size, double change, const pk_number_format *nf)
 {
     char d[32];
-    if (isnan(b - a)) {
+    if (isnan(change)) {
         snprintf(buf, size, "-");
         return;
     }
-    pk_format_number(d, sizeof d, b - a, nf);
-    snprintf(buf, size, "%s%s", b == a ? "" : b > a ? "+" : "", b == a ? "0" : d);
+    pk_format_number(d, sizeof d, change, nf);
+    snprintf(buf, size, "%s%s", change > 0 ? "+" : "", change == 0 ? "0" : d);
 }
 
 static void row_cells(const table *t, const pk_diff_entry *r, row_text *x)
 {
-    double a, b, last;
-    double total = t->d->head.columns[0].total;
-    values_of(t, r, &a, &b, &last);
+    double a, b;
+    values_of(t, r, &a, &b);
     pk_format_number(x->c[C_A], sizeof x->c[C_A], a, &t->nf);
     pk_format_number(x->c[C_B], sizeof x->c[C_B], b, &t->nf);
-    signed_text(x->c[C_D], sizeof x->c[C_D], a, b, &t->nf);
-    cli_change_text(x->c[C_PCT], sizeof x->c[C_PCT], a, b);
-    if (t->paths && !t->d->head.columns[0].percent) /* a min/max metric: no share */
-        snprintf(x->c[C_LAST], sizeof x->c[C_LAST], "-");
-    else if (t->paths) /* "of A": the change in percent of A's total */
-        cli_percent_text(x->c[C_LAST], sizeof x->c[C_LAST], total ? 100 * last / total : 0);
+    signed_text(x->c[C_D], sizeof x->c[C_D], r->change[0], &t->nf);
+    cli_change_text(x->c[C_PCT], sizeof x->c[C_PCT], r->change_percent[0], b);
+    if (t->paths) /* "of A": the change in percent of A's total ("-": min/max) */
+        cli_percent_text(x->c[C_LAST], sizeof x->c[C_LAST], r->change_share);
     else
-        signed_text(x->c[C_LAST], sizeof x->c[C_LAST], r->a_inclusive[0], r->b_inclusive[0],
-                    &t->nf);
+        signed_text(x->c[C_LAST], sizeof x->c[C_LAST], r->inclusive_change, &t->nf);
     for (size_t c = 1; c <= t->n_x; c++) {
         further_of(t, r, c, &a, &b);
-        signed_text(x->c[C_X + 2 * (c - 1)], sizeof x->c[0], a, b, &t->nf_x[c]);
-        cli_change_text(x->c[C_X + 2 * (c - 1) + 1], sizeof x->c[0], a, b);
+        signed_text(x->c[C_X + 2 * (c - 1)], sizeof x->c[0], r->change[c], &t->nf_x[c]);
+        cli_change_text(x->c[C_X + 2 * (c - 1) + 1], sizeof x->c[0], r->change_percent[c], b);
     }
 }
 
@@ -91,14 +86,12 @@ static void decide_formats(table *t, const pk_diff_entry *r, size_t k)
 {
     double top = 0, top_x[MAX_X + 1] = {0};
     for (size_t j = 0; j < k; j++) {
-        double a, b, last;
+        double a, b, inc = t->paths ? 0 : fabs(r[j].inclusive_change);
         if (r[j].folded) continue;
-        values_of(t, &r[j], &a, &b, &last);
-        top = fmax(top, fmax(fmax(fabs(a), fabs(b)), fmax(fabs(b - a), t->paths ? 0 : fabs(last))));
-        for (size_t c = 1; c <= t->n_x; c++) {
-            further_of(t, &r[j], c, &a, &b);
-            if (!isnan(b - a)) top_x[c] = fmax(top_x[c], fabs(b - a));
-        }
+        values_of(t, &r[j], &a, &b);
+        top = fmax(top, fmax(fmax(fabs(a), fabs(b)), fmax(fabs(r[j].change[0]), inc)));
+        for (size_t c = 1; c <= t->n_x; c++)
+            if (!isnan(r[j].change[c])) top_x[c] = fmax(top_x[c], fabs(r[j].change[c]));
     }
     settle_format(&t->nf, top);
     for (size_t c = 1; c <= t->n_x; c++)
@@ -168,9 +161,7 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
     printf("  %s\n", !t->paths ? "function" : t->d->arcs ? "caller > callee" : "path");
     for (size_t j = 0; j < k; j++) {
         const pk_diff_entry *row = &r[j];
-        double a, b, last;
         if (row->folded) continue;
-        values_of(t, row, &a, &b, &last);
         row_cells(t, row, &x);
         const char *mark = !strcmp(row->status, "added")     ? " [added]"
                            : !strcmp(row->status, "removed") ? " [removed]"
@@ -178,7 +169,7 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
         /* a cycle's costs differ by definition between a call graph and a tree */
         const char *cycle = t->d->arcs && t->d->callgraphs != 3 && row->in_cycle ? " [cycle]" : "";
         unsigned fixed = used + (unsigned)strlen(mark) + (unsigned)strlen(cycle);
-        put_cells(t, &x, b > a ? 1 : b < a ? -1 : 0);
+        put_cells(t, &x, row->change[0] > 0 ? 1 : row->change[0] < 0 ? -1 : 0);
         printf("  %s%s%s\n", label_of(t, row, width > fixed + 20 ? width - fixed : 20), mark,
                cycle);
         t->cycles += *cycle != 0;
@@ -218,9 +209,9 @@ static void put_totals(const pk_diff_answer *d, const cli_view *v, const char *p
     cli_put_number(stdout, ta, nf);
     printf("\n  B %s: total ", cli_text(pb));
     cli_put_number(stdout, tb, nf);
-    printf(" (%s", tb > ta ? "+" : "");
-    cli_put_number(stdout, tb - ta, nf);
-    cli_change_text(pct, sizeof pct, ta, tb);
+    printf(" (%s", d->total_change[0] > 0 ? "+" : "");
+    cli_put_number(stdout, d->total_change[0], nf);
+    cli_change_text(pct, sizeof pct, d->total_change_percent[0], tb);
     printf(", %s)\n", pct);
     if (d->b_scale != 1)
         printf("  B's metric %s is in %s: its values x%g, in A's unit\n", cli_text(d->b_metric),

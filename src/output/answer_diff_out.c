@@ -1,7 +1,8 @@
 /*
  * output/answer_diff_out.c — the diff answer as JSON (profkit.diff/1):
  * both totals, per function and per calling path (or call arc) the shown
- * rows with every column's values in A and B (B's in A's unit).
+ * rows with every column's values in A and B (B's in A's unit) and the
+ * changes the library computed (pk_diff_entry).
  */
 #include "analysis/qry.h"
 
@@ -17,6 +18,8 @@ static void json_values(pk_json *j, const pk_diff_answer *a, const pk_diff_entry
         pk_json_key(j, "b_exclusive"), pk_json_double(j, e->b_self[c]);
         pk_json_key(j, "a_inclusive"), pk_json_double(j, e->a_inclusive[c]);
         pk_json_key(j, "b_inclusive"), pk_json_double(j, e->b_inclusive[c]);
+        pk_json_key(j, "change"), pk_json_double(j, e->change[c]);
+        pk_json_key(j, "change_percent"), pk_json_double(j, e->change_percent[c]);
         pk_json_object_end(j);
     }
     pk_json_array_end(j);
@@ -47,6 +50,10 @@ static void json_rows(pk_json *j, const pk_diff_answer *a, const pk_diff_entry *
             pk_json_key(j, "a_exclusive"), pk_json_double(j, e->a_self[0]);
             pk_json_key(j, "b_exclusive"), pk_json_double(j, e->b_self[0]);
         }
+        pk_json_key(j, "change"), pk_json_double(j, e->change[0]);
+        pk_json_key(j, "change_percent"), pk_json_double(j, e->change_percent[0]);
+        pk_json_key(j, "inclusive_change"), pk_json_double(j, e->inclusive_change);
+        pk_json_key(j, "change_share"), pk_json_double(j, e->change_share);
         json_values(j, a, e);
         pk_json_object_end(j);
     }
@@ -60,6 +67,8 @@ pk_status pk_diff_answer_write_json(pk_json *j, const pk_diff_answer *a)
     pkq_json_columns(j, &a->head, a->b_totals);
     pk_json_key(j, "a_total"), pk_json_double(j, a->head.columns[0].total);
     pk_json_key(j, "b_total"), pk_json_double(j, a->b_totals[0]);
+    pk_json_key(j, "total_change"), pk_json_double(j, a->total_change[0]);
+    pk_json_key(j, "total_change_percent"), pk_json_double(j, a->total_change_percent[0]);
     pk_json_key(j, "b_metric"), pk_json_string(j, a->b_metric);
     pk_json_key(j, "b_scale"), pk_json_double(j, a->b_scale);
     pk_json_key(j, "any_change"), pk_json_bool(j, a->any_change);

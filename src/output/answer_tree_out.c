@@ -73,6 +73,10 @@ static void node_values(pk_json *j, const pk_tree_answer *a, pk_index i,
     if (base) {
         pk_json_key(j, "base_inclusive"), pk_json_double(j, base->base_inclusive[i]);
         pk_json_key(j, "base_self"), pk_json_double(j, base->base_self[i]);
+        /* the change a diff flame graph colours by: a path B lacks counts as 0 there */
+        double b = base->base_inclusive[i];
+        pk_json_key(j, "inclusive_change"),
+            pk_json_double(j, a->inclusive[0][i] - (isnan(b) ? 0 : b));
     }
     if (a->calls) pk_json_key(j, "calls"), pk_json_double(j, a->calls[i]);
     pk_json_key(j, "values");

@@ -355,10 +355,19 @@ def check_base(profkit, a, b, label):
         check(prof["features"]["base"] and prof["base"]["path"] == b, label + ": base profile")
         metric = prof["default_metric"]
         diff = srv.ok("diff", metric=metric)
-        want = cli(profkit, "diff", a, b, "-m", metric, "--json")
+        # the view's diff is `diff BASE PATH`: before -> after, the library's changes
+        want = cli(profkit, "diff", b, a, "-m", metric, "--json")
         check(diff.get("schema") == "profkit.diff/1", label + ": diff schema")
         check(close(diff["a_total"], want["a_total"], 1e-6) and close(diff["b_total"], want["b_total"], 1e-6),
-              label + ": diff totals as `diff --json`")
+              label + ": diff totals as `diff --json BASE PATH`")
+        rows = [(r["name"], r["status"], r["change"], r["change_percent"])
+                for k in ("functions", "paths") for r in diff[k]]
+        check(rows == [(r["name"], r["status"], r["change"], r["change_percent"])
+                       for k in ("functions", "paths") for r in want[k]][:len(rows)],
+              label + ": diff rows and changes as `diff --json BASE PATH`")
+        check(all(close(r["change"], r["b_" + s] - r["a_" + s], 1e-9 * max(1, abs(r["a_" + s])))
+                  for k, s in (("functions", "self"), ("paths", "inclusive")) for r in diff[k]),
+              label + ": change is B less A")
         tree = srv.ok("tree", metric=metric)
         check_flame(srv, metric, tree, label, base=True)
         treeb = srv.ok("tree", metric=metric, side="b")

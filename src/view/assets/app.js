@@ -863,11 +863,12 @@
     colour(f, hit, match) {
       if (match) return hit ? 'rgb(220,60,220)' : 'rgba(160,160,160,.45)';
       if (this.diff) {
-        const a = f.inclusive || 0, b = f.base_inclusive || 0, m = Math.max(Math.abs(a), Math.abs(b)) || 1;
-        const t = Math.min(1, Math.abs(a - b) / m);
-        if (Math.abs(a - b) <= 1e-9 * m) return 'rgb(200,200,200)';
+        /* shade by the library's change against the larger of the two values */
+        const d = f.inclusive_change || 0, m = Math.max(Math.abs(f.inclusive || 0), Math.abs(f.base_inclusive || 0)) || 1;
+        const t = Math.min(1, Math.abs(d) / m);
+        if (Math.abs(d) <= 1e-9 * m) return 'rgb(200,200,200)';
         const s = Math.round(220 - 160 * t);
-        return a > b ? 'rgb(240,' + s + ',' + s + ')' : 'rgb(' + s + ',' + s + ',240)';
+        return d > 0 ? 'rgb(240,' + s + ',' + s + ')' : 'rgb(' + s + ',' + s + ',240)';
       }
       return nameColour(f.name, true);
     },
@@ -966,7 +967,7 @@
         'self: ' + withUnit(f.self, this.fmt) + '  (' + pct(f.self, this.total) + ')',
         f.module ? 'module: ' + f.module : '', f.file ? 'file: ' + f.file + (f.line ? ':' + f.line : '') : ''];
       if (this.diff) {
-        const d = (f.inclusive || 0) - (f.base_inclusive || 0);
+        const d = f.inclusive_change || 0;
         lines.push('--base: ' + withUnit(f.base_inclusive || 0, this.fmt) + '  change: ' + (d > 0 ? '+' : '') + withUnit(d, this.fmt));
       }
       showTip(ev, lines);
@@ -1220,28 +1221,28 @@
     },
     render(d) {
       const body = $('diff-body'), fmt = metricFormat(d.metric || S.metric, d.unit, Math.max(Math.abs(d.a_total || 0), Math.abs(d.b_total || 0)));
-      noteText($('diff-note'), 'PATH total ' + withUnit(d.a_total, fmt) + ' vs --base total ' + withUnit(d.b_total, fmt) +
-        (d.b_metric && d.b_metric !== d.metric ? ' (--base metric ' + d.b_metric + ')' : '') +
-        (d.b_scale && d.b_scale !== 1 ? ', --base values ×' + d.b_scale : ''));
+      /* the document is `diff BASE PATH`: A the base (before), B PATH (after) */
+      noteText($('diff-note'), 'PATH total ' + withUnit(d.b_total, fmt) + ' vs --base total ' + withUnit(d.a_total, fmt) +
+        (d.b_metric && d.b_metric !== d.metric ? ' (PATH metric ' + d.b_metric + ')' : '') +
+        (d.b_scale && d.b_scale !== 1 ? ', PATH values ×' + d.b_scale : ''));
       const section = (title, rows, self) => {
         body.append(el('h3', { text: title }));
         const table = el('table', { class: 'data fit' }, [el('thead', {}, [el('tr', {}, [el('th', { class: 'name fill', text: 'name' }),
           el('th', { text: 'status' }), el('th', { text: header('--base', fmt) }), el('th', { text: header('PATH', fmt) }),
           el('th', { text: header('change', fmt) }), el('th', { text: 'change %' }), el('th', { class: 'name barcell', text: '' })])])]);
         const tb = el('tbody');
-        const maxd = rows.reduce((m, r) => Math.max(m, Math.abs(r['a_' + self] - r['b_' + self])), 0) || 1;
+        const maxd = rows.reduce((m, r) => Math.max(m, Math.abs(r.change || 0)), 0) || 1;
         for (const r of rows) {
-          const a = r['a_' + self] || 0, b = r['b_' + self] || 0, dv = a - b;
+          const dv = r.change || 0, pc = r.change_percent;
           const cls = dv > 0 ? 'worse' : dv < 0 ? 'better' : '';
-          /* the diff document's A is PATH and its B is --base: "added" is
-           * only in B, so only in --base (gone after), "removed" only in PATH */
-          const only = r.status === 'added' ? 'onlyb' : r.status === 'removed' ? 'onlya' : null;
+          /* "added": only in B, PATH; "removed": only in A, the base */
+          const only = r.status === 'added' ? 'onlya' : r.status === 'removed' ? 'onlyb' : null;
           const tr = el('tr', { class: only }, [
             el('td', { class: 'name fill', text: r.name, title: r.name }),
             el('td', { text: only === 'onlyb' ? 'only in --base' : only === 'onlya' ? 'only in PATH' : r.status }),
-            el('td', { text: PK.fmt(b, fmt) }), el('td', { text: PK.fmt(a, fmt) }),
+            el('td', { text: PK.fmt(r['a_' + self] || 0, fmt) }), el('td', { text: PK.fmt(r['b_' + self] || 0, fmt) }),
             el('td', { class: cls, text: (dv > 0 ? '+' : '') + PK.fmt(dv, fmt) }),
-            el('td', { class: cls, text: b ? (dv > 0 ? '+' : '') + ((100 * dv) / Math.abs(b)).toFixed(1) + ' %' : '' }),
+            el('td', { class: cls, text: pc === null || pc === undefined ? (dv ? 'new' : '') : (pc > 0 ? '+' : '') + pc.toFixed(1) + ' %' }),
             el('td', { class: 'name barcell' }, [el('span', { class: 'diffbar ' + cls, style: 'width:' + ((Math.abs(dv) / maxd) * 6).toFixed(2) + 'em' })])]);
           if (r.function || title === 'Functions') tr.addEventListener('click', () => frameSelect({ name: r.function || r.name }));
           tb.append(tr);

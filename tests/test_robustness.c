@@ -27,6 +27,9 @@
 typedef struct stats {
     size_t opened, refused, kept_going, rewritten;
     const char *work; /* scratch directory for rewrites */
+    /* this process tries every shards-th damaged copy, from the shard-th:
+     * the shards share the fixtures' and every database's copies alike */
+    size_t seq, shard, shards;
 } stats;
 
 static int failures;
@@ -130,6 +133,7 @@ static void refuse_incomplete(const pk_profile *p, const char *db, const char *f
 static void try_damaged(const tu_db *orig, int f, const unsigned char *bytes, size_t size,
                         const char *name, size_t at, stats *st)
 {
+    if (st->seq++ % st->shards != st->shard) return; /* another shard's */
     tu_db d = *orig;
     unsigned char *copy = malloc(size ? size : 1);
     memcpy(copy, bytes, size);
@@ -242,7 +246,8 @@ int main(int argc, char **argv)
 {
     int flip = argc > 1 && strcmp(argv[1], "flip") == 0;
     int shard = argc > 3 ? atoi(argv[2]) : 0, shards = argc > 3 ? atoi(argv[3]) : 1;
-    stats st = {0};
+    if (shards < 1 || shard < 0 || shard >= shards) shard = 0, shards = 1;
+    stats st = {.shard = (size_t)shard, .shards = (size_t)shards};
     char work[64];
     const char *tmp = getenv("TMPDIR");
     snprintf(work, sizeof work, "%s/pk-robust-XXXXXX",
@@ -252,7 +257,7 @@ int main(int argc, char **argv)
         return 1;
     }
     st.work = work;
-    if (shard == 0) run_fixtures(flip, &st);
+    run_fixtures(flip, &st);
     const char *corpus = tu_corpus_dir();
     size_t n = 0, used = 0;
     char **dbs = NULL, root[4096];
@@ -261,7 +266,6 @@ int main(int argc, char **argv)
         n = tu_find_databases(root, &dbs);
     }
     for (size_t i = 0; i < n; i++) {
-        if ((int)(i % (size_t)shards) != shard) continue;
         tu_db db;
         tu_load_db(dbs[i], &db);
         pk_profile *p;

@@ -8,6 +8,7 @@ output must turn each into bytes.decode("utf-8", "replace"), control
 characters included (escaped in the JSON text, the same characters once
 parsed)."""
 import random
+import re
 
 SCOPES = [
     {"name": "point", "kind": "point", "raw_type": 1, "propagation_index": 255},
@@ -35,20 +36,16 @@ HOSTILE = [
 ]
 
 
+_ESCAPE = re.compile(rb'[\x00-\x1f"\\]')
+
+
 def _jstr(b):
     """A JSON string literal holding the bytes b as they are: what profkit's
     model reader takes (control characters must be escapes in JSON text;
     everything else, ill-formed UTF-8 included, is kept byte for byte)."""
     if b is None:
         return b"null"
-    out = bytearray(b'"')
-    for c in b:
-        if c < 0x20 or c in (0x22, 0x5C):
-            out += b"\\u%04x" % c
-        else:
-            out.append(c)
-    out += b'"'
-    return bytes(out)
+    return b'"' + _ESCAPE.sub(lambda m: b"\\u%04x" % m.group()[0], b) + b'"'
 
 
 def _value(v):

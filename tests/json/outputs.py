@@ -57,10 +57,11 @@ def _no_constant(name):
 
 
 def _no_duplicates(pairs):
-    keys = [k for k, _ in pairs]
-    if len(set(keys)) != len(keys):
+    d = dict(pairs)  # called once per object: the 100 000-deep trees have millions
+    if len(d) != len(pairs):
+        keys = [k for k, _ in pairs]
         raise Invalid("duplicate member names %r" % sorted(k for k in keys if keys.count(k) > 1))
-    return dict(pairs)
+    return d
 
 
 def strict_loads(data):
@@ -106,9 +107,38 @@ def members(obj, where, spec):
             raise Invalid("%s.%s: %r is not %s" % (where, key, obj[key], t))
 
 
+# What json.loads makes of each documented type, exactly (bool is no number)
+_PY = {NUM: (int, float), INT: (int,), STR: (str,), BOOL: (bool,), "list": (list,), "obj": (dict,)}
+_MISSING = object()
+
+
+def compiled(spec):
+    """SPEC as (key, python types, nullable, non-negative) for fits()."""
+    return [(k, _PY[t.rstrip("?")], t.endswith("?"), t.rstrip("?") == INT)
+            for k, t in spec.items()]
+
+
+def fits(obj, comp):
+    """members() without the message, for the many rows and nodes: True
+    when OBJ has every member of the compiled spec with its type; when it
+    does not, members() is called to say why."""
+    if type(obj) is not dict:
+        return False
+    for key, types, nullable, nonneg in comp:
+        v = obj.get(key, _MISSING)
+        if v is None:
+            if not nullable:
+                return False
+        elif type(v) not in types or (nonneg and v < 0):
+            return False  # (_MISSING is no type of a spec)
+    return True
+
+
 def each(doc, key, spec, where=None):
+    comp = compiled(spec)
     for i, item in enumerate(doc[key]):
-        members(item, "%s[%d]" % (where or key, i), spec)
+        if not fits(item, comp):
+            members(item, "%s[%d]" % (where or key, i), spec)
 
 
 def walk_tree(root, spec, where):
@@ -117,9 +147,11 @@ def walk_tree(root, spec, where):
     if root is None:
         return 0, 0
     stack, n, deepest = [(root, 0)], 0, 0
+    comp = compiled(spec)
     while stack:
         node, d = stack.pop()
-        members(node, "%s (depth %d)" % (where, d), spec)
+        if not fits(node, comp):
+            members(node, "%s (depth %d)" % (where, d), spec)
         n += 1
         deepest = max(deepest, d)
         stack.extend((c, d + 1) for c in node["children"])
@@ -477,18 +509,33 @@ def deep(rn, work):
         rn.problem(path, "the deepest tree checked is %d levels, not %d" % (rn.deepest, DEEP))
 
 
+# CPU seconds (profkit's and this script's) of the jobs that cost most,
+# measured on the shared corpus (2026-11): a Callgrind file's cost is the
+# calling-context tree rebuilt from its call graph, which its size does not
+# tell (bool.callgrind, 68 KB, costs more than a 4 MB Cachegrind file).
+# Other jobs are estimated from their size.
+HEAVY = {"deep": 17.0, "python3-heavy-instr-jumps-nocompress.callgrind.out": 11.5,
+         "hpcviewer-main-issue-233": 8.6, "python3-nocompress.callgrind.out": 7.7,
+         "xapian.callgrind": 6.9, "googlecode-issue98.callgrind": 6.6,
+         "bool.callgrind": 3.7, "selinux.callgrind": 3.0, "googlecode-issue34.callgrind": 2.3}
+
+
 def weight(job):
-    """About how long a job takes, in bytes of a binary profile: a Callgrind
-    byte costs about 8 (every run rebuilds its calling contexts from the
-    call graph), each input ~40 runs of profkit at least."""
+    """About how many CPU seconds a job takes: HEAVY's, else ~0.4 s for
+    the ~40 runs of profkit and 1 s per 8 MB of a binary profile (a
+    Callgrind byte costs about 8: every run rebuilds its calling contexts
+    from the call graph)."""
     kind, path = job
+    if os.path.basename(path.rstrip("/")) in HEAVY:
+        return HEAVY[os.path.basename(path.rstrip("/"))]
     if kind == "fixture":
-        return 15e6 if path == "deep" else 2e6
+        return 2.0
     if os.path.isdir(path):
-        return 300e3 + sum(os.path.getsize(os.path.join(d, f))
-                           for d, _, fs in os.walk(path) for f in fs)
-    size = os.path.getsize(path) if os.path.exists(path) else 0
-    return 300e3 + (size if path.endswith(".cubex") else 8 * size)
+        size = sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+    else:
+        size = os.path.getsize(path) if os.path.exists(path) else 0
+        size *= 1 if path.endswith(".cubex") else 8
+    return 0.4 + size / 8e6
 
 
 def share(jobs, shard, shards):

@@ -14,6 +14,10 @@ samples) this converts to WRITER with `profkit convert` and checks
   3. the target ecosystem's own readers (ref_WRITER.py, run once on the whole
      batch) open the output with the same totals.
 
+Two inputs are checked at a time. What profkit answers about a source
+(info, flat, check) is the same for every writer: the four matrix tests
+share it through WORK/source-cache (matrix_common.run_source).
+
 usage: matrix.py --profkit BIN --writer W --work DIR [--corpus DIR]
                  [--reftools DIR] [--only REGEX] [--table FILE] [EXTRA_INPUT...]
 Exit 0 when every cell passes, 1 otherwise. The table it prints is the one
@@ -27,6 +31,7 @@ import re
 import shutil
 import subprocess
 import sys
+from concurrent.futures import ThreadPoolExecutor
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
@@ -172,7 +177,7 @@ def by_name(rows):
 def compare_flat(pk, src, out, sname, oname, scale, incl_tol, problems, keys=("exclusive", "inclusive"),
                  writer=None):
     """The source's top functions of one metric against the output's."""
-    a = mc.flat(pk, src, sname, 0)
+    a = mc.flat(pk, src, sname, 0, source=True)
     if a is None:
         return
     b = mc.flat(pk, out, oname, 0)
@@ -228,7 +233,8 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
     # A call graph's calling-context tree is reconstructed: a function's
     # inclusive value there is within 1 % of the call graph's exact one.
     incl_tol = 0.01 if src_info.get("reconstructed") and writer in known.CCT_WRITERS else 0.0
-    codes = known.source_codes(mc.run, pk, src) if src_info.get("reconstructed") else set()
+    codes = (known.source_codes(lambda cmd: mc.run_source(cmd, src), pk, src)
+             if src_info.get("reconstructed") else set())
     incl_ok, why = known.inclusive_comparable(writer, src_info, codes,
                                               writer == "callgrind" and has_cycles(pk, out, oinfo))
     first = len(problems)
@@ -381,6 +387,42 @@ def check_diff(pk, writer, src, out, metric, problems, notes, estimated=False,
                      "counts recursion once per path" % in_cycle)
 
 
+def check_input(a, src, wdir):
+    """One input's cell: converted, read back, compared; with the
+    (cell, source info file, output) the reference check takes, or None."""
+    name = slug(src, a.corpus)
+    cell = {"input": name, "convert": "-", "readback": "-", "reference": "-", "problems": [],
+            "lost": []}
+    src_info = mc.info(a.profkit, src, source=True)
+    if src_info is None:
+        cell["problems"].append("profkit cannot read the input")
+        cell["convert"] = "FAIL"
+        return cell, None
+    out = os.path.join(wdir, name + EXT[a.writer])
+    rc, lost, other = convert(a.profkit, src, out, a.writer)
+    cell["lost"] = lost
+    if rc != 0 or other:
+        cell["convert"] = "FAIL"
+        cell["problems"].append("convert exit %d: %s" % (rc, " | ".join(other)[:400]))
+        return cell, None
+    cell["convert"] = "ok" if not lost else "ok (%d left out)" % len(lost)
+    src_info = held_totals(src_info, lost)
+    probs = []
+    notes = []
+    check_readback(a.profkit, a.writer, src, out, src_info, lost, probs, notes)
+    cell["problems"] += probs
+    known.apply(a.writer, cell)
+    cell["readback"] = "ok" if not cell["problems"] else "FAIL"
+    if notes:
+        cell.setdefault("known", []).extend(notes)
+    if cell.get("known"):
+        cell["readback"] = "ok (known)" if not cell["problems"] else "FAIL"
+    sinfo_path = out + ".source-info.json"
+    with open(sinfo_path, "w") as f:
+        json.dump(src_info, f)
+    return cell, (cell, sinfo_path, out)
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--profkit", required=True)
@@ -403,40 +445,12 @@ def main():
     wdir = os.path.join(a.work, a.writer)
     shutil.rmtree(wdir, ignore_errors=True)
     os.makedirs(wdir)
-    cells, batch = [], []
-    for src in inputs:
-        name = slug(src, a.corpus)
-        cell = {"input": name, "convert": "-", "readback": "-", "reference": "-", "problems": [],
-                "lost": []}
-        cells.append(cell)
-        src_info = mc.info(a.profkit, src)
-        if src_info is None:
-            cell["problems"].append("profkit cannot read the input")
-            cell["convert"] = "FAIL"
-            continue
-        out = os.path.join(wdir, name + EXT[a.writer])
-        rc, lost, other = convert(a.profkit, src, out, a.writer)
-        cell["lost"] = lost
-        if rc != 0 or other:
-            cell["convert"] = "FAIL"
-            cell["problems"].append("convert exit %d: %s" % (rc, " | ".join(other)[:400]))
-            continue
-        cell["convert"] = "ok" if not lost else "ok (%d left out)" % len(lost)
-        src_info = held_totals(src_info, lost)
-        probs = []
-        notes = []
-        check_readback(a.profkit, a.writer, src, out, src_info, lost, probs, notes)
-        cell["problems"] += probs
-        known.apply(a.writer, cell)
-        cell["readback"] = "ok" if not cell["problems"] else "FAIL"
-        if notes:
-            cell.setdefault("known", []).extend(notes)
-        if cell.get("known"):
-            cell["readback"] = "ok (known)" if not cell["problems"] else "FAIL"
-        sinfo_path = out + ".source-info.json"
-        with open(sinfo_path, "w") as f:
-            json.dump(src_info, f)
-        batch.append((cell, sinfo_path, out))
+    mc.use_source_cache(a.work, a.profkit)
+    # Two inputs at a time: each step waits on a profkit process.
+    with ThreadPoolExecutor(2) as pool:
+        done = list(pool.map(lambda src: check_input(a, src, wdir), inputs))
+    cells = [cell for cell, _ in done]
+    batch = [job for _, job in done if job]
     ref_script = os.path.join(HERE, "ref_%s.py" % a.writer)
     if batch and os.path.exists(ref_script):
         verdicts = mc.run_reference(ref_script, a.reftools, a.profkit,

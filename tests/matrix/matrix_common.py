@@ -1,11 +1,15 @@
 """Shared pieces of the conversion matrix (matrix.py) and its per-writer
 reference checks (ref_*.py): running profkit, comparing numbers, units."""
+import fcntl
+import hashlib
 import json
 import math
 import os
 import re
+import shutil
 import subprocess
 import sys
+import threading
 
 REL_TOL = 1e-6
 
@@ -14,8 +18,81 @@ def run(cmd, **kw):
     return subprocess.run(cmd, capture_output=True, text=True, errors="replace", **kw)
 
 
-def info(pk, path):
-    r = run([pk, "info", "--json", path])
+# The four matrix tests (one per writer) ask the same questions of the same
+# sources (info, flat of each metric, check): the first to ask runs profkit,
+# the others read its answer from here (set by use_source_cache()).
+SOURCE_CACHE = None
+
+
+def _signature(path):
+    """What a source's answers depend on: its files' sizes and times (a
+    multi-file run is named by the base its files share: all of them)."""
+    if not os.path.exists(path):
+        d, base = os.path.split(path)
+        return [[f] + _signature(os.path.join(d, f))
+                for f in sorted(os.listdir(d or ".")) if f.startswith(base)]
+    if not os.path.isdir(path):
+        st = os.stat(path)
+        return [st.st_size, st.st_mtime_ns]
+    sig = []
+    for d, dirs, files in os.walk(path):
+        dirs.sort()
+        for f in sorted(files):
+            st = os.stat(os.path.join(d, f))
+            sig.append([os.path.relpath(os.path.join(d, f), path), st.st_size, st.st_mtime_ns])
+    return sig
+
+
+def use_source_cache(work, pk):
+    """Answers of this profkit build under WORK/source-cache/BUILD; those
+    of other builds are removed."""
+    global SOURCE_CACHE
+    st = os.stat(pk)
+    build = hashlib.sha256(json.dumps([os.path.realpath(pk), st.st_size, st.st_mtime_ns])
+                           .encode()).hexdigest()[:16]
+    top = os.path.join(work, "source-cache")
+    os.makedirs(os.path.join(top, build), exist_ok=True)
+    for old in os.listdir(top):
+        if old != build:
+            shutil.rmtree(os.path.join(top, old), ignore_errors=True)
+    SOURCE_CACHE = os.path.join(top, build)
+
+
+def _load(path):
+    try:
+        with open(path) as f:
+            return json.load(f)
+    except (OSError, ValueError):
+        return None
+
+
+def run_source(cmd, src):
+    """run(CMD), a profkit command that reads only the source SRC, once for
+    all matrix tests: under a lock per question, so a test asking what
+    another is computing waits for its answer."""
+    if SOURCE_CACHE is None:
+        return run(cmd)
+    key = hashlib.sha256(json.dumps([cmd, _signature(src)]).encode()).hexdigest()
+    path = os.path.join(SOURCE_CACHE, key + ".json")
+    got = _load(path)
+    if got is None:
+        with open(path + ".lock", "w") as lock:
+            fcntl.flock(lock, fcntl.LOCK_EX)
+            got = _load(path)
+            if got is None:
+                r = run(cmd)
+                got = {"returncode": r.returncode, "stdout": r.stdout, "stderr": r.stderr}
+                tmp = "%s.tmp-%d-%d" % (path, os.getpid(), threading.get_ident())
+                with open(tmp, "w") as f:
+                    json.dump(got, f)
+                os.replace(tmp, path)
+    return subprocess.CompletedProcess(cmd, got["returncode"], got["stdout"], got["stderr"])
+
+
+def info(pk, path, source=False):
+    """`profkit info --json`; SOURCE: PATH is a matrix input (run_source)."""
+    cmd = [pk, "info", "--json", path]
+    r = run_source(cmd, path) if source else run(cmd)
     if r.returncode != 0:
         return None
     try:
@@ -24,9 +101,10 @@ def info(pk, path):
         return None
 
 
-def flat(pk, path, metric, top=20):
+def flat(pk, path, metric, top=20, source=False):
     """`profkit flat --json` of one metric (exact name), the top N rows (0: all)."""
-    r = run([pk, "flat", "--json", "-m", metric, "-n", str(top), path])
+    cmd = [pk, "flat", "--json", "-m", metric, "-n", str(top), path]
+    r = run_source(cmd, path) if source else run(cmd)
     if r.returncode != 0:
         return None
     try:

@@ -2,7 +2,9 @@
 """Reference check of written HPCToolkit databases: HPCToolkit's own v4
 reader (hpctesttool-totals) reads each with the source's totals, and
 hpcviewer's data layer (hpcviewer-probe, one JVM for the batch) opens,
-walks and plots each with the source's root values.
+walks and plots each with the source's root values. The two run at once,
+hpctesttool in two processes that each read half of the databases
+(hpctt_batch.py): its pure-Python reader is most of the matrix's time.
 Called by matrix.py (see matrix_common.ref_main for the protocol).
 
 What is checked from hpcviewer-probe's report, per database:
@@ -31,9 +33,11 @@ batch is probed again without it.
 import json
 import os
 import re
+import subprocess
 import sys
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+HERE = os.path.dirname(os.path.abspath(__file__))
+sys.path.insert(0, HERE)
 import matrix_common as mc  # noqa: E402
 
 
@@ -47,12 +51,12 @@ def minmax_metrics(d):
     return out
 
 
-def hpctesttool(a, src_path, out, problems, readers):
-    r = mc.run([os.path.join(a.reftools, "bin", "hpctesttool-totals"), out, src_path])
+def hpctesttool(stdout, stderr, problems, readers):
+    """hpctesttool-totals' verdict on one database, from what it printed."""
     try:
-        d = json.loads(r.stdout)
+        d = json.loads(stdout)
     except ValueError:
-        d = {"read": "no output: " + r.stderr[-300:]}
+        d = {"read": "no output: " + stderr[-300:]}
     if d.get("read") != "ok":
         readers["hpctesttool"] = "FAIL"
         problems.append("hpctesttool: %s" % d.get("read"))
@@ -62,6 +66,50 @@ def hpctesttool(a, src_path, out, problems, readers):
             if not any(p.startswith("metric %r program_total" % n) for n in skip)]
     readers["hpctesttool"] = "ok" if not mine else "FAIL"
     problems.extend("hpctesttool: " + p for p in mine)
+
+
+def db_size(path):
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, fs in os.walk(path) for f in fs)
+
+
+def start_hpctesttool(a, jobs, wdir, workers=2):
+    """hpctesttool on (source info, db) JOBS in WORKERS batch processes
+    (hpctt_batch.py: the tool's own main() per database), the largest
+    databases spread first; returns the running processes."""
+    shares = [[] for _ in range(workers)]
+    load = [0] * workers
+    for job in sorted(jobs, key=lambda j: -db_size(j[1])):
+        i = load.index(min(load))
+        shares[i].append(job)
+        load[i] += db_size(job[1])
+    procs = []
+    for i, share in enumerate(s for s in shares if s):
+        batch = os.path.join(wdir, "hpctesttool-batch-%d.tsv" % i)
+        with open(batch, "w") as f:
+            f.writelines("%s\t%s\n" % job for job in share)
+        procs.append(subprocess.Popen(
+            ["/usr/bin/python3", os.path.join(HERE, "hpctt_batch.py"), a.reftools, batch],
+            stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True, errors="replace"))
+    return procs
+
+
+def finish_hpctesttool(a, procs, jobs):
+    """{db: (stdout, stderr)} of every job; a database the batch did not
+    answer (its process died) is run alone through bin/hpctesttool-totals."""
+    got = {}
+    for p in procs:
+        out, err = p.communicate()
+        for ln in out.splitlines():
+            try:
+                r = json.loads(ln)
+            except ValueError:
+                continue
+            got[r["db"]] = (r["out"], r.get("error") or err)
+    for src_path, db in jobs:
+        if db not in got:
+            r = mc.run([os.path.join(a.reftools, "bin", "hpctesttool-totals"), db, src_path])
+            got[db] = (r.stdout, r.stderr)
+    return got
 
 
 def split_probe(text):
@@ -180,14 +228,21 @@ def hpcviewer(a, pairs, verdicts):
 
 
 def check(a, pairs):
+    """hpctesttool (two batch processes) and hpcviewer's JVM at once."""
     verdicts = {o: ([], {}) for _, o in pairs}
+    jobs = []
     for src, o in pairs:
         sp = o + ".source-info.json"
         if not os.path.exists(sp):
             with open(sp, "w") as f:
                 json.dump(src, f)
-        hpctesttool(a, sp, o, *verdicts[o])
+        jobs.append((sp, o))
+    wdir = os.path.dirname(os.path.abspath(pairs[0][1])) if pairs else "."
+    procs = start_hpctesttool(a, jobs, wdir)
     hpcviewer(a, pairs, verdicts)
+    got = finish_hpctesttool(a, procs, jobs)
+    for _, o in jobs:
+        hpctesttool(*got[o], *verdicts[o])
     return {o: mc.verdict(p, r) for o, (p, r) in verdicts.items()}
 
 

@@ -7,12 +7,68 @@ script makes under build-python/, so `pip install --no-build-isolation .`
 works on a fresh clone. Its dependencies are found with pkg-config, as
 CMake finds them (src/CMakeLists.txt).
 """
+import glob
 import os
+import shutil
 import subprocess
+import sys
 
-import numpy
-from setuptools import Extension, setup
-from setuptools.command.build_ext import build_ext
+
+def interpreters_with_numpy():
+    """The usual interpreters of this machine that can import NumPy (and
+    pandas, which the package needs to run): Debian's /usr/bin/python3,
+    python3 and python on PATH, pyenv's shims and versions."""
+    pyenv = os.environ.get("PYENV_ROOT", os.path.expanduser("~/.pyenv"))
+    # a venv's python links to its base interpreter: compared by path, not
+    # by what the link resolves to, so the base one can be named
+    found, seen, own = [], set(), os.path.abspath(sys.executable)
+    candidates = ["/usr/bin/python3", shutil.which("python3"), shutil.which("python"),
+                  os.path.join(pyenv, "shims", "python3")]
+    candidates += sorted(glob.glob(os.path.join(pyenv, "versions", "*", "bin", "python3")))
+    for py in candidates:
+        if not py or not os.access(py, os.X_OK) or os.path.realpath(py) in seen or \
+                os.path.abspath(py) == own:
+            continue
+        seen.add(os.path.realpath(py))
+        try:
+            ok = subprocess.run([py, "-c", "import numpy, pandas"], capture_output=True,
+                                timeout=60).returncode == 0
+        except (OSError, subprocess.SubprocessError):
+            ok = False
+        if ok:
+            found.append(py)
+    return found
+
+
+def require_numpy():
+    """The extension compiles against NumPy's C headers: without NumPy say
+    which interpreter this is and which one has it, not a traceback."""
+    try:
+        import numpy  # noqa: F401
+        return numpy
+    except ImportError:
+        pass
+    version = ".".join(str(v) for v in sys.version_info[:3])
+    lines = [f"profkit: this Python ({sys.executable}, Python {version}) has no NumPy, which the "
+             "profkit extension is built against and needs at run time (with pandas)."]
+    others = interpreters_with_numpy()
+    if others:
+        lines.append("These interpreters have NumPy and pandas: " + ", ".join(others) + ".")
+        lines.append(f"Install with one of them:  {others[0]} -m pip install "
+                     "--no-build-isolation .")
+    else:
+        lines.append("No interpreter on this machine has NumPy and pandas (looked at "
+                     "/usr/bin/python3, python3 and python on PATH, pyenv's).")
+    lines.append(f"Or give this one NumPy and pandas:  {sys.executable} -m pip install numpy "
+                 "pandas  (Debian: apt-get install python3-numpy python3-pandas python3-dev, "
+                 "then use /usr/bin/python3)")
+    sys.exit("\n".join(lines))
+
+
+numpy = require_numpy()
+
+from setuptools import Extension, setup  # noqa: E402 (after the NumPy check)
+from setuptools.command.build_ext import build_ext  # noqa: E402
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 DEPS = ["zlib", "expat", "yajl", "yaml-0.1", "libpcre2-8"]

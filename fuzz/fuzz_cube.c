@@ -1,8 +1,8 @@
 /*
  * fuzz/fuzz_cube.c — libFuzzer target for the Cube reader: the tar layer,
  * anchor.xml (expat and the model built from it) and the index/data
- * layer. One input is one .cubex archive (plain or gzip-wrapped), copied
- * into a buffer of exactly its size so AddressSanitizer sees any read past
+ * layer, and `profkit dump`'s walk of them (pk_dump_memory). One input is one .cubex archive (plain
+ * or gzip-wrapped), copied into a buffer of exactly its size so AddressSanitizer sees any read past
  * its end; it is opened normally and with PK_OPEN_KEEP_GOING, every model
  * accessor is exercised, and one input in 16 that opens is also written
  * back as .cubex. One input in 4 is also opened from a file, where the
@@ -38,6 +38,16 @@ static void open_as_file(const uint8_t *data, size_t size)
     unlink(path);
 }
 
+/* `profkit dump`'s records of the archive: every record is read. */
+static int count_record(void *user, const pk_record *r)
+{
+    size_t *n = user;
+    for (size_t i = 0; i < r->n_fields; i++)
+        if (r->fields[i].type == PK_FIELD_STR && r->fields[i].v.s) *n += strlen(r->fields[i].v.s);
+    (*n)++;
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static unsigned counter, as_file;
@@ -47,6 +57,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     memcpy(copy, data, size);
     const void *d = copy;
     uint64_t s = size;
+    size_t n_records = 0;
+    pk_dump_memory(PK_FORMAT_CUBE, 1, &name, &d, &s, NULL, count_record, &n_records);
     for (int pass = 0; pass < 2; pass++) {
         pk_open_options o = {0};
         o.flags = pass ? PK_OPEN_KEEP_GOING : 0;

@@ -8,7 +8,8 @@
  * and with one location. What opens is exercised through every model
  * accessor, and one input in 16 that opens is written back as pprof and
  * read again, which must succeed: the writer only writes what the reader
- * takes. fuzz/README.md says how to run it.
+ * takes. `profkit dump`'s walk of the messages (pk_dump_memory) reads
+ * every input too. fuzz/README.md says how to run it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -36,6 +37,16 @@ static void write_back(const pk_profile *p)
     unlink(out);
 }
 
+/* `profkit dump`'s records: every field of every record is read. */
+static int count_record(void *user, const pk_record *r)
+{
+    size_t *n = user;
+    for (size_t i = 0; i < r->n_fields; i++)
+        if (r->fields[i].type == PK_FIELD_STR && r->fields[i].v.s) *n += strlen(r->fields[i].v.s);
+    (*n)++;
+    return 0;
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static unsigned counter;
@@ -60,6 +71,9 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
         if (!pass && (counter++ % 16) == 0) write_back(p);
         pk_profile_free(p);
     }
+    size_t n_records = 0;
+    pk_dump_options dopt = {.max_memory = 256u << 20};
+    pk_dump_memory(PK_FORMAT_PPROF, 1, &name, &d, &s, &dopt, count_record, &n_records);
     free(copy);
     return 0;
 }

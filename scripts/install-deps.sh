@@ -53,9 +53,19 @@ else
   exit 1
 fi
 
-echo "install-deps: installing ${missing[*]}" >&2
+# apt-get waits for a dpkg lock another apt-get holds (DPkg::Lock::Timeout,
+# PROFKIT_APT_LOCK_TIMEOUT seconds, 600 by default) instead of failing at
+# once, says so itself while it waits, and its output and errors are shown:
+# a slow install is seen to be one, a failed one says why.
+timeout=${PROFKIT_APT_LOCK_TIMEOUT:-600}
+apt=("${sudo[@]}" apt-get -q -o "DPkg::Lock::Timeout=$timeout")
+echo "install-deps: installing ${missing[*]} with apt-get (waits up to ${timeout}s for another" \
+  "apt-get or dpkg to finish)" >&2
 export DEBIAN_FRONTEND=noninteractive
-"${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null 2>&1 || {
-  "${sudo[@]}" apt-get update -q >/dev/null
-  "${sudo[@]}" apt-get install -y -q "${missing[@]}" >/dev/null
-}
+if ! "${apt[@]}" install -y "${missing[@]}"; then
+  echo "install-deps: apt-get install failed; updating the package lists and trying again" >&2
+  "${apt[@]}" update && "${apt[@]}" install -y "${missing[@]}" || {
+    echo "install-deps: could not install ${missing[*]} (apt-get's errors are above)" >&2
+    exit 1
+  }
+fi

@@ -409,6 +409,78 @@ static int teardown(void **state)
     return 0;
 }
 
+/* ---- profkit dump ---- */
+
+typedef struct dumped {
+    const unsigned char *stream;
+    size_t n, types[16];
+    int bad; /* a top-level record whose offset is not its field's tag */
+    char last[64];
+} dumped;
+
+static int record(void *user, const pk_record *r)
+{
+    static const char *const kinds[] = {"value_type",  "sample",     "mapping", "location",
+                                        "function",    "string",     "label",   "line",
+                                        "period_type", "time_nanos", "period"};
+    static const unsigned tags[] = {1, 2, 3, 4, 5, 6, 0, 0, 11, 9, 12};
+    dumped *d = user;
+    for (size_t k = 0; k < sizeof kinds / sizeof *kinds; k++) {
+        if (strcmp(r->type, kinds[k]) != 0) continue;
+        d->types[k]++;
+        if (tags[k] && (r->offset >= d->n || d->stream[r->offset] >> 3 != tags[k])) d->bad++;
+    }
+    for (size_t i = 0; i < r->n_fields; i++)
+        if (r->fields[i].type == PK_FIELD_STR && r->fields[i].v.s && strcmp(r->type, "string") == 0)
+            snprintf(d->last, sizeof d->last, "%s", r->fields[i].v.s);
+    return 0;
+}
+
+static pk_status dump(const void *data, size_t n, const char *sections, dumped *d)
+{
+    void *copy = malloc(n ? n : 1); /* exactly n bytes: ASan sees reads past the end */
+    memcpy(copy, data, n);
+    const void *p = copy;
+    uint64_t size = n;
+    pk_dump_options o = {.sections = sections};
+    pk_status st = pk_dump_memory(PK_FORMAT_PPROF, 1, &NAME, &p, &size, &o, record, d);
+    free(copy);
+    return st;
+}
+
+/* Every message once, at the offset of its tag; a section alone; every
+ * prefix either dumps or fails naming the byte; gzip is dumped inflated. */
+static void test_dump(void **state)
+{
+    (void)state;
+    pb_out o = {0};
+    ppb_standard(&o);
+    dumped d = {.stream = o.buf, .n = o.len};
+    if (dump(o.buf, o.len, NULL, &d)) fail_msg("%s", pk_error_last());
+    static const size_t want[] = {2, 4, 1, 4, 3, 16, 3, 3, 1, 1, 1};
+    for (size_t k = 0; k < sizeof want / sizeof *want; k++)
+        if (d.types[k] != want[k])
+            fail_msg("record kind %zu: %zu, want %zu", k, d.types[k], want[k]);
+    assert_int_equal(d.bad, 0);
+    assert_string_equal(d.last, "main.main");
+    dumped only = {.stream = o.buf, .n = o.len};
+    assert_int_equal(dump(o.buf, o.len, "functions", &only), PK_OK);
+    assert_true(only.types[4] == 3 && only.types[1] == 0 && only.types[5] == 0);
+    for (size_t cut = 0; cut < o.len; cut++) {
+        dumped c = {.stream = o.buf, .n = cut};
+        if (dump(o.buf, cut, NULL, &c) == PK_OK) continue;
+        assert_non_null(strstr(pk_error_last(), "t.pb: byte "));
+    }
+    size_t zn;
+    unsigned char *z = ppb_gzip(o.buf, o.len, &zn);
+    assert_non_null(z);
+    dumped g = {.stream = o.buf, .n = o.len};
+    assert_int_equal(dump(z, zn, NULL, &g), PK_OK);
+    assert_true(g.types[1] == 4 && g.bad == 0);
+    free(z);
+    pb_out_free(&o);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -416,7 +488,7 @@ int main(void)
         cmocka_unit_test(test_standard),     cmocka_unit_test(test_labels),
         cmocka_unit_test(test_default_type), cmocka_unit_test(test_damage),
         cmocka_unit_test(test_lost_mapping), cmocka_unit_test(test_budget),
-        cmocka_unit_test(test_detect),
+        cmocka_unit_test(test_detect),       cmocka_unit_test(test_dump),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -170,6 +170,16 @@ PK_API pk_status pk_metric_cell_total(const pk_profile *profile, pk_index metric
 PK_API pk_status pk_profile_totals(const pk_profile *profile, double *columns, size_t n_columns,
                                    double *programs, size_t n_metrics);
 
+/* Along the metric tree (Cube nests metrics: time > execution > mpi >
+ * ...), each metric's own part of its program total, as CubeGUI shows an
+ * expanded metric: programs[m] (pk_profile_totals()'s) less the program
+ * totals of its child metrics that measure the same thing (same unit,
+ * combined by sum; the components of a composite Cube value are no such
+ * children). A metric without such children keeps its total; NaN where
+ * programs[m] is NaN. n: the metric count. */
+PK_API pk_status pk_metric_tree_exclusive(const pk_profile *profile, const double *programs,
+                                          double *exclusive, size_t n);
+
 /* The flat profile: values per function, source file, load module or
  * source line instead of per calling context. */
 typedef enum pk_group_by {

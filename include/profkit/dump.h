@@ -75,8 +75,15 @@ PK_API pk_status pk_dump_memory(pk_format format, size_t n_files, const char *co
                                 const void *const *data, const uint64_t *sizes,
                                 const pk_dump_options *opts, pk_record_fn fn, void *user);
 
-/* NULL-terminated list of the section names a format's dump knows. */
+/* NULL-terminated list of the section names a format's dump knows
+ * (NULL for a format pk_dump() lists no records of). pk_dump() refuses an
+ * unknown name with PK_ERR_INVALID_ARG, naming the format's sections. */
 PK_API const char *const *pk_dump_sections(pk_format format);
+/* The format whose records pk_dump() lists for `path` (detected as
+ * pk_dump() detects it): PK_FORMAT_HPCTOOLKIT_V4, _CALLGRIND, _CUBE or
+ * _HPCRUN. PK_ERR_UNSUPPORTED for a profile dump does not take apart
+ * (experiment.xml, profkit JSON, a measurement directory). */
+PK_API pk_status pk_dump_format(const char *path, pk_format *out);
 
 #ifdef __cplusplus
 }

@@ -150,9 +150,15 @@ PK_API pk_status pk_number_format_for(const pk_metric *metric, double magnitude,
  * is wider than the format's width. No unit in the text; into buf,
  * always NUL-terminated; returns the length. */
 PK_API size_t pk_format_number(char *buf, size_t size, double v, const pk_number_format *f);
-/* "inclusive (ms)": a column header with the format's unit, into buf. */
+/* "inclusive (ms)": a column header with the format's unit, into buf.
+ * A label that ends in a unit of its own, as HPCToolkit's metric names do
+ * ("GKER (sec)"), states the shown unit instead: "GKER (ms)". */
 PK_API size_t pk_format_header(char *buf, size_t size, const char *label,
                                const pk_number_format *f);
+/* A metric's name without the unit that closes it ("GKER (sec)" gives
+ * "GKER", "GXCOPY:H2D (B)" "GXCOPY:H2D"; a time or byte unit only), for
+ * labels that add the unit values are shown in. Returns the length. */
+PK_API size_t pk_metric_label(const char *name, char *buf, size_t size);
 
 /* Names for a terminal. A name from a file may hold escape sequences,
  * newlines, bytes that are not UTF-8, direction overrides: text output
@@ -219,6 +225,9 @@ typedef struct pk_tree_options {
      * depth, under a shown parent), and on the hot path or not. */
     const unsigned char *shown;
     const unsigned char *hot;
+    /* Frame trees (pk_frames_write_text()): per node, folded into the
+     * frame below (pk_tree_answer.folded), or NULL: none is. */
+    const unsigned char *folded;
     /* What the threshold is a share of, for the note on hidden nodes
      * (NULL: "the total"). */
     const char *threshold_of;

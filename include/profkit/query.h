@@ -67,6 +67,8 @@ PK_API pk_status pk_query_copy(const pk_query *q, pk_query **out);
  *              or tree (always from the calling-context tree)
  *   context    annotate: lines of context around costly ones
  *   dirs       annotate: where sources may be, ':'-separated
+ *   chains     tree: fold (default) runs of frames that only pass calls on
+ *              into the frame below (pk_tree_answer.folded), or show them
  *   sources    annotate: any (default: wherever pk_source_locate() finds a
  *              file) or within (only under the profile's src/ and dirs,
  *              pk_source_locate_within(): what a server reads)
@@ -236,6 +238,13 @@ typedef struct pk_tree_answer {
      * counts nodes left out by threshold and depth. */
     const unsigned char *shown;
     size_t hidden;
+    /* Node i is folded when folded[i]: a shown frame that only passes
+     * calls on (one shown child, its own cost below the threshold), in a
+     * run of two or more, which the text draws as part of the frame below
+     * ("name (via N frames: a > b)"). Only the tree answer folds, with
+     * the option chains=fold (the default); n_folded counts them. */
+    const unsigned char *folded;
+    size_t n_folded;
     double threshold;         /* percent, as asked */
     const char *threshold_of; /* of what: "the total", "its inclusive value" */
     uint32_t depth;
@@ -243,7 +252,7 @@ typedef struct pk_tree_answer {
 } pk_tree_answer;
 
 /* The tree: options metric, location, stat, focus, hide, level,
- * threshold, depth. */
+ * threshold, depth, chains. */
 PK_API pk_status pk_answer_tree(pk_session *s, const pk_query *q, pk_tree_answer **out);
 PK_API void pk_tree_answer_free(pk_tree_answer *a);
 /* Whether a flame graph can draw the answer's first column: its widths

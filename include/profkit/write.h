@@ -32,8 +32,10 @@ extern "C" {
  * with PK_ERR_UNSUPPORTED instead of writing the rest. */
 #define PK_WRITE_STRICT 0x10u
 
-/* Progress callback: `done` of `total` units of work (bytes, roughly).
- * Called from the writing thread, at most a few hundred times. */
+/* Progress callback: `done` bytes written of about `total`. `total` is
+ * an estimate, never smaller than `done`: once what is written passes
+ * the estimate, `total` is 0 (unknown). Called from the writing thread,
+ * at most a few hundred times. */
 typedef void (*pk_progress_fn)(void *user, uint64_t done, uint64_t total);
 
 /* Loss callback: the writer leaves `item` out (or changes it) because the

@@ -312,9 +312,11 @@ class Profile:
         with the JSON document's fields: node, parent (-1 for the root),
         depth, name, kind, id (the file's context id), inclusive, self (and
         exclusive, the same), hot (on the hot path), shown (what the text
-        shows under threshold/depth), calls (a call-count metric). Several
+        shows under threshold/depth), folded (a frame that only passes calls
+        on, in a run the text draws as one row: the loader frames above
+        main; chains="show" folds none), calls (a call-count metric). Several
         metrics ("A,B,r=A/B") add NAME:inclusive and NAME:self columns.
-        Options: location, stat, focus, hide, threshold, depth."""
+        Options: location, stat, focus, hide, threshold, depth, chains."""
         d = self._p.tree_answer(_options(dict(options, metric=metric, level=level)))
         df = pd.DataFrame({"node": np.arange(len(d["name"])), "parent": d["parent"].astype(np.int64),
                            "depth": d["depth"].astype(np.int64), "name": d["name"],
@@ -322,7 +324,8 @@ class Profile:
                            "id": d["id"].astype(np.int64),
                            "inclusive": d["inclusive"][0], "self": d["self"][0],
                            "exclusive": d["self"][0], "hot": d["hot"].astype(bool),
-                           "shown": d["shown"].astype(bool), "calls": d["calls"]})
+                           "shown": d["shown"].astype(bool), "folded": d["folded"].astype(bool),
+                           "calls": d["calls"]})
         if len(d["columns"]) > 1:
             for c, name in enumerate(d["columns"]):
                 df[name + ":inclusive"], df[name + ":self"] = d["inclusive"][c], d["self"][c]

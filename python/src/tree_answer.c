@@ -4,7 +4,7 @@
  * (parents first): a tree of any depth without nesting, which
  * profkit/__init__.py makes a DataFrame of, with the JSON document's
  * field names (node, parent, depth, name, kind, id, inclusive, self,
- * hot, shown, calls).
+ * hot, shown, folded, calls).
  */
 #include "pyprofkit.h"
 
@@ -42,7 +42,7 @@ static const char *kind_name(pk_context_kind k)
 static PyObject *node_arrays(const pk_tree_answer *a)
 {
     size_t n = a->n_nodes;
-    double *par, *dep, *ids, *hot, *shown, *calls;
+    double *par, *dep, *ids, *hot, *shown, *folded, *calls;
     PyObject *d = PyDict_New(), *names = PyList_New((Py_ssize_t)n),
              *kinds = PyList_New((Py_ssize_t)n);
     int ok = d && names && kinds && put(d, "parent", pyprofkit_doubles(n, &par)) &&
@@ -50,6 +50,7 @@ static PyObject *node_arrays(const pk_tree_answer *a)
              put(d, "id", pyprofkit_doubles(n, &ids)) &&
              put(d, "hot", pyprofkit_doubles(n, &hot)) &&
              put(d, "shown", pyprofkit_doubles(n, &shown)) &&
+             put(d, "folded", pyprofkit_doubles(n, &folded)) &&
              put(d, "calls", pyprofkit_doubles(n, &calls));
     for (size_t i = 0; ok && i < n; i++) {
         node_ref r = {a, (pk_index)i};
@@ -63,6 +64,7 @@ static PyObject *node_arrays(const pk_tree_answer *a)
         if (ok) PyList_SET_ITEM(kinds, (Py_ssize_t)i, k);
         par[i] = a->nodes[i].parent == PK_NONE ? -1.0 : (double)a->nodes[i].parent;
         dep[i] = a->nodes[i].depth, ids[i] = (double)c.id;
+        folded[i] = a->folded && a->folded[i];
         hot[i] = a->hot[i], shown[i] = a->shown[i], calls[i] = a->calls ? a->calls[i] : NAN;
     }
     ok = ok && put(d, "name", Py_NewRef(names)) && put(d, "kind", Py_NewRef(kinds));
@@ -123,7 +125,8 @@ PyObject *pyprofkit_tree_answer(PyObject *self, PyObject *args)
     if (d && !(put(d, "total", PyFloat_FromDouble(c0->total)) &&
                put(d, "level", PyUnicode_FromString(a->level_name)) &&
                put(d, "source", PyUnicode_FromString(a->head.source)) &&
-               put(d, "hidden", PyLong_FromSize_t(a->hidden))))
+               put(d, "hidden", PyLong_FromSize_t(a->hidden)) &&
+               put(d, "n_folded", PyLong_FromSize_t(a->n_folded))))
         Py_CLEAR(d);
     pk_tree_answer_free(a);
     return d;

@@ -329,6 +329,26 @@ static pk_status rank_rows(flat_work *w)
     return st;
 }
 
+/* A cost that no row can hold: with nothing filtered, no row and a
+ * non-zero total, no context names a function (an hpcrun measurement
+ * knows code by address only), a file or a line (Cube has no lines). The
+ * note "no_rows" says so; the text (exit 1, one line) and the view show
+ * it instead of an empty table; JSON and CSV keep their empty rows. */
+static pk_status rows_hold_the_cost(flat_work *w)
+{
+    pk_flat_answer *a = w->ans;
+    const pk_answer_column *c = &a->head.columns[0];
+    static const char *const by[] = {"function", "file", "module", "line"};
+    const char *what = (unsigned)a->by < 4 ? by[a->by] : "row";
+    if (a->n_rows || a->hidden || pkq_filtered(w->q) || pkq_text(w->q, PKQ_SEARCH) ||
+        pkq_text(w->q, PKQ_LOCATION) || !(fabs(c->total) > 0))
+        return PK_OK;
+    return pkq_note(&a->head, &w->arena, "no_rows",
+                    "no %s names a %s, so a flat profile by %s has no row for its cost "
+                    "('profkit tree' shows where it is, 'flat --by module' groups it)",
+                    w->from_callgraph ? "cost of the call graph" : "context", what, what);
+}
+
 pk_status pk_answer_flat(pk_session *s, const pk_query *q, pk_flat_answer **out)
 {
     if (!s || !q || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_answer_flat: bad arguments");
@@ -342,6 +362,7 @@ pk_status pk_answer_flat(pk_session *s, const pk_query *q, pk_flat_answer **out)
     if (!st) st = fill_head(&w);
     if (!st) st = head_notes(&w);
     if (!st) st = rank_rows(&w);
+    if (!st) st = rows_hold_the_cost(&w);
     if (!st) {
         w.ans->has_calls = w.from_callgraph || w.calls;
         w.ans->has_contexts = !w.from_callgraph;

@@ -271,7 +271,7 @@ static pk_status answer(pk_session *s, const pk_query *q, pk_threads_answer *a, 
     const double *incl = NULL, *self = NULL;
     double *totals = NULL;
     if (!st && fn && !has_function(p, fn)) st = pk_fail(PK_ERR_NOT_FOUND, "no function '%s'", fn);
-    int cg = fn && pkq_uses_callgraph(p, q);
+    int cg = !st && fn && pkq_uses_callgraph(p, q); /* after an error: keep its message */
     if (!st && cg) a->head.source = "callgraph";
     if (!st && fn) {
         st = function_values(s, m, cg, fn, &incl, &self);

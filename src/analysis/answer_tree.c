@@ -241,7 +241,7 @@ pk_status pk_tree_answer_flame_ready(const pk_tree_answer *a)
 pk_status pk_answer_tree(pk_session *s, const pk_query *q, pk_tree_answer **out)
 {
     if (!s || !q || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_answer_tree: bad arguments");
-    pkq_tree_work w = {.s = s, .q = q, .level = q->level};
+    pkq_tree_work w = {.s = s, .q = q, .level = q->level, .fold = 1};
     if (pk_context_count(s->p) == 0) w.level = PK_LEVEL_LINES; /* no frames to make */
     pk_arena_init(&w.arena);
     pk_status st = pkq_columns_parse(s->p, q, &w.cols);

@@ -34,12 +34,17 @@ typedef struct pkq_tree_work {
     /* Thresholds are shares of the root's own value (callers, callees: of
      * the function's inclusive value), not of the total. */
     int share_of_root;
+    int fold; /* the tree answer: pass-through chains fold (chains=fold) */
 } pkq_tree_work;
 
 /* Nodes, values, columns, calls and shape into w->a. */
 pk_status pkq_tree_compute(pkq_tree_work *w);
 /* Hot path, ranked children, shown nodes and hidden count. */
 pk_status pkq_tree_shape(pkq_tree_work *w);
+/* The answer's folded chains (answer_tree_fold.c), once shown and the
+ * ranked children are set. Only the tree answer folds (fold set in
+ * pkq_tree_work); else a->folded is all 0. */
+pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown);
 /* The nodes into the answer's arena, the level and options set, the
  * arena handed to the answer. */
 pk_status pkq_tree_finish(pkq_tree_work *w);

@@ -131,5 +131,5 @@ pk_status pkq_tree_shape(pkq_tree_work *w)
     free(size);
     a->hot = hot, a->shown = shown, a->hidden = hidden;
     a->children = children, a->child_start = start;
-    return PK_OK;
+    return pkq_tree_fold(w, shown);
 }

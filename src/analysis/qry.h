@@ -31,6 +31,7 @@ enum {
     PKQ_CONTEXT,
     PKQ_DIRS,
     PKQ_ASM,
+    PKQ_CHAINS,
     PKQ_SOURCES,
     PKQ_N_OPTIONS
 };
@@ -46,6 +47,7 @@ struct pk_query {
     pk_tree_level level;
     int use_callgraph;
     int assembly;
+    int fold_chains;    /* tree: pass-through frames fold into the frame below */
     int sources_within; /* sources=within: pk_source_locate_within() */
 };
 

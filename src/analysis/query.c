@@ -34,6 +34,7 @@ static const char *const option_names[PKQ_N_OPTIONS] = {
     [PKQ_CONTEXT] = "context",
     [PKQ_DIRS] = "dirs",
     [PKQ_ASM] = "asm",
+    [PKQ_CHAINS] = "chains",
     [PKQ_SOURCES] = "sources",
 };
 
@@ -64,6 +65,7 @@ static void set_defaults(pk_query *q)
     q->by = PK_BY_FUNCTION;
     q->level = PK_LEVEL_FUNCTIONS;
     q->use_callgraph = 1;
+    q->fold_chains = 1;
 }
 
 pk_status pk_query_new(pk_query **out)
@@ -191,6 +193,9 @@ static pk_status parse(pk_query *q, int opt, const char *v)
     case PKQ_ASM:
         if (strcmp(v, "0") && strcmp(v, "1")) return bad("asm", v, "0 or 1");
         return q->assembly = v[0] == '1', PK_OK;
+    case PKQ_CHAINS:
+        if (strcmp(v, "fold") && strcmp(v, "show")) return bad("chains", v, "fold or show");
+        return q->fold_chains = v[0] == 'f', PK_OK;
     case PKQ_SOURCES:
         if (strcmp(v, "any") && strcmp(v, "within")) return bad("sources", v, "any or within");
         return q->sources_within = v[0] == 'w', PK_OK;
@@ -267,6 +272,9 @@ void pkq_copy_parsed(pk_query *q, const pk_query *from, int opt)
         break;
     case PKQ_ASM:
         q->assembly = from->assembly;
+        break;
+    case PKQ_CHAINS:
+        q->fold_chains = from->fold_chains;
         break;
     case PKQ_SOURCES:
         q->sources_within = from->sources_within;

@@ -388,3 +388,33 @@ pk_status pk_profile_totals(const pk_profile *p, double *columns, size_t n_colum
     free(root);
     return st;
 }
+
+/* Does child metric c add into metric m's value along the metric tree? */
+static int adds_into(const pk_profile *p, pk_index c, pk_index m)
+{
+    const pk_metric *a = &p->metrics[c], *b = &p->metrics[m];
+    if (a->combine != PK_COMBINE_SUM || b->combine != PK_COMBINE_SUM) return 0;
+    if (pk_attribute_find(p, PK_ENTITY_METRIC, c, "cube:component")) return 0; /* "X.im" of "X" */
+    const char *ua = a->unit ? a->unit : "", *ub = b->unit ? b->unit : "";
+    return strcmp(ua, ub) == 0;
+}
+
+pk_status pk_metric_tree_exclusive(const pk_profile *p, const double *programs, double *exclusive,
+                                   size_t n)
+{
+    if (!p || (!programs && p->n_metrics) || (!exclusive && p->n_metrics))
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_tree_exclusive: NULL argument");
+    if (n < p->n_metrics)
+        return pk_fail(PK_ERR_INVALID_ARG, "pk_metric_tree_exclusive: room for %zu of %u metrics",
+                       n, p->n_metrics);
+    for (pk_index m = 0; m < p->n_metrics; m++)
+        exclusive[m] = programs[m];
+    for (pk_index c = 0; c < p->n_metrics; c++) {
+        pk_index up = p->metrics[c].parent;
+        if (up == PK_NONE || up >= p->n_metrics || up == c || isnan(programs[c])) continue;
+        if (adds_into(p, c, up)) exclusive[up] -= programs[c];
+    }
+    for (pk_index m = 0; m < p->n_metrics; m++) /* what is left of rounding is nothing */
+        if (fabs(exclusive[m]) <= 1e-9 * fabs(programs[m])) exclusive[m] = 0;
+    return PK_OK;
+}

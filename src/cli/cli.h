@@ -61,9 +61,17 @@ int cli_close(const char *cmd, pk_profile *p, int rc);
 int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts, pk_profile **out);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
+/* 1 if the profile's metrics nest (a metric tree, as Cube's); then
+ * `info` shows them as a tree with each metric's program total
+ * (`programs`, per metric) and own part (`exclusive`, of
+ * pk_metric_tree_exclusive()) (info_metrics.c). */
+int cli_info_has_metric_tree(const pk_profile *p);
+int cli_info_metric_tree(const pk_profile *p, const double *programs, const double *exclusive);
 /* 1 if colour should be used on `f`: a terminal, NO_COLOR unset, TERM not dumb. */
 int cli_use_color(FILE *f, int disabled);
-/* Columns of the terminal `f` is, 0 when it is not one (never shorten). */
+/* How many columns names may take on `f`: COLUMNS when it is set, else
+ * the width of the terminal `f` is, else 0 (not a terminal: names are
+ * never shortened, as ls and git do off a terminal). */
 unsigned cli_terminal_width(FILE *f);
 /* A name from a profile as text output shows it (pk_text_escape: escape
  * sequences, newlines, invalid UTF-8 made visible), in one of a few
@@ -89,6 +97,18 @@ const char *cli_one_path(const char *cmd, int argc, char **argv, int optind_);
  * *path (may be NULL) gets it. CLI_OK or an exit status (reported). */
 int cli_open_arg(const char *cmd, int argc, char **argv, uint32_t flags, const char **path,
                  pk_profile **out);
+
+/* --- output.c: writing to `-o -` (standard output, as git, coreutils
+ * and pprof read it; the library writes there for "-") --- */
+/* 1 when OUTPUT is "-". */
+int cli_is_stdout(const char *output);
+/* Where a command's own lines about OUTPUT ("wrote ...") go: stderr when
+ * OUTPUT is standard output, so they never mix with the data. */
+FILE *cli_messages(const char *output);
+/* Binary data is not sent to a terminal (it garbles it): CLI_USAGE,
+ * reported, when OUTPUT is "-" and standard output is a terminal; `what`
+ * names the data ("a Cube archive"). Else CLI_OK. */
+int cli_binary_ok(const char *cmd, const char *output, const char *what);
 
 /* --- parallel.c: convert and merge over threads and MPI ranks --- */
 /* The ranks profkit-mpi runs on (NULL in profkit): convert and merge then
@@ -160,7 +180,17 @@ enum {
     CLI_OPT_CSV,
     CLI_OPT_NO_COLOR,
     CLI_OPT_NO_DEMANGLE,
+    CLI_OPT_WIDTH,
 };
+/* --width N of the text views (not flame's, whose --width is pixels). */
+#define CLI_WIDTH_LONG_OPTION                                                                      \
+    {                                                                                              \
+        "width", required_argument, NULL, CLI_OPT_WIDTH                                            \
+    }
+#define CLI_WIDTH_HELP                                                                             \
+    "      --width N         shorten long names to fit N columns (0: whole names);\n"              \
+    "                        default: COLUMNS when set, else the terminal's width,\n"              \
+    "                        else (a pipe, a file) whole names\n"
 /* Entries for a struct option array (short forms: -m, -t, -n). */
 #define CLI_VIEW_LONG_OPTIONS                                                                      \
     {"metric", required_argument, NULL, 'm'}, {"threshold", required_argument, NULL, 't'},         \
@@ -188,8 +218,7 @@ enum {
     "      --focus REGEX     only what runs inside contexts whose name matches\n"                  \
     "      --hide REGEX      drop contexts whose name matches, with their callees\n"               \
     "      --no-color        no colours even on a terminal\n"                                      \
-    "      --no-demangle     C++ names as the file stores them (default: demangled;\n"             \
-    "                        long names shortened to COLUMNS, 80 off a terminal)\n"
+    "      --no-demangle     C++ names as the file stores them (default: demangled)\n"
 
 struct cli_view {
     const char *metric, *location, *focus, *hide;
@@ -197,13 +226,18 @@ struct cli_view {
     double threshold;
     size_t top;
     int json, csv, no_color, no_demangle;
-    int top_given; /* -n was given */
+    int top_given;   /* -n was given */
+    unsigned width;  /* --width N */
+    int width_given; /* --width was given */
     /* The question, made by cli_view_check() from the options above
      * (which carry each command's defaults); freed by cli_view_free(). */
     pk_query *q;
 };
 
 const char *cli_stat_name(pk_across stat);
+/* The columns names may fill on standard output: --width, else
+ * cli_terminal_width(stdout); 0: whole names. */
+unsigned cli_view_width(const cli_view *v);
 /* Apply shared option `c` (a getopt code); returns 0 or a usage status. */
 int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg);
 /* Checks between options once all are read, and makes v->q; 0 or a
@@ -225,7 +259,8 @@ enum { CLI_TREE_FUNCTIONS = 0, CLI_TREE_LOOPS = 1, CLI_TREE_LINES = 2 };
 /* Options of the tree-shaped views (tree, callers, callees): the shared
  * ones plus -d/--depth into o->max_depth, --tree into *want_tree when
  * want_tree is not NULL (callers, callees), --loops/--lines into *lexical
- * when lexical is not NULL (tree). Returns 0, -1 after printing `help`,
+ * and --show-chains into the query (chains=show) when lexical is not NULL
+ * (tree). Returns 0, -1 after printing `help`,
  * or a usage status. */
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical);

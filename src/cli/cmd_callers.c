@@ -31,7 +31,7 @@ static const char callers_help[] =
     "entry; callees is the top-down tree below FUNCTION, merged over every\n"
     "place it runs. A recursive function counts once. On a Callgrind profile\n"
     "that tree is reconstructed from the call graph (and says so).\n\n"
-    "Options:\n" CLI_VIEW_HELP
+    "Options:\n" CLI_VIEW_HELP CLI_WIDTH_HELP
     "  -t, --threshold PCT   hide callers/callees (tree: frames) below PCT% of\n"
     "                        the function's own inclusive value (default 1)\n"
     "  -n, --top N           at most N matching functions, the largest first\n"
@@ -77,7 +77,7 @@ static void text_list(const pk_callers_answer *a, const pk_callers_block *b, con
     const pk_answer_column *c = &a->head.columns[0];
     const char *cmd = a->callees ? "callees" : "callers";
     char s[48], in[48], cyc[32] = "", mark[40], hin[64], n_calls[32];
-    unsigned width = cli_terminal_width(stdout), room = width > 56 ? width - 36 : 20;
+    unsigned width = cli_view_width(v), room = width == 0 ? 0 : width > 56 ? width - 36 : 20;
     if (b->cycle && strncmp(b->name, "<cycle ", 7) != 0)
         snprintf(cyc, sizeof cyc, " <cycle %u>", b->cycle);
     pk_format_number(s, sizeof s, b->self, &c->numbers);
@@ -120,8 +120,7 @@ static int text_tree(const pk_callers_answer *a, const pk_callers_block *b, cons
            same ? "" : " (matching '", same ? "" : cli_text(a->pattern), same ? "" : "')", value);
     if (c->percent) printf(" (%.1f%% of the total)", pct(b->inclusive, c->total));
     printf("\n\n");
-    pk_text_options t = {cli_terminal_width(stdout), cli_use_color(stdout, v->no_color),
-                         v->no_demangle};
+    pk_text_options t = {cli_view_width(v), cli_use_color(stdout, v->no_color), v->no_demangle};
     pk_status st = pk_tree_answer_write_text(stdout, b->tree, &t);
     return st ? cli_library_error(a->callees ? "callees" : "callers", st) : CLI_OK;
 }

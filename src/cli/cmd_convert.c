@@ -65,7 +65,9 @@ static const char convert_help[] =
     "failure never leaves a half-written profile. An existing OUTPUT is replaced\n"
     "only with --force.\n\n"
     "Options:\n"
-    "  -o, --output PATH   where to write (required)\n"
+    "  -o, --output PATH   where to write (required); - is standard output (not\n"
+    "                      for a database directory or --split; binary Cube and\n"
+    "                      gzip output not to a terminal)\n"
     "  -m, --metric NAME   the metric of folded and speedscope exports (default:\n"
     "                      the first time metric with a non-zero total)\n"
     "  -t, --to FORMAT     output format (see above)\n"
@@ -100,13 +102,17 @@ static const char convert_help[] =
     "Exit status: 0 written, 1 input unreadable, not writable in this format or\n"
     "write failed, 2 usage error.\n";
 
-/* A one-line progress meter on stderr (only when it is a terminal). */
+/* A one-line progress meter on stderr (only when it is a terminal): the
+ * writer's estimate of the total while it holds, else what is written. */
 static void show_progress(void *user, uint64_t done, uint64_t total)
 {
     (void)user;
     char a[32], b[32];
-    fprintf(stderr, "\r\033[Kconvert: %s of ~%s written", cli_bytes(a, sizeof a, done),
-            cli_bytes(b, sizeof b, total));
+    if (total >= done)
+        fprintf(stderr, "\r\033[Kconvert: %s of ~%s written", cli_bytes(a, sizeof a, done),
+                cli_bytes(b, sizeof b, total));
+    else /* 0: the writer cannot tell */
+        fprintf(stderr, "\r\033[Kconvert: %s written", cli_bytes(a, sizeof a, done));
     fflush(stderr);
 }
 
@@ -209,14 +215,37 @@ static int parse(int argc, char **argv, convert_args *a)
 static void report(const convert_args *a, const pk_write_stats *s, double seconds)
 {
     char b[32];
+    FILE *out = cli_messages(a->output);
     const char *split = (a->write_flags & PK_WRITE_SPLIT) && s->n_files > 1 ? "-NN" : "";
-    printf("wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n", cli_text(a->output),
-           split, s->n_files, cli_bytes(b, sizeof b, s->bytes), (unsigned long long)s->n_values,
-           seconds, seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
+    if (cli_is_stdout(a->output)) /* no size known of what went through a pipe */
+        fprintf(out, "wrote standard output: %llu values in %.2f s\n",
+                (unsigned long long)s->n_values, seconds);
+    else
+        fprintf(out, "wrote %s%s: %u files, %s, %llu values in %.2f s (%.0f MB/s)\n",
+                cli_text(a->output), split, s->n_files, cli_bytes(b, sizeof b, s->bytes),
+                (unsigned long long)s->n_values, seconds,
+                seconds > 0 ? s->bytes / seconds / 1e6 : 0.0);
     if (s->n_skipped_traces)
-        printf("note: %u traces belong to no profile of the input (it is damaged there) and "
-               "were left out\n",
-               s->n_skipped_traces);
+        fprintf(out,
+                "note: %u traces belong to no profile of the input (it is damaged there) and "
+                "were left out\n",
+                s->n_skipped_traces);
+}
+
+/* What standard output cannot take, said before anything is read. */
+static int check_stdout(const convert_args *a, pk_format format)
+{
+    if (!cli_is_stdout(a->output)) return CLI_OK;
+    if (format == PK_FORMAT_HPCTOOLKIT_V4)
+        return cli_usage_error("convert", "an HPCToolkit database is a directory: it cannot be "
+                                          "written to standard output (-o -); name a directory");
+    if (a->write_flags & PK_WRITE_SPLIT)
+        return cli_usage_error("convert", "--split writes one file per location: give a file "
+                                          "name, not standard output (-o -)");
+    if (format == PK_FORMAT_PPROF) /* protobuf, gzip'd or not */
+        return cli_binary_ok("convert", a->output, "a pprof profile");
+    return format == PK_FORMAT_CUBE ? cli_binary_ok("convert", a->output, "a Cube archive")
+                                    : CLI_OK;
 }
 
 /* A selector that names no location, or is malformed, is the user's
@@ -276,6 +305,7 @@ int cmd_convert(int argc, char **argv)
     if (a.location && format != PK_FORMAT_CALLGRIND && format != PK_FORMAT_PPROF)
         return cli_usage_error("convert",
                                "--location applies to callgrind, pprof and chrome output only");
+    if ((rc = check_stdout(&a, format)) != CLI_OK) return rc;
     pk_profile *p;
     rc = cli_open("convert", a.input, 0, &p);
     if (rc) return rc;
@@ -293,8 +323,9 @@ int cmd_convert(int argc, char **argv)
             return cli_library_error("convert", ds);
         }
         if (!a.quiet)
-            printf("recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
-                   rep.n_statistics, cli_now() - t0);
+            fprintf(cli_messages(a.output),
+                    "recomputed %u metrics and %u summary statistics in %.2f s\n", rep.n_metrics,
+                    rep.n_statistics, cli_now() - t0);
     }
     pk_write_options o = {.flags = a.write_flags,
                           .loss = cli_report_loss,

@@ -27,7 +27,7 @@ static const char diff_help[] =
     "Where either side is a call graph (Callgrind), paths give way to call\n"
     "arcs (caller > callee: the cost of its calls), each side's taken from\n"
     "a call graph, what both hold (--focus, --hide, --stat bring paths back).\n\n"
-    "Options:\n" CLI_VIEW_HELP
+    "Options:\n" CLI_VIEW_HELP CLI_WIDTH_HELP
     "  -m 'A,B,NAME=EXPR'    several metrics: the tables are of A (a metric); the\n"
     "                        change of B and of metrics derived by expression\n"
     "                        (miss=D1mr/Dr; docs/derived.md) as further columns\n"
@@ -62,7 +62,7 @@ static int compare(pk_profile *pa, pk_profile *pb, const cli_view *v, const char
 int cmd_diff(int argc, char **argv)
 {
     static const struct option opts[] = {
-        CLI_VIEW_LONG_OPTIONS, {"help", no_argument, NULL, 'h'}, {0}};
+        CLI_VIEW_LONG_OPTIONS, CLI_WIDTH_LONG_OPTION, {"help", no_argument, NULL, 'h'}, {0}};
     cli_view v = {.top = 15};
     int c, rc;
     while ((c = cli_getopt("diff", argc, argv, "m:t:n:h", opts)) != -1) {

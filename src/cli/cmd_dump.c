@@ -14,8 +14,10 @@
 
 static const char dump_help[] =
     "Usage: profkit dump [--json] [--section NAME[,NAME...]] PATH...\n"
+    "       profkit dump --list-sections [PATH...]\n"
     "       profkit dump [-l|--lm] [-g|--grep] FILE.hpcrun|FILE.hpctrace...\n\n"
-    "Print every structure of every file of the profile, one record per line:\n"
+    "Print every structure of every file of the profile (HPCToolkit v4 database,\n"
+    "hpcrun file, Cube archive, Callgrind file), one record per line:\n"
     "  <file> 0x<offset> <type> key=value ...\n"
     "with the byte offset of each structure, the ids the file uses, and every\n"
     "field (docs/dump.md). Damaged input: the records read before the damage\n"
@@ -25,8 +27,10 @@ static const char dump_help[] =
     "name (docs/hpcrun.md); --json prints them as records instead.\n\n"
     "Options:\n"
     "  --json             one JSON object per line instead of text\n"
-    "  --section LIST     only these sections (comma-separated)\n"
-    "  --list-sections    print the section names and exit\n"
+    "  --section LIST     only these sections (comma-separated); a name the\n"
+    "                     file's format does not have is a usage error\n"
+    "  --list-sections    the sections of each PATH's format, one a line (with\n"
+    "                     no PATH, every format's under its name) and exit\n"
     "  -l, --lm           hpcrun files: only the load modules to analyze (hpcproftt --lm)\n"
     "  -g, --grep         hpcrun files: sparse values one line per CCT node (hpcproftt -g)\n"
     "  -h, --help         show this help\n";
@@ -50,11 +54,39 @@ static int write_record(void *user, const pk_record *r)
     return d->st || ferror(stdout) ? 1 : 0; /* stop when the reader went away */
 }
 
-static void list_sections(void)
+static void put_sections(pk_format f, const char *indent)
 {
-    const char *const *names = pk_dump_sections(PK_FORMAT_HPCTOOLKIT_V4);
+    const char *const *names = pk_dump_sections(f);
     for (size_t i = 0; names && names[i]; i++)
-        printf("%s\n", names[i]);
+        printf("%s%s\n", indent, names[i]);
+}
+
+/* --list-sections: each PATH's own format's sections, one a line; with
+ * no PATH every format's, under its name. */
+static int list_sections(int argc, char **argv, int first)
+{
+    static const struct {
+        pk_format f;
+        const char *name;
+    } formats[] = {{PK_FORMAT_HPCTOOLKIT_V4, "hpctoolkit"},
+                   {PK_FORMAT_HPCRUN, "hpcrun"},
+                   {PK_FORMAT_CUBE, "cube"},
+                   {PK_FORMAT_CALLGRIND, "callgrind"},
+                   {PK_FORMAT_PPROF, "pprof"}};
+    if (first >= argc) {
+        for (size_t k = 0; k < sizeof formats / sizeof *formats; k++) {
+            printf("%s:\n", formats[k].name);
+            put_sections(formats[k].f, "  ");
+        }
+        return CLI_OK;
+    }
+    for (int i = first; i < argc; i++) {
+        pk_format f;
+        pk_status st = pk_dump_format(argv[i], &f);
+        if (st) return cli_library_error("dump", st);
+        put_sections(f, "");
+    }
+    return CLI_OK;
 }
 
 /* Dump one PATH: hpcproftt's text for measurement files, records else. */
@@ -90,7 +122,7 @@ int cmd_dump(int argc, char **argv)
                                          {"grep", no_argument, NULL, 'g'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};
-    int json = 0, c;
+    int json = 0, list = 0, c;
     pk_dump_options dopts = {NULL};
     pk_hpcrun_text_options topts = {0, 0};
     while ((c = cli_getopt("dump", argc, argv, "hlg", opts)) != -1) {
@@ -99,7 +131,7 @@ int cmd_dump(int argc, char **argv)
         else if (c == 's')
             dopts.sections = optarg;
         else if (c == OPT_LIST_SECTIONS)
-            return list_sections(), CLI_OK;
+            list = 1;
         else if (c == 'l')
             topts.load_modules_only = 1;
         else if (c == 'g')
@@ -109,6 +141,7 @@ int cmd_dump(int argc, char **argv)
         else
             return cli_bad_option("dump");
     }
+    if (list) return list_sections(argc, argv, optind);
     if (optind >= argc) return cli_usage_error("dump", "missing PATH");
     int rc = cli_max_memory(&dopts.max_memory);
     if (rc) return rc;

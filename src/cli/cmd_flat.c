@@ -24,7 +24,7 @@ static const char flat_help[] =
     "row was called from outside it (by line: the calls made on it).\n"
     "--focus, --hide and --stat need a calling-context tree: with them the\n"
     "tree reconstructed from the call graph is used (and said so).\n\n"
-    "Options:\n" CLI_VIEW_HELP
+    "Options:\n" CLI_VIEW_HELP CLI_WIDTH_HELP
     "      --by WHAT         group by function (default), file, module or line\n"
     "  -n, --top N           show the N largest rows (default 25; 0 = all; with\n"
     "                        --csv or --json every row unless -n is given)\n"
@@ -90,7 +90,7 @@ static void text_one(const pk_flat_answer *a, const cli_view *v, const char *by)
     pk_format_header(hex, sizeof hex, "exclusive", &c->numbers);
     pk_format_header(hin, sizeof hin, "inclusive", &c->numbers);
     printf("%18s  %18s  %s%s\n", hex, hin, calls ? "     calls  " : "", by);
-    unsigned width = cli_terminal_width(stdout), used = calls ? 52 : 40;
+    unsigned width = cli_view_width(v), used = calls ? 52 : 40;
     unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
     char **labels = row_labels(a, v, room);
     for (size_t i = 0; i < a->n_rows; i++) {
@@ -126,7 +126,7 @@ static void text_columns(const pk_flat_answer *a, const cli_view *v, const char 
         printf("%*s ", w[c], cli_text(head));
     }
     printf(" %s\n", by);
-    unsigned width = cli_terminal_width(stdout);
+    unsigned width = cli_view_width(v);
     unsigned room = width == 0 ? 0 : width > used + 20 ? width - used : 20;
     char **labels = row_labels(a, v, room);
     for (size_t i = 0; w && i < a->n_rows; i++) {
@@ -158,6 +158,14 @@ static void write_text(const pk_flat_answer *a, const cli_view *v)
     text_one(a, v, by);
 }
 
+/* The answer's "no_rows" note (no row can hold the cost), or NULL. */
+static const char *no_rows(const pk_flat_answer *a)
+{
+    for (size_t i = 0; i < a->head.n_notes; i++)
+        if (strcmp(a->head.notes[i].code, "no_rows") == 0) return a->head.notes[i].text;
+    return NULL;
+}
+
 static int show_flat(const pk_profile *p, const cli_view *v)
 {
     pk_session *s = NULL;
@@ -173,6 +181,12 @@ static int show_flat(const pk_profile *p, const cli_view *v)
     } else if (!rc && v->csv) {
         pk_flat_answer_write_csv(stdout, a);
         rc = cli_output_done("flat");
+    } else if (!rc && no_rows(a)) { /* an empty table is no answer: one line why */
+        pk_profile_info pi = {0};
+        pk_profile_get_info(p, &pi);
+        fprintf(stderr, "profkit flat: %s: %s\n", cli_text(pi.path ? pi.path : ""),
+                cli_text(no_rows(a)));
+        rc = CLI_BAD;
     } else if (!rc) {
         write_text(a, v);
         rc = cli_output_done("flat");
@@ -185,6 +199,7 @@ static int show_flat(const pk_profile *p, const cli_view *v)
 static int parse_flat_args(int argc, char **argv, cli_view *v)
 {
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
+                                         CLI_WIDTH_LONG_OPTION,
                                          {"by", required_argument, NULL, 'b'},
                                          {"help", no_argument, NULL, 'h'},
                                          {0}};

@@ -20,7 +20,10 @@ static const char info_help[] =
     "metric the total of each scope's stored values over all contexts and all\n"
     "non-summary locations (from the summary statistics a file stores when\n"
     "they hold them: HPCToolkit's summary profile; the global option\n"
-    "--recompute adds up the locations' values instead).\n\n"
+    "--recompute adds up the locations' values instead), and its program\n"
+    "total. Metrics that nest (Cube's metric tree) are shown as the tree\n"
+    "CubeGUI shows: each with its program total (inclusive: with the metrics\n"
+    "below it) and its own part (exclusive).\n\n"
     "Options:\n"
     "  --json       machine-readable output (schema: docs/json.md, profkit.info/1)\n"
     "  -h, --help   show this help\n";
@@ -28,9 +31,11 @@ static const char info_help[] =
 typedef struct info {
     pk_profile *p;
     pk_profile_info pi;
-    double *totals;      /* per column */
-    double *programs;    /* per metric, NaN if undefined */
-    pk_values_from from; /* where the totals came from */
+    double *totals;                       /* per column */
+    double *programs;                     /* per metric, NaN if undefined */
+    double *own;                          /* per metric: its own part along the metric tree */
+    pk_index *first_child, *next_sibling; /* per metric: the metric tree, in index order */
+    pk_values_from from;                  /* where the totals came from */
     size_t n_ctx_listed, n_ctx_unlisted, n_locs, n_summary_locs;
     uint64_t n_samples;
     size_t n_diag[3];
@@ -48,6 +53,23 @@ static int gather(info *in)
     pk_status st = pk_profile_totals(p, in->totals, n_cols, in->programs, pk_metric_count(p));
     if (!st) st = pk_totals_source(p, &in->from);
     if (st) return cli_library_error("info", st);
+    in->own = calloc(pk_metric_count(p) + 1, sizeof *in->own);
+    if (!in->own) return CLI_BAD;
+    st = pk_metric_tree_exclusive(p, in->programs, in->own, pk_metric_count(p));
+    if (st) return cli_library_error("info", st);
+    size_t nm = pk_metric_count(p);
+    in->first_child = malloc((nm + 1) * sizeof *in->first_child);
+    in->next_sibling = malloc((nm + 1) * sizeof *in->next_sibling);
+    if (!in->first_child || !in->next_sibling) return CLI_BAD;
+    for (size_t m = 0; m < nm; m++)
+        in->first_child[m] = in->next_sibling[m] = PK_NONE;
+    for (size_t m = nm; m-- > 0;) { /* prepended from the last: lists in index order */
+        pk_metric met;
+        pk_metric_get(p, (pk_index)m, &met);
+        if (met.parent != PK_NONE && met.parent < nm && met.parent != m)
+            in->next_sibling[m] = in->first_child[met.parent],
+            in->first_child[met.parent] = (pk_index)m;
+    }
     for (pk_index i = 1; i < pk_context_count(p); i++) {
         pk_context c;
         pk_context_get(p, i, &c);
@@ -181,6 +203,30 @@ static void json_metric_columns(pk_json *j, const info *in, pk_index m, int summ
     pk_json_array_end(j);
 }
 
+/* Its place in the metric tree: parent, children (names), and its own
+ * part of the program total (less the children that add into it). */
+static void json_metric_tree(pk_json *j, const info *in, pk_index m)
+{
+    const pk_profile *p = in->p;
+    pk_metric met, other;
+    pk_metric_get(p, m, &met);
+    pk_json_key(j, "parent");
+    if (met.parent != PK_NONE && pk_metric_get(p, met.parent, &other) == PK_OK)
+        pk_json_string(j, other.name);
+    else
+        pk_json_null(j);
+    pk_json_key(j, "children");
+    pk_json_array_begin(j);
+    for (pk_index c = in->first_child[m]; c != PK_NONE; c = in->next_sibling[c])
+        if (pk_metric_get(p, c, &other) == PK_OK) pk_json_string(j, other.name);
+    pk_json_array_end(j);
+    pk_json_key(j, "exclusive_total");
+    if (!isnan(in->own[m]))
+        pk_json_double(j, in->own[m]);
+    else
+        pk_json_null(j);
+}
+
 static void json_metrics(pk_json *j, const info *in)
 {
     const pk_profile *p = in->p;
@@ -210,6 +256,7 @@ static void json_metrics(pk_json *j, const info *in)
             pk_json_key(j, "cost_lines_total");
             pk_json_double(j, lines);
         }
+        json_metric_tree(j, in, m);
         json_metric_columns(j, in, m, 0);
         json_metric_columns(j, in, m, 1);
         pk_json_object_end(j);
@@ -439,9 +486,14 @@ static void print_text(const info *in)
     text_attributes(p);
     cli_info_callgraph(p);
     printf("  %-12s %zu\n\n", "metrics", pk_metric_count(p));
-    printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
-    for (pk_index m = 0; m < pk_metric_count(p); m++)
-        text_metric(in, m);
+    int tree = cli_info_has_metric_tree(p);
+    if (tree) {
+        cli_info_metric_tree(p, in->programs, in->own);
+    } else {
+        printf("  %-30s %-10s %s\n", "metric", "scope", "total over contexts and locations");
+        for (pk_index m = 0; m < pk_metric_count(p); m++)
+            text_metric(in, m);
+    }
     if (in->from == PK_VALUES_SUMMARY) /* not the profiles' values added up here */
         printf("  (totals from the summary profile's statistics over the %zu profiles;\n"
                "   'profkit --recompute info' adds up the profiles' values)\n",
@@ -451,7 +503,7 @@ static void print_text(const info *in)
         pk_metric met;
         double total;
         pk_metric_get(p, m, &met);
-        if (!isnan(total = in->programs[m]))
+        if (!isnan(total = in->programs[m]) && !tree)
             printf("  program total of %s: %.15g\n", cli_text(met.name), total);
         double stated, lines;
         if (pk_metric_stated_total(p, m, &stated, &lines) == PK_OK && stated != lines)
@@ -461,8 +513,10 @@ static void print_text(const info *in)
         double cells;
         if ((met.combine == PK_COMBINE_MIN || met.combine == PK_COMBINE_MAX) && !isnan(total) &&
             pk_metric_cell_total(p, m, &cells) == PK_OK && cells != total)
-            printf("    (over all cells, an unvisited one as 0, as CubeLib and pycubexr: %.15g)\n",
-                   cells);
+            printf("  %s%s%s(over all cells, an unvisited one as 0, as CubeLib and pycubexr: "
+                   "%.15g)\n",
+                   tree ? "program total of " : "  ", tree ? cli_text(met.name) : "",
+                   tree ? " " : "", cells);
     }
     size_t n = in->n_diag[0] + in->n_diag[1] + in->n_diag[2];
     if (n)
@@ -495,5 +549,8 @@ int cmd_info(int argc, char **argv)
         print_text(&in);
     free(in.totals);
     free(in.programs);
+    free(in.own);
+    free(in.first_child);
+    free(in.next_sibling);
     return cli_close("info", in.p, rc);
 }

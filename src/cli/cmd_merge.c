@@ -28,7 +28,7 @@ static const char merge_help[] =
     "FORMAT is hpctoolkit, cube, callgrind, pprof or json (see `profkit convert --help`);\n"
     "by default it follows OUTPUT's name as in convert.\n\n"
     "Options:\n"
-    "  -o, --output PATH   where to write (required)\n"
+    "  -o, --output PATH   where to write (required); - is standard output\n"
     "  -t, --to FORMAT     output format\n"
     "      --mean          average locations with the same identity\n"
     "  -f, --force         replace an existing output\n"
@@ -161,10 +161,16 @@ static int merge_and_write(pk_profile **in, int n, char **paths, const merge_arg
     }
     if (!a->quiet) {
         char b[32];
-        printf("merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
-               a->mean ? " (averaged)" : "");
-        printf("wrote %s: %u files, %s, %llu values\n", cli_text(a->output), stats.n_files,
-               cli_bytes(b, sizeof b, stats.bytes), (unsigned long long)stats.n_values);
+        FILE *out = cli_messages(a->output);
+        fprintf(out, "merged %d profiles: %zu contexts, %zu locations%s\n", n, n_ctx, n_locs,
+                a->mean ? " (averaged)" : "");
+        if (cli_is_stdout(a->output))
+            fprintf(out, "wrote standard output: %llu values\n",
+                    (unsigned long long)stats.n_values);
+        else
+            fprintf(out, "wrote %s: %u files, %s, %llu values\n", cli_text(a->output),
+                    stats.n_files, cli_bytes(b, sizeof b, stats.bytes),
+                    (unsigned long long)stats.n_values);
     }
     return CLI_OK;
 }
@@ -198,6 +204,13 @@ int cmd_merge(int argc, char **argv)
                                       "cube, json)"
                                     : "cannot tell the format of '%s': give --to",
                                a.to ? a.to : a.output);
+    if (cli_is_stdout(a.output) && a.json)
+        return cli_usage_error("merge", "--json and -o - would both write to standard output");
+    if (cli_is_stdout(a.output) && format == PK_FORMAT_HPCTOOLKIT_V4)
+        return cli_usage_error("merge", "an HPCToolkit database is a directory: it cannot be "
+                                        "written to standard output (-o -); name a directory");
+    if (format == PK_FORMAT_CUBE && (rc = cli_binary_ok("merge", a.output, "a Cube archive")))
+        return rc;
     int n = argc - optind;
     if (a.threads || cli_team) return merge_parallel(&a, format, n, argv + optind);
     pk_profile **in = calloc((size_t)n, sizeof *in);

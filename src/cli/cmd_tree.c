@@ -17,13 +17,17 @@ static const char tree_help[] =
     "as a percentage of the program total. Loops, lines and instructions fold\n"
     "into their function and calls of one function from one caller merge,\n"
     "unless --loops or --lines keep them. Children are sorted by inclusive\n"
-    "value, largest first; the hottest path is marked with '*'.\n\n"
-    "Options:\n" CLI_VIEW_HELP
+    "value, largest first; the hottest path is marked with '*'. A run of two\n"
+    "or more frames that only pass calls on (one callee shown, own cost below\n"
+    "the threshold: the loader frames above main) is drawn as one row, the\n"
+    "frame below it, named 'NAME (via N frames: A > B)', as pprof trims.\n\n"
+    "Options:\n" CLI_VIEW_HELP CLI_WIDTH_HELP
     "  -t, --threshold PCT   hide contexts below PCT% of the total (default 1)\n"
     "  -d, --depth N         show at most N levels below the root\n"
     "      --loops           keep loops apart from their function\n"
     "      --lines           every context: loops, lines, instructions (exclusive\n"
     "                        values as stored)\n"
+    "      --show-chains     draw every frame of the runs that only pass calls on\n"
     "  -m 'A,B,NAME=EXPR'    several metrics as columns (inclusive values beside\n"
     "                        the first, which draws the tree), and metrics derived\n"
     "                        by expression (miss=D1mr/Dr; docs/derived.md)\n"
@@ -60,8 +64,7 @@ int cli_tree_render(const char *cmd, const pk_tree_answer *a, const cli_view *v)
     if (v->csv) {
         st = pk_tree_answer_write_csv(stdout, a);
     } else {
-        pk_text_options t = {cli_terminal_width(stdout), cli_use_color(stdout, v->no_color),
-                             v->no_demangle};
+        pk_text_options t = {cli_view_width(v), cli_use_color(stdout, v->no_color), v->no_demangle};
         st = pk_tree_answer_write_text(stdout, a, &t);
     }
     return st ? cli_library_error(cmd, st) : cli_output_done(cmd);

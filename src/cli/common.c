@@ -37,7 +37,8 @@ int cli_library_error(const char *cmd, pk_status st)
 
 void cli_report_loss(void *output, const char *item, const char *reason)
 {
-    fprintf(stderr, "profkit: %s: left out %s: %s\n", cli_text(output), cli_text(item),
+    fprintf(stderr, "profkit: %s: left out %s: %s\n",
+            cli_is_stdout(output) ? "standard output" : cli_text(output), cli_text(item),
             cli_text(reason));
 }
 
@@ -140,11 +141,12 @@ int cli_use_color(FILE *f, int disabled)
 unsigned cli_terminal_width(FILE *f)
 {
     struct winsize ws;
-    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
-        return ws.ws_col;
     const char *columns = getenv("COLUMNS");
     unsigned long n = columns ? strtoul(columns, NULL, 10) : 0;
-    return n >= 20 && n <= 10000 ? (unsigned)n : 80; /* a pipe or a file: 80 */
+    if (n >= 20 && n <= 10000) return (unsigned)n; /* asked for */
+    if (isatty(fileno(f)) && ioctl(fileno(f), TIOCGWINSZ, &ws) == 0 && ws.ws_col > 0)
+        return ws.ws_col;
+    return 0; /* a pipe or a file: names whole, for grep and scripts */
 }
 
 const char *cli_name(const char *raw, int keep_mangled, unsigned room)

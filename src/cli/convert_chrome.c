@@ -82,13 +82,14 @@ static void report(const char *output, const pk_trace_export_stats *s, double se
 {
     char a[32], b[32];
     struct stat st;
-    int have = stat(output, &st) == 0;
-    printf("wrote %s (chrome): %zu threads in %zu processes, %llu events, %s of JSON",
-           cli_text(output), s->n_threads, s->n_processes, (unsigned long long)s->events,
-           cli_bytes(a, sizeof a, s->bytes));
+    FILE *out = cli_messages(output);
+    int have = !cli_is_stdout(output) && stat(output, &st) == 0;
+    fprintf(out, "wrote %s (chrome): %zu threads in %zu processes, %llu events, %s of JSON",
+            cli_is_stdout(output) ? "standard output" : cli_text(output), s->n_threads,
+            s->n_processes, (unsigned long long)s->events, cli_bytes(a, sizeof a, s->bytes));
     if (have && (uint64_t)st.st_size != s->bytes)
-        printf(" (%s on disk)", cli_bytes(b, sizeof b, (unsigned long long)st.st_size));
-    printf(" in %.2f s\n", secs);
+        fprintf(out, " (%s on disk)", cli_bytes(b, sizeof b, (unsigned long long)st.st_size));
+    fprintf(out, " in %.2f s\n", secs);
 }
 
 /* Check the size, then write; the exit status. */
@@ -131,6 +132,8 @@ int cli_export_chrome(const char *input, const char *output, const pk_trace_sele
     pk_trace_facts *facts = calloc(pk_trace_count(p) + 1, sizeof *facts);
     pk_trace_export_options o = {
         .gzip = gzip || ends_with(output, ".gz"), .source = input, .facts = facts};
+    if (o.gzip && (rc = cli_binary_ok("convert", output, "gzip-compressed JSON")) != CLI_OK)
+        return free(facts), cli_close("convert", p, rc);
     rc = facts ? write_chrome(p, input, output, sel, &o, force, quiet)
                : (fprintf(stderr, "profkit convert: out of memory\n"), CLI_BAD);
     free(facts);

@@ -70,6 +70,8 @@ int cli_export(int kind, const char *input, const char *output, const char *metr
     if (st)
         rc = cli_library_error("convert", st);
     else if (!quiet)
-        printf("wrote %s (%s)\n", cli_text(output), export_names[kind - 1]);
+        fprintf(cli_messages(output), "wrote %s (%s)\n",
+                cli_is_stdout(output) ? "standard output" : cli_text(output),
+                export_names[kind - 1]);
     return cli_close("convert", p, rc);
 }

@@ -44,7 +44,8 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
     static char buf[8192];
     size_t pos = sizeof buf - 1, used;
     buf[pos] = 0;
-    if (i == 0) return "<program root>"; /* the root's own row */
+    if (i == 0) return "<program root>";     /* the root's own row */
+    size_t limit = room ? room : sizeof buf; /* 0: the whole path */
     pk_index up = frames[i].parent;
     int deep = up != PK_NONE && up != 0; /* callers before it: "... > " may lead */
     unsigned leaf_room = room > 6u + 8u && deep ? room - 6 : room;
@@ -55,7 +56,7 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
         const char *name = frame_text(p, &frames[up], keep_mangled, 0);
         size_t more = frames[up].parent != 0 && frames[up].parent != PK_NONE ? 6 : 0;
         size_t need = columns_of(name) + 3, at = pos;
-        if (used + need + more > room || !prepend(buf, &pos, " > ") || !prepend(buf, &pos, name)) {
+        if (used + need + more > limit || !prepend(buf, &pos, " > ") || !prepend(buf, &pos, name)) {
             pos = at;
             break;
         }
@@ -65,8 +66,9 @@ const char *cli_diff_path_text(const pk_profile *p, const pk_frame *frames, pk_i
     return buf + pos;
 }
 
-/* "caller > callee" in `room` columns: whole when it fits, else the
- * callee keeps what it needs of two thirds and the caller the rest. */
+/* "caller > callee" in `room` columns (0: no limit): whole when it fits,
+ * else the callee keeps what it needs of two thirds and the caller the
+ * rest. */
 const char *cli_diff_arc_text(const char *caller, const char *callee, int keep_mangled,
                               unsigned room)
 {
@@ -74,6 +76,10 @@ const char *cli_diff_arc_text(const char *caller, const char *callee, int keep_m
     const char *from = cli_name(caller, keep_mangled, 0);
     const char *to = cli_name(callee, keep_mangled, 0);
     size_t nf = columns_of(from), nt = columns_of(to);
+    if (room == 0) { /* whole names */
+        snprintf(buf, sizeof buf, "%s > %s", from, to);
+        return buf;
+    }
     unsigned avail = room > 3 + 16 ? room - 3 : 16;
     if (nf + nt > avail) {
         unsigned to_room = nt < avail * 2 / 3 ? (unsigned)nt : avail * 2 / 3;

@@ -20,7 +20,8 @@ typedef struct table {
     pk_number_format nf_x[MAX_X + 1]; /* further columns' */
     size_t n_x;                       /* further columns shown */
     int paths, color, keep_mangled;
-    size_t cycles; /* shown rows marked [cycle] */
+    unsigned width; /* columns names may fill; 0: whole */
+    size_t cycles;  /* shown rows marked [cycle] */
     int w[N_CELLS];
     size_t n_cells;
 } table;
@@ -106,8 +107,14 @@ static void header_cells(const table *t, row_text *h)
     snprintf(h->c[C_PCT], sizeof h->c[0], "%%");
     snprintf(h->c[C_LAST], sizeof h->c[0], "%s", t->paths ? "of A" : "incl change");
     for (size_t c = 1; c <= t->n_x; c++) {
-        snprintf(h->c[C_X + 2 * (c - 1)], sizeof h->c[0], "%.30s chg",
-                 cli_text(t->d->head.columns[c].name));
+        char plain[48], label[64];
+        const pk_number_format *f = &t->nf_x[c];
+        if (f->unit[0]) /* "GXCOPY:H2D chg (KiB)": the unit the values are in, once */
+            pk_metric_label(t->d->head.columns[c].name, plain, sizeof plain);
+        else
+            snprintf(plain, sizeof plain, "%.30s", t->d->head.columns[c].name);
+        snprintf(label, sizeof label, "%.30s chg", cli_text(plain));
+        pk_format_header(h->c[C_X + 2 * (c - 1)], sizeof h->c[0], label, f);
         snprintf(h->c[C_X + 2 * (c - 1) + 1], sizeof h->c[0], "%%");
     }
 }
@@ -157,7 +164,7 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
     header_cells(t, &h), widen(t, &h);
     for (size_t j = 0; j < k; j++)
         if (!r[j].folded) row_cells(t, &r[j], &x), widen(t, &x);
-    unsigned used = put_cells(t, &h, 0) + 2, width = cli_terminal_width(stdout);
+    unsigned used = put_cells(t, &h, 0) + 2, width = t->width;
     printf("  %s\n", !t->paths ? "function" : t->d->arcs ? "caller > callee" : "path");
     for (size_t j = 0; j < k; j++) {
         const pk_diff_entry *row = &r[j];
@@ -170,8 +177,8 @@ static void put_rows(table *t, const pk_diff_entry *r, size_t k)
         const char *cycle = t->d->arcs && t->d->callgraphs != 3 && row->in_cycle ? " [cycle]" : "";
         unsigned fixed = used + (unsigned)strlen(mark) + (unsigned)strlen(cycle);
         put_cells(t, &x, row->change[0] > 0 ? 1 : row->change[0] < 0 ? -1 : 0);
-        printf("  %s%s%s\n", label_of(t, row, width > fixed + 20 ? width - fixed : 20), mark,
-               cycle);
+        unsigned room = width == 0 ? 0 : width > fixed + 20 ? width - fixed : 20;
+        printf("  %s%s%s\n", label_of(t, row, room), mark, cycle);
         t->cycles += *cycle != 0;
     }
 }
@@ -237,7 +244,8 @@ int cli_diff_write_text(const pk_diff_answer *d, const cli_view *v, const char *
     table t = {.d = d,
                .nf = d->head.columns[0].numbers,
                .color = cli_use_color(stdout, v->no_color),
-               .keep_mangled = v->no_demangle};
+               .keep_mangled = v->no_demangle,
+               .width = cli_view_width(v)};
     t.n_x = d->head.n_columns - 1 < MAX_X ? d->head.n_columns - 1 : MAX_X;
     for (size_t c = 1; c <= t.n_x; c++) {
         const pk_answer_column *col = &d->head.columns[c];

@@ -51,7 +51,8 @@ static void usage(FILE *out)
                  "                      that threads and --location see them (thread_id;\n"
                  "                      pid,tid; none: one location; default every label);\n"
                  "                      the same as PROFKIT_LOCATIONS_FROM=LABELS\n"
-                 "\nRun 'profkit <command> --help' for the options of a command;\n"
+                 "\nRun 'profkit help <command>' (or 'profkit <command> --help') for the\n"
+                 "options of a command; "
                  "man/profkit.1 documents them all.\n"
                  "Exit status: 0 ok, 1 bad data or no answer, 2 usage error.\n");
 }
@@ -114,6 +115,44 @@ static int global_options(int *argc, char **argv)
     return 0;
 }
 
+static const char *running; /* the command run, for messages */
+
+static size_t n_commands(void)
+{
+    return sizeof commands / sizeof commands[0];
+}
+
+/* "profkit: unknown command 'x'; did you mean 'y'?" and the usage. */
+static int unknown_command(const char *name)
+{
+    const char *names[sizeof commands / sizeof commands[0]];
+    for (size_t i = 0; i < n_commands(); i++)
+        names[i] = commands[i].name;
+    const char *near = cli_nearest(name, names, n_commands());
+    fprintf(stderr, "profkit: unknown command '%s'", cli_text(name));
+    if (near) fprintf(stderr, "; did you mean '%s'?", near);
+    fprintf(stderr, "\n\n");
+    usage(stderr);
+    return CLI_USAGE;
+}
+
+/* `profkit help CMD`, as `git help CMD`: CMD's own help. */
+static int help_command(int argc, char **argv)
+{
+    if (argc > 1) {
+        fprintf(stderr, "profkit help: one command at a time ('profkit help %s')\n",
+                cli_text(argv[0]));
+        return CLI_USAGE;
+    }
+    for (size_t i = 0; i < n_commands(); i++) {
+        if (strcmp(argv[0], commands[i].name) != 0) continue;
+        char *args[] = {(char *)commands[i].name, "--help", NULL};
+        running = commands[i].name;
+        return commands[i].run(2, args);
+    }
+    return unknown_command(argv[0]);
+}
+
 /* Every command's output is checked once it returns: a full disk, a
  * file size limit or an I/O error on standard output shows only when the
  * buffer is written, and a script must not take an empty or cut result
@@ -131,7 +170,6 @@ static int output_checked(const char *cmd, int rc)
     return rc == CLI_OK ? CLI_BAD : rc;
 }
 
-static const char *running; /* the command run, for messages */
 static int run(int argc, char **argv);
 
 int main(int argc, char **argv)
@@ -153,6 +191,7 @@ static int run(int argc, char **argv)
         return CLI_USAGE;
     }
     const char *name = argv[1];
+    if (strcmp(name, "help") == 0 && argc > 2) return help_command(argc - 2, argv + 2);
     if (strcmp(name, "--help") == 0 || strcmp(name, "-h") == 0 || strcmp(name, "help") == 0) {
         usage(stdout);
         return CLI_OK;
@@ -161,18 +200,10 @@ static int run(int argc, char **argv)
         printf("profkit %s\n", pk_version());
         return CLI_OK;
     }
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
+    for (size_t i = 0; i < n_commands(); i++)
         if (strcmp(name, commands[i].name) == 0) {
             running = commands[i].name;
             return commands[i].run(argc - 1, argv + 1);
         }
-    const char *names[sizeof commands / sizeof commands[0]];
-    for (size_t i = 0; i < sizeof commands / sizeof commands[0]; i++)
-        names[i] = commands[i].name;
-    const char *near = cli_nearest(name, names, sizeof names / sizeof *names);
-    fprintf(stderr, "profkit: unknown command '%s'", cli_text(name));
-    if (near) fprintf(stderr, "; did you mean '%s'?", near);
-    fprintf(stderr, "\n\n");
-    usage(stderr);
-    return CLI_USAGE;
+    return unknown_command(name);
 }

@@ -60,6 +60,13 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     case CLI_OPT_NO_DEMANGLE:
         v->no_demangle = 1;
         return 0;
+    case CLI_OPT_WIDTH: {
+        unsigned long w = strtoul(arg, &end, 10);
+        if (*end || !*arg || *arg == '-' || w > 100000)
+            return cli_usage_error(cmd, "--width wants a number of columns (0: whole names)");
+        v->width = (unsigned)w, v->width_given = 1;
+        return 0;
+    }
     case 't':
         return parse_percent(cmd, arg, &v->threshold);
     case CLI_OPT_STAT:
@@ -74,6 +81,11 @@ int cli_view_option(const char *cmd, cli_view *v, int c, const char *arg)
     default:
         return cli_bad_option(cmd);
     }
+}
+
+unsigned cli_view_width(const cli_view *v)
+{
+    return v->width_given ? v->width : cli_terminal_width(stdout);
 }
 
 int cli_query_set(const char *cmd, cli_view *v, const char *name, const char *value)
@@ -146,14 +158,17 @@ void cli_describe_columns(const pk_answer_head *h, const cli_view *v)
 int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **argv, cli_view *v,
                            pk_tree_options *o, int *want_tree, int *lexical)
 {
-    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS };
+    enum { OPT_TREE = 2000, OPT_LINES, OPT_LOOPS, OPT_CHAINS };
     static const struct option opts[] = {CLI_VIEW_LONG_OPTIONS,
+                                         CLI_WIDTH_LONG_OPTION,
                                          {"depth", required_argument, NULL, 'd'},
                                          {"help", no_argument, NULL, 'h'},
                                          {"tree", no_argument, NULL, OPT_TREE},
                                          {"lines", no_argument, NULL, OPT_LINES},
                                          {"loops", no_argument, NULL, OPT_LOOPS},
+                                         {"show-chains", no_argument, NULL, OPT_CHAINS},
                                          {0}};
+    int show_chains = 0;
     int c, rc;
     char *end;
     while ((c = cli_getopt(cmd, argc, argv, "m:t:n:d:h", opts)) != -1) {
@@ -168,6 +183,9 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             *lexical = c == OPT_LINES ? CLI_TREE_LINES : *lexical ? *lexical : CLI_TREE_LOOPS;
         } else if (c == OPT_LINES || c == OPT_LOOPS) {
             return cli_usage_error(cmd, "unknown option --%s", c == OPT_LINES ? "lines" : "loops");
+        } else if (c == OPT_CHAINS) { /* tree's own, as --lines */
+            if (!lexical) return cli_usage_error(cmd, "unknown option --show-chains");
+            show_chains = 1;
         } else if (c == 'h') {
             fputs(help, stdout);
             return -1;
@@ -175,5 +193,7 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
             return rc;
         }
     }
-    return cli_view_check(cmd, v);
+    rc = cli_view_check(cmd, v);
+    if (!rc && lexical) rc = cli_query_set(cmd, v, "chains", show_chains ? "show" : "fold");
+    return rc;
 }

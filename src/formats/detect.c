@@ -82,6 +82,56 @@ static int legacy_dir(const char *path, char *dir, size_t size)
     return hx_detect_dir(dir) != 0;
 }
 
+static const char *format_title(pk_format f)
+{
+    switch (f) {
+    case PK_FORMAT_HPCTOOLKIT_V4:
+        return "an HPCToolkit database";
+    case PK_FORMAT_CALLGRIND:
+        return "a Callgrind file";
+    case PK_FORMAT_CUBE:
+        return "a Cube archive";
+    case PK_FORMAT_HPCRUN:
+        return "an hpcrun file";
+    default:
+        return "this format";
+    }
+}
+
+/* Every name of the comma-separated `sections` is one of format f's dump
+ * sections; else PK_ERR_INVALID_ARG naming the unknown one and the list. */
+static pk_status check_sections(pk_format f, const char *sections)
+{
+    const char *const *names = pk_dump_sections(f);
+    for (const char *s = sections; s && names && *s;) {
+        const char *c = strchr(s, ',');
+        size_t len = c ? (size_t)(c - s) : strlen(s);
+        int known = 0;
+        for (size_t i = 0; names[i] && !known; i++)
+            known = strlen(names[i]) == len && strncmp(names[i], s, len) == 0;
+        if (!known) {
+            char list[512] = "";
+            for (size_t i = 0, at = 0; names[i] && at < sizeof list; i++)
+                at +=
+                    (size_t)snprintf(list + at, sizeof list - at, "%s%s", i ? ", " : "", names[i]);
+            return pk_fail(PK_ERR_INVALID_ARG,
+                           "unknown dump section '%.*s' for %s (its sections: %s)", (int)len, s,
+                           format_title(f), list);
+        }
+        s += len + (c != NULL);
+    }
+    return PK_OK;
+}
+
+/* What dump says of a profile it does not take apart. */
+static pk_status no_dump(const char *path, const char *what, const char *instead)
+{
+    return pk_fail(PK_ERR_UNSUPPORTED,
+                   "%s: %s: dump lists the records of HPCToolkit v4 databases, hpcrun files, "
+                   "Cube archives and Callgrind files; %s",
+                   path, what, instead);
+}
+
 static pk_status open_path(const char *path, const pk_open_options *opts, pk_record_fn emit,
                            void *user, const char *sections, pk_profile **out)
 {
@@ -96,22 +146,32 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     }
     char dir[4096];
     if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
-    if (hpctoolkit_dir(path, dir, sizeof dir))
+    pk_status st;
+    if (hpctoolkit_dir(path, dir, sizeof dir)) {
+        if (emit && (st = check_sections(PK_FORMAT_HPCTOOLKIT_V4, sections)) != PK_OK) return st;
         return hk_open_dir(dir, opts, emit, user, sections, out);
-    if (!emit && hm_detect_path(path)) return hm_open(path, opts, out);
-    if (legacy_dir(path, dir, sizeof dir)) {
+    }
+    if (hm_detect_path(path) && (!emit || pk_path_is_dir(path))) { /* a file: hpcrun's dump */
         if (emit)
             return pk_fail(PK_ERR_UNSUPPORTED,
-                           "%s: profkit dump does not read experiment.xml databases yet", path);
+                           "%s: an hpcrun measurement directory: dump takes its files one at a "
+                           "time (profkit dump %s/*.hpcrun)",
+                           path, path);
+        return hm_open(path, opts, out);
+    }
+    if (legacy_dir(path, dir, sizeof dir)) {
+        if (emit)
+            return no_dump(path, "an experiment.xml database (legacy or draft layout)",
+                           "'profkit info' and 'profkit check' show what it holds");
         return hx_open_dir(dir, opts, out);
     }
     if (cube_detect_file(path)) {
-        if (emit)
-            return pk_fail(PK_ERR_UNSUPPORTED, "%s: profkit dump does not read Cube files yet",
-                           path);
+        if (emit && (st = check_sections(PK_FORMAT_CUBE, sections)) != PK_OK) return st;
+        if (emit) return cube_dump(path, opts ? opts->max_memory : 0, emit, user, sections);
         return cube_open(path, opts, out);
     }
     if (hr_detect_path(path)) {
+        if (emit && (st = check_sections(PK_FORMAT_HPCRUN, sections)) != PK_OK) return st;
         if (emit) return hr_dump(path, emit, user, sections);
         return pk_fail(PK_ERR_UNSUPPORTED,
                        "%s: an hpcrun measurement file; profkit dump prints it (as hpcproftt "
@@ -120,20 +180,17 @@ static pk_status open_path(const char *path, const pk_open_options *opts, pk_rec
     }
     if (json_detect_file(path)) {
         if (emit)
-            return pk_fail(PK_ERR_UNSUPPORTED,
-                           "%s: profkit dump does not read profkit JSON (it is already text)",
-                           path);
+            return no_dump(path, "profkit JSON",
+                           "the file is already one readable document of the whole model");
         return json_open(path, opts, out);
     }
     if (pprof_detect_file(path)) {
-        if (emit)
-            return pk_fail(PK_ERR_UNSUPPORTED,
-                           "%s: profkit dump does not read pprof profiles yet (go tool pprof -raw "
-                           "prints one)",
-                           path);
+        if (emit && (st = check_sections(PK_FORMAT_PPROF, sections)) != PK_OK) return st;
+        if (emit) return pprof_dump(path, opts ? opts->max_memory : 0, emit, user, sections);
         return pprof_open(path, opts, out);
     }
     if (cg_detect_path(path)) {
+        if (emit && (st = check_sections(PK_FORMAT_CALLGRIND, sections)) != PK_OK) return st;
         if (emit) return cg_dump(path, emit, user, sections);
         return cg_open(path, opts, out);
     }
@@ -209,6 +266,12 @@ pk_status pk_dump_memory(pk_format format, size_t n, const char *const *names,
         return hr_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
     if (format == PK_FORMAT_CALLGRIND && n == 1)
         return cg_dump_memory(names[0], data[0], sizes[0], fn, user, opts ? opts->sections : NULL);
+    if (format == PK_FORMAT_CUBE && n == 1)
+        return cube_dump_memory(names[0], data[0], sizes[0], fn, user,
+                                opts ? opts->sections : NULL);
+    if (format == PK_FORMAT_PPROF && n == 1)
+        return pprof_dump_memory(names[0], data[0], sizes[0], opts ? opts->max_memory : 0, fn, user,
+                                 opts ? opts->sections : NULL);
     if (format != PK_FORMAT_HPCTOOLKIT_V4)
         return pk_fail(PK_ERR_UNSUPPORTED, "pk_dump_memory: format %d not supported", (int)format);
     return hk_open_memory(n, names, data, sizes, NULL, fn, user, opts ? opts->sections : NULL,
@@ -219,5 +282,28 @@ const char *const *pk_dump_sections(pk_format format)
 {
     if (format == PK_FORMAT_CALLGRIND) return cg_section_names;
     if (format == PK_FORMAT_HPCRUN) return hr_section_names;
+    if (format == PK_FORMAT_CUBE) return cube_section_names;
+    if (format == PK_FORMAT_PPROF) return pprof_section_names;
     return format == PK_FORMAT_HPCTOOLKIT_V4 ? hk_section_names : NULL;
+}
+
+pk_status pk_dump_format(const char *path, pk_format *out)
+{
+    if (!path || !out) return pk_fail(PK_ERR_INVALID_ARG, "pk_dump_format: NULL argument");
+    pk_error_clear();
+    if (!pk_path_exists(path)) return pk_fail(PK_ERR_IO, "%s: no such file or directory", path);
+    pk_status st = pk_input_check(path);
+    if (st) return st;
+    char dir[4096];
+    if (strlen(path) >= sizeof dir - 16) return pk_fail(PK_ERR_IO, "%s: path too long", path);
+    if (hpctoolkit_dir(path, dir, sizeof dir)) return *out = PK_FORMAT_HPCTOOLKIT_V4, PK_OK;
+    if ((pk_path_is_dir(path) && hm_detect_path(path)) || legacy_dir(path, dir, sizeof dir) ||
+        json_detect_file(path))
+        return no_dump(path, "an experiment.xml database, profkit JSON or a measurement directory",
+                       "it has no dump sections");
+    if (cube_detect_file(path)) return *out = PK_FORMAT_CUBE, PK_OK;
+    if (hr_detect_path(path)) return *out = PK_FORMAT_HPCRUN, PK_OK;
+    if (pprof_detect_file(path)) return *out = PK_FORMAT_PPROF, PK_OK;
+    if (cg_detect_path(path)) return *out = PK_FORMAT_CALLGRIND, PK_OK;
+    return not_recognised(path);
 }

@@ -22,3 +22,9 @@ pk_status pk_write_lose(const pk_write_options *opts, pk_write_stats *stats, con
     if (opts && opts->loss) opts->loss(opts->loss_user, item, reason);
     return PK_OK;
 }
+
+void pk_write_progress(const pk_write_options *opts, uint64_t done, uint64_t estimate)
+{
+    if (opts && opts->progress)
+        opts->progress(opts->progress_user, done, done <= estimate ? estimate : 0);
+}

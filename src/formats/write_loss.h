@@ -20,4 +20,10 @@
 pk_status pk_write_lose(const pk_write_options *opts, pk_write_stats *stats, const char *path,
                         const char *item, const char *fmt, ...) PK_PRINTF(5, 6);
 
+/* Tell the caller's progress callback (if any) that `done` bytes are
+ * written of about `estimate`: the estimate only while it is at least
+ * what is done, else 0 ("total unknown"), so a progress line never
+ * claims a total smaller than what is already written. */
+void pk_write_progress(const pk_write_options *opts, uint64_t done, uint64_t estimate);
+
 #endif

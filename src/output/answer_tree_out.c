@@ -70,6 +70,7 @@ static void node_values(pk_json *j, const pk_tree_answer *a, pk_index i,
             pk_json_null(j);
     }
     pk_json_key(j, "hot"), pk_json_bool(j, a->hot[i]);
+    pk_json_key(j, "folded"), pk_json_bool(j, a->folded && a->folded[i]);
     if (base) {
         pk_json_key(j, "base_inclusive"), pk_json_double(j, base->base_inclusive[i]);
         pk_json_key(j, "base_self"), pk_json_double(j, base->base_self[i]);
@@ -228,6 +229,7 @@ pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
     pk_json_key(j, "root");
     st = pkq_tree_json_root(j, a, o, &written, &pruned);
     pk_json_key(j, "hidden"), pk_json_uint(j, a->hidden);
+    pk_json_key(j, "folded"), pk_json_uint(j, a->n_folded);
     if (o->min_share > 0) {
         pk_json_key(j, "min_share"), pk_json_double(j, o->min_share);
         pk_json_key(j, "pruned"), pk_json_uint(j, pruned);
@@ -248,6 +250,7 @@ static pk_status render_options(const pk_tree_answer *a, const pk_text_options *
     o->metric = c0->name;
     o->numbers = c0->expression ? NULL : &c0->numbers;
     o->calls = a->calls, o->shown = a->shown, o->hot = a->hot;
+    if (t && a->n_folded) o->folded = a->folded; /* text only: CSV keeps every row */
     o->threshold_of = a->threshold_of;
     if (t) o->width = t->width, o->color = t->color, o->keep_mangled = t->keep_mangled;
     if (nc < 2) return PK_OK;

@@ -14,8 +14,13 @@
 /* The header of further column c: "D1mr incl (ms)". */
 static void header_of(const pk_tree_options *o, size_t c, char *buf, size_t size)
 {
-    char label[96];
-    snprintf(label, sizeof label, "%s incl", o->columns[c].name ? o->columns[c].name : "?");
+    char label[96], plain[96];
+    pk_metric_label(o->columns[c].name ? o->columns[c].name : "?", plain, sizeof plain);
+    /* a name closing in a unit keeps it when no unit follows ("GKER (sec) incl") */
+    snprintf(label, sizeof label, "%.80s incl",
+             o->columns[c].numbers && o->columns[c].numbers->unit[0] ? plain
+             : o->columns[c].name                                    ? o->columns[c].name
+                                                                     : "?");
     pk_format_header(buf, size, label, o->columns[c].numbers);
 }
 

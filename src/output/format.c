@@ -40,6 +40,8 @@ unsigned pk_tree_indent(unsigned depth, unsigned width, unsigned fixed, char *ma
     if (width && indent > most) {
         indent = most;
         snprintf(mark, size, "[%u] ", depth);
+    } else if (!width && depth > 60) { /* no width: indented up to 60 levels, then marked */
+        snprintf(mark, size, "[%u] ", depth);
     }
     return indent;
 }

@@ -69,10 +69,35 @@ size_t pk_format_value(char *buf, size_t size, double v)
     return pk_format_number(buf, size, v, NULL);
 }
 
+/* Does `s` (len bytes) name a unit profkit shows values in? */
+static int shown_unit(const char *s, size_t len)
+{
+    static const char *const bytes[] = {"B", "byte", "bytes"};
+    char u[32];
+    int exp;
+    if (len == 0 || len >= sizeof u) return 0;
+    memcpy(u, s, len), u[len] = 0;
+    for (size_t i = 0; i < sizeof bytes / sizeof *bytes; i++)
+        if (strcmp(u, bytes[i]) == 0) return 1;
+    return pk_unit_time_exp(u, &exp);
+}
+
+size_t pk_metric_label(const char *name, char *buf, size_t size)
+{
+    size_t n = name ? strlen(name) : 0;
+    const char *open = n ? strrchr(name, '(') : NULL;
+    if (open && open > name + 1 && open[-1] == ' ' && name[n - 1] == ')' &&
+        shown_unit(open + 1, (size_t)(name + n - 1 - (open + 1))))
+        n = (size_t)(open - 1 - name);
+    return (size_t)snprintf(buf, size, "%.*s", (int)n, name ? name : "");
+}
+
 size_t pk_format_header(char *buf, size_t size, const char *label, const pk_number_format *f)
 {
-    if (f && f->unit[0]) return (size_t)snprintf(buf, size, "%s (%s)", label, f->unit);
-    return (size_t)snprintf(buf, size, "%s", label);
+    if (!f || !f->unit[0]) return (size_t)snprintf(buf, size, "%s", label);
+    char plain[256]; /* "GKER (sec)" shown in ms: "GKER (ms)", not "GKER (sec) (ms)" */
+    pk_metric_label(label, plain, sizeof plain);
+    return (size_t)snprintf(buf, size, "%s (%s)", plain, f->unit);
 }
 
 /* Seconds to s/ms/us/ns: the largest unit the magnitude is at least 1 of. */

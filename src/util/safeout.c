@@ -213,21 +213,69 @@ static pk_status recognise(const char *path, int is_dir, struct stat *st)
                           : "no profkit mark or signature");
 }
 
+static pk_status cannot_create(const pk_safeout *s, int e);
+
 /* Before the work: fail now if the commit would. */
 static pk_status precheck(pk_safeout *s)
 {
     struct stat st;
     if (lstat(s->target, &st) != 0)
-        return errno == ENOENT ? PK_OK : pk_fail(PK_ERR_IO, "%s: %s", s->target, strerror(errno));
+        return errno == ENOENT    ? PK_OK
+               : errno == ENOTDIR ? cannot_create(s, errno)
+                                  : pk_fail(PK_ERR_IO, "%s: %s", s->target, strerror(errno));
     if (!s->force)
         return pk_fail(PK_ERR_IO, "%s: already exists (use --force to replace it)", s->target);
     return recognise(s->target, s->is_dir, &st);
+}
+
+int pk_safeout_is_stdout(const char *target)
+{
+    return target && strcmp(target, "-") == 0;
+}
+
+/* "-": a duplicate of standard output, which commit closes. */
+static pk_status start_stdout(pk_safeout *s, int is_dir)
+{
+    if (is_dir)
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "standard output ('-'): this output is a directory (an HPCToolkit "
+                       "database), which cannot be written to a stream; name a directory");
+    s->to_stdout = 1;
+    snprintf(s->target, sizeof s->target, "standard output");
+    snprintf(s->tmp, sizeof s->tmp, "standard output");
+    s->fd = fcntl(STDOUT_FILENO, F_DUPFD_CLOEXEC, 3);
+    if (s->fd < 0) return pk_fail(PK_ERR_IO, "standard output: %s", strerror(errno));
+    return PK_OK;
+}
+
+/* Why the temporary beside `target` could not be made, naming the
+ * directory it goes in (not the temporary's own name). */
+static pk_status cannot_create(const pk_safeout *s, int e)
+{
+    char dir[PK_CLEANUP_PATH];
+    const char *slash = strrchr(s->target, '/');
+    if (slash)
+        snprintf(dir, sizeof dir, "%.*s", (int)(slash == s->target ? 1 : slash - s->target),
+                 s->target);
+    else
+        snprintf(dir, sizeof dir, ".");
+    struct stat st;
+    if (e == ENOENT || e == ENOTDIR) {
+        if (stat(dir, &st) != 0)
+            return pk_fail(PK_ERR_IO, "%s: cannot create: the folder %s does not exist", s->target,
+                           dir);
+        if (!S_ISDIR(st.st_mode))
+            return pk_fail(PK_ERR_IO, "%s: cannot create: %s is not a folder", s->target, dir);
+    }
+    return pk_fail(PK_ERR_IO, "%s: cannot create in the folder %s: %s", s->target, dir,
+                   strerror(e));
 }
 
 static pk_status start(pk_safeout *s, const char *target, uint32_t flags, int is_dir)
 {
     memset(s, 0, sizeof *s);
     s->fd = -1, s->is_dir = is_dir, s->force = (flags & PK_WRITE_FORCE) != 0;
+    if (pk_safeout_is_stdout(target)) return start_stdout(s, is_dir);
     pk_status st = name_tmp(s, target);
     if (!st) st = precheck(s);
     for (int attempt = 0; !st && attempt < 100; attempt++) {
@@ -248,7 +296,7 @@ static pk_status start(pk_safeout *s, const char *target, uint32_t flags, int is
         int e = errno;
         pk_cleanup_remove(s->reg);
         s->reg = NULL;
-        if (e != EEXIST) return pk_fail(PK_ERR_IO, "%s: cannot create: %s", s->tmp, strerror(e));
+        if (e != EEXIST) return cannot_create(s, e);
     }
     return st ? st : pk_fail(PK_ERR_IO, "%s: cannot find a free temporary name", s->target);
 }
@@ -267,6 +315,7 @@ void pk_safeout_abort(pk_safeout *s)
 {
     if (s->fd >= 0) close(s->fd);
     s->fd = -1;
+    if (s->to_stdout) return;
     if (s->reg) {
         if (s->is_dir)
             pk_cleanup_remove_tree(s->tmp);
@@ -426,8 +475,21 @@ static pk_status install(pk_safeout *s)
     return replace(s);
 }
 
+/* Standard output: what was written stays written; a failed close (a
+ * full disk behind a redirection) or a source that shrank is reported. */
+static pk_status commit_stdout(pk_safeout *s)
+{
+    pk_status st = PK_OK;
+    if (s->fd >= 0 && close(s->fd) != 0)
+        st = pk_fail(PK_ERR_IO, "standard output: write failed: %s", strerror(errno));
+    s->fd = -1;
+    if (!st && commit_check) st = commit_check(commit_check_arg);
+    return st;
+}
+
 pk_status pk_safeout_commit(pk_safeout *s)
 {
+    if (s->to_stdout) return commit_stdout(s);
     pk_status st = PK_OK;
     if (!s->is_dir && s->fd >= 0) {
         if (close(s->fd) != 0)

@@ -20,6 +20,11 @@
  *     recognised, after which the old one is removed.
  * Existence is checked when an output starts too, so a doomed write fails
  * before the work, but only the commit decides.
+ *
+ * The target "-" is standard output, as for git, coreutils and pprof:
+ * written straight to a duplicate of descriptor 1 (nothing to rename, no
+ * temporary; what was written cannot be taken back), never a file named
+ * "-" (write "./-" for that). A directory cannot go there.
  */
 #ifndef PK_UTIL_SAFEOUT_H
 #define PK_UTIL_SAFEOUT_H
@@ -33,12 +38,14 @@ typedef struct pk_safeout {
     char target[PK_CLEANUP_PATH];
     char tmp[PK_CLEANUP_PATH];
     int is_dir, force;
-    int fd; /* files: the temporary file, open for writing; -1 when closed */
+    int to_stdout; /* the target is "-": s->fd is a duplicate of descriptor 1 */
+    int fd;        /* files: the temporary file, open for writing; -1 when closed */
     pk_cleanup *reg;
 } pk_safeout;
 
 /* Start an output file at `target` (flags: PK_WRITE_FORCE or 0); s->fd is
- * the temporary file. On failure nothing exists and s needs no abort. */
+ * the temporary file (standard output's duplicate for "-"). On failure
+ * nothing exists and s needs no abort. */
 pk_status pk_safeout_file(pk_safeout *s, const char *target, uint32_t flags);
 /* Start an output directory; s->tmp is the temporary directory to fill
  * (files created in it with O_EXCL). */
@@ -46,6 +53,8 @@ pk_status pk_safeout_dir(pk_safeout *s, const char *target, uint32_t flags);
 /* Close (files), check (pk_safeout_set_check), mark and put in place. On
  * failure the temporary output is removed. */
 pk_status pk_safeout_commit(pk_safeout *s);
+/* 1 if `target` names standard output ("-"). */
+int pk_safeout_is_stdout(const char *target);
 /* Remove the temporary output. Safe on a failed start or twice. */
 void pk_safeout_abort(pk_safeout *s);
 

@@ -6,7 +6,7 @@
 #   cli_tests.sh PROFKIT PK_MKDB SOURCE_DIR WORK_DIR
 # Set UPDATE_GOLDEN=1 to rewrite the expected files after a deliberate change.
 set -u
-unset COLUMNS # names are shortened to 80 columns off a terminal
+unset COLUMNS # names are whole off a terminal (COLUMNS or --width shorten them)
 profkit=$1 mkdb=$2 src=$3 work=$4
 expected=$src/tests/cli/expected
 corpus=${PROFKIT_CORPUS:-$src/../shared/corpus}
@@ -291,7 +291,7 @@ assert len(funcs) == 6 and len(ctxs) == 16
 assert all(c["pFunction"] in funcs for c in ctxs if c["pFunction"])
 assert sum(r["type"] == "sample" for r in recs) == 20
 PY
-expect_status 0 "$profkit" dump --list-sections
+expect_status 0 "$profkit" dump --list-sections "$db"
 grep -qx "trace-samples" "$work/out" || fail "--list-sections lacks trace-samples"
 
 # --- convert: the written database says what the source says ---
@@ -628,12 +628,12 @@ golden tree-sample-loops.txt "$profkit" tree --loops "$db"
 golden tree-sample-lines.txt "$profkit" tree --lines "$db"
 golden tree-cube-lines.txt "$profkit" tree --lines -t 0 "$src/tests/data/cube/sample.cubex"
 expect_status 2 "$profkit" callers --lines "$db" main
-# C++ names demangled (--no-demangle keeps them) and shortened to 80 columns
+# C++ names demangled (--no-demangle keeps them) and shortened to COLUMNS=80
 printf 'events: Ir\nfl=a.cc\nfn=main\n1 5\ncfn=_ZNSt6vectorIiSaIiEE9push_backERKi\ncalls=2 3\n3 40\nfn=_ZNSt6vectorIiSaIiEE9push_backERKi\n3 40\n' >"$work/cxx.callgrind"
 printf 'fn=_ZN5outer5inner18deeply_nested_nameISt3mapINSt7__cxx1112basic_stringIcSt11char_traitsIcESaIcEEESt6vectorIiSaIiEESt4lessIS8_ESaISt4pairIKS8_SB_EEEEEvRKT_PKcm\n4 7\n' >>"$work/cxx.callgrind"
-golden tree-cxx.txt "$profkit" tree -t 0 "$work/cxx.callgrind"
-golden flat-cxx.txt "$profkit" flat "$work/cxx.callgrind"
-golden flat-cxx-mangled.txt "$profkit" flat --no-demangle "$work/cxx.callgrind"
+COLUMNS=80 golden tree-cxx.txt "$profkit" tree -t 0 "$work/cxx.callgrind"
+COLUMNS=80 golden flat-cxx.txt "$profkit" flat "$work/cxx.callgrind"
+golden flat-cxx-mangled.txt "$profkit" flat --no-demangle --width 80 "$work/cxx.callgrind"
 # Callgrind records have no byte offset: dump says "-", not a made-up 0x00000000
 "$profkit" dump "$cgsample" >"$work/cgdump.txt"
 golden dump-callgrind-head.txt head -3 "$work/cgdump.txt"

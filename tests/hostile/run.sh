@@ -208,7 +208,7 @@ says fsize "File too large"
 [ ! -e "$work/too-big.csv" ] || fail "a failed export left its file"
 run no-dir-json 1 0 -- "$profkit" convert "$work/sample.json" -o "$work/no/such/dir/x.json"
 run no-dir-cube 1 0 -- "$profkit" convert "$work/sample.json" -o "$work/no/such/dir/x.cubex"
-says no-dir-cube "cannot create"
+says no-dir-cube "$work/no/such/dir does not exist"
 no_temporaries "$work"
 
 echo "class 6: names reach no terminal raw"

@@ -173,7 +173,8 @@ def check_info(d):
         "contexts", "contexts_unlisted", "metrics", "scopes", "columns", "locations",
         "summary_locations", "functions", "modules", "files", "trace_lines", "trace_samples")})
     each(d, "metrics", {"name": STR, "unit": "str?", "program_total": "num?", "scopes": "list",
-                        "summaries": "list"})
+                        "summaries": "list", "parent": "str?", "children": "list",
+                        "exclusive_total": "num?"})
     for i, m in enumerate(d["metrics"]):
         each(m, "scopes", {"scope": STR, "kind": STR, "total": "num?"}, "$.metrics[%d].scopes" % i)
         each(m, "summaries", {"scope": STR, "kind": STR, "formula": "str?", "combine": STR,

@@ -290,3 +290,24 @@ def test_to_hatchet():
     p = profkit.open(os.path.join(SRC, "tests", "data", "cube", "sample.cubex"))
     gf = profkit.to_hatchet(p)
     assert len(gf.dataframe) == len(p.contexts)
+
+
+def test_tree_folds_loader_frames_as_the_cli():
+    # the frames above the program's own code that only pass calls on fold
+    # (issue 34): the same nodes the CLI's JSON marks, none with chains="show"
+    path = os.path.join(CORPUS, "callgrind", "generated", "sort-instr-jumps.callgrind.out")
+    if not os.path.exists(path):
+        pytest.skip("corpus not found")
+    p = profkit.open(path)
+    t = p.tree(threshold=1)  # the CLI's default; with 0 only costless frames fold
+    folded = set(t.loc[t["folded"], "name"])
+    assert {"(below main)", "__libc_start_main@@GLIBC_2.34"} <= folded
+    doc = cli("tree", "--json", path)
+    marked, stack = set(), [doc["root"]]
+    while stack:
+        n = stack.pop()
+        if n["folded"]:
+            marked.add(n["name"])
+        stack.extend(n["children"] or [])
+    assert marked == folded and doc["folded"] == int(t["folded"].sum())
+    assert not p.tree(threshold=1, chains="show")["folded"].any()

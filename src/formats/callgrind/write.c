@@ -70,6 +70,11 @@ typedef struct targets {
 
 static pk_status name_targets(targets *t, const char *path, uint32_t n, int force)
 {
+    if (n > 1 && pk_safeout_is_stdout(path))
+        return pk_fail(PK_ERR_UNSUPPORTED,
+                       "standard output ('-'): split, the profile is %u Callgrind files, one "
+                       "per location; give a file name for them",
+                       n);
     t->n = n;
     t->path = malloc(n * sizeof *t->path), t->safe = malloc(n * sizeof *t->safe);
     if (!t->path || !t->safe) return pk_fail_nomem("writing Callgrind");
@@ -124,7 +129,7 @@ static void count_bytes(const targets *t, pk_write_stats *stats)
 {
     stats->bytes = 0, stats->n_files = t->n;
     for (uint32_t k = 0; k < t->n; k++) {
-        FILE *f = fopen(t->path[k], "r");
+        FILE *f = pk_safeout_is_stdout(t->path[k]) ? NULL : fopen(t->path[k], "r");
         if (!f) continue;
         fseek(f, 0, SEEK_END);
         stats->bytes += (uint64_t)ftell(f);

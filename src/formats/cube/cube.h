@@ -7,6 +7,7 @@
 #define PK_FORMATS_CUBE_CUBE_H
 
 #include "anchor.h"
+#include "profkit/dump.h"
 #include "profkit/write.h"
 #include "tar.h"
 #include "util/budget.h"
@@ -97,8 +98,18 @@ pk_status cube_build_model(cube_read *r);
 /* data.c: every metric's N.index/N.data located and checked, then into
  * value planes, or (keep_rows) a row store that takes over r's state. */
 pk_status cube_read_values(cube_read *r);
+/* read.c: the archive `d` (a tar, inflated already) indexed, anchor.xml
+ * parsed and the model built from it (no values yet). */
+pk_status cube_read_structure(cube_read *r, const unsigned char *d, uint64_t n);
 /* read.c: free what a reader's state holds. */
 void cube_read_free(cube_read *r);
+
+/* dump.c: pk_dump() of a .cubex (docs/dump.md, "Cube"). */
+extern const char *const cube_section_names[];
+pk_status cube_dump(const char *path, uint64_t max_memory, pk_record_fn fn, void *user,
+                    const char *sections);
+pk_status cube_dump_memory(const char *name, const void *data, uint64_t size, pk_record_fn fn,
+                           void *user, const char *sections);
 
 /* Entry points (read.c). */
 int cube_detect_file(const char *path);

@@ -224,7 +224,7 @@ static void count_beyond_double(cube_read *r, const job *j, const cube_member *m
 
 /* Locate and check metric definition i's members; *j->data NULL when the
  * metric has no data members (all values zero). */
-static pk_status locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
+pk_status cube_locate(cube_read *r, uint32_t i, job *j, unsigned char *seen)
 {
     const cube_mdef *d = &r->a.mdefs[i];
     char name[32];
@@ -277,7 +277,7 @@ static pk_status collect_jobs(cube_read *r, job *jobs, size_t *n_jobs)
     for (uint32_t i = 0; i < r->a.n_mdefs && !st; i++) {
         if (r->mb[i].column == PK_NONE) continue;
         job *j = &jobs[*n_jobs];
-        st = locate(r, i, j, seen);
+        st = cube_locate(r, i, j, seen);
         if (st && (r->flags & PK_OPEN_KEEP_GOING) && st != PK_ERR_NOMEM) {
             pk_model_diag(r->p, PK_SEV_ERROR, "metric-dropped", r->path, r->a.mdefs[i].uniq, 0, 0,
                           "%s", pk_error_last());

@@ -101,7 +101,7 @@ static pk_status charge_model(cube_read *r)
                             r->path, (unsigned long long)defs, MODEL_BYTES_PER_DEFINITION);
 }
 
-static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
+pk_status cube_read_structure(cube_read *r, const unsigned char *d, uint64_t n)
 {
     pk_status st = cube_tar_index(r->p, r->path, d, n, &r->tar);
     if (!st && r->tar.truncated)
@@ -116,6 +116,12 @@ static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
                      "Cube 3 and 4 anchors",
                      r->path, r->a.version ? r->a.version : "(none)");
     if (!st) st = cube_build_model(r);
+    return st;
+}
+
+static pk_status read_archive(cube_read *r, const unsigned char *d, uint64_t n)
+{
+    pk_status st = cube_read_structure(r, d, n);
     if (!st) st = cube_read_values(r);
     return st;
 }

@@ -52,6 +52,12 @@ static inline uint32_t cnode_of_row(const cube_read *r, const cube_mbuilt *b, ui
     return b->inclusive ? r->wide[row] : row;
 }
 
+/* data.c: metric definition i's N.index and N.data located and checked
+ * into *j (j->data and j->ztable NULL when it has no data members);
+ * `seen` holds n_cnodes + 1 bytes of scratch. With r->keep_rows,
+ * ZCUBEX.DATA stays compressed (cube_zrow reads a row). */
+pk_status cube_locate(cube_read *r, uint32_t i, job *j, unsigned char *seen);
+
 /* dtype.c: n stored entries of type t at s as doubles, n_comp per entry. */
 void cube_decode(const cube_dtype *t, int swap, const unsigned char *s, size_t n, double *out);
 

@@ -66,12 +66,15 @@ typedef struct progress {
 static void step(progress *pr, uint64_t bytes)
 {
     pr->done = bytes;
-    if (pr->o && pr->o->progress) pr->o->progress(pr->o->progress_user, pr->done, pr->total);
+    pk_write_progress(pr->o, pr->done, pr->total);
 }
 
+/* About what the files after meta.db take: the values (profile.db and
+ * cct.db each hold every one), each context's and profile's index
+ * entries, the trace samples. */
 static uint64_t expected_bytes(const pk_profile *p)
 {
-    uint64_t n = 0;
+    uint64_t n = (uint64_t)p->n_ctx * 2 * 16 + (uint64_t)p->n_locs * 64 + 4096;
     for (uint32_t l = 0; l < p->n_locs; l++)
         n += p->locs[l].plane.nvals * (PK_LM_VAL_SIZE + PK_CM_VAL_SIZE);
     for (uint32_t t = 0; t < p->n_traces; t++)
@@ -84,11 +87,12 @@ static pk_status write_files(const pk_profile *p, const char *dir, const pk_writ
 {
     hk_order order;
     char path[PATH_SIZE];
-    progress pr = {o, 0, expected_bytes(p)};
+    progress pr = {o, 0, 0};
     pk_status st = hk_order_init(p, &order);
     if (st) return st;
     uint64_t bytes = 0;
     st = write_meta(p, dir, &bytes);
+    pr.total = bytes + expected_bytes(p); /* meta.db's size is known now */
     join(path, dir, "/profile.db");
     if (!st) st = hk_write_profile_db(p, &order, path, &bytes);
     step(&pr, bytes);

@@ -22,6 +22,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "formats/write_loss.h"
 #include "model/callgraph.h"
 #include "util/bytes.h"
 #include "util/error.h"
@@ -152,7 +153,7 @@ void jw_progress(jw *w)
 {
     if (!w->opts || !w->opts->progress || w->o.offset < w->next_progress) return;
     w->next_progress = w->o.offset + w->total / 256 + 1;
-    w->opts->progress(w->opts->progress_user, w->o.offset, w->total);
+    pk_write_progress(w->opts, w->o.offset, w->total);
 }
 
 /* ---- the model ---- */

@@ -5,6 +5,7 @@
 #ifndef PK_FORMATS_PPROF_H
 #define PK_FORMATS_PPROF_H
 
+#include "profkit/dump.h"
 #include "profkit/profile.h"
 #include "profkit/write.h"
 
@@ -16,6 +17,13 @@ pk_status pprof_open(const char *path, const pk_open_options *opts, pk_profile *
 /* The same from an in-memory image called `name` (tests, fuzzers). */
 pk_status pprof_open_memory(const char *name, const void *data, uint64_t size,
                             const pk_open_options *opts, pk_profile **out);
+
+/* `profkit dump`: the Profile's messages with their offsets (dump.c). */
+extern const char *const pprof_section_names[];
+pk_status pprof_dump(const char *path, uint64_t max_memory, pk_record_fn fn, void *user,
+                     const char *sections);
+pk_status pprof_dump_memory(const char *name, const void *data, uint64_t size, uint64_t max_memory,
+                            pk_record_fn fn, void *user, const char *sections);
 
 /* Write `p` as a profile.proto at `path`: gzip-compressed unless the
  * name ends in ".pb" (docs/pprof.md). */

@@ -164,6 +164,14 @@
     const p = (100 * v) / total;
     return (Math.abs(p) >= 10 ? p.toFixed(1) : p.toPrecision(2)) + ' %';
   }
+  /* A metric's name without the time or byte unit that closes it, as the
+   * CLI's headers (pk_metric_label): "GKER (sec)" shown in ms heads its
+   * column "GKER self (ms)", not "GKER (sec) self (ms)". */
+  function metricLabel(name, f) {
+    const m = /^(.*\S) \(([^()]+)\)$/.exec(String(name));
+    if (!m || !f || !f.unit) return name;
+    return timeExp(m[2]) !== null || /^(B|byte|bytes)$/.test(m[2]) ? m[1] : name;
+  }
   function header(label, f) {
     return f && f.unit ? label + ' (' + f.unit + ')' : label;
   }
@@ -443,8 +451,8 @@
       };
       th(d.by, -1, 'name', 'name');
       d.metrics.forEach((m, i) => {
-        th(header(m.name + ' self', fmts[i]), i, 'self');
-        th(header(m.name + ' incl.', fmts[i]), i, 'inclusive');
+        th(header(metricLabel(m.name, fmts[i]) + ' self', fmts[i]), i, 'self');
+        th(header(metricLabel(m.name, fmts[i]) + ' incl.', fmts[i]), i, 'inclusive');
       });
       if (calls) th('calls', -1, 'calls');
       head.append(tr);

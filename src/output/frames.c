@@ -185,7 +185,8 @@ pk_status pk_frames_write_text(FILE *out, const pk_profile *p, const pk_frame *f
     if (!st) st = walk(&w, n, text_frame);
     free(w.hot), free(w.lift);
     if (w.hidden)
-        fprintf(out, "(%zu frames below %g%% of %s or deeper than the limit not shown)\n", w.hidden,
-                w.o.threshold, w.o.threshold_of ? w.o.threshold_of : "the total");
+        fprintf(out, "(%zu %s below %g%% of %s or deeper than the limit not shown)\n", w.hidden,
+                w.hidden == 1 ? "frame" : "frames", w.o.threshold,
+                w.o.threshold_of ? w.o.threshold_of : "the total");
     return st;
 }

@@ -165,42 +165,6 @@ static void take_shared(pk_team_node *n, pk_gathered *out)
     out->shared = n->res;
 }
 
-pk_status pk_members_allgather(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
-{
-    pk_team_node *n = m->node;
-    memset(out, 0, sizeof *out);
-    n->slots[m->thread] = (slot){.send = send, .len = len};
-    wait_all(n);
-    if (m->thread == 0) {
-        n->fail = 0;
-        pk_gathered g;
-        pk_status st = gather_node(m, 1, &g);
-        if (!st) st = publish(n, &g);
-        if (st && !n->fail) node_failed(n, st);
-    }
-    wait_all(n);
-    pk_status st = outcome(m);
-    if (!st) take_shared(n, out);
-    m->sent += len * (m->n - 1);
-    return st;
-}
-
-pk_status pk_members_gather0(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
-{
-    pk_team_node *n = m->node;
-    memset(out, 0, sizeof *out);
-    n->slots[m->thread] = (slot){.send = send, .len = len};
-    wait_all(n);
-    if (m->thread == 0) {
-        n->fail = 0;
-        pk_status st = gather_node(m, 0, out);
-        if (st && !n->fail) node_failed(n, st);
-    }
-    wait_all(n);
-    if (m->me) m->sent += len;
-    return outcome(m);
-}
-
 /* Thread 0: rank 0's thread 0 bytes to every process. */
 static pk_status bcast_node(pk_members *m, pk_gathered *g)
 {
@@ -221,7 +185,11 @@ static pk_status bcast_node(pk_members *m, pk_gathered *g)
     return fill_offsets(g) ? PK_OK : pk_fail_nomem("exchanging tables");
 }
 
-pk_status pk_members_bcast0(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
+/* A collective whose result every member reads from one shared copy:
+ * thread 0 makes it (gathered from every member, or broadcast from member
+ * 0) and publishes it; each member takes a reference. */
+static pk_status shared_collective(pk_members *m, const void *send, uint64_t len, pk_gathered *out,
+                                   int bcast)
 {
     pk_team_node *n = m->node;
     memset(out, 0, sizeof *out);
@@ -230,13 +198,42 @@ pk_status pk_members_bcast0(pk_members *m, const void *send, uint64_t len, pk_ga
     if (m->thread == 0) {
         n->fail = 0;
         pk_gathered g;
-        pk_status st = bcast_node(m, &g);
+        pk_status st = bcast ? bcast_node(m, &g) : gather_node(m, 1, &g);
         if (!st) st = publish(n, &g);
         if (st && !n->fail) node_failed(n, st);
     }
     wait_all(n);
     pk_status st = outcome(m);
     if (!st) take_shared(n, out);
+    return st;
+}
+
+pk_status pk_members_allgather(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
+{
+    pk_status st = shared_collective(m, send, len, out, 0);
+    m->sent += len * (m->n - 1);
+    return st;
+}
+
+pk_status pk_members_gather0(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
+{
+    pk_team_node *n = m->node;
+    memset(out, 0, sizeof *out);
+    n->slots[m->thread] = (slot){.send = send, .len = len};
+    wait_all(n);
+    if (m->thread == 0) {
+        n->fail = 0;
+        pk_status st = gather_node(m, 0, out);
+        if (st && !n->fail) node_failed(n, st);
+    }
+    wait_all(n);
+    if (m->me) m->sent += len;
+    return outcome(m);
+}
+
+pk_status pk_members_bcast0(pk_members *m, const void *send, uint64_t len, pk_gathered *out)
+{
+    pk_status st = shared_collective(m, send, len, out, 1);
     if (m->me == 0) m->sent += len * (m->n - 1);
     return st;
 }

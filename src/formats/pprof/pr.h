@@ -189,6 +189,8 @@ pk_status pr_fail(pr *r, uint64_t at, const char *what, const char *fmt, ...) PK
 pk_status pr_wire_fail(pr *r, const pb_in *in, const char *what);
 /* Grow *v (elem bytes each) to hold `need`, charging growth to the budget. */
 pk_status pr_grow(pr *r, void **v, size_t *cap, size_t need, size_t elem, const char *what);
+/* The row of values of (label set, context): found, or made with zeros. */
+pk_status pr_row_of(pr *r, uint32_t set, uint32_t ctx, uint32_t *row);
 /* The bytes of string index i (checked by the caller). */
 static inline const char *pr_str_at(const pr *r, uint64_t i, uint32_t *len)
 {

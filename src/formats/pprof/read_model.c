@@ -107,20 +107,8 @@ static pk_status metrics(pr *r)
 
 static pk_status add_to_row(pr *r, uint32_t set, uint32_t ctx, const double *v)
 {
-    uint64_t key[PK_KMAP_WORDS] = {set, ctx};
     uint32_t row;
-    int added;
-    if (pk_kmap_upsert(&r->row_map, key, r->n_rows, &row, &added))
-        return pk_fail_nomem("reading samples");
-    if (added) {
-        size_t n = r->n_rows + 1u;
-        TRY(pr_grow(r, (void **)&r->rows, &r->cap_rows, n, sizeof *r->rows, "values"));
-        TRY(pr_grow(r, (void **)&r->row_vals, &r->cap_row_vals, n * r->n_types, sizeof *r->row_vals,
-                    "values"));
-        r->rows[row] = (pr_rowkey){set, ctx};
-        memset(r->row_vals + (size_t)row * r->n_types, 0, r->n_types * sizeof *r->row_vals);
-        r->n_rows++;
-    }
+    TRY(pr_row_of(r, set, ctx, &row));
     for (uint32_t m = 0; m < r->n_types; m++)
         r->row_vals[(size_t)row * r->n_types + m] += v[m];
     return PK_OK;

@@ -183,27 +183,33 @@ static pk_status label_set(pr *r, pr_label *l, size_t n, uint32_t *out)
 
 /* ---- rows of values ---- */
 
-static pk_status add_row(pr *r, uint32_t set, uint32_t ctx, const int64_t *v)
+pk_status pr_row_of(pr *r, uint32_t set, uint32_t ctx, uint32_t *row)
 {
-    int any = 0;
-    for (uint32_t m = 0; m < r->n_types; m++)
-        any |= v[m] != 0;
-    if (!any) return PK_OK;
     uint64_t key[PK_KMAP_WORDS] = {set, ctx};
-    uint32_t row;
     int added;
     if (r->n_rows == PK_NONE - 1) return pk_fail(PK_ERR_LIMIT, "%s: too many values", r->file);
-    if (pk_kmap_upsert(&r->row_map, key, r->n_rows, &row, &added))
+    if (pk_kmap_upsert(&r->row_map, key, r->n_rows, row, &added))
         return pk_fail_nomem("reading samples");
     if (added) {
         size_t n = r->n_rows + 1u;
         TRY(pr_grow(r, (void **)&r->rows, &r->cap_rows, n, sizeof *r->rows, "values"));
         TRY(pr_grow(r, (void **)&r->row_vals, &r->cap_row_vals, n * r->n_types, sizeof *r->row_vals,
                     "values"));
-        r->rows[row] = (pr_rowkey){set, ctx};
-        memset(r->row_vals + (size_t)row * r->n_types, 0, r->n_types * sizeof *r->row_vals);
+        r->rows[*row] = (pr_rowkey){set, ctx};
+        memset(r->row_vals + (size_t)*row * r->n_types, 0, r->n_types * sizeof *r->row_vals);
         r->n_rows++;
     }
+    return PK_OK;
+}
+
+static pk_status add_row(pr *r, uint32_t set, uint32_t ctx, const int64_t *v)
+{
+    int any = 0;
+    for (uint32_t m = 0; m < r->n_types; m++)
+        any |= v[m] != 0;
+    if (!any) return PK_OK;
+    uint32_t row;
+    TRY(pr_row_of(r, set, ctx, &row));
     for (uint32_t m = 0; m < r->n_types; m++)
         r->row_vals[(size_t)row * r->n_types + m] += (double)v[m];
     return PK_OK;

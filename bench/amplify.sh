@@ -108,53 +108,10 @@ measure pprof honest "$work/pprof-honest.pb.gz"
 "$py" "$src/tests/hostile/mk_deep.py" "$work/deep-pprof.json" $((2000 * scale))
 "$profkit" convert -q "$work/deep-pprof.json" -o "$work/pprof-deep.pb.gz" 2>/dev/null
 measure pprof deep-chain "$work/pprof-deep.pb.gz"
-# a gzip stream of N MiB: a sample type, then a string of zeros that
-# long (what the stream inflates to is charged to the budget)
-"$py" - "$work/pprof-gzip.pb.gz" $((100 * scale)) <<'PY'
-import sys, zlib
-out, mib = sys.argv[1], int(sys.argv[2])
-def varint(n):
-    b = bytearray()
-    while True:
-        b.append((n & 0x7f) | (0x80 if n > 0x7f else 0))
-        n >>= 7
-        if not n:
-            return bytes(b)
-c = zlib.compressobj(9, zlib.DEFLATED, 31)
-head = bytes([0x0a, 0x04, 0x08, 0x01, 0x10, 0x02, 0x32, 0x00, 0x32]) + varint(mib << 20)
-with open(out, "wb") as f:
-    f.write(c.compress(head))
-    zero = bytes(1 << 20)
-    for _ in range(mib):
-        f.write(c.compress(zero))
-    f.write(c.flush())
-PY
+mk_pprof=$src/tests/hostile/mk_pprof.py
+"$py" "$mk_pprof" gzip-bomb "$work/pprof-gzip.pb.gz" $((100 * scale))
 measure pprof gzip-bomb "$work/pprof-gzip.pb.gz"
-# one location on every frame of one stack a quarter of the file deep, in
-# as many samples as fill the rest: contexts shared, the stack read once
-"$py" - "$work/pprof-shared.pb" $((250000 * scale)) <<'PY'
-import sys
-out, depth = sys.argv[1], int(sys.argv[2])
-def varint(n):
-    b = bytearray()
-    while True:
-        b.append((n & 0x7f) | (0x80 if n > 0x7f else 0))
-        n >>= 7
-        if not n:
-            return bytes(b)
-def field(num, payload):
-    return varint(num << 3 | 2) + varint(len(payload)) + payload
-def sample(frames):
-    return field(2, field(1, frames) + field(2, varint(1)))
-stack = b"\x01" * depth
-msg = field(1, varint(1 << 3 | 0) + varint(1) + varint(2 << 3 | 0) + varint(2))  # sample_type
-for s in (b"", b"samples", b"count", b"f"):
-    msg += field(6, s)
-msg += field(4, varint(1 << 3) + varint(1) + field(4, varint(1 << 3) + varint(1)))  # location 1
-msg += field(5, varint(1 << 3) + varint(1) + varint(2 << 3) + varint(3))  # function 1
-msg += b"".join(sample(stack) for _ in range(4))
-open(out, "wb").write(msg)
-PY
+"$py" "$mk_pprof" shared-stack "$work/pprof-shared.pb" $((250000 * scale))
 measure pprof shared-stack "$work/pprof-shared.pb"
 
 # ---- the corpus: legacy XML, the draft Prof2, hpcrun ----

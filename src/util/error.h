@@ -25,4 +25,11 @@ pk_status pk_fail_nomem(const char *what);
 /* Forget the last error (pk_error_last() then returns ""). */
 void pk_error_clear(void);
 
+/* Return x's status from the calling function when it is an error. */
+#define PK_TRY(x)                                                                                  \
+    do {                                                                                           \
+        pk_status pk_try_ = (x);                                                                   \
+        if (pk_try_) return pk_try_;                                                               \
+    } while (0)
+
 #endif

@@ -12,12 +12,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
-
 static pk_status nomem(jr *r)
 {
     return r->st = pk_fail_nomem("reading JSON");
@@ -38,13 +32,13 @@ pk_status jr_cg_scalar(jr *r, const char *key, const jr_tok *t)
     pk_cg *cg = r->p->cg;
     uint64_t v;
     if (strcmp(key, "positions") == 0) {
-        TRY(jr_u64(r, t, key, PK_POS_INSTR | PK_POS_BB | PK_POS_LINE, &v));
+        PK_TRY(jr_u64(r, t, key, PK_POS_INSTR | PK_POS_BB | PK_POS_LINE, &v));
         cg->positions = (uint32_t)v;
     } else if (strcmp(key, "by_function") == 0) {
         if (t->type != JT_BOOL) return jr_err(r, t, key, "must be true or false");
         cg->by_function = t->b;
     } else if (strcmp(key, "model_functions") == 0) {
-        TRY(jr_u64(r, t, key, UINT32_MAX, &v));
+        PK_TRY(jr_u64(r, t, key, UINT32_MAX, &v));
         if (v > r->p->n_functions)
             return jr_err(r, t, key, "%llu, but the model has %u functions", (unsigned long long)v,
                           r->p->n_functions);
@@ -69,7 +63,7 @@ static pk_status rec_extra(jr *r)
     for (size_t i = 0; i < n; i++) {
         char field[24];
         snprintf(field, sizeof field, "[%zu]", i);
-        TRY(jr_intern(r, &t[i], field, &cg->extra_names[i]));
+        PK_TRY(jr_intern(r, &t[i], field, &cg->extra_names[i]));
     }
     cg->n_functions = cg->n_model_functions + (uint32_t)n;
     return PK_OK;
@@ -82,10 +76,10 @@ static pk_status rec_event(jr *r)
     if (pk_vec_reserve((void **)&cg->events, &r->cap_events, cg->n_events + 1u, sizeof *cg->events))
         return nomem(r);
     pk_cg_event_rec *e = &cg->events[cg->n_events];
-    TRY(jr_get_str(r, "name", 1, &e->name));
-    TRY(jr_get_str(r, "long_name", 1, &e->long_name));
-    TRY(jr_get_str(r, "formula", 1, &e->formula));
-    TRY(jr_get_index(r, "metric", r->p->n_metrics, 1, &e->metric));
+    PK_TRY(jr_get_str(r, "name", 1, &e->name));
+    PK_TRY(jr_get_str(r, "long_name", 1, &e->long_name));
+    PK_TRY(jr_get_str(r, "formula", 1, &e->formula));
+    PK_TRY(jr_get_index(r, "metric", r->p->n_metrics, 1, &e->metric));
     cg->n_events++;
     return PK_OK;
 }
@@ -96,7 +90,7 @@ static pk_status cost_list(jr *r, const char *key, double **out)
     const jr_tok *t;
     size_t n;
     int present;
-    TRY(jr_get_list(r, key, 1, &t, &n, &present));
+    PK_TRY(jr_get_list(r, key, 1, &t, &n, &present));
     if (!present) return PK_OK;
     uint32_t ne = r->p->cg->n_events;
     if (n != ne) return jr_err(r, NULL, key, "has %zu numbers for %u events", n, ne);
@@ -105,7 +99,7 @@ static pk_status cost_list(jr *r, const char *key, double **out)
     for (size_t i = 0; i < n; i++) {
         char field[48];
         snprintf(field, sizeof field, "%s[%zu]", key, i);
-        TRY(jr_double(r, &t[i], field, &(*out)[i]));
+        PK_TRY(jr_double(r, &t[i], field, &(*out)[i]));
     }
     return PK_OK;
 }
@@ -115,14 +109,14 @@ static pk_status part_descs(jr *r, pk_cg_part_rec *part)
     const jr_tok *t;
     size_t n;
     int present;
-    TRY(jr_get_list(r, "descs", 0, &t, &n, &present));
+    PK_TRY(jr_get_list(r, "descs", 0, &t, &n, &present));
     if (n > UINT32_MAX) return jr_err(r, NULL, "descs", "too many");
     part->descs = malloc((n + 1) * sizeof *part->descs);
     if (!part->descs) return nomem(r);
     for (size_t i = 0; i < n; i++) {
         char field[40];
         snprintf(field, sizeof field, "descs[%zu]", i);
-        TRY(jr_intern(r, &t[i], field, &part->descs[i]));
+        PK_TRY(jr_intern(r, &t[i], field, &part->descs[i]));
         if (!part->descs[i]) return jr_err(r, &t[i], field, "must be a string, not null");
     }
     part->n_descs = (uint32_t)n;
@@ -137,19 +131,19 @@ static pk_status rec_part(jr *r)
     pk_cg_part_rec *part = &cg->parts[cg->n_parts++]; /* counted now: freed with the graph */
     memset(part, 0, sizeof *part);
     uint64_t positions;
-    TRY(jr_get_index(r, "location", r->p->n_locs, 1, &part->location));
-    TRY(jr_get_u32(r, "number", &part->number));
-    TRY(jr_get_u32(r, "thread", &part->thread));
-    TRY(jr_get_u64(r, "pid", UINT64_MAX, &part->pid));
-    TRY(jr_get_u64(r, "positions", PK_POS_INSTR | PK_POS_BB | PK_POS_LINE, &positions));
+    PK_TRY(jr_get_index(r, "location", r->p->n_locs, 1, &part->location));
+    PK_TRY(jr_get_u32(r, "number", &part->number));
+    PK_TRY(jr_get_u32(r, "thread", &part->thread));
+    PK_TRY(jr_get_u64(r, "pid", UINT64_MAX, &part->pid));
+    PK_TRY(jr_get_u64(r, "positions", PK_POS_INSTR | PK_POS_BB | PK_POS_LINE, &positions));
     part->positions = (uint32_t)positions;
-    TRY(jr_get_str(r, "file", 1, &part->file));
-    TRY(jr_get_str(r, "cmd", 1, &part->cmd));
-    TRY(jr_get_str(r, "creator", 1, &part->creator));
-    TRY(part_descs(r, part));
-    TRY(cost_list(r, "summary", &part->summary));
-    TRY(cost_list(r, "totals", &part->totals));
-    TRY(jr_get_u64(r, "summary_line", UINT64_MAX, &part->summary_line));
+    PK_TRY(jr_get_str(r, "file", 1, &part->file));
+    PK_TRY(jr_get_str(r, "cmd", 1, &part->cmd));
+    PK_TRY(jr_get_str(r, "creator", 1, &part->creator));
+    PK_TRY(part_descs(r, part));
+    PK_TRY(cost_list(r, "summary", &part->summary));
+    PK_TRY(cost_list(r, "totals", &part->totals));
+    PK_TRY(jr_get_u64(r, "summary_line", UINT64_MAX, &part->summary_line));
     return jr_get_u64(r, "totals_line", UINT64_MAX, &part->totals_line);
 }
 
@@ -170,7 +164,7 @@ static pk_status row_u64(row *w, uint64_t max, uint64_t *out)
 static pk_status row_u32(row *w, uint32_t *out)
 {
     uint64_t v;
-    TRY(row_u64(w, UINT32_MAX, &v));
+    PK_TRY(row_u64(w, UINT32_MAX, &v));
     *out = (uint32_t)v;
     return PK_OK;
 }
@@ -192,9 +186,9 @@ static pk_status row_double(row *w, double *out)
 /* file, line, instr, bb */
 static pk_status row_pos(row *w, uint32_t *file, uint32_t *line, uint64_t *instr, uint64_t *bb)
 {
-    TRY(row_index(w, w->r->p->n_files, 1, file));
-    TRY(row_u32(w, line));
-    TRY(row_u64(w, UINT64_MAX, instr));
+    PK_TRY(row_index(w, w->r->p->n_files, 1, file));
+    PK_TRY(row_u32(w, line));
+    PK_TRY(row_u64(w, UINT64_MAX, instr));
     return row_u64(w, UINT64_MAX, bb);
 }
 
@@ -213,18 +207,18 @@ static pk_status rec_self(jr *r)
     pk_cg *cg = r->p->cg;
     uint32_t ne = cg->n_events;
     row w;
-    TRY(row_begin(r, &w, 6 + (size_t)ne, "self cost"));
+    PK_TRY(row_begin(r, &w, 6 + (size_t)ne, "self cost"));
     if (pk_vec_reserve((void **)&cg->self, &r->cap_self, cg->n_self + 1, sizeof *cg->self))
         return nomem(r);
     size_t cap = r->cap_self;
     if (pk_vec_reserve((void **)&cg->self_cost, &r->cap_self_cost, cap * (ne + 1u), sizeof(double)))
         return nomem(r);
     pk_cg_self_rec *s = &cg->self[cg->n_self];
-    TRY(row_index(&w, cg->n_parts, 0, &s->part));
-    TRY(row_index(&w, cg->n_functions, 0, &s->fn));
-    TRY(row_pos(&w, &s->file, &s->line, &s->instr, &s->bb));
+    PK_TRY(row_index(&w, cg->n_parts, 0, &s->part));
+    PK_TRY(row_index(&w, cg->n_functions, 0, &s->fn));
+    PK_TRY(row_pos(&w, &s->file, &s->line, &s->instr, &s->bb));
     for (uint32_t e = 0; e < ne; e++)
-        TRY(row_double(&w, &cg->self_cost[cg->n_self * ne + e]));
+        PK_TRY(row_double(&w, &cg->self_cost[cg->n_self * ne + e]));
     cg->n_self++;
     return PK_OK;
 }
@@ -234,7 +228,7 @@ static pk_status rec_call(jr *r)
     pk_cg *cg = r->p->cg;
     uint32_t ne = cg->n_events;
     row w;
-    TRY(row_begin(r, &w, 12 + (size_t)ne, "call"));
+    PK_TRY(row_begin(r, &w, 12 + (size_t)ne, "call"));
     if (pk_vec_reserve((void **)&cg->calls, &r->cap_calls, cg->n_calls + 1, sizeof *cg->calls))
         return nomem(r);
     size_t cap = r->cap_calls;
@@ -242,14 +236,14 @@ static pk_status rec_call(jr *r)
         return nomem(r);
     pk_cg_call_rec *c = &cg->calls[cg->n_calls];
     memset(c, 0, sizeof *c);
-    TRY(row_index(&w, cg->n_parts, 0, &c->part));
-    TRY(row_index(&w, cg->n_functions, 0, &c->caller));
-    TRY(row_index(&w, cg->n_functions, 0, &c->callee));
-    TRY(row_pos(&w, &c->file, &c->line, &c->instr, &c->bb));
-    TRY(row_pos(&w, &c->to_file, &c->to_line, &c->to_instr, &c->to_bb));
-    TRY(row_double(&w, &c->count));
+    PK_TRY(row_index(&w, cg->n_parts, 0, &c->part));
+    PK_TRY(row_index(&w, cg->n_functions, 0, &c->caller));
+    PK_TRY(row_index(&w, cg->n_functions, 0, &c->callee));
+    PK_TRY(row_pos(&w, &c->file, &c->line, &c->instr, &c->bb));
+    PK_TRY(row_pos(&w, &c->to_file, &c->to_line, &c->to_instr, &c->to_bb));
+    PK_TRY(row_double(&w, &c->count));
     for (uint32_t e = 0; e < ne; e++)
-        TRY(row_double(&w, &cg->call_cost[cg->n_calls * ne + e]));
+        PK_TRY(row_double(&w, &cg->call_cost[cg->n_calls * ne + e]));
     cg->n_calls++;
     return PK_OK;
 }
@@ -258,20 +252,20 @@ static pk_status rec_jump(jr *r)
 {
     pk_cg *cg = r->p->cg;
     row w;
-    TRY(row_begin(r, &w, 14, "jump"));
+    PK_TRY(row_begin(r, &w, 14, "jump"));
     if (pk_vec_reserve((void **)&cg->jumps, &r->cap_jumps, cg->n_jumps + 1, sizeof *cg->jumps))
         return nomem(r);
     pk_cg_jump_rec *j = &cg->jumps[cg->n_jumps];
     memset(j, 0, sizeof *j);
-    TRY(row_index(&w, cg->n_parts, 0, &j->part));
-    TRY(row_index(&w, cg->n_functions, 0, &j->fn));
-    TRY(row_pos(&w, &j->file, &j->line, &j->instr, &j->bb));
-    TRY(row_index(&w, cg->n_functions, 0, &j->to_fn));
-    TRY(row_pos(&w, &j->to_file, &j->to_line, &j->to_instr, &j->to_bb));
+    PK_TRY(row_index(&w, cg->n_parts, 0, &j->part));
+    PK_TRY(row_index(&w, cg->n_functions, 0, &j->fn));
+    PK_TRY(row_pos(&w, &j->file, &j->line, &j->instr, &j->bb));
+    PK_TRY(row_index(&w, cg->n_functions, 0, &j->to_fn));
+    PK_TRY(row_pos(&w, &j->to_file, &j->to_line, &j->to_instr, &j->to_bb));
     if (w.t[w.i].type != JT_BOOL) return jr_err(r, &w.t[w.i], "[11]", "must be true or false");
     j->conditional = w.t[w.i++].b;
-    TRY(row_double(&w, &j->followed));
-    TRY(row_double(&w, &j->executed));
+    PK_TRY(row_double(&w, &j->followed));
+    PK_TRY(row_double(&w, &j->executed));
     cg->n_jumps++;
     return PK_OK;
 }

@@ -19,12 +19,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
-
 static pk_status nomem(jr *r)
 {
     return r->st = pk_fail_nomem("reading JSON");
@@ -54,11 +48,11 @@ static pk_status rec_ident(jr *r)
         return nomem(r);
     pk_ident *id = &l->ids[l->n_ids];
     uint64_t kind, flags;
-    TRY(jr_get_u64(r, "kind", UINT16_MAX, &kind));
-    TRY(jr_get_str(r, "name", 1, &id->kind_name));
-    TRY(jr_get_u64(r, "flags", UINT16_MAX, &flags));
-    TRY(jr_get_u32(r, "logical", &id->logical));
-    TRY(jr_get_u64(r, "physical", UINT64_MAX, &id->physical));
+    PK_TRY(jr_get_u64(r, "kind", UINT16_MAX, &kind));
+    PK_TRY(jr_get_str(r, "name", 1, &id->kind_name));
+    PK_TRY(jr_get_u64(r, "flags", UINT16_MAX, &flags));
+    PK_TRY(jr_get_u32(r, "logical", &id->logical));
+    PK_TRY(jr_get_u64(r, "physical", UINT64_MAX, &id->physical));
     id->kind = (uint16_t)kind, id->flags = (uint16_t)flags;
     l->n_ids++;
     return PK_OK;
@@ -115,7 +109,7 @@ static pk_status rec_valrow(jr *r)
                       "(%zu elements)",
                       n);
     uint64_t ctx;
-    TRY(row_u64(r, &t[0], 0, UINT32_MAX, &ctx));
+    PK_TRY(row_u64(r, &t[0], 0, UINT32_MAX, &ctx));
     if (pk_model_ctx_find(r->p, ctx) == PK_NONE)
         return jr_err(r, &t[0], "[0]", "no context has id %llu", (unsigned long long)ctx);
     if ((int64_t)ctx <= l->last_ctx)
@@ -135,7 +129,7 @@ static pk_status rec_valrow(jr *r)
     for (size_t i = 0; i < k; i++) {
         uint64_t col;
         double v;
-        TRY(row_u64(r, &t[1 + 2 * i], 1 + 2 * i, UINT16_MAX, &col));
+        PK_TRY(row_u64(r, &t[1 + 2 * i], 1 + 2 * i, UINT16_MAX, &col));
         if ((int64_t)col <= last_col) {
             char field[32];
             snprintf(field, sizeof field, "[%zu]", 1 + 2 * i);
@@ -144,7 +138,7 @@ static pk_status rec_valrow(jr *r)
                           (unsigned long long)col, (long long)last_col);
         }
         last_col = (int64_t)col;
-        TRY(row_double(r, &t[2 + 2 * i], 2 + 2 * i, &v));
+        PK_TRY(row_double(r, &t[2 + 2 * i], 2 + 2 * i, &v));
         unsigned char *val = l->vals + (l->nvals + i) * PK_LM_VAL_SIZE;
         pk_put_le16(val, (uint16_t)col);
         pk_put_le64(val + 2, pk_f64_bits(v));
@@ -182,12 +176,12 @@ static pk_status rec_location(jr *r)
         return nomem(r);
     pk_loc_rec *loc = &p->locs[p->n_locs];
     memset(loc, 0, sizeof *loc);
-    TRY(jr_get_u32(r, "raw_index", &loc->raw_index));
-    TRY(jr_get_bool(r, "summary", &loc->is_summary));
-    TRY(jr_get_index(r, "trace", PK_NONE - 1, 1, &loc->trace)); /* checked at the end */
-    TRY(jr_require_array(r, "ids"));
-    TRY(jr_require_array(r, "values"));
-    TRY(check_columns(r, l, loc->is_summary));
+    PK_TRY(jr_get_u32(r, "raw_index", &loc->raw_index));
+    PK_TRY(jr_get_bool(r, "summary", &loc->is_summary));
+    PK_TRY(jr_get_index(r, "trace", PK_NONE - 1, 1, &loc->trace)); /* checked at the end */
+    PK_TRY(jr_require_array(r, "ids"));
+    PK_TRY(jr_require_array(r, "values"));
+    PK_TRY(check_columns(r, l, loc->is_summary));
     pk_ident *ids = pk_arena_array(&p->arena, l->n_ids + 1, sizeof *ids);
     if (!ids) return nomem(r);
     if (l->n_ids) memcpy(ids, l->ids, l->n_ids * sizeof *ids);
@@ -212,8 +206,8 @@ static pk_status rec_sample(jr *r)
     const jr_tok *t = jr_rec_toks(r, &n);
     if (n != 2) return jr_err(r, NULL, NULL, "a sample is [time, context id] (%zu elements)", n);
     uint64_t time, ctx;
-    TRY(row_u64(r, &t[0], 0, UINT64_MAX, &time));
-    TRY(row_u64(r, &t[1], 1, UINT32_MAX, &ctx));
+    PK_TRY(row_u64(r, &t[0], 0, UINT64_MAX, &time));
+    PK_TRY(row_u64(r, &t[1], 1, UINT32_MAX, &ctx));
     if (pk_vec_reserve((void **)&r->samples, &r->cap_samples, (r->n_samples + 1) * PK_SAMPLE_SIZE,
                        1))
         return nomem(r);
@@ -229,8 +223,8 @@ static pk_status rec_trace(jr *r)
     if (pk_vec_reserve((void **)&p->traces, &r->cap_traces, p->n_traces + 1u, sizeof *p->traces))
         return nomem(r);
     pk_trace_rec *t = &p->traces[p->n_traces];
-    TRY(jr_get_index(r, "location", p->n_locs, 1, &t->location));
-    TRY(jr_require_array(r, "samples"));
+    PK_TRY(jr_get_index(r, "location", p->n_locs, 1, &t->location));
+    PK_TRY(jr_require_array(r, "samples"));
     static const unsigned char none[1];
     t->samples = r->samples ? r->samples : none;
     t->n = r->n_samples;

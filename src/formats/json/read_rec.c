@@ -198,12 +198,6 @@ pk_status jr_require_array(jr *r, const char *key)
 
 /* ---- dimensions ---- */
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
-
 static pk_status grow(jr *r, void **arr, size_t *cap, size_t need, size_t elem)
 {
     if (need > PK_NONE - 1)
@@ -219,21 +213,21 @@ static pk_status rec_profile(jr *r)
     size_t n;
     int present, rec;
     const char *ignored;
-    TRY(jr_get_str(r, "title", 1, &p->title));
-    TRY(jr_get_str(r, "description", 1, &p->description));
-    TRY(jr_get_str(r, "format", 1, &ignored));
-    TRY(jr_get_bool(r, "reconstructed", &rec));
+    PK_TRY(jr_get_str(r, "title", 1, &p->title));
+    PK_TRY(jr_get_str(r, "description", 1, &p->description));
+    PK_TRY(jr_get_str(r, "format", 1, &ignored));
+    PK_TRY(jr_get_bool(r, "reconstructed", &rec));
     p->reconstructed = rec;
     if (jr_field(r, "summary_exact")) { /* optional: files before it have none */
-        TRY(jr_get_bool(r, "summary_exact", &rec));
+        PK_TRY(jr_get_bool(r, "summary_exact", &rec));
         p->summary_exact = rec;
     }
-    TRY(jr_get_list(r, "trace_range", 1, &range, &n, &present));
+    PK_TRY(jr_get_list(r, "trace_range", 1, &range, &n, &present));
     if (present && n != 2)
         return jr_err(r, NULL, "trace_range", "must be [begin, end] or null (%zu values)", n);
     if (present) {
-        TRY(jr_u64(r, &range[0], "trace_range[0]", UINT64_MAX, &p->trace_begin));
-        TRY(jr_u64(r, &range[1], "trace_range[1]", UINT64_MAX, &p->trace_end));
+        PK_TRY(jr_u64(r, &range[0], "trace_range[0]", UINT64_MAX, &p->trace_begin));
+        PK_TRY(jr_u64(r, &range[1], "trace_range[1]", UINT64_MAX, &p->trace_end));
         p->has_trace_range = 1;
     }
     return PK_OK;
@@ -243,7 +237,7 @@ static pk_status rec_source(jr *r)
 {
     const char *name;
     uint64_t size;
-    TRY(jr_get_str(r, "name", 1, &name));
+    PK_TRY(jr_get_str(r, "name", 1, &name));
     return jr_get_u64(r, "size", UINT64_MAX, &size);
 }
 
@@ -258,7 +252,7 @@ static pk_status rec_idkinds(jr *r)
     for (size_t i = 0; i < n; i++) {
         char field[24];
         snprintf(field, sizeof field, "[%zu]", i);
-        TRY(jr_intern(r, &t[i], field, &p->id_kind_names[i]));
+        PK_TRY(jr_intern(r, &t[i], field, &p->id_kind_names[i]));
     }
     p->n_id_kinds = (uint32_t)n;
     return PK_OK;
@@ -267,9 +261,9 @@ static pk_status rec_idkinds(jr *r)
 static pk_status rec_module(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->modules, &r->cap_modules, p->n_modules + 1u, sizeof *p->modules));
+    PK_TRY(grow(r, (void **)&p->modules, &r->cap_modules, p->n_modules + 1u, sizeof *p->modules));
     pk_module *m = &p->modules[p->n_modules];
-    TRY(jr_get_str(r, "path", 1, &m->path));
+    PK_TRY(jr_get_str(r, "path", 1, &m->path));
     p->n_modules++;
     return PK_OK;
 }
@@ -277,10 +271,10 @@ static pk_status rec_module(jr *r)
 static pk_status rec_file(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->files, &r->cap_files, p->n_files + 1u, sizeof *p->files));
+    PK_TRY(grow(r, (void **)&p->files, &r->cap_files, p->n_files + 1u, sizeof *p->files));
     pk_file *f = &p->files[p->n_files];
-    TRY(jr_get_str(r, "path", 1, &f->path));
-    TRY(jr_get_u32(r, "flags", &f->flags));
+    PK_TRY(jr_get_str(r, "path", 1, &f->path));
+    PK_TRY(jr_get_u32(r, "flags", &f->flags));
     p->n_files++;
     return PK_OK;
 }
@@ -288,14 +282,14 @@ static pk_status rec_file(jr *r)
 static pk_status rec_function(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->functions, &r->cap_functions, p->n_functions + 1u,
-             sizeof *p->functions));
+    PK_TRY(grow(r, (void **)&p->functions, &r->cap_functions, p->n_functions + 1u,
+                sizeof *p->functions));
     pk_function *f = &p->functions[p->n_functions];
-    TRY(jr_get_str(r, "name", 1, &f->name));
-    TRY(jr_get_index(r, "module", p->n_modules, 1, &f->module));
-    TRY(jr_get_u64(r, "offset", UINT64_MAX, &f->offset));
-    TRY(jr_get_index(r, "file", p->n_files, 1, &f->file));
-    TRY(jr_get_u32(r, "line", &f->line));
+    PK_TRY(jr_get_str(r, "name", 1, &f->name));
+    PK_TRY(jr_get_index(r, "module", p->n_modules, 1, &f->module));
+    PK_TRY(jr_get_u64(r, "offset", UINT64_MAX, &f->offset));
+    PK_TRY(jr_get_index(r, "file", p->n_files, 1, &f->file));
+    PK_TRY(jr_get_u32(r, "line", &f->line));
     p->n_functions++;
     return PK_OK;
 }
@@ -303,15 +297,15 @@ static pk_status rec_function(jr *r)
 static pk_status rec_metric(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->metrics, &r->cap_metrics, p->n_metrics + 1u, sizeof *p->metrics));
+    PK_TRY(grow(r, (void **)&p->metrics, &r->cap_metrics, p->n_metrics + 1u, sizeof *p->metrics));
     pk_metric *m = &p->metrics[p->n_metrics];
     int combine;
-    TRY(jr_get_str(r, "name", 1, &m->name));
-    TRY(jr_get_str(r, "description", 1, &m->description));
-    TRY(jr_get_str(r, "unit", 1, &m->unit));
-    TRY(jr_get_index(r, "parent", PK_NONE - 1, 1, &m->parent)); /* checked when all are read */
-    TRY(jr_get_enum(r, "combine", json_combines, &combine));
-    TRY(jr_get_u32(r, "flags", &m->flags));
+    PK_TRY(jr_get_str(r, "name", 1, &m->name));
+    PK_TRY(jr_get_str(r, "description", 1, &m->description));
+    PK_TRY(jr_get_str(r, "unit", 1, &m->unit));
+    PK_TRY(jr_get_index(r, "parent", PK_NONE - 1, 1, &m->parent)); /* checked when all are read */
+    PK_TRY(jr_get_enum(r, "combine", json_combines, &combine));
+    PK_TRY(jr_get_u32(r, "flags", &m->flags));
     m->combine = (pk_combine)combine;
     p->n_metrics++;
     return PK_OK;
@@ -320,14 +314,14 @@ static pk_status rec_metric(jr *r)
 static pk_status rec_scope(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->scopes, &r->cap_scopes, p->n_scopes + 1u, sizeof *p->scopes));
+    PK_TRY(grow(r, (void **)&p->scopes, &r->cap_scopes, p->n_scopes + 1u, sizeof *p->scopes));
     pk_scope *s = &p->scopes[p->n_scopes];
     int kind;
     uint64_t raw_type, prop;
-    TRY(jr_get_str(r, "name", 1, &s->name));
-    TRY(jr_get_enum(r, "kind", json_scope_kinds, &kind));
-    TRY(jr_get_u64(r, "raw_type", 255, &raw_type));
-    TRY(jr_get_u64(r, "propagation_index", 255, &prop));
+    PK_TRY(jr_get_str(r, "name", 1, &s->name));
+    PK_TRY(jr_get_enum(r, "kind", json_scope_kinds, &kind));
+    PK_TRY(jr_get_u64(r, "raw_type", 255, &raw_type));
+    PK_TRY(jr_get_u64(r, "propagation_index", 255, &prop));
     s->kind = (pk_scope_kind)kind, s->raw_type = (uint8_t)raw_type;
     s->propagation_index = (uint8_t)prop;
     p->n_scopes++;
@@ -337,18 +331,18 @@ static pk_status rec_scope(jr *r)
 static pk_status rec_column(jr *r)
 {
     pk_profile *p = r->p;
-    TRY(grow(r, (void **)&p->columns, &r->cap_columns, p->n_columns + 1u, sizeof *p->columns));
+    PK_TRY(grow(r, (void **)&p->columns, &r->cap_columns, p->n_columns + 1u, sizeof *p->columns));
     pk_column *c = &p->columns[p->n_columns];
     int stat, combine;
     uint64_t raw;
-    TRY(jr_get_index(r, "metric", p->n_metrics, 0, &c->metric));
-    TRY(jr_get_index(r, "scope", p->n_scopes, 0, &c->scope));
-    TRY(jr_get_bool(r, "summary", &c->is_summary));
-    TRY(jr_get_enum(r, "stat", json_stats, &stat));
-    TRY(jr_get_str(r, "formula", 1, &c->formula));
-    TRY(jr_get_enum(r, "combine", json_combines, &combine));
+    PK_TRY(jr_get_index(r, "metric", p->n_metrics, 0, &c->metric));
+    PK_TRY(jr_get_index(r, "scope", p->n_scopes, 0, &c->scope));
+    PK_TRY(jr_get_bool(r, "summary", &c->is_summary));
+    PK_TRY(jr_get_enum(r, "stat", json_stats, &stat));
+    PK_TRY(jr_get_str(r, "formula", 1, &c->formula));
+    PK_TRY(jr_get_enum(r, "combine", json_combines, &combine));
     /* values store column ids in 16 bits, as profile.db does */
-    TRY(jr_get_u64(r, "raw_id", UINT16_MAX, &raw));
+    PK_TRY(jr_get_u64(r, "raw_id", UINT16_MAX, &raw));
     c->stat = (pk_stat)stat, c->combine = (pk_combine)combine, c->raw_id = (uint32_t)raw;
     p->n_columns++;
     return PK_OK;
@@ -393,21 +387,21 @@ static pk_status link_context(jr *r, pk_ctx_rec *c, uint32_t index, uint32_t par
 static pk_status context_links(jr *r, pk_ctx_rec *c)
 {
     pk_profile *p = r->p;
-    TRY(jr_get_index(r, "function", p->n_functions, 1, &c->function));
-    TRY(jr_get_index(r, "file", p->n_files, 1, &c->file));
-    TRY(jr_get_u32(r, "line", &c->line));
-    TRY(jr_get_index(r, "module", p->n_modules, 1, &c->module));
-    TRY(jr_get_u64(r, "offset", UINT64_MAX, &c->offset));
+    PK_TRY(jr_get_index(r, "function", p->n_functions, 1, &c->function));
+    PK_TRY(jr_get_index(r, "file", p->n_files, 1, &c->file));
+    PK_TRY(jr_get_u32(r, "line", &c->line));
+    PK_TRY(jr_get_index(r, "module", p->n_modules, 1, &c->module));
+    PK_TRY(jr_get_u64(r, "offset", UINT64_MAX, &c->offset));
     const jr_tok *raw;
     size_t n;
     int present;
     uint64_t v[3], prop;
-    TRY(jr_get_list(r, "raw", 0, &raw, &n, &present));
+    PK_TRY(jr_get_list(r, "raw", 0, &raw, &n, &present));
     if (n != 3) return jr_err(r, NULL, "raw", "must be [kind, relation, entry] (%zu values)", n);
-    TRY(jr_u64(r, &raw[0], "raw[0]", 255, &v[0]));
-    TRY(jr_u64(r, &raw[1], "raw[1]", 255, &v[1]));
-    TRY(jr_u64(r, &raw[2], "raw[2]", UINT16_MAX, &v[2]));
-    TRY(jr_get_u64(r, "propagation", UINT16_MAX, &prop));
+    PK_TRY(jr_u64(r, &raw[0], "raw[0]", 255, &v[0]));
+    PK_TRY(jr_u64(r, &raw[1], "raw[1]", 255, &v[1]));
+    PK_TRY(jr_u64(r, &raw[2], "raw[2]", UINT16_MAX, &v[2]));
+    PK_TRY(jr_get_u64(r, "propagation", UINT16_MAX, &prop));
     c->raw_kind = (uint8_t)v[0], c->raw_relation = (uint8_t)v[1], c->raw_entry = (uint16_t)v[2];
     c->propagation = (uint16_t)prop;
     return PK_OK;
@@ -420,19 +414,19 @@ static pk_status rec_context(jr *r, uint64_t index)
     uint32_t at, parent;
     uint64_t flags;
     int kind, rel, entry;
-    TRY(jr_get_index(r, "parent", PK_NONE - 1, 1, &parent));
-    TRY(jr_get_enum(r, "kind", json_ctx_kinds, &kind));
-    TRY(jr_get_enum(r, "relation", json_relations, &rel));
-    TRY(jr_get_enum(r, "entry", json_entries, &entry));
-    TRY(jr_get_u64(r, "flags", 255, &flags));
+    PK_TRY(jr_get_index(r, "parent", PK_NONE - 1, 1, &parent));
+    PK_TRY(jr_get_enum(r, "kind", json_ctx_kinds, &kind));
+    PK_TRY(jr_get_enum(r, "relation", json_relations, &rel));
+    PK_TRY(jr_get_enum(r, "entry", json_entries, &entry));
+    PK_TRY(jr_get_u64(r, "flags", 255, &flags));
     pk_status st = pk_model_add_context(p, &c, &at);
     if (st) return r->st = st;
     (void)index;
-    TRY(jr_get_u64(r, "id", UINT64_MAX, &c->id));
-    TRY(jr_get_str(r, "entry_name", 1, &c->entry_name));
+    PK_TRY(jr_get_u64(r, "id", UINT64_MAX, &c->id));
+    PK_TRY(jr_get_str(r, "entry_name", 1, &c->entry_name));
     c->kind = (uint8_t)kind, c->relation = (uint8_t)rel, c->entry = (uint8_t)entry;
     c->flags = (uint8_t)flags;
-    TRY(context_links(r, c));
+    PK_TRY(context_links(r, c));
     return link_context(r, c, at, parent);
 }
 
@@ -500,10 +494,10 @@ static pk_status rec_attr(jr *r)
     int entity;
     uint32_t index;
     const char *key, *value;
-    TRY(jr_get_enum(r, "entity", json_entities, &entity));
-    TRY(jr_get_index(r, "index", entity_count(r->p, entity), 0, &index));
-    TRY(jr_get_str(r, "key", 0, &key));
-    TRY(jr_get_str(r, "value", 0, &value));
+    PK_TRY(jr_get_enum(r, "entity", json_entities, &entity));
+    PK_TRY(jr_get_index(r, "index", entity_count(r->p, entity), 0, &index));
+    PK_TRY(jr_get_str(r, "key", 0, &key));
+    PK_TRY(jr_get_str(r, "value", 0, &value));
     pk_status st = pk_model_add_attr(r->p, (pk_entity)entity, index, key, value, strlen(value));
     return st ? (r->st = st) : PK_OK;
 }
@@ -513,14 +507,14 @@ static pk_status rec_diag(jr *r)
     pk_profile *p = r->p;
     int sev;
     pk_diagnostic d = {0};
-    TRY(jr_get_enum(r, "severity", json_severities, &sev));
-    TRY(jr_get_str(r, "code", 0, &d.code));
-    TRY(jr_get_str(r, "file", 1, &d.file));
-    TRY(jr_get_str(r, "structure", 1, &d.structure));
-    TRY(jr_get_str(r, "message", 0, &d.message));
+    PK_TRY(jr_get_enum(r, "severity", json_severities, &sev));
+    PK_TRY(jr_get_str(r, "code", 0, &d.code));
+    PK_TRY(jr_get_str(r, "file", 1, &d.file));
+    PK_TRY(jr_get_str(r, "structure", 1, &d.structure));
+    PK_TRY(jr_get_str(r, "message", 0, &d.message));
     const jr_tok *off = jr_field(r, "offset");
     d.has_offset = off && off->type != JT_NULL;
-    if (d.has_offset) TRY(jr_u64(r, off, "offset", UINT64_MAX, &d.offset));
+    if (d.has_offset) PK_TRY(jr_u64(r, off, "offset", UINT64_MAX, &d.offset));
     if (!off) return jr_err(r, NULL, "offset", "missing (an integer or null is required)");
     d.severity = (pk_severity)sev;
     /* as the original reader recorded them (already capped per code) */

@@ -16,12 +16,7 @@
 #include <string.h>
 
 #include "pr.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
+#include "util/error.h"
 
 /* "Profile.location[3].line" style names, made only for messages. */
 static const char *where(char *buf, size_t size, const char *msg, uint64_t i, const char *field)
@@ -65,7 +60,7 @@ static pk_status sample_type(pr *r, const pb_in *top, const pb_field *f, pr_vtyp
                              const char *msg, uint64_t i)
 {
     uint64_t v[2] = {0, 0};
-    TRY(varints(r, top, f, msg, i, v, 2));
+    PK_TRY(varints(r, top, f, msg, i, v, 2));
     *out = (pr_vtype){v[0], v[1], f->at};
     return PK_OK;
 }
@@ -73,8 +68,8 @@ static pk_status sample_type(pr *r, const pb_in *top, const pb_field *f, pr_vtyp
 static pk_status function(pr *r, const pb_in *top, const pb_field *f)
 {
     uint64_t v[5] = {0};
-    TRY(varints(r, top, f, "function", r->n_fns, v, 5));
-    TRY(pr_grow(r, (void **)&r->fns, &r->cap_fns, r->n_fns + 1u, sizeof *r->fns, "functions"));
+    PK_TRY(varints(r, top, f, "function", r->n_fns, v, 5));
+    PK_TRY(pr_grow(r, (void **)&r->fns, &r->cap_fns, r->n_fns + 1u, sizeof *r->fns, "functions"));
     r->fns[r->n_fns++] = (pr_fn){v[0], v[1], v[2], v[3], f->at, (int64_t)v[4], PK_NONE};
     return PK_OK;
 }
@@ -82,8 +77,9 @@ static pk_status function(pr *r, const pb_in *top, const pb_field *f)
 static pk_status mapping(pr *r, const pb_in *top, const pb_field *f)
 {
     uint64_t v[10] = {0};
-    TRY(varints(r, top, f, "mapping", r->n_maps, v, 10));
-    TRY(pr_grow(r, (void **)&r->maps, &r->cap_maps, r->n_maps + 1u, sizeof *r->maps, "mappings"));
+    PK_TRY(varints(r, top, f, "mapping", r->n_maps, v, 10));
+    PK_TRY(
+        pr_grow(r, (void **)&r->maps, &r->cap_maps, r->n_maps + 1u, sizeof *r->maps, "mappings"));
     r->maps[r->n_maps++] = (pr_map){v[0], v[1], v[2], v[3], v[4], v[5], f->at, PK_NONE, PK_NONE};
     return PK_OK;
 }
@@ -93,9 +89,9 @@ static pk_status line(pr *r, const pb_in *loc, const pb_field *f)
 {
     uint64_t v[2] = {0, 0};
     if (f->wire != PB_LEN) return wire_error(r, f, "location", r->n_locs, PB_LEN);
-    TRY(varints(r, loc, f, "location", r->n_locs, v, 2));
-    TRY(pr_grow(r, (void **)&r->lines, &r->cap_lines, r->n_lines + 1u, sizeof *r->lines,
-                "location lines"));
+    PK_TRY(varints(r, loc, f, "location", r->n_locs, v, 2));
+    PK_TRY(pr_grow(r, (void **)&r->lines, &r->cap_lines, r->n_lines + 1u, sizeof *r->lines,
+                   "location lines"));
     r->lines[r->n_lines++] = (pr_line){v[0], (int64_t)v[1], PK_NONE};
     return PK_OK;
 }
@@ -109,7 +105,7 @@ static pk_status location(pr *r, const pb_in *top, const pb_field *m)
     if (r->n_lines == UINT32_MAX) return pk_fail(PK_ERR_LIMIT, "%s: too many lines", r->file);
     while ((got = pb_next(&in, &f)) > 0) {
         if (f.num == 4) {
-            TRY(line(r, &in, &f));
+            PK_TRY(line(r, &in, &f));
             continue;
         }
         if (f.num < 1 || f.num > 3) continue;
@@ -123,7 +119,8 @@ static pk_status location(pr *r, const pb_in *top, const pb_field *m)
         return pr_wire_fail(r, &in, where(w, sizeof w, "location", r->n_locs, NULL));
     }
     l.n_lines = r->n_lines - l.first_line;
-    TRY(pr_grow(r, (void **)&r->locs, &r->cap_locs, r->n_locs + 1u, sizeof *r->locs, "locations"));
+    PK_TRY(
+        pr_grow(r, (void **)&r->locs, &r->cap_locs, r->n_locs + 1u, sizeof *r->locs, "locations"));
     r->locs[r->n_locs++] = l;
     return PK_OK;
 }
@@ -134,8 +131,8 @@ static pk_status string(pr *r, const pb_field *f)
     if (f->len > UINT32_MAX || r->n_strs == UINT32_MAX)
         return pr_fail(r, f->at, "Profile.string_table", "a string of %llu bytes",
                        (unsigned long long)f->len);
-    TRY(pr_grow(r, (void **)&r->strs, &r->cap_strs, r->n_strs + 1u, sizeof *r->strs,
-                "the string table"));
+    PK_TRY(pr_grow(r, (void **)&r->strs, &r->cap_strs, r->n_strs + 1u, sizeof *r->strs,
+                   "the string table"));
     r->strs[r->n_strs++] = (pr_str){(uint64_t)(f->data - r->data), (uint32_t)f->len};
     return PK_OK;
 }
@@ -147,8 +144,8 @@ static pk_status comment(pr *r, const pb_in *top, const pb_field *f)
     int got;
     if (!pb_rep_begin(&rep, top, f)) return wire_error(r, f, "comment", r->n_comments, PB_LEN);
     while ((got = pb_rep_next(&rep, &v)) > 0) {
-        TRY(pr_grow(r, (void **)&r->comments, &r->cap_comments, r->n_comments + 1u,
-                    sizeof *r->comments, "comments"));
+        PK_TRY(pr_grow(r, (void **)&r->comments, &r->cap_comments, r->n_comments + 1u,
+                       sizeof *r->comments, "comments"));
         r->comments[r->n_comments++] = v;
     }
     return got < 0 ? pr_wire_fail(r, &rep.in, "Profile.comment") : PK_OK;
@@ -193,9 +190,9 @@ static pk_status top_field(pr *r, const pb_in *top, const pb_field *f)
         if (f->wire != PB_LEN) return wire_error(r, f, "field", f->num, PB_LEN);
     switch (f->num) {
     case 1:
-        TRY(pr_grow(r, (void **)&r->types, &r->cap_types, r->n_types + 1u, sizeof *r->types,
-                    "sample types"));
-        TRY(sample_type(r, top, f, &r->types[r->n_types], "sample_type", r->n_types));
+        PK_TRY(pr_grow(r, (void **)&r->types, &r->cap_types, r->n_types + 1u, sizeof *r->types,
+                       "sample types"));
+        PK_TRY(sample_type(r, top, f, &r->types[r->n_types], "sample_type", r->n_types));
         r->n_types++;
         return PK_OK;
     case 2:
@@ -274,7 +271,7 @@ static pk_status idmap_build(pr *r, pr_idmap *m, const void *base, size_t stride
         }
         max = id > max ? id : max;
     }
-    TRY(pr_grow(r, (void **)&m->sorted, &cap, (size_t)n * 2 + 2, 8, "an id index"));
+    PK_TRY(pr_grow(r, (void **)&m->sorted, &cap, (size_t)n * 2 + 2, 8, "an id index"));
     pairs = m->sorted;
     for (uint32_t i = 0; i < n; i++)
         memcpy(&pairs[2 * i], b + i * stride, 8), pairs[2 * i + 1] = i;
@@ -290,7 +287,7 @@ static pk_status idmap_build(pr *r, pr_idmap *m, const void *base, size_t stride
     }
     if (max >= (uint64_t)n * 4 + 1024) return PK_OK;
     size_t dcap = 0;
-    TRY(pr_grow(r, (void **)&m->dense, &dcap, (size_t)max + 1, sizeof *m->dense, "an id index"));
+    PK_TRY(pr_grow(r, (void **)&m->dense, &dcap, (size_t)max + 1, sizeof *m->dense, "an id index"));
     memset(m->dense, 0xff, ((size_t)max + 1) * sizeof *m->dense);
     for (uint32_t k = 0; k < n; k++)
         m->dense[pairs[2 * k]] = (uint32_t)pairs[2 * k + 1];
@@ -305,29 +302,29 @@ static pk_status check_strings(pr *r)
     char w[160];
     for (uint32_t i = 0; i < r->n_types; i++) {
         where(w, sizeof w, "sample_type", i, NULL);
-        TRY(pr_check_str(r, r->types[i].type, r->types[i].at, w));
-        TRY(pr_check_str(r, r->types[i].unit, r->types[i].at, w));
+        PK_TRY(pr_check_str(r, r->types[i].type, r->types[i].at, w));
+        PK_TRY(pr_check_str(r, r->types[i].unit, r->types[i].at, w));
     }
     for (uint32_t i = 0; i < r->n_fns; i++) {
         const pr_fn *f = &r->fns[i];
         where(w, sizeof w, "function", i, NULL);
-        TRY(pr_check_str(r, f->name, f->at, w));
-        TRY(pr_check_str(r, f->sys, f->at, w));
-        TRY(pr_check_str(r, f->file, f->at, w));
+        PK_TRY(pr_check_str(r, f->name, f->at, w));
+        PK_TRY(pr_check_str(r, f->sys, f->at, w));
+        PK_TRY(pr_check_str(r, f->file, f->at, w));
     }
     for (uint32_t i = 0; i < r->n_maps; i++) {
         where(w, sizeof w, "mapping", i, NULL);
-        TRY(pr_check_str(r, r->maps[i].file, r->maps[i].at, w));
-        TRY(pr_check_str(r, r->maps[i].build, r->maps[i].at, w));
+        PK_TRY(pr_check_str(r, r->maps[i].file, r->maps[i].at, w));
+        PK_TRY(pr_check_str(r, r->maps[i].build, r->maps[i].at, w));
     }
     if (r->has_period_type) {
-        TRY(pr_check_str(r, r->period_type.type, r->period_type.at, "Profile.period_type"));
-        TRY(pr_check_str(r, r->period_type.unit, r->period_type.at, "Profile.period_type"));
+        PK_TRY(pr_check_str(r, r->period_type.type, r->period_type.at, "Profile.period_type"));
+        PK_TRY(pr_check_str(r, r->period_type.unit, r->period_type.at, "Profile.period_type"));
     }
     for (uint32_t i = 0; i < r->n_comments; i++)
-        TRY(pr_check_str(r, r->comments[i], r->field_at[13], "Profile.comment"));
-    TRY(pr_check_str(r, r->drop_frames, r->field_at[7], "Profile.drop_frames"));
-    TRY(pr_check_str(r, r->keep_frames, r->field_at[8], "Profile.keep_frames"));
+        PK_TRY(pr_check_str(r, r->comments[i], r->field_at[13], "Profile.comment"));
+    PK_TRY(pr_check_str(r, r->drop_frames, r->field_at[7], "Profile.drop_frames"));
+    PK_TRY(pr_check_str(r, r->keep_frames, r->field_at[8], "Profile.keep_frames"));
     return pr_check_str(r, r->default_type, r->field_at[14], "Profile.default_sample_type");
 }
 
@@ -364,16 +361,16 @@ static pk_status check(pr *r)
     if (r->n_strs && r->strs[0].len)
         return pr_fail(r, r->strs[0].off, "Profile.string_table[0]",
                        "the first string must be empty (it has %u bytes)", r->strs[0].len);
-    TRY(check_strings(r));
+    PK_TRY(check_strings(r));
     if (r->n_samples && !r->n_types)
         return pr_fail(r, 0, "Profile.sample_type", "%llu samples but no sample type",
                        (unsigned long long)r->n_samples);
-    TRY(idmap_build(r, &r->fn_ids, r->fns, sizeof *r->fns, r->n_fns, offsetof(pr_fn, at),
-                    "function"));
-    TRY(idmap_build(r, &r->map_ids, r->maps, sizeof *r->maps, r->n_maps, offsetof(pr_map, at),
-                    "mapping"));
-    TRY(idmap_build(r, &r->loc_ids, r->locs, sizeof *r->locs, r->n_locs, offsetof(pr_loc, at),
-                    "location"));
+    PK_TRY(idmap_build(r, &r->fn_ids, r->fns, sizeof *r->fns, r->n_fns, offsetof(pr_fn, at),
+                       "function"));
+    PK_TRY(idmap_build(r, &r->map_ids, r->maps, sizeof *r->maps, r->n_maps, offsetof(pr_map, at),
+                       "mapping"));
+    PK_TRY(idmap_build(r, &r->loc_ids, r->locs, sizeof *r->locs, r->n_locs, offsetof(pr_loc, at),
+                       "location"));
     return resolve_locations(r);
 }
 
@@ -383,7 +380,7 @@ pk_status pr_index(pr *r)
     pb_field f;
     int got;
     while ((got = pb_next(&top, &f)) > 0)
-        TRY(top_field(r, &top, &f));
+        PK_TRY(top_field(r, &top, &f));
     if (got < 0) return pr_wire_fail(r, &top, "Profile");
     return check(r);
 }

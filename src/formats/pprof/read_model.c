@@ -23,12 +23,7 @@
 #include "pprof.h"
 #include "pr.h"
 #include "util/bytes.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
+#include "util/error.h"
 
 static const char *str(pr *r, uint64_t idx)
 {
@@ -91,13 +86,13 @@ static pk_status metrics(pr *r)
     for (uint32_t m = 0; m < r->n_types; m++) {
         pk_metric *x = &p->metrics[m];
         *x = (pk_metric){NULL, NULL, NULL, PK_NONE, PK_COMBINE_SUM, 0};
-        TRY(metric_name(r, m, &x->name));
+        PK_TRY(metric_name(r, m, &x->name));
         if (r->strs[r->types[m].unit].len && !(x->unit = str(r, r->types[m].unit)))
             return pk_fail_nomem("setting up metrics");
         p->n_metrics = m + 1;
         p->columns[m] = (pk_column){m, 0, 0, PK_STAT_NONE, NULL, PK_COMBINE_SUM, m};
         p->n_columns = m + 1;
-        TRY(pk_model_map_column(p, 0, m, m));
+        PK_TRY(pk_model_map_column(p, 0, m, m));
     }
     if (!r->n_types) return PK_OK;
     return pk_model_add_attr(p, PK_ENTITY_METRIC, default_type(r), "profkit:default", "1", 1);
@@ -108,7 +103,7 @@ static pk_status metrics(pr *r)
 static pk_status add_to_row(pr *r, uint32_t set, uint32_t ctx, const double *v)
 {
     uint32_t row;
-    TRY(pr_row_of(r, set, ctx, &row));
+    PK_TRY(pr_row_of(r, set, ctx, &row));
     for (uint32_t m = 0; m < r->n_types; m++)
         r->row_vals[(size_t)row * r->n_types + m] += v[m];
     return PK_OK;
@@ -183,7 +178,7 @@ static pk_status planes(pr *r, const uint32_t *new_index)
     pk_profile *p = r->p;
     uint32_t *k;
     uint64_t n_vals = 0, n_idx = 0;
-    TRY(sorted_rows(r, new_index, &k));
+    PK_TRY(sorted_rows(r, new_index, &k));
     for (uint32_t i = 0; i < r->n_rows; i++) {
         uint32_t n = nonzero(r, i);
         n_vals += n, n_idx += n != 0;
@@ -234,8 +229,8 @@ static pk_status kind_of(pr *r, id_state *s, const char *key, uint16_t *out)
     if (added) {
         if (p->n_id_kinds >= UINT16_MAX)
             return pk_fail(PK_ERR_LIMIT, "%s: more than %u label keys", r->file, UINT16_MAX);
-        TRY(pr_grow(r, (void **)&p->id_kind_names, &s->cap_kinds, p->n_id_kinds + 1u,
-                    sizeof *p->id_kind_names, "labels"));
+        PK_TRY(pr_grow(r, (void **)&p->id_kind_names, &s->cap_kinds, p->n_id_kinds + 1u,
+                       sizeof *p->id_kind_names, "labels"));
         uint32_t *nv = realloc(s->n_values, s->cap_kinds * sizeof *nv);
         if (!nv) return pk_fail_nomem("reading labels");
         s->n_values = nv, nv[p->n_id_kinds] = 0;
@@ -280,22 +275,23 @@ static pk_status ident(pr *r, id_state *s, uint32_t loc, const pr_label *l, pk_i
     const char *key = str(r, l->key), *v;
     char num[32];
     if (!key) return pk_fail_nomem("reading labels");
-    TRY(kind_of(r, s, key, &id->kind));
+    PK_TRY(kind_of(r, s, key, &id->kind));
     id->kind_name = key;
     if (l->is_num) {
         snprintf(num, sizeof num, "%lld", (long long)l->num);
-        TRY(attr(r, loc, PPROF_ATTR_NUM_LABEL, key, num));
-        if (l->unit && (v = str(r, l->unit)) && *v) TRY(attr(r, loc, PPROF_ATTR_NUM_UNIT, key, v));
+        PK_TRY(attr(r, loc, PPROF_ATTR_NUM_LABEL, key, num));
+        if (l->unit && (v = str(r, l->unit)) && *v)
+            PK_TRY(attr(r, loc, PPROF_ATTR_NUM_UNIT, key, v));
         id->physical = (uint64_t)l->num;
         if (l->num >= 0 && l->num <= UINT32_MAX) return id->logical = (uint32_t)l->num, PK_OK;
         id->flags = PK_ID_PHYSICAL; /* a negative or huge number: its ordinal, and itself */
         return ordinal(s, id->kind, (uint64_t)l->num, &id->logical);
     }
     if (!(v = str(r, l->str))) return pk_fail_nomem("reading labels");
-    TRY(attr(r, loc, PPROF_ATTR_LABEL, key, v));
+    PK_TRY(attr(r, loc, PPROF_ATTR_LABEL, key, v));
     if (decimal_u32(v, &id->logical)) return id->physical = id->logical, PK_OK;
     /* a name: its ordinal as the id, the name itself for views (model.md) */
-    TRY(ordinal(s, id->kind, (uint64_t)(uintptr_t)v, &id->logical));
+    PK_TRY(ordinal(s, id->kind, (uint64_t)(uintptr_t)v, &id->logical));
     id->physical = id->logical;
     return attr(r, loc, "value-name:", key, v);
 }
@@ -348,7 +344,7 @@ static pk_status mapping_attrs(pr *r)
             return pk_fail_nomem("reading mappings");
         pk_status st = pattr(r, PPROF_ATTR_MAPPING, v);
         free(v);
-        TRY(st);
+        PK_TRY(st);
         if (!r->p->title && *file) r->p->title = file; /* go tool pprof's "File:" */
     }
     return PK_OK;
@@ -357,37 +353,38 @@ static pk_status mapping_attrs(pr *r)
 static pk_status profile_attrs(pr *r)
 {
     if (r->has_period_type) {
-        TRY(pattr(r, "pprof:period_type", str(r, r->period_type.type)));
-        TRY(pattr(r, "pprof:period_unit", str(r, r->period_type.unit)));
+        PK_TRY(pattr(r, "pprof:period_type", str(r, r->period_type.type)));
+        PK_TRY(pattr(r, "pprof:period_unit", str(r, r->period_type.unit)));
     }
-    if (r->has_period) TRY(pattr_int(r, "pprof:period", r->period));
-    if (r->has_time) TRY(pattr_int(r, "pprof:time_nanos", r->time_nanos));
-    if (r->has_duration) TRY(pattr_int(r, "pprof:duration_nanos", r->duration_nanos));
-    if (r->drop_frames) TRY(pattr(r, "pprof:drop_frames", str(r, r->drop_frames)));
-    if (r->keep_frames) TRY(pattr(r, "pprof:keep_frames", str(r, r->keep_frames)));
+    if (r->has_period) PK_TRY(pattr_int(r, "pprof:period", r->period));
+    if (r->has_time) PK_TRY(pattr_int(r, "pprof:time_nanos", r->time_nanos));
+    if (r->has_duration) PK_TRY(pattr_int(r, "pprof:duration_nanos", r->duration_nanos));
+    if (r->drop_frames) PK_TRY(pattr(r, "pprof:drop_frames", str(r, r->drop_frames)));
+    if (r->keep_frames) PK_TRY(pattr(r, "pprof:keep_frames", str(r, r->keep_frames)));
     for (uint32_t i = 0; i < r->n_comments; i++)
-        TRY(pattr(r, "pprof:comment", str(r, r->comments[i])));
-    if (r->default_type) TRY(pattr(r, "pprof:default_sample_type", str(r, r->default_type)));
+        PK_TRY(pattr(r, "pprof:comment", str(r, r->comments[i])));
+    if (r->default_type) PK_TRY(pattr(r, "pprof:default_sample_type", str(r, r->default_type)));
     return mapping_attrs(r);
 }
 
 static pk_status notes(pr *r)
 {
     if (r->unchosen_labels)
-        TRY(pk_model_diag(r->p, PK_SEV_NOTE, "pprof-labels-summed", r->file, "Profile.sample", 0, 0,
-                          "%llu sample labels not named by --locations-from (%s) are summed "
-                          "over: locations are made of the labels it names",
-                          (unsigned long long)r->unchosen_labels, r->locations_from));
+        PK_TRY(pk_model_diag(r->p, PK_SEV_NOTE, "pprof-labels-summed", r->file, "Profile.sample", 0,
+                             0,
+                             "%llu sample labels not named by --locations-from (%s) are summed "
+                             "over: locations are made of the labels it names",
+                             (unsigned long long)r->unchosen_labels, r->locations_from));
     return PK_OK;
 }
 
 pk_status pr_build_model(pr *r)
 {
     uint32_t *new_index = NULL;
-    TRY(metrics(r));
-    TRY(fold_lexical(r));
-    TRY(locations(r));
-    TRY(pr_layout(r, &new_index));
+    PK_TRY(metrics(r));
+    PK_TRY(fold_lexical(r));
+    PK_TRY(locations(r));
+    PK_TRY(pr_layout(r, &new_index));
     pk_status st = planes(r, new_index);
     free(new_index);
     if (!st) st = profile_attrs(r);

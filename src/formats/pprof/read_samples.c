@@ -16,12 +16,7 @@
 #include <string.h>
 
 #include "pr.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
+#include "util/error.h"
 
 typedef struct sample_ctx {
     uint64_t index; /* which sample, for messages */
@@ -56,13 +51,13 @@ pk_status pr_choose_labels(pr *r)
         size_t len = comma ? (size_t)(comma - s) : strlen(s);
         for (uint32_t i = 0; i < r->n_strs; i++) {
             if (!str_is(r, i, s, len)) continue;
-            TRY(pr_grow(r, (void **)&r->chosen, &cap, r->n_chosen + 1u, sizeof *r->chosen,
-                        "labels"));
+            PK_TRY(pr_grow(r, (void **)&r->chosen, &cap, r->n_chosen + 1u, sizeof *r->chosen,
+                           "labels"));
             r->chosen[r->n_chosen++] = i;
         }
         s += len + (comma != NULL);
     }
-    if (!r->chosen) TRY(pr_grow(r, (void **)&r->chosen, &cap, 1, sizeof *r->chosen, "labels"));
+    if (!r->chosen) PK_TRY(pr_grow(r, (void **)&r->chosen, &cap, 1, sizeof *r->chosen, "labels"));
     return PK_OK;
 }
 
@@ -134,8 +129,8 @@ static int same_set(const pr *r, const pr_set *s, const pr_label *l, size_t n)
 static pk_status grow_slots(pr *r)
 {
     size_t cap = r->cap_slots ? r->cap_slots * 2 : 64;
-    TRY(pk_budget_charge(&r->budget, cap * sizeof(uint32_t), "%s: label sets: %u", r->file,
-                         r->n_sets));
+    PK_TRY(pk_budget_charge(&r->budget, cap * sizeof(uint32_t), "%s: label sets: %u", r->file,
+                            r->n_sets));
     uint32_t *slots = calloc(cap, sizeof *slots);
     if (!slots) return pk_fail_nomem("reading labels");
     pk_budget_release(&r->budget, r->cap_slots * sizeof *slots);
@@ -163,16 +158,17 @@ static pk_status label_set(pr *r, pr_label *l, size_t n, uint32_t *out)
                 l[k] = l[k - 1], l[k - 1] = t;
             }
     uint64_t h = hash_labels(l, n);
-    if ((r->n_sets + 1u) * 2 > r->cap_slots) TRY(grow_slots(r));
+    if ((r->n_sets + 1u) * 2 > r->cap_slots) PK_TRY(grow_slots(r));
     size_t k = h & (r->cap_slots - 1);
     for (; r->set_slots[k]; k = (k + 1) & (r->cap_slots - 1)) {
         const pr_set *s = &r->sets[r->set_slots[k] - 1];
         if (s->hash == h && same_set(r, s, l, n)) return *out = r->set_slots[k] - 1, PK_OK;
     }
     if (r->n_sets == PK_NONE - 1) return pk_fail(PK_ERR_LIMIT, "%s: too many label sets", r->file);
-    TRY(pr_grow(r, (void **)&r->sets, &r->cap_sets, r->n_sets + 1u, sizeof *r->sets, "label sets"));
-    TRY(pr_grow(r, (void **)&r->set_labels, &r->cap_set_labels, r->n_set_labels + n,
-                sizeof *r->set_labels, "label sets"));
+    PK_TRY(
+        pr_grow(r, (void **)&r->sets, &r->cap_sets, r->n_sets + 1u, sizeof *r->sets, "label sets"));
+    PK_TRY(pr_grow(r, (void **)&r->set_labels, &r->cap_set_labels, r->n_set_labels + n,
+                   sizeof *r->set_labels, "label sets"));
     if (n) memcpy(r->set_labels + r->n_set_labels, l, n * sizeof *l);
     r->sets[r->n_sets] = (pr_set){h, (uint32_t)r->n_set_labels, (uint32_t)n};
     r->n_set_labels += n;
@@ -192,9 +188,9 @@ pk_status pr_row_of(pr *r, uint32_t set, uint32_t ctx, uint32_t *row)
         return pk_fail_nomem("reading samples");
     if (added) {
         size_t n = r->n_rows + 1u;
-        TRY(pr_grow(r, (void **)&r->rows, &r->cap_rows, n, sizeof *r->rows, "values"));
-        TRY(pr_grow(r, (void **)&r->row_vals, &r->cap_row_vals, n * r->n_types, sizeof *r->row_vals,
-                    "values"));
+        PK_TRY(pr_grow(r, (void **)&r->rows, &r->cap_rows, n, sizeof *r->rows, "values"));
+        PK_TRY(pr_grow(r, (void **)&r->row_vals, &r->cap_row_vals, n * r->n_types,
+                       sizeof *r->row_vals, "values"));
         r->rows[*row] = (pr_rowkey){set, ctx};
         memset(r->row_vals + (size_t)*row * r->n_types, 0, r->n_types * sizeof *r->row_vals);
         r->n_rows++;
@@ -209,7 +205,7 @@ static pk_status add_row(pr *r, uint32_t set, uint32_t ctx, const int64_t *v)
         any |= v[m] != 0;
     if (!any) return PK_OK;
     uint32_t row;
-    TRY(pr_row_of(r, set, ctx, &row));
+    PK_TRY(pr_row_of(r, set, ctx, &row));
     for (uint32_t m = 0; m < r->n_types; m++)
         r->row_vals[(size_t)row * r->n_types + m] += (double)v[m];
     return PK_OK;
@@ -229,8 +225,8 @@ static pk_status locations(pr *r, sample_ctx *s, const pb_in *in, const pb_field
         if (loc == PK_NONE)
             return pr_fail(r, f->at, field(s, "location_id"),
                            "location id %llu, which no location has", (unsigned long long)id);
-        TRY(pr_grow(r, (void **)&r->stack, &r->cap_stack, s->n_stack + 1, sizeof *r->stack,
-                    "a stack"));
+        PK_TRY(pr_grow(r, (void **)&r->stack, &r->cap_stack, s->n_stack + 1, sizeof *r->stack,
+                       "a stack"));
         r->stack[s->n_stack++] = loc;
     }
     return got < 0 ? pr_wire_fail(r, &rep.in, field(s, "location_id")) : PK_OK;
@@ -274,8 +270,8 @@ static pk_status label(pr *r, sample_ctx *s, const pb_in *in, const pb_field *f)
     note_key(r, v[0]);
     if (!chosen(r, v[0])) return r->unchosen_labels++, PK_OK;
     r->chosen_seen++;
-    TRY(pr_grow(r, (void **)&r->labels, &r->cap_labels, s->n_labels + 1, sizeof *r->labels,
-                "labels"));
+    PK_TRY(pr_grow(r, (void **)&r->labels, &r->cap_labels, s->n_labels + 1, sizeof *r->labels,
+                   "labels"));
     int is_num = v[1] == 0;
     r->labels[s->n_labels++] = (pr_label){v[0],  is_num ? 0 : v[1],          is_num ? v[3] : 0,
                                           f->at, is_num ? (int64_t)v[2] : 0, is_num};
@@ -290,14 +286,14 @@ static pk_status stack_ctx(pr *r, size_t n, uint32_t *out)
 {
     uint32_t ctx = 0;
     size_t same = 0;
-    TRY(pr_grow(r, (void **)&r->path_loc, &r->cap_path, n + 1, sizeof *r->path_loc, "a stack"));
+    PK_TRY(pr_grow(r, (void **)&r->path_loc, &r->cap_path, n + 1, sizeof *r->path_loc, "a stack"));
     size_t cap = r->cap_path_ctx;
-    TRY(pr_grow(r, (void **)&r->path_ctx, &cap, n + 1, sizeof *r->path_ctx, "a stack"));
+    PK_TRY(pr_grow(r, (void **)&r->path_ctx, &cap, n + 1, sizeof *r->path_ctx, "a stack"));
     r->cap_path_ctx = cap;
     while (same < n && same < r->n_path && r->path_loc[same] == r->stack[n - 1 - same])
         ctx = r->path_ctx[same++];
     for (size_t i = same; i < n; i++) {
-        TRY(pr_loc_ctx(r, ctx, r->stack[n - 1 - i], &ctx));
+        PK_TRY(pr_loc_ctx(r, ctx, r->stack[n - 1 - i], &ctx));
         r->path_loc[i] = r->stack[n - 1 - i], r->path_ctx[i] = ctx;
     }
     r->n_path = n;
@@ -325,8 +321,8 @@ static pk_status sample(pr *r, sample_ctx *s, const pb_in *top, const pb_field *
                        "pprof refuses the profile too)",
                        s->n_values, r->n_types);
     uint32_t ctx = 0, set;
-    TRY(stack_ctx(r, s->n_stack, &ctx));
-    TRY(label_set(r, r->labels, s->n_labels, &set));
+    PK_TRY(stack_ctx(r, s->n_stack, &ctx));
+    PK_TRY(label_set(r, r->labels, s->n_labels, &set));
     return add_row(r, set, ctx, r->values);
 }
 
@@ -337,18 +333,18 @@ pk_status pr_samples(pr *r)
     sample_ctx s = {0};
     int got;
     r->row_map.words = 2;
-    TRY(pr_grow(r, (void **)&r->values, &r->cap_values, r->n_types + 1u, sizeof *r->values,
-                "values"));
+    PK_TRY(pr_grow(r, (void **)&r->values, &r->cap_values, r->n_types + 1u, sizeof *r->values,
+                   "values"));
     while ((got = pb_next(&top, &f)) > 0) { /* pass 1 read every field already */
         if (f.num != 2) continue;
-        TRY(sample(r, &s, &top, &f));
+        PK_TRY(sample(r, &s, &top, &f));
         s.index++;
     }
     if (got < 0) return pr_wire_fail(r, &top, "Profile");
     if (r->chosen && !r->chosen_seen && s.index) return no_chosen_label(r);
     if (!r->n_sets) { /* no sample: still one location, holding nothing */
         uint32_t set;
-        TRY(label_set(r, NULL, 0, &set));
+        PK_TRY(label_set(r, NULL, 0, &set));
     }
     return PK_OK;
 }

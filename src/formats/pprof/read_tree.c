@@ -25,19 +25,14 @@
 
 #include "pprof.h"
 #include "pr.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
+#include "util/error.h"
 
 enum { NAME_FILE = 1, NAME_MODULE = 2, NAME_UNSYM = 3 };
 
 pk_status pr_tree_init(pr *r)
 {
     r->ctx_map.words = 7, r->memo.words = 2, r->file_map.words = 2;
-    TRY(pr_grow(r, (void **)&r->ctx, &r->cap_ctx, 1, sizeof *r->ctx, "contexts"));
+    PK_TRY(pr_grow(r, (void **)&r->ctx, &r->cap_ctx, 1, sizeof *r->ctx, "contexts"));
     r->ctx[0] = (pr_ctx){PK_NONE, PK_CTX_ROOT, PK_REL_NONE, 0, PK_NONE, PK_NONE, 0, PK_NONE, 0};
     r->n_ctx = 1;
     r->unknown_fn = PK_NONE;
@@ -56,7 +51,7 @@ static pk_status ctx_get(pr *r, const pr_ctx *c, uint32_t *out)
     if (pk_kmap_upsert(&r->ctx_map, key, r->n_ctx, out, &added))
         return pk_fail_nomem("building the calling-context tree");
     if (!added) return PK_OK;
-    TRY(pr_grow(r, (void **)&r->ctx, &r->cap_ctx, r->n_ctx + 1u, sizeof *r->ctx, "contexts"));
+    PK_TRY(pr_grow(r, (void **)&r->ctx, &r->cap_ctx, r->n_ctx + 1u, sizeof *r->ctx, "contexts"));
     r->ctx[r->n_ctx++] = *c;
     return PK_OK;
 }
@@ -91,11 +86,11 @@ static pk_status file_of(pr *r, uint64_t idx, uint32_t *out)
     int added;
     *out = PK_NONE;
     if (!r->strs[idx].len) return PK_OK;
-    TRY(intern_str(r, idx, &s));
-    TRY(by_name(r, NAME_FILE, s, p->n_files, out, &added));
+    PK_TRY(intern_str(r, idx, &s));
+    PK_TRY(by_name(r, NAME_FILE, s, p->n_files, out, &added));
     if (!added) return PK_OK;
-    TRY(pr_grow(r, (void **)&p->files, &r->cap_files, p->n_files + 1u, sizeof *p->files,
-                "source files"));
+    PK_TRY(pr_grow(r, (void **)&p->files, &r->cap_files, p->n_files + 1u, sizeof *p->files,
+                   "source files"));
     p->files[p->n_files++] = (pk_file){s, 0};
     return PK_OK;
 }
@@ -103,8 +98,8 @@ static pk_status file_of(pr *r, uint64_t idx, uint32_t *out)
 static pk_status add_function(pr *r, const pk_function *f, uint32_t *out)
 {
     pk_profile *p = r->p;
-    TRY(pr_grow(r, (void **)&p->functions, &r->cap_functions, p->n_functions + 1u,
-                sizeof *p->functions, "functions"));
+    PK_TRY(pr_grow(r, (void **)&p->functions, &r->cap_functions, p->n_functions + 1u,
+                   sizeof *p->functions, "functions"));
     *out = p->n_functions;
     p->functions[p->n_functions++] = *f;
     return PK_OK;
@@ -142,17 +137,17 @@ static pk_status function_of(pr *r, uint32_t i, uint32_t map, uint32_t *out)
     pk_function m = {NULL, PK_NONE, 0, PK_NONE, 0};
     const char *sys;
     int named = r->strs[f->name].len != 0;
-    TRY(named ? intern_str(r, f->name, &m.name) : unnamed(r, map, &m.name));
-    TRY(file_of(r, f->file, &m.file));
+    PK_TRY(named ? intern_str(r, f->name, &m.name) : unnamed(r, map, &m.name));
+    PK_TRY(file_of(r, f->file, &m.file));
     if (m.file != PK_NONE && f->start > 0 && f->start <= UINT32_MAX) m.line = (uint32_t)f->start;
-    TRY(add_function(r, &m, &f->model));
+    PK_TRY(add_function(r, &m, &f->model));
     if (!named)
-        TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, f->model, PPROF_ATTR_UNNAMED, "1", 1));
+        PK_TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, f->model, PPROF_ATTR_UNNAMED, "1", 1));
     if (r->strs[f->sys].len) {
-        TRY(intern_str(r, f->sys, &sys));
+        PK_TRY(intern_str(r, f->sys, &sys));
         if (sys != m.name)
-            TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, f->model, PPROF_ATTR_SYSNAME, sys,
-                                  strlen(sys)));
+            PK_TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, f->model, PPROF_ATTR_SYSNAME, sys,
+                                     strlen(sys)));
     }
     *out = f->model;
     return PK_OK;
@@ -167,13 +162,13 @@ static pk_status module_of(pr *r, uint32_t m, uint32_t *out)
     int added;
     if (map->module != PK_NONE) return *out = map->module, PK_OK;
     if (r->strs[map->file].len)
-        TRY(intern_str(r, map->file, &s));
+        PK_TRY(intern_str(r, map->file, &s));
     else if (!(s = pk_intern_cstr(&p->strings, "<unnamed mapping>")))
         return pk_fail_nomem("reading a pprof profile");
-    TRY(by_name(r, NAME_MODULE, s, p->n_modules, &map->module, &added));
+    PK_TRY(by_name(r, NAME_MODULE, s, p->n_modules, &map->module, &added));
     if (added) {
-        TRY(pr_grow(r, (void **)&p->modules, &r->cap_modules, p->n_modules + 1u, sizeof *p->modules,
-                    "load modules"));
+        PK_TRY(pr_grow(r, (void **)&p->modules, &r->cap_modules, p->n_modules + 1u,
+                       sizeof *p->modules, "load modules"));
         p->modules[p->n_modules++] = (pk_module){s};
     }
     *out = map->module;
@@ -192,7 +187,7 @@ static pk_status unsym_function(pr *r, uint32_t module, uint32_t *out)
     snprintf(name, sizeof name, "[%s]", base_name(r->p->modules[module].path));
     pk_function f = {pk_intern_cstr(&r->p->strings, name), PK_NONE, 0, PK_NONE, 0};
     if (!f.name) return pk_fail_nomem("reading a pprof profile");
-    TRY(add_function(r, &f, out));
+    PK_TRY(add_function(r, &f, out));
     return pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, *out, PPROF_ATTR_UNSYM, "1", 1);
 }
 
@@ -201,8 +196,9 @@ static pk_status unknown_function(pr *r, uint32_t *out)
     if (r->unknown_fn == PK_NONE) {
         pk_function f = {pk_intern_cstr(&r->p->strings, "<unknown>"), PK_NONE, 0, PK_NONE, 0};
         if (!f.name) return pk_fail_nomem("reading a pprof profile");
-        TRY(add_function(r, &f, &r->unknown_fn));
-        TRY(pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, r->unknown_fn, PPROF_ATTR_UNSYM, "1", 1));
+        PK_TRY(add_function(r, &f, &r->unknown_fn));
+        PK_TRY(
+            pk_model_add_attr(r->p, PK_ENTITY_FUNCTION, r->unknown_fn, PPROF_ATTR_UNSYM, "1", 1));
     }
     *out = r->unknown_fn;
     return PK_OK;
@@ -216,11 +212,11 @@ static pk_status symbolized(pr *r, const pr_loc *l, uint32_t *cur)
         const pr_line *ln = &r->lines[l->first_line + k];
         pr_ctx c =
             proto(*cur, PK_CTX_FUNCTION, k + 1 == l->n_lines ? PK_REL_CALL : PK_REL_INLINED_CALL);
-        TRY(function_of(r, ln->fn, l->map, &c.function));
+        PK_TRY(function_of(r, ln->fn, l->map, &c.function));
         c.flags = PK_CTXF_HAS_FUNCTION;
         if (k + 1 < l->n_lines && outer_file != PK_NONE && outer_line)
             c.file = outer_file, c.line = outer_line, c.flags |= PK_CTXF_HAS_SRCLOC;
-        TRY(ctx_get(r, &c, cur));
+        PK_TRY(ctx_get(r, &c, cur));
         outer_file = r->p->functions[c.function].file;
         outer_line = ln->line > 0 && ln->line <= UINT32_MAX ? (uint32_t)ln->line : 0;
     }
@@ -234,17 +230,17 @@ static pk_status expand(pr *r, uint32_t parent, const pr_loc *l, uint32_t *cur)
 {
     uint32_t module = PK_NONE;
     *cur = parent;
-    if (l->map != PK_NONE) TRY(module_of(r, l->map, &module));
+    if (l->map != PK_NONE) PK_TRY(module_of(r, l->map, &module));
     if (l->n_lines) {
-        TRY(symbolized(r, l, cur));
+        PK_TRY(symbolized(r, l, cur));
     } else {
         pr_ctx c = proto(parent, PK_CTX_FUNCTION, PK_REL_CALL);
         if (module != PK_NONE)
-            TRY(unsym_function(r, module, &c.function));
+            PK_TRY(unsym_function(r, module, &c.function));
         else
-            TRY(unknown_function(r, &c.function));
+            PK_TRY(unknown_function(r, &c.function));
         c.flags = PK_CTXF_HAS_FUNCTION;
-        TRY(ctx_get(r, &c, cur));
+        PK_TRY(ctx_get(r, &c, cur));
     }
     if (module == PK_NONE) return PK_OK;
     pr_ctx c = proto(*cur, PK_CTX_INSTRUCTION, PK_REL_LEXICAL);
@@ -256,7 +252,7 @@ pk_status pr_loc_ctx(pr *r, uint32_t parent, uint32_t loc, uint32_t *out)
 {
     uint64_t key[PK_KMAP_WORDS] = {parent, loc};
     if (pk_kmap_get(&r->memo, key, out)) return PK_OK;
-    TRY(expand(r, parent, &r->locs[loc], out));
+    PK_TRY(expand(r, parent, &r->locs[loc], out));
     uint32_t v;
     int added;
     if (pk_kmap_upsert(&r->memo, key, *out, &v, &added))

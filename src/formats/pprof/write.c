@@ -20,12 +20,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
-
 #define CHUNK (1u << 20)
 
 /* What the gzip header and the first string say (safeout.c looks for it). */
@@ -182,7 +176,7 @@ static int plain_name(const char *path)
 
 static pk_status start(pw *w)
 {
-    TRY(pk_out_create(&w->out, w->path, w->opts ? w->opts->flags & PK_WRITE_FORCE : 0));
+    PK_TRY(pk_out_create(&w->out, w->path, w->opts ? w->opts->flags & PK_WRITE_FORCE : 0));
     w->started = 1;
     if (!w->gzip) return PK_OK;
     static char comment[] = SIGNATURE;
@@ -198,14 +192,14 @@ static pk_status write_all(pw *w)
     if (pk_vec_reserve((void **)&w->strs, &w->cap_strs, 16, sizeof *w->strs))
         return pk_fail_nomem("writing a pprof profile");
     w->strs[0] = "", w->n_strs = 1; /* string 0 is always "" */
-    TRY(pw_plan(w));
-    TRY(pw_frames_init(w));
-    TRY(start(w));
+    PK_TRY(pw_plan(w));
+    PK_TRY(pw_frames_init(w));
+    PK_TRY(start(w));
     head(w);
     uint32_t written = 2; /* "" and the comment: the others come last */
-    TRY(pw_samples(w));
-    TRY(pw_report_late(w));
-    TRY(pw_write_tables(w));
+    PK_TRY(pw_samples(w));
+    PK_TRY(pw_report_late(w));
+    PK_TRY(pw_write_tables(w));
     tail(w, written);
     return pw_flush(w, 1);
 }

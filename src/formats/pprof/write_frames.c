@@ -32,13 +32,8 @@
 #include "pprof.h"
 #include "pw.h"
 #include "util/bytes.h"
+#include "util/error.h"
 #include "util/vec.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
 
 #define MAX_FRAME  65536u       /* contexts in one frame (inlined, lexical) */
 #define MAX_FRAMES (1ull << 28) /* stack entries in the whole file (gigabytes of samples) */
@@ -158,7 +153,7 @@ static pk_status function_of(pw *w, uint32_t c, uint32_t *out)
 {
     const pk_ctx_rec *x = &w->p->ctx[c];
     if ((x->flags & PK_CTXF_HAS_FUNCTION) && x->function < w->p->n_functions) {
-        if (!w->fn_id[x->function]) TRY(new_function(w, c, &w->fn_id[x->function]));
+        if (!w->fn_id[x->function]) PK_TRY(new_function(w, c, &w->fn_id[x->function]));
         return *out = w->fn_id[x->function], PK_OK;
     }
     char name[512];
@@ -235,7 +230,7 @@ static pk_status intern_loc(pw *w, uint32_t mapping, uint64_t addr, uint32_t n, 
 {
     const pw_line *l = w->lines + w->n_lines;
     uint64_t h = hash_loc(mapping, addr, l, n);
-    if ((w->n_locs + 1u) * 2 > w->cap_loc_slots) TRY(grow_slots(w));
+    if ((w->n_locs + 1u) * 2 > w->cap_loc_slots) PK_TRY(grow_slots(w));
     size_t k = h & (w->cap_loc_slots - 1);
     for (; w->loc_slots[k]; k = (k + 1) & (w->cap_loc_slots - 1)) {
         const pw_loc *x = &w->locs[w->loc_slots[k] - 1];
@@ -302,7 +297,7 @@ static pk_status add_step(pw *w, uint32_t c, int first, uint32_t *n, uint32_t *m
     if (x->kind == PK_CTX_FUNCTION || !*n) {
         if (x->kind == PK_CTX_FUNCTION && *n && !first && (x->flags & PK_CTXF_HAS_SRCLOC))
             l[*n - 1].line = x->line; /* where the function around it inlined it */
-        TRY(function_of(w, c, &fn));
+        PK_TRY(function_of(w, c, &fn));
         if (pk_vec_reserve((void **)&w->lines, &w->cap_lines, w->n_lines + *n + 1, sizeof *l))
             return nomem();
         l = w->lines + w->n_lines;
@@ -321,18 +316,18 @@ static pk_status frame_loc(pw *w, uint32_t c, uint32_t line, uint32_t *out)
 {
     uint32_t k = 0, n = 0, module = PK_NONE, mapping = 0;
     uint64_t addr = 0;
-    TRY(frame_chain(w, c, &k));
+    PK_TRY(frame_chain(w, c, &k));
     if (pk_vec_reserve((void **)&w->lines, &w->cap_lines, w->n_lines + 1, sizeof *w->lines))
         return nomem();
     for (uint32_t i = 0; i < k; i++)
-        TRY(add_step(w, w->chain[i], i == 0, &n, &module, &addr));
+        PK_TRY(add_step(w, w->chain[i], i == 0, &n, &module, &addr));
     pw_line *l = w->lines + w->n_lines;
     if (line && n) l[n - 1].line = line;
     for (uint32_t i = 0; i < n / 2; i++) { /* pprof lists the innermost first */
         pw_line t = l[i];
         l[i] = l[n - 1 - i], l[n - 1 - i] = t;
     }
-    if (module != PK_NONE) TRY(mapping_of(w, module, addr, n > 0, &mapping));
+    if (module != PK_NONE) PK_TRY(mapping_of(w, module, addr, n > 0, &mapping));
     return intern_loc(w, mapping, mapping ? addr : 0, n, out);
 }
 
@@ -340,7 +335,7 @@ static pk_status frame_loc(pw *w, uint32_t c, uint32_t line, uint32_t *out)
 static pk_status named_loc(pw *w, uint32_t c, uint32_t *out)
 {
     uint32_t fn;
-    TRY(function_of(w, c, &fn));
+    PK_TRY(function_of(w, c, &fn));
     if (pk_vec_reserve((void **)&w->lines, &w->cap_lines, w->n_lines + 1, sizeof *w->lines))
         return nomem();
     w->lines[w->n_lines] = (pw_line){fn, 0};
@@ -359,23 +354,23 @@ pk_status pw_stack(pw *w, uint32_t c, size_t *n)
     const pk_profile *p = w->p;
     *n = 0;
     if (!is_frame(&p->ctx[c])) {
-        if (!w->loc_of[c]) TRY(named_loc(w, c, &w->loc_of[c]));
+        if (!w->loc_of[c]) PK_TRY(named_loc(w, c, &w->loc_of[c]));
         return push(w, n, w->loc_of[c]);
     }
-    if (!w->loc_of[c]) TRY(frame_loc(w, c, 0, &w->loc_of[c]));
-    TRY(push(w, n, w->loc_of[c]));
+    if (!w->loc_of[c]) PK_TRY(frame_loc(w, c, 0, &w->loc_of[c]));
+    PK_TRY(push(w, n, w->loc_of[c]));
     for (uint32_t f = w->fs[c], par; (par = p->ctx[f].parent) < p->n_ctx && is_frame(&p->ctx[par]);
          f = w->fs[par]) {
         const pk_ctx_rec *x = &p->ctx[f];
         uint32_t site = x->kind == PK_CTX_FUNCTION && (x->flags & PK_CTXF_HAS_SRCLOC) ? x->line : 0;
-        if (!site && !w->loc_of[par]) TRY(frame_loc(w, par, 0, &w->loc_of[par]));
+        if (!site && !w->loc_of[par]) PK_TRY(frame_loc(w, par, 0, &w->loc_of[par]));
         if (!w->call_loc[f]) {
             if (site)
-                TRY(frame_loc(w, par, site, &w->call_loc[f]));
+                PK_TRY(frame_loc(w, par, site, &w->call_loc[f]));
             else
                 w->call_loc[f] = w->loc_of[par];
         }
-        TRY(push(w, n, w->call_loc[f]));
+        PK_TRY(push(w, n, w->call_loc[f]));
     }
     w->n_frames += *n;
     if (w->n_frames > MAX_FRAMES)

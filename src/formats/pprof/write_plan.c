@@ -23,12 +23,7 @@
 #include "model/units.h"
 #include "pprof.h"
 #include "pw.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
+#include "util/error.h"
 
 #define EXACT_LIMIT 9007199254740992.0 /* 2^53 */
 
@@ -170,7 +165,7 @@ static pk_status choose_metric(pw *w, uint32_t m)
     }
     pw_metric *y = &w->m[w->n_m];
     *y = (pw_metric){m, col, scope, 1, NULL, 0};
-    TRY(choose_scale(w, y));
+    PK_TRY(choose_scale(w, y));
     w->n_m++;
     return PK_OK;
 }
@@ -186,19 +181,19 @@ static pk_status report_contexts(pw *w)
         entries |= p->ctx[c].kind == PK_CTX_ENTRY;
     }
     if (loops)
-        TRY(lose(w, "loops",
-                 "pprof has no loops: a loop's own cost is at its header line, in the function "
-                 "around it"));
+        PK_TRY(lose(w, "loops",
+                    "pprof has no loops: a loop's own cost is at its header line, in the function "
+                    "around it"));
     if (entries)
-        TRY(lose(w, "entry points",
-                 "pprof stacks begin at the outermost function: entry points ('main thread'...) "
-                 "are left out of them (a cost of an entry point itself is at a function named "
-                 "after it)"));
+        PK_TRY(lose(w, "entry points",
+                    "pprof stacks begin at the outermost function: entry points ('main thread'...) "
+                    "are left out of them (a cost of an entry point itself is at a function named "
+                    "after it)"));
     if (p->cg)
-        TRY(lose(w, "call counts",
-                 "pprof samples hold costs per stack, no call counts: the stacks are the "
-                 "calling contexts profkit reconstructs from the call graph (approximate, "
-                 "docs/callgrind.md)"));
+        PK_TRY(lose(w, "call counts",
+                    "pprof samples hold costs per stack, no call counts: the stacks are the "
+                    "calling contexts profkit reconstructs from the call graph (approximate, "
+                    "docs/callgrind.md)"));
     return PK_OK;
 }
 
@@ -224,9 +219,9 @@ static pk_status report_locations(pw *w)
     for (uint32_t c = 0; c < p->n_columns; c++)
         stats |= p->columns[c].is_summary && p->columns[c].stat != PK_STAT_SUM;
     if (physical)
-        TRY(lose(w, "physical location ids",
-                 "each location's samples are labelled with its identifiers' logical ids "
-                 "(RANK 3, THREAD 0...): pprof labels hold one number"));
+        PK_TRY(lose(w, "physical location ids",
+                    "each location's samples are labelled with its identifiers' logical ids "
+                    "(RANK 3, THREAD 0...): pprof labels hold one number"));
     if (stats && only_summaries(p))
         return lose(w, "summary statistics",
                     "the profile holds only statistics over its locations: their sum is "
@@ -244,10 +239,10 @@ pk_status pw_plan(pw *w)
     w->m = calloc(p->n_metrics + 1u, sizeof *w->m);
     if (!w->m) return pk_fail_nomem("writing a pprof profile");
     for (uint32_t m = 0; m < p->n_metrics; m++)
-        TRY(choose_metric(w, m));
+        PK_TRY(choose_metric(w, m));
     if (p->n_traces && !(w->opts && (w->opts->flags & PK_WRITE_NO_TRACE)))
-        TRY(lose(w, "traces", "pprof has no time line"));
-    TRY(report_contexts(w));
+        PK_TRY(lose(w, "traces", "pprof has no time line"));
+    PK_TRY(report_contexts(w));
     return report_locations(w);
 }
 
@@ -259,15 +254,15 @@ pk_status pw_report_late(pw *w)
                  "%u locations hold no value of the metrics written: a pprof location is the "
                  "labels of its samples, and they have none",
                  w->empty_locations);
-        TRY(lose(w, "locations without values", why));
+        PK_TRY(lose(w, "locations without values", why));
     }
     for (uint32_t m = 0; m < w->n_m; m++)
         if (w->m[m].negative)
-            TRY(lose_metric(w, w->m[m].metric,
-                            "its stored inclusive values are below their callees' in places "
-                            "(noise in unsigned counts): the sample values written there are "
-                            "negative (so totals stay exact), where profkit's exclusive views "
-                            "and CubeLib show 0"));
+            PK_TRY(lose_metric(w, w->m[m].metric,
+                               "its stored inclusive values are below their callees' in places "
+                               "(noise in unsigned counts): the sample values written there are "
+                               "negative (so totals stay exact), where profkit's exclusive views "
+                               "and CubeLib show 0"));
     return PK_OK;
 }
 

@@ -24,13 +24,8 @@
 #include "pprof.h"
 #include "profkit/analysis.h"
 #include "pw.h"
+#include "util/error.h"
 #include "util/vec.h"
-
-#define TRY(x)                                                                                     \
-    do {                                                                                           \
-        pk_status st_ = (x);                                                                       \
-        if (st_) return st_;                                                                       \
-    } while (0)
 
 /* Point values of the locations at hand: a row of n_m sums per context
  * they reach, found through slot[] (PK_NONE: no row yet), in the order
@@ -149,11 +144,11 @@ static pk_status write_samples(pw *w, const acc *a, const pb_out *labels, uint64
     for (uint32_t i = 0; i < a->n; i++) {
         size_t any = 0, stack;
         for (uint32_t m = 0; m < w->n_m; m++) {
-            TRY(value_of(w, m, a->rows[(size_t)i * w->n_m + m], &vals[m]));
+            PK_TRY(value_of(w, m, a->rows[(size_t)i * w->n_m + m], &vals[m]));
             any += vals[m] != 0;
         }
         if (!any) continue;
-        TRY(pw_stack(w, a->touched[i], &stack));
+        PK_TRY(pw_stack(w, a->touched[i], &stack));
         pb_out *o = &w->scratch;
         o->len = 0;
         pb_put_packed(o, 1, w->stack, stack);
@@ -163,7 +158,7 @@ static pk_status write_samples(pw *w, const acc *a, const pb_out *labels, uint64
         pw_emit(w, o, 2);
         if (w->stats) w->stats->n_values += any;
         w->n_samples++;
-        TRY(pw_flush(w, 0));
+        PK_TRY(pw_flush(w, 0));
     }
     return PK_OK;
 }

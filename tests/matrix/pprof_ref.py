@@ -221,3 +221,15 @@ def parse_top(text):
             name = re.sub(r" \((partial-)?inline\)$", "", m.group(5))
             rows.append((name, float(m.group(1)), float(m.group(3))))
     return rows
+
+
+def by_name(rows):
+    """profkit flat --json rows summed per function name: [exclusive,
+    inclusive, contexts] (go tool pprof lists a function once)."""
+    out = {}
+    for r in rows:
+        o = out.setdefault(r["name"], [0.0, 0.0, 0])
+        o[0] += r["exclusive"]
+        o[1] += r["inclusive"]
+        o[2] += r.get("contexts", 1)
+    return out

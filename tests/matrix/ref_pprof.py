@@ -22,16 +22,6 @@ TOP = 20
 MAX_METRICS = 3  # per input, functions compared (totals: all); tests/pprof checks every one
 
 
-def by_name(rows):
-    out = {}
-    for r in rows:
-        o = out.setdefault(r["name"], [0.0, 0.0, 0])
-        o[0] += r["exclusive"]
-        o[1] += r["inclusive"]
-        o[2] += r.get("contexts", 1)
-    return out
-
-
 def inclusive_slack(a, src):
     """A call graph's calling-context tree is reconstructed: a function's
     cumulative value there is within 1% of the call graph's exact one, or
@@ -49,7 +39,7 @@ def check_functions(a, src, out, rw, i, t, scale, problems, cum_tol):
     if r.returncode != 0:
         problems.append("profkit flat -m %r of the source fails" % t)
         return
-    rows = by_name(json.loads(r.stdout)["rows"])
+    rows = ref.by_name(json.loads(r.stdout)["rows"])
     got = ref.flat(ref.traces(out, i, rw.units[i]))
     for name, (ex, inc, n) in sorted(rows.items(), key=lambda kv: -abs(kv[1][0]))[:TOP]:
         g = got.get(name, [0, 0])

@@ -43,16 +43,6 @@ def close(a, b, tol=0.0):
     return abs(a - b) <= 1e-9 * max(abs(a), abs(b)) + tol
 
 
-def by_name(rows):
-    out = {}
-    for r in rows:
-        o = out.setdefault(r["name"], [0.0, 0.0, 0])
-        o[0] += r["exclusive"]
-        o[1] += r["inclusive"]
-        o[2] += r.get("contexts", 1)
-    return out
-
-
 def tree_paths(node, prefix, out):
     """{(names): [inclusive, self]} of profkit's tree JSON, iteratively."""
     stack = [(c, prefix) for c in node["children"]]
@@ -101,7 +91,7 @@ def check_top(path, i, t, unit, rows, problems, scale=1.0, tol=0.0):
 
 def read_type(path, traces, t, problems):
     f = pk_json(["flat", "--json", "-n", "0", "-m", t, path])
-    compare("flat %s" % t, ref.flat(traces), by_name(f["rows"]), problems)
+    compare("flat %s" % t, ref.flat(traces), ref.by_name(f["rows"]), problems)
     tr = pk_json(["tree", "--json", "-t", "0", "-d", "1000000", "-m", t, path])
     got = tree_paths(tr["root"], (), {}) if tr.get("root") else {}
     got = {k: v for k, v in got.items() if v[0] or v[1]}
@@ -148,7 +138,7 @@ def write_metric(src, out, rw, i, t, sinfo, units, lost, problems):
     if not close(total, want * scale, 0.5 * len(rw.samples) + 1e-6):
         problems.append("total of %s: pprof %r, source %r x %g" % (t, total, want, scale))
     f = pk_json(["flat", "--json", "-n", "0", "-m", t, src])
-    rows = by_name(f["rows"])
+    rows = ref.by_name(f["rows"])
     got = ref.flat(ref.traces(out, i, units.get(t)))
     for name, (ex, inc, n) in sorted(rows.items(), key=lambda kv: -abs(kv[1][0]))[:TOP]:
         g = got.get(name, [0, 0])

@@ -8,10 +8,12 @@
 # --with-bench  also hyperfine and GNU time (make bench)
 set -euo pipefail
 
+# pypy3: the matrix runs HPCToolkit's pure-Python reader (hpctesttool) under
+# PyPy, in half the CPU time (tests/matrix/ref_hpctoolkit.py).
 packages=(cmake make gcc pkg-config libcmocka-dev python3 zlib1g-dev libexpat1-dev libyajl-dev libyaml-dev valgrind
           chromium python3-websocket libdw-dev libcapstone-dev libmicrohttpd-dev libpcre2-dev librsvg2-bin man-db
           python3-dev python3-numpy python3-pandas python3-pytest python3-setuptools
-          libopenmpi-dev openmpi-bin)
+          libopenmpi-dev openmpi-bin pypy3)
 for arg in "$@"; do
   case "$arg" in
     --with-fuzz) packages+=(clang libclang-rt-14-dev) ;;

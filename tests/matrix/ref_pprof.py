@@ -4,7 +4,8 @@ reads each (-raw: every sample as Go's profile package decodes it), with
 the source's per-metric totals (in the unit the writer recorded) and, for
 the source's top 20 functions of each metric, `profkit flat` of the
 source's exclusive and inclusive values as pprof's flat and cumulative
-ones (pprof_ref.py computes them by pprof's rules). The batch's pprof
+ones: pprof's own -top, or where -top lists a name twice, computed by
+pprof's rules from -traces (pprof_ref.top_flat, flat). The batch's pprof
 calls run several at once. Called by matrix.py (matrix_common.ref_main).
 """
 import concurrent.futures
@@ -40,7 +41,9 @@ def check_functions(a, src, out, rw, i, t, scale, problems, cum_tol):
         problems.append("profkit flat -m %r of the source fails" % t)
         return
     rows = ref.by_name(json.loads(r.stdout)["rows"])
-    got = ref.flat(ref.traces(out, i, rw.units[i]))
+    got = ref.top_flat(out, i, rw.units[i])
+    if got is None:
+        got = ref.flat(ref.traces(out, i, rw.units[i]))
     for name, (ex, inc, n) in sorted(rows.items(), key=lambda kv: -abs(kv[1][0]))[:TOP]:
         g = got.get(name, [0, 0])
         slack = 0.5 * (n + 1) if scale != 1 else 0.0  # each value rounded to an integer

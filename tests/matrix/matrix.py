@@ -174,18 +174,45 @@ def by_name(rows):
     return out
 
 
-def compare_flat(pk, src, out, sname, oname, scale, incl_tol, problems, keys=("exclusive", "inclusive"),
+def flat_rows(pk, path, names, source=False):
+    """{metric: flat rows (-n 0) of that metric} for NAMES, from one
+    `flat -m A,B,...` (the rows' values per column) where the names allow
+    a list, else one flat per metric; a metric whose flat fails is not in
+    it. A matrix input compares up to 24 metrics: 24 runs and parses of
+    every row became one."""
+    out = {}
+    if len(names) > 1 and not any(c in n for n in names for c in ",="):
+        doc = mc.flat(pk, path, ",".join(names), 0, source=source)
+        if doc is not None and [m["name"] for m in doc["metrics"]] == list(names):
+            for k, n in enumerate(names):
+                out[n] = [dict(r, **r["values"][k]) for r in doc["rows"]]
+            return out
+    for n in names:
+        doc = mc.flat(pk, path, n, 0, source=source)
+        if doc is not None:
+            out[n] = doc["rows"]
+    return out
+
+
+def compare_flats(pk, src, out, jobs, problems, writer):
+    """compare_flat() of every (source metric, output metric, scale,
+    inclusive tolerance, keys) job, each side's flats read at once."""
+    a = flat_rows(pk, src, [j[0] for j in jobs], source=True)
+    b = flat_rows(pk, out, [j[1] for j in jobs])
+    for sname, oname, scale, incl_tol, keys in jobs:
+        if sname not in a:
+            continue
+        if oname not in b:
+            problems.append("flat of %r fails on the output" % oname)
+            continue
+        compare_flat(a[sname], b[oname], sname, scale, incl_tol, problems, keys, writer)
+
+
+def compare_flat(a_rows, b_rows, sname, scale, incl_tol, problems, keys=("exclusive", "inclusive"),
                  writer=None):
     """The source's top functions of one metric against the output's."""
-    a = mc.flat(pk, src, sname, 0, source=True)
-    if a is None:
-        return
-    b = mc.flat(pk, out, oname, 0)
-    if b is None:
-        problems.append("flat of %r fails on the output" % oname)
-        return
-    rows = by_name(b["rows"])
-    top = sorted(by_name(a["rows"]).values(), key=lambda r: -abs(r["exclusive"]))
+    rows = by_name(b_rows)
+    top = sorted(by_name(a_rows).values(), key=lambda r: -abs(r["exclusive"]))
     for r in top[:TOP]:
         got = rows.get(stored_name(writer, r["name"]))
         if got is None and writer == "pprof":  # no sample names a function without values
@@ -240,6 +267,7 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
     first = len(problems)
     compared = 0
     diffed = None
+    jobs = []
     diff_unit = 0.0  # pprof: the written unit in the source's, the most a rounded value moves
     for m in src_info["metrics"]:
         name = m["name"]
@@ -263,8 +291,8 @@ def check_readback(pk, writer, src, out, src_info, lost, problems, notes):
                 diff_unit = 0.5 / scale
             diffed = diffed or name
             keys = ("inclusive",) if name in lost_excl else ("exclusive", "inclusive")
-            compare_flat(pk, src, out, name, om["name"], scale, incl_tol, problems, keys,
-                         writer)
+            jobs.append((name, om["name"], scale, incl_tol, keys))
+    compare_flats(pk, src, out, jobs, problems, writer)
     if diffed:
         # a call graph written as a tree: the writer says the per-arc costs
         # are not written (the reconstructed tree's estimates are)

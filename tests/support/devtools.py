@@ -131,6 +131,10 @@ class Chromium:
         self.profile_dir = tempfile.mkdtemp(prefix="pk-chromium-")
         self.proc = subprocess.Popen([browser_path(), "--headless=new", "--no-sandbox", "--disable-gpu",
                                       "--no-first-run", "--remote-debugging-port=0",
+                                      "--disable-extensions", "--disable-background-networking",
+                                      "--disable-component-update", "--disable-sync", "--mute-audio",
+                                      "--disable-default-apps", "--disable-breakpad", "--no-default-browser-check",
+                                      "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
                                       "--window-size=%d,%d" % (width, height), "--user-data-dir=" + self.profile_dir,
                                       "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
         port_file = os.path.join(self.profile_dir, "DevToolsActivePort")

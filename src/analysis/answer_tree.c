@@ -22,14 +22,7 @@ static pk_status default_nodes(pk_session *s, const pkq_values *v, pk_tree_level
                                const void *arg, pk_frame **out, size_t *n)
 {
     (void)arg;
-    const pk_frame *f;
-    size_t nf;
-    pk_status st = pkq_values_frames(s, v, level, &f, &nf);
-    if (st) return st;
-    if (!(*out = malloc((nf ? nf : 1) * sizeof **out))) return pk_fail_nomem("a tree");
-    memcpy(*out, f, nf * sizeof *f);
-    *n = nf;
-    return PK_OK;
+    return pkq_values_frames_take(s, v, level, out, n);
 }
 
 /* One base's nodes and values into the work: the first base's nodes are
@@ -81,6 +74,21 @@ static pk_status evaluate(pkq_tree_work *w, size_t c, double *in, double *self)
     return PK_OK;
 }
 
+/* Column c's arrays: a metric's are its base's own (the same values,
+ * not a copy of them), an expression's are evaluated per node. */
+static pk_status column_values(pkq_tree_work *w, size_t c, double **in, double **self)
+{
+    const pkq_column *col = &w->cols.col[c];
+    if (!col->e) {
+        *in = w->base_in[col->base[0]], *self = w->base_self[col->base[0]];
+        return PK_OK;
+    }
+    *in = pk_arena_array(&w->arena, w->n ? w->n : 1, sizeof **in);
+    *self = pk_arena_array(&w->arena, w->n ? w->n : 1, sizeof **self);
+    if (!*in || !*self) return pk_fail_nomem("a tree's columns");
+    return evaluate(w, c, *in, *self);
+}
+
 static pk_status fill_columns(pkq_tree_work *w)
 {
     pk_tree_answer *a = w->a;
@@ -91,10 +99,7 @@ static pk_status fill_columns(pkq_tree_work *w)
     for (size_t c = 0; c < nc; c++) {
         const pkq_column *col = &w->cols.col[c];
         size_t b0 = col->base[0];
-        in[c] = pk_arena_array(&w->arena, w->n ? w->n : 1, sizeof **in);
-        self[c] = pk_arena_array(&w->arena, w->n ? w->n : 1, sizeof **self);
-        if (!in[c] || !self[c]) return pk_fail_nomem("a tree's columns");
-        pk_status st = evaluate(w, c, in[c], self[c]);
+        pk_status st = column_values(w, c, &in[c], &self[c]);
         if (st) return st;
         double *tot = malloc(nb * sizeof *tot);
         if (!tot) return pk_fail_nomem("a tree's columns");
@@ -168,13 +173,12 @@ void pkq_column_expression(pk_answer_column *c, pk_arena *a, const char *label)
 pk_status pkq_tree_finish(pkq_tree_work *w)
 {
     pk_tree_answer *a = w->a;
-    pk_frame *nodes = pk_arena_array(&w->arena, w->n ? w->n : 1, sizeof *nodes);
     pk_arena *keep = pk_arena_alloc(&w->arena, sizeof *keep);
-    if (!nodes || !keep) return pk_fail_nomem("a tree");
-    if (w->n) memcpy(nodes, w->nodes, w->n * sizeof *nodes);
-    free(w->nodes);
+    /* the nodes stay where they were built (a copy into the arena would
+     * hold two of them at once: 29 MB each for cc1's 600,000 frames) */
+    if (!keep || pk_arena_own(&w->arena, w->nodes)) return pk_fail_nomem("a tree");
+    a->nodes = w->nodes, a->n_nodes = w->n;
     w->nodes = NULL;
-    a->nodes = nodes, a->n_nodes = w->n;
     a->level = w->level;
     a->level_name = pkq_level_name(w->level);
     a->threshold = w->q->threshold;

@@ -35,6 +35,7 @@ pk_status pk_frames_add(pk_frames_builder *b, pk_index parent, pk_index context,
     uint64_t key[PK_KMAP_WORDS] = {parent, hash};
     uint32_t found;
     int added;
+    if (!b->kids.count) b->kids.words = 2; /* keys of 16 bytes, not 64: 29 MB less for 600,000 */
     if (b->n == b->cap) {
         size_t cap = b->cap ? 2 * b->cap : 256;
         pk_frame *f = realloc(b->f, cap * sizeof *f);

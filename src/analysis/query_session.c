@@ -144,3 +144,14 @@ pk_status pkq_values_frames(pk_session *s, const pkq_values *cv, pk_tree_level l
     *frames = v->frames[level], *n = v->n_frames[level];
     return PK_OK;
 }
+
+pk_status pkq_values_frames_take(pk_session *s, const pkq_values *cv, pk_tree_level level,
+                                 pk_frame **frames, size_t *n)
+{
+    pkq_values *v = (pkq_values *)cv; /* the session's own entry */
+    if (!v->frames[level])
+        return pkq_frames_build(s->p, v->incl, v->excl, level, v->met.combine, frames, n);
+    *frames = v->frames[level], *n = v->n_frames[level];
+    v->frames[level] = NULL, v->n_frames[level] = 0;
+    return PK_OK;
+}

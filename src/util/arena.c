@@ -16,15 +16,23 @@ struct pk_arena_chunk {
     _Alignas(ARENA_ALIGN) unsigned char data[];
 };
 
+struct pk_arena_owned {
+    pk_arena_owned *next;
+    void *block;
+};
+
 void pk_arena_init(pk_arena *a)
 {
     a->head = NULL;
     a->used = 0;
     a->total = 0;
+    a->owned = NULL;
 }
 
 void pk_arena_free(pk_arena *a)
 {
+    for (pk_arena_owned *o = a->owned; o; o = o->next) /* the list lives in the chunks */
+        free(o->block);
     pk_arena_chunk *c = a->head;
     while (c) {
         pk_arena_chunk *next = c->next;
@@ -85,4 +93,13 @@ char *pk_arena_strndup(pk_arena *a, const char *s, size_t len)
     memcpy(d, s, len);
     d[len] = '\0';
     return d;
+}
+
+int pk_arena_own(pk_arena *a, void *block)
+{
+    pk_arena_owned *o = pk_arena_alloc(a, sizeof *o);
+    if (!o) return -1;
+    o->block = block, o->next = a->owned;
+    a->owned = o;
+    return 0;
 }

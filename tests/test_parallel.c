@@ -13,6 +13,7 @@
 
 #include "formats/hpcrun/measure.h"
 #include "formats/hpcrun/measure_par.h"
+#include "model/model.h"
 #include "model/skeleton.h"
 #include "profkit/parallel.h"
 #include "profkit/write.h"
@@ -230,8 +231,10 @@ static void same_file(const char *a_dir, const char *b_dir, const char *name)
 }
 
 /* cct.db's blocks built and written a chunk at a time, down to one
- * context's block per chunk, by 1 to 3 members: the serial build's bytes
- * (tests/parallel/ compare the default chunks, on more inputs). */
+ * context's block per chunk, by the serial writer (write_cct_chunks.c)
+ * and by 1 to 3 members of a parallel build: the bytes of the model's
+ * whole transpose (sorted) — tests/parallel/ compare the default chunks
+ * with the serial build on more inputs. */
 static void cct_in_chunks(void **state)
 {
     (void)state;
@@ -250,8 +253,18 @@ static void cct_in_chunks(void **state)
         pk_write_options wo = {.flags = PK_WRITE_FORCE};
         pk_profile *p = NULL;
         assert_int_equal(pk_profile_open(dir, &oo, &p), PK_OK);
+        p->cm_sorted_only = 1; /* the model's whole transpose, sorted: another way */
         assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, whole, &wo, NULL), PK_OK);
         pk_profile_free(p);
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) { /* the serial writer */
+            assert_int_equal(pk_profile_open(dir, &oo, &p), PK_OK);
+            p->cct_chunk_bytes = chunks[c];
+            assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, part, &wo, NULL), PK_OK);
+            pk_profile_free(p);
+            same_file(whole, part, "meta.db");
+            same_file(whole, part, "profile.db");
+            same_file(whole, part, "cct.db");
+        }
         pk_parallel_options o = {.open_flags = PK_OPEN_NO_SYMBOLS, .write_flags = PK_WRITE_FORCE};
         for (unsigned t = 1; t <= 3; t++)
             for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {

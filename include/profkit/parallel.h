@@ -78,8 +78,9 @@ typedef struct pk_parallel_options {
     int mean; /* merge: average locations with the same identity (--mean) */
     /* cct.db's blocks are built and written this many bytes at a time (at
      * least one context's block), so a member holds one such chunk rather
-     * than its whole range of contexts; 0: 16 MiB. Between processes
-     * (a team) each member's range is built whole. */
+     * than its whole range of contexts; 0: 16 MiB, or 1 KiB per location
+     * if more. Between processes (a team) each member's range is built
+     * whole. */
     uint64_t chunk_bytes;
 } pk_parallel_options;
 

@@ -23,7 +23,10 @@
 #include "util/parallel.h"
 
 #define CHUNK_BYTES (16u << 20)
-#define DENSE_CELLS (1u << 24) /* as model/transpose.c: counters affordable */
+/* Each chunk visits every location (a few cache misses each): with many
+ * locations, chunks grow so that this stays small beside the values. */
+#define CHUNK_PER_LOCATION 1024u
+#define DENSE_CELLS        (1u << 24) /* as model/transpose.c: counters affordable */
 
 struct hk_cct_src {
     const pk_profile *p;
@@ -201,12 +204,20 @@ static void place(hk_cct_src *s, uint64_t lo, uint64_t hi)
     }
 }
 
-/* Ids [lo, *hi) of one chunk: blocks while they fit in CHUNK_BYTES (or
- * the profile's test setting; at least one block); returns its bytes. */
+/* A chunk's bytes: CHUNK_BYTES, or 1 KiB per location if more (or the
+ * profile's test setting). */
+static uint64_t chunk_limit(const pk_profile *p)
+{
+    uint64_t limit = (uint64_t)p->n_locs * CHUNK_PER_LOCATION;
+    if (limit < CHUNK_BYTES) limit = CHUNK_BYTES;
+    return p->cct_chunk_bytes ? p->cct_chunk_bytes : limit;
+}
+
+/* Ids [lo, *hi) of one chunk: blocks while they fit in the limit (at least
+ * one block); returns its bytes. */
 static uint64_t chunk_of(const hk_cct_src *s, uint64_t lo, uint64_t n_ids, uint64_t *hi)
 {
-    uint64_t bytes = 0, id = lo,
-             limit = s->p->cct_chunk_bytes ? s->p->cct_chunk_bytes : CHUNK_BYTES;
+    uint64_t bytes = 0, id = lo, limit = chunk_limit(s->p);
     for (; id < n_ids; id++) {
         uint32_t ctx = pk_model_ctx_find(s->p, id);
         uint64_t b = ctx == PK_NONE ? 0 : block_size(s->nvals[ctx], s->nidx[ctx]);
@@ -226,7 +237,7 @@ void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uin
         uint64_t bytes = chunk_of(s, lo, n_ids, &hi);
         if (bytes + 1 > cap) {
             free(buf);
-            cap = bytes + 1 > CHUNK_BYTES ? bytes + 1 : CHUNK_BYTES;
+            cap = bytes + 1 > chunk_limit(s->p) ? bytes + 1 : chunk_limit(s->p);
             if (!(buf = malloc(cap))) {
                 out->status = pk_fail_nomem("writing cct.db");
                 break;

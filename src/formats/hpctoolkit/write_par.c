@@ -497,7 +497,11 @@ pk_status hk_par_write(pk_members *m, const pk_profile *p, uint32_t first, uint3
                        const char *target, const pk_write_options *o, hk_par_check check,
                        const void *check_arg, uint64_t chunk_bytes, pk_write_stats *stats)
 {
-    hp_state s = {.m = m, .chunk_bytes = chunk_bytes ? chunk_bytes : HP_CHUNK_BYTES};
+    uint64_t per_loc = (uint64_t)p->n_locs * HP_CHUNK_PER_LOCATION; /* see write_par.h */
+    hp_state s = {.m = m,
+                  .chunk_bytes = chunk_bytes                ? chunk_bytes
+                                 : per_loc > HP_CHUNK_BYTES ? per_loc
+                                                            : HP_CHUNK_BYTES};
     pk_safeout out;
     char dir[PATH_SIZE] = "";
     hp_layout y;

@@ -30,6 +30,10 @@
  * once, a range's blocks are a member's share of all the values, touched
  * once, written, freed. */
 #define HP_CHUNK_BYTES (16u << 20)
+/* Each chunk visits every location's plane (a few cache misses each):
+ * with many locations chunks grow to this much per location, so that
+ * this stays small beside the values. */
+#define HP_CHUNK_PER_LOCATION 1024u
 
 /* Before the footers are written: are the inputs still whole? */
 typedef pk_status (*hk_par_check)(const void *arg);

@@ -38,6 +38,7 @@ struct hk_cct_src {
     uint32_t *nidx;               /* per ctx */
     uint32_t *next;               /* per location: the index entry its next chunk starts at */
     unsigned char *chunk;         /* filling */
+    uint64_t chunk_len;           /* its bytes */
     uint64_t id_lo, id_hi;        /* filling: the chunk's ids */
     int unsorted[PK_MAX_WORKERS]; /* a plane's index is not in id order: no chunks */
 };
@@ -84,6 +85,7 @@ static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t
                 (*c)++;
                 continue;
             }
+            if (*c + PK_CM_VAL_SIZE > s->chunk_len) continue; /* planes changed since counted */
             unsigned char *dst = s->chunk + *c;
             *c += PK_CM_VAL_SIZE;
             pk_put_le32(dst, prof);
@@ -243,7 +245,7 @@ void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uin
                 break;
             }
         }
-        s->chunk = buf, s->id_lo = lo, s->id_hi = hi;
+        s->chunk = buf, s->chunk_len = bytes, s->id_lo = lo, s->id_hi = hi;
         place(s, lo, hi);
         pk_parallel_ranges(s->workers, s->p->n_locs, location_weight, fill_range, s);
         pk_out_bytes(out, buf, bytes);

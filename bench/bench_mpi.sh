@@ -15,7 +15,12 @@
 # OUT=/dev/shm writes the databases to memory, keeping a shared disk's
 # other writers out of the measurement.
 # Each configuration runs RUNS times (default 3); the best wall time is
-# reported (the page cache is warm: the first, discarded run reads the files).
+# reported (the page cache is warm: the first, discarded run reads the files),
+# with its CPU time (user, system: summed over the ranks), the largest peak
+# RSS of any process and the minor page faults (summed over the ranks).
+# CHRT=50 (as root) runs everything under SCHED_FIFO at that priority, so
+# the other users' processes wait: wall times then show the build, not the
+# contention (the other users' jobs stall meanwhile: keep runs short).
 # Needs GNU time; profkit-mpi and mpirun for the rank lines.
 set -euo pipefail
 build=${1:-build}
@@ -34,11 +39,11 @@ mkdir -p "$work"
 load() { cut -d' ' -f1 /proc/loadavg; }
 
 # run NAME N BYTES CMD...: best wall time of $runs, the largest peak RSS of
-# any process of the best run, one table line
+# any process of the best run, its CPU time and page faults, one table line
 run() {
   local name=$1 n=$2 bytes=$3
   shift 3
-  local best=999999 rss=0 l t
+  local best=999999 rss=0 usr=0 sys=0 flt=0 l t
   l=$(load)
   "$@" > /dev/null 2>&1 || { echo "| $name | failed |"; return; } # warms the cache
   for _ in $(seq "$runs"); do
@@ -51,16 +56,20 @@ run() {
     if [ "$(echo "$t < $best" | bc)" = 1 ]; then
       best=$t
       rss=$(grep -ho 'RSS [0-9]*' "$work/err" | awk '{print $2}' | sort -n | tail -1)
+      read -r usr sys flt < <(grep -h '^RSS ' "$work/err" | awk '{u += $4; s += $6; f += $8} END {print u, s, f}')
     fi
   done
-  printf '| %s | %.2f s | %.0f | %.0f MB/s | %.0f MiB | %s |\n' "$name" "$best" \
-    "$(echo "$n / $best" | bc -l)" "$(echo "$bytes / $best / 1000000" | bc -l)" \
-    "$(echo "${rss:-0} / 1024" | bc -l)" "$l"
+  printf '| %s | %.2f s | %.2f s | %.2f s | %.0f MiB | %.0fk | %.0f | %.0f MB/s | %s |\n' "$name" "$best" \
+    "${usr:-0}" "${sys:-0}" "$(echo "${rss:-0} / 1024" | bc -l)" "$(echo "${flt:-0} / 1000" | bc -l)" \
+    "$(echo "$n / $best" | bc -l)" "$(echo "$bytes / $best / 1000000" | bc -l)" "$l"
 }
 
 nice=${NICE:-0}
-timed() { nice -n "$nice" /usr/bin/time -f 'RSS %M' "$@"; }
-mpi() { nice -n "$nice" mpirun --mca mpi_yield_when_idle 1 "$@"; }
+prio=()
+[ -n "${CHRT:-}" ] && prio=(chrt -f "$CHRT")
+tfmt='RSS %M U %U S %S F %R'
+timed() { "${prio[@]}" nice -n "$nice" /usr/bin/time -f "$tfmt" "$@"; }
+mpi() { "${prio[@]}" nice -n "$nice" mpirun --mca mpi_yield_when_idle 1 "$@"; }
 
 for n in "${sizes[@]}"; do
   m=$work/gen$n.m
@@ -75,8 +84,8 @@ for n in "${sizes[@]}"; do
   echo
   echo "## $n files, $((bytes / 1000000)) MB ($nodes CCT nodes per file), $(nproc) cores"
   echo
-  echo "| build | wall | files/s | input MB/s | peak RSS (largest process) | load before |"
-  echo "|---|---|---|---|---|---|"
+  echo "| build | wall | user | sys | peak RSS (largest process) | minor faults | files/s | input MB/s | load before |"
+  echo "|---|---|---|---|---|---|---|---|---|"
   outdir=${OUT:-$work}
   out=$outdir/out.d
   run "serial (profkit convert)" "$n" "$bytes" timed "$profkit" convert "$m" -o "$outdir/serial.d" --force -q
@@ -86,11 +95,11 @@ for n in "${sizes[@]}"; do
     cmp -s "$outdir/serial.d/$f" "$out/$f" || echo "| --threads 2 | DIFFERS from serial: $f |"
   done
   if [ "$have_mpi" = 1 ]; then
-    run "mpirun -np 2" "$n" "$bytes" mpi -np 2 /usr/bin/time -f 'RSS %M' "$pmpi" convert "$m" -o "$out" --force -q
+    run "mpirun -np 2" "$n" "$bytes" mpi -np 2 /usr/bin/time -f "$tfmt" "$pmpi" convert "$m" -o "$out" --force -q
     for f in meta.db profile.db cct.db metrics/default.yaml; do
       cmp -s "$outdir/serial.d/$f" "$out/$f" || echo "| -np 2 | DIFFERS from serial: $f |"
     done
-    run "mpirun -np 4 (oversubscribed)" "$n" "$bytes" mpi --oversubscribe -np 4 /usr/bin/time -f 'RSS %M' "$pmpi" convert "$m" -o "$out" --force -q
+    run "mpirun -np 4 (oversubscribed)" "$n" "$bytes" mpi --oversubscribe -np 4 /usr/bin/time -f "$tfmt" "$pmpi" convert "$m" -o "$out" --force -q
   fi
   if [ -x "$open" ]; then
     l=$(load)

@@ -13,7 +13,10 @@
 
 #include "formats/hpcrun/measure.h"
 #include "formats/hpcrun/measure_par.h"
+#include "model/model.h"
 #include "model/skeleton.h"
+#include "profkit/parallel.h"
+#include "profkit/write.h"
 #include "support/pk_cmocka.h"
 #include "support/testutil.h"
 #include "util/bytes.h"
@@ -212,12 +215,89 @@ static void measurement_tables(void **state)
     hm_free_names(names, n);
 }
 
+/* Two databases' files are the same bytes. */
+static void same_file(const char *a_dir, const char *b_dir, const char *name)
+{
+    char a[4200], b[4200];
+    size_t na = 0, nb = 0;
+    snprintf(a, sizeof a, "%s/%s", a_dir, name);
+    snprintf(b, sizeof b, "%s/%s", b_dir, name);
+    unsigned char *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+    assert_non_null(x);
+    assert_non_null(y);
+    assert_int_equal(na, nb);
+    assert_memory_equal(x, y, na);
+    free(x), free(y);
+}
+
+/* cct.db's blocks built and written a chunk at a time, down to one
+ * context's block per chunk, by the serial writer (write_cct_chunks.c)
+ * and by 1 to 3 members of a parallel build: the bytes of the model's
+ * whole transpose (sorted) — tests/parallel/ compare the default chunks
+ * with the serial build on more inputs. */
+static void cct_in_chunks(void **state)
+{
+    (void)state;
+    static const char *const meas[] = {"loops-perf.m", "loops-cuda-nvidia-t.m"};
+    static const uint64_t chunks[] = {1, 4096};
+    int seen = 0;
+    for (size_t i = 0; i < sizeof meas / sizeof *meas; i++) {
+        char dir[4096], whole[4096], part[4096];
+        snprintf(dir, sizeof dir, "%s/hpctoolkit/hpctoolkit-tests-meas/%s", tu_corpus_dir(),
+                 meas[i]);
+        if (!pk_path_exists(dir)) continue;
+        seen++;
+        tu_scratch_path(whole, sizeof whole, "whole.d");
+        tu_scratch_path(part, sizeof part, "chunks.d");
+        pk_open_options oo = {.flags = PK_OPEN_NO_SYMBOLS};
+        pk_write_options wo = {.flags = PK_WRITE_FORCE};
+        pk_profile *p = NULL;
+        assert_int_equal(pk_profile_open(dir, &oo, &p), PK_OK);
+        p->cm_sorted_only = 1; /* the model's whole transpose, sorted: another way */
+        assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, whole, &wo, NULL), PK_OK);
+        pk_profile_free(p);
+        for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) { /* the serial writer */
+            assert_int_equal(pk_profile_open(dir, &oo, &p), PK_OK);
+            p->cct_chunk_bytes = chunks[c];
+            assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, part, &wo, NULL), PK_OK);
+            pk_profile_free(p);
+            same_file(whole, part, "meta.db");
+            same_file(whole, part, "profile.db");
+            same_file(whole, part, "cct.db");
+        }
+        pk_parallel_options o = {.open_flags = PK_OPEN_NO_SYMBOLS, .write_flags = PK_WRITE_FORCE};
+        for (unsigned t = 1; t <= 3; t++)
+            for (size_t c = 0; c < sizeof chunks / sizeof *chunks; c++) {
+                o.threads = t, o.chunk_bytes = chunks[c];
+                assert_int_equal(pk_build_database(dir, part, &o, NULL), PK_OK);
+                same_file(whole, part, "meta.db");
+                same_file(whole, part, "profile.db");
+                same_file(whole, part, "cct.db");
+            }
+    }
+    if (!seen) skip();
+}
+
+static int setup(void **state)
+{
+    (void)state;
+    return tu_scratch_make("pk-parallel");
+}
+
+static int teardown(void **state)
+{
+    (void)state;
+    tu_scratch_remove();
+    return 0;
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(collectives_with_threads),
         cmocka_unit_test(skeletons),
         cmocka_unit_test(measurement_tables),
+        cmocka_unit_test(cct_in_chunks),
     };
-    return cmocka_run_group_tests(tests, NULL, NULL);
+    return cmocka_run_group_tests(tests, setup, teardown);
 }

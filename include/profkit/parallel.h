@@ -76,6 +76,12 @@ typedef struct pk_parallel_options {
     pk_loss_fn loss;      /* what the database cannot hold (called on rank 0 only) */
     void *loss_user;
     int mean; /* merge: average locations with the same identity (--mean) */
+    /* cct.db's blocks are built and written this many bytes at a time (at
+     * least one context's block), so a member holds one such chunk rather
+     * than its whole range of contexts; 0: 16 MiB, or 1 KiB per location
+     * if more. Between processes (a team) each member's range is built
+     * whole. */
+    uint64_t chunk_bytes;
 } pk_parallel_options;
 
 /* What was read, sent and written (the same on every process); times

@@ -200,8 +200,9 @@ struct pk_profile {
      * writer cannot write them as they are. */
     uint64_t cm_unplaced;
     pthread_mutex_t cm_lock;
-    unsigned char *cm_built; /* storage of a built transpose (malloc) */
-    int cm_sorted_only;      /* tests: take the sorted transpose even when small */
+    unsigned char *cm_built;  /* storage of a built transpose (malloc) */
+    int cm_sorted_only;       /* tests: take the sorted transpose even when small */
+    uint64_t cct_chunk_bytes; /* tests: cct.db's blocks written in chunks this big (0: 16 MiB) */
 
     /* Metric-major row store (Cube), or NULL: then the plain locations'
      * planes are empty until pk_model_ensure_planes() builds them. */

@@ -73,5 +73,5 @@ pk_status par_write(pk_members *m, const pk_profile *p, uint32_t first, uint32_t
     pk_write_options wo = {.flags = o->write_flags};
     if (m->me == 0) wo.loss = o->loss, wo.loss_user = o->loss_user;
     ps->n_contexts = p->n_ctx, ps->n_locations = p->n_locs;
-    return hk_par_write(m, p, first, end, out, &wo, check, check_arg, &ps->write);
+    return hk_par_write(m, p, first, end, out, &wo, check, check_arg, o->chunk_bytes, &ps->write);
 }

@@ -59,13 +59,25 @@ void hk_cct_put_infos(struct pk_out *out, hk_plane_of_id plane, const void *user
 uint64_t hk_cct_first_block(uint64_t n_ids);
 uint64_t hk_cct_block_size(const pk_plane *pl);
 
+/* cct.db's blocks straight from the location planes, a chunk of ids at a
+ * time (write_cct_chunks.c), instead of the model's whole transpose.
+ * hk_cct_src_make counts the values per context; *out stays NULL when the
+ * model's transpose is to be written instead (it exists already, or there
+ * are too many (context, metric) cells, or a plane is not in id order). */
+typedef struct hk_cct_src hk_cct_src;
+pk_status hk_cct_src_make(const pk_profile *p, hk_cct_src **out);
+uint64_t hk_cct_src_nvals(const hk_cct_src *s, uint32_t ctx);
+uint32_t hk_cct_src_nidx(const hk_cct_src *s, uint32_t ctx);
+void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uint64_t n_ids);
+void hk_cct_src_free(hk_cct_src *s);
+
 /* meta.db as one in-memory image (write_meta.c). */
 pk_status hk_build_meta(const pk_profile *p, pk_buf *out);
 /* profile.db, cct.db, trace.db streamed to `path` (write_profile.c,
  * write_cct.c, write_trace.c); each adds the bytes it wrote to *bytes. */
 pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char *path,
                               uint64_t *bytes);
-pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *path,
+pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, hk_cct_src *src, const char *path,
                           uint64_t *bytes);
 /* Traces not tied to a location are left out; *skipped tells how many. */
 pk_status hk_write_trace_db(const pk_profile *p, const hk_order *o, const char *path,

@@ -82,8 +82,9 @@ static uint64_t expected_bytes(const pk_profile *p)
     return n;
 }
 
-static pk_status write_files(const pk_profile *p, const char *dir, const pk_write_options *o,
-                             pk_write_stats *stats, const char *yaml, size_t yaml_len)
+static pk_status write_files(const pk_profile *p, hk_cct_src *src, const char *dir,
+                             const pk_write_options *o, pk_write_stats *stats, const char *yaml,
+                             size_t yaml_len)
 {
     hk_order order;
     char path[PATH_SIZE];
@@ -97,7 +98,7 @@ static pk_status write_files(const pk_profile *p, const char *dir, const pk_writ
     if (!st) st = hk_write_profile_db(p, &order, path, &bytes);
     step(&pr, bytes);
     join(path, dir, "/cct.db");
-    if (!st) st = hk_write_cct_db(p, &order, path, &bytes);
+    if (!st) st = hk_write_cct_db(p, &order, src, path, &bytes);
     step(&pr, bytes);
     int traces = (p->n_traces || p->has_trace_range) && !(o && (o->flags & PK_WRITE_NO_TRACE));
     join(path, dir, "/trace.db");
@@ -126,16 +127,18 @@ static int profile_holds(const pk_profile *p, uint64_t id)
  * in HPCToolkit only through its values in profile.db and cct.db: one
  * that holds none in the profile being written cannot be written (its
  * values named no profile, say). */
-static pk_status unlisted_without_values(const pk_profile *p, const char *path,
-                                         const pk_write_options *o, pk_write_stats *stats)
+static pk_status unlisted_without_values(const pk_profile *p, const hk_cct_src *src,
+                                         const char *path, const pk_write_options *o,
+                                         pk_write_stats *stats)
 {
-    pk_status st = pk_model_ensure_cm(p);
+    pk_status st = src ? PK_OK : pk_model_ensure_cm(p);
     uint32_t n = 0;
     char ids[128] = "";
     size_t len = 0;
     for (uint32_t i = 1; i < p->n_ctx && !st; i++) {
         uint64_t id = p->ctx[i].id;
-        if (p->ctx[i].parent != PK_NONE || p->cm[i].nvals || profile_holds(p, id)) continue;
+        uint64_t in_cct = src ? hk_cct_src_nvals(src, i) : p->cm[i].nvals;
+        if (p->ctx[i].parent != PK_NONE || in_cct || profile_holds(p, id)) continue;
         if (n++ < 8 && len < sizeof ids)
             len += (size_t)snprintf(ids + len, sizeof ids - len, "%s%llu", n > 1 ? ", " : "",
                                     (unsigned long long)id);
@@ -161,16 +164,19 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     pk_profile *shaped = NULL; /* a copy fitted to what HPCToolkit's readers need */
     char *yaml = NULL;
     size_t yaml_len = 0;
+    hk_cct_src *src = NULL; /* cct.db straight from the planes, by chunks */
     st = hk_shape_make(p, target, o, stats, &shaped);
     if (shaped) p = shaped;
-    if (!st) st = unlisted_without_values(p, target, o, stats);
+    if (!st) st = hk_cct_src_make(p, &src);
+    if (!st) st = unlisted_without_values(p, src, target, o, stats);
     if (!st) st = hk_yaml_text(p, target, o, stats, &yaml, &yaml_len);
-    if (!st) st = write_files(p, out.tmp, o, stats, yaml, yaml_len);
+    if (!st) st = write_files(p, src, out.tmp, o, stats, yaml, yaml_len);
     if (!st)
         st = pk_safeout_commit(&out);
     else
         pk_safeout_abort(&out);
     free(yaml);
+    hk_cct_src_free(src);
     hk_shape_free(source, shaped);
     return st;
 }

@@ -114,14 +114,15 @@ static void put_blocks(pk_out *out, const pk_profile *p, const hk_order *o, uint
     }
 }
 
-static pk_status count_ids(const pk_profile *p, uint64_t *n_ids)
+static pk_status count_ids(const pk_profile *p, const hk_cct_src *src, uint64_t *n_ids)
 {
     uint64_t max = 0;
     for (uint32_t i = 0; i < p->n_ctx; i++) {
+        uint32_t nidx = src ? hk_cct_src_nidx(src, i) : p->cm[i].nidx;
         if (p->ctx[i].id > max) max = p->ctx[i].id;
-        if (p->cm[i].nidx > UINT16_MAX)
+        if (nidx > UINT16_MAX)
             return pk_fail(PK_ERR_UNSUPPORTED, "cct.db: context %llu has values of %u metrics",
-                           (unsigned long long)p->ctx[i].id, p->cm[i].nidx);
+                           (unsigned long long)p->ctx[i].id, nidx);
     }
     if (max >= MAX_ID_SPREAD(p->n_ctx))
         return pk_fail(PK_ERR_UNSUPPORTED,
@@ -132,18 +133,43 @@ static pk_status count_ids(const pk_profile *p, uint64_t *n_ids)
     return PK_OK;
 }
 
-pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, const char *path, uint64_t *bytes)
+/* The sizes of a context's block, counted (write_cct_chunks.c). */
+typedef struct counted {
+    const pk_profile *p;
+    const hk_cct_src *src;
+    pk_plane one;
+} counted;
+
+static const pk_plane *counted_plane(const void *user, uint64_t id)
+{
+    counted *c = (counted *)user;
+    uint32_t i = pk_model_ctx_find(c->p, id);
+    c->one = i == PK_NONE
+                 ? (pk_plane){0}
+                 : (pk_plane){NULL, NULL, hk_cct_src_nvals(c->src, i), hk_cct_src_nidx(c->src, i)};
+    return &c->one;
+}
+
+pk_status hk_write_cct_db(const pk_profile *p, const hk_order *o, hk_cct_src *src, const char *path,
+                          uint64_t *bytes)
 {
     uint64_t n_ids = 0;
-    pk_status st = pk_model_ensure_cm(p);
-    if (!st) st = count_ids(p, &n_ids);
+    pk_status st = src ? PK_OK : pk_model_ensure_cm(p);
+    if (!st) st = count_ids(p, src, &n_ids);
     if (st) return st;
     pk_out out;
+    counted c = {p, src, {0}};
     if (pk_out_open(&out, path) == PK_OK) {
         hk_cct_put_header(&out, n_ids);
-        hk_cct_put_infos(&out, model_plane, p, 0, n_ids, hk_cct_first_block(n_ids));
+        if (src)
+            hk_cct_put_infos(&out, counted_plane, &c, 0, n_ids, hk_cct_first_block(n_ids));
+        else
+            hk_cct_put_infos(&out, model_plane, p, 0, n_ids, hk_cct_first_block(n_ids));
         pk_out_align(&out, 8);
-        put_blocks(&out, p, o, n_ids);
+        if (src)
+            hk_cct_put_chunks(&out, src, o, n_ids);
+        else
+            put_blocks(&out, p, o, n_ids);
         pk_out_bytes(&out, "__ctx.db", 8);
     }
     *bytes += out.offset;

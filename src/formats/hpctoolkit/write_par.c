@@ -148,7 +148,7 @@ static void put_sizes(const hp_state *s, pk_buf *b, uint32_t t0, uint32_t t1, ui
     for (uint32_t l = s->wfirst; l < s->wend; l++)
         pk_wire_u64(b, w->locs[l].plane.nvals), pk_wire_u32(b, w->locs[l].plane.nidx);
     pk_wire_u64(b, s->r.sum_nvals), pk_wire_u32(b, s->r.sum_nidx);
-    pk_wire_u64(b, s->r.blocks.len);
+    pk_wire_u64(b, s->r.blocks_len);
     pk_wire_u32(b, t0), pk_wire_u32(b, t1), pk_wire_u64(b, tbytes);
     for (int i = 0; i < 3; i++)
         pk_wire_u64(b, range[i]);
@@ -290,8 +290,10 @@ static pk_status write_cct(const hp_state *s, const hp_layout *y, const char *di
                              HK_SZ_CCT_HEADER + 0x10 + s->r.lo * HK_SZ_CCT_CTX);
     if (st) return st;
     hk_cct_put_infos(&out, range_plane, &rp, s->r.lo, s->r.hi, y->cct_mine);
-    go_to(&out, y->cct_mine);
-    pk_out_bytes(&out, s->r.blocks.data, s->r.blocks.len);
+    if (!s->r.flushed) { /* else the blocks were written as they were built */
+        go_to(&out, y->cct_mine);
+        pk_out_bytes(&out, s->r.blocks.data, s->r.blocks.len);
+    }
     return pk_out_close(&out);
 }
 
@@ -459,6 +461,7 @@ static pk_status steps(hp_state *s, const pk_profile *p, uint32_t first, uint32_
     pk_profile *q = NULL;
     pk_status st = shape_part(s, p, target, o, stats, &q);
     s->w = q ? q : p;
+    s->dir = dir;
     if (!st) st = pk_members_agree(m, place(s, p, q != NULL, first, end));
     if (!st) st = pk_members_agree(m, hp_ranges(s));
     if (!st) st = hp_transpose(s);
@@ -492,9 +495,13 @@ static pk_status finish(const hp_layout *y, const char *dir, const pk_buf *meta,
 
 pk_status hk_par_write(pk_members *m, const pk_profile *p, uint32_t first, uint32_t end,
                        const char *target, const pk_write_options *o, hk_par_check check,
-                       const void *check_arg, pk_write_stats *stats)
+                       const void *check_arg, uint64_t chunk_bytes, pk_write_stats *stats)
 {
-    hp_state s = {.m = m};
+    uint64_t per_loc = (uint64_t)p->n_locs * HP_CHUNK_PER_LOCATION; /* see write_par.h */
+    hp_state s = {.m = m,
+                  .chunk_bytes = chunk_bytes                ? chunk_bytes
+                                 : per_loc > HP_CHUNK_BYTES ? per_loc
+                                                            : HP_CHUNK_BYTES};
     pk_safeout out;
     char dir[PATH_SIZE] = "";
     hp_layout y;

@@ -25,12 +25,22 @@
 #include "util/team.h"
 #include "write_shape.h"
 
+/* Written into cct.db as they are built, a member's blocks are built this
+ * many bytes at a time by default (or one block, when larger): held at
+ * once, a range's blocks are a member's share of all the values, touched
+ * once, written, freed. */
+#define HP_CHUNK_BYTES (16u << 20)
+/* Each chunk visits every location's plane (a few cache misses each):
+ * with many locations chunks grow to this much per location, so that
+ * this stays small beside the values. */
+#define HP_CHUNK_PER_LOCATION 1024u
+
 /* Before the footers are written: are the inputs still whole? */
 typedef pk_status (*hk_par_check)(const void *arg);
 
 pk_status hk_par_write(pk_members *m, const pk_profile *p, uint32_t first, uint32_t end,
                        const char *target, const pk_write_options *o, hk_par_check check,
-                       const void *check_arg, pk_write_stats *stats);
+                       const void *check_arg, uint64_t chunk_bytes, pk_write_stats *stats);
 
 /* ---- shared by write_par*.c ---- */
 
@@ -38,14 +48,16 @@ pk_status hk_par_write(pk_members *m, const pk_profile *p, uint32_t first, uint3
  * cct.db holds them, and the summary profile's values there. */
 typedef struct hp_range {
     uint64_t lo, hi;
-    uint64_t *nvals;    /* per id in the range */
-    uint32_t *nidx;     /* per id */
-    pk_buf blocks;      /* the blocks, each padded to 8 bytes */
-    pk_buf sum_vals;    /* summary values (profile.db layout) */
-    pk_buf sum_idx;     /* summary index, starts counted from the range's first value */
-    uint64_t sum_nvals; /* summary values in the range */
-    uint32_t sum_nidx;  /* contexts holding them */
-    uint64_t n_empty;   /* unlisted contexts holding no value */
+    uint64_t *nvals;     /* per id in the range */
+    uint32_t *nidx;      /* per id */
+    pk_buf blocks;       /* the blocks, each padded to 8 bytes (unless flushed) */
+    uint64_t blocks_len; /* bytes of all the range's blocks */
+    int flushed;         /* the blocks are in cct.db already (written chunk by chunk) */
+    pk_buf sum_vals;     /* summary values (profile.db layout) */
+    pk_buf sum_idx;      /* summary index, starts counted from the range's first value */
+    uint64_t sum_nvals;  /* summary values in the range */
+    uint32_t sum_nidx;   /* contexts holding them */
+    uint64_t n_empty;    /* unlisted contexts holding no value */
     uint64_t empty_ids[8];
 } hp_range;
 
@@ -57,6 +69,8 @@ typedef struct hp_state {
     uint32_t wfirst, wend; /* this member's locations in w */
     uint64_t n_ids;        /* cct.db's {CI} entries */
     uint64_t *range_lo;    /* n_members + 1 context-id bounds */
+    const char *dir;       /* the temporary directory the files are written in */
+    uint64_t chunk_bytes;  /* cct.db's blocks are built this many bytes at a time */
     hp_range r;            /* this member's */
 } hp_state;
 
@@ -70,13 +84,22 @@ void hp_range_free(hp_range *r);
 typedef struct hp_source {
     int direct;
     const pk_gathered *g; /* messages, or each member's (profile, locations) */
+    uint64_t lo, hi;      /* direct: only ids [lo, hi) of the range (hi 0: all of it) */
+    uint32_t *at;         /* direct, parts in order: per location, the index entry the
+                             next part starts at (PK_NONE: not known yet); or NULL */
 } hp_source;
-/* fn on every (profile, context) run of values in the range, in profile
- * order; vals are n plane records (raw id, value). */
+/* fn on every (profile, context) run of values in the range (or the
+ * source's part of it), in profile order; vals are n plane records (raw
+ * id, value). */
 typedef void (*hp_run_fn)(void *user, uint64_t id, uint32_t prof, const unsigned char *vals,
                           uint64_t n);
 pk_status hp_each_run(const hp_state *s, const hp_source *src, hp_run_fn fn, void *user);
-/* write_par_range.c: the range's blocks and summary values. */
+/* write_par_range.c: the range's blocks and summary values. A
+ * collective (every member calls it): the blocks' sizes are counted
+ * first and scanned over the members, so that with a direct source each
+ * member writes its blocks into cct.db (in s->dir) a chunk at a time,
+ * holding one chunk rather than the range; otherwise they stay in
+ * r->blocks for the writer. */
 pk_status hp_build_range(hp_state *s, const hp_source *src);
 
 #endif

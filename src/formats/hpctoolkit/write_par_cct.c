@@ -254,13 +254,16 @@ typedef struct member_planes {
     uint32_t first, end;
 } member_planes;
 
-static void runs_of_plane(const hp_state *s, const pk_plane *pl, uint32_t prof, hp_run_fn fn,
-                          void *user)
+/* From index entry *at on (PK_NONE: found by a search for lo); where the
+ * next part of the range starts is left in *at. */
+static void runs_of_plane(const hp_state *s, const pk_plane *pl, uint32_t prof, uint64_t lo,
+                          uint64_t hi, uint32_t *at, hp_run_fn fn, void *user)
 {
     const pk_profile *w = s->w; /* every member's has the same structure */
-    for (uint32_t k = lower_bound(pl, s->r.lo); k < pl->nidx; k++) {
+    uint32_t k = *at != PK_NONE ? *at : lower_bound(pl, lo);
+    for (; k < pl->nidx; k++) {
         uint64_t b, e, id = idx_id(pl, k);
-        if (id >= s->r.hi) break;
+        if (id >= hi) break;
         if (pk_model_ctx_find(w, id) == PK_NONE) continue;
         run_of(pl, k, &b, &e);
         uint64_t v = b;
@@ -272,32 +275,36 @@ static void runs_of_plane(const hp_state *s, const pk_plane *pl, uint32_t prof, 
             v = x + 1;
         }
     }
+    *at = k;
 }
 
-static pk_status runs_of_planes(const hp_state *s, const pk_gathered *g, hp_run_fn fn, void *user)
+static pk_status runs_of_planes(const hp_state *s, const hp_source *src, hp_run_fn fn, void *user)
 {
+    const pk_gathered *g = src->g;
+    uint64_t lo = src->hi ? src->lo : s->r.lo, hi = src->hi ? src->hi : s->r.hi;
     for (uint32_t k = 0; k < g->n; k++) {
         member_planes mp;
         if (g->len[k] != sizeof mp) return garbled();
         memcpy(&mp, g->data + g->off[k], sizeof mp);
         const pk_profile *w = (const pk_profile *)(uintptr_t)mp.w;
-        for (uint32_t l = mp.first; l < mp.end; l++)
-            runs_of_plane(s, &w->locs[l].plane, s->order.prof_of_loc[l], fn, user);
+        for (uint32_t l = mp.first; l < mp.end && l < w->n_locs; l++) {
+            uint32_t none = PK_NONE, *at = src->at ? &src->at[l] : &none;
+            runs_of_plane(s, &w->locs[l].plane, s->order.prof_of_loc[l], lo, hi, at, fn, user);
+        }
     }
     return PK_OK;
 }
 
 pk_status hp_each_run(const hp_state *s, const hp_source *src, hp_run_fn fn, void *user)
 {
-    return src->direct ? runs_of_planes(s, src->g, fn, user)
-                       : runs_of_messages(s, src->g, fn, user);
+    return src->direct ? runs_of_planes(s, src, fn, user) : runs_of_messages(s, src->g, fn, user);
 }
 
 /* With one process the members' planes are in reach: no message. */
 static pk_status direct(hp_state *s)
 {
     member_planes mp = {(uint64_t)(uintptr_t)s->w, s->wfirst, s->wend};
-    hp_source src = {1, NULL};
+    hp_source src = {1, NULL, 0, 0, NULL};
     pk_gathered g = {0};
     pk_status st = pk_members_allgather(s->m, &mp, sizeof mp, &g);
     src.g = &g;
@@ -321,7 +328,7 @@ pk_status hp_transpose(hp_state *s)
     free(all);
     free(lens);
     st = pk_members_agree(s->m, st);
-    hp_source src = {0, &g};
+    hp_source src = {0, &g, 0, 0, NULL};
     if (!st) st = hp_build_range(s, &src);
     pk_gathered_free(&g);
     return pk_members_agree(s->m, st);

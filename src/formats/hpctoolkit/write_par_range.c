@@ -8,11 +8,22 @@
  * context's values sorted by (metric, profile). Each statistic of the
  * summary is reduced over its column's run in profile order
  * (hs_reduce_run, the serial writer's own).
+ *
+ * On the dense path the blocks' sizes come from the counts alone, so
+ * with one process (threads: every member's planes in reach) each member
+ * learns where its blocks go in cct.db (a scan of the sizes over the
+ * members) before it builds them, and builds, summarises and writes them
+ * a chunk of contexts at a time (pk_parallel_options.chunk_bytes): it
+ * holds one chunk, not its share of every value, and touches each page of
+ * it many times instead of once.
  */
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
+#include "util/outfile.h"
 #include "util/radix.h"
+#include "util/vec.h"
 #include "util/wire.h"
 #include "write_par.h"
 
@@ -125,8 +136,9 @@ static void note_empty(hp_state *s, uint64_t id)
  * their place in the blocks (as the serial transpose's dense path). */
 #define DENSE_CELLS (1u << 24)
 
-/* Counts per cell become the slots values go to; index records written. */
-static pk_status place_cells(hp_state *s, uint64_t *cell, uint32_t n_raw)
+/* The counts per cell give each context's sizes (nvals, nidx) and the
+ * bytes of the range's blocks. */
+static pk_status size_cells(hp_state *s, const uint64_t *cell, uint32_t n_raw)
 {
     hp_range *r = &s->r;
     uint64_t n_ids = r->hi - r->lo, total = 0;
@@ -140,12 +152,20 @@ static pk_status place_cells(hp_state *s, uint64_t *cell, uint32_t n_raw)
                            (unsigned long long)(r->lo + i), r->nidx[i]);
         total += block_size(r->nvals[i], r->nidx[i]);
     }
-    pk_buf_zeros(&r->blocks, total);
-    if (r->blocks.failed) return pk_fail_nomem("building cct.db");
+    r->blocks_len = total;
+    return PK_OK;
+}
+
+/* Ids [lo + i0, lo + i1) into `chunk`: counts per cell become the offsets
+ * their values go to; index records and each block's pad written. */
+static void place_chunk(hp_range *r, uint64_t *cell, uint32_t n_raw, uint64_t i0, uint64_t i1,
+                        unsigned char *chunk)
+{
     uint64_t at = 0;
-    for (uint64_t i = 0; i < n_ids; i++) {
-        unsigned char *idx = r->blocks.data + at + r->nvals[i] * PK_CM_VAL_SIZE;
-        uint64_t n = 0;
+    for (uint64_t i = i0; i < i1; i++) {
+        uint64_t used = r->nvals[i] * PK_CM_VAL_SIZE + (uint64_t)r->nidx[i] * PK_CM_IDX_SIZE;
+        unsigned char *idx = chunk + at + r->nvals[i] * PK_CM_VAL_SIZE;
+        uint64_t n = 0, size = block_size(r->nvals[i], r->nidx[i]);
         for (uint32_t raw = 0; raw < n_raw; raw++) {
             uint64_t *c = &cell[i * n_raw + raw], count = *c;
             if (!count) continue;
@@ -153,15 +173,16 @@ static pk_status place_cells(hp_state *s, uint64_t *cell, uint32_t n_raw)
             idx += PK_CM_IDX_SIZE;
             *c = at + n * PK_CM_VAL_SIZE, n += count;
         }
-        at += block_size(r->nvals[i], r->nidx[i]);
+        memset(chunk + at + used, 0, size - used); /* the pad */
+        at += size;
     }
-    return PK_OK;
 }
 
 typedef struct dense_pass {
     hp_range *r;
     uint64_t *cell;
     uint32_t n_raw;
+    unsigned char *chunk; /* filling: where the cells' offsets point into */
 } dense_pass;
 
 static void count_cells(void *user, uint64_t id, uint32_t prof, const unsigned char *vals,
@@ -185,22 +206,68 @@ static void fill_cells(void *user, uint64_t id, uint32_t prof, const unsigned ch
         const unsigned char *x = vals + i * PK_LM_VAL_SIZE;
         uint32_t raw = pk_le16(x);
         if (raw >= d->n_raw) continue;
-        unsigned char *v = d->r->blocks.data + row[raw];
+        unsigned char *v = d->chunk + row[raw];
         row[raw] += PK_CM_VAL_SIZE;
         pk_put_le32(v, prof), memcpy(v + 4, x + 2, 8);
     }
 }
 
-static pk_status build_dense(hp_state *s, const hp_source *src, uint32_t n_raw)
+/* Ids [lo + i, lo + j) of one chunk: from i on, blocks while they fit in
+ * `limit` bytes (at least one); all of the range when nothing is written. */
+static uint64_t chunk_end(const hp_range *r, uint64_t i, uint64_t limit, int whole, uint64_t *bytes)
+{
+    uint64_t n_ids = r->hi - r->lo, j = i;
+    *bytes = 0;
+    while (j < n_ids) {
+        uint64_t b = block_size(r->nvals[j], r->nidx[j]);
+        if (j > i && !whole && *bytes + b > limit) break;
+        *bytes += b, j++;
+    }
+    return j;
+}
+
+static void summarise_blocks(hp_state *s, reducers *rd, uint64_t i0, uint64_t i1,
+                             const unsigned char *chunk)
 {
     hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo;
-    dense_pass d = {r, calloc(n_ids * n_raw + 1, sizeof *d.cell), n_raw};
-    if (!d.cell) return pk_fail_nomem("building cct.db");
-    pk_status st = hp_each_run(s, src, count_cells, &d);
-    if (!st) st = place_cells(s, d.cell, n_raw);
-    if (!st) st = hp_each_run(s, src, fill_cells, &d);
-    free(d.cell);
+    uint64_t at = 0;
+    for (uint64_t i = i0; i < i1; i++) {
+        const unsigned char *vals = chunk + at;
+        summarise(s, rd, r->lo + i, vals, vals + r->nvals[i] * PK_CM_VAL_SIZE, r->nidx[i],
+                  r->nvals[i]);
+        at += block_size(r->nvals[i], r->nidx[i]);
+        if (!r->nvals[i]) note_empty(s, r->lo + i);
+    }
+}
+
+/* The blocks, chunk by chunk, each summarised and written to `out`; with
+ * no `out`, one chunk, left in r->blocks. */
+static pk_status fill_dense(hp_state *s, const hp_source *src, dense_pass *d, pk_out *out)
+{
+    hp_range *r = &s->r;
+    reducers rd = {0};
+    hp_source part = *src; /* the chunks in order: each location's plane goes on */
+    part.at = malloc(((size_t)s->w->n_locs + 1) * sizeof *part.at);
+    pk_status st = part.at ? reducers_init(&rd, &s->plan) : pk_fail_nomem("building cct.db");
+    if (part.at) memset(part.at, 0xff, ((size_t)s->w->n_locs + 1) * sizeof *part.at);
+    for (uint64_t i = 0, j, bytes; !st && i < r->hi - r->lo; i = j) {
+        j = chunk_end(r, i, s->chunk_bytes, out == NULL, &bytes);
+        if (pk_vec_reserve((void **)&r->blocks.data, &r->blocks.cap, bytes + 1, 1)) {
+            st = pk_fail_nomem("building cct.db");
+            break;
+        }
+        r->blocks.len = bytes;
+        d->chunk = r->blocks.data;
+        place_chunk(r, d->cell, d->n_raw, i, j, d->chunk);
+        part.lo = r->lo + i, part.hi = r->lo + j;
+        st = hp_each_run(s, &part, fill_cells, d);
+        if (!st) summarise_blocks(s, &rd, i, j, d->chunk);
+        if (!st && out) pk_out_bytes(out, d->chunk, bytes);
+        if (!st && out) st = out->status;
+    }
+    if (!st && (r->sum_vals.failed || r->sum_idx.failed)) st = pk_fail_nomem("building cct.db");
+    reducers_free(&rd);
+    free(part.at);
     return st;
 }
 
@@ -252,32 +319,58 @@ static pk_status build_sorted(hp_state *s, const hp_source *src, uint64_t *start
     return st;
 }
 
+/* The sorted path's blocks, whole, summarised. */
+static pk_status sorted_range(hp_state *s, const hp_source *src, uint64_t *start)
+{
+    hp_range *r = &s->r;
+    reducers rd = {0};
+    pk_status st = build_sorted(s, src, start);
+    if (!st) st = reducers_init(&rd, &s->plan);
+    if (!st && r->blocks.failed) st = pk_fail_nomem("building cct.db");
+    if (!st) summarise_blocks(s, &rd, 0, r->hi - r->lo, r->blocks.data);
+    if (!st && (r->sum_vals.failed || r->sum_idx.failed)) st = pk_fail_nomem("building cct.db");
+    r->blocks_len = r->blocks.len;
+    reducers_free(&rd);
+    return st;
+}
+
+/* With a direct source, the dense path's blocks go to cct.db at this
+ * member's offset (its blocks follow the lower members'), chunk by chunk. */
+static pk_status dense_range(hp_state *s, const hp_source *src, dense_pass *d, uint64_t before)
+{
+    char path[4096];
+    pk_out out;
+    if (!src->direct || !s->dir || !s->r.blocks_len) return fill_dense(s, src, d, NULL);
+    if (snprintf(path, sizeof path, "%s/cct.db", s->dir) >= (int)sizeof path)
+        return pk_fail(PK_ERR_INVALID_ARG, "output path too long");
+    pk_status st = pk_out_at(&out, path, hk_cct_first_block(s->n_ids) + before);
+    if (!st) st = fill_dense(s, src, d, &out);
+    pk_status closed = pk_out_close(&out);
+    s->r.flushed = 1;
+    pk_buf_free(&s->r.blocks);
+    return st ? st : closed;
+}
+
 pk_status hp_build_range(hp_state *s, const hp_source *src)
 {
     hp_range *r = &s->r;
-    uint64_t n_ids = r->hi - r->lo;
+    uint64_t n_ids = r->hi - r->lo, before = 0, total = 0;
     uint32_t n_raw = s->w->n_raw[0];
+    int dense = n_ids * n_raw <= DENSE_CELLS;
     uint64_t *start = calloc(n_ids + 1, sizeof *start);
     r->nvals = calloc(n_ids + 1, sizeof *r->nvals);
     r->nidx = calloc(n_ids + 1, sizeof *r->nidx);
-    reducers rd = {0};
-    pk_status st = start && r->nvals && r->nidx ? PK_OK : pk_fail_nomem("building cct.db");
-    if (!st && n_ids * n_raw <= DENSE_CELLS)
-        st = build_dense(s, src, n_raw);
-    else if (!st)
-        st = build_sorted(s, src, start);
-    if (!st) st = reducers_init(&rd, &s->plan);
-    uint64_t at = 0;
-    for (uint64_t i = 0; i < n_ids && !st && !r->blocks.failed; i++) {
-        unsigned char *vals = r->blocks.data + at;
-        summarise(s, &rd, r->lo + i, vals, vals + r->nvals[i] * PK_CM_VAL_SIZE, r->nidx[i],
-                  r->nvals[i]);
-        at += block_size(r->nvals[i], r->nidx[i]);
-        if (!r->nvals[i]) note_empty(s, r->lo + i);
-    }
-    if (!st && (r->blocks.failed || r->sum_vals.failed || r->sum_idx.failed))
-        st = pk_fail_nomem("building cct.db");
-    reducers_free(&rd);
+    dense_pass d = {r, dense ? calloc(n_ids * n_raw + 1, sizeof *d.cell) : NULL, n_raw, NULL};
+    pk_status st = start && r->nvals && r->nidx && (d.cell || !dense)
+                       ? PK_OK
+                       : pk_fail_nomem("building cct.db");
+    if (!st && dense) st = hp_each_run(s, src, count_cells, &d);
+    if (!st && dense) st = size_cells(s, d.cell, n_raw);
+    if (!st && !dense) st = sorted_range(s, src, start);
+    st = pk_members_agree(s->m, st); /* every member: the scan is a collective */
+    if (!st) st = pk_members_scan(s->m, r->blocks_len, &before, &total);
+    if (!st && dense) st = dense_range(s, src, &d, before);
+    free(d.cell);
     free(start);
     return st;
 }

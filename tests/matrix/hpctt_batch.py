@@ -11,7 +11,13 @@ are shared.
 Prints one JSON line per database: {"db": DB, "rc": N, "out": "<the tool's
 stdout>"}, or "error" when the tool raised (what its process would have
 died of).
+
+The v4 reader gets each file's bytes from memory (io.BytesIO of the whole
+file) instead of the file: it seeks and reads per field, 2 system calls
+each (8 million lseeks for 8 databases, most of its system time). It
+reads the same bytes; only where they come from changes.
 """
+import builtins
 import contextlib
 import io
 import json
@@ -25,6 +31,15 @@ def main():
     # bin/hpctesttool-totals runs Debian's /usr/bin/python3 on this file
     sys.path.insert(0, os.path.join(reftools, "hpctesttool"))
     import hpctesttool_totals as tool  # noqa: E402
+    import hpctesttool.formats.v4 as v4  # noqa: E402
+
+    def in_memory(path, mode="r", *args, **kwargs):
+        if mode == "rb":
+            with builtins.open(path, "rb") as f:
+                return io.BytesIO(f.read())
+        return builtins.open(path, mode, *args, **kwargs)
+
+    v4.open = in_memory  # the module's open(), ahead of the builtin
 
     with open(batch) as f:
         jobs = [ln.rstrip("\n").split("\t") for ln in f if ln.strip()]

@@ -275,6 +275,11 @@ typedef struct pk_tree_json_options {
      * base profile (pk_tree_answer_match()), written as "base_inclusive"
      * and "base_self"; NULL: none. */
     const double *base_inclusive, *base_self;
+    /* Draw folded runs as the text does: a folded node (pk_tree_answer.
+     * folded) is not written, the frame below its run takes its place
+     * (with its "via"), and "path" leaves folded nodes out. 0: every
+     * shown node, folded ones marked "folded": true. */
+    int lift_folded;
 } pk_tree_json_options;
 /* profkit.tree/1: the shown nodes below a node, nested; a node whose
  * children are not in the document has "children": null and its

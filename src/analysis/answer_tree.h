@@ -45,6 +45,12 @@ pk_status pkq_tree_shape(pkq_tree_work *w);
  * ranked children are set. Only the tree answer folds (fold set in
  * pkq_tree_work); else a->folded is all 0. */
 pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown);
+/* The folded run drawn in the row of frame i (pk_tree_answer.folded):
+ * how many folded frames are straight above it (0: none), and in up[]
+ * the names a row shows, bottom up: the nearest two, then the topmost
+ * two (a run of up to 4 gives all). The text's "(via N frames: a > b >
+ * ... > y > z)" and the JSON's "via" both come from here. */
+uint32_t pkq_fold_run(const pk_frame *f, const unsigned char *folded, pk_index i, pk_index up[4]);
 /* The nodes into the answer's arena, the level and options set, the
  * arena handed to the answer. */
 pk_status pkq_tree_finish(pkq_tree_work *w);

@@ -51,6 +51,17 @@ static int passes_on(const pkq_tree_work *w, const unsigned char *shown, pk_inde
     return 1;
 }
 
+uint32_t pkq_fold_run(const pk_frame *f, const unsigned char *folded, pk_index i, pk_index up[4])
+{
+    uint32_t n = 0;
+    if (!folded) return 0;
+    for (pk_index k = f[i].parent; k != PK_NONE && folded[k]; k = f[k].parent, n++) {
+        if (n >= 4) up[2] = up[3];
+        up[n < 4 ? n : 3] = k;
+    }
+    return n;
+}
+
 pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown)
 {
     pk_tree_answer *a = w->a;

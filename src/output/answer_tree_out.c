@@ -9,6 +9,7 @@
 #include <math.h>
 #include <stdlib.h>
 
+#include "analysis/answer_tree.h"
 #include "analysis/qry.h"
 #include "cells.h"
 #include "util/error.h"
@@ -55,6 +56,44 @@ static void node_place(pk_json *j, const pk_tree_answer *a, pk_index i)
     pk_json_key(j, "file"), pk_json_string(j, file.path);
     pk_json_key(j, "line");
     pk_json_uint(j, a->level == PK_LEVEL_LINES || fn.file == PK_NONE ? c.line : fn.line);
+}
+
+/* "via": the folded run drawn in this node's row (pkq_fold_run(): the
+ * names the text shows, top down; `skipped` counts those between the
+ * second and the third), or null. */
+static void node_via(pk_json *j, const pk_tree_answer *a, pk_index i)
+{
+    pk_index up[4];
+    uint32_t n = pkq_fold_run(a->nodes, a->folded, i, up);
+    pk_json_key(j, "via");
+    if (!n) {
+        pk_json_null(j);
+        return;
+    }
+    uint32_t named = n < 4 ? n : 4;
+    pk_json_object_begin(j);
+    pk_json_key(j, "frames"), pk_json_uint(j, n);
+    pk_json_key(j, "names");
+    pk_json_array_begin(j);
+    for (uint32_t k = named; k-- > 0;)
+        pk_json_frame_name(j, a->head.profile, &a->nodes[up[k]]);
+    pk_json_array_end(j);
+    pk_json_key(j, "skipped"), pk_json_uint(j, n - named);
+    pk_json_object_end(j);
+}
+
+/* With lift_folded: the frame a folded run above it passes calls on to,
+ * drawn in the run's place (i itself when it is not folded). */
+static pk_index below_run(const pk_tree_answer *a, const pk_tree_json_options *o, pk_index i)
+{
+    while (o->lift_folded && a->folded && a->folded[i]) {
+        pk_index one = PK_NONE;
+        for (size_t c = a->child_start[i]; c < a->child_start[i + 1] && one == PK_NONE; c++)
+            if (a->shown[a->children[c]]) one = a->children[c];
+        if (one == PK_NONE) break;
+        i = one;
+    }
+    return i;
 }
 
 static void node_values(pk_json *j, const pk_tree_answer *a, pk_index i,
@@ -113,6 +152,7 @@ static int open_node(walk *w, pk_index i, uint32_t level)
     pk_json *j = w->j;
     pk_json_object_begin(j);
     node_place(j, w->a, i);
+    node_via(j, w->a, i);
     node_values(j, w->a, i, w->o->base_inclusive ? w->o : NULL);
     size_t kids = shown_children(w->a, i);
     pk_json_key(j, "child_count"), pk_json_uint(j, kids);
@@ -143,7 +183,7 @@ static pk_index next_child(walk *w, node_pos *s)
         }
         if (w->o->max_children && s->emitted >= w->o->max_children) continue;
         s->emitted++;
-        return c;
+        return below_run(a, w->o, c);
     }
     return PK_NONE;
 }
@@ -192,7 +232,7 @@ pk_status pkq_tree_json_root(pk_json *j, const pk_tree_answer *a, const pk_tree_
 /* A document that starts below the root says how to get there: the
  * node indexes from the root down to the first node's parent, so a page
  * can open a node it was given (a link, a reload) level by level. */
-static pk_status write_path(pk_json *j, const pk_tree_answer *a, pk_index from)
+static pk_status write_path(pk_json *j, const pk_tree_answer *a, pk_index from, int lift)
 {
     size_t n = 0;
     for (pk_index i = a->nodes[from].parent; i != PK_NONE && n < a->n_nodes; i = a->nodes[i].parent)
@@ -201,7 +241,7 @@ static pk_status write_path(pk_json *j, const pk_tree_answer *a, pk_index from)
     if (!up) return pk_fail_nomem("writing a tree node's path");
     n = 0;
     for (pk_index i = a->nodes[from].parent; i != PK_NONE && n < a->n_nodes; i = a->nodes[i].parent)
-        up[n++] = i;
+        if (!(lift && a->folded && a->folded[i])) up[n++] = i; /* not drawn: not on the way */
     pk_json_key(j, "path");
     pk_json_array_begin(j);
     while (n > 0)
@@ -214,17 +254,21 @@ static pk_status write_path(pk_json *j, const pk_tree_answer *a, pk_index from)
 pk_status pk_tree_answer_write_json(pk_json *j, const pk_tree_answer *a,
                                     const pk_tree_json_options *opts)
 {
-    pk_tree_json_options none = {0};
+    pk_tree_json_options none = {0}, lifted;
     const pk_tree_json_options *o = opts ? opts : &none;
     if (a->n_nodes && o->from >= a->n_nodes)
         return pk_fail(PK_ERR_NOT_FOUND, "no node %u in the tree", (unsigned)o->from);
+    if (a->n_nodes && o->lift_folded) { /* a folded node is drawn as the frame below it */
+        lifted = *o, lifted.from = below_run(a, o, o->from);
+        o = &lifted;
+    }
     size_t written, pruned;
     pk_json_object_begin(j);
     pkq_json_head(j, "profkit.tree/1", &a->head);
     pkq_json_columns(j, &a->head, NULL);
     pk_json_key(j, "level"), pk_json_string(j, a->level_name);
     if (a->calls_metric) pk_json_key(j, "calls_metric"), pk_json_string(j, a->calls_metric);
-    pk_status st = a->n_nodes && o->from ? write_path(j, a, o->from) : PK_OK;
+    pk_status st = a->n_nodes && o->from ? write_path(j, a, o->from, o->lift_folded) : PK_OK;
     if (st) return st;
     pk_json_key(j, "root");
     st = pkq_tree_json_root(j, a, o, &written, &pruned);

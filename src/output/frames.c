@@ -112,11 +112,7 @@ static void via_note(const fwalk *w, pk_index i, unsigned room, char *buf, size_
     buf[0] = 0;
     if (!w->lift || !w->lift[i]) return;
     pk_index up[4]; /* bottom up: the nearest two, then the topmost two */
-    uint32_t n = 0;
-    for (pk_index k = w->f[i].parent; k != PK_NONE && w->o.folded[k]; k = w->f[k].parent, n++) {
-        if (n >= 4) up[2] = up[3];
-        up[n < 4 ? n : 3] = k;
-    }
+    uint32_t n = pkq_fold_run(w->f, w->o.folded, i, up);
     if (n == 0) return;
     char names[2048] = "", one[512];
     size_t len = 0;

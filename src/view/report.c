@@ -158,10 +158,13 @@ static void ask_flat(report *rp)
 static void ask_tree(report *rp)
 {
     const pkv_side *sd = &rp->s->side[0];
+    char th[32]; /* the page asks at its threshold, the report's: as JS writes it */
+    snprintf(th, sizeof th, "%g", rp->threshold);
     for (pk_index m = 0; m < pk_metric_count(sd->p); m++) {
         req r = {.route = "tree"};
         param(&r, "depth", "2", 1);
         param(&r, "metric", metric_name(sd->p, m), 1);
+        param(&r, "threshold", th, 1);
         ask(rp, &r);
     }
     int status;
@@ -169,7 +172,8 @@ static void ask_tree(report *rp)
     pk_query *q = NULL;
     pkv_answer *e = NULL;
     if (pk_query_new(&q) == PK_OK &&
-        pk_query_set(q, "metric", metric_name(sd->p, sd->default_metric)) == PK_OK)
+        pk_query_set(q, "metric", metric_name(sd->p, sd->default_metric)) == PK_OK &&
+        pk_query_set(q, "threshold", th) == PK_OK)
         e = pkv_tree_answer(rp->s, 0, q, &status, err, sizeof err);
     pk_query_free(q);
     if (!e) return;
@@ -185,6 +189,7 @@ static void ask_tree(report *rp)
         param(&r, "depth", "1", 1);
         param(&r, "metric", metric_name(sd->p, sd->default_metric), 1);
         param(&r, "node", id, 1);
+        param(&r, "threshold", th, 1);
         ask(rp, &r);
     }
 }

@@ -2,7 +2,9 @@
  * view/route_tree.c — /api/tree: one node of the library's tree answer
  * (pk_answer_tree(), profkit.tree/1) and its shown children down to a
  * depth, largest first, bounded in size; from the session's kept answer,
- * so an expansion walks only the nodes it shows.
+ * so an expansion walks only the nodes it shows. Its threshold and
+ * chains are the CLI's: folded runs come drawn as `profkit tree` draws
+ * them, the frame below a run in its place with the run's "via".
  */
 #include <stdlib.h>
 #include <string.h>
@@ -13,8 +15,8 @@
 #define MAX_NODES    20000 /* per answer; deeper nodes then come unloaded */
 #define MAX_DEPTH    32
 
-static const char *const tree_params[] = {"metric",   "node", "depth", "side",
-                                          "location", "stat", "mode",  NULL};
+static const char *const tree_params[] = {"metric", "node", "depth",     "side",   "location",
+                                          "stat",   "mode", "threshold", "chains", NULL};
 static const char *const tree_names[] = {"mode", "level", "node", NULL, "depth", NULL, NULL};
 
 void pkv_json_head(pk_json *j, const char *schema, const pkv_common *c, double total)
@@ -68,5 +70,6 @@ int pkv_route_tree(pkv_session *s, const pkv_query *q, pk_json *j, char *err, si
     pk_tree_json_options o = {id,  depth ? (uint32_t)depth : 0, MAX_CHILDREN, MAX_NODES, 0, NULL,
                               NULL};
     if (depth == 0) o.depth = 1, o.max_nodes = 1;
+    o.lift_folded = 1;
     return pkv_status(pk_tree_answer_write_json(j, e->tree, &o), err, size);
 }

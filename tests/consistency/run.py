@@ -142,7 +142,9 @@ def check_profile(rn, path, slug):
     if flat is None:
         return
     fns = [r["name"] for r in flat["rows"] if not r["name"].startswith("<")][:3]
-    routes = ["flat?metrics=%s&top=0" % enc(spec), "tree?depth=3&metric=%s" % enc(m1)]
+    # the tree node for node (chains shown), and drawn as the text draws it
+    routes = ["flat?metrics=%s&top=0" % enc(spec), "tree?chains=show&depth=3&metric=%s" % enc(m1),
+              "tree?depth=3&metric=%s" % enc(m1)]
     for f in fns:
         routes += ["callers?function=%s&metric=%s" % (enc(f), enc(m1)),
                    "callees?function=%s&metric=%s" % (enc(f), enc(m1)),
@@ -165,6 +167,7 @@ def check_profile(rn, path, slug):
         rn.check(slug + " tree python", lambda: same_rows(
             sorted((n, i, s) for n, i, s in nodes_of(tree["root"])),
             sorted(tree_paths(shown)), "tree"))
+        rn.check(slug + " tree view folded", lambda: same_lifted(p.tree(m1), by[routes[2]]))
     check_functions(rn, p, path, slug, m1, fns, by)
     check_pattern(rn, p, path, slug, m1, fns)
     check_diff(rn, p, path, slug, m1)
@@ -184,6 +187,32 @@ def same_tree(cli, view):
     for row in got:
         if not any(same_values(row, w) for w in index.get(row[0], [])):
             raise Mismatch("tree: %r is no node of the CLI's" % (row,))
+
+
+def same_lifted(df, view):
+    """The view draws folded runs as `profkit tree` does (Python's whole
+    tree, the same query, says which frames fold): no folded node in its
+    document, each node's parent there the nearest unfolded frame above it,
+    its `via` the run between them as the text names it."""
+    folded, parents, names = df["folded"].to_dict(), df["parent"].to_dict(), df["name"].to_dict()
+    stack = [(view["root"], None)] if view and view.get("root") else []
+    while stack:
+        n, up = stack.pop()
+        i = n["node"]
+        if folded.get(i, True):
+            raise Mismatch("tree: the view draws node %r, folded or unknown" % i)
+        run, at = [], parents[i]
+        while at >= 0 and folded[at]:
+            run.append(names[at])
+            at = parents[at]
+        if up is not None and at != up:
+            raise Mismatch("tree: node %r drawn below %r, not %r" % (i, up, at))
+        run.reverse()
+        want = {"frames": len(run), "names": run[:2] + run[-2:] if len(run) > 4 else run,
+                "skipped": max(0, len(run) - 4)} if run else None
+        if n.get("via") != want:
+            raise Mismatch("tree: node %r via %r, want %r" % (i, n.get("via"), want))
+        stack.extend((c, i) for c in n.get("children") or [])
 
 
 def same_values(a, b):

@@ -22,6 +22,11 @@ Then the state in the URL: choices made on the page (metric, a selection,
 pane, flat sort and search, flame zoom and icicle, a tree node) survive a
 reload of the URL, and back/forward move between them (served and as a
 report from file://).
+The library's folding, as the CLI prints it: on the Callgrind file the
+tree's first rows are `profkit tree`'s ("Py_Main (via 4 frames: ... >
+main)"), with its note; "Show chains" gives `tree --show-chains`'s rows
+and survives a reload; an hpcrun measurement (no row can hold its cost)
+shows flat's one line why instead of an empty table.
 Screenshots of each case, width and pane go to ARTIFACTS.
 
   layout_ui.py PROFKIT PK_MKDB WORK ARTIFACTS CORPUS
@@ -36,7 +41,8 @@ profkit, mkdb, work, artifacts, corpus = sys.argv[1:6]
 why = devtools.missing()
 C = lambda p: os.path.join(corpus, p)  # noqa: E731
 need = [C("hpctoolkit/hpcviewer-main-issue-233"), C("cube/cubelib-example-summary-nested-metrics/summary.cubex"),
-        C("callgrind/gprof2dot/xapian.callgrind"), C("pprof/parca/alloc_objects.pb.gz")]
+        C("callgrind/gprof2dot/xapian.callgrind"), C("pprof/parca/alloc_objects.pb.gz"),
+        C("hpctoolkit/hpctoolkit-tests-meas/small.m")]
 if why or not all(os.path.exists(p) for p in need):
     print("%s: view layout test skipped" % (why or "the corpus is missing"))
     sys.exit(77)
@@ -303,6 +309,67 @@ def url_state(case):
         check(got[k] == want[k], "%s: after a reload %s is %r, was %r" % (tag, k, got[k], want[k]))
 
 
+# ---- the library's folded chains and notes, as the CLI prints them ------
+ROWS_JS = """Array.from(document.querySelectorAll('#tree-body .tnode[data-id] .nm')).slice(0, %d)
+  .map(function(e){return e.textContent})"""
+
+
+def cli_rows(path, n, *extra):
+    """The first N names of `profkit tree` text at the page's threshold."""
+    out = subprocess.run([profkit, "tree", "-t", "0.1", "--width", "0", *extra, path], capture_output=True,
+                         text=True, check=True).stdout.splitlines()
+    at = next(i for i, l in enumerate(out) if l.rstrip().endswith("function"))
+    return [re.sub(r"^.*?%.*?%\s[ *]\s*", "", l) for l in out[at + 1:at + 1 + n]]
+
+
+def chains(case):
+    """Callgrind loader frames: the tree's first rows are the CLI's, one row
+    "NAME (via N frames: A > B > C)" for a folded run, the answer's note
+    above; "Show chains" draws every frame (tree --show-chains) and stays
+    after a reload of the URL."""
+    p, tag = case.page, case.tag + " chains"
+    p.click("#tab-tree")
+    state(p, "pane-tree")
+    want, got = cli_rows(case.path, 3), p.js(ROWS_JS % 3)
+    check(any(" (via " in w for w in want), "%s: the CLI folds nothing in %s" % (tag, want))
+    check(got == want, "%s: the first rows are %s, the CLI's %s" % (tag, got, want))
+    note = p.js("document.getElementById('tree-note').textContent")
+    check("only pass calls on" in note, "%s: the tree's note lacks the folded chains: %r" % (tag, note))
+    p.click("#tree-chains")
+    p.wait_for("location.hash.indexOf('chains=show') >= 0", 10, "chains in the URL")
+    state(p, "pane-tree")
+    shown = cli_rows(case.path, 3, "--show-chains")
+    got = p.js(ROWS_JS % 3)
+    check(got == shown, "%s: with chains shown the rows are %s, the CLI's %s" % (tag, got, shown))
+    url = case.url.split("#")[0] + p.js("location.hash")
+    p.navigate("about:blank")
+    case.load(url)
+    p.click("#tab-tree")
+    state(p, "pane-tree")
+    check(p.js("document.getElementById('tree-chains').checked") and p.js(ROWS_JS % 3) == shown,
+          "%s: after a reload the chains are %r" % (tag, p.js(ROWS_JS % 3)))
+    p.click("#tree-chains")
+    state(p, "pane-tree")
+
+
+def no_rows(browser):
+    """An hpcrun measurement names no function: the flat pane shows the
+    CLI's one line why instead of an empty table."""
+    path = C("hpctoolkit/hpctoolkit-tests-meas/small.m")
+    r = subprocess.run([profkit, "flat", path], capture_output=True, text=True)
+    why = r.stderr.strip().split(": ", 2)[-1]
+    check(r.returncode == 1 and "has no row" in why, "hpcrun: profkit flat says %r" % r.stderr)
+    case = Case(browser, "hpcrun", path)
+    try:
+        case.open()
+        p = case.page
+        got = p.js("document.getElementById('flat-note').textContent")
+        rows = p.js("document.querySelectorAll('#flat-table tbody tr').length")
+        check(got == why and rows == 0, "hpcrun: the flat pane shows %r and %d rows, want %r" % (got, rows, why))
+    finally:
+        case.close()
+
+
 def main():
     sample = os.path.join(work, "sample.d")
     subprocess.run([mkdb, sample], check=True, capture_output=True)
@@ -322,11 +389,14 @@ def main():
                 case.layout()
                 if name == "sample":
                     url_state(case)
+                if name == "xapian":
+                    chains(case)
             except Exception as e:  # noqa: BLE001 — every case is tried
                 check(False, "%s: %s: %s" % (case.tag, type(e).__name__, e))
             finally:
                 case.close()
             print("%-14s %.1f s" % (case.tag, time.time() - t0), flush=True)
+        no_rows(browser)
     finally:
         browser.close()
     print("%d failure(s)" % len(FAILURES))

@@ -417,7 +417,7 @@ def check_report(profkit, path, work, label, base=None, routes=()):
     check_report_keys(data, label, ["profile", "flat", "tree", "flame", *routes])
     prof = data["/api/profile"]
     metric = prof["default_metric"]
-    check("/api/tree?depth=2&metric=" + encode(metric) in data, label + ": tree root in report")
+    check("/api/tree?depth=2&metric=" + encode(metric) + "&threshold=0.5" in data, label + ": tree root in report")
     # the same answers the server gives for the same URLs
     srv = Server(profkit, [path] + (["--base", base] if base else []))
     try:

@@ -277,6 +277,17 @@
     note.classList.remove('missing');
     note.textContent = text || '';
   }
+  /* the texts of an answer's notes (as the CLI prints them), but SKIP's */
+  function answerNotes(d, skip) {
+    return ((d && d.notes) || []).filter((n) => n.code !== skip).map((n) => n.text);
+  }
+  /* " (via N frames: a > b > ... > y > z)": the run the library folded
+   * into a row, named as `profkit tree` names it */
+  function viaText(v) {
+    if (!v) return '';
+    const names = v.names.slice(0, 2).concat(v.skipped ? ['...'] : [], v.names.slice(2));
+    return ' (via ' + v.frames + ' frame' + (v.frames === 1 ? '' : 's') + ': ' + names.join(' > ') + ')';
+  }
   function fatal(text) {
     const e = $('error');
     e.hidden = false;
@@ -429,6 +440,8 @@
       const d = this.data;
       if (!d) return;
       const table = $('flat-table'), head = clear(table.tHead), body = clear(table.tBodies[0]);
+      const none = (d.notes || []).find((n) => n.code === 'no_rows');
+      if (none) return (this.rows = []), noteText($('flat-note'), none.text); /* no table: why */
       const fmts = d.metrics.map((m) => PK.numberFormat(m.unit, m.name, m.total));
       const calls = d.rows.some((r) => r.calls !== undefined && r.calls !== null);
       const tr = el('tr');
@@ -487,7 +500,7 @@
       const more = (S.profile.metrics || []).length - d.metrics.length;
       const cols = more > 0 ? more + ' more metrics: name them in the metrics box' : '';
       const shown = rows.length !== d.rows.length ? rows.length + ' of ' + d.rows.length + ' rows match' : '';
-      noteText($('flat-note'), [shown, hidden, cols].filter((x) => x).join(' · '));
+      noteText($('flat-note'), [shown, hidden, cols].concat(answerNotes(d)).filter((x) => x).join(' · '));
       this.highlight();
     },
     choose(r) {
@@ -521,7 +534,8 @@
     nodes: new Map(), rootId: null, total: 0, fmt: null, key: '', cursor: null, visible: [],
     base() {
       const mode = $('tree-mode').value;
-      return viewParams({ mode: mode !== 'function' ? mode : null });
+      return viewParams({ mode: mode !== 'function' ? mode : null, threshold: $('tree-threshold').value,
+        chains: $('tree-chains').checked ? 'show' : null });
     },
     ingest(json, parent) {
       /* an explicit stack: a response may nest as deep as it was asked */
@@ -531,7 +545,7 @@
         const [j, p] = stack.pop();
         const old = this.nodes.get(j.node);
         const n = { id: j.node, name: j.name, kind: j.kind, relation: j.relation, module: j.module, file: j.file,
-          line: j.line, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
+          line: j.line, via: j.via || null, inclusive: j.inclusive, exclusive: j.exclusive, calls: j.calls, hot: !!j.hot,
           child_count: j.child_count || 0, more: j.more || 0, parent: p, open: old ? old.open : false,
           children: Array.isArray(j.children) ? j.children.map((c) => c.node) : old ? old.children : null };
         this.nodes.set(n.id, n);
@@ -561,7 +575,7 @@
         const root = this.ingest(d.root, null);
         this.rootId = root.id;
         root.open = true;
-        noteText(note, '');
+        noteText(note, answerNotes(d).join(' · '));
         await this.hotPath();
         if (key !== this.key) return;
         if (this.cursor !== null) await this.reveal(this.cursor);
@@ -625,12 +639,14 @@
       if ($('tree-mode').value !== 'function') put('mode', $('tree-mode').value);
       const t = $('tree-threshold').value;
       if (t !== this.defaultThreshold()) put('threshold', t);
+      if ($('tree-chains').checked) put('chains', 'show');
       if (this.cursor !== null) put('node', this.cursor);
     },
     fromHash(h) {
       const mode = h.get('mode'), t = parseFloat(h.get('threshold')), node = parseInt(h.get('node'), 10);
       $('tree-mode').value = mode === 'loops' || mode === 'lines' ? mode : 'function';
       $('tree-threshold').value = t >= 0 && t <= 100 ? String(t) : this.defaultThreshold();
+      $('tree-chains').checked = h.get('chains') === 'show';
       this.cursor = node >= 0 ? node : null;
     },
     defaultThreshold() {
@@ -679,11 +695,11 @@
           el('span', { class: 'tw', text: tw }),
           el('span', { class: 'val', text: PK.fmt(n.inclusive, this.fmt) }),
           el('span', { class: 'pct', text: this.share ? pct(n.inclusive, this.total) : '' }),
-          el('span', { class: 'nm', text: n.name }),
+          el('span', { class: 'nm' }, [n.name, n.via ? el('span', { class: 'via', text: viaText(n.via) }) : null]),
           n.kind !== 'function' && n.kind !== 'root' ? el('span', { class: 'kind', text: n.kind }) : null,
           n.module ? el('span', { class: 'mod', text: '[' + n.module + ']' }) : null,
         ]);
-        row.title = [n.name, 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + (this.share ? pct(n.inclusive, this.total) : ''),
+        row.title = [n.name + viaText(n.via), 'inclusive ' + withUnit(n.inclusive, this.fmt) + '  ' + (this.share ? pct(n.inclusive, this.total) : ''),
           'self ' + withUnit(n.exclusive, this.fmt), n.file ? n.file + (n.line ? ':' + n.line : '') : ''].filter((x) => x).join('\n');
         if ((fn && n.name === fn && n.kind === 'function') || this.cursor === n.id) row.classList.add('selected');
         row.firstChild.addEventListener('click', (ev) => {
@@ -1061,7 +1077,7 @@
       table.append(tb);
       body.append(table);
       const hidden = (d.functions || []).reduce((n, f) => n + (f.hidden || 0) + (f.hidden_arcs || 0), 0) + (d.hidden_functions || 0);
-      noteText($(view + '-note'), (hidden ? hidden + ' below the threshold left out' : '') + (d.source === 'reconstructed tree' ? ' (reconstructed from a call graph)' : ''));
+      noteText($(view + '-note'), [hidden ? hidden + ' below the threshold left out' : ''].concat(answerNotes(d)).filter((x) => x).join(' · '));
     },
   };
 
@@ -1681,7 +1697,8 @@
     });
     $('flat-metrics').addEventListener('keydown', (ev) => ev.key === 'Enter' && (PK.writeHash(true), flat.load()));
     $('flat-table').addEventListener('keydown', (ev) => flat.key_(ev));
-    $('tree-threshold').addEventListener('input', () => (PK.writeHash(false), tree.render()));
+    $('tree-threshold').addEventListener('input', () => (PK.writeHash(false), tree.load()));
+    $('tree-chains').addEventListener('change', () => (PK.writeHash(true), tree.load()));
     $('tree-mode').addEventListener('change', () => (PK.writeHash(true), tree.load()));
     $('tree-hot').addEventListener('click', async () => (await tree.hotPath(), tree.render()));
     $('tree-collapse').addEventListener('click', () => tree.collapseAll());

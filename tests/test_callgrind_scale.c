@@ -3,8 +3,9 @@
  * of issue 19, generated here:
  *   - rows: costs added line after line in every pattern (dense lines,
  *     sparse ones, events that appear late, a second part listing its
- *     events in reverse), kept per position and per function, against the
- *     sums this test keeps itself;
+ *     events in reverse, positions in any order and coming back), kept
+ *     per position (one record each, ascending) and per function, against
+ *     the sums this test keeps itself;
  *   - a call chain 1,000,000 functions deep: opened, its calling-context
  *     tree reconstructed in full and its exact costs computed without
  *     recursion or a depth bound: each context one deeper than its
@@ -160,10 +161,17 @@ static void check_rows(const pk_profile *p, const sums *s, int by_function)
             want += by_function && any;
         }
     assert_int_equal(sum.n_costs, want);
+    pk_cg_cost prev = {.location = PK_NONE};
     for (uint64_t i = 0; i < sum.n_costs; i++) {
         pk_cg_cost c;
         pk_function fn;
         assert_int_equal(pk_callgraph_cost(p, i, &c), PK_OK);
+        /* one record per position, ascending within a function's records */
+        if (!by_function && c.location == prev.location && c.function == prev.function &&
+            c.pos.file == prev.pos.file && c.pos.line <= prev.pos.line)
+            fail_msg("cost %llu: line %u after line %u of the same function", (unsigned long long)i,
+                     c.pos.line, prev.pos.line);
+        prev = c;
         pk_function_get(p, c.function, &fn);
         unsigned f = num(fn.name), k = (unsigned)c.location;
         for (size_t e = 0; e < R_EV; e++) {

@@ -22,15 +22,30 @@ static int by_value_desc(const void *a, const void *b)
     return x->f < y->f ? -1 : x->f > y->f;
 }
 
+#define TOP 5
+
+/* The TOP first functions in by_value_desc's order, in one pass: sorting
+ * all of them (cc1: 60,000, twice) to print ten was 5 % of `info`. */
+static size_t top_ranked(const pk_cg_function_cost *c, size_t nf, int inclusive, ranked *top)
+{
+    size_t n = 0;
+    for (size_t f = 0; f < nf; f++) {
+        ranked r = {inclusive ? c[f].inclusive : c[f].self, (uint32_t)f};
+        if (n == TOP && by_value_desc(&r, &top[TOP - 1]) >= 0) continue;
+        size_t i = n < TOP ? n++ : TOP - 1;
+        for (; i > 0 && by_value_desc(&r, &top[i - 1]) < 0; i--)
+            top[i] = top[i - 1];
+        top[i] = r;
+    }
+    return n;
+}
+
 static void print_top(const pk_profile *p, const pk_cg_function_cost *c, size_t nf, int inclusive,
                       double total)
 {
-    ranked *r = malloc((nf + 1) * sizeof *r);
-    if (!r) return;
-    for (size_t f = 0; f < nf; f++)
-        r[f] = (ranked){inclusive ? c[f].inclusive : c[f].self, (uint32_t)f};
-    qsort(r, nf, sizeof *r, by_value_desc);
-    for (size_t i = 0; i < nf && i < 5; i++) {
+    ranked r[TOP];
+    size_t n = top_ranked(c, nf, inclusive, r);
+    for (size_t i = 0; i < n; i++) {
         pk_function fn;
         pk_function_get(p, r[i].f, &fn);
         char cyc[32] = "";
@@ -38,7 +53,6 @@ static void print_top(const pk_profile *p, const pk_cg_function_cost *c, size_t 
         printf("    %16.0f %6.2f%%  %s%s\n", r[i].v, total ? 100.0 * r[i].v / total : 0.0,
                fn.name ? cli_text(fn.name) : "<unknown>", cyc);
     }
-    free(r);
 }
 
 void cli_info_callgraph(const pk_profile *p)

@@ -233,7 +233,8 @@ pk_status cgb_self(cg_build *b, uint32_t acc, uint32_t line, uint64_t instr, uin
         pk_vec_reserve((void **)&b->raw_v, &b->cap_raw_v, b->n_raw_v + k + 1, sizeof *b->raw_v) ||
         pk_vec_reserve((void **)&b->raw_ev, &b->cap_raw_ev, b->n_raw_v + k + 1, sizeof *b->raw_ev))
         return pk_fail_nomem("storing costs");
-    b->raw[b->n_raw++] = (cgb_raw){instr, bb, acc, line, k};
+    b->raw[b->n_raw] = (cgb_raw){instr, bb, acc, line, k, (uint32_t)b->n_raw};
+    b->n_raw++;
     for (uint32_t j = 0; j < k; j++)
         b->raw_v[b->n_raw_v + j] = values[nz[j]];
     memcpy(b->raw_ev + b->n_raw_v, nz, k * sizeof *nz);

@@ -15,131 +15,6 @@
 #include "util/error.h"
 #include "util/vec.h"
 
-typedef struct srt {
-    uint64_t instr, bb;
-    uint32_t line, idx;
-} srt;
-
-static int cmp_srt(const void *a, const void *b)
-{
-    const srt *x = a, *y = b;
-    if (x->line != y->line) return x->line < y->line ? -1 : 1;
-    if (x->instr != y->instr) return x->instr < y->instr ? -1 : 1;
-    if (x->bb != y->bb) return x->bb < y->bb ? -1 : 1;
-    return x->idx < y->idx ? -1 : x->idx > y->idx;
-}
-
-/* perm[] grouped by accumulator (counting sort: records stay in order);
- * *voff receives where each raw record's values start. */
-static uint32_t *group_by_acc(const cg_build *b, uint64_t **starts, uint64_t **voff)
-{
-    uint64_t *start = calloc((size_t)b->n_acc + 2, sizeof *start);
-    uint64_t *vo = malloc((b->n_raw + 1) * sizeof *vo);
-    uint32_t *perm = malloc((b->n_raw + 1) * sizeof *perm);
-    if (!start || !perm || !vo) {
-        free(start), free(perm), free(vo);
-        return NULL;
-    }
-    uint64_t v = 0;
-    for (uint64_t i = 0; i < b->n_raw; i++) {
-        start[b->raw[i].acc + 2]++;
-        vo[i] = v, v += b->raw[i].len;
-    }
-    for (uint32_t a = 0; a < b->n_acc; a++)
-        start[a + 2] += start[a + 1];
-    for (uint64_t i = 0; i < b->n_raw; i++)
-        perm[start[b->raw[i].acc + 1]++] = (uint32_t)i;
-    *starts = start; /* start[a] .. start[a+1] is group a */
-    *voff = vo;
-    return perm;
-}
-
-/* Scratch to sum records of one position: `sum` by event (zero outside
- * `touched`), `seen` marks the touched events; all b->stride long. */
-typedef struct summer {
-    double *sum, *gather;
-    uint32_t *touched;
-    uint8_t *seen;
-    uint32_t n;
-} summer;
-
-static int cmp_u32(const void *a, const void *b)
-{
-    uint32_t x = *(const uint32_t *)a, y = *(const uint32_t *)b;
-    return x < y ? -1 : x > y;
-}
-
-static void sum_add(summer *s, const double *v, const uint32_t *ev, uint32_t n)
-{
-    for (uint32_t j = 0; j < n; j++) {
-        if (!s->seen[ev[j]]) s->seen[ev[j]] = 1, s->touched[s->n++] = ev[j];
-        s->sum[ev[j]] += v[j];
-    }
-}
-
-/* The summed row as the next output row; the scratch zero again. */
-static pk_status sum_put(summer *s, cgb_rows *o)
-{
-    qsort(s->touched, s->n, sizeof *s->touched, cmp_u32);
-    for (uint32_t j = 0; j < s->n; j++) {
-        uint32_t e = s->touched[j];
-        s->gather[j] = s->sum[e], s->sum[e] = 0, s->seen[e] = 0;
-    }
-    pk_status st = cgb_rows_put(o, s->gather, s->touched, s->n);
-    s->n = 0;
-    return st;
-}
-
-/* One accumulator's records, sorted by position: same positions summed
- * into one record each (a position's only record copied as it is). */
-static pk_status emit_group(cg_build *b, const srt *s, uint64_t n, uint32_t acc,
-                            const uint64_t *voff, summer *sm, cgb_rows *o)
-{
-    pk_cg *cg = b->cg;
-    const uint32_t *k = b->acc_key + (size_t)acc * 3;
-    pk_status st = PK_OK;
-    for (uint64_t i = 0, first = 0; i < n && !st; i++) {
-        const cgb_raw *r = &b->raw[s[i].idx];
-        int last = i + 1 == n || s[i + 1].line != s[i].line || s[i + 1].instr != s[i].instr ||
-                   s[i + 1].bb != s[i].bb;
-        const double *v = b->raw_v + voff[s[i].idx];
-        const uint32_t *ev = b->raw_ev + voff[s[i].idx];
-        if (!last || i > first) sum_add(sm, v, ev, r->len);
-        if (!last) continue;
-        cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], s[i].line, s[i].instr, s[i].bb};
-        st = i > first ? sum_put(sm, o) : cgb_rows_put(o, v, ev, r->len);
-        first = i + 1;
-    }
-    return st;
-}
-
-/* Self costs per position: one record per (part, function, file,
- * position), positions ascending within each (part, function, file). */
-static pk_status merge_positions(cg_build *b, cgb_rows *o)
-{
-    uint64_t *start = NULL, *voff = NULL;
-    uint32_t *perm = group_by_acc(b, &start, &voff);
-    srt *s = malloc((b->n_raw + 1) * sizeof *s);
-    size_t w = (size_t)b->stride + 1;
-    summer sm = {calloc(w, sizeof(double)), malloc(w * sizeof(double)),
-                 malloc(w * sizeof(uint32_t)), calloc(w, 1), 0};
-    pk_status st = perm && s && sm.sum && sm.gather && sm.touched && sm.seen
-                       ? PK_OK
-                       : pk_fail_nomem("merging costs");
-    for (uint32_t a = 0; a < b->n_acc && !st; a++) {
-        uint64_t lo = start[a], m = start[a + 1] - lo;
-        for (uint64_t i = 0; i < m; i++) {
-            const cgb_raw *r = &b->raw[perm[lo + i]];
-            s[i] = (srt){r->instr, r->bb, r->line, perm[lo + i]};
-        }
-        qsort(s, m, sizeof *s, cmp_srt);
-        st = emit_group(b, s, m, a, voff, &sm, o);
-    }
-    free(perm), free(start), free(s), free(voff);
-    free(sm.sum), free(sm.gather), free(sm.touched), free(sm.seen);
-    return st;
-}
-
 typedef struct line_ord {
     uint64_t key; /* accumulator << 32 | line */
     uint32_t idx;
@@ -152,7 +27,7 @@ static int cmp_line_ord(const void *a, const void *b)
 }
 
 /* By line: one record per (accumulator, line), lines ascending within
- * each accumulator, as merge_positions() orders positions. */
+ * each accumulator, as cgb_merge_positions() orders positions. */
 static pk_status merge_lines(cg_build *b, cgb_rows *o)
 {
     pk_cg *cg = b->cg;
@@ -173,12 +48,18 @@ static pk_status merge_lines(cg_build *b, cgb_rows *o)
     return st;
 }
 
-/* Self costs: per position (merged) or, by function, one per accumulator
- * (its in-place rows as they are). */
+/* Self costs: per position (merged, build_merge.c), by line, or, by
+ * function, one per accumulator (its in-place rows as they are). */
 static pk_status merge_self(cg_build *b)
 {
     pk_cg *cg = b->cg;
-    uint64_t n = b->by_function ? b->n_acc : b->by_line ? b->n_line : b->n_raw;
+    if (!b->by_function && !b->by_line) {
+        pk_status st = cgb_merge_positions(b);
+        free(b->raw_v), free(b->raw_ev);
+        b->raw_v = NULL, b->raw_ev = NULL;
+        return st;
+    }
+    uint64_t n = b->by_function ? b->n_acc : b->n_line;
     cgb_rows o = {0};
     cg->self = malloc((n + 1) * sizeof *cg->self);
     pk_status st = cg->self ? PK_OK : pk_fail_nomem("merging costs");
@@ -191,9 +72,7 @@ static pk_status merge_self(cg_build *b)
         st = cgb_rows_settle(&b->acc_rows, cg->n_events, &cg->self_cost, &cg->self_off,
                              &cg->self_ev);
     } else if (!st) {
-        st = b->by_line ? merge_lines(b, &o) : merge_positions(b, &o);
-        free(b->raw), free(b->raw_v), free(b->raw_ev);
-        b->raw = NULL, b->raw_v = NULL, b->raw_ev = NULL;
+        st = merge_lines(b, &o);
         if (!st)
             st = cgb_rows_settle(&o, cg->n_events, &cg->self_cost, &cg->self_off, &cg->self_ev);
     }

@@ -52,12 +52,25 @@ pk_status cgb_rows_copy(cgb_rows *dst, const cgb_rows *src, uint64_t i, uint32_t
  * when they already are it. r is emptied either way. */
 pk_status cgb_rows_settle(cgb_rows *r, uint32_t ne, double **v, uint64_t **off, uint32_t **ev);
 
+/* What rows hold: non-zero values, dense span (to each row's last
+ * non-zero), and whether the pools already are a final layout (compact:
+ * rows back to back; all_dense/all_sparse: every non-empty row so). */
+typedef struct cgb_row_stats {
+    uint64_t nnz, span, used;
+    int compact, all_dense, all_sparse;
+} cgb_row_stats;
+typedef enum { CGB_LAYOUT_FIXED, CGB_LAYOUT_DENSE, CGB_LAYOUT_SPARSE } cgb_layout;
+/* The layout cgb_rows_settle() gives n rows of ne events with these
+ * stats (the smallest; *adopt: the pools as they are, when near it). */
+cgb_layout cgb_rows_layout(uint64_t n, uint32_t ne, const cgb_row_stats *s, int *adopt);
+
 /* A self cost as parsed (per position), before same-position records are
  * merged; its `len` values and their events follow the previous record's
- * in raw_v and raw_ev. */
+ * in raw_v and raw_ev; `at` is its place in the file's order. As big as a
+ * pk_cg_self_rec, which the merge writes over it (build_merge.c). */
 typedef struct cgb_raw {
     uint64_t instr, bb;
-    uint32_t acc, line, len;
+    uint32_t acc, line, len, at;
 } cgb_raw;
 
 /* What one part's columns mean. */
@@ -146,6 +159,9 @@ pk_status cgb_finish(cg_build *b);
 /* formulas.c: warn about event formulas that cannot be computed (a
  * cycle, an unknown event). */
 pk_status cgb_check_formulas(cg_build *b);
+/* build_merge.c: the self costs per position, same positions merged, as
+ * the call graph's self records and rows (b->raw becomes cg->self). */
+pk_status cgb_merge_positions(cg_build *b);
 
 /* ------------------------------------------------------------------ */
 /* The parser                                                         */

@@ -206,21 +206,14 @@ pk_status cgb_rows_copy(cgb_rows *dst, const cgb_rows *src, uint64_t i, uint32_t
 /* Settling: the final layout                                          */
 /* ------------------------------------------------------------------ */
 
-/* What the rows hold: non-zero values, dense span (to each row's last
- * non-zero), and whether the pools already are a final layout. */
-typedef struct row_stats {
-    uint64_t nnz, span, used;
-    int compact, all_dense, all_sparse;
-} row_stats;
-
 static uint32_t event_at(const cgb_rows *r, uint64_t i, uint32_t j)
 {
     return r->nnz[i] == CGB_SPARSE ? r->ev[r->off[i] + j] : j;
 }
 
-static row_stats measure(const cgb_rows *r)
+static cgb_row_stats measure(const cgb_rows *r)
 {
-    row_stats s = {0, 0, 0, 1, 1, 1};
+    cgb_row_stats s = {0, 0, 0, 1, 1, 1};
     for (uint64_t i = 0; i < r->n; i++) {
         if (!r->len[i]) continue; /* empty rows are either */
         const double *v = r->v + r->off[i];
@@ -264,8 +257,8 @@ static void fill(const cgb_rows *r, uint32_t ne, double *ov, uint64_t *ooff, uin
 /* The pools taken over as the model's rows: dense, or sparse (`sparse`),
  * row starts one longer, the slack at the end given back. Empty rows
  * start where the next one does (they hold nothing). */
-static pk_status adopt(cgb_rows *r, uint64_t used, int sparse, double **v, uint64_t **off,
-                       uint32_t **ev)
+static pk_status adopt_pools(cgb_rows *r, uint64_t used, int sparse, double **v, uint64_t **off,
+                             uint32_t **ev)
 {
     uint64_t *o = realloc(r->off, (r->n + 1) * sizeof *o);
     if (!o) return pk_fail_nomem("settling costs");
@@ -286,20 +279,30 @@ static pk_status adopt(cgb_rows *r, uint64_t used, int sparse, double **v, uint6
     return PK_OK;
 }
 
-pk_status cgb_rows_settle(cgb_rows *r, uint32_t ne, double **v, uint64_t **off, uint32_t **ev)
+cgb_layout cgb_rows_layout(uint64_t n, uint32_t ne, const cgb_row_stats *s, int *adopt)
 {
-    uint64_t n = r->n, offs = (n + 1) * 8;
-    row_stats s = measure(r);
-    uint64_t fixed = n * ne * 8, dense = s.span * 8 + offs, sparse = s.nnz * 12 + offs;
+    uint64_t offs = (n + 1) * 8;
+    uint64_t fixed = n * ne * 8, dense = s->span * 8 + offs, sparse = s->nnz * 12 + offs;
     uint64_t best = fixed < dense ? fixed : dense;
     best = sparse < best ? sparse : best;
     /* the pools as they are, when no bigger than the best by an eighth */
-    uint64_t pools = s.used * (s.all_dense ? 8 : 12) + offs;
+    uint64_t pools = s->used * (s->all_dense ? 8 : 12) + offs;
+    *adopt = s->compact && (s->all_dense || s->all_sparse) && pools <= best + best / 8;
+    if (*adopt) return s->all_dense ? CGB_LAYOUT_DENSE : CGB_LAYOUT_SPARSE;
+    return best == fixed ? CGB_LAYOUT_FIXED : best == sparse ? CGB_LAYOUT_SPARSE : CGB_LAYOUT_DENSE;
+}
+
+pk_status cgb_rows_settle(cgb_rows *r, uint32_t ne, double **v, uint64_t **off, uint32_t **ev)
+{
+    uint64_t n = r->n;
+    cgb_row_stats s = measure(r);
+    int adopt;
+    cgb_layout lay = cgb_rows_layout(n, ne, &s, &adopt);
     pk_status st = PK_OK;
-    if (s.compact && (s.all_dense || s.all_sparse) && pools <= best + best / 8) {
-        st = adopt(r, s.used, !s.all_dense, v, off, ev);
+    if (adopt) {
+        st = adopt_pools(r, s.used, lay == CGB_LAYOUT_SPARSE, v, off, ev);
     } else {
-        int fix = best == fixed, sp = !fix && best == sparse;
+        int fix = lay == CGB_LAYOUT_FIXED, sp = lay == CGB_LAYOUT_SPARSE;
         uint64_t n_v = fix ? n * ne : sp ? s.nnz : s.span;
         double *ov = calloc(n_v + 1, sizeof *ov);
         uint64_t *ooff = fix ? NULL : malloc((n + 1) * sizeof *ooff);

@@ -37,9 +37,11 @@ demo: deps
 	@$(MAKE) --no-print-directory build
 	@scripts/demo.sh $(BUILD)
 
+# One test more than cores: a test that waits (a server's time limit, MPI's
+# start-up, a JVM or a browser at rest) lets another compute meanwhile.
 check: deps
 	@$(MAKE) --no-print-directory build
-	cd $(BUILD) && ctest -j $(JOBS) --output-on-failure
+	cd $(BUILD) && ctest -j $$(( $(JOBS) + 1 )) --output-on-failure
 
 asan-check: deps
 	cmake -S . -B $(ASAN_BUILD) -DPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)

@@ -23,6 +23,7 @@
 #include <time.h>
 
 #include "view/conns.h"
+#include "view/mhd.h"
 
 static double now(void)
 {
@@ -86,7 +87,7 @@ void pkv_conns_notify(void *cls, struct MHD_Connection *connection, void **socke
     pthread_mutex_lock(&t->lock);
     if (code == MHD_CONNECTION_NOTIFY_STARTED) {
         const union MHD_ConnectionInfo *ci =
-            MHD_get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
+            pkv_mhd->get_connection_info(connection, MHD_CONNECTION_INFO_CONNECTION_FD);
         if (ci) started(t, ci->connect_fd, socket_context);
     } else if (*socket_context) {
         slot_of(*socket_context)->fd = -1; /* closed: the socket is about to go */
@@ -100,7 +101,7 @@ void pkv_conns_notify(void *cls, struct MHD_Connection *connection, void **socke
 static void phase(pkv_conns *t, struct MHD_Connection *connection, int busy)
 {
     const union MHD_ConnectionInfo *ci =
-        MHD_get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+        pkv_mhd->get_connection_info(connection, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
     pthread_mutex_lock(&t->lock);
     if (ci && ci->socket_context) {
         pkv_conn *c = slot_of(ci->socket_context);

@@ -34,6 +34,7 @@
 #include <unistd.h>
 
 #include "view/conns.h"
+#include "view/mhd.h"
 #include "view/view.h"
 
 #define CSP "default-src 'self'; img-src 'self' data:; style-src 'self' 'unsafe-inline'"
@@ -57,22 +58,23 @@ static enum MHD_Result send_body(struct MHD_Connection *c, int status, const cha
                                  size_t len, int owned, const char *set_cookie)
 {
     struct MHD_Response *r =
-        owned ? MHD_create_response_from_buffer_with_free_callback(len, body, free)
-              : MHD_create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
+        owned ? pkv_mhd->create_response_from_buffer_with_free_callback(len, body, free)
+              : pkv_mhd->create_response_from_buffer(len, body, MHD_RESPMEM_PERSISTENT);
     if (!r) {
         if (owned) free(body);
         return MHD_NO;
     }
-    MHD_add_response_header(r, "Content-Type", type);
-    MHD_add_response_header(r, "Cache-Control", "no-store");
-    MHD_add_response_header(r, "X-Content-Type-Options", "nosniff");
-    MHD_add_response_header(r, "Content-Security-Policy", CSP);
-    MHD_add_response_header(r, "Referrer-Policy", "no-referrer");
-    MHD_add_response_header(r, "X-Frame-Options", "DENY");
-    if (status == MHD_HTTP_METHOD_NOT_ALLOWED) MHD_add_response_header(r, "Allow", "GET, HEAD");
-    if (set_cookie) MHD_add_response_header(r, "Set-Cookie", set_cookie);
-    enum MHD_Result ret = MHD_queue_response(c, (unsigned)status, r);
-    MHD_destroy_response(r);
+    pkv_mhd->add_response_header(r, "Content-Type", type);
+    pkv_mhd->add_response_header(r, "Cache-Control", "no-store");
+    pkv_mhd->add_response_header(r, "X-Content-Type-Options", "nosniff");
+    pkv_mhd->add_response_header(r, "Content-Security-Policy", CSP);
+    pkv_mhd->add_response_header(r, "Referrer-Policy", "no-referrer");
+    pkv_mhd->add_response_header(r, "X-Frame-Options", "DENY");
+    if (status == MHD_HTTP_METHOD_NOT_ALLOWED)
+        pkv_mhd->add_response_header(r, "Allow", "GET, HEAD");
+    if (set_cookie) pkv_mhd->add_response_header(r, "Set-Cookie", set_cookie);
+    enum MHD_Result ret = pkv_mhd->queue_response(c, (unsigned)status, r);
+    pkv_mhd->destroy_response(r);
     return ret;
 }
 
@@ -103,11 +105,12 @@ static int token_ok(struct MHD_Connection *c, const server *sv, int page, int *f
     const char *token = sv->s->token;
     *from_url = 0;
     if (!token[0]) return 1; /* --no-token */
-    if (same_secret(MHD_lookup_connection_value(c, MHD_COOKIE_KIND, sv->cookie), token) ||
-        same_secret(MHD_lookup_connection_value(c, MHD_HEADER_KIND, "X-Profkit-Token"), token))
+    if (same_secret(pkv_mhd->lookup_connection_value(c, MHD_COOKIE_KIND, sv->cookie), token) ||
+        same_secret(pkv_mhd->lookup_connection_value(c, MHD_HEADER_KIND, "X-Profkit-Token"), token))
         return 1;
     *from_url =
-        page && same_secret(MHD_lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"), token);
+        page &&
+        same_secret(pkv_mhd->lookup_connection_value(c, MHD_GET_ARGUMENT_KIND, "token"), token);
     return *from_url;
 }
 
@@ -132,7 +135,7 @@ static int intact(const pkv_session *s, char *err, size_t size)
 static int host_ok(struct MHD_Connection *c, const server *sv)
 {
     if (!sv->loopback) return 1;
-    const char *host = MHD_lookup_connection_value(c, MHD_HEADER_KIND, "Host");
+    const char *host = pkv_mhd->lookup_connection_value(c, MHD_HEADER_KIND, "Host");
     if (!host) return 1; /* HTTP/1.0 without Host: no browser sends that */
     size_t n = strlen(host);
     const char *colon = host[0] == '[' ? strchr(host, ']') : strrchr(host, ':');
@@ -165,7 +168,7 @@ static enum MHD_Result add_param(void *cls, enum MHD_ValueKind kind, const char 
 static enum MHD_Result api(struct MHD_Connection *c, server *sv, const char *route)
 {
     pkv_query q = {0};
-    MHD_get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, add_param, &q);
+    pkv_mhd->get_connection_values_n(c, MHD_GET_ARGUMENT_KIND, add_param, &q);
     pkv_response r;
     char err[1200];
     atomic_fetch_add(&sv->waiting, 1);
@@ -262,12 +265,12 @@ static struct MHD_Daemon *start(server *sv, const struct sockaddr_storage *ss, i
     /* no limit per address: every local user connects from 127.0.0.1,
      * so one would let 32 slow connections lock the user out; conns.c
      * bounds time and number instead */
-    return MHD_start_daemon(flags, 0, NULL, NULL, answer, sv, MHD_OPTION_LISTEN_SOCKET, fd,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)PKV_MAX_CONNS,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PKV_REQUEST_SECONDS,
-                            MHD_OPTION_NOTIFY_CONNECTION, pkv_conns_notify, &sv->conns,
-                            MHD_OPTION_NOTIFY_COMPLETED, pkv_conns_completed, &sv->conns,
-                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024, MHD_OPTION_END);
+    return pkv_mhd->start_daemon(
+        flags, 0, NULL, NULL, answer, sv, MHD_OPTION_LISTEN_SOCKET, fd, MHD_OPTION_CONNECTION_LIMIT,
+        (unsigned)PKV_MAX_CONNS, MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)PKV_REQUEST_SECONDS,
+        MHD_OPTION_NOTIFY_CONNECTION, pkv_conns_notify, &sv->conns, MHD_OPTION_NOTIFY_COMPLETED,
+        pkv_conns_completed, &sv->conns, MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)64 * 1024,
+        MHD_OPTION_END);
 }
 
 /* A fresh session token: 32 random bytes as hex. */
@@ -344,6 +347,11 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags)
 {
     server sv = {s, 0, PTHREAD_MUTEX_INITIALIZER, 0};
     pkv_conns_init(&sv.conns);
+    char why[256];
+    if (!pkv_mhd_load(why, sizeof why)) {
+        fprintf(stderr, "profkit view: %s\n", why);
+        return PKV_BAD;
+    }
     struct sockaddr_storage ss;
     if (!resolve(bind, port, &ss, &sv.loopback)) return PKV_USAGE;
     s->token[0] = 0;
@@ -393,7 +401,7 @@ int pkv_serve(pkv_session *s, const char *bind, unsigned port, unsigned flags)
     pthread_t warmer;
     int warming = pthread_create(&warmer, NULL, warm_first_screen, &sv) == 0;
     wait_for_stop(&sv, &stop);
-    MHD_stop_daemon(d);
+    pkv_mhd->stop_daemon(d);
     if (warming) pthread_join(warmer, NULL);
     pkv_open_done();
     fprintf(stderr, "profkit view: stopped\n");

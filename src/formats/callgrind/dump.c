@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "callgrind.h"
+#include "formats/dump_fields.h"
 #include "model/callgraph.h"
 #include "util/error.h"
 #include "util/namelist.h"
@@ -21,8 +22,7 @@ typedef struct dumper {
     pk_record_fn fn;
     void *user;
     const char *sections;
-    pk_field *f;
-    size_t n;
+    pk_dump_fields row; /* n_events + 24 fields */
     int stop;
 } dumper;
 
@@ -31,29 +31,12 @@ static int wanted(const dumper *d, const char *section)
     return pk_namelist_has(d->sections, section);
 }
 
-static void put_u(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_UINT, {.u = v}};
-}
-static void put_x(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_HEX, {.u = v}};
-}
-static void put_s(dumper *d, const char *k, const char *v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_STR, {.s = v}};
-}
-static void put_r(dumper *d, const char *k, double v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_REAL, {.d = v}};
-}
-
 static void emit(dumper *d, const char *file, const char *section, const char *type)
 {
     /* records of the parsed model: no byte offset of their own */
-    pk_record r = {file, PK_RECORD_NO_OFFSET, section, type, d->n, d->f};
+    pk_record r = {file, PK_RECORD_NO_OFFSET, section, type, d->row.n, d->row.f};
     if (!d->stop) d->stop = d->fn(d->user, &r);
-    d->n = 0;
+    d->row.n = 0;
 }
 
 static const char *file_name(const pk_profile *p, uint32_t f)
@@ -68,10 +51,10 @@ static const char *const target_keys[] = {"target_file", "target_line", "target_
 static void put_position(dumper *d, const pk_cg *cg, const char *const *keys, uint32_t file,
                          uint32_t line, uint64_t instr, uint64_t bb)
 {
-    put_s(d, keys[0], file_name(d->p, file));
-    if (cg->positions & PK_POS_LINE) put_u(d, keys[1], line);
-    if (cg->positions & PK_POS_INSTR) put_x(d, keys[2], instr);
-    if (cg->positions & PK_POS_BB) put_x(d, keys[3], bb);
+    pk_dump_s(&d->row, keys[0], file_name(d->p, file));
+    if (cg->positions & PK_POS_LINE) pk_dump_u(&d->row, keys[1], line);
+    if (cg->positions & PK_POS_INSTR) pk_dump_x(&d->row, keys[2], instr);
+    if (cg->positions & PK_POS_BB) pk_dump_x(&d->row, keys[3], bb);
 }
 
 /* Costs of every event: v[0, n), the rest 0. */
@@ -79,7 +62,7 @@ static void put_costs(dumper *d, const pk_cg *cg, pk_cg_row r)
 {
     for (uint32_t e = 0, j = 0; e < cg->n_events; e++) {
         double v = j < r.n && pk_cg_row_event(r, j) == e ? r.v[j++] : 0.0;
-        if (!cg->events[e].formula) put_r(d, cg->events[e].name, v);
+        if (!cg->events[e].formula) pk_dump_r(&d->row, cg->events[e].name, v);
     }
 }
 
@@ -87,18 +70,20 @@ static void dump_parts(dumper *d, const pk_cg *cg)
 {
     for (uint32_t i = 0; i < cg->n_parts && !d->stop; i++) {
         const pk_cg_part_rec *r = &cg->parts[i];
-        put_u(d, "index", i), put_u(d, "number", r->number), put_u(d, "thread", r->thread);
-        put_u(d, "pid", r->pid), put_s(d, "cmd", r->cmd), put_s(d, "creator", r->creator);
-        put_x(d, "positions", r->positions), put_u(d, "descs", r->n_descs);
+        pk_dump_u(&d->row, "index", i), pk_dump_u(&d->row, "number", r->number),
+            pk_dump_u(&d->row, "thread", r->thread);
+        pk_dump_u(&d->row, "pid", r->pid), pk_dump_s(&d->row, "cmd", r->cmd),
+            pk_dump_s(&d->row, "creator", r->creator);
+        pk_dump_x(&d->row, "positions", r->positions), pk_dump_u(&d->row, "descs", r->n_descs);
         emit(d, r->file, "parts", "part");
         for (uint32_t k = 0; k < r->n_descs && !d->stop; k++) {
-            put_u(d, "part", i), put_s(d, "desc", r->descs[k]);
+            pk_dump_u(&d->row, "part", i), pk_dump_s(&d->row, "desc", r->descs[k]);
             emit(d, r->file, "parts", "desc");
         }
         for (int t = 0; t < 2 && !d->stop; t++) {
             const double *v = t ? r->totals : r->summary;
             if (!v) continue;
-            put_u(d, "part", i);
+            pk_dump_u(&d->row, "part", i);
             put_costs(d, cg, (pk_cg_row){v, NULL, cg->n_events});
             emit(d, r->file, "parts", t ? "totals" : "summary");
         }
@@ -109,8 +94,9 @@ static void dump_events(dumper *d, const pk_cg *cg)
 {
     for (uint32_t e = 0; e < cg->n_events && !d->stop; e++) {
         const pk_cg_event_rec *ev = &cg->events[e];
-        put_u(d, "index", e), put_s(d, "name", ev->name), put_s(d, "long_name", ev->long_name);
-        put_s(d, "formula", ev->formula);
+        pk_dump_u(&d->row, "index", e), pk_dump_s(&d->row, "name", ev->name),
+            pk_dump_s(&d->row, "long_name", ev->long_name);
+        pk_dump_s(&d->row, "formula", ev->formula);
         emit(d, d->p->path, "events", "event");
     }
 }
@@ -120,9 +106,9 @@ static void dump_functions(dumper *d)
     const pk_profile *p = d->p;
     for (uint32_t i = 0; i < p->n_functions && !d->stop; i++) {
         const pk_function *f = &p->functions[i];
-        put_u(d, "index", i), put_s(d, "name", f->name);
-        put_s(d, "object", f->module < p->n_modules ? p->modules[f->module].path : NULL);
-        put_s(d, "file", file_name(p, f->file));
+        pk_dump_u(&d->row, "index", i), pk_dump_s(&d->row, "name", f->name);
+        pk_dump_s(&d->row, "object", f->module < p->n_modules ? p->modules[f->module].path : NULL);
+        pk_dump_s(&d->row, "file", file_name(p, f->file));
         emit(d, d->p->path, "functions", "function");
     }
 }
@@ -131,15 +117,16 @@ static void dump_records(dumper *d, const pk_cg *cg)
 {
     for (uint64_t i = 0; i < cg->n_self && wanted(d, "costs") && !d->stop; i++) {
         const pk_cg_self_rec *r = &cg->self[i];
-        put_u(d, "part", r->part), put_u(d, "function", r->fn);
+        pk_dump_u(&d->row, "part", r->part), pk_dump_u(&d->row, "function", r->fn);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
         put_costs(d, cg, pk_cg_self_row(cg, i));
         emit(d, cg->parts[r->part].file, "costs", "cost");
     }
     for (uint64_t i = 0; i < cg->n_calls && wanted(d, "calls") && !d->stop; i++) {
         const pk_cg_call_rec *r = &cg->calls[i];
-        put_u(d, "part", r->part), put_u(d, "caller", r->caller), put_u(d, "callee", r->callee);
-        put_r(d, "count", r->count);
+        pk_dump_u(&d->row, "part", r->part), pk_dump_u(&d->row, "caller", r->caller),
+            pk_dump_u(&d->row, "callee", r->callee);
+        pk_dump_r(&d->row, "count", r->count);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
         put_position(d, cg, target_keys, r->to_file, r->to_line, r->to_instr, r->to_bb);
         put_costs(d, cg, pk_cg_call_row(cg, i));
@@ -147,10 +134,10 @@ static void dump_records(dumper *d, const pk_cg *cg)
     }
     for (uint64_t i = 0; i < cg->n_jumps && wanted(d, "jumps") && !d->stop; i++) {
         const pk_cg_jump_rec *r = &cg->jumps[i];
-        put_u(d, "part", r->part), put_u(d, "function", r->fn),
-            put_u(d, "target_function", r->to_fn);
-        put_u(d, "conditional", r->conditional);
-        put_r(d, "followed", r->followed), put_r(d, "executed", r->executed);
+        pk_dump_u(&d->row, "part", r->part), pk_dump_u(&d->row, "function", r->fn),
+            pk_dump_u(&d->row, "target_function", r->to_fn);
+        pk_dump_u(&d->row, "conditional", r->conditional);
+        pk_dump_r(&d->row, "followed", r->followed), pk_dump_r(&d->row, "executed", r->executed);
         put_position(d, cg, site_keys, r->file, r->line, r->instr, r->bb);
         put_position(d, cg, target_keys, r->to_file, r->to_line, r->to_instr, r->to_bb);
         emit(d, cg->parts[r->part].file, "jumps", "jump");
@@ -161,8 +148,9 @@ static void dump_records(dumper *d, const pk_cg *cg)
 static pk_status dump_profile(pk_profile *p, pk_record_fn fn, void *user, const char *sections)
 {
     const pk_cg *cg = p->cg;
-    dumper d = {p, fn, user, sections, malloc((cg->n_events + 24) * sizeof(pk_field)), 0, 0};
-    if (!d.f) {
+    size_t cap = (size_t)cg->n_events + 24;
+    dumper d = {p, fn, user, sections, {malloc(cap * sizeof(pk_field)), 0, cap}, 0};
+    if (!d.row.f) {
         pk_profile_free(p);
         return pk_fail_nomem("dumping");
     }
@@ -170,7 +158,7 @@ static pk_status dump_profile(pk_profile *p, pk_record_fn fn, void *user, const 
     if (wanted(&d, "events")) dump_events(&d, cg);
     if (wanted(&d, "functions")) dump_functions(&d);
     dump_records(&d, cg);
-    free(d.f);
+    free(d.row.f);
     pk_profile_free(p);
     return PK_OK;
 }

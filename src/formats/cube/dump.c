@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "cube.h"
+#include "formats/dump_fields.h"
 #include "util/error.h"
 #include "util/gzip.h"
 #include "util/mapfile.h"
@@ -34,8 +35,8 @@ typedef struct dumper {
     pk_record_fn fn;
     void *user;
     const char *sections;
-    pk_field f[MAX_FIELDS];
-    size_t n;
+    pk_field buf[MAX_FIELDS];
+    pk_dump_fields row; /* of buf */
     int stop;
 } dumper;
 
@@ -44,45 +45,29 @@ static int wanted(const dumper *d, const char *section)
     return !d->stop && pk_namelist_has(d->sections, section);
 }
 
-static void put_u(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_UINT, {.u = v}};
-}
-static void put_x(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_HEX, {.u = v}};
-}
-static void put_s(dumper *d, const char *k, const char *v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_STR, {.s = v}};
-}
-static void put_r(dumper *d, const char *k, double v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_REAL, {.d = v}};
-}
 /* An id that may be absent (CUBE_NONE): printed as "-". */
 static void put_id(dumper *d, const char *k, uint32_t v)
 {
     if (v == CUBE_NONE)
-        put_s(d, k, NULL);
+        pk_dump_s(&d->row, k, NULL);
     else
-        put_u(d, k, v);
+        pk_dump_u(&d->row, k, v);
 }
 
 static void emit(dumper *d, uint64_t offset, const char *section, const char *type)
 {
-    pk_record rec = {d->file, offset, section, type, d->n, d->f};
+    pk_record rec = {d->file, offset, section, type, d->row.n, d->row.f};
     if (!d->stop) d->stop = d->fn(d->user, &rec);
-    d->n = 0;
+    d->row.n = 0;
 }
 
 static void dump_members(dumper *d)
 {
     const cube_tar *t = &d->r->tar;
     for (size_t i = 0; i < t->n && !d->stop; i++) {
-        put_u(d, "index", i);
-        put_s(d, "name", t->m[i].name);
-        put_x(d, "size", t->m[i].size);
+        pk_dump_u(&d->row, "index", i);
+        pk_dump_s(&d->row, "name", t->m[i].name);
+        pk_dump_x(&d->row, "size", t->m[i].size);
         emit(d, t->m[i].offset, "members", "member");
     }
 }
@@ -91,17 +76,17 @@ static void dump_anchor(dumper *d)
 {
     const cube_anchor *a = &d->r->a;
     const cube_member *m = cube_tar_find(&d->r->tar, "anchor.xml");
-    put_s(d, "version", a->version);
-    put_s(d, "metrics_title", a->metrics_title);
-    put_s(d, "program_title", a->program_title);
-    put_s(d, "system_title", a->system_title);
-    put_u(d, "metrics", a->n_mdefs);
-    put_u(d, "regions", a->n_regions);
-    put_u(d, "cnodes", a->n_cnodes);
-    put_u(d, "system_nodes", a->n_stns);
-    put_u(d, "location_groups", a->n_groups);
-    put_u(d, "locations", a->n_locs);
-    put_u(d, "cube3_system", (uint64_t)a->cube3_system);
+    pk_dump_s(&d->row, "version", a->version);
+    pk_dump_s(&d->row, "metrics_title", a->metrics_title);
+    pk_dump_s(&d->row, "program_title", a->program_title);
+    pk_dump_s(&d->row, "system_title", a->system_title);
+    pk_dump_u(&d->row, "metrics", a->n_mdefs);
+    pk_dump_u(&d->row, "regions", a->n_regions);
+    pk_dump_u(&d->row, "cnodes", a->n_cnodes);
+    pk_dump_u(&d->row, "system_nodes", a->n_stns);
+    pk_dump_u(&d->row, "location_groups", a->n_groups);
+    pk_dump_u(&d->row, "locations", a->n_locs);
+    pk_dump_u(&d->row, "cube3_system", (uint64_t)a->cube3_system);
     emit(d, m ? m->offset : PK_RECORD_NO_OFFSET, "anchor", "anchor");
 }
 
@@ -111,23 +96,23 @@ static void dump_metrics(dumper *d)
     for (size_t i = 0; i < a->n_mdefs && !d->stop; i++) {
         const cube_mdef *m = &a->mdefs[i];
         const cube_mbuilt *b = &d->r->mb[i];
-        put_u(d, "index", i);
-        put_u(d, "id", m->id);
+        pk_dump_u(&d->row, "index", i);
+        pk_dump_u(&d->row, "id", m->id);
         put_id(d, "parent", m->parent == CUBE_NONE ? CUBE_NONE : a->mdefs[m->parent].id);
-        put_s(d, "uniq_name", m->uniq);
-        put_s(d, "disp_name", m->disp);
-        put_s(d, "dtype", m->dtype);
-        put_s(d, "uom", m->uom);
-        put_s(d, "type", m->type);
-        put_s(d, "viztype", m->viztype);
-        put_s(d, "convertible", m->convertible);
-        put_s(d, "cacheable", m->cacheable);
-        put_u(d, "cubepl", m->cubepl && *m->cubepl);
+        pk_dump_s(&d->row, "uniq_name", m->uniq);
+        pk_dump_s(&d->row, "disp_name", m->disp);
+        pk_dump_s(&d->row, "dtype", m->dtype);
+        pk_dump_s(&d->row, "uom", m->uom);
+        pk_dump_s(&d->row, "type", m->type);
+        pk_dump_s(&d->row, "viztype", m->viztype);
+        pk_dump_s(&d->row, "convertible", m->convertible);
+        pk_dump_s(&d->row, "cacheable", m->cacheable);
+        pk_dump_u(&d->row, "cubepl", m->cubepl && *m->cubepl);
         /* how its rows are enumerated (docs/cube.md, "Values") */
-        put_s(d, "rows",
-              b->derived || b->type.dt == DT_UNKNOWN ? NULL
-              : b->inclusive                         ? "wide-search"
-                                                     : "depth-first");
+        pk_dump_s(&d->row, "rows",
+                  b->derived || b->type.dt == DT_UNKNOWN ? NULL
+                  : b->inclusive                         ? "wide-search"
+                                                         : "depth-first");
         emit(d, PK_RECORD_NO_OFFSET, "metrics", "metric");
     }
 }
@@ -137,15 +122,15 @@ static void dump_regions(dumper *d)
     const cube_anchor *a = &d->r->a;
     for (size_t i = 0; i < a->n_regions && !d->stop; i++) {
         const cube_region *g = &a->regions[i];
-        put_u(d, "index", i);
-        put_u(d, "id", g->id);
-        put_s(d, "name", g->name);
-        put_s(d, "mangled_name", g->mangled);
-        put_s(d, "mod", g->mod);
-        put_s(d, "begin", g->begin);
-        put_s(d, "end", g->end);
-        put_s(d, "paradigm", g->paradigm);
-        put_s(d, "role", g->role);
+        pk_dump_u(&d->row, "index", i);
+        pk_dump_u(&d->row, "id", g->id);
+        pk_dump_s(&d->row, "name", g->name);
+        pk_dump_s(&d->row, "mangled_name", g->mangled);
+        pk_dump_s(&d->row, "mod", g->mod);
+        pk_dump_s(&d->row, "begin", g->begin);
+        pk_dump_s(&d->row, "end", g->end);
+        pk_dump_s(&d->row, "paradigm", g->paradigm);
+        pk_dump_s(&d->row, "role", g->role);
         emit(d, PK_RECORD_NO_OFFSET, "regions", "region");
     }
 }
@@ -155,12 +140,12 @@ static void dump_cnodes(dumper *d)
     const cube_anchor *a = &d->r->a;
     for (size_t i = 0; i < a->n_cnodes && !d->stop; i++) {
         const cube_cnode *c = &a->cnodes[i];
-        put_u(d, "index", i);
-        put_u(d, "id", c->id);
+        pk_dump_u(&d->row, "index", i);
+        pk_dump_u(&d->row, "id", c->id);
         put_id(d, "parent", c->parent == CUBE_NONE ? CUBE_NONE : a->cnodes[c->parent].id);
         put_id(d, "callee", c->has_callee ? c->callee : CUBE_NONE);
-        put_s(d, "line", c->line);
-        put_s(d, "mod", c->mod);
+        pk_dump_s(&d->row, "line", c->line);
+        pk_dump_s(&d->row, "mod", c->mod);
         emit(d, PK_RECORD_NO_OFFSET, "cnodes", "cnode");
     }
 }
@@ -169,9 +154,9 @@ static void dump_system(dumper *d)
 {
     const cube_anchor *a = &d->r->a;
     for (size_t i = 0; i < a->n_stns && !d->stop; i++) {
-        put_u(d, "index", i);
-        put_s(d, "name", a->stns[i].name);
-        put_s(d, "class", a->stns[i].klass);
+        pk_dump_u(&d->row, "index", i);
+        pk_dump_s(&d->row, "name", a->stns[i].name);
+        pk_dump_s(&d->row, "class", a->stns[i].klass);
         put_id(d, "parent", a->stns[i].parent);
         emit(d, PK_RECORD_NO_OFFSET, "system", "system-node");
     }
@@ -179,11 +164,11 @@ static void dump_system(dumper *d)
         const cube_sysres *v = level ? a->locs : a->groups;
         size_t n = level ? a->n_locs : a->n_groups;
         for (size_t i = 0; i < n && !d->stop; i++) {
-            put_u(d, "index", i);
-            put_u(d, "id", v[i].id);
-            put_s(d, "name", v[i].name);
-            put_s(d, "type", v[i].type);
-            put_s(d, "rank", v[i].rank);
+            pk_dump_u(&d->row, "index", i);
+            pk_dump_u(&d->row, "id", v[i].id);
+            pk_dump_s(&d->row, "name", v[i].name);
+            pk_dump_s(&d->row, "type", v[i].type);
+            pk_dump_s(&d->row, "rank", v[i].rank);
             put_id(d, level ? "group" : "system_node", v[i].parent);
             emit(d, PK_RECORD_NO_OFFSET, "system", level ? "location" : "location-group");
         }
@@ -204,21 +189,21 @@ static uint32_t row_at(const job *j, uint32_t i)
 
 static void dump_index(dumper *d, uint32_t m, const job *j, const cube_member *mi)
 {
-    put_u(d, "metric", d->r->a.mdefs[m].id);
-    put_s(d, "uniq_name", d->r->a.mdefs[m].uniq);
-    put_s(d, "member", mi->name);
-    put_s(d, "endianness", j->swap ? "big" : "little");
-    put_u(
-        d, "version",
+    pk_dump_u(&d->row, "metric", d->r->a.mdefs[m].id);
+    pk_dump_s(&d->row, "uniq_name", d->r->a.mdefs[m].uniq);
+    pk_dump_s(&d->row, "member", mi->name);
+    pk_dump_s(&d->row, "endianness", j->swap ? "big" : "little");
+    pk_dump_u(
+        &d->row, "version",
         (uint64_t)(j->swap ? mi->data[15] << 8 | mi->data[16] : mi->data[16] << 8 | mi->data[15]));
-    put_s(d, "format", j->rows ? "sparse" : "dense");
-    put_u(d, "n_rows", j->n_rows);
+    pk_dump_s(&d->row, "format", j->rows ? "sparse" : "dense");
+    pk_dump_u(&d->row, "n_rows", j->n_rows);
     emit(d, mi->offset, "index", "index");
     for (uint32_t i = 0; j->rows && i < j->n_rows && !d->stop; i++) {
         uint32_t row = row_at(j, i);
-        put_u(d, "metric", d->r->a.mdefs[m].id);
-        put_u(d, "position", i);
-        put_u(d, "row", row);
+        pk_dump_u(&d->row, "metric", d->r->a.mdefs[m].id);
+        pk_dump_u(&d->row, "position", i);
+        pk_dump_u(&d->row, "row", row);
         put_id(d, "cnode", cnode_id(d, m, row));
         emit(d, mi->offset + 22 + 4 * (uint64_t)i, "index", "index-row");
     }
@@ -227,25 +212,25 @@ static void dump_index(dumper *d, uint32_t m, const job *j, const cube_member *m
 static void dump_data(dumper *d, uint32_t m, const job *j, const cube_member *md)
 {
     uint64_t row_bytes = (uint64_t)d->r->n_locs * d->r->mb[m].type.size;
-    put_u(d, "metric", d->r->a.mdefs[m].id);
-    put_s(d, "member", md->name);
-    put_s(d, "magic", j->ztable ? "ZCUBEX.DATA" : "CUBEX.DATA");
-    put_u(d, "n_rows", j->n_rows);
-    put_x(d, "row_size", row_bytes);
+    pk_dump_u(&d->row, "metric", d->r->a.mdefs[m].id);
+    pk_dump_s(&d->row, "member", md->name);
+    pk_dump_s(&d->row, "magic", j->ztable ? "ZCUBEX.DATA" : "CUBEX.DATA");
+    pk_dump_u(&d->row, "n_rows", j->n_rows);
+    pk_dump_x(&d->row, "row_size", row_bytes);
     emit(d, md->offset, "data", "data");
     uint64_t zbase = ZHEAD + 24 * (uint64_t)j->n_rows;
     for (uint32_t i = 0; i < j->n_rows && !d->stop; i++) {
         uint32_t row = row_at(j, i);
-        put_u(d, "metric", d->r->a.mdefs[m].id);
-        put_u(d, "position", i);
-        put_u(d, "row", row);
+        pk_dump_u(&d->row, "metric", d->r->a.mdefs[m].id);
+        pk_dump_u(&d->row, "position", i);
+        pk_dump_u(&d->row, "row", row);
         put_id(d, "cnode", cnode_id(d, m, row));
         if (j->ztable) {
             const unsigned char *e = j->ztable + 24 * (uint64_t)i;
-            put_x(d, "compressed_size", get64(e + 16, j->swap));
+            pk_dump_x(&d->row, "compressed_size", get64(e + 16, j->swap));
             emit(d, md->offset + zbase + get64(e + 8, j->swap), "data", "data-row");
         } else {
-            put_x(d, "size", row_bytes);
+            pk_dump_x(&d->row, "size", row_bytes);
             emit(d, md->offset + 10 + i * row_bytes, "data", "data-row");
         }
     }
@@ -270,11 +255,11 @@ static void dump_row_values(dumper *d, uint32_t m, uint32_t row, const double *v
     for (uint32_t c = 0; c < d->r->n_locs && !d->stop; c++) {
         for (uint32_t k = 0; k < nc && !d->stop; k++) {
             if (v[(size_t)c * nc + k] == 0) continue;
-            put_u(d, "metric", d->r->a.mdefs[m].id);
+            pk_dump_u(&d->row, "metric", d->r->a.mdefs[m].id);
             put_id(d, "cnode", cnode_id(d, m, row));
-            put_u(d, "location", loc[c]);
-            if (nc > 1) put_s(d, "component", cube_component_name(t, k, buf, sizeof buf));
-            put_r(d, "value", v[(size_t)c * nc + k]);
+            pk_dump_u(&d->row, "location", loc[c]);
+            if (nc > 1) pk_dump_s(&d->row, "component", cube_component_name(t, k, buf, sizeof buf));
+            pk_dump_r(&d->row, "value", v[(size_t)c * nc + k]);
             emit(d, at == PK_RECORD_NO_OFFSET ? at : at + (uint64_t)c * size, "values", "value");
         }
     }
@@ -355,6 +340,7 @@ static pk_status dump_bytes(const char *path, const unsigned char *data, uint64_
     const char *base = strrchr(path, '/');
     dumper d = {
         .r = &r, .file = base ? base + 1 : path, .fn = fn, .user = user, .sections = sections};
+    d.row = (pk_dump_fields){d.buf, 0, MAX_FIELDS};
     unsigned char *tar = NULL;
     uint64_t n = size;
     if (!r.path) st = pk_fail_nomem("dumping");

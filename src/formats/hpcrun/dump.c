@@ -10,6 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/dump_fields.h"
 #include "formats/hpcrun/hr_dump.h"
 #include "util/error.h"
 #include "util/mapfile.h"
@@ -27,8 +28,8 @@ typedef struct dumper {
     void *user;
     const char *sections;
     pk_arena *a;
-    pk_field f[MAX_FIELDS];
-    size_t n;
+    pk_field buf[MAX_FIELDS];
+    pk_dump_fields row; /* of buf */
     int stop;
 } dumper;
 
@@ -37,46 +38,26 @@ static int wanted(const dumper *d, const char *section)
     return pk_namelist_has(d->sections, section);
 }
 
-static void put_u(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_UINT, {.u = v}};
-}
-static void put_x(dumper *d, const char *k, uint64_t v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_HEX, {.u = v}};
-}
-static void put_b(dumper *d, const char *k, int v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_BOOL, {.u = v != 0}};
-}
-static void put_r(dumper *d, const char *k, double v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_REAL, {.d = v}};
-}
-static void put_c(dumper *d, const char *k, const char *v)
-{
-    d->f[d->n++] = (pk_field){k, PK_FIELD_STR, {.s = v}};
-}
 /* File strings are not NUL-terminated: copy (up to an embedded NUL). */
 static void put_s(dumper *d, const char *k, hr_str s)
 {
     size_t n = s.len ? strnlen(s.p, s.len) : 0;
-    put_c(d, k, pk_arena_strndup(d->a, s.len ? s.p : "", n));
+    pk_dump_s(&d->row, k, pk_arena_strndup(d->a, s.len ? s.p : "", n));
 }
 /* Signed ids (02/03 leaves are negative) as the file's 32-bit value. */
 static void put_i(dumper *d, const char *k, int32_t v)
 {
     if (v >= 0)
-        put_u(d, k, (uint64_t)v);
+        pk_dump_u(&d->row, k, (uint64_t)v);
     else
-        put_r(d, k, (double)v);
+        pk_dump_r(&d->row, k, (double)v);
 }
 
 static void emit(dumper *d, uint64_t offset, const char *section, const char *type)
 {
-    pk_record r = {d->file, offset, section, type, d->n, d->f};
+    pk_record r = {d->file, offset, section, type, d->row.n, d->row.f};
     if (!d->stop) d->stop = d->fn(d->user, &r);
-    d->n = 0;
+    d->row.n = 0;
 }
 
 static void dump_nvpairs(dumper *d, const char *section, const hr_nvpairs *nv)
@@ -90,36 +71,36 @@ static void dump_nvpairs(dumper *d, const char *section, const hr_nvpairs *nv)
 
 static void dump_metric(dumper *d, const hr_metric *m, uint32_t id)
 {
-    put_u(d, "id", id);
+    pk_dump_u(&d->row, "id", id);
     put_s(d, "name", m->name);
     put_s(d, "description", m->desc);
-    put_u(d, "type", m->type);
-    put_u(d, "val_ty", m->val_ty);
-    put_u(d, "val_fmt", m->val_fmt);
-    put_u(d, "move2proc", m->move2proc);
-    put_u(d, "partner", m->partner);
-    put_u(d, "show", m->show);
-    put_b(d, "show_percent", m->show_percent);
-    put_x(d, "raw_flags_0", pk_be64(m->raw_flags));
-    put_x(d, "raw_flags_1", pk_be64(m->raw_flags + 8));
-    put_b(d, "old_layout", m->old_layout);
-    put_u(d, "period", m->period);
+    pk_dump_u(&d->row, "type", m->type);
+    pk_dump_u(&d->row, "val_ty", m->val_ty);
+    pk_dump_u(&d->row, "val_fmt", m->val_fmt);
+    pk_dump_u(&d->row, "move2proc", m->move2proc);
+    pk_dump_u(&d->row, "partner", m->partner);
+    pk_dump_u(&d->row, "show", m->show);
+    pk_dump_b(&d->row, "show_percent", m->show_percent);
+    pk_dump_x(&d->row, "raw_flags_0", pk_be64(m->raw_flags));
+    pk_dump_x(&d->row, "raw_flags_1", pk_be64(m->raw_flags + 8));
+    pk_dump_b(&d->row, "old_layout", m->old_layout);
+    pk_dump_u(&d->row, "period", m->period);
     put_s(d, "formula", m->formula);
     put_s(d, "format", m->format);
-    put_u(d, "is_frequency", m->is_frequency);
-    put_u(d, "is_multiplexed", m->is_multiplexed);
-    put_r(d, "threshold_mean", m->threshold_mean);
-    put_u(d, "num_samples", m->num_samples);
+    pk_dump_u(&d->row, "is_frequency", m->is_frequency);
+    pk_dump_u(&d->row, "is_multiplexed", m->is_multiplexed);
+    pk_dump_r(&d->row, "threshold_mean", m->threshold_mean);
+    pk_dump_u(&d->row, "num_samples", m->num_samples);
     emit(d, m->offset, "metrics", "metric");
 }
 
 static void put_word(dumper *d, uint64_t w, const hr_metric *m)
 {
-    put_x(d, "word", w);
+    pk_dump_x(&d->row, "word", w);
     if (m->val_fmt == HR_VALFMT_INT)
-        put_u(d, "value", w);
+        pk_dump_u(&d->row, "value", w);
     else
-        put_r(d, "value", hr_word_real(w));
+        pk_dump_r(&d->row, "value", hr_word_real(w));
 }
 
 static void dump_node(dumper *d, const hr_epoch *e, const hr_cct_node *x)
@@ -127,21 +108,21 @@ static void dump_node(dumper *d, const hr_epoch *e, const hr_cct_node *x)
     if (wanted(d, "cct")) {
         put_i(d, "id", x->id);
         put_i(d, "parent", x->parent);
-        put_u(d, "lm_id", x->lm_id);
-        put_x(d, "lm_ip", x->lm_ip);
-        put_b(d, "unwound", x->unwound);
+        pk_dump_u(&d->row, "lm_id", x->lm_id);
+        pk_dump_x(&d->row, "lm_ip", x->lm_ip);
+        pk_dump_b(&d->row, "unwound", x->unwound);
         if (x->has_lush) {
-            put_x(d, "lush_assoc", x->lush_assoc);
-            put_x(d, "lip_0", x->lip[0]);
-            put_x(d, "lip_1", x->lip[1]);
+            pk_dump_x(&d->row, "lush_assoc", x->lush_assoc);
+            pk_dump_x(&d->row, "lip_0", x->lip[0]);
+            pk_dump_x(&d->row, "lip_1", x->lip[1]);
         }
         if (x->lm_id == HR_PLACEHOLDER_LM) {
             char ph[9];
             for (int i = 0; i < 8; i++)
                 ph[i] = (char)(x->lm_ip >> (56 - 8 * i));
             ph[8] = '\0';
-            put_c(d, "placeholder", pk_arena_strndup(d->a, ph, 8));
-            put_c(d, "placeholder_name", hr_placeholder_name(x->lm_ip));
+            pk_dump_s(&d->row, "placeholder", pk_arena_strndup(d->a, ph, 8));
+            pk_dump_s(&d->row, "placeholder_name", hr_placeholder_name(x->lm_ip));
         }
         emit(d, x->offset, "cct", "node");
     }
@@ -149,7 +130,7 @@ static void dump_node(dumper *d, const hr_epoch *e, const hr_cct_node *x)
     uint64_t at = (uint64_t)(x->dense - d->base);
     for (uint32_t m = 0; m < e->n_metrics; m++) {
         put_i(d, "node", x->id);
-        put_u(d, "metric", m);
+        pk_dump_u(&d->row, "metric", m);
         put_word(d, hr_dense_value(x, m), &e->metrics[m]);
         emit(d, at + 8 * (uint64_t)m, "values", "value");
     }
@@ -159,20 +140,20 @@ static void dump_epoch(dumper *d, const hr_file *f, uint32_t k)
 {
     const hr_epoch *e = &f->epochs[k];
     if (!f->has_sparse && wanted(d, "epochs")) {
-        put_u(d, "index", k);
-        put_x(d, "flags", e->flags);
-        put_u(d, "granularity", e->granularity);
-        put_u(d, "ra_distance", e->ra_distance);
-        put_u(d, "n_metrics", e->n_metrics);
-        put_u(d, "n_modules", e->n_loadmap);
-        put_u(d, "n_nodes", e->n_nodes);
+        pk_dump_u(&d->row, "index", k);
+        pk_dump_x(&d->row, "flags", e->flags);
+        pk_dump_u(&d->row, "granularity", e->granularity);
+        pk_dump_u(&d->row, "ra_distance", e->ra_distance);
+        pk_dump_u(&d->row, "n_metrics", e->n_metrics);
+        pk_dump_u(&d->row, "n_modules", e->n_loadmap);
+        pk_dump_u(&d->row, "n_nodes", e->n_nodes);
         emit(d, e->offset, "epochs", "epoch");
         dump_nvpairs(d, "epochs", &e->nvps);
     }
     for (uint32_t i = 0; i < e->n_loadmap && wanted(d, "loadmap"); i++) {
-        put_u(d, "id", e->loadmap[i].id);
+        pk_dump_u(&d->row, "id", e->loadmap[i].id);
         put_s(d, "path", e->loadmap[i].path);
-        put_x(d, "flags", e->loadmap[i].flags);
+        pk_dump_x(&d->row, "flags", e->loadmap[i].flags);
         emit(d, e->loadmap[i].offset, "loadmap", "module");
     }
     for (uint32_t i = 0; i < e->n_metrics && wanted(d, "metrics"); i++)
@@ -186,19 +167,19 @@ static void dump_sparse(dumper *d, const hr_file *f)
     const hr_sparse *s = &f->sparse;
     if (wanted(d, "id-tuples")) {
         for (uint16_t i = 0; i < f->n_idkinds; i++) {
-            put_u(d, "kind", f->idkinds[i].kind);
+            pk_dump_u(&d->row, "kind", f->idkinds[i].kind);
             put_s(d, "name", f->idkinds[i].name);
             emit(d, (uint64_t)((const uint8_t *)f->idkinds[i].name.p - d->base) - 6, "id-tuples",
                  "id-kind");
         }
-        put_u(d, "n_ids", s->idtuple.n);
+        pk_dump_u(&d->row, "n_ids", s->idtuple.n);
         emit(d, s->idtuple.offset, "id-tuples", "id-tuple");
         for (uint16_t i = 0; i < s->idtuple.n; i++) {
             const hr_id *x = &s->idtuple.ids[i];
-            put_u(d, "kind", x->kind);
-            put_u(d, "interpretation", x->interp);
-            put_u(d, "physical", x->physical);
-            put_u(d, "logical", x->logical);
+            pk_dump_u(&d->row, "kind", x->kind);
+            pk_dump_u(&d->row, "interpretation", x->interp);
+            pk_dump_u(&d->row, "physical", x->physical);
+            pk_dump_u(&d->row, "logical", x->logical);
             emit(d, s->idtuple.offset + 2 + 18 * (uint64_t)i, "id-tuples", "id");
         }
     }
@@ -208,15 +189,15 @@ static void dump_sparse(dumper *d, const hr_file *f)
         uint64_t start, end;
         hr_sparse_index(s, k, &id, &start);
         hr_sparse_index(s, k + 1, &next, &end);
-        put_u(d, "node", id);
-        put_u(d, "start", start);
+        pk_dump_u(&d->row, "node", id);
+        pk_dump_u(&d->row, "start", start);
         emit(d, s->index_offset + (uint64_t)k * HR_SPARSE_INDEX_SIZE, "values", "node-index");
         for (uint64_t j = start; j < end; j++) {
             uint16_t m;
             uint64_t w;
             hr_sparse_value(s, j, &m, &w);
-            put_u(d, "node", id);
-            put_u(d, "metric", m);
+            pk_dump_u(&d->row, "node", id);
+            pk_dump_u(&d->row, "metric", m);
             put_word(d, w, &f->epochs[0].metrics[m]);
             emit(d, s->values_offset + j * HR_SPARSE_VALUE_SIZE, "values", "value");
         }
@@ -232,20 +213,20 @@ static void dump_footer(dumper *d, const hr_footer *ft)
     const hr_span *spans[6] = {&ft->hdr,     &ft->loadmap, &ft->cct,
                                &ft->metrics, &ft->iddict,  &ft->sparse};
     for (int i = 0; i < 6; i++) {
-        put_x(d, keys[2 * i], spans[i]->start);
-        put_x(d, keys[2 * i + 1], spans[i]->end);
+        pk_dump_x(&d->row, keys[2 * i], spans[i]->start);
+        pk_dump_x(&d->row, keys[2 * i + 1], spans[i]->end);
     }
-    put_x(d, "footer_start", ft->footer_start);
-    put_x(d, "magic", ft->magic);
+    pk_dump_x(&d->row, "footer_start", ft->footer_start);
+    pk_dump_x(&d->row, "magic", ft->magic);
     emit(d, ft->footer_start, "footer", "footer");
 }
 
 static void dump_profile(dumper *d, const hr_file *f)
 {
     if (wanted(d, "header")) {
-        put_c(d, "version", f->version);
-        put_c(d, "endian", pk_arena_strndup(d->a, &f->endian, 1));
-        put_u(d, "n_epochs", f->n_epochs);
+        pk_dump_s(&d->row, "version", f->version);
+        pk_dump_s(&d->row, "endian", pk_arena_strndup(d->a, &f->endian, 1));
+        pk_dump_u(&d->row, "n_epochs", f->n_epochs);
         emit(d, f->has_sparse ? f->footer.hdr.start : 0, "header", "header");
         dump_nvpairs(d, "header", &f->hdr);
     }
@@ -259,18 +240,18 @@ static void dump_profile(dumper *d, const hr_file *f)
 static void dump_trace(dumper *d, const hr_trace *t)
 {
     if (!wanted(d, "trace")) return;
-    put_c(d, "version", t->version);
-    put_c(d, "endian", pk_arena_strndup(d->a, &t->endian, 1));
-    put_x(d, "flags", t->flags);
-    put_u(d, "n_records", t->n_records);
+    pk_dump_s(&d->row, "version", t->version);
+    pk_dump_s(&d->row, "endian", pk_arena_strndup(d->a, &t->endian, 1));
+    pk_dump_x(&d->row, "flags", t->flags);
+    pk_dump_u(&d->row, "n_records", t->n_records);
     emit(d, 0, "trace", "trace-header");
     for (uint64_t i = 0; i < t->n_records && !d->stop; i++) {
         uint64_t time;
         uint32_t id, metric;
         hr_trace_record(t, i, &time, &id, &metric);
-        put_u(d, "time", time);
-        put_u(d, "node", id);
-        if (t->flags & HR_TRACE_DATA_CENTRIC) put_u(d, "metric", metric);
+        pk_dump_u(&d->row, "time", time);
+        pk_dump_u(&d->row, "node", id);
+        if (t->flags & HR_TRACE_DATA_CENTRIC) pk_dump_u(&d->row, "metric", metric);
         emit(d, t->header_size + i * t->record_size, "trace", "sample");
     }
 }
@@ -281,7 +262,8 @@ pk_status hr_dump_memory(const char *name, const void *data, uint64_t size, pk_r
     pk_arena a;
     pk_arena_init(&a);
     const char *slash = strrchr(name, '/');
-    dumper d = {slash ? slash + 1 : name, data, fn, user, sections, &a, {{0}}, 0, 0};
+    dumper d = {slash ? slash + 1 : name, data, fn, user, sections, &a, {{0}}, {0}, 0};
+    d.row = (pk_dump_fields){d.buf, 0, MAX_FIELDS};
     pk_status st;
     if (hr_detect(data, size) == HR_KIND_TRACE) {
         hr_trace t;

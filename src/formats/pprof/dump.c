@@ -14,6 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "formats/dump_fields.h"
 #include "pb.h"
 #include "pprof.h"
 #include "profkit/dump.h"
@@ -70,9 +71,9 @@ typedef struct dumper {
     pk_record_fn fn;
     void *user;
     const char *sections, *file;
-    pk_field f[24];
-    size_t n;
-    char *lists[2]; /* a record's packed lists, as text */
+    pk_field buf[24];
+    pk_dump_fields row; /* of buf */
+    char *lists[2];     /* a record's packed lists, as text */
     size_t cap[2];
     int stop;
     uint64_t strings; /* string_table entries so far */
@@ -81,7 +82,7 @@ typedef struct dumper {
 
 static void put(dumper *d, const char *k, pk_field_type t, uint64_t u)
 {
-    if (d->n < sizeof d->f / sizeof *d->f) d->f[d->n++] = (pk_field){k, t, {.u = u}};
+    pk_dump_put(&d->row, (pk_field){k, t, {.u = u}});
 }
 
 /* An int64 as stored: exact in decimal when not negative (time_nanos
@@ -89,21 +90,16 @@ static void put(dumper *d, const char *k, pk_field_type t, uint64_t u)
 static void put_signed(dumper *d, const char *k, uint64_t v)
 {
     if ((int64_t)v >= 0)
-        put(d, k, PK_FIELD_UINT, v);
-    else if (d->n < sizeof d->f / sizeof *d->f)
-        d->f[d->n++] = (pk_field){k, PK_FIELD_REAL, {.d = (double)(int64_t)v}};
-}
-
-static void put_str(dumper *d, const char *k, const char *s)
-{
-    if (d->n < sizeof d->f / sizeof *d->f) d->f[d->n++] = (pk_field){k, PK_FIELD_STR, {.s = s}};
+        pk_dump_u(&d->row, k, v);
+    else
+        pk_dump_r(&d->row, k, (double)(int64_t)v);
 }
 
 static void emit(dumper *d, uint64_t at, const char *section, const char *type)
 {
-    pk_record r = {d->file, at, section, type, d->n, d->f};
+    pk_record r = {d->file, at, section, type, d->row.n, d->row.f};
     if (!d->stop && !d->st && pk_namelist_has(d->sections, section)) d->stop = d->fn(d->user, &r);
-    d->n = 0;
+    d->row.n = 0;
 }
 
 static pk_status wire_fail(dumper *d, const pb_in *in, const char *what)
@@ -171,7 +167,7 @@ static pk_status fields(dumper *d, const pb_in *top, const pb_field *m, const sc
     for (int w = 0; w < 2; w++)
         for (int k = 0; k < 16; k++)
             if (s->kind[k] == (w ? K_ILIST : K_LIST))
-                put_str(d, s->name[k], d->lists[w] ? d->lists[w] : "");
+                pk_dump_s(&d->row, s->name[k], d->lists[w] ? d->lists[w] : "");
     return PK_OK;
 }
 
@@ -205,7 +201,7 @@ static pk_status string_entry(dumper *d, const pb_field *f)
     buf[n] = 0;
     put(d, "index", PK_FIELD_UINT, d->strings++);
     put(d, "length", PK_FIELD_UINT, f->len);
-    put_str(d, "value", buf); /* the CLI escapes what it prints */
+    pk_dump_s(&d->row, "value", buf); /* the CLI escapes what it prints */
     emit(d, f->at, "strings", "string");
     return PK_OK;
 }
@@ -225,7 +221,7 @@ static pk_status top_field(dumper *d, const pb_in *top, const pb_field *f, uint6
     if (f->num == 13 && f->wire == PB_LEN) { /* comments, packed */
         if (d->lists[0]) d->lists[0][0] = 0;
         if (append_list(d, top, f, 0, 0, "Profile.comment")) return d->st;
-        put_str(d, "values", d->lists[0] ? d->lists[0] : "");
+        pk_dump_s(&d->row, "values", d->lists[0] ? d->lists[0] : "");
         emit(d, f->at, "profile", "comments");
         return PK_OK;
     }
@@ -263,6 +259,7 @@ pk_status pprof_dump_memory(const char *name, const void *data, uint64_t size, u
     const char *slash = strrchr(name, '/');
     const char *base = slash ? slash + 1 : name;
     dumper dm = {.fn = fn, .user = user, .sections = sections, .file = base};
+    dm.row = (pk_dump_fields){dm.buf, 0, sizeof dm.buf / sizeof *dm.buf};
     unsigned char *inflated = NULL;
     uint64_t len = size;
     if (pk_is_gzip(d, size)) {

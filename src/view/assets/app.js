@@ -653,9 +653,9 @@
       return threshold() !== null ? String(threshold()) : '0.1';
     },
     visibleRows() {
-      /* depth-first over open nodes without recursion; rows below the
-       * threshold are counted into one "hidden" row per parent */
-      const limit = (parseFloat($('tree-threshold').value) || 0) / 100 * Math.abs(this.total);
+      /* depth-first over open nodes without recursion; the children the
+       * library's answer left out (below its threshold, past its limit)
+       * are counted into one "hidden" row per parent */
       const out = [], stack = [[this.rootId, 0]];
       while (stack.length) {
         const [id, depth] = stack.pop();
@@ -667,9 +667,8 @@
         if (!n) continue;
         out.push({ node: n, depth });
         if (!n.open || !n.children) continue;
-        const kids = n.children.map((c) => this.nodes.get(c)).filter((c) => c);
-        const shown = kids.filter((c) => Math.abs(c.inclusive) >= limit || c.hot);
-        const hidden = kids.length - shown.length + n.more + Math.max(0, n.child_count - kids.length - n.more);
+        const shown = n.children.map((c) => this.nodes.get(c)).filter((c) => c);
+        const hidden = n.more + Math.max(0, n.child_count - shown.length - n.more);
         if (hidden > 0) stack.push([{ hidden, parent: n }, depth + 1]);
         for (let i = shown.length - 1; i >= 0; i--) stack.push([shown[i].id, depth + 1]);
       }

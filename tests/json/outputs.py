@@ -38,7 +38,7 @@ HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 sys.path.insert(0, os.path.join(HERE, "..", "matrix"))
 import fixtures  # noqa: E402
-from matrix import find_inputs  # noqa: E402
+from matrix import big_tree, find_inputs  # noqa: E402
 
 DEEP = 100000
 # under ASan/UBSan (make asan-check) a finding may exit 1 like a clean error
@@ -425,12 +425,8 @@ def analyse(rn, path, other, slug):
     fn = flat["rows"][0]["name"] if flat and flat["rows"] else None
     # The whole tree of a 667 000-context profile is 460 MB of JSON, too
     # much for Python to hold in a test: big trees are shown 8 deep (the
-    # 100 000-deep fixture covers depth, -t 0.1 the hidden rows). A tree
-    # rebuilt from a call graph has no contexts before it is built; one of
-    # a few hundred functions fills the rebuild's budget (~100 000 nodes,
-    # 200 MB of JSON: xapian.callgrind).
-    big = bool(info) and (info["counts"]["contexts"] > 50000 or (
-        info["reconstructed"] and info["counts"]["functions"] > 300))
+    # 100 000-deep fixture covers depth, -t 0.1 the hidden rows).
+    big = bool(info) and big_tree(info)
     all_rows = ["-t", "0", "-d", "8"] if big else ["-t", "0"]
     views = [[], all_rows, ["-t", "0.1"], ["-t", "0", "-d", "2"], ["--stat", "mean"],
              ["--stat", "max"] + all_rows]

@@ -78,6 +78,16 @@ def find_inputs(corpus):
     return out
 
 
+def big_tree(info):
+    """Is a profile's whole tree too big for a test to hold as JSON (its
+    `info --json`)? 50 000 contexts; or a tree rebuilt from a call graph of
+    a few hundred functions, which has no contexts before it is built and
+    fills the rebuild's budget (~100 000 nodes, 200 MB of JSON:
+    xapian.callgrind). The tests show such trees 8 levels deep."""
+    return info["counts"]["contexts"] > 50000 or (
+        info["reconstructed"] and info["counts"]["functions"] > 300)
+
+
 def slug(path, corpus):
     rel = os.path.relpath(path, corpus) if corpus and path.startswith(corpus) else path
     return re.sub(r"[^A-Za-z0-9._-]+", "_", rel.strip("./"))

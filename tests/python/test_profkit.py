@@ -26,7 +26,7 @@ SRC = os.environ.get("PROFKIT_SOURCE",
 PK = os.environ.get("PROFKIT_BIN", os.path.join(SRC, "build", "profkit"))
 CORPUS = os.environ.get("PROFKIT_CORPUS", os.path.join(SRC, "..", "shared", "corpus"))
 sys.path.insert(0, os.path.join(SRC, "tests", "matrix"))
-from matrix import find_inputs  # noqa: E402  (the matrix's corpus layout)
+from matrix import big_tree, find_inputs  # noqa: E402  (the matrix's corpus layout)
 
 SAMPLES = sorted(os.path.join(SRC, "tests", "data", d, f)
                  for d in ("callgrind", "cube") for f in os.listdir(os.path.join(SRC, "tests",
@@ -113,12 +113,10 @@ def tree_values(node, out):
 
 
 def test_tree_equals_cli(opened):
-    # --lines: every context, as p.tree(level="lines") gives them. A tree
-    # rebuilt from a call graph of a few hundred functions fills the
-    # rebuild's budget (~100 000 nodes, 200 MB of JSON): its top 8 levels.
-    info = opened[2]
-    big = info["reconstructed"] and info["counts"]["functions"] > 300
-    pair = view_pair(opened, "tree", "-t", "0", "--lines", *(["-d", "8"] if big else []))
+    # --lines: every context, as p.tree(level="lines") gives them; a big
+    # tree (matrix.big_tree) its top 8 levels
+    pair = view_pair(opened, "tree", "-t", "0", "--lines",
+                     *(["-d", "8"] if big_tree(opened[2]) else []))
     if pair is None:
         return
     doc, _ = pair

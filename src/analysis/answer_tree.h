@@ -46,7 +46,8 @@ pk_status pkq_tree_shape(pkq_tree_work *w);
  * pkq_tree_work); else a->folded is all 0. */
 pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown);
 /* The folded run drawn in the row of frame i (pk_tree_answer.folded):
- * how many folded frames are straight above it (0: none), and in up[]
+ * how many folded frames are straight above it (0: none, and for a folded
+ * frame, which is part of a run), and in up[]
  * the names a row shows, bottom up: the nearest two, then the topmost
  * two (a run of up to 4 gives all). The text's "(via N frames: a > b >
  * ... > y > z)" and the JSON's "via" both come from here. */

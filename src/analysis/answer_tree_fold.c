@@ -54,7 +54,10 @@ static int passes_on(const pkq_tree_work *w, const unsigned char *shown, pk_inde
 uint32_t pkq_fold_run(const pk_frame *f, const unsigned char *folded, pk_index i, pk_index up[4])
 {
     uint32_t n = 0;
-    if (!folded) return 0;
+    /* a folded frame is drawn in the row below its run and names no run of
+     * its own: each run is walked once, by the frame below it, and a tree
+     * that folds 100 000 frames in one run stays linear */
+    if (!folded || folded[i]) return 0;
     for (pk_index k = f[i].parent; k != PK_NONE && folded[k]; k = f[k].parent, n++) {
         if (n >= 4) up[2] = up[3];
         up[n < 4 ? n : 3] = k;

@@ -48,7 +48,13 @@ def _jstr(b):
     return b'"' + _ESCAPE.sub(lambda m: b"\\u%04x" % m.group()[0], b) + b'"'
 
 
+class _Raw(bytes):
+    """JSON text already written (the many contexts of a deep chain)."""
+
+
 def _value(v):
+    if type(v) is _Raw:
+        return v
     if isinstance(v, bytes):
         return _jstr(v)
     if v is None:
@@ -81,17 +87,28 @@ def _context(cid, parent, function, kind="function"):
             "propagation": 0, "raw": [0, 0, 0]}
 
 
+def _call_context(cid, parent, function, file):
+    """_value(_context(cid, parent, function)) with the function's file and
+    line 1 when it has one, written at once: a 100 000-deep chain has as
+    many contexts, and going through dicts took seconds."""
+    if file is None:
+        where, flags = b'"file": null, "line": 0', 1
+    else:
+        where, flags = b'"file": %d, "line": 1' % file, 3
+    return _Raw(b'{"id": %d, "parent": %d, "kind": "function", "relation": "call", '
+                b'"entry": "none", "entry_name": null, "flags": %d, "function": %d, %s, '
+                b'"module": null, "offset": 0, "propagation": 0, "raw": [0, 0, 0]}'
+                % (cid, parent, flags, function, where))
+
+
 def model(functions, parents, values, metric=b"time", files=(), modules=(), locations=1):
     """A profkit.model/1 document: contexts[i+1] runs functions[i] under
     contexts[parents[i]] (parents listed breadth-first), `values` maps a
     context id to its exclusive value in each location."""
     fn = [{"name": n, "module": (i % len(modules)) if modules else None, "offset": 0,
            "file": (i % len(files)) if files else None, "line": 0} for i, n in enumerate(functions)]
-    ctx = [_context(0, None, None, "root")] + [_context(i + 1, p, i) for i, p in enumerate(parents)]
-    for c in ctx[1:]:
-        f = fn[c["function"]]
-        if f["file"] is not None:
-            c["file"], c["line"], c["flags"] = f["file"], 1, c["flags"] | 2
+    ctx = [_context(0, None, None, "root")] + [
+        _call_context(i + 1, p, i, fn[i]["file"]) for i, p in enumerate(parents)]
     locs = [{"raw_index": l, "summary": False, "trace": None,
              "ids": [{"kind": 3, "name": "THREAD", "flags": 0, "logical": l, "physical": 0}],
              "values": [[cid, 0, v] for cid, v in sorted(values.items())]} for l in range(locations)]

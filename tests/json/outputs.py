@@ -510,6 +510,22 @@ def hostile(rn, work):
     names_decoded(rn, made(rn, work, "hostile.callgrind", data), fns)
 
 
+def via_once(rn, path, root):
+    """A folded run is named once, by the frame below it (docs/json.md):
+    the chain's frames fold into its last, whose `via` counts them all,
+    and no folded frame names the run above it (each did once, which made
+    the tree's JSON quadratic in the chain's length)."""
+    stack, runs = [root], []
+    while stack:
+        node = stack.pop()
+        if node["via"] is not None:
+            runs.append((node["name"], node["folded"], node["via"]["frames"]))
+        stack.extend(node["children"])
+    if len(runs) != 1 or runs[0][1] or runs[0][2] < DEEP - 2:
+        rn.problem(path, "tree -t 1: %d runs named (first: %r), want one, by the frame below "
+                   "the chain" % (len(runs), runs[:3]))
+
+
 def deep(rn, work):
     """A 100 000-deep chain: tree and frames nest that deep, validly."""
     path = os.path.join(work, "deep.json")
@@ -520,6 +536,8 @@ def deep(rn, work):
     tree = rn.run("tree", ["--json", "-t", "1", path], expect_ok=True)
     if tree and (tree["hidden"] != leaves or walk_tree(tree["root"], TREE_NODE, "$")[1] != DEEP):
         rn.problem(path, "tree -t 1: %d hidden, not the %d leaves" % (tree["hidden"], leaves))
+    if tree:
+        via_once(rn, path, tree["root"])
     rn.run("tree", ["--json", "-t", "0", "-d", "40000", path], expect_ok=True)
     rn.run("callees", ["--json", "-t", "0", path, "f0"], expect_ok=True)
     rn.run("callers", ["--json", "-t", "0", path, "f%d" % (DEEP - 1)], expect_ok=True)

@@ -4,7 +4,8 @@
  * the symbol and the bytes; Capstone decodes them. Every size and offset
  * from the file is checked against the section that holds it before use;
  * a cost the code has no instruction for means the binary is not the one
- * profiled, and the error says so rather than guessing.
+ * profiled, and the error says so rather than guessing. Both libraries
+ * are loaded on the first disassembly (util/dynlib.h).
  */
 #define _POSIX_C_SOURCE 200809L /* O_CLOEXEC */
 #include <errno.h>
@@ -20,7 +21,51 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
+#include <pthread.h>
 #include <unistd.h>
+
+#include "util/dynlib.h"
+
+#ifndef PK_LIBELF_SONAME
+#define PK_LIBELF_SONAME "libelf.so.1"
+#endif
+#ifndef PK_CAPSTONE_SONAME
+#define PK_CAPSTONE_SONAME "libcapstone.so.4"
+#endif
+
+/* The functions of libelf and Capstone this file calls, bound once by
+ * pk_disassemble_function(). */
+/* clang-format off */
+#define ELF_FUNCTIONS(X) \
+    X(elf_version) X(elf_begin) X(elf_end) X(elf_kind) \
+    X(elf_errmsg) X(elf_nextscn) X(elf_getdata) X(elf_strptr) \
+    X(gelf_getshdr) X(gelf_getsym) X(gelf_getnote) X(gelf_getehdr)
+#define CS_FUNCTIONS(X) \
+    X(cs_open) X(cs_option) X(cs_disasm) X(cs_free) X(cs_close)
+/* clang-format on */
+
+static struct {
+    ELF_FUNCTIONS(PK_DYNLIB_FIELD)
+} libelf;
+static struct {
+    CS_FUNCTIONS(PK_DYNLIB_FIELD)
+} capstone;
+#define EL_ENTRY(fn) PK_DYNLIB_ENTRY(libelf, fn)
+#define CS_ENTRY(fn) PK_DYNLIB_ENTRY(capstone, fn)
+static const pk_dynlib_sym el_syms[] = {ELF_FUNCTIONS(EL_ENTRY)};
+static const pk_dynlib_sym cs_syms[] = {CS_FUNCTIONS(CS_ENTRY)};
+static pthread_once_t bind_once = PTHREAD_ONCE_INIT;
+static char bind_why[256];
+static int bound;
+
+static void bind_libraries(void)
+{
+    if (pk_dynlib_bind(PK_LIBELF_SONAME, "the ELF reader", el_syms,
+                       sizeof el_syms / sizeof el_syms[0], bind_why, sizeof bind_why) &&
+        pk_dynlib_bind(PK_CAPSTONE_SONAME, "the disassembler", cs_syms,
+                       sizeof cs_syms / sizeof cs_syms[0], bind_why, sizeof bind_why))
+        bound = 1;
+}
 
 typedef struct symbol {
     uint64_t value, size;
@@ -44,19 +89,19 @@ static symbol find_symbol(Elf *e, const char *name)
     symbol best = {0};
     for (int pass = 0; pass < 2 && !best.found; pass++) {
         Elf_Scn *scn = NULL;
-        while ((scn = elf_nextscn(e, scn)) != NULL && !best.found) {
+        while ((scn = libelf.elf_nextscn(e, scn)) != NULL && !best.found) {
             GElf_Shdr sh;
-            if (!gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
+            if (!libelf.gelf_getshdr(scn, &sh) || sh.sh_type != (pass ? SHT_DYNSYM : SHT_SYMTAB) ||
                 sh.sh_entsize == 0)
                 continue;
-            Elf_Data *d = elf_getdata(scn, NULL);
+            Elf_Data *d = libelf.elf_getdata(scn, NULL);
             size_t n = d ? d->d_size / sh.sh_entsize : 0;
             for (size_t i = 0; i < n; i++) {
                 GElf_Sym s;
                 const char *sn;
-                if (!gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
+                if (!libelf.gelf_getsym(d, (int)i, &s) || GELF_ST_TYPE(s.st_info) != STT_FUNC ||
                     s.st_size == 0 || s.st_shndx == SHN_UNDEF ||
-                    !(sn = elf_strptr(e, sh.sh_link, s.st_name)) || !same_name(sn, name))
+                    !(sn = libelf.elf_strptr(e, sh.sh_link, s.st_name)) || !same_name(sn, name))
                     continue;
                 best = (symbol){s.st_value, s.st_size, 1};
                 break;
@@ -72,13 +117,13 @@ static const unsigned char *code_at(Elf *e, uint64_t addr, uint64_t size, const 
 {
     Elf_Scn *scn = NULL;
     *why = "no executable section holds it";
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
+    while ((scn = libelf.elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
+        if (!libelf.gelf_getshdr(scn, &sh) || !(sh.sh_flags & SHF_EXECINSTR) || addr < sh.sh_addr ||
             addr - sh.sh_addr >= sh.sh_size)
             continue;
         if (sh.sh_type == SHT_NOBITS) return *why = "its section has no bytes in the file", NULL;
-        Elf_Data *d = elf_getdata(scn, NULL);
+        Elf_Data *d = libelf.elf_getdata(scn, NULL);
         uint64_t off = addr - sh.sh_addr;
         if (!d || !d->d_buf || off > d->d_size || size > d->d_size - off)
             return *why = "it runs past the end of its section", NULL;
@@ -92,13 +137,13 @@ static void build_id(Elf *e, char *out, size_t size)
 {
     Elf_Scn *scn = NULL;
     out[0] = 0;
-    while ((scn = elf_nextscn(e, scn)) != NULL) {
+    while ((scn = libelf.elf_nextscn(e, scn)) != NULL) {
         GElf_Shdr sh;
-        if (!gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
-        Elf_Data *d = elf_getdata(scn, NULL);
+        if (!libelf.gelf_getshdr(scn, &sh) || sh.sh_type != SHT_NOTE) continue;
+        Elf_Data *d = libelf.elf_getdata(scn, NULL);
         GElf_Nhdr nh;
         size_t off = 0, name_off, desc_off, next;
-        while (d && (next = gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
+        while (d && (next = libelf.gelf_getnote(d, off, &nh, &name_off, &desc_off)) > 0) {
             if (nh.n_type == NT_GNU_BUILD_ID && nh.n_namesz == 4 &&
                 memcmp((char *)d->d_buf + name_off, "GNU", 4) == 0) {
                 const unsigned char *id = (const unsigned char *)d->d_buf + desc_off;
@@ -115,7 +160,7 @@ static void build_id(Elf *e, char *out, size_t size)
 static int arch_of(Elf *e, cs_arch *arch, cs_mode *mode)
 {
     GElf_Ehdr eh;
-    if (!gelf_getehdr(e, &eh)) return 0;
+    if (!libelf.gelf_getehdr(e, &eh)) return 0;
     if (eh.e_machine == EM_X86_64) return *arch = CS_ARCH_X86, *mode = CS_MODE_64, 1;
     if (eh.e_machine == EM_386) return *arch = CS_ARCH_X86, *mode = CS_MODE_32, 1;
     if (eh.e_machine == EM_AARCH64) return *arch = CS_ARCH_ARM64, *mode = CS_MODE_ARM, 1;
@@ -143,9 +188,10 @@ static pk_status decode(const char *binary, const char *name, csh cs, const unsi
                         const pk_instr_cost *c, size_t n, pk_asm_listing *out)
 {
     cs_insn *insn = NULL;
-    size_t count = cs_disasm(cs, code, out->size, out->start, 0, &insn);
+    size_t count = capstone.cs_disasm(cs, code, out->size, out->start, 0, &insn);
     out->insns = calloc(count ? count : 1, sizeof *out->insns);
-    if (!out->insns) return cs_free(insn, count), pk_fail_nomem("disassembling a function");
+    if (!out->insns)
+        return capstone.cs_free(insn, count), pk_fail_nomem("disassembling a function");
     size_t k = 0;
     for (size_t i = 0; i < count; i++) {
         pk_asm_insn *x = &out->insns[i];
@@ -158,7 +204,7 @@ static pk_status decode(const char *binary, const char *name, csh cs, const unsi
         }
     }
     out->n = count;
-    cs_free(insn, count);
+    capstone.cs_free(insn, count);
     if (k < n)
         return pk_fail(PK_ERR_FORMAT,
                        "%s: the profile has a cost at 0x%llx, which is no instruction of %s in "
@@ -172,7 +218,8 @@ static pk_status disassemble(Elf *e, const char *binary, const char *name, const
 {
     cs_arch arch;
     cs_mode mode;
-    if (elf_kind(e) != ELF_K_ELF) return pk_fail(PK_ERR_FORMAT, "%s: not an ELF file", binary);
+    if (libelf.elf_kind(e) != ELF_K_ELF)
+        return pk_fail(PK_ERR_FORMAT, "%s: not an ELF file", binary);
     if (!arch_of(e, &arch, &mode))
         return pk_fail(PK_ERR_UNSUPPORTED, "%s: an architecture profkit does not disassemble",
                        binary);
@@ -196,11 +243,11 @@ static pk_status disassemble(Elf *e, const char *binary, const char *name, const
                        (unsigned long long)c[n - 1].address, (unsigned long long)s.value,
                        (unsigned long long)s.size);
     csh cs;
-    if (cs_open(arch, mode, &cs) != CS_ERR_OK)
+    if (capstone.cs_open(arch, mode, &cs) != CS_ERR_OK)
         return pk_fail(PK_ERR_UNSUPPORTED, "%s: the disassembler cannot open", binary);
-    if (arch == CS_ARCH_X86) cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_INTEL);
+    if (arch == CS_ARCH_X86) capstone.cs_option(cs, CS_OPT_SYNTAX, CS_OPT_SYNTAX_INTEL);
     pk_status st = decode(binary, name, cs, code, c, n, out);
-    cs_close(&cs);
+    capstone.cs_close(&cs);
     return st;
 }
 
@@ -210,7 +257,9 @@ pk_status pk_disassemble_function(const char *binary, const char *name, const pk
     if (!binary || !name || !out || (n_costs && !costs))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_disassemble_function: NULL argument");
     memset(out, 0, sizeof *out);
-    if (elf_version(EV_CURRENT) == EV_NONE)
+    pthread_once(&bind_once, bind_libraries);
+    if (!bound) return pk_fail(PK_ERR_UNSUPPORTED, "%s: %s", binary, bind_why);
+    if (libelf.elf_version(EV_CURRENT) == EV_NONE)
         return pk_fail(PK_ERR_UNSUPPORTED, "libelf is too old for this build");
     int fd = open(binary, O_RDONLY | O_CLOEXEC);
     if (fd < 0)
@@ -218,10 +267,11 @@ pk_status pk_disassemble_function(const char *binary, const char *name, const pk
                        "%s: cannot open the binary (%s): it is needed for the "
                        "instructions",
                        binary, strerror(errno));
-    Elf *e = elf_begin(fd, ELF_C_READ_MMAP, NULL);
-    pk_status st = e ? disassemble(e, binary, name, costs, n_costs, out)
-                     : pk_fail(PK_ERR_FORMAT, "%s: not an ELF file (%s)", binary, elf_errmsg(-1));
-    if (e) elf_end(e);
+    Elf *e = libelf.elf_begin(fd, ELF_C_READ_MMAP, NULL);
+    pk_status st =
+        e ? disassemble(e, binary, name, costs, n_costs, out)
+          : pk_fail(PK_ERR_FORMAT, "%s: not an ELF file (%s)", binary, libelf.elf_errmsg(-1));
+    if (e) libelf.elf_end(e);
     close(fd);
     if (st) pk_asm_listing_free(out);
     return st;

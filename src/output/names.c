@@ -1,19 +1,40 @@
 /*
  * output/names.c — function names as text views show them: C++ names
  * demangled with the toolchain's own demangler (libstdc++'s
- * __cxa_demangle, so profkit carries no demangler of its own), and long
+ * __cxa_demangle, so profkit carries no demangler of its own; loaded on
+ * the first mangled name, util/dynlib.h, as a C program has no need of
+ * libstdc++ at start-up otherwise), and long
  * names shortened by rule to fit a column: template arguments first,
  * then parameter lists, then the module after the name, then leading
  * namespaces, and only then a cut in the middle.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "profkit/output.h"
+#include "util/dynlib.h"
+
+#ifndef PK_LIBSTDCXX_SONAME
+#define PK_LIBSTDCXX_SONAME "libstdc++.so.6"
+#endif
 
 /* The C++ ABI's demangler (libstdc++, <cxxabi.h>). */
 extern char *__cxa_demangle(const char *mangled, char *buf, size_t *len, int *status);
+
+static struct {
+    PK_DYNLIB_FIELD(__cxa_demangle)
+} cxx;
+static const pk_dynlib_sym cxx_syms[] = {PK_DYNLIB_ENTRY(cxx, __cxa_demangle)};
+static pthread_once_t cxx_once = PTHREAD_ONCE_INIT;
+
+static void bind_demangler(void)
+{
+    char why[256]; /* without it names stay as the profile has them */
+    if (!pk_dynlib_bind(PK_LIBSTDCXX_SONAME, "the C++ demangler", cxx_syms, 1, why, sizeof why))
+        cxx.__cxa_demangle = NULL;
+}
 
 size_t pk_name_demangle(const char *name, char *buf, size_t size)
 {
@@ -21,11 +42,12 @@ size_t pk_name_demangle(const char *name, char *buf, size_t size)
     /* "_Z..." alone or before " [module]" / " (...)" decorations */
     size_t len = strncmp(name, "_Z", 2) == 0 ? strcspn(name, " ") : 0;
     char *plain = NULL;
-    if (len > 2 && len < 4096) {
+    if (len > 2 && len < 4096) pthread_once(&cxx_once, bind_demangler);
+    if (len > 2 && len < 4096 && cxx.__cxa_demangle) {
         char mangled[4096];
         memcpy(mangled, name, len), mangled[len] = 0;
         int status = -1;
-        plain = __cxa_demangle(mangled, NULL, NULL, &status);
+        plain = cxx.__cxa_demangle(mangled, NULL, NULL, &status);
         if (status != 0) free(plain), plain = NULL;
     }
     size_t n = plain ? (size_t)snprintf(buf, size, "%s%s", plain, name + len)

@@ -3,10 +3,10 @@
  * library by the soname the build linked against (PKV_MHD_SONAME, from
  * CMake), each function the view calls looked up by name.
  */
-#include <dlfcn.h>
 #include <pthread.h>
 #include <stdio.h>
 
+#include "util/dynlib.h"
 #include "view/mhd.h"
 
 #ifndef PKV_MHD_SONAME
@@ -19,31 +19,19 @@ static pkv_mhd_api api;
 static pthread_once_t once = PTHREAD_ONCE_INIT;
 static char why[256];
 
-/* Each field of api is a function pointer named as MHD_<field>. */
-#define FIND(field)                                                                                \
-    if (!(*(void **)&api.field = dlsym(lib, "MHD_" #field))) {                                     \
-        snprintf(why, sizeof why, "%s has no MHD_%s", PKV_MHD_SONAME, #field);                     \
-        return;                                                                                    \
-    }
+/* Each field of api is the function MHD_<field>. */
+#define SYM(field) {"MHD_" #field, &api.field},
+static const pk_dynlib_sym syms[] = {
+    SYM(start_daemon) SYM(stop_daemon) SYM(create_response_from_buffer)
+        SYM(create_response_from_buffer_with_free_callback) SYM(add_response_header)
+            SYM(queue_response) SYM(destroy_response) SYM(lookup_connection_value)
+                SYM(get_connection_values_n) SYM(get_connection_info)};
 
 static void load_once(void)
 {
-    void *lib = dlopen(PKV_MHD_SONAME, RTLD_NOW | RTLD_LOCAL);
-    if (!lib) {
-        snprintf(why, sizeof why, "cannot load the HTTP server library: %s", dlerror());
-        return;
-    }
-    FIND(start_daemon)
-    FIND(stop_daemon)
-    FIND(create_response_from_buffer)
-    FIND(create_response_from_buffer_with_free_callback)
-    FIND(add_response_header)
-    FIND(queue_response)
-    FIND(destroy_response)
-    FIND(lookup_connection_value)
-    FIND(get_connection_values_n)
-    FIND(get_connection_info)
-    pkv_mhd = &api; /* the library stays loaded for the process's life */
+    if (pk_dynlib_bind(PKV_MHD_SONAME, "the HTTP server library", syms,
+                       sizeof syms / sizeof syms[0], why, sizeof why))
+        pkv_mhd = &api; /* the library stays loaded for the process's life */
 }
 
 int pkv_mhd_load(char *err, size_t size)

@@ -1,6 +1,6 @@
 /*
  * view/mhd.h — libmicrohttpd's functions the view calls, loaded with
- * dlopen() when `profkit view` starts serving (mhd.c). Linked into the
+ * dlopen() when `profkit view` starts serving (mhd.c, util/dynlib.h). Linked into the
  * executable, the library and the ten it pulls in (gnutls and its
  * dependencies) were loaded by every profkit command: about 1 ms of each
  * run's 3.7, for a server most runs never start.

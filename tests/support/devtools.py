@@ -94,9 +94,10 @@ class Page:
             self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code)
 
     def screenshot(self, path):
-        png = self.call("Page.captureScreenshot", format="png")["data"]
+        fmt = "jpeg" if path.endswith(".jpg") else "png"
+        data = self.call("Page.captureScreenshot", format=fmt, optimizeForSpeed=True)["data"]
         with open(path, "wb") as f:
-            f.write(base64.b64decode(png))
+            f.write(base64.b64decode(data))
 
     def errors(self):
         """What went wrong in the page: exceptions, console errors, error logs."""

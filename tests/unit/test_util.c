@@ -249,6 +249,26 @@ static void errors_are_per_call_messages(void **state)
     assert_null(p);
 }
 
+/* libstdc++'s demangler, loaded on the first mangled name (util/dynlib.h):
+ * decorations after the name stay, plain and malformed names pass as they
+ * are, and a name longer than the buffer is cut, never overrun. */
+static void cxx_names_demangle_on_first_use(void **state)
+{
+    (void)state;
+    char buf[64];
+    assert_int_equal(pk_name_demangle("_ZN3foo3barEv", buf, sizeof buf), strlen("foo::bar()"));
+    assert_string_equal(buf, "foo::bar()");
+    pk_name_demangle("_ZN3foo3barEv [libfoo.so]", buf, sizeof buf);
+    assert_string_equal(buf, "foo::bar() [libfoo.so]");
+    pk_name_demangle("main", buf, sizeof buf);
+    assert_string_equal(buf, "main");
+    pk_name_demangle("_Zgarbage", buf, sizeof buf);
+    assert_string_equal(buf, "_Zgarbage");
+    char small[6];
+    assert_int_equal(pk_name_demangle("_ZN3foo3barEv", small, sizeof small), strlen("foo::bar()"));
+    assert_string_equal(small, "foo::");
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -261,6 +281,7 @@ int main(void)
         cmocka_unit_test(expressions_evaluate_and_explain),
         cmocka_unit_test(buffers_write_strings_as_well_formed_utf8),
         cmocka_unit_test(errors_are_per_call_messages),
+        cmocka_unit_test(cxx_names_demangle_on_first_use),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -6,7 +6,8 @@
  * binaries themselves are the only source. Each module is reported to
  * its own offline Dwfl session once, so separate debug files found
  * through .gnu_debuglink or build-id (/usr/lib/debug) are used as well.
- * Only regular files are opened: a loadmap may name anything.
+ * Only regular files are opened: a loadmap may name anything. libdw is
+ * loaded on the first resolver (util/dynlib.h): most runs never need it.
  */
 #include "formats/hpcrun/symbols.h"
 
@@ -16,11 +17,13 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "util/dynlib.h"
 #include "util/error.h"
 #include "util/infile.h"
 
@@ -36,23 +39,56 @@ struct hs_resolver {
     size_t n_mods;
 };
 
+#ifndef PK_LIBDW_SONAME
+#define PK_LIBDW_SONAME "libdw.so.1"
+#endif
+
+/* The functions of libdw this file calls, bound once by hs_new(). */
+/* clang-format off */
+#define DW_FUNCTIONS(X) \
+    X(dwfl_begin) X(dwfl_end) X(dwfl_report_offline) \
+    X(dwfl_report_end) X(dwfl_module_getelf) X(dwfl_module_addrinfo) \
+    X(dwfl_module_addrdie) X(dwfl_module_getsrc) X(dwfl_lineinfo) \
+    X(dwfl_standard_find_debuginfo) X(dwfl_offline_section_address) X(dwarf_attr_integrate) \
+    X(dwarf_formstring) X(dwarf_attr) X(dwarf_formudata) \
+    X(dwarf_getsrcfiles) X(dwarf_filesrc) X(dwarf_getscopes) \
+    X(dwarf_tag) X(dwarf_decl_file) X(dwarf_decl_line)
+/* clang-format on */
+
+static struct {
+    DW_FUNCTIONS(PK_DYNLIB_FIELD)
+} dw;
+#define DW_ENTRY(fn) PK_DYNLIB_ENTRY(dw, fn)
+static const pk_dynlib_sym dw_syms[] = {DW_FUNCTIONS(DW_ENTRY)};
+
 static char *debuginfo_path;
-static const Dwfl_Callbacks callbacks = {
-    .find_debuginfo = dwfl_standard_find_debuginfo,
-    .section_address = dwfl_offline_section_address,
-    .debuginfo_path = &debuginfo_path,
-};
+static Dwfl_Callbacks callbacks; /* libdw's own, once bound */
+static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
+static int dw_bound;
+
+static void bind_libdw(void)
+{
+    char why[256]; /* without libdw, frames stay module+offset as in a build without it */
+    if (!pk_dynlib_bind(PK_LIBDW_SONAME, "the DWARF reader", dw_syms,
+                        sizeof dw_syms / sizeof dw_syms[0], why, sizeof why))
+        return;
+    callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
+    callbacks.section_address = dw.dwfl_offline_section_address;
+    callbacks.debuginfo_path = &debuginfo_path;
+    dw_bound = 1;
+}
 
 hs_resolver *hs_new(void)
 {
-    return calloc(1, sizeof(hs_resolver));
+    pthread_once(&dw_once, bind_libdw);
+    return dw_bound ? calloc(1, sizeof(hs_resolver)) : NULL;
 }
 
 void hs_free(hs_resolver *r)
 {
     if (!r) return;
     for (size_t i = 0; i < r->n_mods; i++)
-        if (r->mods[i].dwfl) dwfl_end(r->mods[i].dwfl);
+        if (r->mods[i].dwfl) dw.dwfl_end(r->mods[i].dwfl);
     free(r->mods);
     free(r);
 }
@@ -68,14 +104,14 @@ static void open_module(hs_module *m, const char *path)
         pk_error_clear();
         return;
     }
-    Dwfl *d = dwfl_begin(&callbacks);
+    Dwfl *d = dw.dwfl_begin(&callbacks);
     if (!d) {
         close(fd);
         return;
     }
-    Dwfl_Module *mod = dwfl_report_offline(d, "", path, fd); /* owns fd from here */
-    if (!mod || dwfl_report_end(d, NULL, NULL) != 0 || !dwfl_module_getelf(mod, &m->bias)) {
-        dwfl_end(d);
+    Dwfl_Module *mod = dw.dwfl_report_offline(d, "", path, fd); /* owns fd from here */
+    if (!mod || dw.dwfl_report_end(d, NULL, NULL) != 0 || !dw.dwfl_module_getelf(mod, &m->bias)) {
+        dw.dwfl_end(d);
         return;
     }
     m->dwfl = d, m->mod = mod;
@@ -101,8 +137,8 @@ static const char *die_name(Dwarf_Die *die)
 {
     Dwarf_Attribute a;
     const char *s = NULL;
-    if (dwarf_attr_integrate(die, DW_AT_linkage_name, &a)) s = dwarf_formstring(&a);
-    if (!s && dwarf_attr_integrate(die, DW_AT_name, &a)) s = dwarf_formstring(&a);
+    if (dw.dwarf_attr_integrate(die, DW_AT_linkage_name, &a)) s = dw.dwarf_formstring(&a);
+    if (!s && dw.dwarf_attr_integrate(die, DW_AT_name, &a)) s = dw.dwarf_formstring(&a);
     return s;
 }
 
@@ -110,7 +146,8 @@ static uint32_t udata_attr(Dwarf_Die *die, unsigned name)
 {
     Dwarf_Attribute a;
     Dwarf_Word w = 0;
-    if (!dwarf_attr(die, name, &a) || dwarf_formudata(&a, &w) != 0 || w > UINT32_MAX) return 0;
+    if (!dw.dwarf_attr(die, name, &a) || dw.dwarf_formudata(&a, &w) != 0 || w > UINT32_MAX)
+        return 0;
     return (uint32_t)w;
 }
 
@@ -120,28 +157,29 @@ static const char *call_file(Dwarf_Die *cu, Dwarf_Die *die)
     size_t n;
     Dwarf_Attribute a;
     Dwarf_Word idx;
-    if (!dwarf_attr(die, DW_AT_call_file, &a) || dwarf_formudata(&a, &idx) != 0) return NULL;
-    if (dwarf_getsrcfiles(cu, &files, &n) != 0 || idx >= n) return NULL;
-    return dwarf_filesrc(files, idx, NULL, NULL);
+    if (!dw.dwarf_attr(die, DW_AT_call_file, &a) || dw.dwarf_formudata(&a, &idx) != 0) return NULL;
+    if (dw.dwarf_getsrcfiles(cu, &files, &n) != 0 || idx >= n) return NULL;
+    return dw.dwarf_filesrc(files, idx, NULL, NULL);
 }
 
 /* Definition and inlining chain from the DWARF scopes around addr. */
 static void dwarf_scopes(hs_module *m, GElf_Addr addr, hs_frame *out)
 {
     Dwarf_Addr dbias;
-    Dwarf_Die *cu = dwfl_module_addrdie(m->mod, addr, &dbias);
+    Dwarf_Die *cu = dw.dwfl_module_addrdie(m->mod, addr, &dbias);
     Dwarf_Die *scopes = NULL;
-    int n = cu ? dwarf_getscopes(cu, addr - dbias, &scopes) : -1;
+    int n = cu ? dw.dwarf_getscopes(cu, addr - dbias, &scopes) : -1;
     int sub = -1;
     for (int i = 0; i < n && sub < 0; i++)
-        if (dwarf_tag(&scopes[i]) == DW_TAG_subprogram) sub = i;
+        if (dw.dwarf_tag(&scopes[i]) == DW_TAG_subprogram) sub = i;
     if (sub >= 0) {
         int line = 0;
         if (!out->function) out->function = die_name(&scopes[sub]);
-        out->decl_file = dwarf_decl_file(&scopes[sub]);
-        if (dwarf_decl_line(&scopes[sub], &line) == 0 && line > 0) out->decl_line = (uint32_t)line;
+        out->decl_file = dw.dwarf_decl_file(&scopes[sub]);
+        if (dw.dwarf_decl_line(&scopes[sub], &line) == 0 && line > 0)
+            out->decl_line = (uint32_t)line;
         for (int i = sub - 1; i >= 0 && out->n_inline < HS_MAX_INLINE; i--) {
-            if (dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
+            if (dw.dwarf_tag(&scopes[i]) != DW_TAG_inlined_subroutine) continue;
             hs_inline *in = &out->inl[out->n_inline++];
             in->function = die_name(&scopes[i]);
             in->call_file = call_file(cu, &scopes[i]);
@@ -159,12 +197,12 @@ int hs_lookup(hs_resolver *r, uint32_t module, const char *path, uint64_t offset
     GElf_Addr addr = offset + m->bias;
     GElf_Off off = 0;
     GElf_Sym sym;
-    out->function = dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
+    out->function = dw.dwfl_module_addrinfo(m->mod, addr, &off, &sym, NULL, NULL, NULL);
     out->entry = out->function ? offset - off : offset;
     dwarf_scopes(m, addr, out);
-    Dwfl_Line *ln = dwfl_module_getsrc(m->mod, addr);
+    Dwfl_Line *ln = dw.dwfl_module_getsrc(m->mod, addr);
     int line = 0;
-    if (ln) out->file = dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
+    if (ln) out->file = dw.dwfl_lineinfo(ln, NULL, &line, NULL, NULL, NULL);
     out->line = out->file && line > 0 ? (uint32_t)line : 0;
     if (!out->line) out->file = NULL;
     return out->function != NULL;

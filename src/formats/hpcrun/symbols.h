@@ -3,8 +3,9 @@
  * binary, from its ELF symbols and DWARF (elfutils libdw), for hpcrun
  * measurements whose load modules are readable on this machine.
  *
- * Optional: built only when libdw was found (PK_HAVE_LIBDW); otherwise
- * hs_new() returns NULL and frames stay "module+0xoffset".
+ * Optional: built only when libdw was found (PK_HAVE_LIBDW), and loaded
+ * by the first hs_new(); without it (at build or at run time) hs_new()
+ * returns NULL and frames stay "module+0xoffset".
  */
 #ifndef PK_FORMATS_HPCRUN_SYMBOLS_H
 #define PK_FORMATS_HPCRUN_SYMBOLS_H
@@ -34,7 +35,7 @@ typedef struct hs_frame {
     hs_inline inl[HS_MAX_INLINE];
 } hs_frame;
 
-/* A resolver, or NULL when this build has no libdw (or out of memory). */
+/* A resolver, or NULL without libdw (or out of memory). */
 hs_resolver *hs_new(void);
 void hs_free(hs_resolver *r);
 

@@ -186,6 +186,11 @@ int main(int argc, char **argv)
      * the heap, and the holes stayed resident (cc1 tree: 181 -> 153 MB). */
     mallopt(M_MMAP_THRESHOLD, 128 * 1024);
 #endif
+    /* stderr line-buffered: each message leaves in one write(), so the
+     * lines of profkit runs that share a log (make -j, a job array) never
+     * interleave mid-line; the progress meter flushes its own */
+    static char err_buffer[4096];
+    setvbuf(stderr, err_buffer, _IOLBF, sizeof err_buffer);
     int rc = run(argc, argv);
     return output_checked(running, rc);
 }

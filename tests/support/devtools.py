@@ -94,8 +94,9 @@ class Page:
             self.call("Input.dispatchKeyEvent", type=kind, key=key, code=key, windowsVirtualKeyCode=code)
 
     def screenshot(self, path):
-        fmt = "jpeg" if path.endswith(".jpg") else "png"
-        data = self.call("Page.captureScreenshot", format=fmt, optimizeForSpeed=True)["data"]
+        # optimizeForSpeed: a faster PNG encoder, a larger file (the view's
+        # tests take ~150 screenshots: 2 s less CPU)
+        data = self.call("Page.captureScreenshot", format="png", optimizeForSpeed=True)["data"]
         with open(path, "wb") as f:
             f.write(base64.b64decode(data))
 

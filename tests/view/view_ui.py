@@ -18,7 +18,8 @@ real browser clicks through every pane and the DOM is checked:
   locations summed, for PATH);
 - no exception, console error, failed load or dialog happened.
 A case named xss holds names like "<script>alert(1)</script>": they must
-show as text and run nothing. Screenshots of each pane go to ARTIFACTS.
+show as text and run nothing. Screenshots of each pane of the served page
+(and of any page that failed) go to ARTIFACTS.
 
 Usage: view_ui.py PROFKIT WORK ARTIFACTS NAME=PATH[@BASE]...
 Exit 77 (skipped) when chromium or python3-websocket is missing.
@@ -80,7 +81,11 @@ class Check:
         self.allowed_404 = []  # a function without source lines: 404 by docs/view.md
 
     def shot(self, pane):
-        self.p.screenshot(os.path.join(artifacts, "%s-%s.png" % (self.tag, pane)))
+        """A pane's screenshot, of the served page: a report draws the same
+        page (and a failed case is shot in either mode), and each shot
+        costs the browser a PNG of the whole window."""
+        if self.mode == "served":
+            self.p.screenshot(os.path.join(artifacts, "%s-%s.png" % (self.tag, pane)))
 
     def state(self, pane, want=("ready",), timeout=15):
         js = "document.getElementById(%s).dataset.state" % json.dumps(pane)

@@ -203,6 +203,9 @@ struct pk_profile {
     unsigned char *cm_built;  /* storage of a built transpose (malloc) */
     int cm_sorted_only;       /* tests: take the sorted transpose even when small */
     uint64_t cct_chunk_bytes; /* tests: cct.db's blocks written in chunks this big (0: 16 MiB) */
+    /* tests: called between counting cct.db's values and placing them, as
+     * if another program changed the input then */
+    void (*cct_between_passes)(const struct pk_profile *p);
 
     /* Metric-major row store (Cube), or NULL: then the plain locations'
      * planes are empty until pk_model_ensure_planes() builds them. */

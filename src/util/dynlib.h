@@ -25,7 +25,7 @@ typedef struct pk_dynlib_sym {
 
 /* A member of an API struct for function `fn`, typed as `fn` is declared
  * in the library's header, and its table entry (X-macro lists). */
-#define PK_DYNLIB_FIELD(fn) __typeof__(&fn) fn;
+#define PK_DYNLIB_FIELD(fn)      __typeof__(&fn) fn;
 #define PK_DYNLIB_ENTRY(api, fn) {#fn, &(api).fn},
 
 /* Opens `soname` (RTLD_NOW | RTLD_LOCAL; it stays loaded for the

@@ -12,6 +12,12 @@
  * at a time: each chunk's values are placed by the same workers and
  * counters (worker 0's locations first, so every run stays in location
  * order) and written. The bytes are those of the whole transpose.
+ *
+ * The planes may be a mapping of the input (profile.db), which another
+ * program can change between the two passes: then a chunk would get
+ * other values than were counted, and a cell's values run into the next
+ * one's. Each pass sums, per location, a mix of every value it takes
+ * (context, metric and bits); the write fails unless both sums agree.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -37,6 +43,7 @@ struct hk_cct_src {
     uint64_t *nvals;              /* per ctx */
     uint32_t *nidx;               /* per ctx */
     uint32_t *next;               /* per location: the index entry its next chunk starts at */
+    uint64_t *mix;                /* per location: what counting took, then what filling took */
     unsigned char *chunk;         /* filling */
     uint64_t chunk_len;           /* its bytes */
     uint64_t id_lo, id_hi;        /* filling: the chunk's ids */
@@ -60,6 +67,13 @@ static int kept(const pk_profile *p, const unsigned char *rec)
     return raw < p->n_raw[0] && p->col_of_raw[0][raw] != PK_NONE;
 }
 
+/* One value's part of a location's mix: where it goes and what it is. */
+static uint64_t mix_of(uint32_t ctx, uint32_t nr, const unsigned char *rec)
+{
+    uint64_t where = ((uint64_t)ctx * nr + pk_le16(rec) + 1) * 0x9E3779B97F4A7C15ull;
+    return where ^ pk_le64(rec + 2);
+}
+
 /* Pass over index entries [k, nidx) of location l's plane with ids below
  * hi; fill: place the values, else count them. Returns where it stopped. */
 static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t hi, int fill)
@@ -68,6 +82,7 @@ static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t
     const pk_plane *pl = &p->locs[l].plane;
     uint64_t *cells = cells_of(s, w);
     uint32_t prof = fill && !s->o->identity ? s->o->prof_of_loc[l] : l; /* l < n_locs */
+    uint64_t mix = 0;
     for (; k < pl->nidx; k++) {
         const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
         uint64_t id = pk_le32(x);
@@ -81,17 +96,19 @@ static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t
             const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
             if (!kept(p, rec)) continue;
             uint64_t *c = &cells[(size_t)ctx * s->nr + pk_le16(rec)];
+            mix += mix_of(ctx, s->nr, rec);
             if (!fill) {
                 (*c)++;
                 continue;
             }
-            if (*c + PK_CM_VAL_SIZE > s->chunk_len) continue; /* planes changed since counted */
+            if (*c + PK_CM_VAL_SIZE > s->chunk_len) continue; /* changed: the mixes differ */
             unsigned char *dst = s->chunk + *c;
             *c += PK_CM_VAL_SIZE;
             pk_put_le32(dst, prof);
             memcpy(dst + 4, rec + 2, 8);
         }
     }
+    s->mix[(fill ? p->n_locs : 0) + l] += mix; /* one worker per location */
     return k;
 }
 
@@ -112,7 +129,7 @@ static void fill_range(void *user, unsigned w, uint32_t l0, uint32_t l1)
 void hk_cct_src_free(hk_cct_src *s)
 {
     if (!s) return;
-    free(s->at), free(s->nvals), free(s->nidx), free(s->next);
+    free(s->at), free(s->nvals), free(s->nidx), free(s->next), free(s->mix);
     free(s);
 }
 
@@ -148,7 +165,8 @@ pk_status hk_cct_src_make(const pk_profile *p, hk_cct_src **out)
     s->nvals = calloc(p->n_ctx, sizeof *s->nvals);
     s->nidx = calloc(p->n_ctx, sizeof *s->nidx);
     s->next = calloc((size_t)p->n_locs + 1, sizeof *s->next);
-    if (!s->at || !s->nvals || !s->nidx || !s->next) {
+    s->mix = calloc(2 * (size_t)p->n_locs + 1, sizeof *s->mix);
+    if (!s->at || !s->nvals || !s->nidx || !s->next || !s->mix) {
         hk_cct_src_free(s);
         return pk_fail_nomem("writing cct.db");
     }
@@ -230,9 +248,23 @@ static uint64_t chunk_of(const hk_cct_src *s, uint64_t lo, uint64_t n_ids, uint6
     return bytes;
 }
 
+/* Did filling take the values counting took, at every location? */
+static pk_status same_values(const hk_cct_src *s)
+{
+    const pk_profile *p = s->p;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (s->mix[l] != s->mix[p->n_locs + l])
+            return pk_fail(PK_ERR_FORMAT,
+                           "%s: the values of location %u changed while cct.db was written "
+                           "from them (the input changed while it was read): nothing written",
+                           p->path ? p->path : "the profile", l);
+    return PK_OK;
+}
+
 void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uint64_t n_ids)
 {
     s->o = o;
+    if (s->p->cct_between_passes) s->p->cct_between_passes(s->p); /* tests: the input changes */
     unsigned char *buf = NULL;
     size_t cap = 0;
     for (uint64_t lo = 0, hi; lo < n_ids && !out->status; lo = hi) {
@@ -251,4 +283,5 @@ void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uin
         pk_out_bytes(out, buf, bytes);
     }
     free(buf);
+    if (!out->status) out->status = same_values(s);
 }

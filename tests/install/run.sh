@@ -27,6 +27,12 @@ for f in bin/profkit "$libdir/libprofkit.a" "$libdir/libprofkit.so" include/prof
     [ -e "$root/$f" ] || fail "not installed: $f"
 done
 "$root/bin/profkit" --version >/dev/null || fail "installed profkit does not run"
+# The libraries one command each needs are loaded when first used
+# (src/util/dynlib.h): linked in, every run paid for loading them.
+for f in bin/profkit "$libdir/libprofkit.so"; do
+    lazy=$(readelf -d "$root/$f" | grep -Eo 'NEEDED.*\[(libdw|libelf|libcapstone|libstdc\+\+|libmicrohttpd)[^]]*\]' || true)
+    [ -z "$lazy" ] || fail "$f links what it should load on first use: $lazy"
+done
 
 # The .pc names the install prefix, not the staging directory.
 grep -qx "prefix=$prefix" "$root/$libdir/pkgconfig/profkit.pc" || fail "profkit.pc prefix"

@@ -160,6 +160,10 @@ typedef struct pk_annotation {
     /* a function's listing: its self cost and the part on no line (said
      * under the heading when not 0); NULL for a file's */
     const pk_function_lines *function;
+    /* the file found, as it was checked to lie where the query allowed
+     * (sources=within): its device and inode, and the reader refuses any
+     * other file at `source` then (a link swapped in); 0 0: unchecked */
+    uint64_t source_dev, source_ino;
 } pk_annotation;
 
 /* As text: a heading, then per line self (and inclusive, calls) with its

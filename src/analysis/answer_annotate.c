@@ -16,6 +16,7 @@
 #include <string.h>
 
 #include "analysis/session.h"
+#include "analysis/source_locate.h"
 #include "util/error.h"
 
 #define MAX_DIRS 64
@@ -75,8 +76,11 @@ static pk_status add_listing(ann_work *w, const char *heading, pk_index file, ui
     size_t n_ranges = 0;
     pk_status st = pk_file_get(w->s->p, file, &pf);
     if (st) return st;
-    st = (w->q->sources_within ? pk_source_locate_within : pk_source_locate)(
-        w->s->p, file, w->dirs, w->n_dirs, found, sizeof found);
+    uint64_t id[2] = {0, 0};
+    st = w->q->sources_within
+             ? pkq_source_locate_within_id(w->s->p, file, w->dirs, w->n_dirs, found, sizeof found,
+                                           id)
+             : pk_source_locate(w->s->p, file, w->dirs, w->n_dirs, found, sizeof found);
     if (st && st != PK_ERR_NOT_FOUND && st != PK_ERR_LIMIT) return st; /* not found: costs alone */
     double min_cost = w->q->threshold / 100.0 * fabs(w->total);
     if (!whole && (st = pk_annotate_ranges(lines, n, first, last, min_cost, w->q->context, 1,
@@ -103,7 +107,9 @@ static pk_status add_listing(ann_work *w, const char *heading, pk_index file, ui
                           1,
                           w->cg,
                           w->format,
-                          fn ? keep(w, fn, 1, sizeof *fn) : NULL};
+                          fn ? keep(w, fn, 1, sizeof *fn) : NULL,
+                          id[0],
+                          id[1]};
     free(ranges);
     if (fn && an->function) ((pk_function_lines *)an->function)->lines = (pk_line_cost *)an->lines;
     a->n_listings++;

@@ -9,6 +9,10 @@
  * pk_source_locate_within() tries only the places under the database's
  * src/ and the user's directories, and checks where the file really is
  * (symbolic links and ".." resolved): what a server may read for a URL.
+ * The check is made on the opened file (/proc/self/fd names it), and its
+ * device and inode are kept (pkq_source_locate_within_id()): the reader
+ * maps the path again later and refuses any other file found there then,
+ * so a symbolic link swapped in after the check is not followed out.
  */
 #define _DEFAULT_SOURCE
 #include <limits.h>
@@ -18,13 +22,16 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "analysis/source_locate.h"
 #include "profkit/annotate.h"
 #include "util/error.h"
+#include "util/infile.h"
 
 typedef struct finder {
     char *buf;
     size_t size;
     int too_long;
+    uint64_t id[2]; /* allowed(): the device and inode of the file checked */
 } finder;
 
 /* dir/rest (dir may be NULL or "": rest alone) is a readable regular file:
@@ -124,25 +131,50 @@ static int inside(const char *real, const char *root)
     return n && strncmp(real, root, n) == 0 && (real[n] == '/' || (n == 1 && root[0] == '/'));
 }
 
-/* f->buf, resolved, lies under the database's src/ or one of dirs. */
-static int allowed(const finder *f, const char *src, const char *const *dirs, size_t n_dirs)
+/* Where the open file fd really is: /proc's name of it, else (no /proc)
+ * `path` resolved. */
+static int real_path_of(int fd, const char *path, char real[PATH_MAX])
+{
+    char link[64];
+    snprintf(link, sizeof link, "/proc/self/fd/%d", fd);
+    ssize_t n = readlink(link, real, PATH_MAX - 1);
+    if (n > 0 && real[0] == '/') return real[n] = 0, 1;
+    return realpath(path, real) != NULL;
+}
+
+/* f->buf, as opened, lies under the database's src/ or one of dirs; its
+ * device and inode into f->id. */
+static int allowed(finder *f, const char *src, const char *const *dirs, size_t n_dirs)
 {
     char real[PATH_MAX], root[PATH_MAX];
-    if (!realpath(f->buf, real)) return 0;
-    if (src && realpath(src, root) && inside(real, root)) return 1;
-    for (size_t i = 0; i < n_dirs; i++)
-        if (dirs[i] && *dirs[i] && realpath(dirs[i], root) && inside(real, root)) return 1;
-    return 0;
+    struct stat st;
+    int fd, ok = 0;
+    if (pk_input_open(f->buf, &fd, &st) != PK_OK) return pk_error_clear(), 0;
+    if (real_path_of(fd, f->buf, real)) {
+        ok = src && realpath(src, root) && inside(real, root);
+        for (size_t i = 0; !ok && i < n_dirs; i++)
+            ok = dirs[i] && *dirs[i] && realpath(dirs[i], root) && inside(real, root);
+    }
+    close(fd);
+    f->id[0] = (uint64_t)st.st_dev, f->id[1] = (uint64_t)st.st_ino;
+    return ok;
 }
 
 pk_status pk_source_locate_within(const pk_profile *p, pk_index file, const char *const *dirs,
                                   size_t n_dirs, char *buf, size_t size)
 {
+    uint64_t id[2];
+    return pkq_source_locate_within_id(p, file, dirs, n_dirs, buf, size, id);
+}
+
+pk_status pkq_source_locate_within_id(const pk_profile *p, pk_index file, const char *const *dirs,
+                                      size_t n_dirs, char *buf, size_t size, uint64_t id[2])
+{
     pk_file pf;
     pk_profile_info pi;
     pk_status st = start(p, file, dirs, n_dirs, buf, size, "pk_source_locate_within", &pf, &pi);
     if (st) return st;
-    finder f = {buf, size, 0};
+    finder f = {buf, size, 0, {0, 0}};
     int is_dir = 0, copied = (pf.flags & PK_FILE_COPIED) != 0, found = 0;
     size_t dl = pi.path ? profile_dir(pi.path, &is_dir) : 0;
     char src[4096];
@@ -153,7 +185,7 @@ pk_status pk_source_locate_within(const pk_profile *p, pk_index file, const char
         if (dirs[i] && *dirs[i] && try_tails(&f, dirs[i], pf.path))
             found = allowed(&f, own, dirs, n_dirs);
     if (!found && own && try_tails(&f, own, pf.path)) found = allowed(&f, own, dirs, n_dirs);
-    if (found) return PK_OK;
+    if (found) return id[0] = f.id[0], id[1] = f.id[1], PK_OK;
     buf[0] = 0;
     return pk_fail(PK_ERR_NOT_FOUND,
                    "source file %s not found under the profile's src/ or the directories given",

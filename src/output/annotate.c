@@ -90,6 +90,14 @@ static pk_status walk(walker *w)
     if (w->a->source) {
         pk_mapfile m;
         if ((st = pk_map_file(w->a->source, &m)) != PK_OK) return st;
+        if ((w->a->source_dev || w->a->source_ino) &&
+            (m.dev != w->a->source_dev || m.ino != w->a->source_ino)) {
+            pk_unmap_file(&m); /* a link swapped in since it was checked */
+            return pk_fail(PK_ERR_IO,
+                           "%s: another file than the one found where sources are "
+                           "read: not read",
+                           w->a->source);
+        }
         walk_source(w, m.data, m.size);
         st = pk_map_check(&m);
         pk_unmap_file(&m);

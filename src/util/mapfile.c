@@ -33,6 +33,7 @@ static pk_status map_file(const char *path, pk_mapfile *out, int willneed)
     memset(out, 0, sizeof *out);
     out->size = (uint64_t)st.st_size;
     out->data = empty_file;
+    out->dev = (uint64_t)st.st_dev, out->ino = (uint64_t)st.st_ino; /* which file, even empty */
     if (st.st_size > 0) {
         void *p = mmap(NULL, (size_t)st.st_size, PROT_READ, MAP_PRIVATE, fd, 0);
         if (p == MAP_FAILED) {
@@ -47,7 +48,6 @@ static pk_status map_file(const char *path, pk_mapfile *out, int willneed)
         out->mapped = 1;
         out->guard = pk_guard_add(p, (uint64_t)st.st_size);
         out->path = strdup(path);
-        out->dev = (uint64_t)st.st_dev, out->ino = (uint64_t)st.st_ino;
     }
     close(fd);
     return PK_OK;

@@ -2,15 +2,23 @@
  * tests/unit/test_annotate.c — the pure parts of source annotation
  * (profkit/annotate.h): flat rows to line costs, one file's slice, and
  * which lines a listing shows (windows, merging, the edges of a file's
- * line numbers, the cost threshold, the first-line anchor).
+ * line numbers, the cost threshold, the first-line anchor); and that an
+ * answer whose sources are read only where allowed reads no other file
+ * swapped in at the path after the check.
  */
+#define _POSIX_C_SOURCE 200809L /* symlink, fmemopen */
 #include "support/pk_cmocka.h"
 
 #include <math.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
 #include "profkit/profkit.h"
+#include "support/testutil.h"
 
 static pk_flat_row row(pk_index file, uint32_t line, double self, double incl)
 {
@@ -78,11 +86,72 @@ static void ranges_windows_merge_and_clip(void **state)
     assert_int_equal(pk_annotate_ranges(NULL, 1, 1, 2, 0, 0, 0, &r, &n), PK_ERR_INVALID_ARG);
 }
 
+static void put(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+}
+
+/* sources=within: the file is checked where it really is, and what the
+ * answer is written from must be that file. A symbolic link to a file
+ * outside, swapped in at the path between the answer and its writing
+ * (what a request racing a local user could meet), is refused, and none
+ * of its text is written. */
+static void a_source_swapped_after_the_check_is_not_read(void **state)
+{
+    (void)state;
+    char dir[2048], src[4096], secret[4096], prof[4096];
+    assert_int_equal(tu_scratch_make("pk-annotate"), 0);
+    tu_scratch_path(dir, sizeof dir, "srcdir");
+    tu_scratch_path(secret, sizeof secret, "secret.txt");
+    assert_int_equal(mkdir(dir, 0700), 0);
+    snprintf(src, sizeof src, "%s/a.c", dir);
+    snprintf(prof, sizeof prof, "%s/run.callgrind", dir);
+    put(src, "int main(void)\n{\n    return 0;\n}\n");
+    put(secret, "THE SECRET LINE\nTHE SECRET LINE\nTHE SECRET LINE\n");
+    put(prof, "# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 100\n");
+    pk_profile *p = NULL;
+    pk_session *s = NULL;
+    pk_query *q = NULL;
+    pk_annotate_answer *a = NULL;
+    assert_int_equal(pk_profile_open(prof, NULL, &p), PK_OK);
+    assert_int_equal(pk_session_new(p, &s), PK_OK);
+    assert_int_equal(pk_query_new(&q), PK_OK);
+    assert_int_equal(pk_query_set(q, "function", "main"), PK_OK);
+    assert_int_equal(pk_query_set(q, "sources", "within"), PK_OK);
+    assert_int_equal(pk_query_set(q, "dirs", dir), PK_OK);
+    assert_int_equal(pk_answer_annotate(s, q, &a), PK_OK);
+    assert_true(a->n_listings >= 1 && a->listings[0].source && a->listings[0].source_ino);
+    char buf[8192];
+    FILE *out = fmemopen(buf, sizeof buf, "w");
+    pk_json j;
+    assert_int_equal(pk_json_init(&j, out, 0), PK_OK);
+    assert_int_equal(pk_annotate_answer_write_json(&j, a), PK_OK); /* the file checked */
+    fclose(out);
+    assert_non_null(strstr(buf, "return 0;"));
+    assert_int_equal(unlink(src), 0);
+    assert_int_equal(symlink(secret, src), 0);
+    out = fmemopen(buf, sizeof buf, "w");
+    assert_int_equal(pk_json_init(&j, out, 0), PK_OK);
+    assert_int_equal(pk_annotate_answer_write_json(&j, a), PK_ERR_IO);
+    fclose(out);
+    assert_null(strstr(buf, "SECRET"));
+    assert_non_null(strstr(pk_error_last(), "another file"));
+    pk_annotate_answer_free(a);
+    pk_query_free(q);
+    pk_session_free(s);
+    pk_profile_free(p);
+    tu_scratch_remove();
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(line_costs_sorted_without_unknown_lines),
         cmocka_unit_test(ranges_windows_merge_and_clip),
+        cmocka_unit_test(a_source_swapped_after_the_check_is_not_read),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

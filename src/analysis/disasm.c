@@ -21,7 +21,6 @@
 #include <fcntl.h>
 #include <gelf.h>
 #include <libelf.h>
-#include <pthread.h>
 #include <unistd.h>
 
 #include "util/dynlib.h"
@@ -54,18 +53,8 @@ static struct {
 #define CS_ENTRY(fn) PK_DYNLIB_ENTRY(capstone, fn)
 static const pk_dynlib_sym el_syms[] = {ELF_FUNCTIONS(EL_ENTRY)};
 static const pk_dynlib_sym cs_syms[] = {CS_FUNCTIONS(CS_ENTRY)};
-static pthread_once_t bind_once = PTHREAD_ONCE_INIT;
-static char bind_why[256];
-static int bound;
-
-static void bind_libraries(void)
-{
-    if (pk_dynlib_bind(PK_LIBELF_SONAME, "the ELF reader", el_syms,
-                       sizeof el_syms / sizeof el_syms[0], bind_why, sizeof bind_why) &&
-        pk_dynlib_bind(PK_CAPSTONE_SONAME, "the disassembler", cs_syms,
-                       sizeof cs_syms / sizeof cs_syms[0], bind_why, sizeof bind_why))
-        bound = 1;
-}
+static pk_dynlib libelf_lib = PK_DYNLIB_INIT(PK_LIBELF_SONAME, "the ELF reader", el_syms);
+static pk_dynlib capstone_lib = PK_DYNLIB_INIT(PK_CAPSTONE_SONAME, "the disassembler", cs_syms);
 
 typedef struct symbol {
     uint64_t value, size;
@@ -257,8 +246,10 @@ pk_status pk_disassemble_function(const char *binary, const char *name, const pk
     if (!binary || !name || !out || (n_costs && !costs))
         return pk_fail(PK_ERR_INVALID_ARG, "pk_disassemble_function: NULL argument");
     memset(out, 0, sizeof *out);
-    pthread_once(&bind_once, bind_libraries);
-    if (!bound) return pk_fail(PK_ERR_UNSUPPORTED, "%s: %s", binary, bind_why);
+    char why[256];
+    if (!pk_dynlib_load(&libelf_lib, why, sizeof why) ||
+        !pk_dynlib_load(&capstone_lib, why, sizeof why))
+        return pk_fail(PK_ERR_UNSUPPORTED, "%s: %s", binary, why);
     if (libelf.elf_version(EV_CURRENT) == EV_NONE)
         return pk_fail(PK_ERR_UNSUPPORTED, "libelf is too old for this build");
     int fd = open(binary, O_RDONLY | O_CLOEXEC);

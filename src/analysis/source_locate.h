@@ -12,8 +12,7 @@
 
 /* pk_source_locate_within(), and on success the device and inode of the
  * file found, as it was when it was checked. */
-pk_status pkq_source_locate_within_id(const pk_profile *p, pk_index file,
-                                      const char *const *dirs, size_t n_dirs, char *buf,
-                                      size_t size, uint64_t id[2]);
+pk_status pkq_source_locate_within_id(const pk_profile *p, pk_index file, const char *const *dirs,
+                                      size_t n_dirs, char *buf, size_t size, uint64_t id[2]);
 
 #endif

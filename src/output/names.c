@@ -9,7 +9,6 @@
  * namespaces, and only then a cut in the middle.
  */
 #define _POSIX_C_SOURCE 200809L /* strdup */
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -27,14 +26,7 @@ static struct {
     PK_DYNLIB_FIELD(__cxa_demangle)
 } cxx;
 static const pk_dynlib_sym cxx_syms[] = {PK_DYNLIB_ENTRY(cxx, __cxa_demangle)};
-static pthread_once_t cxx_once = PTHREAD_ONCE_INIT;
-
-static void bind_demangler(void)
-{
-    char why[256]; /* without it names stay as the profile has them */
-    if (!pk_dynlib_bind(PK_LIBSTDCXX_SONAME, "the C++ demangler", cxx_syms, 1, why, sizeof why))
-        cxx.__cxa_demangle = NULL;
-}
+static pk_dynlib libstdcxx = PK_DYNLIB_INIT(PK_LIBSTDCXX_SONAME, "the C++ demangler", cxx_syms);
 
 size_t pk_name_demangle(const char *name, char *buf, size_t size)
 {
@@ -42,8 +34,8 @@ size_t pk_name_demangle(const char *name, char *buf, size_t size)
     /* "_Z..." alone or before " [module]" / " (...)" decorations */
     size_t len = strncmp(name, "_Z", 2) == 0 ? strcspn(name, " ") : 0;
     char *plain = NULL;
-    if (len > 2 && len < 4096) pthread_once(&cxx_once, bind_demangler);
-    if (len > 2 && len < 4096 && cxx.__cxa_demangle) {
+    /* without the library, names stay as the profile has them */
+    if (len > 2 && len < 4096 && pk_dynlib_load(&libstdcxx, NULL, 0)) {
         char mangled[4096];
         memcpy(mangled, name, len), mangled[len] = 0;
         int status = -1;

@@ -17,7 +17,6 @@
 #include <dwarf.h>
 #include <elfutils/libdw.h>
 #include <elfutils/libdwfl.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -37,6 +36,7 @@ typedef struct hs_module {
 struct hs_resolver {
     hs_module *mods; /* by module number */
     size_t n_mods;
+    Dwfl_Callbacks callbacks; /* libdw's own: its sessions keep a pointer */
 };
 
 #ifndef PK_LIBDW_SONAME
@@ -60,28 +60,20 @@ static struct {
 } dw;
 #define DW_ENTRY(fn) PK_DYNLIB_ENTRY(dw, fn)
 static const pk_dynlib_sym dw_syms[] = {DW_FUNCTIONS(DW_ENTRY)};
+static pk_dynlib libdw = PK_DYNLIB_INIT(PK_LIBDW_SONAME, "the DWARF reader", dw_syms);
 
 static char *debuginfo_path;
-static Dwfl_Callbacks callbacks; /* libdw's own, once bound */
-static pthread_once_t dw_once = PTHREAD_ONCE_INIT;
-static int dw_bound;
-
-static void bind_libdw(void)
-{
-    char why[256]; /* without libdw, frames stay module+offset as in a build without it */
-    if (!pk_dynlib_bind(PK_LIBDW_SONAME, "the DWARF reader", dw_syms,
-                        sizeof dw_syms / sizeof dw_syms[0], why, sizeof why))
-        return;
-    callbacks.find_debuginfo = dw.dwfl_standard_find_debuginfo;
-    callbacks.section_address = dw.dwfl_offline_section_address;
-    callbacks.debuginfo_path = &debuginfo_path;
-    dw_bound = 1;
-}
 
 hs_resolver *hs_new(void)
 {
-    pthread_once(&dw_once, bind_libdw);
-    return dw_bound ? calloc(1, sizeof(hs_resolver)) : NULL;
+    /* without libdw, frames stay module+offset, as in a build without it */
+    if (!pk_dynlib_load(&libdw, NULL, 0)) return NULL;
+    hs_resolver *r = calloc(1, sizeof(hs_resolver));
+    if (r)
+        r->callbacks = (Dwfl_Callbacks){.find_debuginfo = dw.dwfl_standard_find_debuginfo,
+                                        .section_address = dw.dwfl_offline_section_address,
+                                        .debuginfo_path = &debuginfo_path};
+    return r;
 }
 
 void hs_free(hs_resolver *r)
@@ -93,7 +85,7 @@ void hs_free(hs_resolver *r)
     free(r);
 }
 
-static void open_module(hs_module *m, const char *path)
+static void open_module(const hs_resolver *r, hs_module *m, const char *path)
 {
     struct stat st;
     int fd;
@@ -104,7 +96,7 @@ static void open_module(hs_module *m, const char *path)
         pk_error_clear();
         return;
     }
-    Dwfl *d = dw.dwfl_begin(&callbacks);
+    Dwfl *d = dw.dwfl_begin(&r->callbacks);
     if (!d) {
         close(fd);
         return;
@@ -129,7 +121,7 @@ static hs_module *module_of(hs_resolver *r, uint32_t module, const char *path)
         r->mods = m, r->n_mods = n;
     }
     hs_module *m = &r->mods[module];
-    if (!m->tried) open_module(m, path);
+    if (!m->tried) open_module(r, m, path);
     return m->dwfl ? m : NULL;
 }
 

@@ -13,6 +13,7 @@
 
 #include "analysis/qry.h"
 #include "util/error.h"
+#include "util/intern.h"
 
 typedef struct named {
     const char *name;
@@ -76,21 +77,6 @@ static pk_status tell_group(const pk_profile *p, pk_arena *a, const named *g, si
     return PK_OK;
 }
 
-/* A name's hash, eight bytes at a time (C++ names run to hundreds). */
-static uint64_t name_hash(const char *s)
-{
-    size_t len = strlen(s), i = 0;
-    uint64_t h = 0x243f6a8885a308d3ull ^ len, w;
-    for (; i + 8 <= len; i += 8) {
-        memcpy(&w, s + i, 8);
-        h = (h ^ w) * 0x9e3779b97f4a7c15ull, h ^= h >> 32;
-    }
-    w = 0;
-    memcpy(&w, s + i, len - i);
-    h = (h ^ w ^ 0xff) * 0xbf58476d1ce4e5b9ull;
-    return h ^ (h >> 31);
-}
-
 /* The names of the shown rows, by hash (open addressing, 2x room). */
 typedef struct shown_names {
     uint64_t *hash;
@@ -125,7 +111,7 @@ static size_t of_shown_names(const pk_profile *p, const uint64_t *keys, size_t n
         if (keys[i] >= PK_NONE || pk_function_get(p, (pk_index)keys[i], &x.fn) != PK_OK ||
             !x.fn.name)
             continue;
-        uint64_t h = name_hash(x.fn.name);
+        uint64_t h = pk_hash_bytes(x.fn.name, strlen(x.fn.name));
         int known = shown_find(&t, x.fn.name, h, &slot);
         if (!known && i < shown) t.hash[slot] = h, t.name[slot] = x.fn.name, known = 1;
         if (known) x.name = x.fn.name, x.pos = i, all[k++] = x;

@@ -34,7 +34,7 @@ static uint64_t mix(uint64_t h, uint64_t w)
     return h ^ (h >> 32);
 }
 
-static uint64_t hash_bytes(const char *s, size_t len)
+uint64_t pk_hash_bytes(const char *s, size_t len)
 {
     uint64_t h = 0x243f6a8885a308d3ull ^ len, w;
     size_t i = 0;
@@ -76,7 +76,7 @@ static int intern_grow(pk_interner *in)
 const char *pk_intern(pk_interner *in, const char *s, size_t len)
 {
     if (in->count * 2 >= in->cap && intern_grow(in) != 0) return NULL;
-    uint64_t h = hash_bytes(s, len);
+    uint64_t h = pk_hash_bytes(s, len);
     size_t j = h & (in->cap - 1);
     while (in->slots[j].str) {
         pk_intern_slot *slot = &in->slots[j];

@@ -33,5 +33,8 @@ void pk_intern_free(pk_interner *in);
 const char *pk_intern(pk_interner *in, const char *s, size_t len);
 /* Same for a NUL-terminated string; NULL in gives NULL out. */
 const char *pk_intern_cstr(pk_interner *in, const char *s);
+/* The interner's hash of s[0..len), eight bytes at a time (C++ names run
+ * to hundreds): for other tables of names. */
+uint64_t pk_hash_bytes(const char *s, size_t len);
 
 #endif

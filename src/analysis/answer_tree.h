@@ -45,6 +45,9 @@ pk_status pkq_tree_shape(pkq_tree_work *w);
  * ranked children are set. Only the tree answer folds (fold set in
  * pkq_tree_work); else a->folded is all 0. */
 pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown);
+/* The one shown child of node i, or PK_NONE when it has none or several
+ * (a folded frame has exactly one: the frame its run passes calls on to). */
+pk_index pkq_tree_only_child(const pk_tree_answer *a, const unsigned char *shown, pk_index i);
 /* The folded run drawn in the row of frame i (pk_tree_answer.folded):
  * how many folded frames are straight above it (0: none, and for a folded
  * frame, which is part of a run), and in up[]

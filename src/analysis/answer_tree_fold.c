@@ -17,9 +17,7 @@
 #include "analysis/answer_tree.h"
 #include "util/error.h"
 
-/* The one shown child of shown node i, or PK_NONE when it has none or
- * several. */
-static pk_index only_child(const pk_tree_answer *a, const unsigned char *shown, pk_index i)
+pk_index pkq_tree_only_child(const pk_tree_answer *a, const unsigned char *shown, pk_index i)
 {
     pk_index one = PK_NONE;
     for (size_t c = a->child_start[i]; c < a->child_start[i + 1]; c++) {
@@ -38,7 +36,7 @@ static pk_index only_child(const pk_tree_answer *a, const unsigned char *shown, 
 static int passes_on(const pkq_tree_work *w, const unsigned char *shown, pk_index i, double share)
 {
     const pk_tree_answer *a = w->a;
-    pk_index c = only_child(a, shown, i);
+    pk_index c = pkq_tree_only_child(a, shown, i);
     if (c == PK_NONE) return 0;
     for (size_t k = 0; k < a->head.n_columns; k++) {
         const pk_answer_column *col = &a->head.columns[k];
@@ -85,10 +83,12 @@ pk_status pkq_tree_fold(pkq_tree_work *w, const unsigned char *shown)
         pk_index up = w->nodes[i].parent;
         if (!pass[i] || (up != PK_NONE && up < n && pass[up])) continue;
         size_t len = 0;
-        for (pk_index k = (pk_index)i; k != PK_NONE && pass[k]; k = only_child(a, shown, k))
+        for (pk_index k = (pk_index)i; k != PK_NONE && pass[k];
+             k = pkq_tree_only_child(a, shown, k))
             len++;
         if (len < 2) continue; /* one frame is as short as a note about it */
-        for (pk_index k = (pk_index)i; k != PK_NONE && pass[k]; k = only_child(a, shown, k))
+        for (pk_index k = (pk_index)i; k != PK_NONE && pass[k];
+             k = pkq_tree_only_child(a, shown, k))
             fold[k] = 1, folded++;
     }
     free(pass);

@@ -87,9 +87,7 @@ static void node_via(pk_json *j, const pk_tree_answer *a, pk_index i)
 static pk_index below_run(const pk_tree_answer *a, const pk_tree_json_options *o, pk_index i)
 {
     while (o->lift_folded && a->folded && a->folded[i]) {
-        pk_index one = PK_NONE;
-        for (size_t c = a->child_start[i]; c < a->child_start[i + 1] && one == PK_NONE; c++)
-            if (a->shown[a->children[c]]) one = a->children[c];
+        pk_index one = pkq_tree_only_child(a, a->shown, i);
         if (one == PK_NONE) break;
         i = one;
     }

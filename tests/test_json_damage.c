@@ -362,31 +362,27 @@ static void test_random_damage(void **state)
     free(bad), free(json);
 }
 
-static void write_file(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 static void test_detection(void **state)
 {
     (void)state;
     char path[128];
     pk_profile *p;
     snprintf(path, sizeof path, "%s/other.json", g_tmp);
-    write_file(path, "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\"}");
+    assert_int_equal(
+        tu_write_text(path,
+                      "{\"$schema\": \"https://www.speedscope.app/file-format-schema.json\"}"),
+        0);
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_ERR_UNKNOWN_FORMAT);
-    write_file(path, "{\"schema\": \"profkit.threads/1\", \"locations\": []}");
+    assert_int_equal(tu_write_text(path, "{\"schema\": \"profkit.threads/1\", \"locations\": []}"),
+                     0);
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_ERR_UNKNOWN_FORMAT);
-    write_file(path, "\xef\xbb\xbf {\n \"schema\" : \"profkit.model/1\"}");
+    assert_int_equal(tu_write_text(path, "\xef\xbb\xbf {\n \"schema\" : \"profkit.model/1\"}"), 0);
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_ERR_FORMAT);
     assert_non_null(strstr(pk_error_last(), "has no \"profile\" member"));
     snprintf(path, sizeof path, "%s/model.txt", g_tmp); /* the name does not matter */
     size_t n;
     char *json = cg_json(&n);
-    write_file(path, json);
+    assert_int_equal(tu_write_text(path, json), 0);
     assert_int_equal(pk_profile_open(path, NULL, &p), PK_OK);
     pk_profile_info info;
     pk_profile_get_info(p, &info);

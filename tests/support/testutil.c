@@ -29,6 +29,14 @@ unsigned char *tu_read_file(const char *path, size_t *size)
     return d;
 }
 
+int tu_write_text(const char *path, const char *text)
+{
+    FILE *f = fopen(path, "w");
+    if (!f) return -1;
+    int ok = fputs(text, f) >= 0;
+    return fclose(f) == 0 && ok ? 0 : -1;
+}
+
 const char *tu_corpus_dir(void)
 {
     static char path[4096];

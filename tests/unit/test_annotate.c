@@ -86,14 +86,6 @@ static void ranges_windows_merge_and_clip(void **state)
     assert_int_equal(pk_annotate_ranges(NULL, 1, 1, 2, 0, 0, 0, &r, &n), PK_ERR_INVALID_ARG);
 }
 
-static void put(const char *path, const char *text)
-{
-    FILE *f = fopen(path, "w");
-    assert_non_null(f);
-    fputs(text, f);
-    fclose(f);
-}
-
 /* sources=within: the file is checked where it really is, and what the
  * answer is written from must be that file. A symbolic link to a file
  * outside, swapped in at the path between the answer and its writing
@@ -109,9 +101,11 @@ static void a_source_swapped_after_the_check_is_not_read(void **state)
     assert_int_equal(mkdir(dir, 0700), 0);
     snprintf(src, sizeof src, "%s/a.c", dir);
     snprintf(prof, sizeof prof, "%s/run.callgrind", dir);
-    put(src, "int main(void)\n{\n    return 0;\n}\n");
-    put(secret, "THE SECRET LINE\nTHE SECRET LINE\nTHE SECRET LINE\n");
-    put(prof, "# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 100\n");
+    assert_int_equal(tu_write_text(src, "int main(void)\n{\n    return 0;\n}\n"), 0);
+    assert_int_equal(tu_write_text(secret, "THE SECRET LINE\nTHE SECRET LINE\nTHE SECRET LINE\n"),
+                     0);
+    assert_int_equal(
+        tu_write_text(prof, "# callgrind format\nevents: Ir\nfl=a.c\nfn=main\n3 100\n"), 0);
     pk_profile *p = NULL;
     pk_session *s = NULL;
     pk_query *q = NULL;

@@ -17,6 +17,7 @@
 #include "analysis/session.h"
 #include "profkit/pattern.h"
 #include "util/error.h"
+#include "util/sort.h"
 
 typedef struct flat_work {
     pk_session *s;
@@ -140,7 +141,7 @@ static ranked *all_keys(const flat_work *w, size_t *n)
     for (size_t i = 0; i < w->cols.n_base; i++)
         for (size_t j = 0; j < w->base[i]->n; j++)
             r[k++].key = w->base[i]->rows[j].key;
-    qsort(r, k, sizeof *r, by_key); /* ranked starts with its key, as pk_flat_row does */
+    pk_sort(r, k, sizeof *r, by_key); /* ranked starts with its key, as pk_flat_row does */
     *n = 0;
     for (size_t i = 0; i < k; i++)
         if (i == 0 || r[i].key != r[i - 1].key) r[(*n)++].key = r[i].key;
@@ -317,7 +318,7 @@ static pk_status rank_rows(flat_work *w)
     pk_status st = keep_matching(w, r, &n);
     for (size_t i = 0; !st && i < n; i++)
         r[i].v = value(w, sort, r[i].key, incl), r[i].w = value(w, sort, r[i].key, !incl);
-    if (!st) qsort(r, n, sizeof *r, rank_order);
+    if (!st) pk_sort_first(r, n, sizeof *r, w->q->top, rank_order); /* the shown rows in order */
     size_t shown = st ? 0 : rows_shown(w, r, n, sort);
     a->rows = st ? NULL : pk_arena_array(&w->arena, shown ? shown : 1, sizeof *a->rows);
     if (!st && !a->rows) st = pk_fail_nomem("a flat profile");

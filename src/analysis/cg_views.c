@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "analysis/qry.h"
 #include "cg_graph.h"
 #include "profkit/analysis.h"
 #include "profkit/callgraph.h"
@@ -356,27 +357,30 @@ static pk_status flat_lines(const pk_profile *p, uint32_t part, size_t event, pk
     return PK_OK;
 }
 
-pk_status pk_callgraph_flat(const pk_profile *p, pk_index location, size_t event, pk_group_by by,
-                            pk_flat_row **rows, size_t *n_rows)
+pk_status pkq_callgraph_flat_by_key(const pk_profile *p, pk_index location, size_t event,
+                                    pk_group_by by, pk_flat_row **rows, size_t *n_rows)
 {
     uint32_t part;
     pk_status st = part_of(p, location, event, &part);
     if (st) return st;
     if (!rows || !n_rows) return pk_fail(PK_ERR_INVALID_ARG, "pk_callgraph_flat: NULL argument");
-    switch (by) {
+    switch (by) { /* each makes its rows in key order */
     case PK_BY_FUNCTION:
-        st = flat_functions(p, location, event, rows, n_rows);
-        break;
+        return flat_functions(p, location, event, rows, n_rows);
     case PK_BY_FILE:
     case PK_BY_MODULE:
-        st = flat_groups(p, part, event, by == PK_BY_FILE, rows, n_rows);
-        break;
+        return flat_groups(p, part, event, by == PK_BY_FILE, rows, n_rows);
     case PK_BY_LINE:
-        st = flat_lines(p, part, event, rows, n_rows);
-        break;
+        return flat_lines(p, part, event, rows, n_rows);
     default:
         return pk_fail(PK_ERR_INVALID_ARG, "unknown grouping %d", (int)by);
     }
+}
+
+pk_status pk_callgraph_flat(const pk_profile *p, pk_index location, size_t event, pk_group_by by,
+                            pk_flat_row **rows, size_t *n_rows)
+{
+    pk_status st = pkq_callgraph_flat_by_key(p, location, event, by, rows, n_rows);
     if (!st && *n_rows) qsort(*rows, *n_rows, sizeof **rows, by_exclusive_desc);
     return st;
 }

@@ -153,7 +153,11 @@ typedef struct pkq_cg {
 int pkq_uses_callgraph(const pk_profile *p, const pk_query *q);
 pk_status pkq_cg_init(const pk_profile *p, pk_index metric, const pk_query *q, pkq_cg *out);
 void pkq_cg_free(pkq_cg *cg);
-/* The flat rows of the view's locations (summed), largest self first. */
+/* pk_callgraph_flat()'s rows in key order, not ranked: every user
+ * re-sorts them (by key to look values up, or by its own ranking). */
+pk_status pkq_callgraph_flat_by_key(const pk_profile *p, pk_index location, size_t event,
+                                    pk_group_by by, pk_flat_row **rows, size_t *n_rows);
+/* The flat rows of the view's locations (summed), in key order. */
 pk_status pkq_cg_flat(const pk_profile *p, const pkq_cg *cg, pk_group_by by, pk_flat_row **rows,
                       size_t *n_rows);
 /* 1 if the profile's calling-context tree was rebuilt from a call graph. */

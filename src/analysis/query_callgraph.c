@@ -94,14 +94,14 @@ static void merge_keys(pk_flat_row *r, size_t *n)
 pk_status pkq_cg_flat(const pk_profile *p, const pkq_cg *cg, pk_group_by by, pk_flat_row **rows,
                       size_t *n_rows)
 {
-    if (!cg->locations) return pk_callgraph_flat(p, PK_NONE, cg->event, by, rows, n_rows);
+    if (!cg->locations) return pkq_callgraph_flat_by_key(p, PK_NONE, cg->event, by, rows, n_rows);
     pk_flat_row *all = NULL;
     size_t n_all = 0;
     pk_status st = PK_OK;
     for (size_t i = 0; i < cg->n_locations && !st; i++) {
         pk_flat_row *r;
         size_t n;
-        st = pk_callgraph_flat(p, cg->locations[i], cg->event, by, &r, &n);
+        st = pkq_callgraph_flat_by_key(p, cg->locations[i], cg->event, by, &r, &n);
         pk_flat_row *grown = st ? NULL : realloc(all, (n_all + n + 1) * sizeof *grown);
         if (!st && !grown) st = pk_fail_nomem("a flat profile");
         if (!st && n) memcpy(grown + n_all, r, n * sizeof *r);

@@ -17,6 +17,7 @@
 #include "util/error.h"
 #include "util/idset.h"
 #include "util/intern.h"
+#include "util/sort.h"
 
 static void arena_gives_zeroed_aligned_memory(void **state)
 {
@@ -269,6 +270,49 @@ static void cxx_names_demangle_on_first_use(void **state)
     assert_string_equal(small, "foo::");
 }
 
+static int int_asc(const void *a, const void *b)
+{
+    int x = *(const int *)a, y = *(const int *)b;
+    return x < y ? -1 : x > y;
+}
+
+/* pk_sort_first: the first k are the k smallest in order, every element
+ * is kept; on random, sorted, reversed and all-equal input, and for k at
+ * either end. pk_sort leaves sorted input alone and sorts the rest. */
+static void sorts_only_what_is_asked(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    int *a = malloc(N * sizeof *a), *ref = malloc(N * sizeof *ref);
+    assert_non_null(a), assert_non_null(ref);
+    unsigned seed = 12345;
+    for (int shape = 0; shape < 4; shape++) {
+        for (int i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            ref[i] = shape == 0 ? (int)(seed >> 8) % 1000 : shape == 1 ? i : shape == 2 ? N - i : 7;
+        }
+        const size_t ks[] = {0, 1, 2, 25, 600, N / 4 + 1, N - 1, N, N + 3};
+        for (size_t t = 0; t < sizeof ks / sizeof *ks; t++) {
+            memcpy(a, ref, N * sizeof *a);
+            pk_sort_first(a, N, sizeof *a, ks[t], int_asc);
+            size_t k = ks[t] == 0 || ks[t] > N ? N : ks[t];
+            assert_true(pk_is_sorted(a, k, sizeof *a, int_asc));
+            long sum = 0, want = 0;
+            for (int i = 0; i < N; i++)
+                sum += a[i], want += ref[i];
+            assert_int_equal(sum, want);
+            for (size_t i = k; i < N; i++)
+                assert_true(a[i] >= a[k - 1]);
+        }
+    }
+    memcpy(a, ref, N * sizeof *a);
+    a[0] = 9, a[1] = 3;
+    assert_false(pk_is_sorted(a, N, sizeof *a, int_asc));
+    pk_sort(a, N, sizeof *a, int_asc);
+    assert_true(pk_is_sorted(a, N, sizeof *a, int_asc));
+    free(a), free(ref);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -282,6 +326,7 @@ int main(void)
         cmocka_unit_test(buffers_write_strings_as_well_formed_utf8),
         cmocka_unit_test(errors_are_per_call_messages),
         cmocka_unit_test(cxx_names_demangle_on_first_use),
+        cmocka_unit_test(sorts_only_what_is_asked),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

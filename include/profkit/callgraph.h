@@ -180,6 +180,29 @@ PK_API pk_status pk_callgraph_function_costs(const pk_profile *profile, pk_index
                                              size_t event, pk_cg_function_cost *out,
                                              pk_cg_cycle *cycles, uint32_t *n_cycles);
 
+/* A call graph at a glance (what `profkit info` shows of it): how many
+ * cycles, the event's self cost over all functions, and the PK_CG_TOP
+ * functions of highest self and highest inclusive cost (recursion counted
+ * once, as pk_callgraph_function_costs() counts it), largest first, ties
+ * by function index. Over all locations. */
+#define PK_CG_TOP 5
+
+typedef struct pk_cg_ranked {
+    pk_index function;
+    double value;   /* its self or inclusive cost */
+    uint32_t cycle; /* N of "<cycle N>" it belongs to, 0 if none */
+} pk_cg_ranked;
+
+typedef struct pk_cg_overview {
+    uint32_t n_cycles;
+    double self_total; /* the event's self cost summed over all functions */
+    size_t n_by_self, n_by_inclusive;
+    pk_cg_ranked by_self[PK_CG_TOP], by_inclusive[PK_CG_TOP];
+} pk_cg_overview;
+
+PK_API pk_status pk_callgraph_overview(const pk_profile *profile, size_t event,
+                                       pk_cg_overview *out);
+
 /* ------------------------------------------------------------------ */
 /* Views answered exactly from the call graph                         */
 /* ------------------------------------------------------------------ */

@@ -61,6 +61,7 @@ int cli_close(const char *cmd, pk_profile *p, int rc);
 int cli_open_opts(const char *cmd, const char *path, const pk_open_options *opts, pk_profile **out);
 /* `info`'s call graph section (info_callgraph.c); nothing without one. */
 void cli_info_callgraph(const pk_profile *p);
+void cli_info_callgraph_json(pk_json *j, const pk_profile *p);
 /* 1 if the profile's metrics nest (a metric tree, as Cube's); then
  * `info` shows them as a tree with each metric's program total
  * (`programs`, per metric) and own part (`exclusive`, of

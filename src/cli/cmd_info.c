@@ -332,6 +332,7 @@ static int print_json(const info *in)
     pk_json_key(&j, "values_from"); /* the totals' source (docs/json.md) */
     pk_json_string(&j, pk_values_from_name(in->from));
     json_attributes(&j, in->p);
+    cli_info_callgraph_json(&j, in->p);
     json_metrics(&j, in);
     pk_index dm;
     pk_metric dmet;

@@ -123,6 +123,10 @@ golden callers-callgrind.txt "$profkit" callers -t 0 "$cgsample" '^(work|even|<c
 golden callees-callgrind-lists.txt "$profkit" callees -t 0 "$cgsample" 'o'
 golden callers-callgrind-tree.txt "$profkit" callers --tree -t 0 "$cgsample" even
 golden flat-callgrind.txt "$profkit" flat "$cgsample"
+# info ranks a call graph's functions in the library: text and JSON alike
+golden info-callgraph.txt "$profkit" info "$cgsample"
+"$profkit" info --json "$cgsample" >"$work/info-cg.json"
+json_check "$work/info-cg.json" 'doc["callgraph"]["self_total"] == 602 and doc["callgraph"]["cycles"] == 1 and [(t["function"], t["value"], t["cycle"]) for t in doc["callgraph"]["top_self"]] == [("odd", 200, 1), ("even", 150, 1), ("work", 140, None), ("main", 112, None), ("<cycle 1>", 0, 1)] and [t["function"] for t in doc["callgraph"]["top_inclusive"]] == ["main", "work", "<cycle 1>", "odd", "even"] and doc["callgraph"]["jumps"] is None'
 golden flat-callgrind-line.txt "$profkit" flat --by line "$cgsample"
 expect_status 0 "$profkit" callers --json -t 0 "$cgsample" 'd'
 json_check "$work/out" 'doc["schema"] == "profkit.callers/1" and doc["source"] == "callgraph" and [f["name"] for f in doc["functions"]] == ["odd", "<cycle 1>", "demo"][:len(doc["functions"])] and {k: doc["functions"][0]["arcs"][0][k] for k in ("name", "calls", "inclusive", "cycle")} == {"name": "work", "calls": 2, "inclusive": 350, "cycle": 0} and doc["functions"][0]["root"] is None and doc["complete"]'
@@ -265,7 +269,7 @@ golden tree-cube-depth.txt "$profkit" tree -m Dr --threshold 0 --depth 2 "$src/t
 expect_status 0 "$profkit" info "$db/meta.db"
 expect_status 0 "$profkit" info --json "$db"
 cp "$work/out" "$work/info.json"
-json_check "$work/info.json" 'doc["schema"] == "profkit.info/1" and doc["format"] == "hpctoolkit" and doc["version"] == "4.0"'
+json_check "$work/info.json" 'doc["schema"] == "profkit.info/1" and doc["format"] == "hpctoolkit" and doc["version"] == "4.0" and doc["callgraph"] is None'
 json_check "$work/info.json" 'doc["counts"]["contexts"] == 18 and doc["counts"]["contexts_unlisted"] == 2 and doc["counts"]["locations"] == 4 and doc["counts"]["trace_samples"] == 20'
 json_check "$work/info.json" 'abs(doc["metrics"][0]["program_total"] - 7.025) < 1e-12 and doc["metrics"][0]["scopes"][0]["scope"] == "point" and abs(doc["metrics"][0]["scopes"][0]["total"] - 7.025) < 1e-12'
 json_check "$work/info.json" '[f["name"] for f in doc["files"]] == ["meta.db", "profile.db", "cct.db", "trace.db"] and all(f["loaded"] for f in doc["files"])'

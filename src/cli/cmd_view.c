@@ -53,7 +53,8 @@ static const char view_help[] =
     "                        its own; exit 1 when one fails (docs/view.md)\n"
     "  -h, --help            show this help\n"
     "Environment: PROFKIT_VIEW_ASSETS=DIR serves index.html, app.js and app.css\n"
-    "from DIR instead of the copies built in (for working on the page).\n";
+    "from DIR instead of the copies built in (for working on the page: the build\n"
+    "stages them in build/src/view-assets).\n";
 
 #define MAX_API 256
 

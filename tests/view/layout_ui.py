@@ -335,6 +335,12 @@ def chains(case):
     check(got == want, "%s: the first rows are %s, the CLI's %s" % (tag, got, want))
     note = p.js("document.getElementById('tree-note').textContent")
     check("only pass calls on" in note, "%s: the tree's note lacks the folded chains: %r" % (tag, note))
+    p.click("#tab-flame")  # the flame graph of a rebuilt tree says so, as the tree does
+    state(p, "pane-flame")
+    note = p.js("document.getElementById('flame-note').textContent")
+    check("RECONSTRUCTED" in note, "%s: the flame graph's note lacks the answer's notes: %r" % (tag, note))
+    p.click("#tab-tree")
+    state(p, "pane-tree")
     p.click("#tree-chains")
     p.wait_for("location.hash.indexOf('chains=show') >= 0", 10, "chains in the URL")
     state(p, "pane-tree")

@@ -27,7 +27,10 @@ const flame = {
       this.fmt = metricFormat(d.metric || S.metric, d.unit, this.total);
       this.diff = this.hasBase(this.root);
       $('flame-legend').hidden = !this.diff;
-      this.note = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
+      /* what is left out, then the answer's own notes (a reconstructed
+       * tree says it is approximate), as the tree pane shows them */
+      const pruned = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
+      this.note = [pruned].concat(answerNotes(d)).filter((x) => x).join(' · ');
       noteText($('flame-note'), this.note);
       if (this.want !== null) await this.reveal(this.want);
       if (key !== this.key) return;

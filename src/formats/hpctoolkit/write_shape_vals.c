@@ -23,6 +23,7 @@
 #include <string.h>
 
 #include "util/bytes.h"
+#include "util/radix.h"
 #include "write_shape.h"
 
 typedef struct vwork {
@@ -101,19 +102,13 @@ static void touch(vwork *w, uint32_t c)
     w->set[w->n_set++] = c;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return (x > y) - (x < y);
-}
-
 /* w->set ordered deepest first, so each child comes before its parent. */
 static void deepest_first(vwork *w)
 {
     const pk_ctx_rec *ctx = w->s->q->ctx;
     for (uint32_t i = 0; i < w->n_set; i++)
         w->keys[i] = (uint64_t)(UINT32_MAX - ctx[w->set[i]].depth) << 32 | w->set[i];
-    qsort(w->keys, w->n_set, sizeof *w->keys, cmp_u64);
+    pk_radix_sort_u64(w->keys, w->keys + w->n_set, w->n_set, 0); /* keys are unique */
     for (uint32_t i = 0; i < w->n_set; i++)
         w->set[i] = (uint32_t)w->keys[i];
 }
@@ -298,7 +293,7 @@ static pk_status vwork_init(vwork *w, hk_shape *s)
         w->acc = malloc(n * sizeof *w->acc);
         w->mark = calloc(n, 1);
         w->set = malloc(n * sizeof *w->set);
-        w->keys = malloc(n * sizeof *w->keys);
+        w->keys = malloc(2 * n * sizeof *w->keys); /* keys, and the radix sort's room */
     }
     w->edge = malloc(((size_t)q->n_columns + 1) * sizeof *w->edge);
     w->edge_set = malloc((size_t)q->n_columns + 1);

@@ -49,19 +49,35 @@ static const pk_flat_row *row_of(const pkq_flat_rows *b, uint64_t key)
     return b ? bsearch(&k, b->rows, b->n, sizeof *b->rows, by_key) : NULL;
 }
 
-/* Column c of group `key`, its self or inclusive value. */
-static double value(const flat_work *w, size_t c, uint64_t key, int inclusive)
+/* row_of() for keys asked in ascending order: *at walks b's rows once
+ * (ranking asks every key twice: a search each was 5 % of cc1's flat). */
+static const pk_flat_row *row_walk(const pkq_flat_rows *b, size_t *at, uint64_t key)
+{
+    if (!b) return NULL;
+    while (*at < b->n && b->rows[*at].key < key)
+        (*at)++;
+    return *at < b->n && b->rows[*at].key == key ? &b->rows[*at] : NULL;
+}
+
+/* Column c of group `key`, its self or inclusive value; `at` (or NULL:
+ * searched) is each base's walk when keys come in ascending order. */
+static double value_at(const flat_work *w, size_t c, uint64_t key, int inclusive, size_t *at)
 {
     size_t nb = w->cols.n_base;
     double stack[16] = {0}, *vals = nb <= 16 ? stack : malloc(nb * sizeof *vals);
     if (!vals) return NAN;
     for (size_t i = 0; i < nb; i++) {
-        const pk_flat_row *r = row_of(w->base[i], key);
+        const pk_flat_row *r = at ? row_walk(w->base[i], &at[i], key) : row_of(w->base[i], key);
         vals[i] = !r ? 0 : inclusive ? r->inclusive : r->exclusive;
     }
     double v = pkq_columns_eval(&w->cols, c, vals);
     if (vals != stack) free(vals);
     return v;
+}
+
+static double value(const flat_work *w, size_t c, uint64_t key, int inclusive)
+{
+    return value_at(w, c, key, inclusive, NULL);
 }
 
 static double column_total(const flat_work *w, size_t c)
@@ -316,8 +332,12 @@ static pk_status rank_rows(flat_work *w)
     ranked *r = all_keys(w, &n);
     if (!r) return pk_fail_nomem("ranking a flat profile");
     pk_status st = keep_matching(w, r, &n);
+    size_t *at = st ? NULL : calloc(w->cols.n_base + 1, sizeof *at); /* r is in key order */
+    if (!st && !at) st = pk_fail_nomem("ranking a flat profile");
     for (size_t i = 0; !st && i < n; i++)
-        r[i].v = value(w, sort, r[i].key, incl), r[i].w = value(w, sort, r[i].key, !incl);
+        r[i].v = value_at(w, sort, r[i].key, incl, at),
+        r[i].w = value_at(w, sort, r[i].key, !incl, at);
+    free(at);
     if (!st) pk_sort_first(r, n, sizeof *r, w->q->top, rank_order); /* the shown rows in order */
     size_t shown = st ? 0 : rows_shown(w, r, n, sort);
     a->rows = st ? NULL : pk_arena_array(&w->arena, shown ? shown : 1, sizeof *a->rows);

@@ -38,6 +38,17 @@ static pk_status select_locations(const pk_profile *p, const char *sel, pkq_cg *
     return st;
 }
 
+static pk_status selection_total(const pk_profile *p, pkq_cg *out)
+{
+    pk_flat_row *rows = NULL;
+    size_t n = 0;
+    pk_status st = pkq_cg_flat(p, out, PK_BY_FUNCTION, &rows, &n);
+    for (size_t i = 0; !st && i < n; i++) /* "<cycle N>" rows have no self cost of their own */
+        out->total += rows[i].exclusive;
+    pk_flat_free(rows);
+    return st;
+}
+
 pk_status pkq_cg_init(const pk_profile *p, pk_index metric, const pk_query *q, pkq_cg *out)
 {
     memset(out, 0, sizeof *out);
@@ -47,17 +58,15 @@ pk_status pkq_cg_init(const pk_profile *p, pk_index metric, const pk_query *q, p
         st = pk_fail(PK_ERR_NOT_FOUND, "metric '%s' is no event of the call graph",
                      out->met.name ? out->met.name : "?");
     if (!st) st = select_locations(p, pkq_text(q, PKQ_LOCATION), out);
-    pk_flat_row *rows = NULL;
-    size_t n = 0;
-    if (!st) st = pkq_cg_flat(p, out, PK_BY_FUNCTION, &rows, &n);
-    for (size_t i = 0; !st && i < n; i++) /* "<cycle N>" rows have no self cost of their own */
-        out->total += rows[i].exclusive;
-    pk_flat_free(rows);
     /* over every location the program's total is the file's own
-     * (pk_metric_program_total(): Callgrind's stated totals) */
+     * (pk_metric_program_total(): Callgrind's stated totals); else the
+     * selection's self costs, from the function costs (a whole pass over
+     * the call graph: only when needed) */
     double program;
     if (!st && !out->locations && pk_metric_program_total(p, metric, &program) == PK_OK)
         out->total = program;
+    else if (!st)
+        st = selection_total(p, out);
     if (!st) st = pk_number_format_for(&out->met, out->total, &out->nf);
     if (st) pkq_cg_free(out);
     return st;

@@ -20,7 +20,7 @@ int pkv_route_flame(pkv_session *s, const pkv_query *q, pk_json *j, char *err, s
     pk_query *pq;
     int rc;
     double min;
-    if (!pkv_double(q, "min", 0, 100, 0.1, &min, err, size)) return 400;
+    if (!pkv_double(q, "min", 0, 100, PKV_PAGE_THRESHOLD, &min, err, size)) return 400;
     pkv_answer *e =
         pkv_tree_of(s, q, flame_params, flame_names, "functions", &c, &id, &pq, &rc, err, size);
     if (e && c.side == 0 && s->side[1].p) rc = pkv_answer_base(s, e, pq, err, size);

@@ -5,6 +5,7 @@
  * call graph's exact lists, or the tree around the function, 8 levels
  * deep, pruned at 0.1 % of its inclusive value.
  */
+#include <stdio.h>
 #include <string.h>
 
 #include "view/view.h"
@@ -26,7 +27,9 @@ static int around(pkv_session *s, const pkv_query *q, pk_json *j, int callees, c
         rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
     if (rc == 200)
         rc = pkv_status(pk_query_set(pq, "function", pkv_function_name(c.sd->p, fn)), err, size);
-    if (rc == 200) rc = pkv_status(pk_query_set(pq, "threshold", "0.1"), err, size);
+    char threshold[32];
+    snprintf(threshold, sizeof threshold, "%g", PKV_PAGE_THRESHOLD);
+    if (rc == 200) rc = pkv_status(pk_query_set(pq, "threshold", threshold), err, size);
     if (rc == 200) rc = pkv_status(pk_query_set(pq, "depth", "8"), err, size);
     if (rc == 200) rc = pkv_status(pk_answer_callers(c.sd->qs, pq, callees, &a), err, size);
     if (rc == 200) rc = pkv_status(pk_callers_answer_write_json(j, a), err, size);

@@ -151,6 +151,8 @@ static void write_profile(pk_json *j, const pkv_session *s)
     pk_json_string(j, "profkit.view.profile/1");
     write_side(j, &s->side[0]);
     write_report(j, s);
+    pk_json_key(j, "page_threshold"); /* the page's default: what the server prepared */
+    pk_json_double(j, PKV_PAGE_THRESHOLD);
     write_features(j, s);
     pk_json_key(j, "base");
     if (s->side[1].p) {

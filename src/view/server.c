@@ -325,7 +325,9 @@ static void *warm_first_screen(void *arg)
     /* the flat table first: it computes every metric's values at once on
      * worker threads, and the tree then finds its metric's cached */
     if (all) warm(sv, "flat", "by", "function", "metrics", all);
-    warm(sv, "tree", "threshold", "0.1", "metric", met.name); /* the page's default */
+    char threshold[32];
+    snprintf(threshold, sizeof threshold, "%g", PKV_PAGE_THRESHOLD);
+    warm(sv, "tree", "threshold", threshold, "metric", met.name); /* the page's default */
     warm(sv, "flame", "metric", met.name, "side", "a");
     free(all);
     return NULL;

@@ -81,6 +81,11 @@ typedef struct pkv_answer {
 
 #define PKV_TREE_CACHE 8
 
+/* The page's default threshold, % of the total: the tree's, the flame
+ * graph's and the callers' frames'. /api/profile says it (page_threshold),
+ * so the page asks what the server prepared at start-up. */
+#define PKV_PAGE_THRESHOLD 0.1
+
 typedef struct pkv_side {
     pk_profile *p;
     pk_session *qs; /* the library's answers and their caches */

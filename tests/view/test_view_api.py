@@ -118,8 +118,9 @@ def check_profile(srv, profkit, path, label):
     prof = srv.ok("profile")
     check(prof.get("schema") == "profkit.view.profile/1", label + ": profile schema")
     for key in ("title", "path", "format", "complete", "callgraph", "metrics", "default_metric",
-                "locations", "locations_total", "features", "report", "base"):
+                "locations", "locations_total", "features", "report", "base", "page_threshold"):
         check(key in prof, "%s: profile lacks %s" % (label, key))
+    check(prof.get("page_threshold") == 0.1, label + ": the page's default threshold is 0.1 %")
     names = [m["name"] for m in prof["metrics"]]
     check(prof["default_metric"] in names, label + ": default metric listed")
     metric = prof["default_metric"]
@@ -191,6 +192,7 @@ def check_tree(srv, profkit, path, metric, label):
 def check_flame(srv, metric, tree, label, base=False):
     flame = srv.ok("flame", metric=metric)
     check(flame.get("schema") == "profkit.tree/1", label + ": flame schema")
+    check(flame.get("min_share") == 0.1, label + ": the flame graph's default is the page's threshold")
     check(close(flame["root"]["inclusive"], tree["root"]["inclusive"]), label + ": flame root")
     cut = abs(flame["root"]["inclusive"]) * 0.001
     for f in walk(flame["root"]):

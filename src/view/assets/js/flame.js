@@ -29,7 +29,7 @@ const flame = {
       $('flame-legend').hidden = !this.diff;
       /* what is left out, then the answer's own notes (a reconstructed
        * tree says it is approximate), as the tree pane shows them */
-      const pruned = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : 0.1) + ' % left out; click a frame to see more of it' : '';
+      const pruned = d.pruned ? d.pruned + ' frames below ' + (d.min_share !== undefined ? d.min_share : S.profile.page_threshold) + ' % left out; click a frame to see more of it' : '';
       this.note = [pruned].concat(answerNotes(d)).filter((x) => x).join(' · ');
       noteText($('flame-note'), this.note);
       if (this.want !== null) await this.reveal(this.want);

@@ -127,7 +127,7 @@ const tree = {
     this.cursor = node >= 0 ? node : null;
   },
   defaultThreshold() {
-    return threshold() !== null ? String(threshold()) : '0.1';
+    return String(threshold() !== null ? threshold() : S.profile.page_threshold);
   },
   visibleRows() {
     /* depth-first over open nodes without recursion; the children the

@@ -83,6 +83,12 @@ static void json_top(pk_json *j, const pk_profile *p, const char *key, const pk_
     pk_json_array_end(j);
 }
 
+static void json_count(pk_json *j, const char *key, uint64_t v)
+{
+    pk_json_key(j, key);
+    pk_json_uint(j, v);
+}
+
 void cli_info_callgraph_json(pk_json *j, const pk_profile *p)
 {
     cg_info c;
@@ -92,21 +98,17 @@ void cli_info_callgraph_json(pk_json *j, const pk_profile *p)
         return;
     }
     pk_json_object_begin(j);
-    pk_json_key(j, "parts");
-    pk_json_uint(j, c.s.n_parts);
-    pk_json_key(j, "cost_positions");
-    pk_json_uint(j, c.s.n_costs);
+    json_count(j, "parts", c.s.n_parts);
+    json_count(j, "cost_positions", c.s.n_costs);
     pk_json_key(j, "by_function");
     pk_json_bool(j, c.s.by_function);
-    pk_json_key(j, "call_arcs");
-    pk_json_uint(j, c.s.n_calls);
+    json_count(j, "call_arcs", c.s.n_calls);
     pk_json_key(j, "jumps"); /* not loaded by function */
     if (c.s.by_function)
         pk_json_null(j);
     else
         pk_json_uint(j, c.s.n_jumps);
-    pk_json_key(j, "cycles");
-    pk_json_uint(j, c.o.n_cycles);
+    json_count(j, "cycles", c.o.n_cycles);
     pk_json_key(j, "event");
     pk_json_string(j, c.ev.name);
     pk_json_key(j, "self_total");

@@ -173,6 +173,22 @@ if want py-dataframe; then
   profkit=$pyjob before=""
   row py-dataframe "Python \`dataframe()\`, issue-233" "Hatchet v4 reader" "\"\$hr\" \"\$issue233\"" ""
   profkit=$saved before=$saved_before
+  # the same work after the imports both pay (the interpreter, NumPy and
+  # pandas: 0.2 s, most of the row above): Hatchet's own read_s against
+  # profkit.open() + dataframe(), each timed inside its process
+  : >"$work/.pyr"
+  read -r load _ </proc/loadavg
+  for ((i = 0; i < runs; i++)); do
+    h=$("$hr" "$issue233" 2>/dev/null | tail -1 |
+      /usr/bin/python3 -c 'import json, sys; print(json.load(sys.stdin)["read_s"])')
+    p=$(PYTHONPATH="$here/../python" /usr/bin/python3 -c 'import sys, time, pandas, profkit
+t = time.perf_counter(); profkit.open(sys.argv[1]).dataframe(); print(time.perf_counter() - t)' \
+      "$issue233")
+    echo "$h $p" >>"$work/.pyr"
+  done
+  hm=$(cut -d' ' -f1 "$work/.pyr" | median) pm=$(cut -d' ' -f2 "$work/.pyr" | median)
+  printf '| Python `dataframe()` after the imports, issue-233 | Hatchet v4 reader (its read_s) | %.3f s | %.3f s (open + dataframe) | %.1fx | - |%s %s |\n' \
+    "$hm" "$pm" "$(awk -v a="$hm" -v b="$pm" 'BEGIN { print a / b }')" "${BEFORE:+ - |}" "$load"
 fi
 if want cat; then
   for f in "$cc1" "$work/big.cubex"; do

@@ -5,6 +5,8 @@
 
 #include <stdlib.h>
 
+#include "radix.h"
+
 static size_t slot_of(uint64_t id, size_t cap)
 {
     uint64_t h = (id + 1) * 0x9e3779b97f4a7c15ull;
@@ -65,19 +67,15 @@ int pk_idset_merge(pk_idset *into, const pk_idset *from)
     return 0;
 }
 
-static int cmp_u64(const void *a, const void *b)
-{
-    uint64_t x = *(const uint64_t *)a, y = *(const uint64_t *)b;
-    return x < y ? -1 : x > y;
-}
-
 uint64_t *pk_idset_sorted(const pk_idset *s)
 {
     uint64_t *out = malloc(s->count ? s->count * sizeof *out : 1);
-    if (!out) return NULL;
+    uint64_t *tmp = malloc(s->count ? s->count * sizeof *tmp : 1); /* the radix sort's room */
+    if (!out || !tmp) return free(out), free(tmp), NULL;
     size_t k = 0;
     for (size_t i = 0; i < s->cap; i++)
         if (s->slots[i]) out[k++] = s->slots[i] - 1;
-    qsort(out, k, sizeof *out, cmp_u64);
+    pk_radix_sort_u64(out, tmp, k, 0); /* qsort was 8 % of opening a small database */
+    free(tmp);
     return out;
 }

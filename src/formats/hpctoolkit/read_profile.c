@@ -50,6 +50,7 @@ typedef struct scan_state {
     int emit;
     pk_idset *own_unlisted; /* NULL: note on the reader */
     int deferred;           /* after the open: the contexts are final */
+    uint64_t **own_seen;    /* with own_unlisted: the worker's bitmap of ids noted */
 } scan_state;
 
 /* A context id meta.db does not list: an unlisted context to add, or,
@@ -67,6 +68,16 @@ static pk_status note_unlisted(const scan_state *ss, uint32_t prof, const pk_pla
                        (unsigned long long)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - ss->f->data),
                        id);
     if (!ss->own_unlisted) return hk_note_unlisted(ss->r, HK_PROFILE, id);
+    /* every profile names the same unlisted contexts: a bitmap, as the
+     * reader's own (hk_note_unlisted), keeps the repeats out of the set */
+    uint64_t bits = ((uint64_t)ss->r->p->n_ctx * 4 + 1024 + 63) & ~63ull;
+    if (!*ss->own_seen && !(*ss->own_seen = calloc(bits / 64, sizeof **ss->own_seen)))
+        return pk_fail_nomem("collecting context ids");
+    if (id < bits) {
+        uint64_t bit = 1ull << (id % 64), *word = &(*ss->own_seen)[id / 64];
+        if (*word & bit) return PK_OK;
+        *word |= bit;
+    }
     return pk_idset_add(ss->own_unlisted, id) ? pk_fail_nomem("collecting context ids") : PK_OK;
 }
 
@@ -233,6 +244,7 @@ typedef struct scan_job {
     int deferred;              /* after the open: no diagnostics, contexts final */
     block_stats *stats;
     pk_idset unlisted[PK_MAX_WORKERS]; /* each worker's own */
+    uint64_t *seen[PK_MAX_WORKERS];    /* and the ids it noted, as bits */
 } scan_job;
 
 static const pk_plane *profile_plane(void *user, uint32_t i)
@@ -244,7 +256,7 @@ static pk_status scan_profile(void *user, unsigned worker, uint32_t i)
 {
     scan_job *job = user;
     if (job->skip && job->skip[i]) return PK_OK;
-    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker], job->deferred};
+    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker], job->deferred, &job->seen[worker]};
     return scan_block(&ss, i, job->locs[i].is_summary, &job->locs[i].plane, &job->stats[i]);
 }
 
@@ -257,6 +269,7 @@ static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, 
     for (unsigned k = 0; k < PK_MAX_WORKERS; k++) {
         oom |= pk_idset_merge(&job->r->unlisted[HK_PROFILE], &job->unlisted[k]);
         pk_idset_free(&job->unlisted[k]);
+        free(job->seen[k]);
     }
     for (uint32_t i = 0; i < n && i < fail && !job->deferred; i++)
         if (!job->skip || !job->skip[i])
@@ -269,7 +282,7 @@ static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, 
 static pk_status scan_one_block(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t i,
                                 const hk_array *a)
 {
-    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL, 0};
+    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL, 0, NULL};
     block_stats bs = {0};
     pk_status st = scan_block(&ss, i, locs[i].is_summary, &locs[i].plane, &bs);
     if (!st) report_block_stats(r, f, i, a->base + (uint64_t)i * a->stride, &bs);
@@ -334,7 +347,7 @@ static int defer_profiles(const hk_reader *r, const pk_loc_rec *locs, uint32_t n
 
 pk_status hk_profile_check_block(hk_reader *r, uint32_t i)
 {
-    scan_state ss = {r, &r->f[HK_PROFILE], 0, NULL, 1};
+    scan_state ss = {r, &r->f[HK_PROFILE], 0, NULL, 1, NULL};
     block_stats bs = {0};
     const pk_loc_rec *loc = &r->p->locs[i];
     return scan_block(&ss, i, loc->is_summary, &loc->plane, &bs);

@@ -50,7 +50,8 @@ typedef struct scan_state {
     int emit;
     pk_idset *own_unlisted; /* NULL: note on the reader */
     int deferred;           /* after the open: the contexts are final */
-    uint64_t **own_seen;    /* with own_unlisted: the worker's bitmap of ids noted */
+    uint64_t **own_seen;    /* with own_unlisted: the worker's bitmap of ids noted, */
+    uint64_t seen_bits;     /* of this many bits (allocated on first use) */
 } scan_state;
 
 /* A context id meta.db does not list: an unlisted context to add, or,
@@ -70,10 +71,9 @@ static pk_status note_unlisted(const scan_state *ss, uint32_t prof, const pk_pla
     if (!ss->own_unlisted) return hk_note_unlisted(ss->r, HK_PROFILE, id);
     /* every profile names the same unlisted contexts: a bitmap, as the
      * reader's own (hk_note_unlisted), keeps the repeats out of the set */
-    uint64_t bits = ((uint64_t)ss->r->p->n_ctx * 4 + 1024 + 63) & ~63ull;
-    if (!*ss->own_seen && !(*ss->own_seen = calloc(bits / 64, sizeof **ss->own_seen)))
+    if (!*ss->own_seen && !(*ss->own_seen = calloc(ss->seen_bits / 64, sizeof **ss->own_seen)))
         return pk_fail_nomem("collecting context ids");
-    if (id < bits) {
+    if (id < ss->seen_bits) {
         uint64_t bit = 1ull << (id % 64), *word = &(*ss->own_seen)[id / 64];
         if (*word & bit) return PK_OK;
         *word |= bit;
@@ -245,6 +245,7 @@ typedef struct scan_job {
     block_stats *stats;
     pk_idset unlisted[PK_MAX_WORKERS]; /* each worker's own */
     uint64_t *seen[PK_MAX_WORKERS];    /* and the ids it noted, as bits */
+    uint64_t seen_bits;                /* (each bitmap's size, fixed before the workers) */
 } scan_job;
 
 static const pk_plane *profile_plane(void *user, uint32_t i)
@@ -256,7 +257,9 @@ static pk_status scan_profile(void *user, unsigned worker, uint32_t i)
 {
     scan_job *job = user;
     if (job->skip && job->skip[i]) return PK_OK;
-    scan_state ss = {job->r, job->f, 0, &job->unlisted[worker], job->deferred, &job->seen[worker]};
+    scan_state ss = {
+        job->r,        job->f, 0, &job->unlisted[worker], job->deferred, &job->seen[worker],
+        job->seen_bits};
     return scan_block(&ss, i, job->locs[i].is_summary, &job->locs[i].plane, &job->stats[i]);
 }
 
@@ -282,7 +285,7 @@ static pk_status finish_parallel_scan(scan_job *job, uint32_t n, uint32_t fail, 
 static pk_status scan_one_block(hk_reader *r, const hk_file *f, const pk_loc_rec *locs, uint32_t i,
                                 const hk_array *a)
 {
-    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL, 0, NULL};
+    scan_state ss = {r, f, hk_want(r, HK_S_PROFILE_VALUES), NULL, 0, NULL, 0};
     block_stats bs = {0};
     pk_status st = scan_block(&ss, i, locs[i].is_summary, &locs[i].plane, &bs);
     if (!st) report_block_stats(r, f, i, a->base + (uint64_t)i * a->stride, &bs);
@@ -306,8 +309,13 @@ static pk_status scan_blocks(hk_reader *r, const pk_loc_rec *locs, uint32_t n, c
         free(stats);
         return pk_fail_nomem("scanning profile.db");
     }
-    *job = (scan_job){
-        .r = r, .f = f, .locs = locs, .skip = skip, .deferred = deferred, .stats = stats};
+    *job = (scan_job){.r = r,
+                      .f = f,
+                      .locs = locs,
+                      .skip = skip,
+                      .deferred = deferred,
+                      .stats = stats,
+                      .seen_bits = ((uint64_t)r->p->n_ctx * 4 + 1024 + 63) & ~63ull};
     hk_block_scan bs = {profile_plane,
                         scan_profile,
                         PK_LM_VAL_SIZE,
@@ -347,7 +355,7 @@ static int defer_profiles(const hk_reader *r, const pk_loc_rec *locs, uint32_t n
 
 pk_status hk_profile_check_block(hk_reader *r, uint32_t i)
 {
-    scan_state ss = {r, &r->f[HK_PROFILE], 0, NULL, 1, NULL};
+    scan_state ss = {r, &r->f[HK_PROFILE], 0, NULL, 1, NULL, 0};
     block_stats bs = {0};
     const pk_loc_rec *loc = &r->p->locs[i];
     return scan_block(&ss, i, loc->is_summary, &loc->plane, &bs);

@@ -245,8 +245,35 @@ static void check_top_level(const char *name, const pk_profile *p, size_t ev)
     }
 }
 
+/* The frames of a rebuilt tree, where nothing merges, are made without
+ * the (parent, name) map (frames.c): they must be the map's frames, field
+ * for field. Loops open frames of their own in pk_frames_build_loops(),
+ * which always takes the map; a call graph's tree has none, so its frames
+ * are the same. */
+static void check_frames(const char *name, const pk_profile *p)
+{
+    size_t n = pk_context_count(p), na = 0, nb = 0;
+    double *incl = calloc(n + 1, sizeof *incl);
+    pk_frame *a = NULL, *b = NULL;
+    assert_non_null(incl);
+    assert_int_equal(
+        pk_context_stat_values(p, 0, PK_SCOPE_INCLUSIVE, NULL, PK_ACROSS_SUM, incl, n, NULL),
+        PK_OK);
+    assert_int_equal(pk_frames_build(p, incl, &a, &na), PK_OK);
+    assert_int_equal(pk_frames_build_loops(p, incl, &b, &nb), PK_OK);
+    if (na != nb) fail_msg("%s: %zu frames, %zu through the map", name, na, nb);
+    for (size_t i = 0; i < na; i++)
+        if (a[i].parent != b[i].parent || a[i].first_child != b[i].first_child ||
+            a[i].next_sibling != b[i].next_sibling || a[i].context != b[i].context ||
+            a[i].depth != b[i].depth || a[i].name_hash != b[i].name_hash ||
+            a[i].inclusive != b[i].inclusive || a[i].self != b[i].self)
+            fail_msg("%s: frame %zu differs from the map's", name, i);
+    pk_frames_free(a), pk_frames_free(b), free(incl);
+}
+
 static void check_profile(const char *name, const pk_profile *p)
 {
+    check_frames(name, p);
     size_t nf = pk_function_count(p);
     fn_sums s = {calloc(nf + 1, 8), calloc(nf + 1, 8), calloc(nf + 1, sizeof(pk_cg_function_cost)),
                  0};

@@ -20,6 +20,7 @@
 #include "frames.h"
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "util/radix.h"
 
 uint64_t pk_frames_hash_name(const char *s)
 {
@@ -134,9 +135,76 @@ static void combine_values(pk_frames_builder *b, const double *incl, const doubl
     }
 }
 
+/* Do the frames' name hashes tell every function used apart? */
+static int hashes_distinct(const pk_profile *p, const uint64_t *fn_hash)
+{
+    uint64_t *h = malloc(((size_t)p->n_functions + 1) * 2 * sizeof *h);
+    size_t n = 0;
+    for (uint32_t f = 0; h && f < p->n_functions; f++)
+        if (fn_hash[f]) h[n++] = fn_hash[f];
+    if (h) pk_radix_sort_u64(h, h + n, n, 0);
+    int ok = h != NULL;
+    for (size_t i = 1; ok && i < n; i++)
+        ok = h[i] != h[i - 1];
+    free(h);
+    return ok;
+}
+
+/* build() without the (parent, name) map, for a tree where nothing can
+ * merge (a tree rebuilt from a call graph): every context a function or
+ * an entry point under the root (which folds into it), each parent
+ * frame's children consecutive, no two of them of one function, no two
+ * functions of one name hash. The frames and their order are the map's
+ * (each new child first in its parent's list). Checked as it goes, never
+ * assumed: 0 when the tree is not so (b as it was), 1 when built. */
+static int build_unmerged(pk_frames_builder *b, const double *incl, pk_index *frame_of,
+                          uint64_t *fn_hash)
+{
+    const pk_profile *p = b->p;
+    uint32_t nf = p->n_functions, last_pf = 0;
+    uint32_t *seen_under = malloc(((size_t)nf + 1) * sizeof *seen_under);
+    pk_frame *f = calloc((size_t)p->n_ctx + 1, sizeof *f);
+    int ok = seen_under && f;
+    for (uint32_t k = 0; ok && k < nf; k++)
+        seen_under[k] = PK_NONE;
+    size_t n = 1;
+    if (ok)
+        f[0] = (pk_frame){PK_NONE, PK_NONE, PK_NONE, 0, 0, pk_frames_hash_name("<program root>"),
+                          incl[0], 0};
+    frame_of[0] = 0;
+    for (uint32_t c = 1; ok && c < p->n_ctx; c++) {
+        const pk_ctx_rec *r = &p->ctx[c];
+        uint32_t pf = r->parent < c ? frame_of[r->parent] : PK_NONE;
+        if (r->kind == PK_CTX_ENTRY && pf == 0) { /* folds into the root */
+            frame_of[c] = 0;
+            continue;
+        }
+        ok = pf != PK_NONE && r->kind == PK_CTX_FUNCTION && r->function < nf && pf >= last_pf &&
+             seen_under[r->function] != pf;
+        if (!ok) break;
+        seen_under[r->function] = pf, last_pf = pf;
+        f[n] = (pk_frame){pf,
+                          PK_NONE,
+                          f[pf].first_child,
+                          c,
+                          f[pf].depth + 1,
+                          context_hash(p, c, fn_hash, FUNCTIONS),
+                          incl[c],
+                          0};
+        f[pf].first_child = (pk_index)n;
+        frame_of[c] = (pk_index)n++;
+    }
+    ok = ok && hashes_distinct(p, fn_hash);
+    free(seen_under);
+    if (!ok) return free(f), 0;
+    b->f = f, b->n = b->cap = n;
+    return 1;
+}
+
 static pk_status build(pk_frames_builder *b, const double *incl, pk_index *frame_of,
                        uint64_t *fn_hash, int paths)
 {
+    if (paths == FUNCTIONS && build_unmerged(b, incl, frame_of, fn_hash)) return PK_OK;
     const pk_profile *p = b->p;
     pk_index root;
     pk_status st = pk_frames_add(b, PK_NONE, 0, pk_frames_hash_name("<program root>"), &root);

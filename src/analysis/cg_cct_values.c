@@ -296,26 +296,39 @@ static void fill_context(pk_ctx_rec *c, const tnode *d)
     c->raw_kind = c->kind, c->raw_relation = c->relation, c->raw_entry = c->entry;
 }
 
-/* Contexts in breadth-first order (children consecutive), ids = indexes. */
+/* Contexts in breadth-first order (children consecutive), ids = indexes.
+ * The walk notes each new context's parent and first child by their new
+ * indexes, so the contexts are then written reading those in order: only
+ * the node itself is looked up where it was built (looking parents and
+ * children up by old index was a cache miss each, 12 % of cc1's tree). */
 static pk_status lay_out(cgt *t, uint32_t *new_index)
 {
     uint32_t n = t->n_nodes;
     uint32_t *start = calloc((size_t)n + 2, sizeof *start),
              *kids = malloc(((size_t)n + 1) * sizeof *kids),
-             *order = malloc(((size_t)n + 1) * sizeof *order);
-    pk_status st = start && kids && order ? PK_OK : pk_fail_nomem("laying out contexts");
-    for (uint32_t i = 1; i < n && !st; i++)
+             *order = malloc(((size_t)n + 1) * sizeof *order),
+             *up = malloc(((size_t)n + 1) * sizeof *up),
+             *first = malloc(((size_t)n + 2) * sizeof *first);
+    pk_status st = PK_OK;
+    if (!start || !kids || !order || !up || !first) {
+        free(start), free(kids), free(order), free(up), free(first);
+        return pk_fail_nomem("laying out contexts");
+    }
+    for (uint32_t i = 1; i < n; i++)
         start[t->nodes[i].parent + 2]++;
-    for (uint32_t i = 0; i < n && !st; i++)
+    for (uint32_t i = 0; i < n; i++)
         start[i + 2] += start[i + 1];
-    for (uint32_t i = 1; i < n && !st; i++)
+    for (uint32_t i = 1; i < n; i++)
         kids[start[t->nodes[i].parent + 1]++] = i;
     uint32_t tail = 1;
-    if (!st) order[0] = 0;
-    for (uint32_t h = 0; h < tail && !st; h++)
+    order[0] = 0, up[0] = PK_NONE;
+    for (uint32_t h = 0; h < tail; h++) {
+        first[h] = tail; /* h's children: new indexes [first[h], first[h + 1]) */
         for (uint32_t j = start[order[h]]; j < start[order[h] + 1]; j++)
-            order[tail++] = kids[j];
-    for (uint32_t i = 0; i < tail && !st; i++)
+            up[tail] = h, order[tail++] = kids[j];
+    }
+    first[tail] = tail;
+    for (uint32_t i = 0; i < tail; i++)
         new_index[order[i]] = i;
     for (uint32_t i = 0; i < tail && !st; i++) {
         const tnode *d = &t->nodes[order[i]];
@@ -324,14 +337,13 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
         st = pk_model_add_context(t->p, &c, &idx);
         if (st) break;
         c->id = idx;
-        c->parent = i ? new_index[d->parent] : PK_NONE;
+        c->parent = up[i];
         c->depth = i ? t->p->ctx[c->parent].depth + 1 : 0;
-        uint32_t first = start[order[i]], nk = start[order[i] + 1] - first;
-        c->n_children = nk;
-        c->first_child = nk ? new_index[kids[first]] : PK_NONE;
+        c->n_children = first[i + 1] - first[i];
+        c->first_child = c->n_children ? first[i] : PK_NONE;
         fill_context(c, d);
     }
-    free(start), free(kids), free(order);
+    free(start), free(kids), free(order), free(up), free(first);
     return st ? st : pk_model_index_contexts(t->p);
 }
 

@@ -332,6 +332,7 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
         new_index[order[i]] = i;
     for (uint32_t i = 0; i < tail && !st; i++) {
         const tnode *d = &t->nodes[order[i]];
+        if (i + 16 < tail) __builtin_prefetch(&t->nodes[order[i + 16]]); /* known ahead */
         pk_ctx_rec *c;
         uint32_t idx;
         st = pk_model_add_context(t->p, &c, &idx);

@@ -69,7 +69,7 @@ static pk_status new_item(cg_queue *q, uint32_t *out)
     return PK_OK;
 }
 
-pk_status cgq_push(cg_queue *q, double w, uint32_t parent, uint32_t target, uint32_t ua)
+pk_status cgq_push(cg_queue *q, double w, double phi, uint32_t parent, uint32_t target, uint32_t ua)
 {
     if (!(w > 0) || !isfinite(w)) return PK_OK;
     int b = bucket_of(w);
@@ -77,7 +77,7 @@ pk_status cgq_push(cg_queue *q, double w, uint32_t parent, uint32_t target, uint
     uint32_t i = 0;
     pk_status st = new_item(q, &i);
     if (st) return st;
-    q->items[i] = (cgq_item){parent, target, ua, q->head[b], (float)w};
+    q->items[i] = (cgq_item){parent, target, ua, q->head[b], phi};
     q->head[b] = i, q->count[b]++, q->live++;
     if (b > q->top) q->top = b;
     return PK_OK;

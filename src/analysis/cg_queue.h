@@ -20,7 +20,7 @@
 
 typedef struct cgq_item {
     uint32_t parent, target, ua, next;
-    float w;
+    double phi; /* the share the node will have: its parent's is not looked up when taken */
 } cgq_item;
 
 typedef struct cg_queue {
@@ -36,7 +36,8 @@ typedef struct cg_queue {
 pk_status cgq_init(cg_queue *q);
 void cgq_free(cg_queue *q);
 /* Add a candidate of weight w (w > 0, finite; others are not added). */
-pk_status cgq_push(cg_queue *q, double w, uint32_t parent, uint32_t target, uint32_t ua);
+pk_status cgq_push(cg_queue *q, double w, double phi, uint32_t parent, uint32_t target,
+                   uint32_t ua);
 /* Take a candidate of the heaviest bucket: 1, or 0 when empty. */
 int cgq_pop(cg_queue *q, cgq_item *out);
 /* Weight of the heaviest candidate's bucket (its lower bound), 0 if empty. */

@@ -163,13 +163,14 @@ static pk_status shape(cgt *t, uint8_t *has)
 
 /* A candidate of node n: queued, or (with a threshold) below it, which
  * leaves n a "<below threshold>" child. */
-static pk_status offer(cgt *t, cg_queue *q, double w, uint32_t n, uint32_t target, uint32_t ua)
+static pk_status offer(cgt *t, cg_queue *q, double w, double phi, uint32_t n, uint32_t target,
+                       uint32_t ua)
 {
     if (t->min_w > 0 && !(w >= t->min_w)) {
         t->cut[n] = 1;
         return PK_OK;
     }
-    return cgq_push(q, w, n, target, ua);
+    return cgq_push(q, w, phi, n, target, ua);
 }
 
 /* The candidates below node n: its unit's arcs out, or a cycle's members
@@ -183,14 +184,14 @@ static pk_status push_children(cgt *t, cg_queue *q, uint32_t n)
     if (d->kind == TN_UNIT && g->cycle_of[d->unit]) {
         for (uint32_t k = g->mem_start[d->unit]; k < g->mem_start[d->unit + 1] && !st; k++) {
             uint32_t m = g->members[k];
-            st = offer(t, q, phi * t->inc_fn[m], n, m, PK_NONE);
+            st = offer(t, q, phi * t->inc_fn[m], phi, n, m, PK_NONE);
         }
         return st;
     }
     if (d->kind != TN_UNIT && d->kind != TN_MEMBER) return PK_OK;
     for (uint64_t a = g->out_start[d->fn]; a < g->out_start[d->fn + 1] && !st; a++) {
         uint32_t v = g->ua_to[a];
-        st = offer(t, q, phi * t->ratio[a] * t->inc_unit[v], n, v, (uint32_t)a);
+        st = offer(t, q, phi * t->ratio[a] * t->inc_unit[v], phi * t->ratio[a], n, v, (uint32_t)a);
     }
     return st;
 }
@@ -200,8 +201,8 @@ static pk_status take(cgt *t, cg_queue *q, const cgq_item *c)
     int member = c->ua == PK_NONE;
     uint32_t fn = member ? c->target : cgt_unit_function(t, c->target);
     uint32_t unit = member ? t->g->unit_of[c->target] : c->target, n;
-    double phi = member ? t->phi[c->parent] : t->phi[c->parent] * t->ratio[c->ua];
-    pk_status st = cgt_node(t, c->parent, member ? TN_MEMBER : TN_UNIT, fn, unit, c->ua, phi, &n);
+    pk_status st =
+        cgt_node(t, c->parent, member ? TN_MEMBER : TN_UNIT, fn, unit, c->ua, c->phi, &n);
     return st ? st : push_children(t, q, n);
 }
 

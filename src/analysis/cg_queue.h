@@ -5,10 +5,12 @@
  * A binary heap of millions of candidates spends its time in cache
  * misses; here candidates go into buckets of weights within a factor
  * 2^(1/8) of each other (from the weight's binary exponent and top
- * mantissa bits), each a stack: pushing and popping are O(1) and touch
- * one bucket head, and "heaviest first" holds to within 9 %, which is all
- * a budget of nodes needs. Candidates that can no longer be taken within
- * the budget are dropped whole buckets at a time.
+ * mantissa bits), each a stack kept as an array: pushing and popping are
+ * O(1) and touch the end of one bucket's array (a stack linked through
+ * one shared array of items was a cache miss per pop), and "heaviest
+ * first" holds to within 9 %, which is all a budget of nodes needs.
+ * Candidates that can no longer be taken within the budget are dropped
+ * whole buckets at a time.
  */
 #ifndef PK_ANALYSIS_CG_QUEUE_H
 #define PK_ANALYSIS_CG_QUEUE_H
@@ -19,18 +21,20 @@
 #include "profkit/status.h"
 
 typedef struct cgq_item {
-    uint32_t parent, target, ua, next;
+    uint32_t parent, target, ua;
     double phi; /* the share the node will have: its parent's is not looked up when taken */
 } cgq_item;
 
+typedef struct cgq_bucket {
+    cgq_item *items; /* a stack: the last pushed is taken first */
+    uint32_t n, cap;
+} cgq_bucket;
+
 typedef struct cg_queue {
-    cgq_item *items;
-    uint32_t n_items, cap_items, free_list;
-    uint32_t *head;  /* per bucket: its last item, or PK_NONE */
-    uint32_t *count; /* per bucket: its items */
-    int top;         /* no bucket above it holds an item */
-    int floor;       /* buckets below it can never be taken: no push goes there */
-    uint64_t live;   /* items in the buckets */
+    cgq_bucket *bucket;
+    int top;       /* no bucket above it holds an item */
+    int floor;     /* buckets below it can never be taken: no push goes there */
+    uint64_t live; /* items in the buckets */
 } cg_queue;
 
 pk_status cgq_init(cg_queue *q);

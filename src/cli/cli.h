@@ -268,6 +268,8 @@ int cli_parse_tree_options(const char *cmd, const char *help, int argc, char **a
 /* After a --json document: CLI_OK, or the writer's or the stream's error
  * reported (json_names.c). */
 int cli_json_done(const char *cmd, pk_json *j);
+/* A member "key": v of the object being written (json_names.c). */
+void cli_json_count(pk_json *j, const char *key, uint64_t v);
 /* stdout flushed: CLI_OK, or its write error reported. */
 int cli_output_done(const char *cmd);
 /* Set once a write error on stdout was reported, so main.c's check after

@@ -144,29 +144,23 @@ static void json_files(pk_json *j, const pk_profile *p)
     pk_json_array_end(j);
 }
 
-static void json_count(pk_json *j, const char *key, uint64_t v)
-{
-    pk_json_key(j, key);
-    pk_json_uint(j, v);
-}
-
 static void json_counts(pk_json *j, const info *in)
 {
     const pk_profile *p = in->p;
     pk_json_key(j, "counts");
     pk_json_object_begin(j);
-    json_count(j, "contexts", in->n_ctx_listed);
-    json_count(j, "contexts_unlisted", in->n_ctx_unlisted);
-    json_count(j, "metrics", pk_metric_count(p));
-    json_count(j, "scopes", pk_scope_count(p));
-    json_count(j, "columns", pk_column_count(p));
-    json_count(j, "locations", in->n_locs);
-    json_count(j, "summary_locations", in->n_summary_locs);
-    json_count(j, "functions", pk_function_count(p));
-    json_count(j, "modules", pk_module_count(p));
-    json_count(j, "files", pk_file_count(p));
-    json_count(j, "trace_lines", pk_trace_count(p));
-    json_count(j, "trace_samples", in->n_samples);
+    cli_json_count(j, "contexts", in->n_ctx_listed);
+    cli_json_count(j, "contexts_unlisted", in->n_ctx_unlisted);
+    cli_json_count(j, "metrics", pk_metric_count(p));
+    cli_json_count(j, "scopes", pk_scope_count(p));
+    cli_json_count(j, "columns", pk_column_count(p));
+    cli_json_count(j, "locations", in->n_locs);
+    cli_json_count(j, "summary_locations", in->n_summary_locs);
+    cli_json_count(j, "functions", pk_function_count(p));
+    cli_json_count(j, "modules", pk_module_count(p));
+    cli_json_count(j, "files", pk_file_count(p));
+    cli_json_count(j, "trace_lines", pk_trace_count(p));
+    cli_json_count(j, "trace_samples", in->n_samples);
     pk_json_object_end(j);
 }
 
@@ -343,9 +337,9 @@ static int print_json(const info *in)
         pk_json_null(&j);
     pk_json_key(&j, "diagnostics");
     pk_json_object_begin(&j);
-    json_count(&j, "errors", in->n_diag[PK_SEV_ERROR]);
-    json_count(&j, "warnings", in->n_diag[PK_SEV_WARNING]);
-    json_count(&j, "notes", in->n_diag[PK_SEV_NOTE]);
+    cli_json_count(&j, "errors", in->n_diag[PK_SEV_ERROR]);
+    cli_json_count(&j, "warnings", in->n_diag[PK_SEV_WARNING]);
+    cli_json_count(&j, "notes", in->n_diag[PK_SEV_NOTE]);
     pk_json_object_end(&j);
     pk_json_object_end(&j);
     return cli_json_done("info", &j);

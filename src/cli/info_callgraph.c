@@ -83,12 +83,6 @@ static void json_top(pk_json *j, const pk_profile *p, const char *key, const pk_
     pk_json_array_end(j);
 }
 
-static void json_count(pk_json *j, const char *key, uint64_t v)
-{
-    pk_json_key(j, key);
-    pk_json_uint(j, v);
-}
-
 void cli_info_callgraph_json(pk_json *j, const pk_profile *p)
 {
     cg_info c;
@@ -98,17 +92,17 @@ void cli_info_callgraph_json(pk_json *j, const pk_profile *p)
         return;
     }
     pk_json_object_begin(j);
-    json_count(j, "parts", c.s.n_parts);
-    json_count(j, "cost_positions", c.s.n_costs);
+    cli_json_count(j, "parts", c.s.n_parts);
+    cli_json_count(j, "cost_positions", c.s.n_costs);
     pk_json_key(j, "by_function");
     pk_json_bool(j, c.s.by_function);
-    json_count(j, "call_arcs", c.s.n_calls);
+    cli_json_count(j, "call_arcs", c.s.n_calls);
     pk_json_key(j, "jumps"); /* not loaded by function */
     if (c.s.by_function)
         pk_json_null(j);
     else
         pk_json_uint(j, c.s.n_jumps);
-    json_count(j, "cycles", c.o.n_cycles);
+    cli_json_count(j, "cycles", c.o.n_cycles);
     pk_json_key(j, "event");
     pk_json_string(j, c.ev.name);
     pk_json_key(j, "self_total");

@@ -1,6 +1,6 @@
 /*
  * cli/json_names.c — the end of a --json document, with the writer's
- * verdict and the stream's as an exit status.
+ * verdict and the stream's as an exit status; a count as a member.
  */
 #include <errno.h>
 #include <string.h>
@@ -25,4 +25,10 @@ int cli_output_done(const char *cmd)
     fprintf(stderr, "profkit %s: writing the output failed: %s\n", cmd, strerror(errno));
     cli_output_reported = 1;
     return CLI_BAD;
+}
+
+void cli_json_count(pk_json *j, const char *key, uint64_t v)
+{
+    pk_json_key(j, key);
+    pk_json_uint(j, v);
 }

@@ -23,22 +23,33 @@
 
 enum { PI_SECTION = 0, ID_SECTION = 1 };
 
-pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id)
+/* The bits of a bitmap of noted ids: real files number contexts densely,
+ * so a few times the listed count catches them all (other ids go to the
+ * set directly). */
+static uint64_t noted_bits_for(const pk_profile *p)
 {
-    if (!r->noted[fid]) {
-        /* real files number contexts densely: a bitmap over a few times the
-         * listed count catches them all; other ids go to the set directly */
-        r->noted_bits = ((uint64_t)r->p->n_ctx * 4 + 1024 + 63) & ~63ull;
-        r->noted[fid] = calloc(r->noted_bits / 64, sizeof *r->noted[fid]);
-        if (!r->noted[fid]) return pk_fail_nomem("collecting context ids");
-    }
-    if (id < r->noted_bits) {
-        uint64_t bit = 1ull << (id % 64), *word = &r->noted[fid][id / 64];
+    return ((uint64_t)p->n_ctx * 4 + 1024 + 63) & ~63ull;
+}
+
+/* id into `set`, unless the bitmap *bits (n_bits bits, made on first
+ * use) says it went in before: every profile names the same unlisted
+ * contexts, and the bitmap spares the set a lookup for each repetition. */
+static pk_status note_once(uint64_t **bits, uint64_t n_bits, pk_idset *set, uint64_t id)
+{
+    if (!*bits && !(*bits = calloc(n_bits / 64, sizeof **bits)))
+        return pk_fail_nomem("collecting context ids");
+    if (id < n_bits) {
+        uint64_t bit = 1ull << (id % 64), *word = &(*bits)[id / 64];
         if (*word & bit) return PK_OK;
         *word |= bit;
     }
-    if (pk_idset_add(&r->unlisted[fid], id) != 0) return pk_fail_nomem("collecting context ids");
-    return PK_OK;
+    return pk_idset_add(set, id) ? pk_fail_nomem("collecting context ids") : PK_OK;
+}
+
+pk_status hk_note_unlisted(hk_reader *r, int fid, uint64_t id)
+{
+    if (!r->noted[fid]) r->noted_bits = noted_bits_for(r->p);
+    return note_once(&r->noted[fid], r->noted_bits, &r->unlisted[fid], id);
 }
 
 /* Where a scan of value blocks reports to. The serial scan (also used
@@ -69,16 +80,7 @@ static pk_status note_unlisted(const scan_state *ss, uint32_t prof, const pk_pla
                        (unsigned long long)(pl->idx + (uint64_t)k * PK_LM_IDX_SIZE - ss->f->data),
                        id);
     if (!ss->own_unlisted) return hk_note_unlisted(ss->r, HK_PROFILE, id);
-    /* every profile names the same unlisted contexts: a bitmap, as the
-     * reader's own (hk_note_unlisted), keeps the repeats out of the set */
-    if (!*ss->own_seen && !(*ss->own_seen = calloc(ss->seen_bits / 64, sizeof **ss->own_seen)))
-        return pk_fail_nomem("collecting context ids");
-    if (id < ss->seen_bits) {
-        uint64_t bit = 1ull << (id % 64), *word = &(*ss->own_seen)[id / 64];
-        if (*word & bit) return PK_OK;
-        *word |= bit;
-    }
-    return pk_idset_add(ss->own_unlisted, id) ? pk_fail_nomem("collecting context ids") : PK_OK;
+    return note_once(ss->own_seen, ss->seen_bits, ss->own_unlisted, id);
 }
 
 /* Counts of tolerated oddities in one value block. */
@@ -315,7 +317,7 @@ static pk_status scan_blocks(hk_reader *r, const pk_loc_rec *locs, uint32_t n, c
                       .skip = skip,
                       .deferred = deferred,
                       .stats = stats,
-                      .seen_bits = ((uint64_t)r->p->n_ctx * 4 + 1024 + 63) & ~63ull};
+                      .seen_bits = noted_bits_for(r->p)};
     hk_block_scan bs = {profile_plane,
                         scan_profile,
                         PK_LM_VAL_SIZE,

@@ -37,16 +37,10 @@ typedef struct ranked {
     double v, w; /* the ranking column's value, then its other scope */
 } ranked;
 
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
 static const pk_flat_row *row_of(const pkq_flat_rows *b, uint64_t key)
 {
     pk_flat_row k = {.key = key};
-    return b ? bsearch(&k, b->rows, b->n, sizeof *b->rows, by_key) : NULL;
+    return b ? bsearch(&k, b->rows, b->n, sizeof *b->rows, pkq_flat_row_by_key) : NULL;
 }
 
 /* row_of() for keys asked in ascending order: *at walks b's rows once
@@ -157,7 +151,8 @@ static ranked *all_keys(const flat_work *w, size_t *n)
     for (size_t i = 0; i < w->cols.n_base; i++)
         for (size_t j = 0; j < w->base[i]->n; j++)
             r[k++].key = w->base[i]->rows[j].key;
-    pk_sort(r, k, sizeof *r, by_key); /* ranked starts with its key, as pk_flat_row does */
+    pk_sort(r, k, sizeof *r,
+            pkq_flat_row_by_key); /* ranked starts with its key, as pk_flat_row does */
     *n = 0;
     for (size_t i = 0; i < k; i++)
         if (i == 0 || r[i].key != r[i - 1].key) r[(*n)++].key = r[i].key;

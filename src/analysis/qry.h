@@ -157,6 +157,9 @@ void pkq_cg_free(pkq_cg *cg);
  * re-sorts them (by key to look values up, or by its own ranking). */
 pk_status pkq_callgraph_flat_by_key(const pk_profile *p, pk_index location, size_t event,
                                     pk_group_by by, pk_flat_row **rows, size_t *n_rows);
+/* qsort() order of pk_flat_rows (or of records that start with the same
+ * uint64_t key): by key (query_flatrows.c). */
+int pkq_flat_row_by_key(const void *a, const void *b);
 /* The flat rows of the view's locations (summed), in key order. */
 pk_status pkq_cg_flat(const pk_profile *p, const pkq_cg *cg, pk_group_by by, pk_flat_row **rows,
                       size_t *n_rows);

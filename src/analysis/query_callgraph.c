@@ -78,17 +78,11 @@ void pkq_cg_free(pkq_cg *cg)
     memset(cg, 0, sizeof *cg);
 }
 
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
-    return x < y ? -1 : x > y;
-}
-
 /* Rows of several locations as one: the same key summed, sorted by key. */
 static void merge_keys(pk_flat_row *r, size_t *n)
 {
     size_t k = 0;
-    qsort(r, *n, sizeof *r, by_key);
+    qsort(r, *n, sizeof *r, pkq_flat_row_by_key);
     for (size_t i = 0; i < *n; i++) {
         if (k && r[k - 1].key == r[i].key) {
             r[k - 1].exclusive += r[i].exclusive, r[k - 1].inclusive += r[i].inclusive;

@@ -13,7 +13,7 @@
 #include "util/error.h"
 #include "util/sort.h"
 
-static int by_key(const void *a, const void *b)
+int pkq_flat_row_by_key(const void *a, const void *b)
 {
     uint64_t x = ((const pk_flat_row *)a)->key, y = ((const pk_flat_row *)b)->key;
     return x < y ? -1 : x > y;
@@ -89,7 +89,8 @@ pk_status pkq_flat_rows_compute(const pk_profile *p, pk_index m, const pk_query 
         st = pk_flat_profile_combined(p, values->incl, values->excl, q->by, values->met.combine,
                                       &f->rows, &f->n);
     if (!st) f->total = values->total, f->nf = values->nf, f->has_excl = values->excl != NULL;
-    if (!st) pk_sort(f->rows, f->n, sizeof *f->rows, by_key); /* often made in key order */
+    if (!st)
+        pk_sort(f->rows, f->n, sizeof *f->rows, pkq_flat_row_by_key); /* often made in key order */
     return st;
 }
 
@@ -115,7 +116,8 @@ static pk_status make(pk_session *s, pk_index m, const pk_query *q, int cg, pkq_
 {
     pk_status st = set_key(f, m, q, cg);
     if (!st) st = cg ? from_callgraph(s->p, m, q, f) : from_tree(s, m, q, f);
-    if (!st) pk_sort(f->rows, f->n, sizeof *f->rows, by_key); /* often made in key order */
+    if (!st)
+        pk_sort(f->rows, f->n, sizeof *f->rows, pkq_flat_row_by_key); /* often made in key order */
     return st;
 }
 

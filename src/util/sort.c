@@ -7,9 +7,7 @@
  */
 #include "sort.h"
 
-#include <stdint.h>
 #include <stdlib.h>
-#include <string.h>
 
 int pk_is_sorted(const void *base, size_t n, size_t size, pk_cmp_fn cmp)
 {

@@ -5,7 +5,6 @@
  * call graph's exact lists, or the tree around the function, 8 levels
  * deep, pruned at 0.1 % of its inclusive value.
  */
-#include <stdio.h>
 #include <string.h>
 
 #include "view/view.h"
@@ -27,9 +26,8 @@ static int around(pkv_session *s, const pkv_query *q, pk_json *j, int callees, c
         rc = pkv_status(pk_query_set(pq, "metric", c.met.name), err, size);
     if (rc == 200)
         rc = pkv_status(pk_query_set(pq, "function", pkv_function_name(c.sd->p, fn)), err, size);
-    char threshold[32];
-    snprintf(threshold, sizeof threshold, "%g", PKV_PAGE_THRESHOLD);
-    if (rc == 200) rc = pkv_status(pk_query_set(pq, "threshold", threshold), err, size);
+    if (rc == 200)
+        rc = pkv_status(pk_query_set(pq, "threshold", PKV_PAGE_THRESHOLD_TEXT), err, size);
     if (rc == 200) rc = pkv_status(pk_query_set(pq, "depth", "8"), err, size);
     if (rc == 200) rc = pkv_status(pk_answer_callers(c.sd->qs, pq, callees, &a), err, size);
     if (rc == 200) rc = pkv_status(pk_callers_answer_write_json(j, a), err, size);

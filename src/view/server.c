@@ -325,9 +325,8 @@ static void *warm_first_screen(void *arg)
     /* the flat table first: it computes every metric's values at once on
      * worker threads, and the tree then finds its metric's cached */
     if (all) warm(sv, "flat", "by", "function", "metrics", all);
-    char threshold[32];
-    snprintf(threshold, sizeof threshold, "%g", PKV_PAGE_THRESHOLD);
-    warm(sv, "tree", "threshold", threshold, "metric", met.name); /* the page's default */
+    /* the page's default tree */
+    warm(sv, "tree", "threshold", PKV_PAGE_THRESHOLD_TEXT, "metric", met.name);
     warm(sv, "flame", "metric", met.name, "side", "a");
     free(all);
     return NULL;

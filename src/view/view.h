@@ -85,6 +85,10 @@ typedef struct pkv_answer {
  * graph's and the callers' frames'. /api/profile says it (page_threshold),
  * so the page asks what the server prepared at start-up. */
 #define PKV_PAGE_THRESHOLD 0.1
+/* The same number as the text of a query option ("0.1"). */
+#define PKV_PAGE_THRESHOLD_TEXT PKV_TEXT_OF(PKV_PAGE_THRESHOLD)
+#define PKV_TEXT_OF(x)          PKV_TEXT_OF_(x)
+#define PKV_TEXT_OF_(x)         #x
 
 typedef struct pkv_side {
     pk_profile *p;

@@ -509,12 +509,72 @@ static void test_parallel_reading(void **state)
     tu_free_list(files, n);
 }
 
+/* One cost line per function, its cost a number of each length a line can
+ * hold (decimal 1 to 19 digits, leading zeros or not; hex 1 to 15), at
+ * positions of each length, ended by a newline, blanks, "\r\n" or the end
+ * of the file. The function's text and its expected cost go in out/want. */
+static size_t number_lines(char *out, size_t cap, double *want, size_t max)
+{
+    size_t k = (size_t)snprintf(out, cap, "events: A\nfl=n.c\n"), n = 0;
+    static const char *const ends[] = {"\n", " \n", "\t \n", "\r\n"};
+    uint64_t x = 0x243f6a8885a308d3ull;
+    for (int hex = 0; hex < 2; hex++)
+        for (int len = 1; len <= (hex ? 15 : 19) && n < max; len++)
+            for (int lead = 0; lead < 3 && n < max; lead++) {
+                char digits[32];
+                for (int d = 0; d < len; d++) {
+                    x ^= x << 13, x ^= x >> 7, x ^= x << 17;
+                    digits[d] = "0123456789abcdef"[x % (hex ? 16 : 10)];
+                }
+                if (lead == 1) digits[0] = '0'; /* a leading zero */
+                if (lead == 2) memset(digits, hex ? 'f' : '9', (size_t)len);
+                if (!hex && len == 19) digits[0] = '8'; /* at most 2^63 */
+                digits[len] = 0;
+                want[n] = (double)strtoull(digits, NULL, hex ? 16 : 10);
+                k += (size_t)snprintf(out + k, cap - k, "fn=f%zu\n%s%.*s %s%s%s", n,
+                                      hex ? "0x" : "", len, "123456789012345678901",
+                                      hex ? "0x" : "", digits, ends[n % 4]);
+                n++;
+            }
+    if (k >= 1 && out[k - 1] == '\n') out[--k] = 0; /* the last line unended */
+    return n;
+}
+
+/* Numbers read as their values, tokenized on one thread or on three. */
+static void test_numbers(void **state)
+{
+    (void)state;
+    static char text[16384];
+    double want[128];
+    size_t n = number_lines(text, sizeof text, want, 128);
+    for (unsigned threads = 1; threads <= 3; threads += 2) {
+        pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
+        const char *names[] = {"numbers.callgrind"};
+        const void *bufs[] = {text};
+        uint64_t sizes[] = {strlen(text)};
+        pk_profile *p;
+        if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, names, bufs, sizes, &o, &p))
+            fail_msg("%u threads: %s", threads, pk_error_last());
+        assert_int_equal(pk_function_count(p), n);
+        pk_cg_function_cost *c = calloc(n, sizeof *c);
+        assert_int_equal(pk_callgraph_function_costs(p, PK_NONE, 0, c, NULL, NULL), PK_OK);
+        for (pk_index f = 0; f < n; f++) {
+            pk_function fn;
+            assert_int_equal(pk_function_get(p, f, &fn), PK_OK);
+            size_t i = strtoul(fn.name + 1, NULL, 10);
+            if (c[f].self != want[i])
+                fail_msg("%u threads: %s: %.17g, not %.17g", threads, fn.name, c[f].self, want[i]);
+        }
+        free(c);
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parallel_reading),
-        cmocka_unit_test(test_sample),
-        cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_parallel_reading), cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_sample),           cmocka_unit_test(test_corpus),
         cmocka_unit_test(test_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);

@@ -9,6 +9,15 @@
  */
 #include "cgrd.h"
 
+#define HEX_DIGITS(c, v) [c] = (v) + 1
+const unsigned char cgs_hex_digit[256] = {
+    HEX_DIGITS('0', 0),  HEX_DIGITS('1', 1),  HEX_DIGITS('2', 2),  HEX_DIGITS('3', 3),
+    HEX_DIGITS('4', 4),  HEX_DIGITS('5', 5),  HEX_DIGITS('6', 6),  HEX_DIGITS('7', 7),
+    HEX_DIGITS('8', 8),  HEX_DIGITS('9', 9),  HEX_DIGITS('a', 10), HEX_DIGITS('b', 11),
+    HEX_DIGITS('c', 12), HEX_DIGITS('d', 13), HEX_DIGITS('e', 14), HEX_DIGITS('f', 15),
+    HEX_DIGITS('A', 10), HEX_DIGITS('B', 11), HEX_DIGITS('C', 12), HEX_DIGITS('D', 13),
+    HEX_DIGITS('E', 14), HEX_DIGITS('F', 15)};
+
 static inline int blank(char c)
 {
     return c == ' ' || c == '\t';

@@ -75,8 +75,26 @@ static int intern_grow(pk_interner *in)
 
 const char *pk_intern(pk_interner *in, const char *s, size_t len)
 {
+    return pk_intern_hashed(in, s, len, pk_hash_bytes(s, len));
+}
+
+void pk_intern_prefetch(const pk_interner *in, uint64_t h)
+{
+    if (in->cap) __builtin_prefetch(&in->slots[h & (in->cap - 1)]);
+}
+
+void pk_intern_prefetch_copy(const pk_interner *in, uint64_t h)
+{
+    if (!in->cap) return;
+    const pk_intern_slot *slot = &in->slots[h & (in->cap - 1)];
+    if (!slot->str || slot->hash != h) return;
+    for (size_t at = 0; at < slot->len; at += 64)
+        __builtin_prefetch(slot->str + at);
+}
+
+const char *pk_intern_hashed(pk_interner *in, const char *s, size_t len, uint64_t h)
+{
     if (in->count * 2 >= in->cap && intern_grow(in) != 0) return NULL;
-    uint64_t h = pk_hash_bytes(s, len);
     size_t j = h & (in->cap - 1);
     while (in->slots[j].str) {
         pk_intern_slot *slot = &in->slots[j];

@@ -129,7 +129,10 @@ static int number(const char **sp, const char *e, double *out)
 
 static const char *intern(cg_parser *ps, const char *s, const char *e)
 {
-    return pk_intern(&ps->p->strings, s, (size_t)(e - s));
+    size_t n = (size_t)(e - s);
+    if (s == ps->known_name && n == ps->known_len)
+        return pk_intern_hashed(&ps->p->strings, s, n, ps->known_hash);
+    return pk_intern(&ps->p->strings, s, n);
 }
 
 /* v..e as text: in a file profkit wrote, with its escapes undone

@@ -34,6 +34,7 @@
 #define F_BAD     1u         /* a token the sum cannot stand for */
 #define F_SINGLE  2u         /* the line after calls= / jump= */
 #define F_NO_NL   4u         /* the file's last line, without a newline */
+#define AHEAD_OPS 16         /* how far ahead of the parser names' slots are fetched */
 
 enum { OP_TEXT = 1, OP_RUN = 2 };
 
@@ -48,6 +49,9 @@ typedef struct op {
     uint64_t rel_mask; /* columns that held a '+N' or '*' token; bit 63: any beyond */
     const char *s, *e;
     const char *last_line; /* a run's last line */
+    const char *name;      /* a name line's name (NULL: none), its length and hash */
+    uint64_t name_hash;
+    size_t name_len;
 } op;
 
 typedef struct block {
@@ -68,7 +72,9 @@ typedef struct pipe {
     const char *base;
     block *blocks;
     uint32_t n_blocks, next, consumed, window;
-    int stop;
+    uint32_t released; /* blocks whose pages were given back */
+    int stop, releasing;
+    pk_release rel;
     pthread_mutex_t lock;
     pthread_cond_t cond;
     unsigned char *spare[SPARE_MAX];
@@ -229,6 +235,30 @@ static int association(const char *s, const char *e)
     return 0;
 }
 
+/* The name a name line "fn=(id) name" at k..e would intern, as the
+ * parser reads it (parse_names.c, parse_name()); NULL if none. The parser
+ * uses the hash only for exactly these bytes, so a line it reads otherwise
+ * costs a hash, never a wrong name. */
+static const char *line_name(const char *k, const char *e, size_t *len)
+{
+    if (e > k && e[-1] == '\r') e--;
+    const char *v = k;
+    while (v < e && v - k < 4 && (unsigned)((*v | 32) - 'a') < 26)
+        v++;
+    if (v >= e || *v != '=' || !cgp_is_name_key(k, (size_t)(v - k))) return NULL;
+    v++;
+    if (e - v >= 2 && v[0] == '(' && (unsigned)(v[1] - '0') < 10) {
+        v++;
+        while (v < e && (unsigned)(*v - '0') < 10)
+            v++;
+        if (v >= e || *v != ')') return NULL;
+        v++;
+    }
+    v = cgp_skip_space(v, e);
+    *len = (size_t)(e - v);
+    return v < e ? v : NULL;
+}
+
 static void text_line(tok *t, const char *s, const char *e, int no_nl)
 {
     t->run = SIZE_MAX;
@@ -240,6 +270,8 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
     while (k < e && blank(*k))
         k++;
     t->after_call = association(k, e);
+    o->name = line_name(k, e, &o->name_len);
+    if (o->name) o->name_hash = pk_hash_bytes(o->name, o->name_len);
 }
 
 static void tokenize(block *b)
@@ -310,14 +342,37 @@ static pk_status cut_blocks(pipe_t *pp, const char *data, uint64_t size, unsigne
     return PK_OK;
 }
 
+/* The parsed blocks' pages given back, by a worker with nothing to
+ * tokenize (the lock held, dropped meanwhile); 0 if there was nothing to
+ * do. On the parser's thread, each madvise() and the TLB shootdown it sends
+ * were time the parser, the slower stage, spent. */
+static int release_consumed(pipe_t *pp)
+{
+    if (pp->releasing || pp->released >= pp->consumed) return 0;
+    const char *to = pp->blocks[pp->consumed - 1].e;
+    pp->released = pp->consumed, pp->releasing = 1;
+    pthread_mutex_unlock(&pp->lock);
+    pk_release_advance(&pp->rel, to);
+    pthread_mutex_lock(&pp->lock);
+    pp->releasing = 0;
+    return 1;
+}
+
+/* Whether a worker has to wait (lock held): every block taken, or the
+ * parser a window behind. */
+static int nothing_to_take(const pipe_t *pp)
+{
+    return pp->next >= pp->n_blocks || pp->next >= pp->consumed + pp->window;
+}
+
 static void *worker(void *arg)
 {
     pipe_t *pp = arg;
     pthread_mutex_lock(&pp->lock);
     for (;;) {
-        while (!pp->stop && pp->next < pp->n_blocks && pp->next >= pp->consumed + pp->window)
-            pthread_cond_wait(&pp->cond, &pp->lock);
-        if (pp->stop || pp->next >= pp->n_blocks) break;
+        while (!pp->stop && nothing_to_take(pp))
+            if (!release_consumed(pp)) pthread_cond_wait(&pp->cond, &pp->lock);
+        if (pp->stop) break;
         block *b = &pp->blocks[pp->next++];
         take_spare(pp, b);
         pthread_mutex_unlock(&pp->lock);
@@ -347,17 +402,43 @@ static void await_block(pipe_t *pp, uint32_t j)
     pthread_mutex_unlock(&pp->lock);
 }
 
+static size_t op_size(const op *o)
+{
+    return sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_tok * sizeof(double) : 0);
+}
+
+/* On to the op after the one at *off, whose name is made ready in the
+ * cache: at 2 x AHEAD_OPS its slot in the interner, at AHEAD_OPS (the slot
+ * there by then) the interned copy the parser compares it with. */
+static void fetch_ahead(const pipe_t *pp, const block *b, size_t *off, int copy)
+{
+    if (*off >= b->n_ops_bytes) return;
+    const op *o = op_at(b, *off);
+    if (o->name && copy) pk_intern_prefetch_copy(&pp->ps->p->strings, o->name_hash);
+    if (o->name && !copy) pk_intern_prefetch(&pp->ps->p->strings, o->name_hash);
+    *off += op_size(o);
+}
+
 static pk_status replay(pipe_t *pp, const block *b)
 {
     cg_parser *ps = pp->ps;
     pk_status st = PK_OK;
+    size_t ahead = 0, near = 0;
+    for (unsigned i = 0; i < 2 * AHEAD_OPS; i++)
+        fetch_ahead(pp, b, &ahead, 0);
+    for (unsigned i = 0; i < AHEAD_OPS; i++)
+        fetch_ahead(pp, b, &near, 1);
     for (size_t off = 0; off < b->n_ops_bytes && !st;) {
         const op *o = op_at(b, off);
-        off += sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_tok * sizeof(double) : 0);
+        off += op_size(o);
+        fetch_ahead(pp, b, &ahead, 0);
+        fetch_ahead(pp, b, &near, 1);
         ps->line_no += o->lines_before;
         uint64_t at = (uint64_t)(o->s - pp->base);
         if (o->kind == OP_TEXT) {
+            ps->known_name = o->name, ps->known_len = o->name_len, ps->known_hash = o->name_hash;
             if (o->n_lines) st = cgp_line(ps, o->s, o->e, at, (o->flags & F_NO_NL) != 0);
+            ps->known_name = NULL;
             continue;
         }
         const double *sum = (const double *)(o + 1);
@@ -380,23 +461,18 @@ static pk_status replay(pipe_t *pp, const block *b)
 
 pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
 {
-    pipe_t pp = {ps,
-                 (const char *)m->data,
-                 NULL,
-                 0,
-                 0,
-                 0,
-                 2 * threads + 2,
-                 0,
-                 PTHREAD_MUTEX_INITIALIZER,
-                 PTHREAD_COND_INITIALIZER};
+    pipe_t pp = {.ps = ps,
+                 .base = (const char *)m->data,
+                 .window = 2 * threads + 2,
+                 .lock = PTHREAD_MUTEX_INITIALIZER,
+                 .cond = PTHREAD_COND_INITIALIZER};
     pthread_t tid[PK_MAX_WORKERS];
     unsigned started = 0;
     pk_status st = cut_blocks(&pp, pp.base, m->size, threads);
+    pk_release_start(&pp.rel, m);
+    pk_release_advance(&pp.rel, pp.base); /* released from the start on, by the workers */
     for (unsigned w = 0; !st && w < threads && w < PK_MAX_WORKERS; w++)
         started += pthread_create(&tid[started], NULL, worker, &pp) == 0;
-    pk_release rel;
-    pk_release_start(&rel, m);
     for (uint32_t j = 0; j < pp.n_blocks && !st; j++) {
         await_block(&pp, j);
         block *b = &pp.blocks[j];
@@ -406,7 +482,7 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         pp.consumed = j + 1;
         pthread_cond_broadcast(&pp.cond);
         pthread_mutex_unlock(&pp.lock);
-        pk_release_advance(&rel, b->e);
+        if (!started) pk_release_advance(&pp.rel, b->e);
     }
     pthread_mutex_lock(&pp.lock);
     pp.stop = 1;
@@ -418,7 +494,7 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         free(pp.blocks[j].ops);
     for (size_t k = 0; k < pp.n_spare; k++)
         free(pp.spare[k]);
-    pk_release_finish(&rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
+    pk_release_finish(&pp.rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
     free(pp.blocks);
     return st;
 }

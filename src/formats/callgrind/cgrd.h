@@ -7,7 +7,6 @@
 #define PK_FORMATS_CALLGRIND_CGRD_H
 
 #include <stdint.h>
-#include <string.h>
 
 #include "model/callgraph.h"
 #include "profkit/dump.h"
@@ -224,6 +223,7 @@ typedef struct cg_parser {
     const char *known_name;
     size_t known_len;
     uint64_t known_hash;
+    const char *unknown; /* "???" interned: a name is it when it is this pointer */
 } cg_parser;
 
 /* What name lines said so far (cg_parser.named). */
@@ -282,30 +282,10 @@ void cgp_callee_done(cg_parser *ps);
 /* Each hex digit's value plus one; 0 for any other byte (scan.c). */
 extern const unsigned char cgs_hex_digit[256];
 
-/* How many of the eight bytes in w (the first one lowest) are decimal
- * digits before the first that is not: all eight bytes tested at once. */
-static inline unsigned cgs_digits8(uint64_t w)
-{
-    uint64_t hi = (w & 0xF0F0F0F0F0F0F0F0ull) ^ 0x3030303030303030ull; /* not 0x3? */
-    uint64_t lo = ((w & 0x0F0F0F0F0F0F0F0Full) + 0x0606060606060606ull) & 0x1010101010101010ull;
-    uint64_t bad = hi | lo; /* a byte not 0 where the byte is no digit */
-    bad = (((bad & 0x7F7F7F7F7F7F7F7Full) + 0x7F7F7F7F7F7F7F7Full) | bad) & 0x8080808080808080ull;
-    return bad ? (unsigned)__builtin_ctzll(bad) >> 3 : 8;
-}
-
-/* The number the first n (1 to 8) digits of w spell: pairs, then fours,
- * then eight, combined in place (no carry crosses a lane). */
-static inline uint64_t cgs_value8(uint64_t w, unsigned n)
-{
-    w = (w & 0x0F0F0F0F0F0F0F0Full) << (8 * (8 - n)); /* leading zeros in front */
-    w = (w * 10 + (w >> 8)) & 0x00FF00FF00FF00FFull;
-    w = (w * 100 + (w >> 16)) & 0x0000FFFF0000FFFFull;
-    return (w * 10000 + (w >> 32)) & 0xFFFFFFFFull;
-}
-
 /* An unsigned decimal or 0x-hex number at *p; 0 if none or it overflows.
- * Nine numbers in ten of a cost line are short decimals: read eight bytes
- * at once where eight are there. */
+ * A hex digit's value comes from a table: a branch on digit or letter was
+ * wrong one time in three on addresses. (Reading a decimal's digits eight
+ * bytes at once was slower: most are one to three digits.) */
 static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
 {
     const char *p = *pp;
@@ -318,17 +298,6 @@ static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
         }
         if (p == d) return 0;
     } else {
-        if (end - p >= 8) {
-            uint64_t w;
-            memcpy(&w, p, 8);
-            unsigned n = cgs_digits8(w);
-            if (n == 0) return 0;
-            if (n < 8) {
-                *pp = p + n;
-                *out = cgs_value8(w, n);
-                return 1;
-            }
-        }
         const char *d = p;
         for (unsigned h; p < end && (h = (unsigned)(*p - '0')) < 10; p++) {
             if (v > (UINT64_MAX - 9) / 10) return 0;

@@ -32,6 +32,7 @@ pk_status cgp_init(cg_parser *ps, cg_build *b, const char *file, uint32_t flags)
     ps->b = b, ps->p = b->p, ps->file = file, ps->flags = flags;
     ps->ob = ps->fl = ps->fi = ps->fn = PK_NONE;
     ps->cob = ps->cfi = ps->jfi = ps->jfn = PK_NONE;
+    ps->unknown = pk_intern_cstr(&ps->p->strings, "???"); /* NULL: compared by bytes */
     return PK_OK;
 }
 
@@ -592,7 +593,8 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     uint32_t idx = PK_NONE;
     /* "???" is how callgrind (and our writer) names an unknown file or
      * object: it stays unknown rather than becoming a file called "???" */
-    int unknown = kind != CG_NAME_FN && name[0] == '?' && strcmp(name, "???") == 0;
+    int unknown =
+        kind != CG_NAME_FN && (ps->unknown ? name == ps->unknown : strcmp(name, "???") == 0);
     if (kind == CG_NAME_FILE && !unknown) st = cgb_file(ps->b, name, &idx);
     if (kind == CG_NAME_OBJ && !unknown) st = cgb_module(ps->b, name, &idx);
     return st ? st : place_name(ps, key, name, idx);

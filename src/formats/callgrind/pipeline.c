@@ -34,7 +34,7 @@
 #define F_BAD     1u         /* a token the sum cannot stand for */
 #define F_SINGLE  2u         /* the line after calls= / jump= */
 #define F_NO_NL   4u         /* the file's last line, without a newline */
-#define AHEAD_OPS 16         /* how far ahead of the parser names' slots are fetched */
+#define AHEAD     4          /* names ahead of the parser whose interned copy is fetched */
 
 enum { OP_TEXT = 1, OP_RUN = 2 };
 
@@ -58,6 +58,8 @@ typedef struct block {
     const char *s, *e;
     unsigned char *ops;
     size_t n_ops_bytes, cap;
+    uint64_t *hashes; /* of the names its ops hold, in order (malloc) */
+    size_t n_hashes, cap_hashes;
     uint64_t lines; /* newlines in the block */
     int ready, failed;
 } block;
@@ -224,15 +226,22 @@ static const char *cost_line(tok *t, const char *line, const char *s, const char
     return nl;
 }
 
-/* Whether the text line sets up an association (calls=, jump=...). */
+/* Whether s..e starts with the n bytes of key (a short constant: the
+ * loop unrolls, where memcmp() was a library call per text line). */
+static int starts_with(const char *s, const char *e, const char *key, size_t n)
+{
+    if ((size_t)(e - s) < n) return 0;
+    for (size_t i = 0; i < n; i++)
+        if (s[i] != key[i]) return 0;
+    return 1;
+}
+
+/* Whether the text line sets up an association (calls=, rcalls=, jump=,
+ * jcnd=). */
 static int association(const char *s, const char *e)
 {
-    static const char *const keys[] = {"calls=", "rcalls=", "jump=", "jcnd="};
-    for (size_t i = 0; i < 4; i++) {
-        size_t l = strlen(keys[i]);
-        if ((size_t)(e - s) >= l && memcmp(s, keys[i], l) == 0) return 1;
-    }
-    return 0;
+    return starts_with(s, e, "calls=", 6) || starts_with(s, e, "rcalls=", 7) ||
+           starts_with(s, e, "jump=", 5) || starts_with(s, e, "jcnd=", 5);
 }
 
 /* The name a name line "fn=(id) name" at k..e would intern, as the
@@ -271,7 +280,13 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         k++;
     t->after_call = association(k, e);
     o->name = line_name(k, e, &o->name_len);
-    if (o->name) o->name_hash = pk_hash_bytes(o->name, o->name_len);
+    if (!o->name) return;
+    o->name_hash = pk_hash_bytes(o->name, o->name_len);
+    block *b = t->b;
+    if (pk_vec_reserve((void **)&b->hashes, &b->cap_hashes, b->n_hashes + 1, sizeof *b->hashes))
+        t->failed = 1;
+    else
+        b->hashes[b->n_hashes++] = o->name_hash;
 }
 
 static void tokenize(block *b)
@@ -336,7 +351,7 @@ static pk_status cut_blocks(pipe_t *pp, const char *data, uint64_t size, unsigne
         if (!e) e = end;
         if (pk_vec_reserve((void **)&pp->blocks, &cap, pp->n_blocks + 1u, sizeof *pp->blocks))
             return pk_fail_nomem("reading in parallel");
-        pp->blocks[pp->n_blocks++] = (block){s, e, NULL, 0, 0, 0, 0, 0};
+        pp->blocks[pp->n_blocks++] = (block){.s = s, .e = e};
         s = e;
     }
     return PK_OK;
@@ -407,35 +422,30 @@ static size_t op_size(const op *o)
     return sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_tok * sizeof(double) : 0);
 }
 
-/* On to the op after the one at *off, whose name is made ready in the
- * cache: at 2 x AHEAD_OPS its slot in the interner, at AHEAD_OPS (the slot
- * there by then) the interned copy the parser compares it with. */
-static void fetch_ahead(const pipe_t *pp, const block *b, size_t *off, int copy)
+/* Name k of the block made ready in the cache before the parser meets it:
+ * 2 x AHEAD names before, its slot in the interner; AHEAD names before (the
+ * slot there by then), the interned copy the parser compares it with. */
+static void fetch_names(const pipe_t *pp, const block *b, size_t k)
 {
-    if (*off >= b->n_ops_bytes) return;
-    const op *o = op_at(b, *off);
-    if (o->name && copy) pk_intern_prefetch_copy(&pp->ps->p->strings, o->name_hash);
-    if (o->name && !copy) pk_intern_prefetch(&pp->ps->p->strings, o->name_hash);
-    *off += op_size(o);
+    const pk_interner *in = &pp->ps->p->strings;
+    if (k + 2 * AHEAD < b->n_hashes) pk_intern_prefetch(in, b->hashes[k + 2 * AHEAD]);
+    if (k + AHEAD < b->n_hashes) pk_intern_prefetch_copy(in, b->hashes[k + AHEAD]);
 }
 
 static pk_status replay(pipe_t *pp, const block *b)
 {
     cg_parser *ps = pp->ps;
     pk_status st = PK_OK;
-    size_t ahead = 0, near = 0;
-    for (unsigned i = 0; i < 2 * AHEAD_OPS; i++)
-        fetch_ahead(pp, b, &ahead, 0);
-    for (unsigned i = 0; i < AHEAD_OPS; i++)
-        fetch_ahead(pp, b, &near, 1);
+    size_t names = 0;
+    for (size_t k = 0; k < 2 * AHEAD && k < b->n_hashes; k++)
+        pk_intern_prefetch(&ps->p->strings, b->hashes[k]);
     for (size_t off = 0; off < b->n_ops_bytes && !st;) {
         const op *o = op_at(b, off);
         off += op_size(o);
-        fetch_ahead(pp, b, &ahead, 0);
-        fetch_ahead(pp, b, &near, 1);
         ps->line_no += o->lines_before;
         uint64_t at = (uint64_t)(o->s - pp->base);
         if (o->kind == OP_TEXT) {
+            if (o->name) fetch_names(pp, b, names++);
             ps->known_name = o->name, ps->known_len = o->name_len, ps->known_hash = o->name_hash;
             if (o->n_lines) st = cgp_line(ps, o->s, o->e, at, (o->flags & F_NO_NL) != 0);
             ps->known_name = NULL;
@@ -477,6 +487,8 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         await_block(&pp, j);
         block *b = &pp.blocks[j];
         st = b->failed ? pk_fail_nomem("reading in parallel") : replay(&pp, b);
+        free(b->hashes);
+        b->hashes = NULL, b->n_hashes = b->cap_hashes = 0;
         pthread_mutex_lock(&pp.lock);
         give_spare(&pp, b);
         pp.consumed = j + 1;
@@ -491,7 +503,7 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
     for (unsigned w = 0; w < started; w++)
         pthread_join(tid[w], NULL);
     for (uint32_t j = 0; j < pp.n_blocks; j++)
-        free(pp.blocks[j].ops);
+        free(pp.blocks[j].ops), free(pp.blocks[j].hashes);
     for (size_t k = 0; k < pp.n_spare; k++)
         free(pp.spare[k]);
     pk_release_finish(&pp.rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);

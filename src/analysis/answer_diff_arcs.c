@@ -209,6 +209,7 @@ static pk_status keyed_graph(const pkq_diff_arcs *x, arc_side *s)
     }
     s->keyed = *cg;
     s->keyed.self = s->kself, s->keyed.calls = s->kcalls;
+    s->keyed.kept_graph = NULL, s->keyed.kept_graph_free = NULL; /* cg's, of other records */
     s->keyed.n_functions = s->keyed.n_model_functions = sink + 1;
     return PK_OK;
 }

@@ -13,6 +13,10 @@
 
 void cg_graph_free(cg_graph *g)
 {
+    if (g->borrowed) {
+        memset(g, 0, sizeof *g);
+        return;
+    }
     free(g->unit_of), free(g->mem_start), free(g->members), free(g->cycle_of), free(g->topo);
     free(g->ua_from), free(g->ua_to), free(g->out_start), free(g->in_start), free(g->in_ua);
     free(g->ua_of_call);
@@ -178,10 +182,37 @@ static pk_status arcs_in(cg_graph *g)
     return PK_OK;
 }
 
+static void free_kept(void *g)
+{
+    cg_graph_free(g);
+    free(g);
+}
+
+pk_status cg_graph_keep(pk_cg *cg, cg_graph *g)
+{
+    cg_graph *kept = malloc(sizeof *kept);
+    if (!kept) {
+        cg_graph_free(g);
+        return pk_fail_nomem("keeping the call graph");
+    }
+    *kept = *g;
+    memset(g, 0, sizeof *g);
+    if (cg->kept_graph_free) cg->kept_graph_free(cg->kept_graph);
+    cg->kept_graph = kept, cg->kept_graph_free = free_kept;
+    return PK_OK;
+}
+
 pk_status cg_graph_build(const pk_cg *cg, uint32_t nf, uint32_t part, cg_graph *g)
 {
+    const cg_graph *kept = cg->kept_graph;
+    if (part == PK_NONE && kept && kept->nf == nf && kept->calls == cg->calls &&
+        kept->n_calls == cg->n_calls) {
+        *g = *kept;
+        g->borrowed = 1;
+        return PK_OK;
+    }
     memset(g, 0, sizeof *g);
-    g->nf = nf;
+    g->nf = nf, g->calls = cg->calls, g->n_calls = cg->n_calls;
     uint64_t *start = NULL;
     uint32_t *perm = NULL, *adj = NULL, *comp = NULL, n_comp = 0;
     pk_status st = by_caller(cg, nf, part, &start, &perm);

@@ -169,6 +169,7 @@ pk_status pk_cg_complete_model(pk_profile *p, int tree, double threshold)
         st = pk_cg_build_cct(p, &g, rest ? threshold : 0, rest ? p->n_functions - 1 : PK_NONE);
     else if (!st)
         st = root_values(p);
+    if (!st) return cg_graph_keep(p->cg, &g);
     cg_graph_free(&g);
     return st;
 }

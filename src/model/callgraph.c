@@ -12,6 +12,7 @@
 void pk_cg_free(pk_cg *cg)
 {
     if (!cg) return;
+    if (cg->kept_graph_free) cg->kept_graph_free(cg->kept_graph);
     for (uint32_t i = 0; i < cg->n_parts; i++) {
         free(cg->parts[i].descs);
         free(cg->parts[i].summary);

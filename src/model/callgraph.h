@@ -93,6 +93,11 @@ typedef struct pk_cg {
      * derived from it when the profile is opened (analysis/open.c). */
     int pending, pending_tree;
     double pending_threshold;
+    /* The analysis layer's graph of all parts, kept from the open (read
+     * only from then on) and freed by its own function: the model knows
+     * nothing of its insides (analysis/cg_graph.h, cg_graph_keep()). */
+    void *kept_graph;
+    void (*kept_graph_free)(void *);
 } pk_cg;
 
 /* What part `part` states of its events' totals, as callgrind_annotate

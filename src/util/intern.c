@@ -1,10 +1,11 @@
 /*
  * util/intern.c — open-addressing hash set of strings (linear probing).
  *
- * The hash reads eight bytes at a time: names are interned once per line
- * that names them (a Callgrind file written without name compression
- * repeats 200-byte C++ names hundreds of thousands of times), and a byte
- * at a time was most of the reading time.
+ * The hash reads eight bytes at a time, in four independent lanes on
+ * long names: names are interned once per line that names them (a
+ * Callgrind file written without name compression repeats 200-byte C++
+ * names hundreds of thousands of times), and a byte at a time was most of
+ * the reading time.
  */
 #include "intern.h"
 
@@ -34,10 +35,23 @@ static uint64_t mix(uint64_t h, uint64_t w)
     return h ^ (h >> 32);
 }
 
+/* Four lanes of eight bytes each, mixed independently (the multiplies of
+ * one lane do not wait for another's): a 130-byte C++ name took 17
+ * multiplies in a row, 6 % of a reading thread's time on cc1. */
 uint64_t pk_hash_bytes(const char *s, size_t len)
 {
     uint64_t h = 0x243f6a8885a308d3ull ^ len, w;
     size_t i = 0;
+    if (len >= 32) { /* four variables, not an array: vectorised, the multiplies were emulated */
+        uint64_t a = h, b = h ^ 0x13198a2e03707344ull, c = h ^ 0xa4093822299f31d0ull,
+                 d = h ^ 0x082efa98ec4e6c89ull, x, y, z;
+        for (; i + 32 <= len; i += 32) {
+            memcpy(&w, s + i, 8), memcpy(&x, s + i + 8, 8);
+            memcpy(&y, s + i + 16, 8), memcpy(&z, s + i + 24, 8);
+            a = mix(a, w), b = mix(b, x), c = mix(c, y), d = mix(d, z);
+        }
+        h = mix(mix(mix(a, b), c), d);
+    }
     for (; i + 8 <= len; i += 8) {
         memcpy(&w, s + i, 8);
         h = mix(h, w);

@@ -357,10 +357,10 @@ static pk_status cut_blocks(pipe_t *pp, const char *data, uint64_t size, unsigne
     return PK_OK;
 }
 
-/* The parsed blocks' pages given back, by a worker with nothing to
- * tokenize (the lock held, dropped meanwhile); 0 if there was nothing to
+/* The parsed blocks' pages given back, by a worker between blocks or while
+ * it waits (the lock held, dropped meanwhile); 0 if there was nothing to
  * do. On the parser's thread, each madvise() and the TLB shootdown it sends
- * were time the parser, the slower stage, spent. */
+ * were time the parser spent, and it is as often the slower stage. */
 static int release_consumed(pipe_t *pp)
 {
     if (pp->releasing || pp->released >= pp->consumed) return 0;
@@ -385,6 +385,9 @@ static void *worker(void *arg)
     pipe_t *pp = arg;
     pthread_mutex_lock(&pp->lock);
     for (;;) {
+        /* between blocks too, not only when idle: a worker as busy as the
+         * parser would otherwise leave the whole file mapped to the end */
+        release_consumed(pp);
         while (!pp->stop && nothing_to_take(pp))
             if (!release_consumed(pp)) pthread_cond_wait(&pp->cond, &pp->lock);
         if (pp->stop) break;

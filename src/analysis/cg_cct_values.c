@@ -24,6 +24,7 @@
 #include "cg_cct.h"
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/mapfile.h"
 #include "util/vec.h"
 
 typedef struct tval {
@@ -304,11 +305,11 @@ static void fill_context(pk_ctx_rec *c, const tnode *d)
 static pk_status lay_out(cgt *t, uint32_t *new_index)
 {
     uint32_t n = t->n_nodes;
-    uint32_t *start = calloc((size_t)n + 2, sizeof *start),
-             *kids = malloc(((size_t)n + 1) * sizeof *kids),
-             *order = malloc(((size_t)n + 1) * sizeof *order),
-             *up = malloc(((size_t)n + 1) * sizeof *up),
-             *first = malloc(((size_t)n + 2) * sizeof *first);
+    uint32_t *start = pk_calloc_big((size_t)n + 2, sizeof *start),
+             *kids = pk_malloc_big(((size_t)n + 1) * sizeof *kids),
+             *order = pk_malloc_big(((size_t)n + 1) * sizeof *order),
+             *up = pk_malloc_big(((size_t)n + 1) * sizeof *up),
+             *first = pk_malloc_big(((size_t)n + 2) * sizeof *first);
     pk_status st = PK_OK;
     if (!start || !kids || !order || !up || !first) {
         free(start), free(kids), free(order), free(up), free(first);
@@ -397,8 +398,8 @@ static pk_status sort_values(tval *v, uint64_t n)
         qsort(v, n, sizeof *v, cmp_tval);
         return PK_OK;
     }
-    uint64_t *at = calloc((size_t)max_ctx + 2, sizeof *at);
-    tval *tmp = malloc(n * sizeof *tmp);
+    uint64_t *at = pk_calloc_big((size_t)max_ctx + 2, sizeof *at);
+    tval *tmp = pk_malloc_big(n * sizeof *tmp);
     if (!at || !tmp) return free(at), free(tmp), PK_ERR_NOMEM;
     count_out(v, n, at, max_ctx, tmp);
     memcpy(v, tmp, n * sizeof *v);
@@ -440,8 +441,9 @@ static pk_status vpass_init(vpass *s, cgt *t)
     size_t nn = (size_t)t->n_nodes + 1, nf = (size_t)g->nf + 1, na = g->n_ua + 1;
     memset(s, 0, sizeof *s);
     s->t = t, s->pass = 1;
-    s->fval = malloc(nn * 4), s->share = malloc(nn * 8), s->is_root = calloc(nn, 1);
-    s->area = malloc(nn * 8), s->covered = malloc(nn * 8), s->own = calloc(nf, 8);
+    s->fval = pk_malloc_big(nn * 4), s->share = pk_malloc_big(nn * 8);
+    s->is_root = pk_calloc_big(nn, 1);
+    s->area = pk_malloc_big(nn * 8), s->covered = pk_malloc_big(nn * 8), s->own = calloc(nf, 8);
     s->held_fn = calloc(nf, 8), s->held = calloc((size_t)g->n_units + 1, 8);
     s->sum = calloc(nf, 8), s->shape_sum = calloc(nf, 8), s->n_of = calloc(nf, 4);
     s->self = calloc(nf, 8), s->fns = malloc(nf * 4), s->fn_mark = calloc(nf, 4);
@@ -486,7 +488,7 @@ pk_status cgt_values(cgt *t)
     if (!st) st = pk_cg_by_part(cg->self, sizeof *cg->self, cg->n_self, cg->n_parts, &s.ss, &s.sp);
     if (!st)
         st = pk_cg_by_part(cg->calls, sizeof *cg->calls, cg->n_calls, cg->n_parts, &s.cs, &s.cp);
-    if (!st && !(new_index = malloc(((size_t)t->n_nodes + 1) * sizeof *new_index)))
+    if (!st && !(new_index = pk_malloc_big(((size_t)t->n_nodes + 1) * sizeof *new_index)))
         st = pk_fail_nomem("laying out contexts");
     if (!st) st = lay_out(t, new_index);
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {

@@ -20,6 +20,7 @@
 #include "frames.h"
 #include "model/model.h"
 #include "profkit/analysis.h"
+#include "util/mapfile.h"
 #include "util/radix.h"
 
 uint64_t pk_frames_hash_name(const char *s)
@@ -163,7 +164,7 @@ static int build_unmerged(pk_frames_builder *b, const double *incl, pk_index *fr
     const pk_profile *p = b->p;
     uint32_t nf = p->n_functions, last_pf = 0;
     uint32_t *seen_under = malloc(((size_t)nf + 1) * sizeof *seen_under);
-    pk_frame *f = calloc((size_t)p->n_ctx + 1, sizeof *f);
+    pk_frame *f = pk_calloc_big((size_t)p->n_ctx + 1, sizeof *f);
     int ok = seen_under && f;
     for (uint32_t k = 0; ok && k < nf; k++)
         seen_under[k] = PK_NONE;
@@ -231,7 +232,7 @@ static pk_status build_frames_combined(const pk_profile *p, const double *incl, 
     if (!p || !incl || !frames || !n) return pk_fail(PK_ERR_INVALID_ARG, "pk_frames_build: NULL");
     if (p->n_ctx == 0) return pk_fail(PK_ERR_NOT_FOUND, "the profile has no contexts");
     pk_frames_builder b = {.p = p};
-    pk_index *frame_of = malloc(p->n_ctx * sizeof *frame_of);
+    pk_index *frame_of = pk_malloc_big(p->n_ctx * sizeof *frame_of);
     uint64_t *fn_hash = calloc(p->n_functions ? p->n_functions : 1, sizeof *fn_hash);
     pk_status st = frame_of && fn_hash ? build(&b, incl, frame_of, fn_hash, paths)
                                        : pk_fail_nomem("building frames");

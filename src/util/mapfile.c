@@ -238,6 +238,32 @@ void pk_mem_prefault(void *p, size_t n)
 #endif
 }
 
+void pk_mem_huge(void *p, size_t n)
+{
+#ifdef MADV_HUGEPAGE
+    const uintptr_t huge = (uintptr_t)2 << 20;
+    if (!p || n < 2 * huge) return;
+    uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
+    if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failing changes nothing */
+#else
+    (void)p, (void)n;
+#endif
+}
+
+void *pk_malloc_big(size_t n)
+{
+    void *p = malloc(n);
+    pk_mem_huge(p, n);
+    return p;
+}
+
+void *pk_calloc_big(size_t count, size_t size)
+{
+    void *p = calloc(count, size);
+    if (p) pk_mem_huge(p, count * size); /* calloc checked the product */
+    return p;
+}
+
 void pk_release_start(pk_release *r, const pk_mapfile *m)
 {
     r->m = m && m->mapped ? m : NULL;

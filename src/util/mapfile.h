@@ -80,6 +80,15 @@ void pk_map_release_range(const pk_mapfile *m, const void *p, uint64_t n);
  * block. On virtual machines a page fault can cost ten microseconds, so
  * mapping a big output buffer in one call is many times faster. */
 void pk_mem_prefault(void *p, size_t n);
+/* A big block of fresh memory ([p, p + n), 4 MiB or more, not yet
+ * touched) backed by transparent huge pages where the kernel offers them
+ * on request (THP "madvise", Debian's default): one fault and one zeroing
+ * per 2 MiB instead of 512, and a cheaper munmap. A rebuilt Callgrind tree
+ * spent a fifth of its time faulting and unmapping 4 KiB pages. */
+void pk_mem_huge(void *p, size_t n);
+/* malloc() and calloc() of big arrays, with pk_mem_huge() */
+void *pk_malloc_big(size_t n);
+void *pk_calloc_big(size_t count, size_t size);
 /* Whole-file scans (validation, totals) read each byte of a mapping once.
  * A release window gives the pages behind the scan back (madvise
  * DONTNEED: they stay in the page cache, a later access maps them again),

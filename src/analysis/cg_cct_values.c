@@ -331,6 +331,7 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
     first[tail] = tail;
     for (uint32_t i = 0; i < tail; i++)
         new_index[order[i]] = i;
+    if (!st) st = pk_model_reserve_contexts(t->p, tail);
     for (uint32_t i = 0; i < tail && !st; i++) {
         const tnode *d = &t->nodes[order[i]];
         if (i + 16 < tail) __builtin_prefetch(&t->nodes[order[i + 16]]); /* known ahead */

@@ -7,7 +7,20 @@
 #include <string.h>
 
 #include "model.h"
+#include "util/mapfile.h"
 #include "util/vec.h"
+
+pk_status pk_model_reserve_contexts(pk_profile *p, size_t more)
+{
+    size_t need = (size_t)p->n_ctx + more;
+    if (need <= p->cap_ctx) return PK_OK;
+    if (need >= PK_NONE) return pk_fail(PK_ERR_FORMAT, "too many contexts");
+    pk_ctx_rec *c = realloc(p->ctx, need * sizeof *c);
+    if (!c) return pk_fail_nomem("adding contexts");
+    pk_mem_huge(c, need * sizeof *c);
+    p->ctx = c, p->cap_ctx = (uint32_t)need;
+    return PK_OK;
+}
 
 pk_status pk_model_add_context(pk_profile *p, pk_ctx_rec **rec, uint32_t *index)
 {

@@ -11,7 +11,6 @@
  * same call graph, the same diagnostics, or the same error; any
  * difference aborts. fuzz/README.md says how to run it.
  */
-#define _POSIX_C_SOURCE 200809L
 #include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -24,35 +23,6 @@ static int ignore_record(void *user, const pk_record *r)
 {
     (*(size_t *)user) += r->n_fields;
     return 0;
-}
-
-/* The call graph and diagnostics the input reads to by function on
- * `threads` threads, or its error (malloc'd). */
-static char *reading(const void *d, uint64_t s, unsigned threads)
-{
-    const char *name = "fuzz.callgrind";
-    pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
-    pk_profile *p;
-    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &d, &s, &o, &p) != PK_OK)
-        return strdup(pk_error_last());
-    char *cg = tu_cg_canonical(p);
-    size_t len = strlen(cg) + 1;
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic g;
-        pk_diagnostic_get(p, i, &g);
-        len += strlen(g.code) + strlen(g.message) + 32;
-    }
-    char *out = malloc(len);
-    size_t k = (size_t)snprintf(out, len, "%s", cg);
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic g;
-        pk_diagnostic_get(p, i, &g);
-        k += (size_t)snprintf(out + k, len - k, "%s %llu %s\n", g.code,
-                              (unsigned long long)g.offset, g.message);
-    }
-    free(cg);
-    pk_profile_free(p);
-    return out;
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
@@ -75,7 +45,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pk_profile_free(p);
         }
     }
-    char *one = reading(d, s, 1), *two = reading(d, s, 2);
+    char *one = tu_cg_reading(name, d, s, 1), *two = tu_cg_reading(name, d, s, 2);
     if (strcmp(one, two) != 0) {
         fprintf(stderr, "read on one thread:\n%.2000s\ntokenized on two:\n%.2000s\n", one, two);
         abort();

@@ -433,39 +433,9 @@ static void test_threshold(void **state)
     }
 }
 
-/* The call graph and diagnostics a file reads to, or the error. */
-static char *reading(const char *name, const unsigned char *data, size_t n, unsigned threads)
-{
-    pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
-    const char *names[] = {name};
-    const void *bufs[] = {data};
-    uint64_t sizes[] = {n};
-    pk_profile *p;
-    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, names, bufs, sizes, &o, &p))
-        return strdup(pk_error_last());
-    char *cg = tu_cg_canonical(p);
-    size_t len = strlen(cg) + 1;
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic d;
-        pk_diagnostic_get(p, i, &d);
-        len += strlen(d.message) + strlen(d.code) + 64;
-    }
-    char *out = malloc(len);
-    size_t k = (size_t)snprintf(out, len, "%s", cg);
-    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
-        pk_diagnostic d;
-        pk_diagnostic_get(p, i, &d);
-        k += (size_t)snprintf(out + k, len - k, "%d %s %llu %s\n", d.severity, d.code,
-                              (unsigned long long)d.offset, d.message);
-    }
-    free(cg);
-    pk_profile_free(p);
-    return out;
-}
-
 static void same_reading(const char *name, const unsigned char *data, size_t n)
 {
-    char *a = reading(name, data, n, 1), *b = reading(name, data, n, 3);
+    char *a = tu_cg_reading(name, data, n, 1), *b = tu_cg_reading(name, data, n, 3);
     if (strcmp(a, b)) {
         size_t i = 0;
         while (a[i] && a[i] == b[i])

@@ -300,3 +300,29 @@ unsigned char *tu_gzip(const void *data, size_t n, size_t *out_n)
     if (r != Z_STREAM_END) free(out), out = NULL;
     return out;
 }
+
+char *tu_cg_reading(const char *name, const void *data, uint64_t size, unsigned threads)
+{
+    pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
+    pk_profile *p;
+    if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, &o, &p))
+        return strdup(pk_error_last());
+    char *cg = tu_cg_canonical(p);
+    size_t len = strlen(cg) + 1;
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        len += strlen(d.message) + strlen(d.code) + 64;
+    }
+    char *out = malloc(len);
+    size_t k = (size_t)snprintf(out, len, "%s", cg);
+    for (size_t i = 0; i < pk_diagnostic_count(p); i++) {
+        pk_diagnostic d;
+        pk_diagnostic_get(p, i, &d);
+        k += (size_t)snprintf(out + k, len - k, "%d %s %llu %s\n", d.severity, d.code,
+                              (unsigned long long)d.offset, d.message);
+    }
+    free(cg);
+    pk_profile_free(p);
+    return out;
+}

@@ -310,7 +310,6 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
              *order = pk_malloc_big(((size_t)n + 1) * sizeof *order),
              *up = pk_malloc_big(((size_t)n + 1) * sizeof *up),
              *first = pk_malloc_big(((size_t)n + 2) * sizeof *first);
-    pk_status st = PK_OK;
     if (!start || !kids || !order || !up || !first) {
         free(start), free(kids), free(order), free(up), free(first);
         return pk_fail_nomem("laying out contexts");
@@ -331,7 +330,7 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
     first[tail] = tail;
     for (uint32_t i = 0; i < tail; i++)
         new_index[order[i]] = i;
-    if (!st) st = pk_model_reserve_contexts(t->p, tail);
+    pk_status st = pk_model_reserve_contexts(t->p, tail);
     for (uint32_t i = 0; i < tail && !st; i++) {
         const tnode *d = &t->nodes[order[i]];
         if (i + 16 < tail) __builtin_prefetch(&t->nodes[order[i + 16]]); /* known ahead */

@@ -182,8 +182,6 @@ static const char *entry_default_name(unsigned entry)
     return "entry point";
 }
 
-/* Name of a function context: the function's name, else what is known of
- * where it is. */
 /* snprintf(buf, size, "%s", s) without the format machinery: a tree's
  * frames name each of its functions this way (58,000 in cc1's), and
  * vfprintf was most of that. */
@@ -198,6 +196,8 @@ static size_t copy_name(char *buf, size_t size, const char *s)
     return n;
 }
 
+/* Name of a function context: the function's name, else what is known of
+ * where it is. */
 static size_t function_ctx_name(const pk_profile *p, const pk_ctx_rec *c, char *buf, size_t size)
 {
     const pk_function *f = c->function < p->n_functions ? &p->functions[c->function] : NULL;

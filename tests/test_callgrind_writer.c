@@ -346,6 +346,37 @@ static void check_names_what_annotate_stumbles_on(void **s)
     pk_profile_free(p);
 }
 
+/* A profile opened to be written as a calling-context tree is read per
+ * function: its positions would be dropped anyway, and the tree then is
+ * the one `profkit tree` shows. Callgrind and JSON keep them. */
+static void conversions_read_what_the_target_holds(void **s)
+{
+    (void)s;
+    static const char text[] = "positions: instr line\nevents: Ir\nfl=(1) a.c\nfn=(1) main\n"
+                               "0x10 1 3\n0x14 2 4\ncfn=(2) f\ncalls=1 0x20 5\n0x18 3 9\n"
+                               "fn=(2)\n0x20 5 9\n";
+    static const pk_format tree_formats[] = {PK_FORMAT_HPCTOOLKIT_V4, PK_FORMAT_CUBE,
+                                             PK_FORMAT_PPROF};
+    static const pk_format position_formats[] = {PK_FORMAT_CALLGRIND, PK_FORMAT_JSON};
+    pk_cg_summary sum;
+    for (size_t i = 0; i < sizeof tree_formats / sizeof *tree_formats; i++) {
+        assert_int_equal(pk_write_open_flags(tree_formats[i]), PK_OPEN_BY_FUNCTION);
+        pk_profile *p = open_flags(text, pk_write_open_flags(tree_formats[i]));
+        assert_int_equal(pk_callgraph_summary(p, &sum), PK_OK);
+        assert_int_equal(sum.by_function, 1);
+        assert_int_equal(sum.n_costs, 2); /* one per function */
+        pk_profile_free(p);
+    }
+    for (size_t i = 0; i < sizeof position_formats / sizeof *position_formats; i++) {
+        assert_int_equal(pk_write_open_flags(position_formats[i]), 0);
+        pk_profile *p = open_flags(text, pk_write_open_flags(position_formats[i]));
+        assert_int_equal(pk_callgraph_summary(p, &sum), PK_OK);
+        assert_int_equal(sum.by_function, 0);
+        assert_int_equal(sum.n_costs, 3); /* 0x10, 0x14 and 0x20 (0x18 is the call's) */
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -357,6 +388,7 @@ int main(void)
         cmocka_unit_test(unknown_callee_file_and_object_stay_unknown),
         cmocka_unit_test(event_lines_do_not_reorder_events),
         cmocka_unit_test(check_names_what_annotate_stumbles_on),
+        cmocka_unit_test(conversions_read_what_the_target_holds),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

@@ -79,6 +79,16 @@ typedef struct pk_write_stats {
 PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, const char *path,
                                   const pk_write_options *opts, pk_write_stats *stats);
 
+/* The PK_OPEN_* flags to open a profile with when it is opened to be
+ * written as `format`: what reads it no finer than the format can hold.
+ * HPCToolkit, Cube and pprof are written from the calling-context tree, so
+ * a call graph's costs per line or instruction would be read only to be
+ * dropped: PK_OPEN_BY_FUNCTION, which also makes the tree reconstructed
+ * from a Callgrind file the one `profkit tree` shows (with positions kept
+ * the rebuild sees the same arcs in another order, and where its budget
+ * prunes, ties can fall the other way). Callgrind and JSON keep positions: 0. */
+PK_API uint32_t pk_write_open_flags(pk_format format);
+
 /* ------------------------------------------------------------------ */
 /* Output files: how every output comes into being                    */
 /* ------------------------------------------------------------------ */

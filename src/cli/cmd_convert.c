@@ -307,7 +307,7 @@ int cmd_convert(int argc, char **argv)
                                "--location applies to callgrind, pprof and chrome output only");
     if ((rc = check_stdout(&a, format)) != CLI_OK) return rc;
     pk_profile *p;
-    rc = cli_open("convert", a.input, 0, &p);
+    rc = cli_open("convert", a.input, pk_write_open_flags(format), &p);
     if (rc) return rc;
     rc = a.location ? check_location(p, a.location) : CLI_OK;
     if (rc) {

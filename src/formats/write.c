@@ -66,6 +66,13 @@ static pk_status write_format(const pk_profile *p, pk_format format, const char 
     }
 }
 
+uint32_t pk_write_open_flags(pk_format format)
+{
+    int from_tree =
+        format == PK_FORMAT_HPCTOOLKIT_V4 || format == PK_FORMAT_CUBE || format == PK_FORMAT_PPROF;
+    return from_tree ? PK_OPEN_BY_FUNCTION : 0;
+}
+
 pk_status pk_profile_write(const pk_profile *p, pk_format format, const char *path,
                            const pk_write_options *opts, pk_write_stats *stats)
 {

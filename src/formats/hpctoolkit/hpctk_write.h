@@ -71,8 +71,10 @@ uint32_t hk_cct_src_nidx(const hk_cct_src *s, uint32_t ctx);
 void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uint64_t n_ids);
 void hk_cct_src_free(hk_cct_src *s);
 
-/* meta.db as one in-memory image (write_meta.c). */
-pk_status hk_build_meta(const pk_profile *p, pk_buf *out);
+/* meta.db written to `out` from its first byte (write_meta.c); footer: end
+ * with "_meta.db" (a parallel build writes the footer last, once every
+ * member is done). */
+pk_status hk_write_meta(const pk_profile *p, struct pk_out *out, int footer);
 /* profile.db, cct.db, trace.db streamed to `path` (write_profile.c,
  * write_cct.c, write_trace.c); each adds the bytes it wrote to *bytes. */
 pk_status hk_write_profile_db(const pk_profile *p, const hk_order *o, const char *path,

@@ -36,14 +36,13 @@ static const char *join(char *buf, const char *dir, const char *name)
 
 static pk_status write_meta(const pk_profile *p, const char *dir, uint64_t *bytes)
 {
-    pk_buf b = {0};
+    pk_out out;
     char path[PATH_SIZE];
-    join(path, dir, "/meta.db");
-    pk_status st = hk_build_meta(p, &b);
-    if (!st) st = pk_write_file(path, b.data, b.len);
-    *bytes += b.len;
-    pk_buf_free(&b);
-    return st;
+    pk_status st = pk_out_open(&out, join(path, dir, "/meta.db"));
+    if (!st) st = hk_write_meta(p, &out, 1);
+    *bytes += out.offset;
+    pk_status closed = pk_out_close(&out);
+    return st ? st : closed;
 }
 
 static pk_status write_yaml(const char *dir, const char *text, size_t len, uint64_t *bytes)

@@ -1,13 +1,13 @@
 /*
- * formats/hpctoolkit/write_meta.c — building meta.db from the model.
+ * formats/hpctoolkit/write_meta.c — writing meta.db from the model.
  *
- * meta.db is small next to profile.db (it grows with contexts, not with
- * values), so it is laid out in memory and written in one go. Sections
- * are appended in an order where every pointer a structure needs is
- * already known, except children arrays, which are patched in as the
- * breadth-first walk places them:
+ * Sections are appended in an order where every pointer a structure
+ * needs is already known:
  *   header | General | IdNames | Metrics | Strings | Modules | Files |
  *   Functions | Context | footer
+ * All but the Context section are laid out in memory; the contexts, which
+ * grow with the tree (cc1's 600,000: 32 of meta.db's 34 MB), are planned
+ * in one pass and written straight out in a second.
  * Strings live where our reader (and hpcprof's layout) expect them: names
  * of metrics, scopes and formulas in Metrics; kind names in IdNames;
  * paths, function names and entry-point names in Strings. Every section
@@ -18,7 +18,9 @@
 
 #include "hpctk_write.h"
 #include "util/buf.h"
+#include "util/bytes.h"
 #include "util/error.h"
+#include "util/outfile.h"
 #include "write_shape.h"
 
 typedef struct meta_w {
@@ -336,38 +338,66 @@ static unsigned flex_words(const pk_ctx_rec *c)
            (c->flags & PK_CTXF_HAS_POINT ? 2 : 0);
 }
 
-/* Append the {Ctx} of context i; returns its offset. */
-static size_t put_context(meta_w *w, uint32_t i)
+static size_t ctx_size(const pk_ctx_rec *c)
+{
+    return HK_SZ_CTX + 8u * flex_words(c);
+}
+
+/* Does meta.db give context c a children array? */
+static int lists_children(const pk_ctx_rec *c)
+{
+    return !(c->flags & PK_CTXF_UNLISTED) && c->n_children;
+}
+
+static uint64_t children_size(const pk_profile *p, const pk_ctx_rec *c)
+{
+    uint64_t n = 0;
+    for (uint32_t k = 0; k < c->n_children; k++)
+        n += ctx_size(&p->ctx[c->first_child + k]);
+    return n;
+}
+
+/* The first 16 bytes of an entry's or a context's record: its children
+ * array's size and place (at[i], from plan_contexts()), or zeros. */
+static void put_children_ref(unsigned char *r, const pk_profile *p, uint32_t i, const uint64_t *at)
+{
+    const pk_ctx_rec *c = &p->ctx[i];
+    if (!lists_children(c)) return;
+    pk_put_le64(r, children_size(p, c));
+    pk_put_le64(r + 8, at[i]);
+}
+
+/* The {Ctx} of context i, written out. */
+static void put_context(const meta_w *w, pk_out *out, uint32_t i, const uint64_t *at)
 {
     const pk_ctx_rec *c = &w->p->ctx[i];
-    unsigned nflex = flex_words(c);
-    size_t e = pk_buf_zeros(&w->b, HK_SZ_CTX + 8u * nflex);
+    unsigned char r[HK_SZ_CTX + 8 * 5] = {0};
+    unsigned char *word = r + HK_SZ_CTX;
     uint8_t flags = 0;
-    size_t word = e + HK_SZ_CTX;
+    put_children_ref(r, w->p, i, at);
     if (c->flags & PK_CTXF_HAS_FUNCTION) {
         flags |= 1;
-        pk_buf_set_u64(&w->b, word, w->fns_at + (size_t)c->function * HK_SZ_FUNCTION);
+        pk_put_le64(word, w->fns_at + (size_t)c->function * HK_SZ_FUNCTION);
         word += 8;
     }
     if (c->flags & PK_CTXF_HAS_SRCLOC) {
         flags |= 2;
-        pk_buf_set_u64(&w->b, word, file_ptr(w, c->file));
-        pk_buf_set_u32(&w->b, word + 8, c->line);
+        pk_put_le64(word, file_ptr(w, c->file));
+        pk_put_le32(word + 8, c->line);
         word += 16;
     }
     if (c->flags & PK_CTXF_HAS_POINT) {
         flags |= 4;
-        pk_buf_set_u64(&w->b, word, module_ptr(w, c->module));
-        pk_buf_set_u64(&w->b, word + 8, c->offset);
+        pk_put_le64(word, module_ptr(w, c->module));
+        pk_put_le64(word + 8, c->offset);
     }
-    pk_buf_set_u32(&w->b, e + 0x10, (uint32_t)c->id);
-    pk_buf_set_u8(&w->b, e + 0x14, flags);
-    pk_buf_set_u8(&w->b, e + 0x15, relation_code(c));
-    pk_buf_set_u8(&w->b, e + 0x16, lexical_type(c));
-    pk_buf_set_u8(&w->b, e + 0x17, (uint8_t)nflex);
-    pk_buf_set_u16(&w->b, e + 0x18,
-                   w->rule_bits ? (c->relation == PK_REL_LEXICAL ? 1 : 0) : c->propagation);
-    return e;
+    pk_put_le32(r + 0x10, (uint32_t)c->id);
+    r[0x14] = flags;
+    r[0x15] = relation_code(c);
+    r[0x16] = lexical_type(c);
+    r[0x17] = (uint8_t)flex_words(c);
+    pk_put_le16(r + 0x18, w->rule_bits ? (c->relation == PK_REL_LEXICAL ? 1 : 0) : c->propagation);
+    pk_out_bytes(out, r, ctx_size(c));
 }
 
 /* What meta.db cannot express is refused here, before anything is laid
@@ -406,42 +436,55 @@ static pk_status check_contexts(const pk_profile *p)
     return PK_OK;
 }
 
-/* Entry points, then each listed context's children array, breadth
- * first: every record exists (at rec[i]) before its children are placed. */
-static pk_status put_contexts(meta_w *w)
+/* The Context section is the last one and the largest (cc1: 32 of 34 MB),
+ * so it is not laid out in memory but written straight out: the
+ * section's header, the entry points, then each listed context's
+ * children array in context order. A first pass places every array
+ * (at[i]: where context i's children start, the section's end), so the
+ * second writes each record once, front to back, its children's place
+ * already known. Contexts come parents first (the model's order), so an
+ * array is placed before any array below it. */
+static uint64_t plan_contexts(const pk_profile *p, uint64_t lo, uint64_t *at)
+{
+    uint64_t pos = lo + 0x10 + (uint64_t)p->ctx[0].n_children * HK_SZ_ENTRY;
+    for (uint32_t i = 1; i < p->n_ctx; i++) {
+        if (!lists_children(&p->ctx[i])) continue;
+        at[i] = pos;
+        pos += children_size(p, &p->ctx[i]);
+    }
+    return pos;
+}
+
+static void put_contexts(const meta_w *w, pk_out *out, uint64_t lo, uint64_t hi, const uint64_t *at)
 {
     const pk_profile *p = w->p;
     const pk_ctx_rec *root = &p->ctx[0];
-    size_t *rec = calloc(p->n_ctx, sizeof *rec);
-    if (!rec) return pk_fail_nomem("laying out meta.db contexts");
-    begin_section(w, HK_MS_CONTEXT);
-    size_t h = pk_buf_zeros(&w->b, 0x10);
-    size_t entries = pk_buf_zeros(&w->b, (size_t)root->n_children * HK_SZ_ENTRY);
-    pk_buf_set_u64(&w->b, h, entries);
-    pk_buf_set_u16(&w->b, h + 8, (uint16_t)root->n_children);
-    pk_buf_set_u8(&w->b, h + 0x0a, HK_SZ_ENTRY);
+    unsigned char h[0x10] = {0};
+    pk_put_le64(h, lo + 0x10);
+    pk_put_le16(h + 8, (uint16_t)root->n_children);
+    h[0x0a] = HK_SZ_ENTRY;
+    pk_out_bytes(out, h, sizeof h);
     for (uint32_t k = 0; k < root->n_children; k++) {
-        const pk_ctx_rec *c = &p->ctx[root->first_child + k];
-        size_t e = rec[root->first_child + k] = entries + (size_t)k * HK_SZ_ENTRY;
-        pk_buf_set_u32(&w->b, e + 0x10, (uint32_t)c->id);
-        pk_buf_set_u16(&w->b, e + 0x14, entry_code(c));
-        pk_buf_set_u64(&w->b, e + 0x18, w->entry_name[k]);
+        unsigned char r[HK_SZ_ENTRY] = {0};
+        uint32_t i = root->first_child + k;
+        put_children_ref(r, p, i, at);
+        pk_put_le32(r + 0x10, (uint32_t)p->ctx[i].id);
+        pk_put_le16(r + 0x14, entry_code(&p->ctx[i]));
+        pk_put_le64(r + 0x18, w->entry_name[k]);
+        pk_out_bytes(out, r, sizeof r);
     }
     for (uint32_t i = 1; i < p->n_ctx; i++) {
         const pk_ctx_rec *c = &p->ctx[i];
-        if ((c->flags & PK_CTXF_UNLISTED) || !c->n_children) continue;
-        size_t start = w->b.len;
+        if (!lists_children(c)) continue;
+        pk_out_expect(out, at[i], "a children array of meta.db");
         for (uint32_t k = 0; k < c->n_children; k++)
-            rec[c->first_child + k] = put_context(w, c->first_child + k);
-        pk_buf_set_u64(&w->b, rec[i], w->b.len - start);
-        pk_buf_set_u64(&w->b, rec[i] + 8, start);
+            put_context(w, out, c->first_child + k, at);
     }
-    free(rec);
-    end_section(w, HK_MS_CONTEXT);
-    return PK_OK;
+    pk_out_expect(out, hi, "the end of meta.db's contexts");
 }
 
-static pk_status lay_out(meta_w *w)
+/* Every section but the contexts, in memory; the section table too. */
+static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi, uint64_t *at)
 {
     const pk_profile *p = w->p;
     size_t h = pk_buf_zeros(&w->b, HK_SZ_META_HEADER);
@@ -454,17 +497,32 @@ static pk_status lay_out(meta_w *w)
     w->mods_at = put_path_table(w, HK_MS_MODULES, p->n_modules, w->mod_name, NULL);
     w->files_at = put_path_table(w, HK_MS_FILES, p->n_files, w->file_name, p->files);
     put_functions(w);
-    st = put_contexts(w);
-    if (st) return st;
+    begin_section(w, HK_MS_CONTEXT);
+    w->hi[HK_MS_CONTEXT] = plan_contexts(p, w->lo[HK_MS_CONTEXT], at); /* all records: 8n bytes */
     for (int s = 0; s < 8; s++) {
         pk_buf_set_u64(&w->b, 0x10 + 16u * s, w->hi[s] - w->lo[s]);
         pk_buf_set_u64(&w->b, 0x18 + 16u * s, w->lo[s]);
     }
-    pk_buf_bytes(&w->b, "_meta.db", 8);
+    *ctx_lo = w->lo[HK_MS_CONTEXT], *ctx_hi = w->hi[HK_MS_CONTEXT];
     return w->b.failed ? pk_fail_nomem("laying out meta.db") : PK_OK;
 }
 
-pk_status hk_build_meta(const pk_profile *p, pk_buf *out)
+static pk_status write_out(meta_w *w, pk_out *out, int footer)
+{
+    uint64_t lo = 0, hi = 0;
+    uint64_t *at = calloc(w->p->n_ctx, sizeof *at);
+    pk_status st = at ? lay_out(w, &lo, &hi, at) : pk_fail_nomem("laying out meta.db");
+    if (!st) {
+        pk_out_bytes(out, w->b.data, w->b.len);
+        pk_buf_free(&w->b); /* before the contexts: the peak of a big conversion */
+        put_contexts(w, out, lo, hi, at);
+        if (footer) pk_out_bytes(out, "_meta.db", 8);
+    }
+    free(at);
+    return st;
+}
+
+pk_status hk_write_meta(const pk_profile *p, pk_out *out, int footer)
 {
     pk_status st = check_contexts(p);
     if (st) return st;
@@ -477,14 +535,11 @@ pk_status hk_build_meta(const pk_profile *p, pk_buf *out)
     if (!w.mod_name || !w.file_name || !w.fn_name || !w.entry_name)
         st = pk_fail_nomem("laying out meta.db");
     else
-        st = lay_out(&w);
+        st = write_out(&w, out, footer);
     free(w.mod_name);
     free(w.file_name);
     free(w.fn_name);
     free(w.entry_name);
-    if (st)
-        pk_buf_free(&w.b);
-    else
-        *out = w.b;
+    pk_buf_free(&w.b);
     return st;
 }

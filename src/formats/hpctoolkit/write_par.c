@@ -364,6 +364,18 @@ static pk_status write_head(const char *path, uint64_t at, const void *data, siz
     return st ? st : pk_out_close(&out);
 }
 
+/* meta.db but its footer; *len: its size with the footer. */
+static pk_status write_meta(const pk_profile *p, const char *path, uint64_t *len)
+{
+    pk_out out;
+    pk_status st = pk_out_at(&out, path, 0);
+    if (st) return st;
+    st = hk_write_meta(p, &out, 0);
+    *len = out.offset + 8;
+    pk_status closed = pk_out_close(&out);
+    return st ? st : closed;
+}
+
 static pk_status write_yaml(const char *dir, const char *text, size_t len)
 {
     char path[PATH_SIZE];
@@ -389,7 +401,7 @@ static pk_status trace_header(const hp_layout *y, const char *path)
 
 static pk_status write_heads(const hp_state *s, const hp_layout *y, const char *dir,
                              const char *target, const pk_write_options *o, pk_write_stats *stats,
-                             pk_buf *meta)
+                             uint64_t *meta_len)
 {
     char path[PATH_SIZE], *yaml = NULL;
     size_t yaml_len = 0;
@@ -397,26 +409,24 @@ static pk_status write_heads(const hp_state *s, const hp_layout *y, const char *
     pk_status st = report_unlisted(y, target, o, stats);
     if (!st) st = hk_yaml_text(s->w, target, o, stats, &yaml, &yaml_len);
     if (!st) st = hk_prof_check_tuples(s->w);
-    if (!st) st = hk_build_meta(s->w, meta);
-    if (!st) st = write_head(join(path, dir, "/meta.db"), 0, meta->data, meta->len - 8);
+    if (!st) st = write_meta(s->w, join(path, dir, "/meta.db"), meta_len);
     if (!st) st = write_yaml(dir, yaml, yaml_len);
     if (!st) st = pk_out_at(&out, join(path, dir, "/profile.db"), 0);
     if (!st) hk_prof_put_head(&out, s->w, &s->order, &y->L), st = pk_out_close(&out);
     if (!st) st = pk_out_at(&out, join(path, dir, "/cct.db"), 0);
     if (!st) hk_cct_put_header(&out, s->n_ids), st = pk_out_close(&out);
     if (!st && y->traces) st = trace_header(y, join(path, dir, "/trace.db"));
-    stats->bytes = meta->len + yaml_len + y->L.end + 8 + y->cct_end + 8;
+    stats->bytes = *meta_len + yaml_len + y->L.end + 8 + y->cct_end + 8;
     stats->bytes += y->traces ? y->trace_end + 8 : 0;
     free(yaml);
     return st;
 }
 
 /* Last: the footers, once every member has written all of its bytes. */
-static pk_status write_footers(const hp_layout *y, const char *dir, const pk_buf *meta)
+static pk_status write_footers(const hp_layout *y, const char *dir, uint64_t meta_len)
 {
     char path[PATH_SIZE];
-    pk_status st =
-        write_head(join(path, dir, "/meta.db"), meta->len - 8, meta->data + meta->len - 8, 8);
+    pk_status st = write_head(join(path, dir, "/meta.db"), meta_len - 8, "_meta.db", 8);
     if (!st) st = write_head(join(path, dir, "/profile.db"), y->L.end, "_prof.db", 8);
     if (!st) st = write_head(join(path, dir, "/cct.db"), y->cct_end, "__ctx.db", 8);
     if (!st && y->traces)
@@ -455,7 +465,7 @@ static pk_status begin(pk_members *m, const char *target, const pk_write_options
 /* The steps after the directory exists; every member returns the same. */
 static pk_status steps(hp_state *s, const pk_profile *p, uint32_t first, uint32_t end,
                        const char *target, const char *dir, const pk_write_options *o,
-                       pk_write_stats *stats, hp_layout *y, pk_buf *meta)
+                       pk_write_stats *stats, hp_layout *y, uint64_t *meta_len)
 {
     pk_members *m = s->m;
     pk_profile *q = NULL;
@@ -467,8 +477,8 @@ static pk_status steps(hp_state *s, const pk_profile *p, uint32_t first, uint32_
     if (!st) st = hp_transpose(s);
     if (!st) st = pk_members_agree(m, layout(s, y, o));
     if (!st)
-        st = pk_members_agree(m,
-                              m->me == 0 ? write_heads(s, y, dir, target, o, stats, meta) : PK_OK);
+        st = pk_members_agree(m, m->me == 0 ? write_heads(s, y, dir, target, o, stats, meta_len)
+                                            : PK_OK);
     if (!st) st = pk_members_agree(m, write_mine(s, y, dir));
     stats->n_files = 4u + (y->traces ? 1u : 0u);
     stats->n_values = y->n_values;
@@ -484,10 +494,10 @@ static pk_status steps(hp_state *s, const pk_profile *p, uint32_t first, uint32_
 
 /* Member 0, once every member has written everything: the footers, and
  * the database into place. */
-static pk_status finish(const hp_layout *y, const char *dir, const pk_buf *meta, pk_safeout *out)
+static pk_status finish(const hp_layout *y, const char *dir, uint64_t meta_len, pk_safeout *out)
 {
     char path[PATH_SIZE];
-    pk_status st = write_footers(y, dir, meta);
+    pk_status st = write_footers(y, dir, meta_len);
     if (!st && !y->traces && unlink(join(path, dir, "/trace.db")) != 0)
         st = pk_fail(PK_ERR_IO, "%s: cannot remove: %s", path, strerror(errno));
     return st ? st : pk_safeout_commit(out);
@@ -505,23 +515,22 @@ pk_status hk_par_write(pk_members *m, const pk_profile *p, uint32_t first, uint3
     pk_safeout out;
     char dir[PATH_SIZE] = "";
     hp_layout y;
-    pk_buf meta = {0};
+    uint64_t meta_len = 0;
     memset(stats, 0, sizeof *stats);
     memset(&y, 0, sizeof y);
     pk_status st = begin(m, target, o, &out, dir);
     if (st) return st;
-    st = steps(&s, p, first, end, target, dir, o, stats, &y, &meta);
+    st = steps(&s, p, first, end, target, dir, o, stats, &y, &meta_len);
     if (!st) /* nothing made from a file that changed meanwhile */
         st = pk_members_agree(m, check ? check(check_arg) : PK_OK);
     int committed = 0;
     if (!st) {
-        pk_status fin = m->me == 0 ? finish(&y, dir, &meta, &out) : PK_OK;
+        pk_status fin = m->me == 0 ? finish(&y, dir, meta_len, &out) : PK_OK;
         committed = m->me == 0 && !fin;
         st = pk_members_agree(m, fin);
     }
     if (m->me == 0 && !committed) pk_safeout_abort(&out);
     hk_prof_layout_free(&y.L);
-    pk_buf_free(&meta);
     uint64_t losses = stats->n_losses;
     if (!st && pk_members_reduce(m, &losses, 1, PK_REDUCE_MAX) == PK_OK)
         stats->n_losses = (uint32_t)losses;

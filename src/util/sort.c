@@ -3,11 +3,14 @@
  * sort.h). The partial sort is a quickselect: partition around a median
  * of three until the k-th element is in place, then sort the k before it.
  * A partition that keeps failing to shrink the range (2 log2 n rounds)
- * sorts the range instead, so no input makes it quadratic.
+ * sorts the range instead, so no input makes it quadratic. The stable
+ * sort is a natural merge sort: runs already in order are merged
+ * pairwise, so values appended as a few ordered runs cost a pass or two.
  */
 #include "sort.h"
 
 #include <stdlib.h>
+#include <string.h>
 
 int pk_is_sorted(const void *base, size_t n, size_t size, pk_cmp_fn cmp)
 {
@@ -20,6 +23,52 @@ int pk_is_sorted(const void *base, size_t n, size_t size, pk_cmp_fn cmp)
 void pk_sort(void *base, size_t n, size_t size, pk_cmp_fn cmp)
 {
     if (n > 1 && !pk_is_sorted(base, n, size, cmp)) qsort(base, n, size, cmp);
+}
+
+/* The end of the ascending run that starts at `from`. */
+static size_t run_end(const char *b, size_t from, size_t n, size_t size, pk_cmp_fn cmp)
+{
+    size_t i = from + 1;
+    while (i < n && cmp(b + (i - 1) * size, b + i * size) <= 0)
+        i++;
+    return i;
+}
+
+/* src[a..m) and src[m..e) merged into dst[a..e); ties: the first run's first. */
+static void merge(char *dst, const char *src, size_t a, size_t m, size_t e, size_t size,
+                  pk_cmp_fn cmp)
+{
+    size_t i = a, j = m, k = a;
+    for (; i < m && j < e; k++) {
+        const char *x = src + i * size, *y = src + j * size;
+        int right = cmp(y, x) < 0;
+        memcpy(dst + k * size, right ? y : x, size);
+        j += right, i += !right;
+    }
+    memcpy(dst + k * size, src + i * size, (m - i) * size);
+    k += m - i;
+    memcpy(dst + k * size, src + j * size, (e - j) * size);
+}
+
+int pk_sort_stable(void *base, size_t n, size_t size, pk_cmp_fn cmp)
+{
+    if (n < 2 || pk_is_sorted(base, n, size, cmp)) return 0;
+    char *tmp = malloc(n * size), *src = base, *dst = tmp;
+    if (!tmp) return -1;
+    for (size_t runs = 0; runs != 1;) {
+        runs = 0;
+        for (size_t a = 0; a < n; runs++) {
+            size_t m = run_end(src, a, n, size, cmp);
+            size_t e = m < n ? run_end(src, m, n, size, cmp) : n;
+            merge(dst, src, a, m, e, size, cmp);
+            a = e;
+        }
+        char *t = src;
+        src = dst, dst = t;
+    }
+    if (src != (char *)base) memcpy(base, src, n * size);
+    free(tmp);
+    return 0;
 }
 
 static void swap_bytes(char *a, char *b, size_t size)

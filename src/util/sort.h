@@ -17,6 +17,11 @@ int pk_is_sorted(const void *base, size_t n, size_t size, pk_cmp_fn cmp);
 /* qsort(), skipped when base[0..n) is in order already. */
 void pk_sort(void *base, size_t n, size_t size, pk_cmp_fn cmp);
 
+/* A stable sort (equal elements keep their order), linear for input that
+ * is a few runs already in order; needs n * size bytes for a while: -1
+ * (nothing moved) when they cannot be had, else 0. */
+int pk_sort_stable(void *base, size_t n, size_t size, pk_cmp_fn cmp);
+
 /* base[0..k) become the k smallest elements by cmp, in order; the others
  * follow in no particular order (none is lost). k == 0 or k >= n sorts
  * all. Expected time linear in n plus k log k; never worse than a sort. */

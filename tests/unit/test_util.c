@@ -313,6 +313,51 @@ static void sorts_only_what_is_asked(void **state)
     free(a), free(ref);
 }
 
+typedef struct tagged {
+    int key, seq;
+} tagged;
+
+static int tagged_asc(const void *a, const void *b)
+{
+    return int_asc(&((const tagged *)a)->key, &((const tagged *)b)->key);
+}
+
+/* pk_sort_stable: in order, equal keys in their first order, nothing
+ * lost; on random keys with many ties, on a few ordered runs (how shaped
+ * HPCToolkit values come), on sorted and on reversed input, and at sizes
+ * around run boundaries. */
+static void sorts_stably(void **state)
+{
+    (void)state;
+    enum { N = 3001 };
+    tagged *a = malloc(N * sizeof *a);
+    assert_non_null(a);
+    unsigned seed = 777;
+    const size_t sizes[] = {0, 1, 2, 3, 17, N};
+    for (int shape = 0; shape < 4; shape++)
+        for (size_t z = 0; z < sizeof sizes / sizeof *sizes; z++) {
+            size_t n = sizes[z];
+            for (size_t i = 0; i < n; i++) {
+                seed = seed * 1103515245u + 12345u;
+                int k = shape == 0   ? (int)(seed >> 8) % 50
+                        : shape == 1 ? (int)(i % 700) /* five ordered runs */
+                        : shape == 2 ? (int)i
+                                     : (int)(n - i);
+                a[i] = (tagged){k, (int)i};
+            }
+            assert_int_equal(pk_sort_stable(a, n, sizeof *a, tagged_asc), 0);
+            long sum = 0;
+            for (size_t i = 0; i < n; i++) {
+                sum += a[i].seq;
+                if (i)
+                    assert_true(a[i - 1].key < a[i].key ||
+                                (a[i - 1].key == a[i].key && a[i - 1].seq < a[i].seq));
+            }
+            assert_int_equal(sum, n ? (long)n * ((long)n - 1) / 2 : 0);
+        }
+    free(a);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -327,6 +372,7 @@ int main(void)
         cmocka_unit_test(errors_are_per_call_messages),
         cmocka_unit_test(cxx_names_demangle_on_first_use),
         cmocka_unit_test(sorts_only_what_is_asked),
+        cmocka_unit_test(sorts_stably),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -24,6 +24,7 @@
 
 #include "util/bytes.h"
 #include "util/radix.h"
+#include "util/sort.h"
 #include "write_shape.h"
 
 typedef struct vwork {
@@ -61,12 +62,82 @@ static int cmp_triple(const void *a, const void *b)
     return (x->col > y->col) - (x->col < y->col);
 }
 
+static int cmp_value_col(const void *a, const void *b)
+{
+    uint16_t x = pk_le16(a), y = pk_le16(b);
+    return (x > y) - (x < y);
+}
+
+/* A context's values [b, e) in column order, ties kept in order: an
+ * insertion sort for the few a context has, else a merge sort. */
+static pk_status sort_columns(unsigned char *vals, uint64_t b, uint64_t e)
+{
+    enum { SZ = PK_LM_VAL_SIZE };
+    if (e - b > 16 && pk_sort_stable(vals + b * SZ, e - b, SZ, cmp_value_col))
+        return pk_fail_nomem("shaping values");
+    if (e - b > 16) return PK_OK;
+    for (uint64_t i = b + 1; i < e; i++) {
+        unsigned char rec[SZ];
+        memcpy(rec, vals + i * SZ, SZ);
+        uint64_t j = i;
+        for (; j > b && pk_le16(vals + (j - 1) * SZ) > pk_le16(rec); j--)
+            memcpy(vals + j * SZ, vals + (j - 1) * SZ, SZ);
+        memcpy(vals + j * SZ, rec, SZ);
+    }
+    return PK_OK;
+}
+
+/* The plane of triples keyed by context id (at most max_id): counted per
+ * id, placed in order (stable), then each context's values put in column
+ * order. Linear: the triples come as the plane's values and then each
+ * derived column's, dozens of runs a comparison sort would merge. */
+static pk_status pack_by_id(pk_profile *q, hs_triples *t, uint32_t max_id, pk_plane *out)
+{
+    uint64_t *at = calloc((size_t)max_id + 2, sizeof *at);
+    if (!at) return pk_fail_nomem("shaping values");
+    for (size_t i = 0; i < t->n; i++)
+        at[t->t[i].ctx + 1]++;
+    uint32_t nidx = 0;
+    for (uint64_t id = 0; id <= max_id; id++)
+        nidx += at[id + 1] != 0, at[id + 1] += at[id];
+    unsigned char *b =
+        pk_model_alloc_owned(q, t->n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE + 1);
+    if (!b) return free(at), pk_fail_nomem("shaping values");
+    unsigned char *vals = b, *idx = b + t->n * PK_LM_VAL_SIZE;
+    for (uint64_t id = 0, k = 0; id <= max_id; id++)
+        if (at[id + 1] > at[id]) {
+            pk_put_le32(idx + k * PK_LM_IDX_SIZE, (uint32_t)id);
+            pk_put_le64(idx + k++ * PK_LM_IDX_SIZE + 4, at[id]);
+        }
+    for (size_t i = 0; i < t->n; i++) {
+        unsigned char *r = vals + at[t->t[i].ctx]++ * PK_LM_VAL_SIZE;
+        pk_put_le16(r, t->t[i].col);
+        pk_put_le64(r + 2, pk_f64_bits(t->t[i].v));
+    }
+    free(at);
+    pk_status st = PK_OK;
+    for (uint32_t k = 0; k < nidx && !st; k++) {
+        uint64_t from = pk_le64(idx + (uint64_t)k * PK_LM_IDX_SIZE + 4);
+        uint64_t to = k + 1 < nidx ? pk_le64(idx + (uint64_t)(k + 1) * PK_LM_IDX_SIZE + 4) : t->n;
+        if (to - from > 1) st = sort_columns(vals, from, to);
+    }
+    *out = (pk_plane){vals, idx, t->n, nidx};
+    t->n = 0;
+    return st;
+}
+
 /* Triples hold shaped context indexes; the plane is keyed by their ids. */
 pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
 {
-    for (size_t i = 0; i < t->n; i++)
+    uint32_t max_id = 0;
+    for (size_t i = 0; i < t->n; i++) {
         t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
-    if (t->n) qsort(t->t, t->n, sizeof *t->t, cmp_triple);
+        max_id = t->t[i].ctx > max_id ? t->t[i].ctx : max_id;
+    }
+    if (max_id <= 16ull * q->n_ctx + (1u << 20)) return pack_by_id(q, t, max_id, out);
+    /* ids too sparse for an array of them: sorted (stable, as before) */
+    if (pk_sort_stable(t->t, t->n, sizeof *t->t, cmp_triple))
+        return pk_fail_nomem("shaping values");
     uint32_t nidx = 0;
     for (size_t i = 0; i < t->n; i++)
         if (i == 0 || t->t[i].ctx != t->t[i - 1].ctx) nidx++;

@@ -109,7 +109,109 @@ typedef struct sum_job {
     pk_buf vals, idx;
     uint64_t nvals;
     uint32_t nidx;
+    const pk_plane *one;        /* the one plain location's plane (one_plane()), or NULL */
+    uint32_t one_at;            /* its index entry at or after the context being combined */
+    int twin;                   /* the summary's bytes so far are one's: none stored (put()) */
+    uint64_t vals_len, idx_len; /* the summary's bytes so far */
 } sum_job;
+
+/* What put() matched, stored after all: the summary differs from one. */
+static void unshare(sum_job *j)
+{
+    if (!j->twin) return;
+    j->twin = 0;
+    pk_buf_bytes(&j->vals, j->one->vals, j->vals_len);
+    pk_buf_bytes(&j->idx, j->one->idx, j->idx_len);
+}
+
+/* Append a record to the summary's index (idx) or values. A summary of
+ * one location's sums is that location's plane again, byte for byte
+ * (cc1: 19 MB): while the bytes match the plane's at the same place
+ * nothing is stored, and if all match the summary is the plane itself
+ * (hs_summary_values()); at the first difference the matched bytes are
+ * copied in and appending goes on. */
+static void put(sum_job *j, int idx, const unsigned char *rec, size_t n)
+{
+    uint64_t *len = idx ? &j->idx_len : &j->vals_len;
+    if (j->twin) {
+        const unsigned char *mine = idx ? j->one->idx : j->one->vals;
+        uint64_t cap =
+            idx ? (uint64_t)j->one->nidx * PK_LM_IDX_SIZE : j->one->nvals * PK_LM_VAL_SIZE;
+        if (*len + n > cap || memcmp(mine + *len, rec, n) != 0) unshare(j);
+    }
+    if (!j->twin) pk_buf_bytes(idx ? &j->idx : &j->vals, rec, n);
+    *len += n;
+}
+
+/* Is pl in the order the context-major view would have it, context by
+ * context (ids ascending, each known) and each context's values by plain
+ * column (ascending, one value each, each column known)? */
+static int in_view_order(const pk_profile *q, const pk_plane *pl)
+{
+    for (uint32_t k = 0; k < pl->nidx; k++) {
+        const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
+        uint64_t b = pk_le64(x + 4),
+                 e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+        if (b > e || e > pl->nvals || (k && pk_le32(x) <= pk_le32(x - PK_LM_IDX_SIZE)) ||
+            pk_model_ctx_find(q, pk_le32(x)) == PK_NONE)
+            return 0;
+        for (uint64_t v = b; v < e; v++) {
+            uint32_t raw = pk_le16(pl->vals + v * PK_LM_VAL_SIZE);
+            if (raw >= q->n_raw[0] || q->col_of_raw[0][raw] == PK_NONE ||
+                (v > b && raw <= pk_le16(pl->vals + (v - 1) * PK_LM_VAL_SIZE)))
+                return 0;
+        }
+    }
+    return 1;
+}
+
+/* A profile of one plain location (one thread, one Callgrind part) needs
+ * no context-major view for its summary: each statistic is of one value,
+ * and the location's plane, read in id order, is that view already when
+ * in_view_order(). The view (cc1: 45 MB) is then not built, and cct.db is
+ * written from the plane by chunks (write_cct_chunks.c). */
+static const pk_plane *one_plane(const pk_profile *q)
+{
+    const pk_plane *one = NULL;
+    for (uint32_t l = 0; l < q->n_locs; l++) {
+        if (q->locs[l].is_summary) continue;
+        if (one) return NULL;
+        one = &q->locs[l].plane;
+    }
+    return one && !q->cm && in_view_order(q, one) ? one : NULL;
+}
+
+/* hs_reduce_run() of one value. */
+static double reduce_one(double x, uint8_t how)
+{
+    double acc = 0;
+    return how == HS_COUNT ? acc + 1 : how == HS_SUMSQ ? acc + x * x : how == HS_SUM ? acc + x : x;
+}
+
+/* combine_context() from the one plain plane, its cursor moved to id. */
+static pk_status combine_one(sum_job *j, uint64_t id, uint32_t ctx)
+{
+    const pk_plane *pl = j->one;
+    const reducer *r = &j->r;
+    while (j->one_at < pl->nidx && pk_le32(pl->idx + (uint64_t)j->one_at * PK_LM_IDX_SIZE) < id)
+        j->one_at++;
+    const unsigned char *x = pl->idx + (uint64_t)j->one_at * PK_LM_IDX_SIZE;
+    if (j->one_at == pl->nidx || pk_le32(x) != id) return PK_OK;
+    uint64_t b = pk_le64(x + 4),
+             e = j->one_at + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+    pk_status st = PK_OK;
+    for (uint64_t v = b; v < e && !st; v++) {
+        const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
+        uint32_t raw = pk_le16(rec);
+        for (uint32_t k = raw < r->n_raw ? r->first[raw] : PK_NONE; k != PK_NONE && !st;
+             k = r->next[k]) {
+            uint32_t c = r->col[k];
+            st = hs_push(&j->here, ctx, j->s->q->columns[c].raw_id,
+                         reduce_one(pk_le_f64(rec + 2), j->s->col[c].reduce));
+        }
+    }
+    return st;
+}
 
 /* The source's own statistics at shaped context qi. */
 static pk_status stored_at(sum_job *j, uint32_t qi)
@@ -141,19 +243,19 @@ static int by_col(const void *a, const void *b)
 static pk_status append_context(sum_job *j, uint64_t id, uint32_t qi)
 {
     j->here.n = 0;
-    pk_status st = combine_context(j->s, &j->r, qi, &j->here);
+    pk_status st = j->one ? combine_one(j, id, qi) : combine_context(j->s, &j->r, qi, &j->here);
     if (!st) st = stored_at(j, qi);
     if (st || !j->here.n) return st;
     qsort(j->here.t, j->here.n, sizeof *j->here.t, by_col);
     unsigned char rec[PK_LM_IDX_SIZE > PK_LM_VAL_SIZE ? PK_LM_IDX_SIZE : PK_LM_VAL_SIZE];
     pk_put_le32(rec, (uint32_t)id);
     pk_put_le64(rec + 4, j->nvals);
-    pk_buf_bytes(&j->idx, rec, PK_LM_IDX_SIZE);
+    put(j, 1, rec, PK_LM_IDX_SIZE);
     j->nidx++;
     for (size_t k = 0; k < j->here.n; k++) {
         pk_put_le16(rec, j->here.t[k].col);
         pk_put_le64(rec + 2, pk_f64_bits(j->here.t[k].v));
-        pk_buf_bytes(&j->vals, rec, PK_LM_VAL_SIZE);
+        put(j, 0, rec, PK_LM_VAL_SIZE);
     }
     j->nvals += j->here.n;
     return PK_OK;
@@ -217,8 +319,9 @@ static pk_status other_summary(sum_job *j, uint32_t l)
 pk_status hs_summary_values(hk_shape *s)
 {
     pk_profile *q = s->q;
-    sum_job j = {.s = s};
-    pk_status st = pk_model_ensure_cm(q);
+    sum_job j = {.s = s, .one = one_plane(q)};
+    j.twin = j.one != NULL;
+    pk_status st = j.one ? PK_OK : pk_model_ensure_cm(q);
     if (!st) st = sum_init(&j, s);
     uint64_t max_id = 0;
     for (uint32_t i = 0; i < q->n_ctx; i++)
@@ -227,11 +330,12 @@ pk_status hs_summary_values(hk_shape *s)
         uint32_t qi = pk_model_ctx_find(q, id);
         if (qi != PK_NONE) st = append_context(&j, id, qi);
     }
+    if (j.twin && (j.nvals != j.one->nvals || j.nidx != j.one->nidx)) unshare(&j); /* a part */
     if (!st && (j.vals.failed || j.idx.failed)) st = pk_fail_nomem("combining statistics");
     unsigned char *vals = j.vals.data, *idx = j.idx.data;
     if (!st && vals) st = pk_model_adopt_owned(q, vals), j.vals.data = NULL;
     if (!st && idx) st = pk_model_adopt_owned(q, idx), j.idx.data = NULL;
-    if (!st) q->locs[0].plane = (pk_plane){vals, idx, j.nvals, j.nidx};
+    if (!st) q->locs[0].plane = j.twin ? *j.one : (pk_plane){vals, idx, j.nvals, j.nidx};
     for (uint32_t l = 0; l < s->p->n_locs && !st; l++)
         if (s->p->locs[l].is_summary && l != s->p_summary) st = other_summary(&j, l);
     reducer_free(&j.r);

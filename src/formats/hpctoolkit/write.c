@@ -81,37 +81,6 @@ static uint64_t expected_bytes(const pk_profile *p)
     return n;
 }
 
-static pk_status write_files(const pk_profile *p, hk_cct_src *src, const char *dir,
-                             const pk_write_options *o, pk_write_stats *stats, const char *yaml,
-                             size_t yaml_len)
-{
-    hk_order order;
-    char path[PATH_SIZE];
-    progress pr = {o, 0, 0};
-    pk_status st = hk_order_init(p, &order);
-    if (st) return st;
-    uint64_t bytes = 0;
-    st = write_meta(p, dir, &bytes);
-    pr.total = bytes + expected_bytes(p); /* meta.db's size is known now */
-    join(path, dir, "/profile.db");
-    if (!st) st = hk_write_profile_db(p, &order, path, &bytes);
-    step(&pr, bytes);
-    join(path, dir, "/cct.db");
-    if (!st) st = hk_write_cct_db(p, &order, src, path, &bytes);
-    step(&pr, bytes);
-    int traces = (p->n_traces || p->has_trace_range) && !(o && (o->flags & PK_WRITE_NO_TRACE));
-    join(path, dir, "/trace.db");
-    if (!st && traces) st = hk_write_trace_db(p, &order, path, &bytes, &stats->n_skipped_traces);
-    if (!st) st = write_yaml(dir, yaml, yaml_len, &bytes);
-    step(&pr, bytes);
-    stats->bytes = bytes;
-    stats->n_files = 4u + (traces ? 1u : 0u);
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        stats->n_values += p->locs[l].plane.nvals;
-    hk_order_free(&order);
-    return st;
-}
-
 /* Does a location's plane (profile.db) hold values at context id `id`? */
 static int profile_holds(const pk_profile *p, uint64_t id)
 {
@@ -150,6 +119,56 @@ static pk_status unlisted_without_values(const pk_profile *p, const hk_cct_src *
                          n, ids, n > 8 ? ", ..." : "");
 }
 
+/* cct.db; its source made only now (cc1: 17 MB of counters), after
+ * meta.db and profile.db are written, so their memory and its own never
+ * add up. */
+static pk_status write_cct(const pk_profile *p, const hk_order *order, const char *path,
+                           const char *target, const pk_write_options *o, pk_write_stats *stats,
+                           uint64_t *bytes)
+{
+    hk_cct_src *src = NULL; /* cct.db straight from the planes, by chunks */
+    pk_status st = hk_cct_src_make(p, &src);
+    if (!st) st = unlisted_without_values(p, src, target, o, stats);
+    if (!st) st = hk_write_cct_db(p, order, src, path, bytes);
+    hk_cct_src_free(src);
+    return st;
+}
+
+/* meta.db first, then the rest of the shaping (the summary's values):
+ * meta.db's layout and those values are never in memory together. */
+static pk_status write_files(const pk_profile *p, hk_shape *rest, const char *target,
+                             const char *dir, const pk_write_options *o, pk_write_stats *stats,
+                             const char *yaml, size_t yaml_len)
+{
+    hk_order order;
+    char path[PATH_SIZE];
+    progress pr = {o, 0, 0};
+    pk_status st = hk_order_init(p, &order);
+    if (st) return hk_shape_finish(rest, 1), st;
+    uint64_t bytes = 0;
+    st = write_meta(p, dir, &bytes);
+    pk_status finished = hk_shape_finish(rest, st != PK_OK);
+    st = st ? st : finished;
+    pr.total = bytes + expected_bytes(p); /* meta.db's size is known now */
+    join(path, dir, "/profile.db");
+    if (!st) st = hk_write_profile_db(p, &order, path, &bytes);
+    step(&pr, bytes);
+    join(path, dir, "/cct.db");
+    if (!st) st = write_cct(p, &order, path, target, o, stats, &bytes);
+    step(&pr, bytes);
+    int traces = (p->n_traces || p->has_trace_range) && !(o && (o->flags & PK_WRITE_NO_TRACE));
+    join(path, dir, "/trace.db");
+    if (!st && traces) st = hk_write_trace_db(p, &order, path, &bytes, &stats->n_skipped_traces);
+    if (!st) st = write_yaml(dir, yaml, yaml_len, &bytes);
+    step(&pr, bytes);
+    stats->bytes = bytes;
+    stats->n_files = 4u + (traces ? 1u : 0u);
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        stats->n_values += p->locs[l].plane.nvals;
+    hk_order_free(&order);
+    return st;
+}
+
 pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_options *o,
                       pk_write_stats *stats)
 {
@@ -163,19 +182,19 @@ pk_status hk_write_db(const pk_profile *p, const char *target, const pk_write_op
     pk_profile *shaped = NULL; /* a copy fitted to what HPCToolkit's readers need */
     char *yaml = NULL;
     size_t yaml_len = 0;
-    hk_cct_src *src = NULL; /* cct.db straight from the planes, by chunks */
-    st = hk_shape_make(p, target, o, stats, &shaped);
+    hk_shape *rest = NULL; /* the shaping left to do once meta.db is written */
+    st = hk_shape_begin(p, target, o, stats, &shaped, &rest);
     if (shaped) p = shaped;
-    if (!st) st = hk_cct_src_make(p, &src);
-    if (!st) st = unlisted_without_values(p, src, target, o, stats);
     if (!st) st = hk_yaml_text(p, target, o, stats, &yaml, &yaml_len);
-    if (!st) st = write_files(p, src, out.tmp, o, stats, yaml, yaml_len);
+    if (!st)
+        st = write_files(p, rest, target, out.tmp, o, stats, yaml, yaml_len);
+    else
+        hk_shape_finish(rest, 1);
     if (!st)
         st = pk_safeout_commit(&out);
     else
         pk_safeout_abort(&out);
     free(yaml);
-    hk_cct_src_free(src);
     hk_shape_free(source, shaped);
     return st;
 }

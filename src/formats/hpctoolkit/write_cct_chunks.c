@@ -28,7 +28,7 @@
 #include "util/outfile.h"
 #include "util/parallel.h"
 
-#define CHUNK_BYTES (16u << 20)
+#define CHUNK_BYTES (4u << 20) /* cc1: the conversion's peak memory was this phase's */
 /* Each chunk visits every location (a few cache misses each): with many
  * locations, chunks grow so that this stays small beside the values. */
 #define CHUNK_PER_LOCATION 1024u
@@ -160,7 +160,14 @@ pk_status hk_cct_src_make(const pk_profile *p, hk_cct_src **out)
         total += p->locs[l].plane.nvals;
     hk_cct_src *s = calloc(1, sizeof *s);
     if (!s) return pk_fail_nomem("writing cct.db");
-    *s = (hk_cct_src){.p = p, .workers = pk_workers_for(total * PK_LM_VAL_SIZE), .nr = p->n_raw[0]};
+    /* a worker per location at most: the counters are per worker (cc1's one
+     * location: 9.6 MB a worker) */
+    uint32_t plain = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        plain += !p->locs[l].is_summary;
+    unsigned workers = pk_workers_for(total * PK_LM_VAL_SIZE);
+    workers = plain && plain < workers ? plain : workers;
+    *s = (hk_cct_src){.p = p, .workers = workers, .nr = p->n_raw[0]};
     s->at = calloc((size_t)s->workers * p->n_ctx * s->nr + 1, sizeof *s->at);
     s->nvals = calloc(p->n_ctx, sizeof *s->nvals);
     s->nidx = calloc(p->n_ctx, sizeof *s->nidx);

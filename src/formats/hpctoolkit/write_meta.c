@@ -443,13 +443,13 @@ static pk_status check_contexts(const pk_profile *p)
  * (at[i]: where context i's children start, the section's end), so the
  * second writes each record once, front to back, its children's place
  * already known. Contexts come parents first (the model's order), so an
- * array is placed before any array below it. */
+ * array is placed before any array below it. With at NULL, only the end. */
 static uint64_t plan_contexts(const pk_profile *p, uint64_t lo, uint64_t *at)
 {
     uint64_t pos = lo + 0x10 + (uint64_t)p->ctx[0].n_children * HK_SZ_ENTRY;
     for (uint32_t i = 1; i < p->n_ctx; i++) {
         if (!lists_children(&p->ctx[i])) continue;
-        at[i] = pos;
+        if (at) at[i] = pos;
         pos += children_size(p, &p->ctx[i]);
     }
     return pos;
@@ -484,7 +484,7 @@ static void put_contexts(const meta_w *w, pk_out *out, uint64_t lo, uint64_t hi,
 }
 
 /* Every section but the contexts, in memory; the section table too. */
-static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi, uint64_t *at)
+static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi)
 {
     const pk_profile *p = w->p;
     size_t h = pk_buf_zeros(&w->b, HK_SZ_META_HEADER);
@@ -498,7 +498,7 @@ static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi, uint64_t
     w->files_at = put_path_table(w, HK_MS_FILES, p->n_files, w->file_name, p->files);
     put_functions(w);
     begin_section(w, HK_MS_CONTEXT);
-    w->hi[HK_MS_CONTEXT] = plan_contexts(p, w->lo[HK_MS_CONTEXT], at); /* all records: 8n bytes */
+    w->hi[HK_MS_CONTEXT] = plan_contexts(p, w->lo[HK_MS_CONTEXT], NULL); /* records: 8n bytes */
     for (int s = 0; s < 8; s++) {
         pk_buf_set_u64(&w->b, 0x10 + 16u * s, w->hi[s] - w->lo[s]);
         pk_buf_set_u64(&w->b, 0x18 + 16u * s, w->lo[s]);
@@ -509,17 +509,17 @@ static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi, uint64_t
 
 static pk_status write_out(meta_w *w, pk_out *out, int footer)
 {
-    uint64_t lo = 0, hi = 0;
-    uint64_t *at = calloc(w->p->n_ctx, sizeof *at);
-    pk_status st = at ? lay_out(w, &lo, &hi, at) : pk_fail_nomem("laying out meta.db");
-    if (!st) {
-        pk_out_bytes(out, w->b.data, w->b.len);
-        pk_buf_free(&w->b); /* before the contexts: the peak of a big conversion */
-        put_contexts(w, out, lo, hi, at);
-        if (footer) pk_out_bytes(out, "_meta.db", 8);
-    }
+    uint64_t lo = 0, hi = 0, *at = NULL;
+    pk_status st = lay_out(w, &lo, &hi);
+    if (st) return st;
+    pk_out_bytes(out, w->b.data, w->b.len);
+    pk_buf_free(&w->b); /* before the contexts' plan: a big conversion's peak */
+    if (!(at = calloc(w->p->n_ctx, sizeof *at))) return pk_fail_nomem("laying out meta.db");
+    plan_contexts(w->p, lo, at);
+    put_contexts(w, out, lo, hi, at);
+    if (footer) pk_out_bytes(out, "_meta.db", 8);
     free(at);
-    return st;
+    return PK_OK;
 }
 
 pk_status hk_write_meta(const pk_profile *p, pk_out *out, int footer)

@@ -416,8 +416,9 @@ void hk_shape_free(const pk_profile *p, pk_profile *q)
 }
 
 /* The shaped copy; for a parallel build's member (plan != NULL) without
- * the summary's values, and with the plan to make them. */
-static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan)
+ * the summary's values, and with the plan to make them; with rest != NULL
+ * also without them, left to hk_shape_finish(*rest). */
+static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan, hk_shape **rest)
 {
     pk_status st = pk_model_new(&s->q);
     if (!st) st = shaped_header(s);
@@ -426,6 +427,12 @@ static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan)
     if (!st) st = shaped_locations(s);
     if (!st) st = shaped_traces(s);
     if (!st) st = hs_plain_values(s);
+    hk_shape *kept = !st && rest ? malloc(sizeof *kept) : NULL;
+    if (kept) { /* the summary is left to hk_shape_finish() */
+        *kept = *s, *rest = kept, *out = s->q;
+        return PK_OK;
+    }
+    if (!st && rest) st = pk_fail_nomem("shaping values");
     if (!st && !plan) st = hs_summary_values(s);
     if (!st && !plan) st = unplaced_values(s);
     if (!st && plan) st = hk_sum_plan_shaped(s, plan);
@@ -438,14 +445,34 @@ static pk_status shape(hk_shape *s, pk_profile **out, hk_sum_plan *plan)
     return PK_OK;
 }
 
-pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
-                        pk_write_stats *stats, pk_profile **out)
+pk_status hk_shape_begin(const pk_profile *p, const char *path, const pk_write_options *o,
+                         pk_write_stats *stats, pk_profile **out, hk_shape **rest)
 {
-    *out = NULL;
+    *out = NULL, *rest = NULL;
     if (hk_shape_native(p)) return PK_OK;
     if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
     hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
-    return shape(&s, out, NULL);
+    return shape(&s, out, NULL, rest);
+}
+
+pk_status hk_shape_finish(hk_shape *rest, int drop)
+{
+    if (!rest) return PK_OK;
+    pk_status st = drop ? PK_OK : hs_summary_values(rest);
+    if (!st && !drop) st = unplaced_values(rest);
+    shape_free(rest);
+    free(rest);
+    return st;
+}
+
+pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
+                        pk_write_stats *stats, pk_profile **out)
+{
+    hk_shape *rest;
+    pk_status st = hk_shape_begin(p, path, o, stats, out, &rest);
+    if (!st) st = hk_shape_finish(rest, 0);
+    if (st && *out) hk_shape_free(p, *out), *out = NULL;
+    return st;
 }
 
 pk_status hk_shape_make_part(const pk_profile *p, const char *path, const pk_write_options *o,
@@ -458,7 +485,7 @@ pk_status hk_shape_make_part(const pk_profile *p, const char *path, const pk_wri
     if (!p->n_ctx) return pk_fail(PK_ERR_INVALID_ARG, "meta.db: the profile has no contexts");
     hk_shape s = {.p = p, .path = path, .o = o, .stats = stats};
     s.preset_plain = has_plain, s.preset_unknown = unknown_raw;
-    pk_status st = shape(&s, out, plan);
+    pk_status st = shape(&s, out, plan, NULL);
     if (st) hk_sum_plan_free(plan);
     return st;
 }

@@ -114,6 +114,15 @@ int hk_shape_bits_known(const pk_profile *p);
 pk_status hk_shape_make(const pk_profile *p, const char *path, const pk_write_options *o,
                         pk_write_stats *stats, pk_profile **out);
 void hk_shape_free(const pk_profile *p, pk_profile *q);
+/* hk_shape_make() in two steps, so that what needs no value (meta.db) is
+ * written before the summary's values are made, and a big conversion
+ * never holds both: *out without the summary's values, and *rest (NULL
+ * when there is nothing left to do) to finish it with hk_shape_finish(),
+ * which frees *rest whatever it returns (with drop, only that: after a
+ * failure). */
+pk_status hk_shape_begin(const pk_profile *p, const char *path, const pk_write_options *o,
+                         pk_write_stats *stats, pk_profile **out, hk_shape **rest);
+pk_status hk_shape_finish(hk_shape *rest, int drop);
 
 /* Steps of hk_shape_make(), in order. */
 pk_status hs_contexts(hk_shape *s);       /* q->ctx, s->q_of_p (write_shape_ctx.c) */

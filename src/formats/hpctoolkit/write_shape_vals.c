@@ -134,7 +134,9 @@ pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
         t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
         max_id = t->t[i].ctx > max_id ? t->t[i].ctx : max_id;
     }
-    if (max_id <= 16ull * q->n_ctx + (1u << 20)) return pack_by_id(q, t, max_id, out);
+    /* counting walks every id up to max_id: for a location with values at
+     * few of the contexts (one of 10,000 threads) a sort costs less */
+    if (max_id <= 4 * (uint64_t)t->n + 1024) return pack_by_id(q, t, max_id, out);
     /* ids too sparse for an array of them: sorted (stable, as before) */
     if (pk_sort_stable(t->t, t->n, sizeof *t->t, cmp_triple))
         return pk_fail_nomem("shaping values");
@@ -329,7 +331,18 @@ static pk_status load_location(vwork *w, const pk_plane *pl)
     }
     for (uint32_t d = 0; d < w->n_der && !st; d++)
         st = derive_column(w, d);
+    for (uint32_t d = 0; d < w->n_der; d++) /* read: their memory goes back now */
+        free(w->der_in[d].t), w->der_in[d] = (hs_triples){0};
     return st ? st : fill_edges(w);
+}
+
+/* The per-context room of derivations, once no location needs it more:
+ * freed before the last location's values are packed (a big profile's
+ * peak). vwork_free() frees the rest. */
+static void vwork_release_room(vwork *w)
+{
+    free(w->acc), free(w->mark), free(w->set), free(w->keys);
+    w->acc = NULL, w->mark = NULL, w->set = NULL, w->keys = NULL;
 }
 
 static void vwork_free(vwork *w)
@@ -428,6 +441,9 @@ pk_status hs_plain_values(hk_shape *s)
     const pk_profile *p = s->p;
     vwork w;
     pk_status st = vwork_init(&w, s);
+    uint32_t last = 0; /* the last location loaded */
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (s->q_of_ploc[l] != PK_NONE && !p->locs[l].is_summary) last = l;
     for (uint32_t l = 0; l < p->n_locs && !st; l++) {
         uint32_t ql = s->q_of_ploc[l];
         if (ql == PK_NONE || p->locs[l].is_summary) continue;
@@ -436,6 +452,7 @@ pk_status hs_plain_values(hk_shape *s)
             continue;
         }
         st = load_location(&w, &p->locs[l].plane);
+        if (l == last) vwork_release_room(&w);
         if (!st) st = hs_pack(s->q, &w.out, &s->q->locs[ql].plane);
     }
     vwork_free(&w);

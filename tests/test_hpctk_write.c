@@ -593,6 +593,61 @@ static void values_of_no_profile_reported(void **state)
     }
 }
 
+/* model_json with its second plain location dropped (empty: NULL) or
+ * holding no value (empty: 1), written and read back. */
+static pk_profile *one_location_variant(const char *name, int empty)
+{
+    const char *loc2 = strstr(model_json, "  {\"raw_index\": 2,");
+    const char *list_end = loc2 ? strstr(loc2, "]}],\n") : NULL;
+    const char *values = loc2 ? strstr(loc2, "\"values\":") : NULL;
+    assert_non_null(list_end), assert_non_null(values);
+    char text[sizeof model_json], path[256];
+    int n = empty ? snprintf(text, sizeof text, "%.*s\"values\": []}%s", (int)(values - model_json),
+                             model_json, list_end + 2)
+                  : snprintf(text, sizeof text, "%.*s%s", (int)(loc2 - 1 - model_json), model_json,
+                             list_end + 2);
+    assert_true(n > 0 && (size_t)n < sizeof text);
+    snprintf(path, sizeof path, "%s/%s.json", g_tmp, name);
+    FILE *f = fopen(path, "w");
+    assert_non_null(f);
+    fputs(text, f);
+    fclose(f);
+    pk_profile *a = open_ok(path);
+    losses l = {0};
+    pk_profile *b = write_read(a, name, 0, &l, NULL);
+    pk_profile_free(a);
+    assert_non_null(b);
+    assert_int_equal(pk_model_ensure_planes(b), PK_OK);
+    return b;
+}
+
+static const pk_plane *summary_plane(const pk_profile *p)
+{
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        if (p->locs[l].is_summary) return &p->locs[l].plane;
+    fail_msg("no summary profile");
+    return NULL;
+}
+
+/* The summary of one plain location is made from its plane (and is that
+ * plane when it holds the same bytes), not from the transpose: it must
+ * be what the transpose gives, which a second location without values
+ * makes the writer take. */
+static void one_location_summary_as_transposed(void **state)
+{
+    (void)state;
+    pk_profile *one = one_location_variant("one.d", 0), *two = one_location_variant("two.d", 1);
+    assert_int_equal(one->n_locs + 1, two->n_locs);
+    const pk_plane *a = summary_plane(one), *b = summary_plane(two);
+    assert_true(a->nvals > 0);
+    assert_int_equal(a->nvals, b->nvals);
+    assert_int_equal(a->nidx, b->nidx);
+    assert_memory_equal(a->vals, b->vals, a->nvals * PK_LM_VAL_SIZE);
+    assert_memory_equal(a->idx, b->idx, (size_t)a->nidx * PK_LM_IDX_SIZE);
+    pk_profile_free(one);
+    pk_profile_free(two);
+}
+
 int main(void)
 {
     if (!mkdtemp(g_tmp)) return 1;
@@ -608,6 +663,7 @@ int main(void)
         cmocka_unit_test(check_warns_like_hpcviewer_fails),
         cmocka_unit_test(further_summary_kept),
         cmocka_unit_test(values_of_no_profile_reported),
+        cmocka_unit_test(one_location_summary_as_transposed),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

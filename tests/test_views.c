@@ -304,6 +304,66 @@ static void frames_add_up_in_every_format(void **state)
     }
 }
 
+/* pk_context_name_codes(): names distinct and in byte order, and each
+ * context's code naming what pk_context_name() says, repaired where it is
+ * not UTF-8 (then two names differing only in their bad bytes are one). */
+static void check_name_codes(const pk_profile *p, const char *what)
+{
+    pk_name_codes c;
+    assert_int_equal(pk_context_name_codes(p, &c), PK_OK);
+    for (size_t k = 1; k < c.n_names; k++) {
+        size_t a = c.lengths[k - 1], b = c.lengths[k];
+        int cmp = memcmp(c.names[k - 1], c.names[k], a < b ? a : b);
+        if (cmp > 0 || (cmp == 0 && a >= b))
+            fail_msg("%s: names %zu and %zu out of order", what, k - 1, k);
+    }
+    char buf[4096];
+    for (size_t i = 0; i < pk_context_count(p); i++) {
+        size_t n = pk_context_name(p, (pk_index)i, buf, sizeof buf);
+        assert_true(c.codes[i] < c.n_names);
+        const char *got = c.names[c.codes[i]];
+        int ascii = 1;
+        for (size_t j = 0; j < n && j < sizeof buf; j++)
+            ascii &= (unsigned char)buf[j] < 0x80;
+        if (ascii && n < sizeof buf && strcmp(got, buf) != 0)
+            fail_msg("%s: context %zu is '%s', coded as '%s'", what, i, buf, got);
+    }
+    pk_name_codes_free(&c);
+}
+
+static void context_names_are_a_category(void **state)
+{
+    (void)state;
+    static const char *const files[] = {
+        "hpctoolkit/hpcviewer-main-issue-233",
+        "cube/hatchet-scorep-cpi/profile.cubex",
+        "callgrind/generated/mt-threads.callgrind.out.3938-01",
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        pk_profile *p = open_corpus(files[i]);
+        check_name_codes(p, files[i]);
+        pk_profile_free(p);
+    }
+    /* two names that differ only in bytes that are not UTF-8 */
+    static const char text[] = "events: Ir\nfn=main\n1 1\ncfn=a\xff\ncalls=1 1\n1 2\n"
+                               "cfn=a\xfe\ncalls=1 1\n1 3\nfn=a\xff\n1 2\nfn=a\xfe\n1 3\n";
+    const char *name = "bad.callgrind";
+    const void *data = text;
+    uint64_t size = sizeof text - 1;
+    pk_profile *p;
+    assert_int_equal(pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, NULL, &p),
+                     PK_OK);
+    check_name_codes(p, "bad names");
+    pk_name_codes c;
+    assert_int_equal(pk_context_name_codes(p, &c), PK_OK);
+    size_t bad = 0;
+    for (size_t k = 0; k < c.n_names; k++)
+        bad += strcmp(c.names[k], "a\xef\xbf\xbd") == 0;
+    assert_int_equal(bad, 1);
+    pk_name_codes_free(&c);
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     if (!tu_corpus_dir()) {
@@ -315,6 +375,7 @@ int main(void)
         cmocka_unit_test(selectors_pick_tuples),
         cmocka_unit_test(focus_and_hide_split_the_program),
         cmocka_unit_test(frames_add_up_in_every_format),
+        cmocka_unit_test(context_names_are_a_category),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

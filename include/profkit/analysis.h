@@ -266,6 +266,22 @@ typedef struct pk_frame {
 PK_API pk_status pk_frames_build(const pk_profile *profile, const double *inclusive,
                                  pk_frame **frames, size_t *n);
 PK_API void pk_frames_free(pk_frame *frames);
+/* The contexts' display names (pk_context_name()) as a categorical
+ * column, what a table with a name on every row needs: names[0..n_names)
+ * distinct, each made well-formed UTF-8 (an ill-formed subpart replaced by
+ * U+FFFD, as Python's decode(errors="replace") does) and sorted bytewise
+ * (so by code point), lengths[k] names[k]'s, and codes[i] the index of
+ * context i's name among them (pk_context_count() entries). Free with
+ * pk_name_codes_free(). */
+typedef struct pk_name_codes {
+    const char **names; /* NUL-terminated */
+    size_t *lengths;
+    size_t n_names;
+    uint32_t *codes;
+    void *storage; /* private: where the names live */
+} pk_name_codes;
+PK_API pk_status pk_context_name_codes(const pk_profile *profile, pk_name_codes *out);
+PK_API void pk_name_codes_free(pk_name_codes *codes);
 /* The frame's display name (its context's, pk_context_name()). */
 PK_API size_t pk_frame_name(const pk_profile *profile, const pk_frame *frame, char *buf,
                             size_t size);

@@ -82,6 +82,20 @@ def _distinct(names):
     return np.asarray(uniq, dtype=object)[order], rank[inverse]
 
 
+def _name_dtype(uniq):
+    """The categorical dtype of distinct names: pandas checks that the
+    categories are distinct by hashing them all (as long as the rest of
+    dataframe() on issue-233); the library's (or _distinct()'s) are, so
+    its fast path takes them as they are where this pandas has it."""
+    fast = getattr(pd.CategoricalDtype, "_from_fastpath", None)
+    if fast is not None:
+        try:
+            return fast(pd.Index(uniq, dtype=object), False)
+        except TypeError:  # another signature: the checked way
+            pass
+    return pd.CategoricalDtype(uniq)
+
+
 def _categorical(codes, names):
     """Codes (-1 = none) over a list of possibly repeated names."""
     uniq, inverse = _distinct(names) \
@@ -307,12 +321,15 @@ class Profile:
         # each row's context's display name, as Hatchet's frames have it: a
         # categorical (one string per distinct name, codes per row)
         # (the names alone: the whole contexts frame is made only if asked)
-        names = self._cache["contexts"]["name"] if "contexts" in self._cache \
-            else self._p.contexts()["name"]
-        uniq, inverse = _distinct(names)
+        # (the library's distinct names and each context's code among them)
+        if "contexts" in self._cache:
+            uniq, inverse = _distinct(self._cache["contexts"]["name"])
+        else:
+            names, inverse = self._p.context_name_codes()
+            uniq = np.asarray(names, dtype=object)
         # codes already in the integer type pandas keeps: taken as they are
         codes = _codes(inverse, len(uniq))[np.asarray(context, np.intp)]
-        df.insert(0, "name", pd.Categorical.from_codes(codes, dtype=pd.CategoricalDtype(uniq)))
+        df.insert(0, "name", pd.Categorical.from_codes(codes, dtype=_name_dtype(uniq)))
         return df
 
     # -- answers (the library's query layer: the CLI's --json, the same) --

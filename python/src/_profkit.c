@@ -404,6 +404,35 @@ fail:
     return NULL;
 }
 
+/* (names, codes): the library's categorical column of the contexts'
+ * display names (pk_context_name_codes()): the distinct names sorted,
+ * and each context's index among them as a uint32 array. */
+static PyObject *profile_context_name_codes(PyObject *self, PyObject *unused)
+{
+    (void)unused;
+    pk_name_codes c;
+    pk_status st = pk_context_name_codes(((ProfileObject *)self)->p, &c);
+    if (st) return pyprofkit_raise(st);
+    size_t n = pk_context_count(((ProfileObject *)self)->p);
+    PyObject *names = PyList_New((Py_ssize_t)c.n_names), *codes = NULL;
+    for (size_t k = 0; names && k < c.n_names; k++) {
+        PyObject *o = PyUnicode_DecodeUTF8(c.names[k], (Py_ssize_t)c.lengths[k], "replace");
+        if (!o)
+            Py_CLEAR(names);
+        else
+            PyList_SET_ITEM(names, (Py_ssize_t)k, o);
+    }
+    npy_intp dim = (npy_intp)n;
+    if (names) codes = PyArray_SimpleNew(1, &dim, NPY_UINT32);
+    if (codes) memcpy(PyArray_DATA((PyArrayObject *)codes), c.codes, n * sizeof *c.codes);
+    pk_name_codes_free(&c);
+    if (!codes) {
+        Py_XDECREF(names);
+        return NULL;
+    }
+    return Py_BuildValue("(NN)", names, codes);
+}
+
 /* ---------------------------------------------------------------- */
 /* The type and the module                                          */
 /* ---------------------------------------------------------------- */
@@ -417,6 +446,9 @@ static PyMethodDef profile_methods[] = {
      "metrics(totals=True): the metrics as a list of dicts."},
     {"locations", profile_locations, METH_NOARGS, "The locations as a list of dicts."},
     {"contexts", profile_contexts, METH_NOARGS, "The calling-context tree as arrays."},
+    {"context_name_codes", profile_context_name_codes, METH_NOARGS,
+     "(names, codes): the contexts' distinct display names, sorted, and each context's index "
+     "among them."},
     {"context_values", KW pyprofkit_context_values, METH_VARARGS | METH_KEYWORDS,
      "context_values(metric, scope='inclusive', locations=None, stat='sum')"},
     {"coo", KW pyprofkit_coo, METH_VARARGS | METH_KEYWORDS,

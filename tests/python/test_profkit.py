@@ -181,6 +181,8 @@ def test_dataframe_shape(opened):
     names = p.contexts["name"]
     ctx = df.index.get_level_values("context")
     assert (df["name"].astype(str).to_numpy() == names.to_numpy()[ctx].astype(str)).all()
+    # the library's categories: every context's name once, in Python's order
+    assert list(df["name"].cat.categories) == sorted(set(names))
     for n in expected[:3]:
         v = p.values(n, scope, locations="all")
         assert math.isclose(df[n].sum(), v.value.sum(), rel_tol=1e-9, abs_tol=1e-9)

@@ -47,6 +47,17 @@ static pk_profile *open_corpus(const char *rel)
     return p;
 }
 
+/* check() on each of the corpus files, opened in turn. */
+static void each_corpus_file(const char *const *files, size_t n,
+                             void (*check)(const pk_profile *, const char *))
+{
+    for (size_t i = 0; i < n; i++) {
+        pk_profile *p = open_corpus(files[i]);
+        check(p, files[i]);
+        pk_profile_free(p);
+    }
+}
+
 static int close_enough(double a, double b)
 {
     return fabs(a - b) <= 1e-9 * (fabs(a) + fabs(b)) + 1e-12;
@@ -297,11 +308,7 @@ static void frames_add_up_in_every_format(void **state)
         "callgrind/generated/mt-threads.callgrind.out.3938-01",
         "hpctoolkit/hpctoolkit-tests-dbase/small.d",
     };
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        pk_profile *p = open_corpus(files[i]);
-        check_frames(p, files[i]);
-        pk_profile_free(p);
-    }
+    each_corpus_file(files, sizeof files / sizeof *files, check_frames);
 }
 
 /* pk_context_name_codes(): names distinct and in byte order, and each
@@ -339,11 +346,7 @@ static void context_names_are_a_category(void **state)
         "cube/hatchet-scorep-cpi/profile.cubex",
         "callgrind/generated/mt-threads.callgrind.out.3938-01",
     };
-    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
-        pk_profile *p = open_corpus(files[i]);
-        check_name_codes(p, files[i]);
-        pk_profile_free(p);
-    }
+    each_corpus_file(files, sizeof files / sizeof *files, check_name_codes);
     /* two names that differ only in bytes that are not UTF-8 */
     static const char text[] = "events: Ir\nfn=main\n1 1\ncfn=a\xff\ncalls=1 1\n1 2\n"
                                "cfn=a\xfe\ncalls=1 1\n1 3\nfn=a\xff\n1 2\nfn=a\xfe\n1 3\n";

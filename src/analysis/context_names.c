@@ -14,13 +14,13 @@
 
 #include "model/model.h"
 #include "profkit/analysis.h"
-#include "util/error.h"
 #include "util/arena.h"
+#include "util/error.h"
 #include "util/intern.h" /* pk_hash_bytes */
 #include "util/utf8.h"
 
 typedef struct name_work {
-    pk_arena arena; /* the distinct names */
+    pk_arena arena;    /* the distinct names */
     char *buf, *fixed; /* a name, and its repair */
     size_t cap;
 } name_work;
@@ -109,7 +109,7 @@ static pk_status seen_index(name_work *w, seen *m, const char *s, size_t len, di
     if (!copy) return pk_fail_nomem("naming contexts");
     m->hash[*n] = h;
     d[*n] = (distinct){prefix_of(copy, len), copy, len, (uint32_t)*n};
-    m->slot[j] = (uint32_t)++*n;
+    m->slot[j] = (uint32_t)++ * n;
     return *out = (uint32_t)(*n - 1), PK_OK;
 }
 
@@ -160,8 +160,8 @@ pk_status pk_context_name_codes(const pk_profile *p, pk_name_codes *out)
     out->codes = malloc(((size_t)p->n_ctx + 1) * sizeof *out->codes);
     if (w) pk_arena_init(&w->arena);
     if (w) w->cap = 256, w->buf = malloc(w->cap), w->fixed = malloc(3 * w->cap);
-    pk_status st = w && d && out->codes && w->buf && w->fixed ? PK_OK
-                                                                : pk_fail_nomem("naming contexts");
+    pk_status st =
+        w && d && out->codes && w->buf && w->fixed ? PK_OK : pk_fail_nomem("naming contexts");
     size_t k = 0;
     if (!st) st = meet_names(w, p, d, &k, out->codes);
     if (!st) st = rank_names(d, k, p->n_ctx, out);

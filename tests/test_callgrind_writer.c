@@ -377,6 +377,39 @@ static void conversions_read_what_the_target_holds(void **s)
     }
 }
 
+/* A compressed function id names the function last defined with it, in
+ * the object and file at hand (the parser remembers each id's function:
+ * a redefinition, or another file, must not reuse it). Read per function
+ * and per position, which go through different paths. */
+static void function_ids_follow_redefinitions(void **s)
+{
+    (void)s;
+    static const char text[] = "events: Ir\nfl=(1) a.c\nfn=(5) alpha\n1 10\nfn=(5) beta\n1 20\n"
+                               "fn=(5)\n1 5\ncfn=(5)\ncalls=1 1\n1 7\nfl=(2) b.c\nfn=(5)\n1 3\n"
+                               "cfn=(5)\ncalls=2 1\n1 4\n";
+    static const char *const want[] = {"alpha a.c 10", "beta a.c 25", "beta b.c 3"};
+    const uint32_t modes[] = {0, PK_OPEN_BY_FUNCTION};
+    for (size_t m = 0; m < 2; m++) {
+        pk_profile *p = open_flags(text, modes[m]);
+        size_t nf = pk_function_count(p);
+        pk_cg_function_cost *c = calloc(nf + 1, sizeof *c);
+        assert_int_equal(pk_callgraph_function_costs(p, PK_NONE, 0, c, NULL, NULL), PK_OK);
+        assert_int_equal(nf, 3);
+        for (pk_index f = 0; f < nf; f++) {
+            pk_function fn;
+            pk_file file;
+            assert_int_equal(pk_function_get(p, f, &fn), PK_OK);
+            assert_int_equal(pk_file_get(p, fn.file, &file), PK_OK);
+            char got[64];
+            snprintf(got, sizeof got, "%s %s %g", fn.name, file.path, c[f].self);
+            assert_string_equal(got, want[f]);
+        }
+        free(c);
+        assert_int_equal(tu_count_diagnostics(p, "id-redefined", PK_SEV_WARNING), 1);
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -389,6 +422,7 @@ int main(void)
         cmocka_unit_test(event_lines_do_not_reorder_events),
         cmocka_unit_test(check_names_what_annotate_stumbles_on),
         cmocka_unit_test(conversions_read_what_the_target_holds),
+        cmocka_unit_test(function_ids_follow_redefinitions),
     };
     return cmocka_run_group_tests(tests, setup, teardown);
 }

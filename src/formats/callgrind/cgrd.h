@@ -173,8 +173,10 @@ enum { CG_NAME_FILE = 0, CG_NAME_FN = 1, CG_NAME_OBJ = 2, CG_NAME_KINDS = 3 };
  * opposed to not given, which means the caller's). */
 
 typedef struct cg_names {
-    const char **name; /* by compressed id (malloc) */
-    uint32_t *gen;     /* part generation that defined it */
+    const char **name;       /* by compressed id (malloc) */
+    uint32_t *gen;           /* part generation that defined it */
+    uint32_t *fn;            /* functions: the last answer for the id (cgp_function()), PK_NONE */
+    uint32_t *fn_ob, *fn_fl; /* ... and the object and file it was for */
     uint32_t cap;
 } cg_names;
 
@@ -195,6 +197,7 @@ typedef struct cg_parser {
     uint32_t ob, fl, fi, fn;
     uint32_t cob, cfi, jfi, jfn;
     const char *cfn_name;
+    uint32_t cfn_id; /* its compressed id, PK_NONE */
     uint32_t acc;
     int acc_dirty;
     /* pending association: 0 none, 1 call, 2 jump */
@@ -271,6 +274,10 @@ pk_status cgp_header(cg_parser *ps, const char *key, size_t klen, const char *v,
 /* Name line "key=..." for ob/fl/fi/fe/fn/cob/cfi/cfl/cfn/jfi/jfn. 0 if not one. */
 int cgp_is_name_key(const char *key, size_t klen);
 pk_status cgp_name_line(cg_parser *ps, const char *key, size_t klen, const char *v, const char *e);
+/* The builder's function of `name` in object ob and file fl
+ * (cgb_function()), remembered per compressed id (id, or PK_NONE). */
+pk_status cgp_function(cg_parser *ps, const char *name, uint32_t id, uint32_t ob, uint32_t fl,
+                       uint32_t *out);
 pk_status cgp_start_part(cg_parser *ps);
 /* The object and file of the callee of "calls=COUNT": cob=/cfi= when
  * given (unknown ones included), else the current ones. Warns about what

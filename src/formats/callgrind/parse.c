@@ -348,7 +348,8 @@ static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
         memcpy(ps->target, ps->last, sizeof ps->target);
     uint32_t obj;
     cgp_callee_place(ps, count, &obj, &ps->call_to_file);
-    pk_status st = cgb_function(ps->b, ps->cfn_name, obj, ps->call_to_file, &ps->call_callee);
+    pk_status st =
+        cgp_function(ps, ps->cfn_name, ps->cfn_id, obj, ps->call_to_file, &ps->call_callee);
     ps->call_count = (double)count;
     ps->pending = 1;
     return st;

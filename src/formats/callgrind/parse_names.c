@@ -41,6 +41,7 @@ void cgp_free(cg_parser *ps)
     for (int k = 0; k < CG_NAME_KINDS; k++) {
         free(ps->names[k].name);
         free(ps->names[k].gen);
+        free(ps->names[k].fn), free(ps->names[k].fn_ob), free(ps->names[k].fn_fl);
     }
     free(ps->cols), free(ps->values), free(ps->prev_cols), free(ps->nz);
     memset(ps, 0, sizeof *ps);
@@ -440,6 +441,21 @@ int cgp_is_name_key(const char *key, size_t klen)
     return name_kind(key, klen) >= 0;
 }
 
+/* Room for ids below cap in the functions' per-id answers (PK_NONE). */
+static int grow_fn_cache(cg_names *t, uint32_t cap)
+{
+    uint32_t *a[3] = {t->fn, t->fn_ob, t->fn_fl};
+    for (int i = 0; i < 3; i++) {
+        uint32_t *g = realloc(a[i], cap * sizeof *g);
+        if (!g) return 0;
+        a[i] = g;
+    }
+    t->fn = a[0], t->fn_ob = a[1], t->fn_fl = a[2];
+    for (uint32_t i = t->cap; i < cap; i++)
+        t->fn[i] = PK_NONE;
+    return 1;
+}
+
 static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *name)
 {
     cg_names *t = &ps->names[kind];
@@ -451,7 +467,8 @@ static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *n
         if (nm) t->name = nm;
         uint32_t *g = realloc(t->gen, cap * sizeof *g);
         if (g) t->gen = g;
-        if (!nm || !g) return pk_fail_nomem("reading names");
+        if (!nm || !g || (kind == CG_NAME_FN && !grow_fn_cache(t, cap)))
+            return pk_fail_nomem("reading names");
         memset(t->name + t->cap, 0, (cap - t->cap) * sizeof *nm);
         memset(t->gen + t->cap, 0, (cap - t->cap) * sizeof *g);
         t->cap = cap;
@@ -459,6 +476,7 @@ static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *n
     if (t->gen[id] == ps->gen && t->name[id] != name)
         cgp_diag(ps, PK_SEV_WARNING, "id-redefined",
                  "compressed id (%u) redefined from '%s' to '%s'", id, t->name[id], name);
+    if (kind == CG_NAME_FN && t->name[id] != name) t->fn[id] = PK_NONE; /* another name */
     t->name[id] = name, t->gen[id] = ps->gen;
     return PK_OK;
 }
@@ -483,9 +501,11 @@ static pk_status lookup_name(cg_parser *ps, int kind, uint32_t id, const char **
     return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
 }
 
-/* "(id) name", "(id)" or "name". */
-static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *e, const char **out)
+/* "(id) name", "(id)" or "name"; *id_out: the id, or PK_NONE. */
+static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *e, const char **out,
+                            uint32_t *id_out)
 {
+    *id_out = PK_NONE;
     if (e - v >= 2 && v[0] == '(' && (unsigned)(v[1] - '0') < 10) {
         uint32_t id = 0;
         const char *s = v + 1;
@@ -495,6 +515,7 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
         }
         if (s >= e || *s != ')') return cgp_bad(ps, "compressed name without ')'");
         s = cgp_skip_space(s + 1, e);
+        *id_out = id;
         if (s == e) return lookup_name(ps, kind, id, out);
         *out = intern_text(ps, s, e); /* one_line() refused NUL bytes */
         return *out ? define_name(ps, kind, id, *out) : pk_fail_nomem("reading names");
@@ -504,11 +525,25 @@ static pk_status parse_name(cg_parser *ps, int kind, const char *v, const char *
     return *out ? PK_OK : pk_fail_nomem("reading names");
 }
 
-static pk_status set_function(cg_parser *ps, const char *name)
+/* A function's costs and calls name it by id over and over; the
+ * builder's table of functions (cc1: 58,000) missed the cache each time. */
+pk_status cgp_function(cg_parser *ps, const char *name, uint32_t id, uint32_t ob, uint32_t fl,
+                       uint32_t *out)
+{
+    cg_names *t = &ps->names[CG_NAME_FN];
+    int known = id < t->cap && t->fn && t->name[id] == name;
+    if (known && t->fn[id] != PK_NONE && t->fn_ob[id] == ob && t->fn_fl[id] == fl)
+        return *out = t->fn[id], PK_OK;
+    pk_status st = cgb_function(ps->b, name, ob, fl, out);
+    if (!st && known) t->fn[id] = *out, t->fn_ob[id] = ob, t->fn_fl[id] = fl;
+    return st;
+}
+
+static pk_status set_function(cg_parser *ps, const char *name, uint32_t id)
 {
     ps->fi = ps->fl;
     ps->acc_dirty = 1;
-    return cgb_function(ps->b, name, ps->ob, ps->fl, &ps->fn);
+    return cgp_function(ps, name, id, ps->ob, ps->fl, &ps->fn);
 }
 
 /* The name keys, as one code: the two or three letters packed. */
@@ -540,7 +575,8 @@ static void check_order(cg_parser *ps, uint32_t key, const char *k, size_t n)
 }
 
 /* The name (or unknown: idx PK_NONE) goes where its key says. */
-static pk_status place_name(cg_parser *ps, uint32_t key, const char *name, uint32_t idx)
+static pk_status place_name(cg_parser *ps, uint32_t key, const char *name, uint32_t idx,
+                            uint32_t id)
 {
     switch (key) {
     case KEY2('o', 'b'):
@@ -561,7 +597,7 @@ static pk_status place_name(cg_parser *ps, uint32_t key, const char *name, uint3
         ps->fi = idx, ps->acc_dirty = 1;
         return PK_OK;
     case KEY2('f', 'n'):
-        return set_function(ps, name);
+        return set_function(ps, name, id);
     case KEY3('c', 'o', 'b'):
         ps->cob = idx, ps->named |= CG_NAMED_COB;
         return PK_OK;
@@ -570,13 +606,13 @@ static pk_status place_name(cg_parser *ps, uint32_t key, const char *name, uint3
         ps->cfi = idx, ps->named |= CG_NAMED_CFI;
         return PK_OK;
     case KEY3('c', 'f', 'n'):
-        ps->cfn_name = name;
+        ps->cfn_name = name, ps->cfn_id = id;
         return PK_OK;
     case KEY3('j', 'f', 'i'):
         ps->jfi = idx;
         return PK_OK;
     case KEY3('j', 'f', 'n'):
-        return cgb_function(ps->b, name, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
+        return cgp_function(ps, name, id, ps->ob, ps->jfi != PK_NONE ? ps->jfi : ps->fl, &ps->jfn);
     default:
         return PK_OK;
     }
@@ -588,7 +624,8 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
     uint32_t key = key_code(k, n);
     const char *name = NULL;
     check_order(ps, key, k, n);
-    pk_status st = parse_name(ps, kind, v, e, &name);
+    uint32_t id;
+    pk_status st = parse_name(ps, kind, v, e, &name, &id);
     if (st || !name) return st;
     uint32_t idx = PK_NONE;
     /* "???" is how callgrind (and our writer) names an unknown file or
@@ -597,7 +634,7 @@ pk_status cgp_name_line(cg_parser *ps, const char *k, size_t n, const char *v, c
         kind != CG_NAME_FN && (ps->unknown ? name == ps->unknown : strcmp(name, "???") == 0);
     if (kind == CG_NAME_FILE && !unknown) st = cgb_file(ps->b, name, &idx);
     if (kind == CG_NAME_OBJ && !unknown) st = cgb_module(ps->b, name, &idx);
-    return st ? st : place_name(ps, key, name, idx);
+    return st ? st : place_name(ps, key, name, idx, id);
 }
 
 void cgp_callee_place(cg_parser *ps, uint64_t count, uint32_t *obj, uint32_t *file)

@@ -25,6 +25,7 @@
 
 #include "fixtures/v4_builder.h"
 #include "formats/hpctoolkit/hk_yaml.h"
+#include "formats/hpctoolkit/write_shape.h"
 #include "model/model.h"
 #include "profkit/profkit.h"
 #include "support/testutil.h"
@@ -648,6 +649,30 @@ static void one_location_summary_as_transposed(void **state)
     pk_profile_free(two);
 }
 
+/* The summary of several locations is the same accumulated per (context,
+ * column) as reduced from the transpose: the model as it is (two plain
+ * locations), written both ways. */
+static void summary_cells_as_transposed(void **state)
+{
+    (void)state;
+    pk_profile *a = source_model(), *by[2];
+    for (int way = 0; way < 2; way++) {
+        losses l = {0};
+        hs_cells_choice = way ? 1 : -1;
+        by[way] = write_read(a, way ? "cells.d" : "transposed.d", 0, &l, NULL);
+        hs_cells_choice = 0;
+        assert_non_null(by[way]);
+        assert_int_equal(pk_model_ensure_planes(by[way]), PK_OK);
+    }
+    const pk_plane *x = summary_plane(by[0]), *y = summary_plane(by[1]);
+    assert_true(x->nvals > 0);
+    assert_int_equal(x->nvals, y->nvals);
+    assert_int_equal(x->nidx, y->nidx);
+    assert_memory_equal(x->vals, y->vals, x->nvals * PK_LM_VAL_SIZE);
+    assert_memory_equal(x->idx, y->idx, (size_t)x->nidx * PK_LM_IDX_SIZE);
+    pk_profile_free(by[0]), pk_profile_free(by[1]), pk_profile_free(a);
+}
+
 int main(void)
 {
     if (!mkdtemp(g_tmp)) return 1;
@@ -664,6 +689,7 @@ int main(void)
         cmocka_unit_test(further_summary_kept),
         cmocka_unit_test(values_of_no_profile_reported),
         cmocka_unit_test(one_location_summary_as_transposed),
+        cmocka_unit_test(summary_cells_as_transposed),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

@@ -92,6 +92,24 @@ pk_status hk_sum_plan_shaped(const hk_shape *s, hk_sum_plan *plan);
 /* One statistic over the run [b, e) of a context-major plane's values. */
 double hs_reduce_run(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t how);
 
+/* The summary's statistics accumulated per (context, plain raw id) over
+ * the plain locations (write_shape_acc.c), where these cells take less
+ * memory than the context-major transpose (and at most hs_cells_max_bytes):
+ * c NULL otherwise. Tests set hs_cells_choice to 1 (always) or -1 (never). */
+typedef struct hs_cell {
+    double sum, min, max, count, sumsq;
+} hs_cell;
+typedef struct hs_cells {
+    hs_cell *c; /* n_ctx x nr, by shaped context index */
+    uint32_t nr;
+} hs_cells;
+extern uint64_t hs_cells_max_bytes;
+extern int hs_cells_choice;
+pk_status hs_cells_make(const pk_profile *q, hs_cells *out);
+/* hs_reduce_run() of the cell's run. */
+double hs_cell_stat(const hs_cell *c, uint8_t how);
+void hs_cells_free(hs_cells *c);
+
 /* hk_shape_make for a member of a parallel build: has_plain/unknown_raw
  * as all members' values say, the summary left empty (*plan says how to
  * make it); *out = NULL when p is written as it is. */

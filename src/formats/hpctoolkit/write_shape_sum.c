@@ -7,9 +7,11 @@
  * Combining walks the context-major view of the shaped values (cct.db's
  * layout, built once and written as cct.db too): per context and plain
  * column, the run of values over locations is reduced to each statistic
- * that asks for it. Count and sum of squares follow hpcprof's partials
- * "1" and "($$^2)" (field notes §d); a location without a stored value
- * at a context counts as absent, since sparse files hold no zeros.
+ * that asks for it. Where cells per (context, column) take less memory
+ * than that view, the statistics are accumulated in them instead
+ * (write_shape_acc.c); one location's are its plane's (one_plane()). Count and sum of squares
+ * follow hpcprof's partials "1" and "($$^2)" (field notes §d); a location without a stored value at
+ * a context counts as absent, since sparse files hold no zeros.
  *
  * Other summary locations (profile.db may hold several; only profile 0 is
  * the canonical one) keep their own statistics under the shaped ids; the
@@ -98,6 +100,24 @@ static pk_status combine_context(const hk_shape *s, const reducer *r, uint32_t c
     return st;
 }
 
+/* combine_context() from accumulated cells (write_shape_acc.c). */
+static pk_status combine_cells(const hk_shape *s, const reducer *r, const hs_cells *cells,
+                               uint32_t ctx, hs_triples *out)
+{
+    const hs_cell *row = cells->c + (size_t)ctx * cells->nr;
+    pk_status st = PK_OK;
+    for (uint32_t raw = 0; raw < cells->nr && !st; raw++) {
+        if (row[raw].count == 0) continue;
+        for (uint32_t j = raw < r->n_raw ? r->first[raw] : PK_NONE; j != PK_NONE && !st;
+             j = r->next[j]) {
+            uint32_t c = r->col[j];
+            st = hs_push(out, ctx, s->q->columns[c].raw_id,
+                         hs_cell_stat(&row[raw], s->col[c].reduce));
+        }
+    }
+    return st;
+}
+
 /* The summary, context by context in id order (the plane's order), so
  * nothing but one context's values is ever sorted. */
 typedef struct sum_job {
@@ -109,6 +129,7 @@ typedef struct sum_job {
     pk_buf vals, idx;
     uint64_t nvals;
     uint32_t nidx;
+    hs_cells cells;             /* accumulated statistics (hs_cells_make()), or none */
     const pk_plane *one;        /* the one plain location's plane (one_plane()), or NULL */
     uint32_t one_at;            /* its index entry at or after the context being combined */
     int twin;                   /* the summary's bytes so far are one's: none stored (put()) */
@@ -243,7 +264,9 @@ static int by_col(const void *a, const void *b)
 static pk_status append_context(sum_job *j, uint64_t id, uint32_t qi)
 {
     j->here.n = 0;
-    pk_status st = j->one ? combine_one(j, id, qi) : combine_context(j->s, &j->r, qi, &j->here);
+    pk_status st = j->one       ? combine_one(j, id, qi)
+                   : j->cells.c ? combine_cells(j->s, &j->r, &j->cells, qi, &j->here)
+                                : combine_context(j->s, &j->r, qi, &j->here);
     if (!st) st = stored_at(j, qi);
     if (st || !j->here.n) return st;
     qsort(j->here.t, j->here.n, sizeof *j->here.t, by_col);
@@ -321,7 +344,8 @@ pk_status hs_summary_values(hk_shape *s)
     pk_profile *q = s->q;
     sum_job j = {.s = s, .one = one_plane(q)};
     j.twin = j.one != NULL;
-    pk_status st = j.one ? PK_OK : pk_model_ensure_cm(q);
+    pk_status st = j.one ? PK_OK : hs_cells_make(q, &j.cells);
+    if (!st && !j.one && !j.cells.c) st = pk_model_ensure_cm(q); /* the transpose, then */
     if (!st) st = sum_init(&j, s);
     uint64_t max_id = 0;
     for (uint32_t i = 0; i < q->n_ctx; i++)
@@ -339,6 +363,7 @@ pk_status hs_summary_values(hk_shape *s)
     for (uint32_t l = 0; l < s->p->n_locs && !st; l++)
         if (s->p->locs[l].is_summary && l != s->p_summary) st = other_summary(&j, l);
     reducer_free(&j.r);
+    hs_cells_free(&j.cells);
     free(j.q_of_pcol), free(j.p_of_q), free(j.here.t);
     pk_buf_free(&j.vals), pk_buf_free(&j.idx);
     return st;

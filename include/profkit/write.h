@@ -84,9 +84,9 @@ PK_API pk_status pk_profile_write(const pk_profile *profile, pk_format format, c
  * HPCToolkit, Cube and pprof are written from the calling-context tree, so
  * a call graph's costs per line or instruction would be read only to be
  * dropped: PK_OPEN_BY_FUNCTION, which also makes the tree reconstructed
- * from a Callgrind file the one `profkit tree` shows (with positions kept
- * the rebuild sees the same arcs in another order, and where its budget
- * prunes, ties can fall the other way). Callgrind and JSON keep positions: 0. */
+ * from a Callgrind file the one `profkit tree` shows (read with positions,
+ * a tree big enough for the rebuild's node budget to prune can place a
+ * little cost elsewhere). Callgrind and JSON keep positions: 0. */
 PK_API uint32_t pk_write_open_flags(pk_format format);
 
 /* ------------------------------------------------------------------ */

@@ -4,10 +4,14 @@
  * once, sorted, and each context's index among them.
  *
  * A table of values per context (Python's dataframe(), in Hatchet's
- * shape) shows a name on every row. Made here in one pass through an
- * interner, a front end builds one string per distinct name instead of
- * one per context, and hashes and sorts nothing (issue-233: 14,000
- * contexts, 8,600 names; the names were a quarter of dataframe()).
+ * shape) shows a name on every row. Made here in one pass (a hash table
+ * of the names met, each noted with the order it was first met in, then
+ * the distinct ones sorted), a front end builds one string per distinct
+ * name instead of one per context, and hashes and sorts nothing
+ * (issue-233: 14,000 contexts, 8,600 names; the names were a quarter of
+ * dataframe()). A table of the names' own, not the interner: the interner
+ * gives each name a pointer, and a second table from pointers to their
+ * order cost a third more.
  */
 #include <stdlib.h>
 #include <string.h>
@@ -15,32 +19,17 @@
 #include "model/model.h"
 #include "profkit/analysis.h"
 #include "util/arena.h"
+#include "util/buf.h"
 #include "util/error.h"
 #include "util/intern.h" /* pk_hash_bytes */
 #include "util/utf8.h"
 
 typedef struct name_work {
-    pk_arena arena;    /* the distinct names */
-    char *buf, *fixed; /* a name, and its repair */
+    pk_arena arena; /* the distinct names */
+    char *buf;      /* a name */
     size_t cap;
+    pk_buf fixed; /* a name not well-formed, repaired (pk_buf_utf8_str()) */
 } name_work;
-
-/* s[0..len) with each ill-formed subpart replaced by U+FFFD (into
- * w->fixed, 3 bytes at most for each input byte); returns its length. */
-static size_t repair(name_work *w, const char *s, size_t len)
-{
-    size_t n = 0;
-    for (size_t i = 0; i < len;) {
-        const unsigned char *u = (const unsigned char *)s + i;
-        size_t bad = 0, ok = *u < 0x80 ? 1 : pk_utf8_sequence(u, len - i, &bad);
-        if (ok) {
-            memcpy(w->fixed + n, u, ok), n += ok, i += ok;
-        } else {
-            memcpy(w->fixed + n, PK_UTF8_REPLACEMENT, 3), n += 3, i += bad;
-        }
-    }
-    return n;
-}
 
 /* Context i's name, well-formed, in w->buf or w->fixed; NULL when out of
  * memory. */
@@ -48,17 +37,18 @@ static const char *context_name(name_work *w, const pk_profile *p, uint32_t i, s
 {
     size_t n = pk_context_name(p, i, w->buf, w->cap);
     if (n >= w->cap) {
-        size_t cap = n + 1;
-        char *b = realloc(w->buf, cap), *f = b ? realloc(w->fixed, 3 * cap) : NULL;
-        if (b) w->buf = b;
-        if (!f) return NULL;
-        w->fixed = f, w->cap = cap;
+        char *b = realloc(w->buf, n + 1);
+        if (!b) return NULL;
+        w->buf = b, w->cap = n + 1;
         n = pk_context_name(p, i, w->buf, w->cap);
     }
-    const char *s = w->buf;
-    if (!pk_utf8_valid(s, n)) n = repair(w, s, n), s = w->fixed;
     *len = n;
-    return s;
+    if (pk_utf8_valid(w->buf, n)) return w->buf;
+    w->fixed.len = 0;
+    pk_buf_utf8_str(&w->fixed, w->buf);
+    if (w->fixed.failed) return NULL;
+    *len = w->fixed.len - 1; /* without the NUL */
+    return (const char *)w->fixed.data;
 }
 
 /* A distinct name: its first 8 bytes big-endian (most comparisons end
@@ -159,14 +149,13 @@ pk_status pk_context_name_codes(const pk_profile *p, pk_name_codes *out)
     distinct *d = malloc(((size_t)p->n_ctx + 1) * sizeof *d);
     out->codes = malloc(((size_t)p->n_ctx + 1) * sizeof *out->codes);
     if (w) pk_arena_init(&w->arena);
-    if (w) w->cap = 256, w->buf = malloc(w->cap), w->fixed = malloc(3 * w->cap);
-    pk_status st =
-        w && d && out->codes && w->buf && w->fixed ? PK_OK : pk_fail_nomem("naming contexts");
+    if (w) w->cap = 256, w->buf = malloc(w->cap);
+    pk_status st = w && d && out->codes && w->buf ? PK_OK : pk_fail_nomem("naming contexts");
     size_t k = 0;
     if (!st) st = meet_names(w, p, d, &k, out->codes);
     if (!st) st = rank_names(d, k, p->n_ctx, out);
     free(d);
-    if (w) free(w->buf), free(w->fixed);
+    if (w) free(w->buf), pk_buf_free(&w->fixed);
     if (st) {
         if (w) pk_arena_free(&w->arena);
         free(w);

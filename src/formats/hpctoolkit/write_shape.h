@@ -94,8 +94,8 @@ double hs_reduce_run(const unsigned char *vals, uint64_t b, uint64_t e, uint8_t 
 
 /* The summary's statistics accumulated per (context, plain raw id) over
  * the plain locations (write_shape_acc.c), where these cells take less
- * memory than the context-major transpose (and at most hs_cells_max_bytes):
- * c NULL otherwise. Tests set hs_cells_choice to 1 (always) or -1 (never). */
+ * memory than the context-major transpose (and at most 1 GiB): c NULL
+ * otherwise. Tests set hs_cells_choice to 1 (always) or -1 (never). */
 typedef struct hs_cell {
     double sum, min, max, count, sumsq;
 } hs_cell;
@@ -103,10 +103,11 @@ typedef struct hs_cells {
     hs_cell *c; /* n_ctx x nr, by shaped context index */
     uint32_t nr;
 } hs_cells;
-extern uint64_t hs_cells_max_bytes;
 extern int hs_cells_choice;
 pk_status hs_cells_make(const pk_profile *q, hs_cells *out);
-/* hs_reduce_run() of the cell's run. */
+/* A value into the cell, as hs_reduce_run() folds a run into each
+ * statistic; then each statistic of the values folded in. */
+void hs_cell_add(hs_cell *c, double x);
 double hs_cell_stat(const hs_cell *c, uint8_t how);
 void hs_cells_free(hs_cells *c);
 

@@ -19,7 +19,8 @@
 #include "util/error.h"
 #include "write_shape.h"
 
-uint64_t hs_cells_max_bytes = 1ull << 30;
+#define HS_CELLS_MAX_BYTES (1ull << 30)
+
 int hs_cells_choice;
 
 double hs_cell_stat(const hs_cell *c, uint8_t how)
@@ -38,8 +39,7 @@ double hs_cell_stat(const hs_cell *c, uint8_t how)
     }
 }
 
-/* One value into its cell, as hs_reduce_run() folds a run. */
-static void add(hs_cell *c, double x)
+void hs_cell_add(hs_cell *c, double x)
 {
     if (c->count == 0) {
         c->min = c->max = x;
@@ -63,8 +63,8 @@ static void add_location(const pk_profile *q, const pk_plane *pl, hs_cell *cells
         for (uint64_t v = b; v < e; v++) {
             const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
             uint32_t raw = pk_le16(rec);
-            if (raw >= nr || q->col_of_raw[0][raw] == PK_NONE) continue;
-            add(&cells[(size_t)ctx * nr + raw], pk_le_f64(rec + 2));
+            if (pk_model_col_of(q, 0, raw) == PK_NONE) continue; /* and so raw < nr */
+            hs_cell_add(&cells[(size_t)ctx * nr + raw], pk_le_f64(rec + 2));
         }
     }
 }
@@ -76,7 +76,7 @@ pk_status hs_cells_make(const pk_profile *q, hs_cells *out)
     for (uint32_t l = 0; l < q->n_locs; l++)
         values += q->locs[l].is_summary ? 0 : q->locs[l].plane.nvals;
     uint64_t bytes = cells * sizeof(hs_cell);
-    int smaller = bytes <= values * PK_CM_VAL_SIZE && bytes <= hs_cells_max_bytes;
+    int smaller = bytes <= values * PK_CM_VAL_SIZE && bytes <= HS_CELLS_MAX_BYTES;
     if (!cells || hs_cells_choice < 0 || (!smaller && hs_cells_choice == 0)) return PK_OK;
     out->c = calloc((size_t)cells, sizeof *out->c);
     if (!out->c) return pk_fail_nomem("combining statistics");

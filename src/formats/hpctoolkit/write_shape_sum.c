@@ -100,21 +100,28 @@ static pk_status combine_context(const hk_shape *s, const reducer *r, uint32_t c
     return st;
 }
 
+/* Each statistic the reducer asks of plain column raw at ctx, from the
+ * cell its values were folded into. */
+static pk_status push_stats(const hk_shape *s, const reducer *r, uint32_t ctx, uint32_t raw,
+                            const hs_cell *cell, hs_triples *out)
+{
+    pk_status st = PK_OK;
+    for (uint32_t j = raw < r->n_raw ? r->first[raw] : PK_NONE; j != PK_NONE && !st;
+         j = r->next[j]) {
+        uint32_t c = r->col[j];
+        st = hs_push(out, ctx, s->q->columns[c].raw_id, hs_cell_stat(cell, s->col[c].reduce));
+    }
+    return st;
+}
+
 /* combine_context() from accumulated cells (write_shape_acc.c). */
 static pk_status combine_cells(const hk_shape *s, const reducer *r, const hs_cells *cells,
                                uint32_t ctx, hs_triples *out)
 {
     const hs_cell *row = cells->c + (size_t)ctx * cells->nr;
     pk_status st = PK_OK;
-    for (uint32_t raw = 0; raw < cells->nr && !st; raw++) {
-        if (row[raw].count == 0) continue;
-        for (uint32_t j = raw < r->n_raw ? r->first[raw] : PK_NONE; j != PK_NONE && !st;
-             j = r->next[j]) {
-            uint32_t c = r->col[j];
-            st = hs_push(out, ctx, s->q->columns[c].raw_id,
-                         hs_cell_stat(&row[raw], s->col[c].reduce));
-        }
-    }
+    for (uint32_t raw = 0; raw < cells->nr && !st; raw++)
+        if (row[raw].count != 0) st = push_stats(s, r, ctx, raw, &row[raw], out);
     return st;
 }
 
@@ -178,7 +185,7 @@ static int in_view_order(const pk_profile *q, const pk_plane *pl)
             return 0;
         for (uint64_t v = b; v < e; v++) {
             uint32_t raw = pk_le16(pl->vals + v * PK_LM_VAL_SIZE);
-            if (raw >= q->n_raw[0] || q->col_of_raw[0][raw] == PK_NONE ||
+            if (pk_model_col_of(q, 0, raw) == PK_NONE ||
                 (v > b && raw <= pk_le16(pl->vals + (v - 1) * PK_LM_VAL_SIZE)))
                 return 0;
         }
@@ -202,18 +209,10 @@ static const pk_plane *one_plane(const pk_profile *q)
     return one && !q->cm && in_view_order(q, one) ? one : NULL;
 }
 
-/* hs_reduce_run() of one value. */
-static double reduce_one(double x, uint8_t how)
-{
-    double acc = 0;
-    return how == HS_COUNT ? acc + 1 : how == HS_SUMSQ ? acc + x * x : how == HS_SUM ? acc + x : x;
-}
-
 /* combine_context() from the one plain plane, its cursor moved to id. */
 static pk_status combine_one(sum_job *j, uint64_t id, uint32_t ctx)
 {
     const pk_plane *pl = j->one;
-    const reducer *r = &j->r;
     while (j->one_at < pl->nidx && pk_le32(pl->idx + (uint64_t)j->one_at * PK_LM_IDX_SIZE) < id)
         j->one_at++;
     const unsigned char *x = pl->idx + (uint64_t)j->one_at * PK_LM_IDX_SIZE;
@@ -221,15 +220,11 @@ static pk_status combine_one(sum_job *j, uint64_t id, uint32_t ctx)
     uint64_t b = pk_le64(x + 4),
              e = j->one_at + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
     pk_status st = PK_OK;
-    for (uint64_t v = b; v < e && !st; v++) {
+    for (uint64_t v = b; v < e && !st; v++) { /* one value a column: a cell of one */
         const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
-        uint32_t raw = pk_le16(rec);
-        for (uint32_t k = raw < r->n_raw ? r->first[raw] : PK_NONE; k != PK_NONE && !st;
-             k = r->next[k]) {
-            uint32_t c = r->col[k];
-            st = hs_push(&j->here, ctx, j->s->q->columns[c].raw_id,
-                         reduce_one(pk_le_f64(rec + 2), j->s->col[c].reduce));
-        }
+        hs_cell cell = {0};
+        hs_cell_add(&cell, pk_le_f64(rec + 2));
+        st = push_stats(j->s, &j->r, ctx, pk_le16(rec), &cell, &j->here);
     }
     return st;
 }

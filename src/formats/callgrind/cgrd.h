@@ -172,11 +172,16 @@ enum { CG_NAME_FILE = 0, CG_NAME_FN = 1, CG_NAME_OBJ = 2, CG_NAME_KINDS = 3 };
 /* cob=/cfi= that named "???": the callee's object/file is unknown (as
  * opposed to not given, which means the caller's). */
 
+/* A function id's last answer (cgp_function()): the function, and the
+ * object and file it was for; fn PK_NONE: none. */
+typedef struct cg_fn_memo {
+    uint32_t fn, ob, fl;
+} cg_fn_memo;
+
 typedef struct cg_names {
-    const char **name;       /* by compressed id (malloc) */
-    uint32_t *gen;           /* part generation that defined it */
-    uint32_t *fn;            /* functions: the last answer for the id (cgp_function()), PK_NONE */
-    uint32_t *fn_ob, *fn_fl; /* ... and the object and file it was for */
+    const char **name;   /* by compressed id (malloc) */
+    uint32_t *gen;       /* part generation that defined it */
+    cg_fn_memo *fn_memo; /* functions only: by compressed id */
     uint32_t cap;
 } cg_names;
 

@@ -41,7 +41,7 @@ void cgp_free(cg_parser *ps)
     for (int k = 0; k < CG_NAME_KINDS; k++) {
         free(ps->names[k].name);
         free(ps->names[k].gen);
-        free(ps->names[k].fn), free(ps->names[k].fn_ob), free(ps->names[k].fn_fl);
+        free(ps->names[k].fn_memo);
     }
     free(ps->cols), free(ps->values), free(ps->prev_cols), free(ps->nz);
     memset(ps, 0, sizeof *ps);
@@ -441,18 +441,14 @@ int cgp_is_name_key(const char *key, size_t klen)
     return name_kind(key, klen) >= 0;
 }
 
-/* Room for ids below cap in the functions' per-id answers (PK_NONE). */
-static int grow_fn_cache(cg_names *t, uint32_t cap)
+/* Room for ids below cap in the functions' per-id answers (none yet). */
+static int grow_fn_memo(cg_names *t, uint32_t cap)
 {
-    uint32_t *a[3] = {t->fn, t->fn_ob, t->fn_fl};
-    for (int i = 0; i < 3; i++) {
-        uint32_t *g = realloc(a[i], cap * sizeof *g);
-        if (!g) return 0;
-        a[i] = g;
-    }
-    t->fn = a[0], t->fn_ob = a[1], t->fn_fl = a[2];
+    cg_fn_memo *m = realloc(t->fn_memo, cap * sizeof *m);
+    if (!m) return 0;
     for (uint32_t i = t->cap; i < cap; i++)
-        t->fn[i] = PK_NONE;
+        m[i].fn = PK_NONE;
+    t->fn_memo = m;
     return 1;
 }
 
@@ -467,7 +463,7 @@ static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *n
         if (nm) t->name = nm;
         uint32_t *g = realloc(t->gen, cap * sizeof *g);
         if (g) t->gen = g;
-        if (!nm || !g || (kind == CG_NAME_FN && !grow_fn_cache(t, cap)))
+        if (!nm || !g || (kind == CG_NAME_FN && !grow_fn_memo(t, cap)))
             return pk_fail_nomem("reading names");
         memset(t->name + t->cap, 0, (cap - t->cap) * sizeof *nm);
         memset(t->gen + t->cap, 0, (cap - t->cap) * sizeof *g);
@@ -476,7 +472,7 @@ static pk_status define_name(cg_parser *ps, int kind, uint32_t id, const char *n
     if (t->gen[id] == ps->gen && t->name[id] != name)
         cgp_diag(ps, PK_SEV_WARNING, "id-redefined",
                  "compressed id (%u) redefined from '%s' to '%s'", id, t->name[id], name);
-    if (kind == CG_NAME_FN && t->name[id] != name) t->fn[id] = PK_NONE; /* another name */
+    if (kind == CG_NAME_FN && t->name[id] != name) t->fn_memo[id].fn = PK_NONE; /* another name */
     t->name[id] = name, t->gen[id] = ps->gen;
     return PK_OK;
 }
@@ -531,11 +527,10 @@ pk_status cgp_function(cg_parser *ps, const char *name, uint32_t id, uint32_t ob
                        uint32_t *out)
 {
     cg_names *t = &ps->names[CG_NAME_FN];
-    int known = id < t->cap && t->fn && t->name[id] == name;
-    if (known && t->fn[id] != PK_NONE && t->fn_ob[id] == ob && t->fn_fl[id] == fl)
-        return *out = t->fn[id], PK_OK;
+    cg_fn_memo *m = id < t->cap && t->fn_memo && t->name[id] == name ? &t->fn_memo[id] : NULL;
+    if (m && m->fn != PK_NONE && m->ob == ob && m->fl == fl) return *out = m->fn, PK_OK;
     pk_status st = cgb_function(ps->b, name, ob, fl, out);
-    if (!st && known) t->fn[id] = *out, t->fn_ob[id] = ob, t->fn_fl[id] = fl;
+    if (!st && m) *m = (cg_fn_memo){*out, ob, fl};
     return st;
 }
 

@@ -332,6 +332,12 @@ static inline uint32_t pk_model_col_of(const pk_profile *p, int space, uint32_t 
 /* Build the context-major view by transposing the location-major planes
  * (if it does not exist yet). Thread-safe. */
 pk_status pk_model_ensure_cm(const pk_profile *p);
+/* Workers for a pass over the planes by ranges of locations (what
+ * pk_parallel_ranges() hands out, each worker counting into cells of its
+ * own): as many as the values' bytes warrant, and no more than there are
+ * plain locations, since an idle worker's cells cost as much (cc1's one
+ * location: 9.6 MB). transpose.c. */
+unsigned pk_model_plane_workers(const pk_profile *p);
 
 /* Value of (context, plain column, location) in the context-major view:
  * 1 and *out if stored, else 0 (and *out = 0). The view must exist. */

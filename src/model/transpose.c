@@ -204,16 +204,23 @@ static void place_cells(pk_profile *p, dense_job *job, unsigned workers, unsigne
     }
 }
 
+unsigned pk_model_plane_workers(const pk_profile *p)
+{
+    uint64_t total = 0;
+    uint32_t plain = 0;
+    for (uint32_t l = 0; l < p->n_locs; l++)
+        total += p->locs[l].plane.nvals, plain += !p->locs[l].is_summary;
+    unsigned workers = pk_workers_for(total * PK_LM_VAL_SIZE);
+    return plain && plain < workers ? plain : workers;
+}
+
 /* Values land directly in their final place: no intermediate array, no
  * sort; counting and placing run on all cores, by ranges of locations. */
 static pk_status build_cm_dense(pk_profile *p)
 {
     size_t cells = (size_t)p->n_ctx * p->n_raw[0];
     dense_job job = {.p = p};
-    uint64_t total = 0;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        total += p->locs[l].plane.nvals;
-    unsigned workers = pk_workers_for(total * PK_LM_VAL_SIZE);
+    unsigned workers = pk_model_plane_workers(p);
     uint64_t *all = calloc(workers * cells + 1, sizeof *all);
     pk_plane *cm = calloc(p->n_ctx ? p->n_ctx : 1, sizeof *cm);
     if (!all || !cm) {

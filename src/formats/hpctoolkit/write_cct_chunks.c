@@ -155,19 +155,9 @@ pk_status hk_cct_src_make(const pk_profile *p, hk_cct_src **out)
         return PK_OK; /* the model's transpose: written as it is */
     pk_status st = pk_model_ensure_planes(p);
     if (st) return st;
-    uint64_t total = 0;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        total += p->locs[l].plane.nvals;
     hk_cct_src *s = calloc(1, sizeof *s);
     if (!s) return pk_fail_nomem("writing cct.db");
-    /* a worker per location at most: the counters are per worker (cc1's one
-     * location: 9.6 MB a worker) */
-    uint32_t plain = 0;
-    for (uint32_t l = 0; l < p->n_locs; l++)
-        plain += !p->locs[l].is_summary;
-    unsigned workers = pk_workers_for(total * PK_LM_VAL_SIZE);
-    workers = plain && plain < workers ? plain : workers;
-    *s = (hk_cct_src){.p = p, .workers = workers, .nr = p->n_raw[0]};
+    *s = (hk_cct_src){.p = p, .workers = pk_model_plane_workers(p), .nr = p->n_raw[0]};
     s->at = calloc((size_t)s->workers * p->n_ctx * s->nr + 1, sizeof *s->at);
     s->nvals = calloc(p->n_ctx, sizeof *s->nvals);
     s->nidx = calloc(p->n_ctx, sizeof *s->nidx);

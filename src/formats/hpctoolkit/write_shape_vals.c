@@ -73,9 +73,10 @@ static int cmp_value_col(const void *a, const void *b)
 static pk_status sort_columns(unsigned char *vals, uint64_t b, uint64_t e)
 {
     enum { SZ = PK_LM_VAL_SIZE };
-    if (e - b > 16 && pk_sort_stable(vals + b * SZ, e - b, SZ, cmp_value_col))
-        return pk_fail_nomem("shaping values");
-    if (e - b > 16) return PK_OK;
+    if (e - b > 16) { /* many: the merge sort */
+        int failed = pk_sort_stable(vals + b * SZ, e - b, SZ, cmp_value_col);
+        return failed ? pk_fail_nomem("shaping values") : PK_OK;
+    }
     for (uint64_t i = b + 1; i < e; i++) {
         unsigned char rec[SZ];
         memcpy(rec, vals + i * SZ, SZ);

@@ -37,6 +37,11 @@ int cmd_callees(int argc, char **argv);
 int cmd_annotate(int argc, char **argv);
 int cmd_view(int argc, char **argv);
 
+/* First thing in main(): run again with malloc on transparent huge pages
+ * where that helps (hugepages.c); returns when it does not, or in the
+ * process executed again. */
+void cli_use_huge_pages(char **argv);
+
 /* Print "profkit CMD: <message>" and a hint to stderr; returns CLI_USAGE. */
 int cli_usage_error(const char *cmd, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Print the library's last error; returns the exit status it deserves. */

@@ -178,6 +178,7 @@ static int run(int argc, char **argv);
 
 int main(int argc, char **argv)
 {
+    cli_use_huge_pages(argv);
 #ifdef __GLIBC__
     /* Big blocks (over 4 MiB) always from mmap, so freeing one gives its
      * pages back. glibc otherwise raises the threshold to the size of each

@@ -56,6 +56,7 @@ static int run(int argc, char **argv, int rank)
 
 int main(int argc, char **argv)
 {
+    cli_use_huge_pages(argv); /* before MPI_Init: the process is executed again */
     int provided = 0;
     if (MPI_Init_thread(&argc, &argv, MPI_THREAD_FUNNELED, &provided) != MPI_SUCCESS) {
         fprintf(stderr, "profkit-mpi: MPI_Init failed\n");

@@ -1,0 +1,114 @@
+/*
+ * cli/hugepages.c — run the executables with glibc's malloc on transparent
+ * huge pages.
+ *
+ * Why: every answer builds arrays of tens to hundreds of megabytes that
+ * are touched once. Each 4 KiB page of them costs a page fault when it is
+ * first written, and on a virtual machine a fault is dear: on the 2-core
+ * VMs profkit is benchmarked on, 1 to 12 us each (0.3-3 GB/s of fresh
+ * memory), against about 30 times less per byte for a 2 MiB page. A
+ * conversion of 10,000 hpcrun files took 144,000 faults and spent a
+ * third of its time in them; with the heap on huge pages it takes 7,000
+ * (bench/README.md, "huge pages").
+ *
+ * Most kernels leave transparent huge pages to those who ask for them
+ * (`madvise` mode), and glibc's malloc asks only when the tunable
+ * glibc.malloc.hugetlb=1 is set (glibc >= 2.35), which it reads from the
+ * environment at start-up only. So the executable, once, adds it to
+ * GLIBC_TUNABLES and executes itself again (about 1 ms), and the new
+ * process puts GLIBC_TUNABLES back as the user had it, so that nothing
+ * it starts inherits the change.
+ *
+ * Not done when: PROFKIT_HUGEPAGES=0; the user set glibc.malloc.hugetlb
+ * themselves; LD_PRELOAD is set (another allocator or valgrind is in
+ * charge); the kernel's mode is not `madvise` (`always` gives huge pages
+ * anyway, `never` none); a sanitizer owns malloc; not glibc >= 2.35. Any
+ * failure just runs on without it.
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "cli.h"
+
+#define TUNABLE    "glibc.malloc.hugetlb=1"
+#define MARK_ENV   "PROFKIT_HUGEPAGES_EXEC" /* set in the executed-again process */
+#define SAVED_ENV  "PROFKIT_SAVED_GLIBC_TUNABLES"
+#define THP_ENABLE "/sys/kernel/mm/transparent_hugepage/enabled"
+
+#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
+#define PK_SANITIZED 1
+#elif defined(__has_feature)
+#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
+    __has_feature(memory_sanitizer)
+#define PK_SANITIZED 1
+#endif
+#endif
+
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) &&          \
+    !defined(PK_SANITIZED)
+#define PK_HUGETLB_TUNABLE 1
+#endif
+
+#ifdef PK_HUGETLB_TUNABLE
+/* 1 if the kernel gives huge pages to the memory that asks for them only. */
+static int thp_on_request(void)
+{
+    char mode[128] = "";
+    FILE *f = fopen(THP_ENABLE, "r");
+    if (!f) return 0;
+    size_t n = fread(mode, 1, sizeof mode - 1, f);
+    fclose(f);
+    mode[n] = '\0';
+    return strstr(mode, "[madvise]") != NULL;
+}
+
+static int wanted(void)
+{
+    const char *opt = getenv("PROFKIT_HUGEPAGES"), *tun = getenv("GLIBC_TUNABLES");
+    const char *preload = getenv("LD_PRELOAD");
+    if (opt && !strcmp(opt, "0")) return 0;
+    if (getenv(MARK_ENV)) return 0; /* already executed again: never loop */
+    if (tun && strstr(tun, "glibc.malloc.hugetlb")) return 0;
+    if (preload && *preload) return 0;
+    return thp_on_request();
+}
+
+/* GLIBC_TUNABLES back as the user had it, and the marks gone. */
+static void restore_environment(void)
+{
+    const char *saved = getenv(SAVED_ENV);
+    if (saved)
+        setenv("GLIBC_TUNABLES", saved, 1);
+    else
+        unsetenv("GLIBC_TUNABLES");
+    unsetenv(SAVED_ENV);
+    unsetenv(MARK_ENV);
+}
+
+void cli_use_huge_pages(char **argv)
+{
+    if (getenv(MARK_ENV)) {
+        restore_environment();
+        return;
+    }
+    if (!wanted()) return;
+    const char *old = getenv("GLIBC_TUNABLES");
+    size_t n = (old ? strlen(old) + 1 : 0) + sizeof TUNABLE;
+    char *tunables = malloc(n);
+    if (!tunables) return;
+    snprintf(tunables, n, "%s%s%s", old ? old : "", old ? ":" : "", TUNABLE);
+    int ok = (!old || !setenv(SAVED_ENV, old, 1)) && !setenv(MARK_ENV, "1", 1) &&
+             !setenv("GLIBC_TUNABLES", tunables, 1);
+    free(tunables);
+    if (ok) execv("/proc/self/exe", argv); /* returns only when it failed */
+    restore_environment();
+}
+#else
+void cli_use_huge_pages(char **argv)
+{
+    (void)argv;
+}
+#endif

@@ -10,6 +10,7 @@
 
 #include "callgraph.h"
 #include "model.h"
+#include "util/bigsize.h"
 
 #define PK_VERSION_STRING "0.1.0"
 
@@ -107,7 +108,7 @@ pk_status pk_model_adopt_owned(pk_profile *p, void *block)
 
 void *pk_model_alloc_owned(pk_profile *p, size_t size)
 {
-    void *b = malloc(size ? size : 1);
+    void *b = malloc(size ? pk_big_bytes(size) : 1); /* big: on whole huge pages */
     if (!b) {
         pk_fail_nomem("allocating a block for the profile");
         return NULL;

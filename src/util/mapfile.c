@@ -14,6 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "bigsize.h"
 #include "busguard.h"
 #include "error.h"
 #include "infile.h"
@@ -252,6 +253,7 @@ void pk_mem_huge(void *p, size_t n)
 
 void *pk_malloc_big(size_t n)
 {
+    n = pk_big_bytes(n);
     void *p = malloc(n);
     pk_mem_huge(p, n);
     return p;
@@ -259,8 +261,10 @@ void *pk_malloc_big(size_t n)
 
 void *pk_calloc_big(size_t count, size_t size)
 {
-    void *p = calloc(count, size);
-    if (p) pk_mem_huge(p, count * size); /* calloc checked the product */
+    if (size && count > SIZE_MAX / size) return NULL;
+    size_t n = pk_big_bytes(count * size);
+    void *p = calloc(1, n);
+    pk_mem_huge(p, n);
     return p;
 }
 

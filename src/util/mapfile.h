@@ -86,7 +86,8 @@ void pk_mem_prefault(void *p, size_t n);
  * per 2 MiB instead of 512, and a cheaper munmap. A rebuilt Callgrind tree
  * spent a fifth of its time faulting and unmapping 4 KiB pages. */
 void pk_mem_huge(void *p, size_t n);
-/* malloc() and calloc() of big arrays, with pk_mem_huge() */
+/* malloc() and calloc() of big arrays, with pk_mem_huge(), their sizes
+ * rounded by pk_big_bytes() (util/bigsize.h) */
 void *pk_malloc_big(size_t n);
 void *pk_calloc_big(size_t count, size_t size);
 /* Whole-file scans (validation, totals) read each byte of a mapping once.

@@ -11,6 +11,8 @@
 #include <stdint.h>
 #include <stdlib.h>
 
+#include "util/bigsize.h"
+
 /* Make *ptr hold at least `need` elements of `elem` bytes. 0 on success. */
 static inline int pk_vec_reserve(void **ptr, size_t *cap, size_t need, size_t elem)
 {
@@ -21,6 +23,7 @@ static inline int pk_vec_reserve(void **ptr, size_t *cap, size_t need, size_t el
         n *= 2;
     }
     if (n > SIZE_MAX / elem) return -1;
+    n = pk_big_capacity(need * elem, n * elem) / elem; /* big: on whole huge pages */
     void *p = realloc(*ptr, n * elem);
     if (!p) return -1;
     *ptr = p;

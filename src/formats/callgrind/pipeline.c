@@ -24,7 +24,6 @@
 #include <string.h>
 
 #include "cgrd.h"
-#include "util/bigsize.h"
 #include "util/error.h"
 #include "util/parallel.h"
 #include "util/vec.h"
@@ -36,7 +35,6 @@
 #define F_SINGLE  2u         /* the line after calls= / jump= */
 #define F_NO_NL   4u         /* the file's last line, without a newline */
 #define AHEAD     4          /* names ahead of the parser whose interned copy is fetched */
-#define OPS_FIRST (6u << 20) /* a block's first ops buffer: above the CLI's mmap threshold */
 
 enum { OP_TEXT = 1, OP_RUN = 2 };
 
@@ -291,25 +289,9 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
-/* A block without a spare buffer starts with one as big as its text
- * (ops take 0.9-1.2 times the text of a file of long names, up to 5.4
- * times that of short compressed lines), of whole huge pages and at
- * least OPS_FIRST: such a block is mapped by malloc on its own, so
- * growing it moves pages instead of copying them, and it is not faulted
- * in 4 KiB at a time. Growing from 16 bytes by doubling touched twice the
- * final size in fresh pages and copied it once (cc1 tree: 2,500 of 5,500
- * page faults). */
-static void first_ops(block *b)
-{
-    size_t text = (size_t)(b->e - b->s);
-    size_t want = pk_big_floor((text > OPS_FIRST ? text : OPS_FIRST) + PK_HUGE_PAGE);
-    if (!b->ops && (b->ops = malloc(want))) b->cap = want;
-}
-
 static void tokenize(block *b)
 {
     tok t = {b, SIZE_MAX, 0, 0, 0};
-    first_ops(b);
     for (const char *s = b->s; s < b->e && !t.failed;) {
         const char *k = s, *nl = NULL;
         while (k < b->e && blank(*k))

@@ -106,12 +106,19 @@ static int input_is_big(char **argv)
     return sum >= WORTH_BYTES;
 }
 
+/* 1 in the process executed again: the mark holds its own pid (exec
+ * keeps it), so a mark inherited from elsewhere is no mark. */
+static int executed_again(void)
+{
+    const char *mark = getenv(MARK_ENV);
+    return mark && strtol(mark, NULL, 10) == (long)getpid();
+}
+
 static int wanted(char **argv)
 {
     const char *opt = getenv("PROFKIT_HUGEPAGES"), *tun = getenv("GLIBC_TUNABLES");
     const char *preload = getenv("LD_PRELOAD");
     if (opt && !strcmp(opt, "0")) return 0;
-    if (getenv(MARK_ENV)) return 0; /* already executed again: never loop */
     if (tun && strstr(tun, "glibc.malloc.hugetlb")) return 0;
     if (preload && *preload) return 0;
     return thp_on_request() && input_is_big(argv);
@@ -131,17 +138,20 @@ static void restore_environment(void)
 
 void cli_use_huge_pages(char **argv)
 {
-    if (getenv(MARK_ENV)) {
+    if (executed_again()) {
         restore_environment();
         return;
     }
+    unsetenv(MARK_ENV), unsetenv(SAVED_ENV); /* not ours: never handed on */
     if (!wanted(argv)) return;
     const char *old = getenv("GLIBC_TUNABLES");
     size_t n = (old ? strlen(old) + 1 : 0) + sizeof TUNABLE;
     char *tunables = malloc(n);
     if (!tunables) return;
     snprintf(tunables, n, "%s%s%s", old ? old : "", old ? ":" : "", TUNABLE);
-    int ok = (!old || !setenv(SAVED_ENV, old, 1)) && !setenv(MARK_ENV, "1", 1) &&
+    char pid[32];
+    snprintf(pid, sizeof pid, "%ld", (long)getpid());
+    int ok = (!old || !setenv(SAVED_ENV, old, 1)) && !setenv(MARK_ENV, pid, 1) &&
              !setenv("GLIBC_TUNABLES", tunables, 1);
     free(tunables);
     if (ok) execv("/proc/self/exe", argv); /* returns only when it failed */

@@ -13,11 +13,13 @@
 
 #include "profkit/profkit.h"
 #include "util/arena.h"
+#include "util/bigsize.h"
 #include "util/buf.h"
 #include "util/error.h"
 #include "util/idset.h"
 #include "util/intern.h"
 #include "util/sort.h"
+#include "util/vec.h"
 
 static void arena_gives_zeroed_aligned_memory(void **state)
 {
@@ -358,6 +360,54 @@ static void sorts_stably(void **state)
     free(a);
 }
 
+/* Big blocks are sized so that glibc's mapping of them (the block, 16
+ * bytes of header, rounded to 4 KiB) is whole 2 MiB pages: growing arrays
+ * never get less than they need, fixed blocks grow by 1/64 at most, and
+ * small ones are left as they are. */
+static int whole_huge(size_t bytes)
+{
+    size_t chunk = (bytes + 8 + 15) / 16 * 16;        /* glibc's request2size() */
+    size_t mapped = (chunk + 8 + 4095) / 4096 * 4096; /* sysmalloc_mmap(): + header, pages */
+    return mapped % PK_HUGE_PAGE == 0;
+}
+
+static void big_blocks_fill_whole_huge_pages(void **state)
+{
+    (void)state;
+    size_t sizes[] = {1,
+                      4096,
+                      PK_HUGE_PAGE - 33,
+                      PK_HUGE_PAGE - 32,
+                      PK_HUGE_PAGE,
+                      PK_HUGE_PAGE + 1,
+                      3 * PK_HUGE_PAGE + 12345,
+                      (size_t)100 << 20,
+                      ((size_t)100 << 20) + 1,
+                      ((size_t)1 << 30) - 7};
+    for (size_t i = 0; i < sizeof sizes / sizeof sizes[0]; i++) {
+        size_t n = sizes[i], b = pk_big_bytes(n);
+        assert_true(b >= n);
+        if (n < PK_HUGE_PAGE) assert_int_equal(b, n);
+        if (b != n) assert_true(whole_huge(b) && b - n <= n / 64);
+        if (n >= ((size_t)128 << 20)) assert_true(whole_huge(b)); /* 2 MiB is <= 1/64 */
+        size_t f = pk_big_floor(n);
+        if (f) assert_true(f <= n && whole_huge(f) && n - f < PK_HUGE_PAGE);
+        size_t c = pk_big_capacity(n / 2 + 1, n);
+        assert_true(c >= n / 2 + 1 && c <= n);
+    }
+    /* a growing array: its capacity always holds what was asked */
+    void *v = NULL;
+    size_t cap = 0;
+    for (size_t need = 1; need < ((size_t)40 << 20); need = need * 3 + 7) {
+        assert_int_equal(pk_vec_reserve(&v, &cap, need, 8), 0);
+        assert_true(cap >= need);
+        /* whole huge pages, unless no such size lies between need and cap */
+        if (cap * 8 >= PK_HUGE_PAGE)
+            assert_true(whole_huge(cap * 8) || pk_big_floor(cap * 8) < need * 8);
+    }
+    free(v);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -373,6 +423,7 @@ int main(void)
         cmocka_unit_test(cxx_names_demangle_on_first_use),
         cmocka_unit_test(sorts_only_what_is_asked),
         cmocka_unit_test(sorts_stably),
+        cmocka_unit_test(big_blocks_fill_whole_huge_pages),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -104,7 +104,10 @@ for n in "${sizes[@]}"; do
   if [ -x "$open" ]; then
     l=$(load)
     echo
-    echo "reading alone (pk_profile_open: parse, merge the trees, derive; serial path), best of $runs: $(nice -n "$nice" "$open" "$m" "$runs") (load before: $l)"
+    # malloc on huge pages, as the profkit executable runs (src/cli/hugepages.c)
+    hp=$(grep -q '\[madvise\]' /sys/kernel/mm/transparent_hugepage/enabled 2>/dev/null &&
+      echo glibc.malloc.hugetlb=1 || true)
+    echo "reading alone (pk_profile_open: parse, merge the trees, derive; serial path${hp:+, $hp}), best of $runs: $(GLIBC_TUNABLES=${hp:-${GLIBC_TUNABLES:-}} nice -n "$nice" "$open" "$m" "$runs") (load before: $l)"
   fi
   echo
   echo "phases of --threads 2 and -np 2 (rank 0):"

@@ -43,11 +43,12 @@ check: deps
 	@$(MAKE) --no-print-directory build
 	cd $(BUILD) && ctest -j $$(( $(JOBS) + 1 )) --output-on-failure
 
+# As check: one test more than cores.
 asan-check: deps
 	cmake -S . -B $(ASAN_BUILD) -DPK_SANITIZE=ON -DCMAKE_BUILD_TYPE=Debug $(CMAKE_FLAGS)
 	cmake --build $(ASAN_BUILD) -j $(JOBS)
 	cd $(ASAN_BUILD) && ASAN_OPTIONS=detect_leaks=1 UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
-	  ctest -j $(JOBS) --output-on-failure
+	  ctest -j $$(( $(JOBS) + 1 )) --output-on-failure
 
 fuzz-smoke:
 	@scripts/install-deps.sh --with-fuzz

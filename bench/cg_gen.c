@@ -218,7 +218,9 @@ int main(int argc, char **argv)
     setvbuf(g.f, NULL, _IOFBF, 1 << 20);
     for (uint32_t t = 0; t < threads; t++)
         part(&g, t, threads, mb * 1000000 * (t + 1) / threads);
-    if (fclose(g.f) != 0) return perror(argv[1]), 1;
+    int failed = fclose(g.f) != 0;
+    free(g.fn_named), free(g.file_named), free(g.obj_named); /* leak-free under ASan */
+    if (failed) return perror(argv[1]), 1;
     fprintf(stderr, "cg-gen: wrote %s: %.1f MB, %u parts, %u functions\n", argv[1], g.bytes / 1e6,
             threads, n_fn);
     return 0;

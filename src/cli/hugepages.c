@@ -62,10 +62,11 @@
 #define PK_HUGETLB_TUNABLE 1
 #endif
 
-#ifdef PK_HUGETLB_TUNABLE
-/* 1 if the kernel gives huge pages to the memory that asks for them only. */
+/* 1 if glibc knows the tunable and owns malloc, and the kernel gives huge
+ * pages to the memory that asks for them only. */
 static int thp_on_request(void)
 {
+#ifdef PK_HUGETLB_TUNABLE
     char mode[128] = "";
     FILE *f = fopen(THP_ENABLE, "r");
     if (!f) return 0;
@@ -73,6 +74,9 @@ static int thp_on_request(void)
     fclose(f);
     mode[n] = '\0';
     return strstr(mode, "[madvise]") != NULL;
+#else
+    return 0;
+#endif
 }
 
 /* Adds the bytes of the regular files in directory `path` (not below it)
@@ -157,9 +161,3 @@ void cli_use_huge_pages(char **argv)
     if (ok) execv("/proc/self/exe", argv); /* returns only when it failed */
     restore_environment();
 }
-#else
-void cli_use_huge_pages(char **argv)
-{
-    (void)argv;
-}
-#endif

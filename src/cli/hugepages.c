@@ -43,7 +43,7 @@
 #include "cli.h"
 
 #define TUNABLE     "glibc.malloc.hugetlb=1"
-#define MARK_ENV    "PROFKIT_HUGEPAGES_EXEC" /* set in the executed-again process */
+#define MARK_ENV    "PROFKIT_HUGEPAGES_EXEC" /* its pid, in the process executed again */
 #define SAVED_ENV   "PROFKIT_SAVED_GLIBC_TUNABLES"
 #define THP_ENABLE  "/sys/kernel/mm/transparent_hugepage/enabled"
 #define WORTH_BYTES ((uint64_t)8 << 20)
@@ -152,7 +152,7 @@ void cli_use_huge_pages(char **argv)
     size_t n = (old ? strlen(old) + 1 : 0) + sizeof TUNABLE;
     char *tunables = malloc(n);
     if (!tunables) return;
-    snprintf(tunables, n, "%s%s%s", old ? old : "", old ? ":" : "", TUNABLE);
+    snprintf(tunables, n, "%s%s%s", old ? old : "", old && *old ? ":" : "", TUNABLE);
     char pid[32];
     snprintf(pid, sizeof pid, "%ld", (long)getpid());
     int ok = (!old || !setenv(SAVED_ENV, old, 1)) && !setenv(MARK_ENV, pid, 1) &&

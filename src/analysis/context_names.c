@@ -97,10 +97,12 @@ static pk_status seen_index(name_work *w, seen *m, const char *s, size_t len, di
     }
     char *copy = pk_arena_strndup(&w->arena, s, len);
     if (!copy) return pk_fail_nomem("naming contexts");
-    m->hash[*n] = h;
-    d[*n] = (distinct){prefix_of(copy, len), copy, len, (uint32_t)*n};
-    m->slot[j] = (uint32_t)++ * n;
-    return *out = (uint32_t)(*n - 1), PK_OK;
+    uint32_t k = (uint32_t)(*n)++; /* the new name's index in d */
+    m->hash[k] = h;
+    d[k] = (distinct){prefix_of(copy, len), copy, len, k};
+    m->slot[j] = k + 1; /* 0 marks an empty slot */
+    *out = k;
+    return PK_OK;
 }
 
 /* Codes by first meeting (codes[i]) become ranks in the sorted names. */

@@ -41,21 +41,13 @@
 #include <unistd.h>
 
 #include "cli.h"
+#include "util/sanitized.h"
 
 #define TUNABLE     "glibc.malloc.hugetlb=1"
 #define MARK_ENV    "PROFKIT_HUGEPAGES_EXEC" /* its pid, in the process executed again */
 #define SAVED_ENV   "PROFKIT_SAVED_GLIBC_TUNABLES"
 #define THP_ENABLE  "/sys/kernel/mm/transparent_hugepage/enabled"
 #define WORTH_BYTES ((uint64_t)8 << 20)
-
-#if defined(__SANITIZE_ADDRESS__) || defined(__SANITIZE_THREAD__)
-#define PK_SANITIZED 1
-#elif defined(__has_feature)
-#if __has_feature(address_sanitizer) || __has_feature(thread_sanitizer) ||                         \
-    __has_feature(memory_sanitizer)
-#define PK_SANITIZED 1
-#endif
-#endif
 
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || (__GLIBC__ == 2 && __GLIBC_MINOR__ >= 35)) &&          \
     !defined(PK_SANITIZED)

@@ -46,7 +46,7 @@ static int overlap(const fx_db *base, const char *dir)
     longname[LONG_NAME] = 0;
     fns[base->n_functions] = (fx_function){longname, -1, 0, -1, 0};
     for (int k = 0; k < N_OVERLAP; k++) {
-        snprintf(names + 8 * k, 8, "o%05d", k);
+        snprintf(names + 8 * k, 8, "o%05u", (unsigned)k % 100000u); /* k < 20,000 */
         fns[base->n_functions + 1 + k] = (fx_function){names + 8 * k, -1, 0, -1, 0};
     }
     db.functions = fns, db.n_functions = base->n_functions + N_OVERLAP + 1;

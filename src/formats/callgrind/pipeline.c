@@ -25,6 +25,7 @@
 
 #include "cgrd.h"
 #include "util/error.h"
+#include "util/hugebuf.h"
 #include "util/parallel.h"
 #include "util/vec.h"
 
@@ -56,7 +57,7 @@ typedef struct op {
 
 typedef struct block {
     const char *s, *e;
-    unsigned char *ops;
+    unsigned char *ops; /* util/hugebuf.h: on whole huge pages */
     size_t n_ops_bytes, cap;
     uint64_t *hashes; /* of the names its ops hold, in order (malloc) */
     size_t n_hashes, cap_hashes;
@@ -97,7 +98,7 @@ static void give_spare(pipe_t *pp, block *b)
     if (b->ops && pp->n_spare < SPARE_MAX)
         pp->spare[pp->n_spare] = b->ops, pp->spare_cap[pp->n_spare++] = b->cap;
     else
-        free(b->ops);
+        pk_hugebuf_free(b->ops, b->cap);
     b->ops = NULL, b->cap = 0;
 }
 
@@ -123,7 +124,7 @@ static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
 {
     block *b = t->b;
     size_t need = sizeof(op) + 2 * (size_t)n_tok * sizeof(double), off = b->n_ops_bytes;
-    if (pk_vec_reserve((void **)&b->ops, &b->cap, off + need, 1)) {
+    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, off + need)) {
         t->failed = 1;
         return SIZE_MAX;
     }
@@ -143,7 +144,7 @@ static int widen_run(tok *t, uint32_t n)
     uint32_t old = op_at(b, t->run)->n_tok;
     if (n <= old) return 1;
     size_t add = 2 * (size_t)(n - old) * sizeof(double);
-    if (pk_vec_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add, 1)) return t->failed = 1, 0;
+    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add)) return t->failed = 1, 0;
     op *o = op_at(b, t->run);
     double *sum = (double *)(o + 1);
     memmove(sum + n, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */
@@ -506,9 +507,9 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
     for (unsigned w = 0; w < started; w++)
         pthread_join(tid[w], NULL);
     for (uint32_t j = 0; j < pp.n_blocks; j++)
-        free(pp.blocks[j].ops), free(pp.blocks[j].hashes);
+        pk_hugebuf_free(pp.blocks[j].ops, pp.blocks[j].cap), free(pp.blocks[j].hashes);
     for (size_t k = 0; k < pp.n_spare; k++)
-        free(pp.spare[k]);
+        pk_hugebuf_free(pp.spare[k], pp.spare_cap[k]);
     pk_release_finish(&pp.rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
     free(pp.blocks);
     return st;

@@ -16,6 +16,7 @@
 #include "util/bigsize.h"
 #include "util/buf.h"
 #include "util/error.h"
+#include "util/hugebuf.h"
 #include "util/idset.h"
 #include "util/intern.h"
 #include "util/sort.h"
@@ -408,6 +409,31 @@ static void big_blocks_fill_whole_huge_pages(void **state)
     free(v);
 }
 
+/* A huge-page buffer grows in whole huge pages and keeps what it holds. */
+static void huge_buffers_grow_and_keep_their_bytes(void **state)
+{
+    (void)state;
+    unsigned char *b = NULL;
+    size_t cap = 0, filled = 0;
+    for (size_t need = 1; need < ((size_t)9 << 20); need = need * 5 + 3) {
+        assert_int_equal(pk_hugebuf_reserve((void **)&b, &cap, need), 0);
+        assert_true(cap >= need && cap % PK_HUGE_PAGE == 0 && cap - need < PK_HUGE_PAGE);
+        for (size_t i = 0; i < filled; i++)
+            assert_int_equal(b[i], (unsigned char)(i * 131 >> 3));
+        for (size_t i = filled; i < need; i++)
+            b[i] = (unsigned char)(i * 131 >> 3);
+        filled = need;
+    }
+    size_t before = cap;
+    assert_int_equal(pk_hugebuf_reserve((void **)&b, &cap, 1), 0); /* never shrinks */
+    assert_int_equal(cap, before);
+    assert_int_equal(pk_hugebuf_reserve((void **)&b, &cap, SIZE_MAX), -1); /* no such size */
+    assert_int_equal(cap, before);
+    assert_int_equal(b[filled - 1], (unsigned char)((filled - 1) * 131 >> 3));
+    pk_hugebuf_free(b, cap);
+    pk_hugebuf_free(NULL, 0);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -424,6 +450,7 @@ int main(void)
         cmocka_unit_test(sorts_only_what_is_asked),
         cmocka_unit_test(sorts_stably),
         cmocka_unit_test(big_blocks_fill_whole_huge_pages),
+        cmocka_unit_test(huge_buffers_grow_and_keep_their_bytes),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

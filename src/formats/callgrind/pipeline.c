@@ -144,7 +144,8 @@ static int widen_run(tok *t, uint32_t n)
     uint32_t old = op_at(b, t->run)->n_tok;
     if (n <= old) return 1;
     size_t add = 2 * (size_t)(n - old) * sizeof(double);
-    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add)) return t->failed = 1, 0;
+    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add))
+        return t->failed = 1, 0;
     op *o = op_at(b, t->run);
     double *sum = (double *)(o + 1);
     memmove(sum + n, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */

@@ -26,19 +26,17 @@ static size_t whole_huge_pages(size_t need)
 
 #if defined(MREMAP_MAYMOVE) && defined(MAP_ANONYMOUS) && !defined(PK_SANITIZED)
 
-int pk_hugebuf_reserve(void **p, size_t *cap, size_t need)
+/* The buffer p of `old` bytes (NULL: none yet) as n bytes; NULL if no
+ * memory is left, p then as it was. */
+static void *resize(void *p, size_t old, size_t n)
 {
-    if (need <= *cap) return 0;
-    size_t n = whole_huge_pages(need);
-    if (!n) return -1;
-    void *q = *p ? mremap(*p, *cap, n, MREMAP_MAYMOVE)
-                 : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-    if (q == MAP_FAILED) return -1;
+    void *q = p ? mremap(p, old, n, MREMAP_MAYMOVE)
+                : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+    if (q == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
     madvise(q, n, MADV_HUGEPAGE); /* advice: failing changes nothing */
 #endif
-    *p = q, *cap = n;
-    return 0;
+    return q;
 }
 
 void pk_hugebuf_free(void *p, size_t cap)
@@ -48,14 +46,10 @@ void pk_hugebuf_free(void *p, size_t cap)
 
 #else
 
-int pk_hugebuf_reserve(void **p, size_t *cap, size_t need)
+static void *resize(void *p, size_t old, size_t n)
 {
-    if (need <= *cap) return 0;
-    size_t n = whole_huge_pages(need);
-    void *q = n ? realloc(*p, n) : NULL;
-    if (!q) return -1;
-    *p = q, *cap = n;
-    return 0;
+    (void)old;
+    return realloc(p, n);
 }
 
 void pk_hugebuf_free(void *p, size_t cap)
@@ -65,3 +59,13 @@ void pk_hugebuf_free(void *p, size_t cap)
 }
 
 #endif
+
+int pk_hugebuf_reserve(void **p, size_t *cap, size_t need)
+{
+    if (need <= *cap) return 0;
+    size_t n = whole_huge_pages(need);
+    void *q = n ? resize(*p, *cap, n) : NULL;
+    if (!q) return -1;
+    *p = q, *cap = n;
+    return 0;
+}

@@ -399,7 +399,7 @@ static void big_blocks_fill_whole_huge_pages(void **state)
     /* a growing array: its capacity always holds what was asked */
     void *v = NULL;
     size_t cap = 0;
-    for (size_t need = 1; need < ((size_t)8 << 20); need = need * 3 + 7) {
+    for (size_t need = 1; need < ((size_t)40 << 20); need = need * 3 + 7) {
         assert_int_equal(pk_vec_reserve(&v, &cap, need, 8), 0);
         assert_true(cap >= need);
         /* whole huge pages, unless no such size lies between need and cap */

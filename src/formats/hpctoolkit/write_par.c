@@ -57,7 +57,9 @@ static pk_status shape_part(hp_state *s, const pk_profile *p, const char *target
     unsigned char *has = calloc((size_t)p->n_metrics + 1, 1);
     int unknown = 0;
     pk_status st = any && has ? one_summary(p) : pk_fail_nomem("shaping");
-    if (!st) {
+    /* a profile written as it is needs no scan of its values (the same
+     * answer on every member: every member has the whole structure) */
+    if (!st && !hk_shape_native(p)) {
         hk_shape_scan_plain(p, has, &unknown);
         for (uint32_t m = 0; m < p->n_metrics; m++)
             any[m] = has[m];

@@ -34,6 +34,7 @@
 #include <zlib.h>
 
 #include "fixtures/v4_builder.h"
+#include "model/model.h"
 #include "profkit/profkit.h"
 #include "support/testutil.h"
 #include "util/budget.h"
@@ -355,6 +356,43 @@ static void formulas_no_tool_can_compute_are_reported(void **state)
     pk_profile_free(p);
 }
 
+/* As if another program rewrote a value of the input while the writer
+ * shaped the location's values (a mapped input can change so). */
+static int rewritten;
+static void rewrite_one_value(const pk_profile *p)
+{
+    for (uint32_t l = 0; l < p->n_locs && !rewritten; l++) {
+        const pk_plane *pl = &p->locs[l].plane;
+        if (p->locs[l].is_summary || !pl->nvals) continue;
+        unsigned char *rec = (unsigned char *)pl->vals; /* this test's planes are malloc'd */
+        rec[2] ^= 0x40;                                 /* the value's low byte */
+        rewritten = 1;
+    }
+}
+
+/* The HPCToolkit writer reads a location's plain values several times
+ * while shaping them (they are never copied out): a change between two
+ * passes fails the write, naming why, and leaves no database. */
+static void values_changing_while_shaped_are_refused(void **state)
+{
+    (void)state;
+    static const char text[] = "events: Ir\nfn=main\n1 10\ncfn=work\ncalls=1 2\n1 30\n"
+                               "fn=work\n2 30\n";
+    char out[4096];
+    tu_scratch_path(out, sizeof out, "shaped.d");
+    pk_profile *p = open_callgrind("shaped.callgrind", text);
+    assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL), PK_OK);
+    tu_scratch_path(out, sizeof out, "changed.d");
+    p->shape_between_passes = rewrite_one_value;
+    rewritten = 0;
+    pk_status st = pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL);
+    assert_int_equal(rewritten, 1);
+    assert_int_equal(st, PK_ERR_FORMAT);
+    assert_non_null(strstr(pk_error_last(), "changed while they were shaped"));
+    assert_false(pk_path_exists(out));
+    pk_profile_free(p);
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -368,6 +406,7 @@ int main(void)
         cmocka_unit_test(a_run_opened_by_base_name_keeps_its_names),
         cmocka_unit_test(the_largest_cost_is_read),
         cmocka_unit_test(formulas_no_tool_can_compute_are_reported),
+        cmocka_unit_test(values_changing_while_shaped_are_refused),
     };
     if (tu_scratch_make("pk-hostile")) return 1;
     int failed = cmocka_run_group_tests(tests, NULL, NULL);

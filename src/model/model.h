@@ -206,6 +206,9 @@ struct pk_profile {
     /* tests: called between counting cct.db's values and placing them, as
      * if another program changed the input then */
     void (*cct_between_passes)(const struct pk_profile *p);
+    /* tests: called between the HPCToolkit writer's passes over a
+     * location's plane while shaping it (write_shape_vals.c) */
+    void (*shape_between_passes)(const struct pk_profile *p);
 
     /* Metric-major row store (Cube), or NULL: then the plain locations'
      * planes are empty until pk_model_ensure_planes() builds them. */

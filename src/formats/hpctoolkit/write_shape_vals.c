@@ -25,11 +25,15 @@
 #include "util/bytes.h"
 #include "util/radix.h"
 #include "util/sort.h"
+#include "util/vec.h"
 #include "write_shape.h"
 
 typedef struct vwork {
     hk_shape *s;
-    hs_triples out;          /* this location's values; ctx holds the shaped index */
+    const pk_plane *plain;   /* this location's source plane: its kept values (plain_next) */
+    uint64_t plain_mix;      /* what the first pass over them took */
+    int plain_mixed;         /* a pass has been made */
+    hs_triples out;          /* its other values; ctx holds the shaped index */
     uint32_t n_der;          /* derived columns */
     uint32_t *der_col;       /* their shaped columns */
     hs_triples *der_in;      /* the stored values each derives from */
@@ -37,8 +41,12 @@ typedef struct vwork {
     double *acc;             /* per shaped context */
     unsigned char *mark;     /* 1: in the working set; 2: has an input value */
     uint32_t *set, n_set;
-    uint64_t *keys; /* sorting room for set */
-    double *edge;   /* per shaped column: sums into the added entry and the root */
+    uint64_t *keys; /* sorting room for set, grown as sorts need it */
+    size_t keys_cap;
+    /* Contexts by depth, when their indexes already are (a tree laid out
+     * breadth first): depth d's are [level[d], level[d + 1]). NULL: not. */
+    uint32_t *level, n_levels;
+    double *edge; /* per shaped column: sums into the added entry and the root */
     unsigned char *edge_set;
 } vwork;
 
@@ -88,41 +96,113 @@ static pk_status sort_columns(unsigned char *vals, uint64_t b, uint64_t e)
     return PK_OK;
 }
 
-/* The plane of triples keyed by context id (at most max_id): counted per
- * id, placed in order (stable), then each context's values put in column
- * order. Linear: the triples come as the plane's values and then each
- * derived column's, dozens of runs a comparison sort would merge. */
-static pk_status pack_by_id(pk_profile *q, hs_triples *t, uint32_t max_id, pk_plane *out)
+/* A source location's values the shaped one keeps as they are, read
+ * from its plane in order as triples (shaped context index, or its id
+ * with `ids`), never copied out: held as triples beside the plane they
+ * are packed into, they were a conversion's peak (cc1: 9.6 MB).
+ *
+ * The plane is read several times, and it may be a mapping of the input,
+ * which another program can change meanwhile: each pass mixes every
+ * value it takes (where, what and its bits), and the passes of a location
+ * must agree (plain_same) before what they made is used. */
+typedef struct plain_iter {
+    const hk_shape *s;
+    const pk_plane *pl; /* NULL: none */
+    int ids;
+    uint32_t k, ctx; /* the next index entry; the current one's context */
+    uint64_t v, e;   /* the current one's values left */
+    uint64_t mix;    /* of the values taken so far */
+} plain_iter;
+
+static plain_iter plain_values(const hk_shape *s, const pk_plane *pl, int ids)
 {
-    uint64_t *at = calloc((size_t)max_id + 2, sizeof *at);
+    return (plain_iter){s, pl, ids, 0, 0, 0, 0, 0};
+}
+
+static uint64_t mix_value(uint64_t mix, uint64_t at, const unsigned char *rec)
+{
+    uint64_t x = (at * 0x9E3779B97F4A7C15ull) ^ pk_le64(rec + 2) ^ ((uint64_t)pk_le16(rec) << 47);
+    return (mix ^ x) * 0x100000001B3ull + (x >> 29);
+}
+
+/* The next kept value: a known context's, of a column the shaped
+ * profile holds as it is, not 0 (as hs_push keeps). 0 at the end. */
+static int plain_next(plain_iter *it, hs_triple *out)
+{
+    const hk_shape *s = it->s;
+    const pk_plane *pl = it->pl;
+    for (;;) {
+        while (it->v < it->e) {
+            uint64_t at = it->v++;
+            const unsigned char *r = pl->vals + at * PK_LM_VAL_SIZE;
+            uint32_t pc = pk_model_col_of(s->p, 0, pk_le16(r));
+            uint32_t qc = pc == PK_NONE ? PK_NONE : s->qcol_of_pcol[pc];
+            double v = pk_le_f64(r + 2);
+            if (qc == PK_NONE || v == 0) continue;
+            it->mix = mix_value(it->mix, at, r);
+            *out = (hs_triple){it->ctx, (uint16_t)s->q->columns[qc].raw_id, v};
+            return 1;
+        }
+        if (!pl || it->k >= pl->nidx) return 0;
+        const unsigned char *x = pl->idx + (uint64_t)it->k * PK_LM_IDX_SIZE;
+        uint32_t pi = pk_model_ctx_find(s->p, pk_le32(x));
+        uint64_t e = it->k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
+        it->k++;
+        if (pi == PK_NONE) continue; /* an id the source does not define (it warned) */
+        it->ctx = it->ids ? (uint32_t)s->q->ctx[s->q_of_p[pi]].id : s->q_of_p[pi];
+        it->v = pk_le64(x + 4), it->e = e < pl->nvals ? e : pl->nvals;
+    }
+}
+
+static void place_triple(unsigned char *vals, uint64_t *at, const hs_triple *t)
+{
+    unsigned char *r = vals + at[t->ctx]++ * PK_LM_VAL_SIZE;
+    pk_put_le16(r, t->col);
+    pk_put_le64(r + 2, pk_f64_bits(t->v));
+}
+
+/* The plane of the plain values (if any) and then the triples, all keyed
+ * by context id (at most max_id): counted per id, placed in order
+ * (stable), then each context's values put in column order. Linear: the
+ * values come as the plane's and then each derived column's, dozens of
+ * runs a comparison sort would merge. */
+static pk_status pack_by_id(pk_profile *q, const plain_iter *plain, hs_triples *t, uint32_t max_id,
+                            pk_plane *out, uint64_t mix[2])
+{
+    uint64_t *at = calloc((size_t)max_id + 2, sizeof *at), n = t->n;
     if (!at) return pk_fail_nomem("shaping values");
+    hs_triple x;
+    plain_iter it = plain ? *plain : plain_values(NULL, NULL, 1);
+    for (; plain_next(&it, &x); n++)
+        at[(x.ctx <= max_id ? x.ctx : max_id) + 1]++; /* else the mixes differ */
+    mix[0] = it.mix;
     for (size_t i = 0; i < t->n; i++)
         at[t->t[i].ctx + 1]++;
     uint32_t nidx = 0;
     for (uint64_t id = 0; id <= max_id; id++)
         nidx += at[id + 1] != 0, at[id + 1] += at[id];
     unsigned char *b =
-        pk_model_alloc_owned(q, t->n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE + 1);
+        pk_model_alloc_owned(q, n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE + 1);
     if (!b) return free(at), pk_fail_nomem("shaping values");
-    unsigned char *vals = b, *idx = b + t->n * PK_LM_VAL_SIZE;
+    unsigned char *vals = b, *idx = b + n * PK_LM_VAL_SIZE;
     for (uint64_t id = 0, k = 0; id <= max_id; id++)
         if (at[id + 1] > at[id]) {
             pk_put_le32(idx + k * PK_LM_IDX_SIZE, (uint32_t)id);
             pk_put_le64(idx + k++ * PK_LM_IDX_SIZE + 4, at[id]);
         }
-    for (size_t i = 0; i < t->n; i++) {
-        unsigned char *r = vals + at[t->t[i].ctx]++ * PK_LM_VAL_SIZE;
-        pk_put_le16(r, t->t[i].col);
-        pk_put_le64(r + 2, pk_f64_bits(t->t[i].v));
-    }
+    for (it = plain ? *plain : plain_values(NULL, NULL, 1); plain_next(&it, &x);)
+        if (x.ctx <= max_id && at[x.ctx] < n) place_triple(vals, at, &x); /* else: mixes */
+    mix[1] = it.mix;
+    for (size_t i = 0; i < t->n; i++)
+        if (at[t->t[i].ctx] < n) place_triple(vals, at, &t->t[i]);
     free(at);
     pk_status st = PK_OK;
     for (uint32_t k = 0; k < nidx && !st; k++) {
         uint64_t from = pk_le64(idx + (uint64_t)k * PK_LM_IDX_SIZE + 4);
-        uint64_t to = k + 1 < nidx ? pk_le64(idx + (uint64_t)(k + 1) * PK_LM_IDX_SIZE + 4) : t->n;
+        uint64_t to = k + 1 < nidx ? pk_le64(idx + (uint64_t)(k + 1) * PK_LM_IDX_SIZE + 4) : n;
         if (to - from > 1) st = sort_columns(vals, from, to);
     }
-    *out = (pk_plane){vals, idx, t->n, nidx};
+    *out = (pk_plane){vals, idx, n, nidx};
     t->n = 0;
     return st;
 }
@@ -137,7 +217,8 @@ pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
     }
     /* counting walks every id up to max_id: for a location with values at
      * few of the contexts (one of 10,000 threads) a sort costs less */
-    if (max_id <= 4 * (uint64_t)t->n + 1024) return pack_by_id(q, t, max_id, out);
+    uint64_t mix[2];
+    if (max_id <= 4 * (uint64_t)t->n + 1024) return pack_by_id(q, NULL, t, max_id, out, mix);
     /* ids too sparse for an array of them: sorted (stable, as before) */
     if (pk_sort_stable(t->t, t->n, sizeof *t->t, cmp_triple))
         return pk_fail_nomem("shaping values");
@@ -176,15 +257,56 @@ static void touch(vwork *w, uint32_t c)
     w->set[w->n_set++] = c;
 }
 
-/* w->set ordered deepest first, so each child comes before its parent. */
-static void deepest_first(vwork *w)
+/* Depth by depth, deepest first, each depth's in index order: a scan of
+ * every context, which costs less than a sort once the set holds a good
+ * part of them (one location of a call graph's tree holds nearly all),
+ * and needs no sorting room (cc1's conversion: 9.6 MB at its peak). */
+static void deepest_first_by_levels(vwork *w)
+{
+    uint32_t k = 0;
+    for (uint32_t d = w->n_levels; d-- > 0;)
+        for (uint32_t c = w->level[d]; c < w->level[d + 1]; c++)
+            if (w->mark[c]) w->set[k++] = c; /* marked: in the set */
+}
+
+/* w->set ordered deepest first (by index within a depth), so each child
+ * comes before its parent and a parent takes its children's values in
+ * the same order, whichever way the order is made. */
+static pk_status deepest_first(vwork *w)
 {
     const pk_ctx_rec *ctx = w->s->q->ctx;
+    if (w->level && w->n_set >= w->s->q->n_ctx / 16) {
+        deepest_first_by_levels(w);
+        return PK_OK;
+    }
+    if (pk_vec_reserve((void **)&w->keys, &w->keys_cap, 2 * (size_t)w->n_set + 1, sizeof *w->keys))
+        return pk_fail_nomem("shaping values");
     for (uint32_t i = 0; i < w->n_set; i++)
         w->keys[i] = (uint64_t)(UINT32_MAX - ctx[w->set[i]].depth) << 32 | w->set[i];
     pk_radix_sort_u64(w->keys, w->keys + w->n_set, w->n_set, 0); /* keys are unique */
     for (uint32_t i = 0; i < w->n_set; i++)
         w->set[i] = (uint32_t)w->keys[i];
+    return PK_OK;
+}
+
+/* w->level when q's contexts are in depth order (NULL otherwise). */
+static pk_status find_levels(vwork *w)
+{
+    const pk_profile *q = w->s->q;
+    uint32_t depth = 0;
+    for (uint32_t c = 0; c < q->n_ctx; c++) {
+        if (q->ctx[c].depth < depth || q->ctx[c].depth > depth + 1 || q->ctx[c].depth >= q->n_ctx)
+            return PK_OK; /* not breadth first (or a depth from nowhere): sorted */
+        depth = q->ctx[c].depth;
+    }
+    w->n_levels = q->n_ctx ? depth + 1 : 0;
+    w->level = malloc(((size_t)w->n_levels + 1) * sizeof *w->level);
+    if (!w->level) return pk_fail_nomem("shaping values");
+    for (uint32_t c = 0, d = 0; c < q->n_ctx; c++)
+        while (d <= q->ctx[c].depth)
+            w->level[d++] = c;
+    w->level[w->n_levels] = q->n_ctx;
+    return PK_OK;
 }
 
 /* Point values of one derived column into w->acc over w->set. */
@@ -210,7 +332,7 @@ static void point_values(vwork *w, const hs_col *d, const hs_triples *in, int cl
 }
 
 /* Point values in w->acc become the column's values, bottom-up. */
-static void spread(vwork *w, int inclusive, pk_combine cb)
+static pk_status spread(vwork *w, int inclusive, pk_combine cb)
 {
     const pk_profile *q = w->s->q;
     for (uint32_t i = 0, n = w->n_set; i < n; i++) /* the ancestors it reaches */
@@ -220,7 +342,8 @@ static void spread(vwork *w, int inclusive, pk_combine cb)
             touch(w, par);
             w->mark[par] = 3; /* no point value of its own */
         }
-    deepest_first(w);
+    pk_status st = deepest_first(w);
+    if (st) return st;
     for (uint32_t i = 0; i < w->n_set; i++) {
         uint32_t c = w->set[i], par = up(q, c);
         if (par == PK_NONE || (!inclusive && q->ctx[c].relation != PK_REL_LEXICAL)) continue;
@@ -232,6 +355,7 @@ static void spread(vwork *w, int inclusive, pk_combine cb)
         else if (cb == PK_COMBINE_MIN ? v < *a : v > *a)
             *a = v;
     }
+    return PK_OK;
 }
 
 static pk_status derive_column(vwork *w, uint32_t d)
@@ -252,8 +376,7 @@ static pk_status derive_column(vwork *w, uint32_t d)
             w->acc[w->der_in[d].t[i].ctx] = w->der_in[d].t[i].v;
         }
     }
-    spread(w, src->kind == PK_SCOPE_INCLUSIVE, cb);
-    pk_status st = PK_OK;
+    pk_status st = spread(w, src->kind == PK_SCOPE_INCLUSIVE, cb);
     uint32_t raw = s->q->columns[qc].raw_id;
     for (uint32_t i = 0; i < w->n_set; i++) {
         uint32_t c = w->set[i];
@@ -276,8 +399,37 @@ static void combine_into(double *a, unsigned char *set, pk_combine cb, double v)
         *a += v;
 }
 
+/* A pass over the location's plain values took what the first one did. */
+static pk_status plain_same(vwork *w, uint64_t mix)
+{
+    if (!w->plain_mixed) w->plain_mix = mix, w->plain_mixed = 1;
+    if (mix == w->plain_mix) return PK_OK;
+    const char *path = w->s->p->path;
+    return pk_fail(PK_ERR_FORMAT,
+                   "%s: a location's values changed while they were shaped for writing (the "
+                   "input changed while it was read): nothing written",
+                   path ? path : "the profile");
+}
+
+/* One value's part in the edge sums into `target`. */
+static void edge_take(vwork *w, uint32_t target, const hs_triple *t)
+{
+    const hk_shape *s = w->s;
+    const pk_profile *q = s->q;
+    uint32_t qc = pk_model_col_of(q, 0, t->col);
+    if (qc == PK_NONE || s->col[qc].source != HS_STORED || s->col[qc].kind != PK_SCOPE_INCLUSIVE ||
+        w->edge_set[qc] == 2)
+        return;
+    if (t->ctx == target)
+        w->edge_set[qc] = 2; /* the source has it: kept */
+    else if (up(q, t->ctx) == target)
+        combine_into(&w->edge[qc], &w->edge_set[qc], s->p->metrics[q->columns[qc].metric].combine,
+                     t->v);
+}
+
 /* Values of the writer's entry point, then of a root the source left
- * without, for stored inclusive columns: their children's, combined. */
+ * without, for stored inclusive columns: their children's, combined
+ * (the plain values first, then the others, the entry point's included). */
 static pk_status fill_edges(vwork *w)
 {
     hk_shape *s = w->s;
@@ -287,18 +439,13 @@ static pk_status fill_edges(vwork *w)
         uint32_t target = pass == 0 ? s->entry : 0;
         if (target == PK_NONE) continue;
         memset(w->edge_set, 0, q->n_columns);
-        for (size_t i = 0; i < w->out.n; i++) {
-            const hs_triple *t = &w->out.t[i];
-            uint32_t qc = pk_model_col_of(q, 0, t->col);
-            if (qc == PK_NONE || s->col[qc].source != HS_STORED ||
-                s->col[qc].kind != PK_SCOPE_INCLUSIVE || w->edge_set[qc] == 2)
-                continue;
-            if (t->ctx == target)
-                w->edge_set[qc] = 2; /* the source has it: kept */
-            else if (up(q, t->ctx) == target)
-                combine_into(&w->edge[qc], &w->edge_set[qc],
-                             s->p->metrics[q->columns[qc].metric].combine, t->v);
-        }
+        hs_triple t;
+        plain_iter it = plain_values(s, w->plain, 0);
+        while (plain_next(&it, &t))
+            edge_take(w, target, &t);
+        st = plain_same(w, it.mix);
+        for (size_t i = 0; i < w->out.n; i++)
+            edge_take(w, target, &w->out.t[i]);
         for (uint32_t qc = 0; qc < q->n_columns && !st; qc++)
             if (w->edge_set[qc] == 1)
                 st = hs_push(&w->out, target, q->columns[qc].raw_id, w->edge[qc]);
@@ -306,12 +453,15 @@ static pk_status fill_edges(vwork *w)
     return st;
 }
 
-/* One source location's values, shaped, into w->out. */
+/* One source location's values, shaped: those kept as they are stay in
+ * its plane (w->plain), the others go into w->out. */
 static pk_status load_location(vwork *w, const pk_plane *pl)
 {
     hk_shape *s = w->s;
     const pk_profile *p = s->p;
     pk_status st = PK_OK;
+    uint64_t mix = 0; /* of the values plain_next() takes: the first pass */
+    w->plain = pl, w->plain_mixed = 0;
     for (uint32_t k = 0; k < pl->nidx && !st; k++) {
         const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
         uint32_t pi = pk_model_ctx_find(p, pk_le32(x));
@@ -324,12 +474,12 @@ static pk_status load_location(vwork *w, const pk_plane *pl)
             uint32_t pc = pk_model_col_of(p, 0, pk_le16(r));
             if (pc == PK_NONE) continue;
             double val = pk_le_f64(r + 2);
-            uint32_t qc = s->qcol_of_pcol[pc];
-            if (qc != PK_NONE) st = hs_push(&w->out, qi, s->q->columns[qc].raw_id, val);
+            if (s->qcol_of_pcol[pc] != PK_NONE && val != 0) mix = mix_value(mix, v, r);
             for (uint32_t d = w->dhead[pc]; d != PK_NONE && !st; d = w->dnext[d])
                 st = hs_push(&w->der_in[d], qi, 0, val);
         }
     }
+    if (!st) st = plain_same(w, mix);
     for (uint32_t d = 0; d < w->n_der && !st; d++)
         st = derive_column(w, d);
     for (uint32_t d = 0; d < w->n_der; d++) /* read: their memory goes back now */
@@ -337,13 +487,54 @@ static pk_status load_location(vwork *w, const pk_plane *pl)
     return st ? st : fill_edges(w);
 }
 
+/* The location's plane: its plain values and then w->out's, packed as
+ * hs_pack() packs triples: by id when the ids are dense enough, else
+ * sorted (then the plain values are copied out as triples first). */
+static pk_status pack_location(vwork *w, pk_plane *out)
+{
+    const hk_shape *s = w->s;
+    pk_profile *q = s->q;
+    uint64_t n = w->out.n;
+    uint32_t max_id = 0;
+    hs_triple t;
+    plain_iter it = plain_values(s, w->plain, 1);
+    for (; plain_next(&it, &t); n++)
+        max_id = t.ctx > max_id ? t.ctx : max_id;
+    pk_status st = plain_same(w, it.mix);
+    if (s->p->shape_between_passes) s->p->shape_between_passes(s->p); /* tests: it changes */
+    for (size_t i = 0; i < w->out.n && !st; i++) {
+        uint32_t id = (uint32_t)q->ctx[w->out.t[i].ctx].id;
+        max_id = id > max_id ? id : max_id;
+    }
+    if (!st && max_id <= 4 * n + 1024) {
+        for (size_t i = 0; i < w->out.n; i++)
+            w->out.t[i].ctx = (uint32_t)q->ctx[w->out.t[i].ctx].id;
+        uint64_t mix[2];
+        it = plain_values(s, w->plain, 1);
+        st = pack_by_id(q, &it, &w->out, max_id, out, mix);
+        if (!st) st = plain_same(w, mix[0]);
+        return st ? st : plain_same(w, mix[1]);
+    }
+    hs_triples all = {0};
+    for (it = plain_values(s, w->plain, 0); !st && plain_next(&it, &t);)
+        st = hs_push(&all, t.ctx, t.col, t.v);
+    if (!st) st = plain_same(w, it.mix);
+    for (size_t i = 0; i < w->out.n && !st; i++)
+        st = hs_push(&all, w->out.t[i].ctx, w->out.t[i].col, w->out.t[i].v);
+    if (!st) st = hs_pack(q, &all, out);
+    free(all.t);
+    w->out.n = 0;
+    return st;
+}
+
 /* The per-context room of derivations, once no location needs it more:
  * freed before the last location's values are packed (a big profile's
  * peak). vwork_free() frees the rest. */
 static void vwork_release_room(vwork *w)
 {
-    free(w->acc), free(w->mark), free(w->set), free(w->keys);
-    w->acc = NULL, w->mark = NULL, w->set = NULL, w->keys = NULL;
+    free(w->acc), free(w->mark), free(w->set), free(w->keys), free(w->level);
+    w->acc = NULL, w->mark = NULL, w->set = NULL, w->keys = NULL, w->level = NULL;
+    w->keys_cap = 0;
 }
 
 static void vwork_free(vwork *w)
@@ -358,6 +549,7 @@ static void vwork_free(vwork *w)
     free(w->mark);
     free(w->set);
     free(w->keys);
+    free(w->level);
     free(w->edge);
     free(w->edge_set);
     free(w->out.t);
@@ -378,13 +570,16 @@ static pk_status vwork_init(vwork *w, hk_shape *s)
         w->acc = malloc(n * sizeof *w->acc);
         w->mark = calloc(n, 1);
         w->set = malloc(n * sizeof *w->set);
-        w->keys = malloc(2 * n * sizeof *w->keys); /* keys, and the radix sort's room */
     }
     w->edge = malloc(((size_t)q->n_columns + 1) * sizeof *w->edge);
     w->edge_set = malloc((size_t)q->n_columns + 1);
     if (!w->der_col || !w->der_in || !w->dhead || !w->dnext || !w->edge || !w->edge_set ||
-        (w->n_der && (!w->acc || !w->mark || !w->set || !w->keys)))
+        (w->n_der && (!w->acc || !w->mark || !w->set)))
         return pk_fail_nomem("shaping values");
+    if (w->n_der) {
+        pk_status st = find_levels(w);
+        if (st) return st;
+    }
     for (uint32_t c = 0; c < p->n_columns; c++)
         w->dhead[c] = PK_NONE;
     for (uint32_t c = 0, d = 0; c < q->n_columns; c++) {
@@ -454,7 +649,7 @@ pk_status hs_plain_values(hk_shape *s)
         }
         st = load_location(&w, &p->locs[l].plane);
         if (l == last) vwork_release_room(&w);
-        if (!st) st = hs_pack(s->q, &w.out, &s->q->locs[ql].plane);
+        if (!st) st = pack_location(&w, &s->q->locs[ql].plane);
     }
     vwork_free(&w);
     return st;

@@ -361,13 +361,7 @@ static void formulas_no_tool_can_compute_are_reported(void **state)
 static int rewritten;
 static void rewrite_one_value(const pk_profile *p)
 {
-    for (uint32_t l = 0; l < p->n_locs && !rewritten; l++) {
-        const pk_plane *pl = &p->locs[l].plane;
-        if (p->locs[l].is_summary || !pl->nvals) continue;
-        unsigned char *rec = (unsigned char *)pl->vals; /* this test's planes are malloc'd */
-        rec[2] ^= 0x40;                                 /* the value's low byte */
-        rewritten = 1;
-    }
+    if (!rewritten) rewritten = tu_rewrite_first_value(p);
 }
 
 /* The HPCToolkit writer reads a location's plain values several times

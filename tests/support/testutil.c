@@ -5,6 +5,7 @@
 #include "testutil.h"
 
 #include "fixtures/v4_builder.h"
+#include "model/model.h"
 
 #include <ftw.h>
 #include <stdio.h>
@@ -315,4 +316,15 @@ size_t tu_corpus_databases(char ***out)
     size_t n = len > 0 && (size_t)len < sizeof root ? tu_find_databases(root, out) : 0;
     if (!*out) *out = calloc(1, sizeof **out); /* a corpus without databases: none to test */
     return n;
+}
+
+int tu_rewrite_first_value(const pk_profile *p)
+{
+    for (uint32_t l = 0; l < p->n_locs; l++) {
+        const pk_plane *pl = &p->locs[l].plane;
+        if (p->locs[l].is_summary || !pl->nvals) continue;
+        ((unsigned char *)pl->vals)[2] ^= 0x40; /* the value's low byte */
+        return 1;
+    }
+    return 0;
 }

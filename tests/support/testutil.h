@@ -64,6 +64,11 @@ void tu_close_fixture(pk_profile *p, const char *dir);
 /* rm -rf of a directory the test made. */
 void tu_remove_tree(const char *dir);
 
+/* As if another program rewrote a value of a mapped input while it was
+ * read: flips a bit of the first plain location's first value (the
+ * test's planes must be malloc'd). 1 if it did, 0 if no value exists. */
+int tu_rewrite_first_value(const pk_profile *p);
+
 /* A scratch directory for a group of tests: made by tu_scratch_make()
  * (in /tmp, named after `prefix`; 0 or -1, as cmocka's group setup
  * returns), paths in it by tu_scratch_path(), removed with all it holds by

@@ -673,6 +673,43 @@ static void summary_cells_as_transposed(void **state)
     pk_profile_free(by[0]), pk_profile_free(by[1]), pk_profile_free(a);
 }
 
+/* A shaped location's plain values read from its plane in every pass, or
+ * copied out once as triples (write_shape_vals.c picks by its size):
+ * the same database, byte for byte, on real profiles of both kinds. */
+static void plain_values_in_plane_or_copied_write_the_same(void **state)
+{
+    (void)state;
+    static const char *const inputs[] = {
+        "callgrind/generated/mt_O0-cachesim-combined.callgrind.out",
+        "callgrind/gprof2dot/xapian.callgrind",
+        "cube/pycubexr-blast-p64-bigendian/profile.cubex",
+        "cube/extrap-simple-threaded/cube-example1.cubex",
+    };
+    static const char *const files[] = {"meta.db", "profile.db", "cct.db"};
+    for (size_t i = 0; i < sizeof inputs / sizeof *inputs; i++) {
+        char in[4096], a[4200], b[4200];
+        snprintf(in, sizeof in, "%s/%s", tu_corpus_dir(), inputs[i]);
+        if (!pk_path_exists(in)) skip();
+        pk_profile *p = open_ok(in);
+        snprintf(a, sizeof a, "%s/copied-%zu.d", g_tmp, i);
+        snprintf(b, sizeof b, "%s/in-plane-%zu.d", g_tmp, i);
+        assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, a, NULL, NULL), PK_OK);
+        p->shape_in_plane_values = 1; /* every location's plain values stay in its plane */
+        assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, b, NULL, NULL), PK_OK);
+        for (size_t f = 0; f < sizeof files / sizeof *files; f++) {
+            char fa[4300], fb[4300];
+            size_t na = 0, nb = 0;
+            snprintf(fa, sizeof fa, "%s/%s", a, files[f]);
+            snprintf(fb, sizeof fb, "%s/%s", b, files[f]);
+            unsigned char *x = tu_read_file(fa, &na), *y = tu_read_file(fb, &nb);
+            if (!x || !y || na != nb || memcmp(x, y, na) != 0)
+                fail_msg("%s: %s differs (%zu vs %zu bytes)", inputs[i], files[f], na, nb);
+            free(x), free(y);
+        }
+        pk_profile_free(p);
+    }
+}
+
 int main(void)
 {
     if (!mkdtemp(g_tmp)) return 1;
@@ -690,6 +727,7 @@ int main(void)
         cmocka_unit_test(values_of_no_profile_reported),
         cmocka_unit_test(one_location_summary_as_transposed),
         cmocka_unit_test(summary_cells_as_transposed),
+        cmocka_unit_test(plain_values_in_plane_or_copied_write_the_same),
     };
     int rc = cmocka_run_group_tests(tests, NULL, NULL);
     tu_remove_tree(g_tmp);

@@ -209,6 +209,9 @@ struct pk_profile {
     /* tests: called between the HPCToolkit writer's passes over a
      * location's plane while shaping it (write_shape_vals.c) */
     void (*shape_between_passes)(const struct pk_profile *p);
+    /* tests: locations of this many values or more keep their plain
+     * values in their plane while shaped (0: write_shape_vals.c's) */
+    uint64_t shape_in_plane_values;
 
     /* Metric-major row store (Cube), or NULL: then the plain locations'
      * planes are empty until pk_model_ensure_planes() builds them. */

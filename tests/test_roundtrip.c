@@ -64,12 +64,7 @@ static void assert_checks_clean(const pk_profile *src, const pk_profile *p, cons
 
 static void assert_same_file(const char *a, const char *b)
 {
-    size_t na, nb;
-    unsigned char *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
-    if (!x || !y || na != nb || memcmp(x, y, na) != 0)
-        fail_msg("%s and %s differ (%zu vs %zu bytes)", a, b, na, nb);
-    free(x);
-    free(y);
+    if (!tu_same_file(a, b)) fail_msg("%s and %s differ", a, b);
 }
 
 /* hpcviewer's complaints (read_viewer.c) are gone from a written database. */

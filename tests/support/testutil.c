@@ -30,6 +30,15 @@ unsigned char *tu_read_file(const char *path, size_t *size)
     return d;
 }
 
+int tu_same_file(const char *a, const char *b)
+{
+    size_t na = 0, nb = 0;
+    unsigned char *x = tu_read_file(a, &na), *y = tu_read_file(b, &nb);
+    int same = x && y && na == nb && memcmp(x, y, na) == 0;
+    free(x), free(y);
+    return same;
+}
+
 int tu_write_text(const char *path, const char *text)
 {
     FILE *f = fopen(path, "w");

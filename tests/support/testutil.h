@@ -17,6 +17,8 @@
 /* Whole file into a malloc'ed buffer of exactly its size (so reads past
  * the end are caught by ASan); NULL if absent. */
 unsigned char *tu_read_file(const char *path, size_t *size);
+/* 1 if both files exist and hold the same bytes, else 0. */
+int tu_same_file(const char *a, const char *b);
 /* Write `text` to path (created or truncated): 0, or -1. */
 int tu_write_text(const char *path, const char *text);
 

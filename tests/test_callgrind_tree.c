@@ -433,22 +433,31 @@ static void test_threshold(void **state)
     }
 }
 
-static void same_reading(const char *name, const unsigned char *data, size_t n)
+static void same_reading_by(const char *name, const unsigned char *data, size_t n, uint32_t by)
 {
-    char *a = tu_cg_reading(name, data, n, 1), *b = tu_cg_reading(name, data, n, 3);
+    char *a = tu_cg_reading(name, data, n, 1, by), *b = tu_cg_reading(name, data, n, 3, by);
     if (strcmp(a, b)) {
         size_t i = 0;
         while (a[i] && a[i] == b[i])
             i++;
-        fail_msg("%s (%zu bytes): read in parallel differs near '%.100s' vs '%.100s'", name, n,
-                 a + (i > 40 ? i - 40 : 0), b + (i > 40 ? i - 40 : 0));
+        fail_msg("%s (%zu bytes, by %s): read in parallel differs near '%.100s' vs '%.100s'", name,
+                 n, by == PK_OPEN_BY_LINE ? "line" : "function", a + (i > 40 ? i - 40 : 0),
+                 b + (i > 40 ? i - 40 : 0));
     }
     free(a), free(b);
 }
 
+/* By function (info, tree...) and by line (annotate): the two ways the
+ * pipeline cuts runs. */
+static void same_reading(const char *name, const unsigned char *data, size_t n)
+{
+    same_reading_by(name, data, n, PK_OPEN_BY_FUNCTION);
+    same_reading_by(name, data, n, PK_OPEN_BY_LINE);
+}
+
 /* Tokenized on several threads (pipeline.c), a file reads exactly as line
- * by line: call graph, diagnostics, errors; whole, cut short, or with
- * bytes flipped. */
+ * by line, with costs kept by function or by line: call graph,
+ * diagnostics, errors; whole, cut short, or with bytes flipped. */
 static void test_parallel_reading(void **state)
 {
     (void)state;

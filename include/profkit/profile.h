@@ -98,7 +98,7 @@ enum {
 typedef struct pk_open_options {
     uint32_t flags; /* PK_OPEN_* bits */
     /* Worker threads for validating big value files and for reading big
-     * Callgrind files by function: 0 = automatic (one thread for small
+     * Callgrind files by function or by line: 0 = automatic (one thread for small
      * files, the online CPUs for big ones); N = exactly N workers whatever
      * the size (results never depend on it). */
     unsigned threads;

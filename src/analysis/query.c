@@ -344,7 +344,9 @@ void pk_query_open_options(const pk_query *q, pk_answer_kind kind, unsigned widt
     o->flags |= PK_OPEN_NO_TRACES | PK_OPEN_NO_CCT;
     switch (kind) {
     case PK_ANSWER_FLAT:
-        if (lists) o->flags |= PK_OPEN_NO_TREE | (q->by == PK_BY_LINE ? 0 : PK_OPEN_BY_FUNCTION);
+        if (lists)
+            o->flags |=
+                PK_OPEN_NO_TREE | (q->by == PK_BY_LINE ? PK_OPEN_BY_LINE : PK_OPEN_BY_FUNCTION);
         break;
     case PK_ANSWER_TREE:
         /* the whole tree: one cut at a threshold (tree_threshold) hangs

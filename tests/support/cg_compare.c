@@ -301,9 +301,10 @@ unsigned char *tu_gzip(const void *data, size_t n, size_t *out_n)
     return out;
 }
 
-char *tu_cg_reading(const char *name, const void *data, uint64_t size, unsigned threads)
+char *tu_cg_reading(const char *name, const void *data, uint64_t size, unsigned threads,
+                    uint32_t by)
 {
-    pk_open_options o = {PK_OPEN_BY_FUNCTION | PK_OPEN_NO_TREE, threads, 0};
+    pk_open_options o = {by | PK_OPEN_NO_TREE, threads, 0};
     pk_profile *p;
     if (pk_profile_open_memory(PK_FORMAT_CALLGRIND, 1, &name, &data, &size, &o, &p))
         return strdup(pk_error_last());

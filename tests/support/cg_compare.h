@@ -15,12 +15,14 @@ char *tu_cg_canonical(const pk_profile *p);
  * counts and costs added; no part headers. */
 char *tu_cg_canonical_summed(const pk_profile *p);
 
-/* What a Callgrind file in memory reads to by function on `threads`
- * threads: the canonical call graph, then each diagnostic (code, offset,
+/* What a Callgrind file in memory reads to on `threads` threads, with
+ * costs kept `by` PK_OPEN_BY_FUNCTION or PK_OPEN_BY_LINE: the canonical
+ * call graph, then each diagnostic (code, offset,
  * message), or the error message if it is refused. malloc'ed. Tokenized
  * on other threads (formats/callgrind/pipeline.c), a file must read
  * exactly as on one. */
-char *tu_cg_reading(const char *name, const void *data, uint64_t size, unsigned threads);
+char *tu_cg_reading(const char *name, const void *data, uint64_t size, unsigned threads,
+                    uint32_t by);
 
 /* Touches every call-graph accessor and computes recursion-safe function
  * costs for every event (all locations and each one); returns a sum of

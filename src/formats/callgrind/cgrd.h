@@ -329,9 +329,24 @@ static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
 int cgs_cost_line(cg_parser *ps, const char *s, const char *end, const char **next, uint64_t *pos,
                   uint32_t *n_costs);
 
-/* The parallel reader (pipeline.c): a mapped plain file by function,
- * tokenized on `threads` more threads and fed to the parser in order. */
-pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads);
+/* Whether subposition column i's values are not kept, so that one out of
+ * range is no error: all of them by function, all but the line by line. */
+static inline int cgp_loose(const cg_parser *ps, uint32_t i)
+{
+    return ps->b->by_function || (ps->b->by_line && ps->pos_kind[i] != PK_POS_LINE);
+}
+/* The column of the line subposition in the current part, CG_NO_COLUMN
+ * if none (parse.c). */
+uint32_t cgp_line_column(const cg_parser *ps);
+
+/* The parallel reader (pipeline.c): a mapped plain file by function or by
+ * line, from byte `start` on (a line's start: the parser has read what
+ * is before), tokenized on `threads` more threads and fed to the parser
+ * in order. By line, `split_col` is the line subposition's column
+ * (CG_NO_COLUMN: none, or by function). */
+#define CG_NO_COLUMN UINT32_MAX
+pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, uint32_t split_col,
+                           unsigned threads);
 /* One line [s, e) (no newline) at byte `offset`, as cgp_feed() reads it. */
 pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated);
 /* A run of cost lines the pipeline summed: sums and the last line's
@@ -342,11 +357,15 @@ typedef struct cg_run {
     uint32_t n_lines;
     const double *sum, *last;
     uint32_t n_tok, min_tok, last_tok;
-    uint64_t rel_mask; /* columns with a '+N' or '*' token; bit 63: any beyond */
-    int bad;           /* a token the sum does not stand for */
+    uint64_t rel_mask;  /* columns with a '+N' or '*' token; bit 63: any beyond */
+    int bad;            /* a token the sum does not stand for */
+    uint32_t split_col; /* by line: the column the run was cut by (CG_NO_COLUMN: none) */
+    char line_sign;     /* ... its first line's token there: '*', '+', '-', 0 (absolute) */
+    uint64_t line_value;
 } cg_run;
-/* The run as one cost line of its summed costs (by function), or, where
- * the sums cannot stand for its lines, its lines read one by one. */
+/* The run as one cost line of its summed costs (by function, or by line
+ * at its one line), or, where the sums cannot stand for its lines, its
+ * lines read one by one. */
 pk_status cgp_run(cg_parser *ps, const cg_run *run);
 
 /* Whether a file looks like Callgrind/Cachegrind data (first 2 KB). */

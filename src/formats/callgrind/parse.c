@@ -80,9 +80,10 @@ int cgp_u64(const char **sp, const char *e, uint64_t *out)
 }
 
 /* One subposition: absolute, +N / -N relative to `base`, or '*'. With
- * `loose` (by function: positions are not kept, so their values do not
- * matter) a relative one that leaves 0..2^64-1 is not an error: every way
- * of reading the file, in parallel too (pipeline.c), agrees then. */
+ * `loose` (by function, positions are not kept; by line, only the line:
+ * cgp_loose()) a relative one that leaves 0..2^64-1 is not an error: its
+ * value does not matter, and every way of reading the file, in parallel
+ * too (pipeline.c), agrees then. */
 static int parse_subpos(const char **sp, const char *e, uint64_t base, int loose, uint64_t *out)
 {
     const char *s = *sp;
@@ -111,7 +112,7 @@ static int parse_position(cg_parser *ps, const char **sp, const char *e, uint64_
     const char *s = *sp;
     for (uint32_t i = 0; i < ps->n_pos; i++) {
         s = cgp_skip_space(s, e);
-        if (!parse_subpos(&s, e, ps->last[i], ps->b->by_function, &pos[i])) return 0;
+        if (!parse_subpos(&s, e, ps->last[i], cgp_loose(ps, i), &pos[i])) return 0;
         if (s < e && !cgp_is_space(*s)) return 0;
     }
     *sp = s;
@@ -473,17 +474,53 @@ static pk_status reread_run(cg_parser *ps, const cg_run *r)
     return st;
 }
 
+/* The column of the line subposition, CG_NO_COLUMN if none. */
+uint32_t cgp_line_column(const cg_parser *ps)
+{
+    for (uint32_t i = 0; i < ps->n_pos; i++)
+        if (ps->pos_kind[i] == PK_POS_LINE) return i;
+    return CG_NO_COLUMN;
+}
+
+/* By line: the positions of a run's lines, all at one line, into pos
+ * (the others are not kept: 0); 0 if the run was cut by another column
+ * than this part's line or its line leaves 0..2^64-1 (the lines are then
+ * read one by one, which says so). */
+static int run_position(const cg_parser *ps, const cg_run *r, uint64_t *pos)
+{
+    uint32_t col = cgp_line_column(ps);
+    if (r->split_col != col) return 0;
+    if (col == CG_NO_COLUMN) return 1;
+    uint64_t base = ps->last[col], v = r->line_value;
+    switch (r->line_sign) {
+    case 0:
+        pos[col] = v;
+        return 1;
+    case '*':
+        pos[col] = base;
+        return 1;
+    case '+':
+        pos[col] = base + v;
+        return v <= UINT64_MAX - base;
+    case '-':
+        pos[col] = base - v;
+        return v <= base;
+    default:
+        return 0;
+    }
+}
+
 pk_status cgp_run(cg_parser *ps, const cg_run *r)
 {
     uint32_t np = ps->n_pos;
+    uint64_t pos[3] = {0, 0, 0}; /* by function: positions are not kept; by line, only one */
     int sums_ok = !r->bad && ps->bp && ps->bp->n_cols && !ps->relative_costs &&
-                  ps->b->by_function && r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols &&
-                  !(r->rel_mask >> np);
+                  (ps->b->by_function || (ps->b->by_line && run_position(ps, r, pos))) &&
+                  r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols && !(r->rel_mask >> np);
     if (!sums_ok) return reread_run(ps, r);
     uint32_t k = r->n_tok - np, kl = r->last_tok - np;
     memcpy(ps->cols, r->sum + np, k * sizeof *ps->cols);
     ps->line_no += r->n_lines, ps->line_off = r->last_offset, ps->unterminated = 0;
-    uint64_t pos[3] = {0, 0, 0}; /* by function: positions are not kept */
     pk_status st = cost_read(ps, pos, k);
     memcpy(ps->prev_cols, r->last + np, kl * sizeof *ps->prev_cols); /* as after its last line */
     ps->n_prev = kl;

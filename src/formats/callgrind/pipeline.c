@@ -1,7 +1,16 @@
 /*
  * formats/callgrind/pipeline.c — a big plain Callgrind file read on
  * several cores, when only per-function costs are kept
- * (PK_OPEN_BY_FUNCTION: info, flat, tree, callers...).
+ * (PK_OPEN_BY_FUNCTION: info, flat, tree, callers...) or per-line ones
+ * (PK_OPEN_BY_LINE, below).
+ *
+ * By line (PK_OPEN_BY_LINE: annotate), a run also ends where the line
+ * number changes: a line joins it only if its line subposition is '*' or
+ * the same absolute number as the run's first line's, and the parser
+ * places the run's sums at that line. The column of the line number comes
+ * from the file's header, which the parser has read before (read.c); a
+ * run cut by another column (a later part's header may say otherwise) is
+ * read line by line.
  *
  * The file is cut into blocks before lines that name a function, file or
  * object (never the cost line that belongs to a calls=). Worker threads
@@ -47,7 +56,9 @@ typedef struct op {
     uint32_t lines_before; /* blank and comment lines before it */
     uint32_t n_lines;      /* lines of a run (blank and comment ones between included) */
     uint32_t n_tok, min_tok, last_tok;
-    uint64_t rel_mask; /* columns that held a '+N' or '*' token; bit 63: any beyond */
+    uint64_t rel_mask;   /* columns that held a '+N' or '*' token; bit 63: any beyond */
+    uint64_t line_value; /* by line: the first line's line subposition, */
+    char line_sign;      /* ... and its sign: '*', '+', '-' or 0 (absolute) */
     const char *s, *e;
     const char *last_line; /* a run's last line */
     const char *name;      /* a name line's name (NULL: none), its length and hash */
@@ -73,6 +84,7 @@ typedef struct block {
 typedef struct pipe {
     cg_parser *ps;
     const char *base;
+    uint32_t split_col; /* by line: the line subposition's column; else CG_NO_COLUMN */
     block *blocks;
     uint32_t n_blocks, next, consumed, window;
     uint32_t released; /* blocks whose pages were given back */
@@ -108,6 +120,7 @@ static void give_spare(pipe_t *pp, block *b)
 
 typedef struct tok {
     block *b;
+    uint32_t split_col;     /* the pipe's */
     size_t run;             /* offset of the run being summed in b->ops, or SIZE_MAX */
     uint32_t pending_lines; /* blank/comment lines not yet given to an op */
     int after_call;         /* the previous line was calls= / jump= */
@@ -161,11 +174,18 @@ static int blank(char c)
     return c == ' ' || c == '\t';
 }
 
+/* A cost line's token in the column that splits runs (by line). */
+typedef struct split_tok {
+    uint32_t col;
+    char sign; /* '*', '+', '-' or 0 (absolute); 1: the line has no such column */
+    uint64_t value;
+} split_tok;
+
 /* The tokens of the cost line at s, read up to its newline (in one pass):
- * values, flags and relative columns; *nl its newline, NULL if the
- * block ends first. */
+ * values, flags, relative columns and the splitting column's token; *nl
+ * its newline, NULL if the block ends first. */
 static uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
-                            uint64_t *rel, const char **nl)
+                            uint64_t *rel, split_tok *sp, const char **nl)
 {
     uint32_t n = 0;
     const char *p = s;
@@ -178,11 +198,13 @@ static uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t 
         if (n >= MAX_COLS) goto bad;
         if (c == '*' || c == '+') *rel |= 1ull << (n < 63 ? n : 63);
         if (c == '*') {
+            if (n == sp->col) sp->sign = '*', sp->value = 0;
             v[n++] = 0, p++;
         } else {
             if (c == '+' || c == '-') p++;
             uint64_t u;
             if (!cgs_number(&p, end, &u) || u > (1ull << 63)) goto bad;
+            if (n == sp->col) sp->sign = c == '+' || c == '-' ? c : 0, sp->value = u;
             v[n++] = neg ? -(double)u : (double)u;
         }
         if (p < end && !blank(*p) && *p != '\n' && *p != '\r') goto bad;
@@ -196,6 +218,15 @@ bad:
     return n;
 }
 
+/* Whether a cost line whose splitting token is `sp` may join the run
+ * `r` (always, unless by line): the same line, as far as can be told
+ * without the parser's state. */
+static int same_line(const op *r, const split_tok *sp)
+{
+    if (sp->col == CG_NO_COLUMN) return 1;
+    return sp->sign == '*' || (sp->sign == 0 && r->line_sign == 0 && sp->value == r->line_value);
+}
+
 /* The cost line at s summed into a run; its newline (NULL if the block
  * ends first: then nothing is done, the line is read as text). */
 static const char *cost_line(tok *t, const char *line, const char *s, const char *end)
@@ -203,17 +234,20 @@ static const char *cost_line(tok *t, const char *line, const char *s, const char
     double v[MAX_COLS];
     uint32_t flags = 0;
     uint64_t rel = 0;
+    split_tok sp = {t->split_col, 1, 0};
     const char *nl;
-    uint32_t n = line_tokens(s, end, v, &flags, &rel, &nl);
+    uint32_t n = line_tokens(s, end, v, &flags, &rel, &sp, &nl);
     if (!nl) return NULL;
     const char *next = nl + 1;
     int single = t->after_call;
     t->after_call = 0;
-    if (t->run == SIZE_MAX || single || (op_at(t->b, t->run)->flags & F_SINGLE)) {
+    if (t->run == SIZE_MAX || single || (op_at(t->b, t->run)->flags & F_SINGLE) ||
+        !same_line(op_at(t->b, t->run), &sp)) {
         t->run = new_op(t, OP_RUN, n);
         if (t->run == SIZE_MAX) return nl;
         op *o = op_at(t->b, t->run);
         o->s = line, o->flags = single ? F_SINGLE : 0;
+        o->line_sign = sp.sign, o->line_value = sp.value;
     } else {
         op_at(t->b, t->run)->n_lines += t->pending_lines, t->pending_lines = 0;
         if (!widen_run(t, n)) return nl;
@@ -291,9 +325,9 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
-static void tokenize(block *b)
+static void tokenize(block *b, uint32_t split_col)
 {
-    tok t = {b, SIZE_MAX, 0, 0, 0};
+    tok t = {b, split_col, SIZE_MAX, 0, 0, 0};
     for (const char *s = b->s; s < b->e && !t.failed;) {
         const char *k = s, *nl = NULL;
         while (k < b->e && blank(*k))
@@ -396,7 +430,7 @@ static void *worker(void *arg)
         block *b = &pp->blocks[pp->next++];
         take_spare(pp, b);
         pthread_mutex_unlock(&pp->lock);
-        tokenize(b);
+        tokenize(b, pp->split_col);
         pthread_mutex_lock(&pp->lock);
         b->ready = 1;
         pthread_cond_broadcast(&pp->cond);
@@ -413,7 +447,7 @@ static void await_block(pipe_t *pp, uint32_t j)
         pp->next++;
         take_spare(pp, &pp->blocks[j]);
         pthread_mutex_unlock(&pp->lock);
-        tokenize(&pp->blocks[j]);
+        tokenize(&pp->blocks[j], pp->split_col);
         pthread_mutex_lock(&pp->lock);
         pp->blocks[j].ready = 1;
     }
@@ -468,24 +502,29 @@ static pk_status replay(pipe_t *pp, const block *b)
                       o->min_tok,
                       o->last_tok,
                       o->rel_mask,
-                      (o->flags & F_BAD) != 0};
+                      (o->flags & F_BAD) != 0,
+                      pp->split_col,
+                      o->line_sign,
+                      o->line_value};
         st = cgp_run(ps, &run);
     }
     return st;
 }
 
-pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
+pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, uint32_t split_col,
+                           unsigned threads)
 {
     pipe_t pp = {.ps = ps,
                  .base = (const char *)m->data,
+                 .split_col = split_col,
                  .window = 2 * threads + 2,
                  .lock = PTHREAD_MUTEX_INITIALIZER,
                  .cond = PTHREAD_COND_INITIALIZER};
     pthread_t tid[PK_MAX_WORKERS];
     unsigned started = 0;
-    pk_status st = cut_blocks(&pp, pp.base, m->size, threads);
+    pk_status st = cut_blocks(&pp, pp.base + start, m->size - start, threads);
     pk_release_start(&pp.rel, m);
-    pk_release_advance(&pp.rel, pp.base); /* released from the start on, by the workers */
+    pk_release_advance(&pp.rel, pp.base + start); /* released from here on, by the workers */
     for (unsigned w = 0; !st && w < threads && w < PK_MAX_WORKERS; w++)
         started += pthread_create(&tid[started], NULL, worker, &pp) == 0;
     for (uint32_t j = 0; j < pp.n_blocks && !st; j++) {
@@ -511,7 +550,7 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
         pk_hugebuf_free(pp.blocks[j].ops, pp.blocks[j].cap), free(pp.blocks[j].hashes);
     for (size_t k = 0; k < pp.n_spare; k++)
         pk_hugebuf_free(pp.spare[k], pp.spare_cap[k]);
-    pk_release_finish(&pp.rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base);
+    pk_release_finish(&pp.rel, pp.n_blocks ? pp.blocks[pp.n_blocks - 1].e : pp.base + start);
     free(pp.blocks);
     return st;
 }

@@ -62,13 +62,45 @@ int cg_detect_file(const char *path)
     return ok;
 }
 
+/* Where the header of a plain file ends: the start of its first line
+ * that is neither blank, a comment nor "key: value" (a name line, a cost
+ * line); the file's size if none. */
+static uint64_t header_end(const char *data, uint64_t size)
+{
+    for (const char *s = data, *end = data + size; s < end;) {
+        const char *k = s;
+        while (k < end && (*k == ' ' || *k == '\t'))
+            k++;
+        while (k < end && ((unsigned)((*k | 32) - 'a') < 26 || *k == '_'))
+            k++;
+        int header = k == end || *k == '\n' || *k == '\r' || *k == '#' || (k > s && *k == ':');
+        if (!header) return (uint64_t)(s - data);
+        const char *nl = memchr(k, '\n', (size_t)(end - k));
+        s = nl ? nl + 1 : end;
+    }
+    return size;
+}
+
+/* Big files whose costs are kept per function or per line: tokenized on
+ * the other cores (pipeline.c). By line, the parser reads the header
+ * first: the tokenizer cuts runs where the line changes, and the header
+ * says which column holds it. */
+static pk_status feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
+{
+    if (ps->b->by_function) return cg_feed_parallel(ps, m, 0, CG_NO_COLUMN, threads);
+    uint64_t start = header_end((const char *)m->data, m->size);
+    size_t used = 0;
+    pk_status st = cgp_feed(ps, (const char *)m->data, (size_t)start, 0, start == m->size, &used);
+    if (st || used == m->size) return st;
+    return cg_feed_parallel(ps, m, used, cgp_line_column(ps), threads);
+}
+
 static pk_status feed_plain(cg_parser *ps, const pk_mapfile *m)
 {
-    /* big files whose costs are kept per function: tokenized on the other
-     * cores (pipeline.c); a check (keep going) reads line by line */
+    /* a check (keep going) reads line by line */
     unsigned workers = ps->b->threads ? ps->b->threads : pk_workers_for(m->size);
-    if (ps->b->by_function && !(ps->flags & PK_OPEN_KEEP_GOING) && workers > 1)
-        return cg_feed_parallel(ps, m, workers - 1);
+    if ((ps->b->by_function || ps->b->by_line) && !(ps->flags & PK_OPEN_KEEP_GOING) && workers > 1)
+        return feed_parallel(ps, m, workers - 1);
     pk_release rel;
     pk_release_start(&rel, m);
     uint64_t off = 0;

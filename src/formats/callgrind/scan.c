@@ -68,8 +68,7 @@ int cgs_cost_line(cg_parser *ps, const char *s, const char *end, const char **ne
                 p++;
         }
         if (p >= end) return -1;
-        if (!subposition(&p, end, ps->last[i], ps->b->by_function, &pos[i]))
-            return p >= end ? -1 : 0;
+        if (!subposition(&p, end, ps->last[i], cgp_loose(ps, i), &pos[i])) return p >= end ? -1 : 0;
         if (p >= end) return -1;
         if (!token_end(p, end)) return 0;
     }

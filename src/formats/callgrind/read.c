@@ -68,9 +68,7 @@ int cg_detect_file(const char *path)
 static uint64_t header_end(const char *data, uint64_t size)
 {
     for (const char *s = data, *end = data + size; s < end;) {
-        const char *k = s;
-        while (k < end && (*k == ' ' || *k == '\t'))
-            k++;
+        const char *k = cgp_skip_space(s, end);
         while (k < end && ((unsigned)((*k | 32) - 'a') < 26 || *k == '_'))
             k++;
         int header = k == end || *k == '\n' || *k == '\r' || *k == '#' || (k > s && *k == ':');

@@ -23,8 +23,21 @@ void cgb_rows_free(cgb_rows *r)
     memset(r, 0, sizeof *r);
 }
 
+/* Room for `cap` slots at the end of the pools (events too if `ev`). */
+static pk_status reserve(cgb_rows *r, uint64_t cap, int ev)
+{
+    if (pk_vec_reserve((void **)&r->v, &r->cap_v, r->n_v + cap, sizeof *r->v) ||
+        (ev && pk_vec_reserve((void **)&r->ev, &r->cap_ev, r->n_v + cap, sizeof *r->ev)))
+        return pk_fail_nomem("storing costs");
+    return PK_OK;
+}
+
+/* A new empty row. Both pools exist from the first row on, so that
+ * `v + off[i]` and `ev + off[i]` always point into an array, empty rows'
+ * included (an offset from a null pointer is undefined behaviour). */
 pk_status cgb_rows_new(cgb_rows *r, uint64_t *out)
 {
+    if (!r->v && reserve(r, 1, 1)) return pk_fail_nomem("storing costs");
     if (r->n + 1 >= r->cap_n) {
         size_t c = r->cap_n ? 2 * r->cap_n : 256;
         uint64_t *off = realloc(r->off, c * sizeof *off);
@@ -40,15 +53,6 @@ pk_status cgb_rows_new(cgb_rows *r, uint64_t *out)
     }
     r->off[r->n] = r->n_v, r->len[r->n] = r->cap[r->n] = r->nnz[r->n] = 0;
     *out = r->n++;
-    return PK_OK;
-}
-
-/* Room for `cap` slots at the end of the pools (events too if `ev`). */
-static pk_status reserve(cgb_rows *r, uint64_t cap, int ev)
-{
-    if (pk_vec_reserve((void **)&r->v, &r->cap_v, r->n_v + cap, sizeof *r->v) ||
-        (ev && pk_vec_reserve((void **)&r->ev, &r->cap_ev, r->n_v + cap, sizeof *r->ev)))
-        return pk_fail_nomem("storing costs");
     return PK_OK;
 }
 
@@ -85,10 +89,6 @@ static pk_status to_sparse(cgb_rows *r, uint64_t i)
     if (pk_vec_reserve((void **)&r->ev, &r->cap_ev, r->off[i] + r->cap[i] + 1, sizeof *r->ev))
         return pk_fail_nomem("storing costs");
     uint32_t w = 0;
-    if (!r->len[i]) { /* nothing stored yet: the value pool may not exist */
-        r->nnz[i] = CGB_SPARSE;
-        return PK_OK;
-    }
     double *v = r->v + r->off[i];
     uint32_t *ev = r->ev + r->off[i];
     for (uint32_t j = 0; j < r->len[i]; j++)

@@ -175,7 +175,7 @@ static pk_status bcast_node(pk_members *m, pk_gathered *g)
     unsigned char *data = malloc(len + 1);
     uint64_t *lens = malloc(sizeof *lens);
     if (!data || !lens) return free(data), free(lens), pk_fail_nomem("exchanging tables");
-    if (!tm || tm->rank == 0) memcpy(data, n->slots[0].send, len);
+    if ((!tm || tm->rank == 0) && len) memcpy(data, n->slots[0].send, len);
     if (tm && tm->bcast(tm->user, data, len, 0)) {
         free(data), free(lens);
         return transport_failed(n, "broadcasting");
@@ -293,7 +293,8 @@ static void locate(pk_members *m, pk_gathered *g, const unsigned char **src)
             for (unsigned x = 0; x < u; x++)
                 off += n->slots[t].lens[x];
             g->len[t] = n->slots[t].lens[u];
-            src[t] = (const unsigned char *)n->slots[t].send + off;
+            /* a thread that sends nothing may have no buffer at all */
+            src[t] = g->len[t] ? (const unsigned char *)n->slots[t].send + off : NULL;
         }
         return;
     }

@@ -42,15 +42,20 @@ typedef struct text {
 static void put(text *t, const char *fmt, ...)
 {
     va_list ap;
+    if (!t->s) { /* room first: an offset from a null pointer is undefined */
+        t->cap = 1 << 16;
+        t->s = malloc(t->cap);
+        assert_non_null(t->s);
+    }
     for (;;) {
         va_start(ap, fmt);
         int k = vsnprintf(t->s + t->n, t->cap - t->n, fmt, ap);
         va_end(ap);
-        if (t->s && (size_t)k < t->cap - t->n) {
+        if ((size_t)k < t->cap - t->n) {
             t->n += (size_t)k;
             return;
         }
-        t->cap = t->cap ? 2 * t->cap : 1 << 16;
+        t->cap *= 2;
         t->s = realloc(t->s, t->cap);
         assert_non_null(t->s);
     }

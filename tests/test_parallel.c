@@ -197,8 +197,8 @@ static void measurement_tables(void **state)
     (void)state;
     char dir[4096];
     snprintf(dir, sizeof dir, "%s/hpctoolkit/hpctoolkit-tests-meas/loops-perf.m", tu_corpus_dir());
-    char **names;
-    size_t n;
+    char **names = NULL;
+    size_t n = 0;
     if (!pk_path_exists(dir) || hm_list_dir(dir, &names, &n) != PK_OK) skip();
     hm_piece *pc;
     assert_int_equal(hm_piece_read(dir, names, n, PK_OPEN_NO_SYMBOLS, &pc), PK_OK);

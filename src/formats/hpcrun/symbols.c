@@ -198,7 +198,10 @@ static void collect_ranges(hs_module *m)
             if (lo >= hi) continue;
             if (m->n_ranges == cap) {
                 hs_range *g = realloc(m->ranges, (cap = cap ? 2 * cap : 64) * sizeof *g);
-                if (!g) return free(m->ranges), m->ranges = NULL, (void)(m->n_ranges = 0);
+                if (!g) {
+                    free(m->ranges), m->ranges = NULL, m->n_ranges = 0;
+                    return;
+                }
                 m->ranges = g;
             }
             m->ranges[m->n_ranges++] = (hs_range){lo + m->dbias, hi + m->dbias, *cu};

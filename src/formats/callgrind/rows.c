@@ -37,7 +37,8 @@ static pk_status reserve(cgb_rows *r, uint64_t cap, int ev)
  * included (an offset from a null pointer is undefined behaviour). */
 pk_status cgb_rows_new(cgb_rows *r, uint64_t *out)
 {
-    if (!r->v && reserve(r, 1, 1)) return pk_fail_nomem("storing costs");
+    pk_status st = r->v && r->ev ? PK_OK : reserve(r, 1, 1);
+    if (st) return st;
     if (r->n + 1 >= r->cap_n) {
         size_t c = r->cap_n ? 2 * r->cap_n : 256;
         uint64_t *off = realloc(r->off, c * sizeof *off);

@@ -14,6 +14,7 @@
 #include "profkit/callgraph.h"
 #include "profkit/pattern.h"
 #include "util/error.h"
+#include "util/radix.h"
 #include "util/vec.h"
 
 pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_index **out, size_t *n)
@@ -290,41 +291,50 @@ static pk_status flat_groups(const pk_profile *p, uint32_t part, size_t event, i
 
 /* Lines: one item per self record and per call record, by (file, line). */
 typedef struct line_item {
-    uint64_t key;
     double self, incl, calls;
 } line_item;
-
-static int by_key(const void *a, const void *b)
-{
-    uint64_t x = ((const line_item *)a)->key, y = ((const line_item *)b)->key;
-    return x < y ? -1 : x > y;
-}
 
 static uint64_t line_key(uint32_t file, uint32_t line)
 {
     return (uint64_t)file << 32 | line;
 }
 
-static pk_status line_items(const pk_cg *cg, const cg_graph *g, uint32_t part, size_t event,
-                            line_item **out, size_t *n_out)
+/* The items and their (key, item) pairs, in record order: self records
+ * first, then calls. */
+static void line_items(const pk_cg *cg, const cg_graph *g, uint32_t part, size_t event,
+                       line_item *it, pk_radix_kv *kv, size_t *n_out)
 {
-    line_item *it = malloc((cg->n_self + cg->n_calls + 1) * sizeof *it);
-    if (!it) return pk_fail_nomem("the flat profile");
     size_t n = 0;
     for (uint64_t i = 0; i < cg->n_self; i++) {
         const pk_cg_self_rec *r = &cg->self[i];
         if (part != PK_NONE && r->part != part) continue;
         double v = pk_cg_self_value(cg, i, (uint32_t)event);
-        it[n++] = (line_item){line_key(r->file, r->line), v, v, 0};
+        kv[n] = (pk_radix_kv){line_key(r->file, r->line), n};
+        it[n++] = (line_item){v, v, 0};
     }
     for (uint64_t i = 0; i < cg->n_calls; i++) {
         const pk_cg_call_rec *c = &cg->calls[i];
         if (!cg_graph_keeps(c, g->nf, part)) continue;
         double v = g->ua_of_call[i] == PK_NONE ? 0 : pk_cg_call_value(cg, i, (uint32_t)event);
-        it[n++] = (line_item){line_key(c->file, c->line), 0, v, c->count};
+        kv[n] = (pk_radix_kv){line_key(c->file, c->line), n};
+        it[n++] = (line_item){0, v, c->count};
     }
-    *out = it, *n_out = n;
-    return PK_OK;
+    *n_out = n;
+}
+
+/* One row per line, in key order; a line's items summed in record order
+ * (the radix sort is stable), as the stable sort this replaced summed
+ * them: the same sums to the last bit. */
+static size_t sum_lines(const line_item *it, const pk_radix_kv *kv, size_t n, pk_flat_row *r)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n; i++) {
+        const line_item *x = &it[kv[i].val];
+        if (!k || r[k - 1].key != kv[i].key) r[k++] = (pk_flat_row){kv[i].key, 0, 0, 0, 0};
+        r[k - 1].exclusive += x->self, r[k - 1].inclusive += x->incl;
+        r[k - 1].calls += x->calls;
+    }
+    return k;
 }
 
 static pk_status flat_lines(const pk_profile *p, uint32_t part, size_t event, pk_flat_row **rows,
@@ -334,27 +344,22 @@ static pk_status flat_lines(const pk_profile *p, uint32_t part, size_t event, pk
     if (cg->by_function)
         return pk_fail(PK_ERR_UNSUPPORTED, "%s: opened by function: no source lines to group by",
                        p->path);
+    size_t cap = cg->n_self + cg->n_calls + 1, n = 0;
+    line_item *it = malloc(cap * sizeof *it);
+    pk_radix_kv *kv = malloc(2 * cap * sizeof *kv);
+    pk_flat_row *r = malloc(cap * sizeof *r);
     cg_graph g;
-    line_item *it = NULL;
-    size_t n = 0, k = 0;
-    pk_status st = cg_graph_build(cg, cg->n_functions, part, &g);
-    if (!st) st = line_items(cg, &g, part, event, &it, &n);
-    pk_flat_row *r = st ? NULL : malloc((n + 1) * sizeof *r);
-    if (!st && !r) st = pk_fail_nomem("the flat profile");
-    if (!st && n) qsort(it, n, sizeof *it, by_key);
-    for (size_t i = 0; i < n && !st; i++) {
-        if (!k || r[k - 1].key != it[i].key) r[k++] = (pk_flat_row){it[i].key, 0, 0, 0, 0};
-        r[k - 1].exclusive += it[i].self, r[k - 1].inclusive += it[i].incl;
-        r[k - 1].calls += it[i].calls;
+    pk_status st = it && kv && r ? cg_graph_build(cg, cg->n_functions, part, &g)
+                                 : pk_fail_nomem("the flat profile");
+    if (!st) {
+        line_items(cg, &g, part, event, it, kv, &n);
+        pk_radix_sort_kv(kv, kv + cap, n);
+        *rows = r, *n_rows = sum_lines(it, kv, n, r);
+        cg_graph_free(&g);
     }
-    free(it);
-    if (!st) cg_graph_free(&g);
-    if (st) {
-        free(r);
-        return st;
-    }
-    *rows = r, *n_rows = k;
-    return PK_OK;
+    free(it), free(kv);
+    if (st) free(r);
+    return st;
 }
 
 pk_status pkq_callgraph_flat_by_key(const pk_profile *p, pk_index location, size_t event,

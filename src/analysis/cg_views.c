@@ -324,17 +324,23 @@ static void line_items(const pk_cg *cg, const cg_graph *g, uint32_t part, size_t
 
 /* One row per line, in key order; a line's items summed in record order
  * (the radix sort is stable), as the stable sort this replaced summed
- * them: the same sums to the last bit. */
-static size_t sum_lines(const line_item *it, const pk_radix_kv *kv, size_t n, pk_flat_row *r)
+ * them: the same sums to the last bit. NULL when out of memory. */
+static pk_flat_row *sum_lines(const line_item *it, const pk_radix_kv *kv, size_t n, size_t *n_rows)
 {
     size_t k = 0;
+    for (size_t i = 0; i < n; i++)
+        k += !i || kv[i].key != kv[i - 1].key;
+    pk_flat_row *r = malloc((k + 1) * sizeof *r);
+    if (!r) return NULL;
+    k = 0;
     for (size_t i = 0; i < n; i++) {
         const line_item *x = &it[kv[i].val];
         if (!k || r[k - 1].key != kv[i].key) r[k++] = (pk_flat_row){kv[i].key, 0, 0, 0, 0};
         r[k - 1].exclusive += x->self, r[k - 1].inclusive += x->incl;
         r[k - 1].calls += x->calls;
     }
-    return k;
+    *n_rows = k;
+    return r;
 }
 
 static pk_status flat_lines(const pk_profile *p, uint32_t part, size_t event, pk_flat_row **rows,
@@ -347,18 +353,17 @@ static pk_status flat_lines(const pk_profile *p, uint32_t part, size_t event, pk
     size_t cap = cg->n_self + cg->n_calls + 1, n = 0;
     line_item *it = malloc(cap * sizeof *it);
     pk_radix_kv *kv = malloc(2 * cap * sizeof *kv);
-    pk_flat_row *r = malloc(cap * sizeof *r);
     cg_graph g;
-    pk_status st = it && kv && r ? cg_graph_build(cg, cg->n_functions, part, &g)
-                                 : pk_fail_nomem("the flat profile");
+    pk_status st = it && kv ? cg_graph_build(cg, cg->n_functions, part, &g)
+                            : pk_fail_nomem("the flat profile");
     if (!st) {
         line_items(cg, &g, part, event, it, kv, &n);
-        pk_radix_sort_kv(kv, kv + cap, n);
-        *rows = r, *n_rows = sum_lines(it, kv, n, r);
         cg_graph_free(&g);
+        pk_radix_sort_kv(kv, kv + cap, n);
+        *rows = sum_lines(it, kv, n, n_rows);
+        if (!*rows) st = pk_fail_nomem("the flat profile");
     }
     free(it), free(kv);
-    if (st) free(r);
     return st;
 }
 

@@ -13,35 +13,28 @@
 
 #include "cgrd.h"
 #include "util/error.h"
+#include "util/radix.h"
 #include "util/vec.h"
 
-typedef struct line_ord {
-    uint64_t key; /* accumulator << 32 | line */
-    uint32_t idx;
-} line_ord;
-
-static int cmp_line_ord(const void *a, const void *b)
-{
-    const line_ord *x = a, *y = b;
-    return x->key < y->key ? -1 : x->key > y->key;
-}
-
 /* By line: one record per (accumulator, line), lines ascending within
- * each accumulator, as cgb_merge_positions() orders positions. */
+ * each accumulator, as cgb_merge_positions() orders positions. The keys
+ * (accumulator << 32 | line) are unique, so a radix sort orders them as
+ * any sort would, without a comparison per step. */
 static pk_status merge_lines(cg_build *b, cgb_rows *o)
 {
     pk_cg *cg = b->cg;
-    line_ord *order = malloc(((size_t)b->n_line + 1) * sizeof *order);
+    size_t n = b->n_line;
+    pk_radix_kv *order = malloc((2 * n + 1) * sizeof *order);
     uint32_t *ev = malloc(((size_t)b->stride + 1) * sizeof *ev);
     pk_status st = order && ev ? PK_OK : pk_fail_nomem("merging costs");
-    for (uint32_t i = 0; !st && i < b->n_line; i++)
-        order[i] = (line_ord){(uint64_t)b->line_key[2 * i] << 32 | b->line_key[2 * i + 1], i};
-    if (!st) qsort(order, b->n_line, sizeof *order, cmp_line_ord);
-    for (uint32_t i = 0; !st && i < b->n_line; i++) {
+    for (uint32_t i = 0; !st && i < n; i++)
+        order[i] = (pk_radix_kv){(uint64_t)b->line_key[2 * i] << 32 | b->line_key[2 * i + 1], i};
+    if (!st) pk_radix_sort_kv(order, order + n, n);
+    for (uint32_t i = 0; !st && i < n; i++) {
         uint32_t acc = (uint32_t)(order[i].key >> 32), line = (uint32_t)order[i].key;
         const uint32_t *k = b->acc_key + (size_t)acc * 3;
         cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], line, 0, 0};
-        st = cgb_rows_copy(o, &b->line_rows, order[i].idx, ev);
+        st = cgb_rows_copy(o, &b->line_rows, (uint32_t)order[i].val, ev);
     }
     free(order), free(ev);
     cgb_rows_free(&b->line_rows);

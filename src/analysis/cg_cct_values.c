@@ -356,79 +356,99 @@ static int cmp_tval(const void *a, const void *b)
     return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
-/* tmp = v[0..n) counted out by context (at: max_ctx + 2 counters), each
- * context's values (one per event at most) then put in metric order:
- * stable. */
-static void count_out(const tval *v, uint64_t n, uint64_t *at, uint32_t max_ctx, tval *tmp)
+static int cmp_plane_metric(const void *a, const void *b)
+{
+    uint16_t x = pk_le16(a), y = pk_le16(b);
+    return x < y ? -1 : x > y;
+}
+
+static void put_value(unsigned char *at, const tval *v)
+{
+    pk_put_le16(at, (uint16_t)PK_CG_RAW_EXCLUSIVE(v->metric));
+    pk_put_le64(at + 2, pk_f64_bits(v->v));
+}
+
+/* vals[lo..hi) in metric order: a node's values, one per event at most,
+ * by insertion when few (no quadratic cost when many). */
+static void order_metrics(unsigned char *vals, uint64_t lo, uint64_t hi)
+{
+    if (hi - lo > 16) {
+        qsort(vals + lo * PK_LM_VAL_SIZE, hi - lo, PK_LM_VAL_SIZE, cmp_plane_metric);
+        return;
+    }
+    for (uint64_t m = lo + 1; m < hi; m++) {
+        unsigned char x[PK_LM_VAL_SIZE];
+        memcpy(x, vals + m * PK_LM_VAL_SIZE, PK_LM_VAL_SIZE);
+        uint64_t k = m;
+        for (; k > lo && pk_le16(vals + (k - 1) * PK_LM_VAL_SIZE) > pk_le16(x); k--)
+            memcpy(vals + k * PK_LM_VAL_SIZE, vals + (k - 1) * PK_LM_VAL_SIZE, PK_LM_VAL_SIZE);
+        memcpy(vals + k * PK_LM_VAL_SIZE, x, PK_LM_VAL_SIZE);
+    }
+}
+
+static void put_index(unsigned char *idx, uint32_t i, uint32_t ctx, uint64_t first)
+{
+    pk_put_le32(idx + (size_t)i * PK_LM_IDX_SIZE, ctx);
+    pk_put_le64(idx + (size_t)i * PK_LM_IDX_SIZE + 4, first);
+}
+
+/* The plane of v[0..n), sorted by (context, metric) already. */
+static uint32_t plane_of_sorted(const tval *v, uint64_t n, unsigned char *vals, unsigned char *idx)
+{
+    uint32_t ni = 0;
+    for (uint64_t i = 0; i < n; i++) {
+        if (i == 0 || v[i].ctx != v[i - 1].ctx) put_index(idx, ni++, v[i].ctx, i);
+        put_value(vals + i * PK_LM_VAL_SIZE, &v[i]);
+    }
+    return ni;
+}
+
+/* The plane of v[0..n) counted out by context straight into its place
+ * (at: max_ctx + 2 zeroed counters), each context's values then put in
+ * metric order: no sorted copy of the list is made. */
+static uint32_t plane_counted(const tval *v, uint64_t n, uint64_t *at, uint32_t max_ctx,
+                              unsigned char *vals, unsigned char *idx)
 {
     for (uint64_t i = 0; i < n; i++)
         at[v[i].ctx + 1]++;
     for (uint32_t c = 0; c <= max_ctx; c++)
         at[c + 1] += at[c];
     for (uint64_t i = 0; i < n; i++)
-        tmp[at[v[i].ctx]++] = v[i];
-    for (uint64_t i = 0, j; i < n; i = j) {
-        j = i + 1;
-        while (j < n && tmp[j].ctx == tmp[i].ctx)
-            j++;
-        if (j - i > 16) { /* many events: no quadratic insertion */
-            qsort(tmp + i, j - i, sizeof *tmp, cmp_tval);
-            continue;
-        }
-        for (uint64_t m = i + 1; m < j; m++) {
-            tval x = tmp[m];
-            uint64_t k = m;
-            for (; k > i && tmp[k - 1].metric > x.metric; k--)
-                tmp[k] = tmp[k - 1];
-            tmp[k] = x;
-        }
+        put_value(vals + at[v[i].ctx]++ * PK_LM_VAL_SIZE, &v[i]);
+    uint32_t ni = 0; /* at[c] is now where context c's values end */
+    for (uint32_t c = 0; c <= max_ctx; c++) {
+        uint64_t lo = c ? at[c - 1] : 0, hi = at[c];
+        if (hi == lo) continue;
+        order_metrics(vals, lo, hi);
+        put_index(idx, ni++, c, lo);
     }
-}
-
-/* v[0..n) ordered by (context, metric), stably, as glibc's merge sort
- * orders them, in linear passes (qsort was 8 % of cc1's tree) when the
- * contexts' range is not much wider than the list; else by qsort (a part
- * of a few values among many contexts would cost a pass over them all). */
-static pk_status sort_values(tval *v, uint64_t n)
-{
-    uint32_t max_ctx = 0;
-    for (uint64_t i = 0; i < n; i++)
-        if (v[i].ctx > max_ctx) max_ctx = v[i].ctx;
-    if (max_ctx / 4 > n) {
-        qsort(v, n, sizeof *v, cmp_tval);
-        return PK_OK;
-    }
-    uint64_t *at = pk_calloc_big((size_t)max_ctx + 2, sizeof *at);
-    tval *tmp = pk_malloc_big(n * sizeof *tmp);
-    if (!at || !tmp) return free(at), free(tmp), PK_ERR_NOMEM;
-    count_out(v, n, at, max_ctx, tmp);
-    memcpy(v, tmp, n * sizeof *v);
-    free(at), free(tmp);
-    return PK_OK;
+    return ni;
 }
 
 /* Location l's plane from its (context, metric, value) list: one value
- * per (context, metric), since a node holds one function's self cost. */
+ * per (context, metric), since a node holds one function's self cost.
+ * Ordered by counting when the contexts' range is not much wider than
+ * the list (qsort was 8 % of cc1's tree); else by qsort (a part of a few
+ * values among many contexts would cost a pass over them all). The
+ * order is (context, metric) either way, so the plane is the same. */
 static pk_status make_plane(pk_profile *p, uint32_t l, tvals *list, const uint32_t *new_index)
 {
     tval *v = list->v;
     uint64_t n = list->n;
-    for (uint64_t i = 0; i < n; i++)
-        v[i].ctx = new_index[v[i].ctx];
-    if (n && sort_values(v, n)) return PK_ERR_NOMEM;
-    unsigned char *b = pk_model_alloc_owned(p, n * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
-    if (!b) return PK_ERR_NOMEM;
-    unsigned char *vals = b, *idx = b + n * PK_LM_VAL_SIZE;
-    uint32_t ni = 0;
+    uint32_t max_ctx = 0;
     for (uint64_t i = 0; i < n; i++) {
-        if (i == 0 || v[i].ctx != v[i - 1].ctx) {
-            pk_put_le32(idx + (size_t)ni * PK_LM_IDX_SIZE, v[i].ctx);
-            pk_put_le64(idx + (size_t)ni * PK_LM_IDX_SIZE + 4, i);
-            ni++;
-        }
-        pk_put_le16(vals + i * PK_LM_VAL_SIZE, (uint16_t)PK_CG_RAW_EXCLUSIVE(v[i].metric));
-        pk_put_le64(vals + i * PK_LM_VAL_SIZE + 2, pk_f64_bits(v[i].v));
+        v[i].ctx = new_index[v[i].ctx];
+        if (v[i].ctx > max_ctx) max_ctx = v[i].ctx;
     }
+    int counted = n && max_ctx / 4 <= n;
+    uint64_t *at = counted ? pk_calloc_big((size_t)max_ctx + 2, sizeof *at) : NULL;
+    unsigned char *b = pk_model_alloc_owned(p, n * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
+    if (!b || (counted && !at)) return free(at), PK_ERR_NOMEM;
+    unsigned char *vals = b, *idx = b + n * PK_LM_VAL_SIZE;
+    if (!counted && n) qsort(v, n, sizeof *v, cmp_tval);
+    uint32_t ni =
+        counted ? plane_counted(v, n, at, max_ctx, vals, idx) : plane_of_sorted(v, n, vals, idx);
+    free(at);
     p->locs[l].plane = (pk_plane){vals, idx, n, ni};
     return PK_OK;
 }

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """bench/ab.py — the same job by several builds, runs interleaved.
 
-    bench/ab.py RUNS "CMD1" "CMD2" ...
+    bench/ab.py [--idle SECONDS] RUNS "CMD1" "CMD2" ...
 
 Runs each command RUNS times (plus one warm-up each, not counted), in
 turn: CMD1, CMD2, ..., CMD1, CMD2, ... so that a machine whose speed
@@ -9,6 +9,11 @@ drifts (a shared or virtual one) slows every command alike. Prints, per
 command, the median and minimum wall time and the median CPU time
 (user + system of the child) in ms. Output of the commands is discarded.
 Wrap a command in `chrt -f 50` to keep other jobs off its cores.
+
+--idle SECONDS waits that long before every run, so that each starts on
+memory the host has taken back (a VM with free page reporting: see
+bench/README.md, "ab.py"), as a first run after another program does;
+without it each run reuses what the run before freed.
 """
 import resource
 import shlex
@@ -29,13 +34,17 @@ def one(cmd):
 
 
 def main():
-    if len(sys.argv) < 3 or not sys.argv[1].isdigit():
+    args, idle = sys.argv[1:], 0.0
+    if len(args) >= 2 and args[0] == "--idle":
+        idle, args = float(args[1]), args[2:]
+    if len(args) < 2 or not args[0].isdigit():
         sys.exit(__doc__)
-    runs, cmds = int(sys.argv[1]), sys.argv[2:]
+    runs, cmds = int(args[0]), args[1:]
     wall = [[] for _ in cmds]
     cpu = [[] for _ in cmds]
     for i in range(runs + 1):
         for k, c in enumerate(cmds):
+            time.sleep(idle)
             w, u = one(c)
             if i:  # the first round warms the caches
                 wall[k].append(w)

@@ -1,7 +1,8 @@
 /*
- * util/radix.h — stable LSD radix sorts of unsigned 64-bit keys, for the
+ * util/radix.h — stable LSD radix sorts of unsigned 64-bit keys: the
  * per-location sorts of readers and derivations (a few thousand keys,
- * millions of times): no comparison callback, only the key bytes that
+ * millions of times) and the line records of a Callgrind file (hundreds
+ * of thousands, once). No comparison callback; only the key bytes that
  * differ between keys are passed over.
  */
 #ifndef PK_UTIL_RADIX_H

@@ -356,34 +356,10 @@ static int cmp_tval(const void *a, const void *b)
     return x->metric < y->metric ? -1 : x->metric > y->metric;
 }
 
-static int cmp_plane_metric(const void *a, const void *b)
-{
-    uint16_t x = pk_le16(a), y = pk_le16(b);
-    return x < y ? -1 : x > y;
-}
-
 static void put_value(unsigned char *at, const tval *v)
 {
     pk_put_le16(at, (uint16_t)PK_CG_RAW_EXCLUSIVE(v->metric));
     pk_put_le64(at + 2, pk_f64_bits(v->v));
-}
-
-/* vals[lo..hi) in metric order: a node's values, one per event at most,
- * by insertion when few (no quadratic cost when many). */
-static void order_metrics(unsigned char *vals, uint64_t lo, uint64_t hi)
-{
-    if (hi - lo > 16) {
-        qsort(vals + lo * PK_LM_VAL_SIZE, hi - lo, PK_LM_VAL_SIZE, cmp_plane_metric);
-        return;
-    }
-    for (uint64_t m = lo + 1; m < hi; m++) {
-        unsigned char x[PK_LM_VAL_SIZE];
-        memcpy(x, vals + m * PK_LM_VAL_SIZE, PK_LM_VAL_SIZE);
-        uint64_t k = m;
-        for (; k > lo && pk_le16(vals + (k - 1) * PK_LM_VAL_SIZE) > pk_le16(x); k--)
-            memcpy(vals + k * PK_LM_VAL_SIZE, vals + (k - 1) * PK_LM_VAL_SIZE, PK_LM_VAL_SIZE);
-        memcpy(vals + k * PK_LM_VAL_SIZE, x, PK_LM_VAL_SIZE);
-    }
 }
 
 static void put_index(unsigned char *idx, uint32_t i, uint32_t ctx, uint64_t first)
@@ -405,7 +381,8 @@ static uint32_t plane_of_sorted(const tval *v, uint64_t n, unsigned char *vals, 
 
 /* The plane of v[0..n) counted out by context straight into its place
  * (at: max_ctx + 2 zeroed counters), each context's values then put in
- * metric order: no sorted copy of the list is made. */
+ * metric order: no sorted copy of the list is made. UINT32_MAX when out
+ * of memory. */
 static uint32_t plane_counted(const tval *v, uint64_t n, uint64_t *at, uint32_t max_ctx,
                               unsigned char *vals, unsigned char *idx)
 {
@@ -419,7 +396,7 @@ static uint32_t plane_counted(const tval *v, uint64_t n, uint64_t *at, uint32_t 
     for (uint32_t c = 0; c <= max_ctx; c++) {
         uint64_t lo = c ? at[c - 1] : 0, hi = at[c];
         if (hi == lo) continue;
-        order_metrics(vals, lo, hi);
+        if (pk_plane_sort_columns(vals, lo, hi)) return UINT32_MAX;
         put_index(idx, ni++, c, lo);
     }
     return ni;
@@ -449,6 +426,7 @@ static pk_status make_plane(pk_profile *p, uint32_t l, tvals *list, const uint32
     uint32_t ni =
         counted ? plane_counted(v, n, at, max_ctx, vals, idx) : plane_of_sorted(v, n, vals, idx);
     free(at);
+    if (ni == UINT32_MAX) return PK_ERR_NOMEM;
     p->locs[l].plane = (pk_plane){vals, idx, n, ni};
     return PK_OK;
 }

@@ -51,6 +51,12 @@ static inline const unsigned char *pk_plane_idx_end(const pk_plane *pl)
     return pl->idx ? pl->idx + (uint64_t)pl->nidx * PK_LM_IDX_SIZE : NULL;
 }
 
+/* Plane values vals[lo..hi) (one context's) in column order, ties kept in
+ * order: by insertion when few, by a merge sort when many (no quadratic
+ * cost). -1 when the merge sort's memory cannot be had (nothing moved),
+ * else 0. */
+int pk_plane_sort_columns(unsigned char *vals, uint64_t lo, uint64_t hi);
+
 /* Metric-major values as a format stores them (Cube): per column, rows of
  * one value per plain location, each row a context's. A reader that keeps
  * its values like this attaches a row store to the profile instead of

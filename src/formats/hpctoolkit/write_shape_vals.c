@@ -79,30 +79,10 @@ static int cmp_triple(const void *a, const void *b)
     return (x->col > y->col) - (x->col < y->col);
 }
 
-static int cmp_value_col(const void *a, const void *b)
-{
-    uint16_t x = pk_le16(a), y = pk_le16(b);
-    return (x > y) - (x < y);
-}
-
-/* A context's values [b, e) in column order, ties kept in order: an
- * insertion sort for the few a context has, else a merge sort. */
+/* A context's values [b, e) in column order, ties kept in order. */
 static pk_status sort_columns(unsigned char *vals, uint64_t b, uint64_t e)
 {
-    enum { SZ = PK_LM_VAL_SIZE };
-    if (e - b > 16) { /* many: the merge sort */
-        int failed = pk_sort_stable(vals + b * SZ, e - b, SZ, cmp_value_col);
-        return failed ? pk_fail_nomem("shaping values") : PK_OK;
-    }
-    for (uint64_t i = b + 1; i < e; i++) {
-        unsigned char rec[SZ];
-        memcpy(rec, vals + i * SZ, SZ);
-        uint64_t j = i;
-        for (; j > b && pk_le16(vals + (j - 1) * SZ) > pk_le16(rec); j--)
-            memcpy(vals + j * SZ, vals + (j - 1) * SZ, SZ);
-        memcpy(vals + j * SZ, rec, SZ);
-    }
-    return PK_OK;
+    return pk_plane_sort_columns(vals, b, e) ? pk_fail_nomem("shaping values") : PK_OK;
 }
 
 /* A source location's values the shaped one keeps as they are, read

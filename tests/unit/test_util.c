@@ -11,6 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "model/model.h"
 #include "profkit/profkit.h"
 #include "util/arena.h"
 #include "util/bigsize.h"
@@ -19,6 +20,7 @@
 #include "util/hugebuf.h"
 #include "util/idset.h"
 #include "util/intern.h"
+#include "util/radix.h"
 #include "util/sort.h"
 #include "util/vec.h"
 
@@ -434,6 +436,58 @@ static void huge_buffers_grow_and_keep_their_bytes(void **state)
     pk_hugebuf_free(NULL, 0);
 }
 
+/* Keys shaped as the Callgrind line sorts make them (a file id above a
+ * line number, many equal), and keys that differ only in their top byte:
+ * ascending, equal keys in their first order, nothing lost. */
+static void radix_sorts_keys_stably(void **state)
+{
+    (void)state;
+    enum { N = 5000 };
+    pk_radix_kv *a = malloc(2 * N * sizeof *a);
+    assert_non_null(a);
+    unsigned seed = 4242;
+    for (int shape = 0; shape < 3; shape++) {
+        for (size_t i = 0; i < N; i++) {
+            seed = seed * 1103515245u + 12345u;
+            uint64_t k = shape == 0   ? (uint64_t)(seed >> 8) % 300 << 32 | (seed >> 4) % 700
+                         : shape == 1 ? (uint64_t)((seed >> 9) % 5) << 56
+                                      : (uint64_t)7 << 40; /* one key: nothing to pass over */
+            a[i] = (pk_radix_kv){k, i};
+        }
+        pk_radix_sort_kv(a, a + N, N);
+        uint64_t sum = 0;
+        for (size_t i = 0; i < N; i++) {
+            sum += a[i].val;
+            if (i)
+                assert_true(a[i - 1].key < a[i].key ||
+                            (a[i - 1].key == a[i].key && a[i - 1].val < a[i].val));
+        }
+        assert_int_equal(sum, (uint64_t)N * (N - 1) / 2);
+    }
+    free(a);
+}
+
+/* A context's plane values by column id, few (insertion) and many (the
+ * merge sort): ascending, and equal ids keep their order. */
+static void plane_values_sort_by_column(void **state)
+{
+    (void)state;
+    enum { N = 40 };
+    unsigned char vals[N * PK_LM_VAL_SIZE];
+    for (size_t n = 3; n <= N; n += N - 3) {
+        for (size_t i = 0; i < n; i++) {
+            pk_put_le16(vals + i * PK_LM_VAL_SIZE, (uint16_t)((i * 7) % 5));
+            pk_put_le64(vals + i * PK_LM_VAL_SIZE + 2, i);
+        }
+        assert_int_equal(pk_plane_sort_columns(vals, 0, n), 0);
+        for (size_t i = 1; i < n; i++) {
+            const unsigned char *x = vals + (i - 1) * PK_LM_VAL_SIZE, *y = x + PK_LM_VAL_SIZE;
+            assert_true(pk_le16(x) < pk_le16(y) ||
+                        (pk_le16(x) == pk_le16(y) && pk_le64(x + 2) < pk_le64(y + 2)));
+        }
+    }
+}
+
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -449,6 +503,8 @@ int main(void)
         cmocka_unit_test(cxx_names_demangle_on_first_use),
         cmocka_unit_test(sorts_only_what_is_asked),
         cmocka_unit_test(sorts_stably),
+        cmocka_unit_test(radix_sorts_keys_stably),
+        cmocka_unit_test(plane_values_sort_by_column),
         cmocka_unit_test(big_blocks_fill_whole_huge_pages),
         cmocka_unit_test(huge_buffers_grow_and_keep_their_bytes),
     };

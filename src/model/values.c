@@ -5,6 +5,8 @@
  * the hot path of every analysis: keep them small and branch-light.
  * Readers validate the planes at open time; the cursor still clamps every
  * run to the plane so that a bug elsewhere cannot make it read past it.
+ * Last, the one sort of a context's values by column that the code which
+ * builds planes shares (pk_plane_sort_columns()).
  */
 #include <string.h>
 

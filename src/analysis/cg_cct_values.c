@@ -22,18 +22,14 @@
 #include <string.h>
 
 #include "cg_cct.h"
-#include "util/bytes.h"
 #include "util/error.h"
 #include "util/mapfile.h"
 #include "util/vec.h"
 
-typedef struct tval {
-    uint32_t ctx, metric;
-    double v;
-} tval;
-
+/* A node's values, as (node, raw column id, value): the node's index
+ * until lay_out() numbers the contexts. */
 typedef struct tvals {
-    tval *v;
+    pk_triple *v;
     uint64_t n;
     size_t cap;
 } tvals;
@@ -66,7 +62,7 @@ static pk_status add_value(tvals *l, uint32_t ctx, uint32_t metric, double v)
     if (v == 0.0) return PK_OK;
     if (pk_vec_reserve((void **)&l->v, &l->cap, l->n + 1, sizeof *l->v))
         return pk_fail_nomem("reconstructing values");
-    l->v[l->n++] = (tval){ctx, metric, v};
+    l->v[l->n++] = (pk_triple){ctx, (uint16_t)PK_CG_RAW_EXCLUSIVE(metric), v}; /* < 4096 events */
     return PK_OK;
 }
 
@@ -349,86 +345,13 @@ static pk_status lay_out(cgt *t, uint32_t *new_index)
     return st ? st : pk_model_index_contexts(t->p);
 }
 
-static int cmp_tval(const void *a, const void *b)
-{
-    const tval *x = a, *y = b;
-    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
-    return x->metric < y->metric ? -1 : x->metric > y->metric;
-}
-
-static void put_value(unsigned char *at, const tval *v)
-{
-    pk_put_le16(at, (uint16_t)PK_CG_RAW_EXCLUSIVE(v->metric));
-    pk_put_le64(at + 2, pk_f64_bits(v->v));
-}
-
-static void put_index(unsigned char *idx, uint32_t i, uint32_t ctx, uint64_t first)
-{
-    pk_put_le32(idx + (size_t)i * PK_LM_IDX_SIZE, ctx);
-    pk_put_le64(idx + (size_t)i * PK_LM_IDX_SIZE + 4, first);
-}
-
-/* The plane of v[0..n), sorted by (context, metric) already. */
-static uint32_t plane_of_sorted(const tval *v, uint64_t n, unsigned char *vals, unsigned char *idx)
-{
-    uint32_t ni = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        if (i == 0 || v[i].ctx != v[i - 1].ctx) put_index(idx, ni++, v[i].ctx, i);
-        put_value(vals + i * PK_LM_VAL_SIZE, &v[i]);
-    }
-    return ni;
-}
-
-/* The plane of v[0..n) counted out by context straight into its place
- * (at: max_ctx + 2 zeroed counters), each context's values then put in
- * metric order: no sorted copy of the list is made. UINT32_MAX when out
- * of memory. */
-static uint32_t plane_counted(const tval *v, uint64_t n, uint64_t *at, uint32_t max_ctx,
-                              unsigned char *vals, unsigned char *idx)
-{
-    for (uint64_t i = 0; i < n; i++)
-        at[v[i].ctx + 1]++;
-    for (uint32_t c = 0; c <= max_ctx; c++)
-        at[c + 1] += at[c];
-    for (uint64_t i = 0; i < n; i++)
-        put_value(vals + at[v[i].ctx]++ * PK_LM_VAL_SIZE, &v[i]);
-    uint32_t ni = 0; /* at[c] is now where context c's values end */
-    for (uint32_t c = 0; c <= max_ctx; c++) {
-        uint64_t lo = c ? at[c - 1] : 0, hi = at[c];
-        if (hi == lo) continue;
-        if (pk_plane_sort_columns(vals, lo, hi)) return UINT32_MAX;
-        put_index(idx, ni++, c, lo);
-    }
-    return ni;
-}
-
-/* Location l's plane from its (context, metric, value) list: one value
- * per (context, metric), since a node holds one function's self cost.
- * Ordered by counting when the contexts' range is not much wider than
- * the list (qsort was 8 % of cc1's tree); else by qsort (a part of a few
- * values among many contexts would cost a pass over them all). The
- * order is (context, metric) either way, so the plane is the same. */
+/* Location l's plane from its list: one value per (context, metric),
+ * since a node holds one function's self cost. */
 static pk_status make_plane(pk_profile *p, uint32_t l, tvals *list, const uint32_t *new_index)
 {
-    tval *v = list->v;
-    uint64_t n = list->n;
-    uint32_t max_ctx = 0;
-    for (uint64_t i = 0; i < n; i++) {
-        v[i].ctx = new_index[v[i].ctx];
-        if (v[i].ctx > max_ctx) max_ctx = v[i].ctx;
-    }
-    int counted = n && max_ctx / 4 <= n;
-    uint64_t *at = counted ? pk_calloc_big((size_t)max_ctx + 2, sizeof *at) : NULL;
-    unsigned char *b = pk_model_alloc_owned(p, n * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
-    if (!b || (counted && !at)) return free(at), PK_ERR_NOMEM;
-    unsigned char *vals = b, *idx = b + n * PK_LM_VAL_SIZE;
-    if (!counted && n) qsort(v, n, sizeof *v, cmp_tval);
-    uint32_t ni =
-        counted ? plane_counted(v, n, at, max_ctx, vals, idx) : plane_of_sorted(v, n, vals, idx);
-    free(at);
-    if (ni == UINT32_MAX) return PK_ERR_NOMEM;
-    p->locs[l].plane = (pk_plane){vals, idx, n, ni};
-    return PK_OK;
+    for (uint64_t i = 0; i < list->n; i++)
+        list->v[i].ctx = new_index[list->v[i].ctx];
+    return pk_plane_pack(p, NULL, list->v, list->n, &p->locs[l].plane);
 }
 
 /* ------------------------------------------------------------------ */

@@ -57,6 +57,33 @@ static inline const unsigned char *pk_plane_idx_end(const pk_plane *pl)
  * else 0. */
 int pk_plane_sort_columns(unsigned char *vals, uint64_t lo, uint64_t hi);
 
+/* A value on its way into a location-major plane: a context (id or
+ * index, as the plane is keyed), a raw column id, the value. */
+typedef struct pk_triple {
+    uint32_t ctx;
+    uint16_t col;
+    double v;
+} pk_triple;
+
+/* Values a plane builder reads once per pass from storage it does not
+ * own (a plane of a mapped input): next() gives the next one, 0 at the
+ * end; pass_done() is called after each whole pass and starts the next
+ * one; its error (the values changed since the first pass) stops the
+ * build. */
+typedef struct pk_triple_stream {
+    void *user;
+    int (*next)(void *user, pk_triple *out);
+    pk_status (*pass_done)(void *user);
+} pk_triple_stream;
+
+/* p's plane (owned by p) of the stream's values (s may be NULL) and then
+ * t[0..nt): ordered by context, then by column, ties in the order given.
+ * Counted out by context when the contexts' range is not much wider than
+ * the values, else stably sorted (plane_pack.c); the plane is the same
+ * either way. t may be reordered. */
+pk_status pk_plane_pack(pk_profile *p, const pk_triple_stream *s, pk_triple *t, uint64_t nt,
+                        pk_plane *out);
+
 /* Metric-major values as a format stores them (Cube): per column, rows of
  * one value per plain location, each row a context's. A reader that keeps
  * its values like this attaches a row store to the profile instead of

@@ -5,14 +5,12 @@
  * the hot path of every analysis: keep them small and branch-light.
  * Readers validate the planes at open time; the cursor still clamps every
  * run to the plane so that a bug elsewhere cannot make it read past it.
- * Last, the one sort of a context's values by column that the code which
- * builds planes shares (pk_plane_sort_columns()).
+ * Building planes is plane_pack.c's job.
  */
 #include <string.h>
 
 #include "model.h"
 #include "util/bytes.h"
-#include "util/sort.h"
 
 enum { CURSOR_LOCATION = 1, CURSOR_CONTEXT = 2, CURSOR_LOCATION_COLUMN = 3 };
 
@@ -213,26 +211,5 @@ int pk_has_plain_locations(const pk_profile *p)
         if (!p->locs[l].is_summary) return 1;
     for (uint32_t l = 0; l < p->n_locs; l++)
         if (!p->locs[l].is_summary && p->locs[l].plane.nvals) return 1;
-    return 0;
-}
-
-static int cmp_column(const void *a, const void *b)
-{
-    uint16_t x = pk_le16(a), y = pk_le16(b);
-    return (x > y) - (x < y);
-}
-
-int pk_plane_sort_columns(unsigned char *vals, uint64_t lo, uint64_t hi)
-{
-    enum { SZ = PK_LM_VAL_SIZE };
-    if (hi - lo > 16) return pk_sort_stable(vals + lo * SZ, hi - lo, SZ, cmp_column);
-    for (uint64_t i = lo + 1; i < hi; i++) {
-        unsigned char rec[SZ];
-        memcpy(rec, vals + i * SZ, SZ);
-        uint64_t j = i;
-        for (; j > lo && pk_le16(vals + (j - 1) * SZ) > pk_le16(rec); j--)
-            memcpy(vals + j * SZ, vals + (j - 1) * SZ, SZ);
-        memcpy(vals + j * SZ, rec, SZ);
-    }
     return 0;
 }

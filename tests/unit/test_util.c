@@ -11,7 +11,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "model/model.h"
 #include "profkit/profkit.h"
 #include "util/arena.h"
 #include "util/bigsize.h"
@@ -467,27 +466,6 @@ static void radix_sorts_keys_stably(void **state)
     free(a);
 }
 
-/* A context's plane values by column id, few (insertion) and many (the
- * merge sort): ascending, and equal ids keep their order. */
-static void plane_values_sort_by_column(void **state)
-{
-    (void)state;
-    enum { N = 40 };
-    unsigned char vals[N * PK_LM_VAL_SIZE];
-    for (size_t n = 3; n <= N; n += N - 3) {
-        for (size_t i = 0; i < n; i++) {
-            pk_put_le16(vals + i * PK_LM_VAL_SIZE, (uint16_t)((i * 7) % 5));
-            pk_put_le64(vals + i * PK_LM_VAL_SIZE + 2, i);
-        }
-        assert_int_equal(pk_plane_sort_columns(vals, 0, n), 0);
-        for (size_t i = 1; i < n; i++) {
-            const unsigned char *x = vals + (i - 1) * PK_LM_VAL_SIZE, *y = x + PK_LM_VAL_SIZE;
-            assert_true(pk_le16(x) < pk_le16(y) ||
-                        (pk_le16(x) == pk_le16(y) && pk_le64(x + 2) < pk_le64(y + 2)));
-        }
-    }
-}
-
 int main(void)
 {
     const struct CMUnitTest tests[] = {
@@ -504,7 +482,6 @@ int main(void)
         cmocka_unit_test(sorts_only_what_is_asked),
         cmocka_unit_test(sorts_stably),
         cmocka_unit_test(radix_sorts_keys_stably),
-        cmocka_unit_test(plane_values_sort_by_column),
         cmocka_unit_test(big_blocks_fill_whole_huge_pages),
         cmocka_unit_test(huge_buffers_grow_and_keep_their_bytes),
     };

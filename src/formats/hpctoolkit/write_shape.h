@@ -149,15 +149,9 @@ pk_status hs_columns(hk_shape *s);        /* q->scopes, q->columns, s->col (writ
 pk_status hs_plain_values(hk_shape *s);   /* plain locations' planes (write_shape_vals.c) */
 pk_status hs_summary_values(hk_shape *s); /* the summaries' planes (write_shape_sum.c) */
 
-/* A value on its way into a plane: sorted by (ctx, col), then packed. */
-typedef struct hs_triple {
-    uint32_t ctx;
-    uint16_t col;
-    double v;
-} hs_triple;
-
+/* Values on their way into a plane (pk_plane_pack()). */
 typedef struct hs_triples {
-    hs_triple *t;
+    pk_triple *t;
     size_t n, cap;
 } hs_triples;
 
@@ -166,7 +160,8 @@ pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v);
 /* The run [*b, *e) of a location-major plane's values at context id
  * `id` (binary search of its index); 0 when it has none. */
 int hs_values_at(const pk_plane *pl, uint32_t id, uint64_t *b, uint64_t *e);
-/* Sort the triples and pack them into a location-major plane owned by q. */
+/* The triples (shaped context indexes) packed into a location-major plane
+ * owned by q, keyed by the contexts' ids; t is emptied. */
 pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out);
 
 #endif

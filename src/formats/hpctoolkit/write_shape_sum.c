@@ -251,7 +251,7 @@ static pk_status stored_at(sum_job *j, uint32_t qi)
 
 static int by_col(const void *a, const void *b)
 {
-    const hs_triple *x = a, *y = b;
+    const pk_triple *x = a, *y = b;
     return (x->col > y->col) - (x->col < y->col);
 }
 

@@ -24,7 +24,6 @@
 
 #include "util/bytes.h"
 #include "util/radix.h"
-#include "util/sort.h"
 #include "util/vec.h"
 #include "write_shape.h"
 
@@ -64,25 +63,12 @@ pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v)
     if (v == 0) return PK_OK;
     if (t->n == t->cap) {
         size_t cap = t->cap ? 2 * t->cap : 1024;
-        hs_triple *a = realloc(t->t, cap * sizeof *a);
+        pk_triple *a = realloc(t->t, cap * sizeof *a);
         if (!a) return pk_fail_nomem("shaping values");
         t->t = a, t->cap = cap;
     }
-    t->t[t->n++] = (hs_triple){ctx, (uint16_t)col, v};
+    t->t[t->n++] = (pk_triple){ctx, (uint16_t)col, v};
     return PK_OK;
-}
-
-static int cmp_triple(const void *a, const void *b)
-{
-    const hs_triple *x = a, *y = b;
-    if (x->ctx != y->ctx) return x->ctx < y->ctx ? -1 : 1;
-    return (x->col > y->col) - (x->col < y->col);
-}
-
-/* A context's values [b, e) in column order, ties kept in order. */
-static pk_status sort_columns(unsigned char *vals, uint64_t b, uint64_t e)
-{
-    return pk_plane_sort_columns(vals, b, e) ? pk_fail_nomem("shaping values") : PK_OK;
 }
 
 /* A source location's values the shaped one keeps as they are, read
@@ -116,7 +102,7 @@ static uint64_t mix_value(uint64_t mix, uint64_t at, const unsigned char *rec)
 
 /* The next kept value: a known context's, of a column the shaped
  * profile holds as it is, not 0 (as hs_push keeps). 0 at the end. */
-static int plain_next(plain_iter *it, hs_triple *out)
+static int plain_next(plain_iter *it, pk_triple *out)
 {
     const hk_shape *s = it->s;
     const pk_plane *pl = it->pl;
@@ -129,7 +115,7 @@ static int plain_next(plain_iter *it, hs_triple *out)
             double v = pk_le_f64(r + 2);
             if (qc == PK_NONE || v == 0) continue;
             it->mix = mix_value(it->mix, at, r);
-            *out = (hs_triple){it->ctx, (uint16_t)s->q->columns[qc].raw_id, v};
+            *out = (pk_triple){it->ctx, (uint16_t)s->q->columns[qc].raw_id, v};
             return 1;
         }
         if (!pl || it->k >= pl->nidx) return 0;
@@ -143,94 +129,14 @@ static int plain_next(plain_iter *it, hs_triple *out)
     }
 }
 
-static void place_triple(unsigned char *vals, uint64_t *at, const hs_triple *t)
-{
-    unsigned char *r = vals + at[t->ctx]++ * PK_LM_VAL_SIZE;
-    pk_put_le16(r, t->col);
-    pk_put_le64(r + 2, pk_f64_bits(t->v));
-}
-
-/* The plane of the plain values (if any) and then the triples, all keyed
- * by context id (at most max_id): counted per id, placed in order
- * (stable), then each context's values put in column order. Linear: the
- * values come as the plane's and then each derived column's, dozens of
- * runs a comparison sort would merge. */
-static pk_status pack_by_id(pk_profile *q, const plain_iter *plain, hs_triples *t, uint32_t max_id,
-                            pk_plane *out, uint64_t mix[2])
-{
-    uint64_t *at = calloc((size_t)max_id + 2, sizeof *at), n = t->n;
-    if (!at) return pk_fail_nomem("shaping values");
-    hs_triple x;
-    plain_iter it = plain ? *plain : plain_values(NULL, NULL, 1);
-    for (; plain_next(&it, &x); n++)
-        at[(x.ctx <= max_id ? x.ctx : max_id) + 1]++; /* else the mixes differ */
-    mix[0] = it.mix;
-    for (size_t i = 0; i < t->n; i++)
-        at[t->t[i].ctx + 1]++;
-    uint32_t nidx = 0;
-    for (uint64_t id = 0; id <= max_id; id++)
-        nidx += at[id + 1] != 0, at[id + 1] += at[id];
-    unsigned char *b =
-        pk_model_alloc_owned(q, n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE + 1);
-    if (!b) return free(at), pk_fail_nomem("shaping values");
-    unsigned char *vals = b, *idx = b + n * PK_LM_VAL_SIZE;
-    for (uint64_t id = 0, k = 0; id <= max_id; id++)
-        if (at[id + 1] > at[id]) {
-            pk_put_le32(idx + k * PK_LM_IDX_SIZE, (uint32_t)id);
-            pk_put_le64(idx + k++ * PK_LM_IDX_SIZE + 4, at[id]);
-        }
-    for (it = plain ? *plain : plain_values(NULL, NULL, 1); plain_next(&it, &x);)
-        if (x.ctx <= max_id && at[x.ctx] < n) place_triple(vals, at, &x); /* else: mixes */
-    mix[1] = it.mix;
-    for (size_t i = 0; i < t->n; i++)
-        if (at[t->t[i].ctx] < n) place_triple(vals, at, &t->t[i]);
-    free(at);
-    pk_status st = PK_OK;
-    for (uint32_t k = 0; k < nidx && !st; k++) {
-        uint64_t from = pk_le64(idx + (uint64_t)k * PK_LM_IDX_SIZE + 4);
-        uint64_t to = k + 1 < nidx ? pk_le64(idx + (uint64_t)(k + 1) * PK_LM_IDX_SIZE + 4) : n;
-        if (to - from > 1) st = sort_columns(vals, from, to);
-    }
-    *out = (pk_plane){vals, idx, n, nidx};
-    t->n = 0;
-    return st;
-}
-
 /* Triples hold shaped context indexes; the plane is keyed by their ids. */
 pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
 {
-    uint32_t max_id = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
-        max_id = t->t[i].ctx > max_id ? t->t[i].ctx : max_id;
-    }
-    /* counting walks every id up to max_id: for a location with values at
-     * few of the contexts (one of 10,000 threads) a sort costs less */
-    uint64_t mix[2];
-    if (max_id <= 4 * (uint64_t)t->n + 1024) return pack_by_id(q, NULL, t, max_id, out, mix);
-    /* ids too sparse for an array of them: sorted (stable, as before) */
-    if (pk_sort_stable(t->t, t->n, sizeof *t->t, cmp_triple))
-        return pk_fail_nomem("shaping values");
-    uint32_t nidx = 0;
     for (size_t i = 0; i < t->n; i++)
-        if (i == 0 || t->t[i].ctx != t->t[i - 1].ctx) nidx++;
-    unsigned char *b =
-        pk_model_alloc_owned(q, t->n * PK_LM_VAL_SIZE + (size_t)nidx * PK_LM_IDX_SIZE + 1);
-    if (!b) return pk_fail_nomem("shaping values");
-    unsigned char *vals = b, *idx = b + t->n * PK_LM_VAL_SIZE;
-    uint32_t k = 0;
-    for (size_t i = 0; i < t->n; i++) {
-        if (i == 0 || t->t[i].ctx != t->t[i - 1].ctx) {
-            pk_put_le32(idx + (size_t)k * PK_LM_IDX_SIZE, t->t[i].ctx);
-            pk_put_le64(idx + (size_t)k * PK_LM_IDX_SIZE + 4, i);
-            k++;
-        }
-        pk_put_le16(vals + i * PK_LM_VAL_SIZE, t->t[i].col);
-        pk_put_le64(vals + i * PK_LM_VAL_SIZE + 2, pk_f64_bits(t->t[i].v));
-    }
-    *out = (pk_plane){vals, idx, t->n, nidx};
+        t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
+    pk_status st = pk_plane_pack(q, NULL, t->t, t->n, out);
     t->n = 0;
-    return PK_OK;
+    return st;
 }
 
 static uint32_t up(const pk_profile *q, uint32_t c)
@@ -401,7 +307,7 @@ static pk_status plain_same(vwork *w, uint64_t mix)
 }
 
 /* One value's part in the edge sums into `target`. */
-static void edge_take(vwork *w, uint32_t target, const hs_triple *t)
+static void edge_take(vwork *w, uint32_t target, const pk_triple *t)
 {
     const hk_shape *s = w->s;
     const pk_profile *q = s->q;
@@ -428,7 +334,7 @@ static pk_status fill_edges(vwork *w)
         uint32_t target = pass == 0 ? s->entry : 0;
         if (target == PK_NONE) continue;
         memset(w->edge_set, 0, q->n_columns);
-        hs_triple t;
+        pk_triple t;
         plain_iter it = plain_values(s, w->plain, 0);
         while (plain_next(&it, &t))
             edge_take(w, target, &t);
@@ -480,42 +386,40 @@ static pk_status load_location(vwork *w, const pk_plane *pl)
     return st ? st : fill_edges(w);
 }
 
-/* The location's plane: its plain values and then w->out's, packed as
- * hs_pack() packs triples: by id when the ids are dense enough, else
- * sorted (then the plain values are copied out as triples first). */
+/* A big location's plain values as pk_plane_pack() reads them: once per
+ * pass, each whole pass taking what the first one did (plain_same). */
+typedef struct plain_stream {
+    vwork *w;
+    plain_iter it;
+    int passes;
+} plain_stream;
+
+static int plain_stream_next(void *user, pk_triple *out)
+{
+    return plain_next(&((plain_stream *)user)->it, out);
+}
+
+static pk_status plain_stream_done(void *user)
+{
+    plain_stream *ps = user;
+    const hk_shape *s = ps->w->s;
+    pk_status st = plain_same(ps->w, ps->it.mix);
+    if (ps->passes++ == 0 && s->p->shape_between_passes)
+        s->p->shape_between_passes(s->p); /* tests: the input changes */
+    ps->it = plain_values(s, ps->w->plain, 1);
+    return st;
+}
+
+/* The location's plane: its plain values, then w->out's, keyed by the
+ * shaped contexts' ids. */
 static pk_status pack_location(vwork *w, pk_plane *out)
 {
-    const hk_shape *s = w->s;
-    pk_profile *q = s->q;
-    uint64_t n = w->out.n;
-    uint32_t max_id = 0;
-    hs_triple t;
-    plain_iter it = plain_values(s, w->plain, 1);
-    for (; plain_next(&it, &t); n++)
-        max_id = t.ctx > max_id ? t.ctx : max_id;
-    pk_status st = plain_same(w, it.mix);
-    if (s->p->shape_between_passes) s->p->shape_between_passes(s->p); /* tests: it changes */
-    for (size_t i = 0; i < w->out.n && !st; i++) {
-        uint32_t id = (uint32_t)q->ctx[w->out.t[i].ctx].id;
-        max_id = id > max_id ? id : max_id;
-    }
-    if (!st && max_id <= 4 * n + 1024) {
-        for (size_t i = 0; i < w->out.n; i++)
-            w->out.t[i].ctx = (uint32_t)q->ctx[w->out.t[i].ctx].id;
-        uint64_t mix[2];
-        it = plain_values(s, w->plain, 1);
-        st = pack_by_id(q, &it, &w->out, max_id, out, mix);
-        if (!st) st = plain_same(w, mix[0]);
-        return st ? st : plain_same(w, mix[1]);
-    }
-    hs_triples all = {0};
-    for (it = plain_values(s, w->plain, 0); !st && plain_next(&it, &t);)
-        st = hs_push(&all, t.ctx, t.col, t.v);
-    if (!st) st = plain_same(w, it.mix);
-    for (size_t i = 0; i < w->out.n && !st; i++)
-        st = hs_push(&all, w->out.t[i].ctx, w->out.t[i].col, w->out.t[i].v);
-    if (!st) st = hs_pack(q, &all, out);
-    free(all.t);
+    pk_profile *q = w->s->q;
+    for (size_t i = 0; i < w->out.n; i++)
+        w->out.t[i].ctx = (uint32_t)q->ctx[w->out.t[i].ctx].id;
+    plain_stream ps = {w, plain_values(w->s, w->plain, 1), 0};
+    pk_triple_stream stream = {&ps, plain_stream_next, plain_stream_done};
+    pk_status st = pk_plane_pack(q, &stream, w->out.t, w->out.n, out);
     w->out.n = 0;
     return st;
 }

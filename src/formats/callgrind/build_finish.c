@@ -16,25 +16,72 @@
 #include "util/radix.h"
 #include "util/vec.h"
 
+/* Records [0, k) of one accumulator (their indexes) by line: by
+ * insertion when few, else by a radix sort of (line, index) pairs in
+ * *room (grown to the longest run sorted so). -1 when out of memory. */
+static int sort_run(const cg_build *b, uint32_t *run, size_t k, pk_radix_kv **room, size_t *cap)
+{
+    const uint32_t *key = b->line_key;
+    if (k <= 16) {
+        for (size_t i = 1; i < k; i++) {
+            uint32_t x = run[i];
+            size_t j = i;
+            for (; j > 0 && key[2 * run[j - 1] + 1] > key[2 * x + 1]; j--)
+                run[j] = run[j - 1];
+            run[j] = x;
+        }
+        return 0;
+    }
+    if (pk_vec_reserve((void **)room, cap, 2 * k, sizeof **room)) return -1;
+    pk_radix_kv *kv = *room;
+    for (size_t i = 0; i < k; i++)
+        kv[i] = (pk_radix_kv){key[2 * run[i] + 1], run[i]};
+    pk_radix_sort_kv(kv, kv + k, k);
+    for (size_t i = 0; i < k; i++)
+        run[i] = (uint32_t)kv[i].val;
+    return 0;
+}
+
+/* The line records' indexes in (accumulator, line) order: counted out by
+ * accumulator, then each one's lines sorted. 4 bytes a record, beside
+ * the sorting room of the longest run: a sort of (key, index) pairs took
+ * 32 bytes a record at the parse's end, near a conversion's peak. */
+static uint32_t *line_order(const cg_build *b)
+{
+    size_t n = b->n_line;
+    uint32_t *at = calloc((size_t)b->n_acc + 2, sizeof *at);
+    uint32_t *order = malloc((n + 1) * sizeof *order);
+    pk_radix_kv *room = NULL;
+    size_t cap = 0;
+    int bad = !at || !order;
+    for (size_t i = 0; !bad && i < n; i++)
+        at[b->line_key[2 * i] + 1]++;
+    for (uint32_t a = 0; !bad && a <= b->n_acc; a++)
+        at[a + 1] += at[a];
+    for (uint32_t i = 0; !bad && i < n; i++)
+        order[at[b->line_key[2 * i]]++] = i; /* at[a]: now where a's run ends */
+    for (uint32_t a = 0; !bad && a < b->n_acc; a++) {
+        uint32_t from = a ? at[a - 1] : 0;
+        bad = sort_run(b, order + from, at[a] - from, &room, &cap);
+    }
+    free(at), free(room);
+    if (bad) free(order);
+    return bad ? NULL : order;
+}
+
 /* By line: one record per (accumulator, line), lines ascending within
- * each accumulator, as cgb_merge_positions() orders positions. The keys
- * (accumulator << 32 | line) are unique, so a radix sort orders them as
- * any sort would, without a comparison per step. */
+ * each accumulator, as cgb_merge_positions() orders positions. */
 static pk_status merge_lines(cg_build *b, cgb_rows *o)
 {
     pk_cg *cg = b->cg;
-    size_t n = b->n_line;
-    pk_radix_kv *order = malloc((2 * n + 1) * sizeof *order);
+    uint32_t *order = line_order(b);
     uint32_t *ev = malloc(((size_t)b->stride + 1) * sizeof *ev);
     pk_status st = order && ev ? PK_OK : pk_fail_nomem("merging costs");
-    for (uint32_t i = 0; !st && i < n; i++)
-        order[i] = (pk_radix_kv){(uint64_t)b->line_key[2 * i] << 32 | b->line_key[2 * i + 1], i};
-    if (!st) pk_radix_sort_kv(order, order + n, n);
-    for (uint32_t i = 0; !st && i < n; i++) {
-        uint32_t acc = (uint32_t)(order[i].key >> 32), line = (uint32_t)order[i].key;
-        const uint32_t *k = b->acc_key + (size_t)acc * 3;
-        cg->self[cg->n_self++] = (pk_cg_self_rec){k[0], k[1], k[2], line, 0, 0};
-        st = cgb_rows_copy(o, &b->line_rows, (uint32_t)order[i].val, ev);
+    for (size_t i = 0; !st && i < b->n_line; i++) {
+        const uint32_t *k = b->acc_key + (size_t)b->line_key[2 * order[i]] * 3;
+        cg->self[cg->n_self++] =
+            (pk_cg_self_rec){k[0], k[1], k[2], b->line_key[2 * order[i] + 1], 0, 0};
+        st = cgb_rows_copy(o, &b->line_rows, order[i], ev);
     }
     free(order), free(ev);
     cgb_rows_free(&b->line_rows);

@@ -6,7 +6,10 @@
  * end. What opens is exercised through every model and call-graph
  * accessor, and one input in 16 that opens is written back as JSON and
  * read again, which must succeed: the writer only writes what the reader
- * takes. fuzz/README.md says how to run it.
+ * takes. One in 64 is also written as an HPCToolkit database (the
+ * writer's shaping of a model it did not read: derived scopes, packed
+ * planes) and, when that succeeds, read again, which must succeed too.
+ * fuzz/README.md says how to run it.
  */
 #include <stdint.h>
 #include <stdio.h>
@@ -35,6 +38,22 @@ static void write_back(const pk_profile *p)
     unlink(out);
 }
 
+static void write_database(const pk_profile *p)
+{
+    char out[64];
+    snprintf(out, sizeof out, "/tmp/pk-fuzz-json-%ld.d", (long)getpid());
+    pk_write_options w = {PK_WRITE_FORCE, NULL, NULL};
+    if (pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, &w, NULL) == PK_OK) {
+        pk_profile *q;
+        if (pk_profile_open(out, NULL, &q) != PK_OK) {
+            fprintf(stderr, "profkit's own database does not read back: %s\n", pk_error_last());
+            abort();
+        }
+        pk_profile_free(q);
+    }
+    tu_remove_tree(out);
+}
+
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 {
     static unsigned counter;
@@ -53,7 +72,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
             pk_attribute a;
             pk_attribute_get(p, i, &a);
         }
-        if ((counter++ % 16) == 0) write_back(p);
+        if ((counter % 16) == 0) write_back(p);
+        if ((counter++ % 64) == 0) write_database(p);
         pk_profile_free(p);
     }
     free(copy);

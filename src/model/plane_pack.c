@@ -66,15 +66,16 @@ static unsigned char *plane_room(pk_profile *p, uint64_t n, uint64_t nidx)
     return pk_model_alloc_owned(p, n * PK_LM_VAL_SIZE + nidx * PK_LM_IDX_SIZE + 1);
 }
 
-/* One pass over the stream: at[min(ctx, max) + 1] counted up (at: NULL
- * for none), the largest context and the count noted. */
-static pk_status stream_count(const pk_triple_stream *s, uint32_t *at, uint32_t max,
-                              uint32_t *max_seen, uint64_t *n)
+/* One pass over the stream: at[min(ctx, max) + 1] counted up, or (at
+ * NULL) the largest context noted in *max; the values counted in *n. */
+static pk_status stream_count(const pk_triple_stream *s, uint32_t *at, uint32_t *max, uint64_t *n)
 {
     pk_triple x;
     while (s->next(s->user, &x)) {
-        if (at) at[(x.ctx <= max ? x.ctx : max) + 1]++;
-        if (x.ctx > *max_seen) *max_seen = x.ctx;
+        if (at)
+            at[(x.ctx <= *max ? x.ctx : *max) + 1]++;
+        else if (x.ctx > *max)
+            *max = x.ctx;
         ++*n;
     }
     return s->pass_done(s->user);
@@ -105,8 +106,8 @@ static pk_status pack_counted(pk_profile *p, const pk_triple_stream *s, const pk
     uint32_t *at = calloc((size_t)max + 2, sizeof *at); /* n < 2^32 */
     uint64_t ns = 0, placed = 0;
     if (!at) return pk_fail_nomem("packing a value plane");
-    uint32_t seen = 0, nidx = 0;
-    pk_status st = s ? stream_count(s, at, max, &seen, &ns) : PK_OK;
+    uint32_t nidx = 0;
+    pk_status st = s ? stream_count(s, at, &max, &ns) : PK_OK;
     if (!st && ns + nt != n) st = changed();
     for (uint64_t i = 0; i < nt; i++)
         at[t[i].ctx + 1]++;
@@ -178,7 +179,7 @@ pk_status pk_plane_pack(pk_profile *p, const pk_triple_stream *s, pk_triple *t, 
 {
     uint32_t max = 0;
     uint64_t n = nt;
-    pk_status st = s ? stream_count(s, NULL, 0, &max, &n) : PK_OK;
+    pk_status st = s ? stream_count(s, NULL, &max, &n) : PK_OK;
     for (uint64_t i = 0; i < nt; i++)
         max = t[i].ctx > max ? t[i].ctx : max;
     if (st) return st;

@@ -129,14 +129,20 @@ static int plain_next(plain_iter *it, pk_triple *out)
     }
 }
 
-/* Triples hold shaped context indexes; the plane is keyed by their ids. */
-pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
+/* The stream's values (keyed by id already), then t's, whose shaped
+ * context indexes become ids here: the plane is keyed by ids. */
+static pk_status pack_by_id(pk_profile *q, const pk_triple_stream *s, hs_triples *t, pk_plane *out)
 {
     for (size_t i = 0; i < t->n; i++)
         t->t[i].ctx = (uint32_t)q->ctx[t->t[i].ctx].id;
-    pk_status st = pk_plane_pack(q, NULL, t->t, t->n, out);
+    pk_status st = pk_plane_pack(q, s, t->t, t->n, out);
     t->n = 0;
     return st;
+}
+
+pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
+{
+    return pack_by_id(q, NULL, t, out);
 }
 
 static uint32_t up(const pk_profile *q, uint32_t c)
@@ -414,14 +420,9 @@ static pk_status plain_stream_done(void *user)
  * shaped contexts' ids. */
 static pk_status pack_location(vwork *w, pk_plane *out)
 {
-    pk_profile *q = w->s->q;
-    for (size_t i = 0; i < w->out.n; i++)
-        w->out.t[i].ctx = (uint32_t)q->ctx[w->out.t[i].ctx].id;
     plain_stream ps = {w, plain_values(w->s, w->plain, 1), 0};
     pk_triple_stream stream = {&ps, plain_stream_next, plain_stream_done};
-    pk_status st = pk_plane_pack(q, &stream, w->out.t, w->out.n, out);
-    w->out.n = 0;
-    return st;
+    return pack_by_id(w->s->q, &stream, &w->out, out);
 }
 
 /* The per-context room of derivations, once no location needs it more:

@@ -7,7 +7,7 @@ exceptions, console errors, failed loads).
 Needs Debian's `chromium` and `python3-websocket`; `missing()` says which
 is absent so a test can skip (exit 77) with the reason.
 """
-import base64, json, os, shutil, subprocess, tempfile, time, urllib.request
+import base64, json, os, shutil, signal, subprocess, tempfile, time, urllib.request
 
 try:
     import websocket  # python3-websocket
@@ -138,7 +138,8 @@ class Chromium:
                                       "--disable-default-apps", "--disable-breakpad", "--no-default-browser-check",
                                       "--disable-features=Translate,MediaRouter,OptimizationHints,AutofillServerCommunication,CertificateTransparencyComponentUpdater",
                                       "--window-size=%d,%d" % (width, height), "--user-data-dir=" + self.profile_dir,
-                                      "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+                                      "about:blank"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
+                                     start_new_session=True)
         port_file = os.path.join(self.profile_dir, "DevToolsActivePort")
         for _ in range(300):
             if os.path.exists(port_file) and open(port_file).read().strip():
@@ -177,4 +178,19 @@ class Chromium:
             self.proc.wait(timeout=10)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+            self.proc.wait()
+        self._end_helpers()
         shutil.rmtree(self.profile_dir, ignore_errors=True)
+
+    def _end_helpers(self):
+        """Chromium's helper processes (network service, zygote) outlive the
+        browser briefly and still write into the profile directory, which
+        then survives rmtree in /tmp. They share the browser's session, so
+        end the whole group and wait until it is gone."""
+        for sig in (signal.SIGTERM, signal.SIGKILL):
+            for _ in range(50):
+                try:
+                    os.killpg(self.proc.pid, sig)
+                except (ProcessLookupError, PermissionError):
+                    return
+                time.sleep(0.02)

@@ -46,6 +46,9 @@ typedef struct vwork {
     uint32_t *der_col;       /* their shaped columns */
     hs_triples *der_in;      /* the stored values each derives from */
     uint32_t *dhead, *dnext; /* source column -> derived columns using it */
+    uint32_t *parent;        /* per shaped context, its parent: the passes below read
+                              * little else of a context, and 4 bytes a context stay in
+                              * cache where the whole records (72) do not */
     double *acc;             /* per shaped context */
     unsigned char *mark;     /* 1: in the working set; 2: has an input value */
     uint32_t *set, n_set;
@@ -54,8 +57,10 @@ typedef struct vwork {
     /* Contexts by depth, when their indexes already are (a tree laid out
      * breadth first): depth d's are [level[d], level[d + 1]). NULL: not. */
     uint32_t *level, n_levels;
-    double *edge; /* per shaped column: sums into the added entry and the root */
-    unsigned char *edge_set;
+    /* Per shaped column, sums into the added entry (edge[0]) and into
+     * the root (edge[1]): see fill_edges(). */
+    double *edge[2];
+    unsigned char *edge_set[2];
 } vwork;
 
 pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v)
@@ -145,9 +150,9 @@ pk_status hs_pack(pk_profile *q, hs_triples *t, pk_plane *out)
     return pack_by_id(q, NULL, t, out);
 }
 
-static uint32_t up(const pk_profile *q, uint32_t c)
+static uint32_t up(const vwork *w, uint32_t c)
 {
-    return c < q->n_ctx ? q->ctx[c].parent : PK_NONE;
+    return c < w->s->q->n_ctx ? w->parent[c] : PK_NONE;
 }
 
 static void touch(vwork *w, uint32_t c)
@@ -223,7 +228,7 @@ static void point_values(vwork *w, const hs_col *d, const hs_triples *in, int cl
         w->acc[c] += in->t[i].v;
         if (d->from_kind == PK_SCOPE_POINT) continue;
         if (d->from_kind == PK_SCOPE_EXCLUSIVE && q->ctx[c].relation != PK_REL_LEXICAL) continue;
-        uint32_t par = up(q, c);
+        uint32_t par = up(w, c);
         if (par == w->s->entry) par = 0; /* the added entry has no value of its own */
         if (par != PK_NONE && w->mark[par] == 2) w->acc[par] -= in->t[i].v;
     }
@@ -237,7 +242,7 @@ static pk_status spread(vwork *w, int inclusive, pk_combine cb)
 {
     const pk_profile *q = w->s->q;
     for (uint32_t i = 0, n = w->n_set; i < n; i++) /* the ancestors it reaches */
-        for (uint32_t c = w->set[i], par; (par = up(q, c)) != PK_NONE; c = par) {
+        for (uint32_t c = w->set[i], par; (par = up(w, c)) != PK_NONE; c = par) {
             if (!inclusive && q->ctx[c].relation != PK_REL_LEXICAL) break;
             if (w->mark[par]) break;
             touch(w, par);
@@ -246,7 +251,7 @@ static pk_status spread(vwork *w, int inclusive, pk_combine cb)
     pk_status st = deepest_first(w);
     if (st) return st;
     for (uint32_t i = 0; i < w->n_set; i++) {
-        uint32_t c = w->set[i], par = up(q, c);
+        uint32_t c = w->set[i], par = up(w, c);
         if (par == PK_NONE || (!inclusive && q->ctx[c].relation != PK_REL_LEXICAL)) continue;
         double *a = &w->acc[par], v = w->acc[c];
         if (cb == PK_COMBINE_SUM)
@@ -312,46 +317,60 @@ static pk_status plain_same(vwork *w, uint64_t mix)
                    path ? path : "the profile");
 }
 
-/* One value's part in the edge sums into `target`. */
-static void edge_take(vwork *w, uint32_t target, const pk_triple *t)
+/* One value's part in the edge sums: into the added entry point
+ * (target[0]) and into the root (target[1]), each unless PK_NONE. */
+static void edge_take(vwork *w, const uint32_t target[2], const pk_triple *t)
 {
     const hk_shape *s = w->s;
     const pk_profile *q = s->q;
-    uint32_t qc = pk_model_col_of(q, 0, t->col);
-    if (qc == PK_NONE || s->col[qc].source != HS_STORED || s->col[qc].kind != PK_SCOPE_INCLUSIVE ||
-        w->edge_set[qc] == 2)
-        return;
-    if (t->ctx == target)
-        w->edge_set[qc] = 2; /* the source has it: kept */
-    else if (up(q, t->ctx) == target)
-        combine_into(&w->edge[qc], &w->edge_set[qc], s->p->metrics[q->columns[qc].metric].combine,
-                     t->v);
+    uint32_t par = up(w, t->ctx);
+    for (int k = 0; k < 2; k++) {
+        if (target[k] == PK_NONE || (t->ctx != target[k] && par != target[k])) continue;
+        uint32_t qc = pk_model_col_of(q, 0, t->col);
+        if (qc == PK_NONE || s->col[qc].source != HS_STORED ||
+            s->col[qc].kind != PK_SCOPE_INCLUSIVE || w->edge_set[k][qc] == 2)
+            continue;
+        if (t->ctx == target[k])
+            w->edge_set[k][qc] = 2; /* the source has it: kept */
+        else
+            combine_into(&w->edge[k][qc], &w->edge_set[k][qc],
+                         s->p->metrics[q->columns[qc].metric].combine, t->v);
+    }
+}
+
+/* The sums into target k that the source lacks, as its values. */
+static pk_status push_edges(vwork *w, int k, uint32_t target)
+{
+    const pk_profile *q = w->s->q;
+    pk_status st = PK_OK;
+    for (uint32_t qc = 0; qc < q->n_columns && !st; qc++)
+        if (w->edge_set[k][qc] == 1)
+            st = hs_push(&w->out, target, q->columns[qc].raw_id, w->edge[k][qc]);
+    return st;
 }
 
 /* Values of the writer's entry point, then of a root the source left
  * without, for stored inclusive columns: their children's, combined
- * (the plain values first, then the others, the entry point's included). */
+ * (the plain values first, then the others; the root's take the entry
+ * point's last). Both come from one pass over the values. */
 static pk_status fill_edges(vwork *w)
 {
     hk_shape *s = w->s;
-    const pk_profile *q = s->q;
-    pk_status st = PK_OK;
-    for (int pass = 0; pass < 2 && !st; pass++) {
-        uint32_t target = pass == 0 ? s->entry : 0;
-        if (target == PK_NONE) continue;
-        memset(w->edge_set, 0, q->n_columns);
-        pk_triple t;
-        plain_iter it = plain_values(s, w->plain, 0);
-        while (plain_next(&it, &t))
-            edge_take(w, target, &t);
-        st = plain_same(w, it.mix);
-        for (size_t i = 0; i < w->out.n; i++)
-            edge_take(w, target, &w->out.t[i]);
-        for (uint32_t qc = 0; qc < q->n_columns && !st; qc++)
-            if (w->edge_set[qc] == 1)
-                st = hs_push(&w->out, target, q->columns[qc].raw_id, w->edge[qc]);
-    }
-    return st;
+    uint32_t target[2] = {s->entry, 0}, root_only[2] = {PK_NONE, 0};
+    for (int k = 0; k < 2; k++)
+        memset(w->edge_set[k], 0, s->q->n_columns);
+    pk_triple t;
+    plain_iter it = plain_values(s, w->plain, 0);
+    while (plain_next(&it, &t))
+        edge_take(w, target, &t);
+    pk_status st = plain_same(w, it.mix);
+    size_t before = w->out.n;
+    for (size_t i = 0; i < before && !st; i++)
+        edge_take(w, target, &w->out.t[i]);
+    if (!st && s->entry != PK_NONE) st = push_edges(w, 0, s->entry);
+    for (size_t i = before; i < w->out.n && !st; i++) /* the entry point's, just pushed */
+        edge_take(w, root_only, &w->out.t[i]);
+    return st ? st : push_edges(w, 1, 0);
 }
 
 /* One source location's values, shaped: those kept as they are stay in
@@ -430,8 +449,9 @@ static pk_status pack_location(vwork *w, pk_plane *out)
  * peak). vwork_free() frees the rest. */
 static void vwork_release_room(vwork *w)
 {
-    free(w->acc), free(w->mark), free(w->set), free(w->keys), free(w->level);
-    w->acc = NULL, w->mark = NULL, w->set = NULL, w->keys = NULL, w->level = NULL;
+    free(w->parent), free(w->acc), free(w->mark), free(w->set), free(w->keys), free(w->level);
+    w->parent = NULL, w->acc = NULL, w->mark = NULL, w->set = NULL, w->keys = NULL;
+    w->level = NULL;
     w->keys_cap = 0;
 }
 
@@ -443,13 +463,14 @@ static void vwork_free(vwork *w)
     free(w->der_col);
     free(w->dhead);
     free(w->dnext);
+    free(w->parent);
     free(w->acc);
     free(w->mark);
     free(w->set);
     free(w->keys);
     free(w->level);
-    free(w->edge);
-    free(w->edge_set);
+    for (int k = 0; k < 2; k++)
+        free(w->edge[k]), free(w->edge_set[k]);
     free(w->out.t);
 }
 
@@ -469,11 +490,17 @@ static pk_status vwork_init(vwork *w, hk_shape *s)
         w->mark = calloc(n, 1);
         w->set = malloc(n * sizeof *w->set);
     }
-    w->edge = malloc(((size_t)q->n_columns + 1) * sizeof *w->edge);
-    w->edge_set = malloc((size_t)q->n_columns + 1);
-    if (!w->der_col || !w->der_in || !w->dhead || !w->dnext || !w->edge || !w->edge_set ||
+    w->parent = malloc(n * sizeof *w->parent);
+    for (int k = 0; k < 2; k++) {
+        w->edge[k] = malloc(((size_t)q->n_columns + 1) * sizeof *w->edge[k]);
+        w->edge_set[k] = malloc((size_t)q->n_columns + 1);
+    }
+    if (!w->der_col || !w->der_in || !w->dhead || !w->dnext || !w->parent || !w->edge[0] ||
+        !w->edge[1] || !w->edge_set[0] || !w->edge_set[1] ||
         (w->n_der && (!w->acc || !w->mark || !w->set)))
         return pk_fail_nomem("shaping values");
+    for (uint32_t c = 0; c < q->n_ctx; c++)
+        w->parent[c] = q->ctx[c].parent;
     if (w->n_der) {
         pk_status st = find_levels(w);
         if (st) return st;
@@ -507,24 +534,24 @@ int hs_values_at(const pk_plane *pl, uint32_t id, uint64_t *b, uint64_t *e)
 }
 
 /* Does the root hold every stored inclusive value its entry points hold
- * (so that fill_edges() would add nothing)? w->edge_set marks the root's. */
+ * (so that fill_edges() would add nothing)? w->edge_set[1] marks the root's. */
 static int root_complete(vwork *w, const pk_plane *pl)
 {
     const pk_profile *q = w->s->q;
     uint64_t b, e;
-    memset(w->edge_set, 0, q->n_columns);
+    unsigned char *has = w->edge_set[1];
+    memset(has, 0, q->n_columns);
     if (hs_values_at(pl, 0, &b, &e))
         for (uint64_t v = b; v < e; v++) {
             uint32_t qc = pk_model_col_of(q, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
-            if (qc != PK_NONE) w->edge_set[qc] = 1;
+            if (qc != PK_NONE) has[qc] = 1;
         }
     const pk_ctx_rec *root = &q->ctx[0];
     for (uint32_t k = 0; k < root->n_children; k++) {
         if (!hs_values_at(pl, (uint32_t)q->ctx[root->first_child + k].id, &b, &e)) continue;
         for (uint64_t v = b; v < e; v++) {
             uint32_t qc = pk_model_col_of(q, 0, pk_le16(pl->vals + v * PK_LM_VAL_SIZE));
-            if (qc != PK_NONE && w->s->col[qc].kind == PK_SCOPE_INCLUSIVE && !w->edge_set[qc])
-                return 0;
+            if (qc != PK_NONE && w->s->col[qc].kind == PK_SCOPE_INCLUSIVE && !has[qc]) return 0;
         }
     }
     return 1;

@@ -63,6 +63,18 @@ typedef struct vwork {
     unsigned char *edge_set[2];
 } vwork;
 
+/* Room for `more` triples in t at once: grown by doubling a big
+ * location's derived values were copied again at each step. */
+static pk_status hs_reserve(hs_triples *t, size_t more)
+{
+    if (t->cap - t->n >= more) return PK_OK;
+    size_t cap = t->n + more;
+    pk_triple *a = cap < t->n || cap > SIZE_MAX / sizeof *a ? NULL : realloc(t->t, cap * sizeof *a);
+    if (!a) return pk_fail_nomem("shaping values");
+    t->t = a, t->cap = cap;
+    return PK_OK;
+}
+
 pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v)
 {
     if (v == 0) return PK_OK;
@@ -125,11 +137,14 @@ static int plain_next(plain_iter *it, pk_triple *out)
         }
         if (!pl || it->k >= pl->nidx) return 0;
         const unsigned char *x = pl->idx + (uint64_t)it->k * PK_LM_IDX_SIZE;
-        uint32_t pi = pk_model_ctx_find(s->p, pk_le32(x));
+        uint32_t id = pk_le32(x), pi = pk_model_ctx_find(s->p, id);
         uint64_t e = it->k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
         it->k++;
         if (pi == PK_NONE) continue; /* an id the source does not define (it warned) */
-        it->ctx = it->ids ? (uint32_t)s->q->ctx[s->q_of_p[pi]].id : s->q_of_p[pi];
+        if (!it->ids)
+            it->ctx = s->q_of_p[pi];
+        else /* kept ids: the shaped context's is the source's (hs_contexts()) */
+            it->ctx = s->renumbered ? (uint32_t)s->q->ctx[s->q_of_p[pi]].id : id;
         it->v = pk_le64(x + 4), it->e = e < pl->nvals ? e : pl->nvals;
     }
 }
@@ -283,6 +298,7 @@ static pk_status derive_column(vwork *w, uint32_t d)
         }
     }
     pk_status st = spread(w, src->kind == PK_SCOPE_INCLUSIVE, cb);
+    if (!st) st = hs_reserve(&w->out, w->n_set);
     uint32_t raw = s->q->columns[qc].raw_id;
     for (uint32_t i = 0; i < w->n_set; i++) {
         uint32_t c = w->set[i];

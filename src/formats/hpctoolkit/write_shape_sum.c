@@ -152,12 +152,7 @@ static void unshare(sum_job *j)
     pk_buf_bytes(&j->idx, j->one->idx, j->idx_len);
 }
 
-/* Append a record to the summary's index (idx) or values. A summary of
- * one location's sums is that location's plane again, byte for byte
- * (cc1: 19 MB): while the bytes match the plane's at the same place
- * nothing is stored, and if all match the summary is the plane itself
- * (hs_summary_values()); at the first difference the matched bytes are
- * copied in and appending goes on. */
+/* memcmp(a, b, n) == 0, inlined where n is known (put_idx, put_val). */
 static int same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
 {
     size_t i = 0;
@@ -170,6 +165,12 @@ static int same_bytes(const unsigned char *a, const unsigned char *b, size_t n)
     return 1;
 }
 
+/* Append a record to the summary's index (idx) or values. A summary of
+ * one location's sums is that location's plane again, byte for byte
+ * (cc1: 19 MB): while the bytes match the plane's at the same place
+ * nothing is stored, and if all match the summary is the plane itself
+ * (hs_summary_values()); at the first difference the matched bytes are
+ * copied in and appending goes on. */
 static void put(sum_job *j, int idx, const unsigned char *rec, size_t n)
 {
     uint64_t *len = idx ? &j->idx_len : &j->vals_len;

@@ -19,6 +19,7 @@
  * ancestors, each once (bottom-up by depth), so the cost is linear in
  * what it holds, whatever the tree's depth.
  */
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 

@@ -64,27 +64,21 @@ typedef struct vwork {
     unsigned char *edge_set[2];
 } vwork;
 
-/* Room for `more` triples in t at once: grown by doubling a big
- * location's derived values were copied again at each step. */
+/* Room for `more` triples in t: asked for at once, a big location's
+ * derived values are not copied again at each doubling. */
 static pk_status hs_reserve(hs_triples *t, size_t more)
 {
-    if (t->cap - t->n >= more) return PK_OK;
-    size_t cap = t->n + more;
-    pk_triple *a = cap < t->n || cap > SIZE_MAX / sizeof *a ? NULL : realloc(t->t, cap * sizeof *a);
-    if (!a) return pk_fail_nomem("shaping values");
-    t->t = a, t->cap = cap;
+    if (more > SIZE_MAX - t->n ||
+        pk_vec_reserve((void **)&t->t, &t->cap, t->n + more, sizeof *t->t))
+        return pk_fail_nomem("shaping values");
     return PK_OK;
 }
 
 pk_status hs_push(hs_triples *t, uint32_t ctx, uint32_t col, double v)
 {
     if (v == 0) return PK_OK;
-    if (t->n == t->cap) {
-        size_t cap = t->cap ? 2 * t->cap : 1024;
-        pk_triple *a = realloc(t->t, cap * sizeof *a);
-        if (!a) return pk_fail_nomem("shaping values");
-        t->t = a, t->cap = cap;
-    }
+    pk_status st = hs_reserve(t, 1);
+    if (st) return st;
     t->t[t->n++] = (pk_triple){ctx, (uint16_t)col, v};
     return PK_OK;
 }

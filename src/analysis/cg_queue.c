@@ -13,7 +13,6 @@
 #define SUB     8       /* buckets per power of two */
 #define EXP_MIN (-1080) /* below the smallest subnormal exponent */
 #define N_BUCK  ((1100 - EXP_MIN) * SUB)
-#define NONE    0xffffffffu
 
 /* The bucket of w > 0: its binary exponent and top mantissa bits. A
  * normal double's bits hold exactly those, in order: bits >> 49 is
@@ -42,12 +41,35 @@ pk_status cgq_init(cg_queue *q)
     return PK_OK;
 }
 
+static void free_chain(cgq_block *k)
+{
+    while (k) {
+        cgq_block *below = k->below;
+        free(k);
+        k = below;
+    }
+}
+
 void cgq_free(cg_queue *q)
 {
     for (int b = 0; q->bucket && b < N_BUCK; b++)
-        free(q->bucket[b].items);
+        free_chain(q->bucket[b]);
+    free_chain(q->spare);
     free(q->bucket);
     memset(q, 0, sizeof *q);
+}
+
+/* A block for bucket b's stack, on top of the full one there (or none). */
+static cgq_block *new_top(cg_queue *q, int b)
+{
+    cgq_block *k = q->spare;
+    if (k)
+        q->spare = k->below;
+    else if (!(k = malloc(sizeof *k)))
+        return NULL;
+    k->below = q->bucket[b];
+    k->n = 0;
+    return q->bucket[b] = k;
 }
 
 pk_status cgq_push(cg_queue *q, double w, double phi, uint32_t parent, uint32_t target, uint32_t ua)
@@ -55,14 +77,9 @@ pk_status cgq_push(cg_queue *q, double w, double phi, uint32_t parent, uint32_t 
     if (!(w > 0) || !isfinite(w)) return PK_OK;
     int b = bucket_of(w);
     if (b < q->floor) return PK_OK; /* a trim showed it can never be taken */
-    cgq_bucket *k = &q->bucket[b];
-    if (k->n == k->cap) {
-        if (k->cap >= NONE / 2) return pk_fail_nomem("reconstructing the calling-context tree");
-        uint32_t cap = k->cap ? 2 * k->cap : 16;
-        cgq_item *a = realloc(k->items, (size_t)cap * sizeof *a);
-        if (!a) return pk_fail_nomem("reconstructing the calling-context tree");
-        k->items = a, k->cap = cap;
-    }
+    cgq_block *k = q->bucket[b];
+    if ((!k || k->n == CGQ_BLOCK_ITEMS) && !(k = new_top(q, b)))
+        return pk_fail_nomem("reconstructing the calling-context tree");
     k->items[k->n++] = (cgq_item){parent, target, ua, phi};
     q->live++;
     if (b > q->top) q->top = b;
@@ -72,7 +89,7 @@ pk_status cgq_push(cg_queue *q, double w, double phi, uint32_t parent, uint32_t 
 /* Lower q->top to the highest non-empty bucket. */
 static void settle_top(cg_queue *q)
 {
-    while (q->top >= 0 && q->bucket[q->top].n == 0)
+    while (q->top >= 0 && !q->bucket[q->top])
         q->top--;
 }
 
@@ -80,9 +97,14 @@ int cgq_pop(cg_queue *q, cgq_item *out)
 {
     settle_top(q);
     if (q->top < 0) return 0;
-    cgq_bucket *k = &q->bucket[q->top];
+    cgq_block *k = q->bucket[q->top];
     *out = k->items[--k->n];
     q->live--;
+    if (!k->n) { /* emptied: off the stack, kept for a later push */
+        q->bucket[q->top] = k->below;
+        k->below = q->spare;
+        q->spare = k;
+    }
     return 1;
 }
 
@@ -94,19 +116,28 @@ double cgq_top_weight(cg_queue *q)
     return ldexp(0.5 + (double)s / (2 * SUB), e);
 }
 
+/* Items in bucket b. */
+static uint64_t bucket_items(const cg_queue *q, int b)
+{
+    uint64_t n = 0;
+    for (const cgq_block *k = q->bucket[b]; k; k = k->below)
+        n += k->n;
+    return n;
+}
+
 void cgq_trim(cg_queue *q, uint64_t keep, int raise_floor)
 {
     uint64_t kept = 0;
     int b = q->top;
     for (; b >= 0 && kept < keep; b--)
-        kept += q->bucket[b].n;
+        kept += bucket_items(q, b);
     if (raise_floor && b + 1 > q->floor) q->floor = b + 1;
-    /* every bucket from here down goes, its array with it (the floor
-     * keeps new items out of these buckets) */
+    /* every bucket from here down goes, its blocks with it (the floor
+     * keeps new items out of these buckets; freed, not kept spare: what
+     * a trim drops is most of the queue, and the tree grows meanwhile) */
     for (; b >= 0 && q->live; b--) {
-        cgq_bucket *k = &q->bucket[b];
-        q->live -= k->n;
-        free(k->items);
-        *k = (cgq_bucket){NULL, 0, 0};
+        q->live -= bucket_items(q, b);
+        free_chain(q->bucket[b]);
+        q->bucket[b] = NULL;
     }
 }

@@ -5,12 +5,19 @@
  * A binary heap of millions of candidates spends its time in cache
  * misses; here candidates go into buckets of weights within a factor
  * 2^(1/8) of each other (from the weight's binary exponent and top
- * mantissa bits), each a stack kept as an array: pushing and popping are
- * O(1) and touch the end of one bucket's array (a stack linked through
- * one shared array of items was a cache miss per pop), and "heaviest
- * first" holds to within 9 %, which is all a budget of nodes needs.
- * Candidates that can no longer be taken within the budget are dropped
- * whole buckets at a time.
+ * mantissa bits), each a stack: pushing and popping are O(1) and touch
+ * the end of one bucket's stack (a stack linked through one shared array
+ * of items was a cache miss per pop), and "heaviest first" holds to
+ * within 9 %, which is all a budget of nodes needs. Candidates that can
+ * no longer be taken within the budget are dropped whole buckets at a
+ * time.
+ *
+ * A bucket's stack is a chain of fixed blocks, not one array: an array
+ * grown by doubling copied its items at every step and took fresh
+ * memory for each copy (cc1: 100 MB of reallocations for a million
+ * candidates, and on a virtual machine each fresh page is a dear fault),
+ * where a chain never moves an item, and a block that empties is kept
+ * for the next push that needs one.
  */
 #ifndef PK_ANALYSIS_CG_QUEUE_H
 #define PK_ANALYSIS_CG_QUEUE_H
@@ -25,16 +32,20 @@ typedef struct cgq_item {
     double phi; /* the share the node will have: its parent's is not looked up when taken */
 } cgq_item;
 
-typedef struct cgq_bucket {
-    cgq_item *items; /* a stack: the last pushed is taken first */
-    uint32_t n, cap;
-} cgq_bucket;
+#define CGQ_BLOCK_ITEMS 170 /* a block of 4 KiB */
+
+typedef struct cgq_block {
+    struct cgq_block *below; /* the bucket's next block down, all full */
+    uint32_t n;              /* items here; a block in a bucket is never empty */
+    cgq_item items[CGQ_BLOCK_ITEMS];
+} cgq_block;
 
 typedef struct cg_queue {
-    cgq_bucket *bucket;
-    int top;       /* no bucket above it holds an item */
-    int floor;     /* buckets below it can never be taken: no push goes there */
-    uint64_t live; /* items in the buckets */
+    cgq_block **bucket; /* per bucket its top block (the last pushed is taken first), or NULL */
+    cgq_block *spare;   /* emptied blocks, linked through `below` */
+    int top;            /* no bucket above it holds an item */
+    int floor;          /* buckets below it can never be taken: no push goes there */
+    uint64_t live;      /* items in the buckets */
 } cg_queue;
 
 pk_status cgq_init(cg_queue *q);

@@ -40,14 +40,20 @@
 #include "util/error.h"
 #include "util/vec.h"
 
+/* Room for n nodes in each per-node array. */
+static int reserve_nodes(cgt *t, size_t n)
+{
+    return pk_vec_reserve((void **)&t->nodes, &t->cap_nodes, n, sizeof *t->nodes) ||
+           pk_vec_reserve((void **)&t->phi, &t->cap_phi, n, sizeof *t->phi) ||
+           pk_vec_reserve((void **)&t->cut, &t->cap_cut, n, 1);
+}
+
 pk_status cgt_node(cgt *t, uint32_t parent, uint8_t kind, uint32_t fn, uint32_t unit, uint32_t ua,
                    double phi, uint32_t *out)
 {
     if (t->n_nodes >= PK_NONE - 2)
         return pk_fail(PK_ERR_FORMAT, "the reconstructed tree is too large");
-    if (pk_vec_reserve((void **)&t->nodes, &t->cap_nodes, t->n_nodes + 1u, sizeof *t->nodes) ||
-        pk_vec_reserve((void **)&t->phi, &t->cap_phi, t->n_nodes + 1u, sizeof *t->phi) ||
-        pk_vec_reserve((void **)&t->cut, &t->cap_cut, t->n_nodes + 1u, 1))
+    if (reserve_nodes(t, t->n_nodes + 1u))
         return pk_fail_nomem("reconstructing the calling-context tree");
     uint32_t n = t->n_nodes++;
     t->nodes[n] = (tnode){parent, fn, unit, ua, kind, 0};
@@ -334,7 +340,13 @@ pk_status pk_cg_build_cct(pk_profile *p, const cg_graph *g, double threshold, ui
     t.best_unit = malloc(((size_t)g->n_units + 1) * sizeof *t.best_unit);
     uint8_t *has = calloc((size_t)g->n_units + 1, 1);
     uint32_t root;
-    pk_status st = t.best_fn && t.best_unit && has
+    /* Without a threshold best first stops at the budget and the units
+     * still without a node add about one each, so the arrays get that
+     * room at once instead of doubling up to it: each doubling copied
+     * them into fresh memory (cc1: 29 MB of arrays). They still grow if
+     * cycles' members need more; pages past the end are never touched. */
+    int sized = t.min_w > 0 || !reserve_nodes(&t, t.budget + g->n_units + 8);
+    pk_status st = t.best_fn && t.best_unit && has && sized
                        ? PK_OK
                        : pk_fail_nomem("reconstructing the calling-context tree");
     if (!st) {

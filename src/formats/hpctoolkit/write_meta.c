@@ -358,12 +358,11 @@ static uint64_t children_size(const pk_profile *p, const pk_ctx_rec *c)
 }
 
 /* The first 16 bytes of an entry's or a context's record: its children
- * array's size and place (at[i], from plan_contexts()), or zeros. */
+ * array's size and place (from plan_contexts()), or zeros. */
 static void put_children_ref(unsigned char *r, const pk_profile *p, uint32_t i, const uint64_t *at)
 {
-    const pk_ctx_rec *c = &p->ctx[i];
-    if (!lists_children(c)) return;
-    pk_put_le64(r, children_size(p, c));
+    if (!lists_children(&p->ctx[i])) return;
+    pk_put_le64(r, at[i + 1] - at[i]);
     pk_put_le64(r + 8, at[i]);
 }
 
@@ -443,16 +442,18 @@ static pk_status check_contexts(const pk_profile *p)
  * (at[i]: where context i's children start, the section's end), so the
  * second writes each record once, front to back, its children's place
  * already known. Contexts come parents first (the model's order), so an
- * array is placed before any array below it. With at NULL, only the end. */
+ * array is placed before any array below it. at[] has n_ctx + 1 places:
+ * at[i + 1] - at[i] is the size of i's array (0 for one not listed), so
+ * the children are measured once, here. Returns the end. */
 static uint64_t plan_contexts(const pk_profile *p, uint64_t lo, uint64_t *at)
 {
     uint64_t pos = lo + 0x10 + (uint64_t)p->ctx[0].n_children * HK_SZ_ENTRY;
+    at[0] = pos; /* the root's children are the entries, above */
     for (uint32_t i = 1; i < p->n_ctx; i++) {
-        if (!lists_children(&p->ctx[i])) continue;
-        if (at) at[i] = pos;
-        pos += children_size(p, &p->ctx[i]);
+        at[i] = pos;
+        if (lists_children(&p->ctx[i])) pos += children_size(p, &p->ctx[i]);
     }
-    return pos;
+    return at[p->n_ctx] = pos;
 }
 
 static void put_contexts(const meta_w *w, pk_out *out, uint64_t lo, uint64_t hi, const uint64_t *at)
@@ -483,8 +484,9 @@ static void put_contexts(const meta_w *w, pk_out *out, uint64_t lo, uint64_t hi,
     pk_out_expect(out, hi, "the end of meta.db's contexts");
 }
 
-/* Every section but the contexts, in memory; the section table too. */
-static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi)
+/* Every section but the contexts, in memory; the section table too; the
+ * contexts' plan in at[]. */
+static pk_status lay_out(meta_w *w, uint64_t *at, uint64_t *ctx_lo, uint64_t *ctx_hi)
 {
     const pk_profile *p = w->p;
     size_t h = pk_buf_zeros(&w->b, HK_SZ_META_HEADER);
@@ -498,7 +500,7 @@ static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi)
     w->files_at = put_path_table(w, HK_MS_FILES, p->n_files, w->file_name, p->files);
     put_functions(w);
     begin_section(w, HK_MS_CONTEXT);
-    w->hi[HK_MS_CONTEXT] = plan_contexts(p, w->lo[HK_MS_CONTEXT], NULL); /* records: 8n bytes */
+    w->hi[HK_MS_CONTEXT] = plan_contexts(p, w->lo[HK_MS_CONTEXT], at);
     for (int s = 0; s < 8; s++) {
         pk_buf_set_u64(&w->b, 0x10 + 16u * s, w->hi[s] - w->lo[s]);
         pk_buf_set_u64(&w->b, 0x18 + 16u * s, w->lo[s]);
@@ -509,17 +511,17 @@ static pk_status lay_out(meta_w *w, uint64_t *ctx_lo, uint64_t *ctx_hi)
 
 static pk_status write_out(meta_w *w, pk_out *out, int footer)
 {
-    uint64_t lo = 0, hi = 0, *at = NULL;
-    pk_status st = lay_out(w, &lo, &hi);
-    if (st) return st;
-    pk_out_bytes(out, w->b.data, w->b.len);
-    pk_buf_free(&w->b); /* before the contexts' plan: a big conversion's peak */
-    if (!(at = calloc(w->p->n_ctx, sizeof *at))) return pk_fail_nomem("laying out meta.db");
-    plan_contexts(w->p, lo, at);
-    put_contexts(w, out, lo, hi, at);
-    if (footer) pk_out_bytes(out, "_meta.db", 8);
+    uint64_t lo = 0, hi = 0, *at = malloc(((size_t)w->p->n_ctx + 1) * sizeof *at);
+    if (!at) return pk_fail_nomem("laying out meta.db");
+    pk_status st = lay_out(w, at, &lo, &hi);
+    if (!st) {
+        pk_out_bytes(out, w->b.data, w->b.len);
+        pk_buf_free(&w->b); /* the contexts are written from the plan alone */
+        put_contexts(w, out, lo, hi, at);
+        if (footer) pk_out_bytes(out, "_meta.db", 8);
+    }
     free(at);
-    return PK_OK;
+    return st;
 }
 
 pk_status hk_write_meta(const pk_profile *p, pk_out *out, int footer)

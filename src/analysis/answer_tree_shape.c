@@ -47,20 +47,18 @@ static pk_status rank_children(pkq_tree_work *w, pk_index **children, size_t **s
     size_t n = w->n;
     *start = pk_arena_array(&w->arena, n + 1, sizeof **start);
     *children = pk_arena_array(&w->arena, n ? n : 1, sizeof **children);
-    size_t *fill = calloc(n + 1, sizeof *fill);
-    if (!*start || !*children || !fill) return free(fill), pk_fail_nomem("a tree's shape");
+    if (!*start || !*children) return pk_fail_nomem("a tree's shape");
     for (size_t i = 1; i < n; i++)
         if (w->nodes[i].parent != PK_NONE && w->nodes[i].parent < i)
             (*start)[w->nodes[i].parent + 1]++;
     for (size_t i = 0; i < n; i++)
         (*start)[i + 1] += (*start)[i];
-    for (size_t i = 0; i < n; i++) {
+    for (size_t i = 0; i < n; i++) { /* node i's children, all at once: a count of its own */
+        size_t *at = *start, k = 0;
         for (pk_index c = w->nodes[i].first_child; c != PK_NONE; c = w->nodes[c].next_sibling)
-            if (c > i && (*start)[i] + fill[i] < (*start)[i + 1])
-                (*children)[(*start)[i] + fill[i]++] = c;
-        qsort_r(*children + (*start)[i], fill[i], sizeof **children, largest_first, w->nodes);
+            if (c > i && at[i] + k < at[i + 1]) (*children)[at[i] + k++] = c;
+        qsort_r(*children + at[i], k, sizeof **children, largest_first, w->nodes);
     }
-    free(fill);
     return PK_OK;
 }
 

@@ -397,6 +397,19 @@ static void vpass_free(vpass *s)
     free(s->has_event), free(s->area), free(s->covered), free(s->own), free(s->held_fn);
     free(s->held);
     free(s->ss), free(s->cs), free(s->sp), free(s->cp);
+    memset(s, 0, sizeof *s); /* freed once, whichever call comes first */
+}
+
+/* After the last part's values: the passes' scratch and the nodes (per
+ * node 50 bytes and more) go before its plane is packed, which on a
+ * one-part file (most) was the reconstruction's peak (cc1: 34 MB of
+ * them beside a 13 MB plane). */
+static void free_before_last_plane(vpass *s, cgt *t)
+{
+    vpass_free(s);
+    free(t->nodes), free(t->phi), free(t->cut);
+    t->nodes = NULL, t->phi = NULL, t->cut = NULL;
+    t->cap_nodes = t->cap_phi = t->cap_cut = 0;
 }
 
 pk_status cgt_values(cgt *t)
@@ -415,6 +428,7 @@ pk_status cgt_values(cgt *t)
     for (uint32_t k = 0; k < cg->n_parts && !st; k++) {
         list.n = 0;
         st = one_part(&s, k, &list);
+        if (k + 1 == cg->n_parts) free_before_last_plane(&s, t);
         if (!st) st = make_plane(t->p, cg->parts[k].location, &list, new_index);
         if (st == PK_ERR_NOMEM) st = pk_fail_nomem("reconstructing values");
     }

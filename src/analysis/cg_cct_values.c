@@ -400,16 +400,16 @@ static void vpass_free(vpass *s)
     memset(s, 0, sizeof *s); /* freed once, whichever call comes first */
 }
 
-/* After the last part's values: the passes' scratch and the nodes (per
- * node 50 bytes and more) go before its plane is packed, which on a
- * one-part file (most) was the reconstruction's peak (cc1: 34 MB of
- * them beside a 13 MB plane). */
+/* After the last part's values: the passes' scratch and the nodes (58
+ * bytes a node) go before its plane is packed, which on a one-part file
+ * (most) was the reconstruction's peak (cc1: 34 MB of them beside a 13
+ * MB plane). Only the value list and the new indexes are read after. */
 static void free_before_last_plane(vpass *s, cgt *t)
 {
     vpass_free(s);
     free(t->nodes), free(t->phi), free(t->cut);
     t->nodes = NULL, t->phi = NULL, t->cut = NULL;
-    t->cap_nodes = t->cap_phi = t->cap_cut = 0;
+    t->n_nodes = 0, t->cap_nodes = t->cap_phi = t->cap_cut = 0;
 }
 
 pk_status cgt_values(cgt *t)

@@ -66,6 +66,8 @@ pk_status cgt_roots(cgt *t);
 /* Add a node (its shape share `phi`); index in *out. */
 pk_status cgt_node(cgt *t, uint32_t parent, uint8_t kind, uint32_t fn, uint32_t unit, uint32_t ua,
                    double phi, uint32_t *out);
+/* Free the nodes and their per-node arrays; none is left. */
+void cgt_drop_nodes(cgt *t);
 /* Give the nodes their values: contexts, planes (cg_cct_values.c). */
 pk_status cgt_values(cgt *t);
 

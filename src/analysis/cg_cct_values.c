@@ -407,9 +407,7 @@ static void vpass_free(vpass *s)
 static void free_before_last_plane(vpass *s, cgt *t)
 {
     vpass_free(s);
-    free(t->nodes), free(t->phi), free(t->cut);
-    t->nodes = NULL, t->phi = NULL, t->cut = NULL;
-    t->n_nodes = 0, t->cap_nodes = t->cap_phi = t->cap_cut = 0;
+    cgt_drop_nodes(t);
 }
 
 pk_status cgt_values(cgt *t)

@@ -41,13 +41,17 @@ pk_status cgq_init(cg_queue *q)
     return PK_OK;
 }
 
-static void free_chain(cgq_block *k)
+/* Free a chain of blocks; the items they held. */
+static uint64_t free_chain(cgq_block *k)
 {
+    uint64_t n = 0;
     while (k) {
         cgq_block *below = k->below;
+        n += k->n;
         free(k);
         k = below;
     }
+    return n;
 }
 
 void cgq_free(cg_queue *q)
@@ -136,8 +140,7 @@ void cgq_trim(cg_queue *q, uint64_t keep, int raise_floor)
      * keeps new items out of these buckets; freed, not kept spare: what
      * a trim drops is most of the queue, and the tree grows meanwhile) */
     for (; b >= 0 && q->live; b--) {
-        q->live -= bucket_items(q, b);
-        free_chain(q->bucket[b]);
+        q->live -= free_chain(q->bucket[b]);
         q->bucket[b] = NULL;
     }
 }

@@ -48,6 +48,13 @@ static int reserve_nodes(cgt *t, size_t n)
            pk_vec_reserve((void **)&t->cut, &t->cap_cut, n, 1);
 }
 
+void cgt_drop_nodes(cgt *t)
+{
+    free(t->nodes), free(t->phi), free(t->cut);
+    t->nodes = NULL, t->phi = NULL, t->cut = NULL;
+    t->n_nodes = 0, t->cap_nodes = t->cap_phi = t->cap_cut = 0;
+}
+
 pk_status cgt_node(cgt *t, uint32_t parent, uint8_t kind, uint32_t fn, uint32_t unit, uint32_t ua,
                    double phi, uint32_t *out)
 {
@@ -314,8 +321,9 @@ static uint64_t budget_of(const cg_graph *g)
 
 static void cgt_free(cgt *t)
 {
-    free(t->nodes), free(t->phi), free(t->cut), free(t->roots), free(t->best_fn);
-    free(t->best_unit), free(t->ratio), free(t->inc_fn), free(t->inc_unit);
+    cgt_drop_nodes(t);
+    free(t->roots), free(t->best_fn), free(t->best_unit), free(t->ratio), free(t->inc_fn);
+    free(t->inc_unit);
 }
 
 /* The least weight of a node with a threshold (a fraction of the total

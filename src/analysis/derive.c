@@ -14,9 +14,11 @@
  *     whose data reaches c of f(value of c in that scope): f is $$, 1 or
  *     ($$^2); op is sum, or min/max with 0 meaning "unset" as hpcprof's
  *     atomic_op has it.
- * Each point value is pushed up the tree once per rule (a walk to the
- * root for execution, to the nearest call for function), touching only
- * the contexts it reaches, so a location costs O(points × depth).
+ * As hpcprof's finalize, a location's point values are summed bottom-up
+ * over the contexts they reach (each value's context and its ancestors):
+ * every such context is visited once and adds its sums into its parent's,
+ * so a location costs O(points + reached contexts × metrics), not
+ * O(points × depth) as pushing each value to the root would.
  * Locations are independent: workers take contiguous ranges, each with
  * private accumulators, and merge their summary partials in range order.
  */
@@ -42,24 +44,48 @@ static double *row(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t
     return w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
 }
 
-/* One point value pushed up the tree by each rule. */
+/* One point value, at its own context in every scope; propagate() takes
+ * it up. Its context and each ancestor not reached yet get a row and are
+ * queued for propagate(), deepest first (a child's depth is its parent's
+ * plus one), so each is walked once per location, not once per value. */
 static void attribute(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx,
                       uint32_t dm, double v)
 {
-    const pk_ctx_rec *c = p->ctx;
-    uint32_t base = dp_metric_slot(plan, dm, 0);
-    row(w, p, plan, ctx)[base + SL_POINT] += v;
-    for (uint32_t x = ctx; x != PK_NONE; x = c[x].parent)
-        row(w, p, plan, x)[base + SL_EXECUTION] += v;
-    for (uint32_t x = ctx;; x = c[x].parent) {
-        row(w, p, plan, x)[base + SL_FUNCTION] += v;
-        if (c[x].relation != PK_REL_LEXICAL || c[x].parent == PK_NONE) break;
+    double *r = row(w, p, plan, ctx) + dp_metric_slot(plan, dm, 0);
+    r[SL_POINT] += v, r[SL_EXECUTION] += v, r[SL_FUNCTION] += v, r[SL_NOLOOPS] += v;
+    if (!w->dm_used[dm]) w->dm_used[dm] = 1, w->dms[w->n_dms++] = dm;
+    for (uint32_t x = ctx; x != PK_NONE && !w->reached[x]; x = p->ctx[x].parent) {
+        w->reached[x] = 1;
+        row(w, p, plan, x);
+        w->up[w->n_up++] = (uint64_t)(UINT32_MAX - p->ctx[x].depth) << 32 | x;
     }
-    for (uint32_t x = ctx;; x = c[x].parent) {
-        row(w, p, plan, x)[base + SL_NOLOOPS] += v;
-        if (c[x].relation != PK_REL_LEXICAL || c[x].kind == PK_CTX_LOOP || c[x].parent == PK_NONE)
-            break;
+}
+
+/* Each reached context's sums into its parent's, children first: hpcprof's
+ * bottom-up finalize (docs/derive.md). execution goes up every edge;
+ * function only from a lexical child (calls stop it), and the loop-free
+ * function also not from a loop. */
+static void propagate(worker *w, const pk_profile *p, const dp_plan *plan)
+{
+    pk_radix_sort_u64(w->up, w->sort_tmp, w->n_up, 4); /* deepest first */
+    for (uint32_t i = 0; i < w->n_up; i++) {
+        uint32_t x = (uint32_t)w->up[i], parent = p->ctx[x].parent;
+        w->reached[x] = 0;
+        if (parent == PK_NONE) continue;
+        const double *r = w->rows + (size_t)w->row_of[x] * plan->n_slots;
+        double *q = w->rows + (size_t)w->row_of[parent] * plan->n_slots;
+        int lexical = p->ctx[x].relation == PK_REL_LEXICAL;
+        int no_loop = lexical && p->ctx[x].kind != PK_CTX_LOOP;
+        for (uint32_t k = 0; k < w->n_dms; k++) {
+            uint32_t s = dp_metric_slot(plan, w->dms[k], 0);
+            q[s + SL_EXECUTION] += r[s + SL_EXECUTION];
+            if (lexical) q[s + SL_FUNCTION] += r[s + SL_FUNCTION];
+            if (no_loop) q[s + SL_NOLOOPS] += r[s + SL_NOLOOPS];
+        }
     }
+    for (uint32_t k = 0; k < w->n_dms; k++)
+        w->dm_used[w->dms[k]] = 0;
+    w->n_up = w->n_dms = 0;
 }
 
 /* Read one location's stored plane: point values are attributed, kept
@@ -92,24 +118,6 @@ void dj_combine(double *acc, uint8_t op, double x)
         *acc += x;
     else if (*acc == 0.0 || (op == PK_COMBINE_MIN ? x < *acc : x > *acc))
         *acc = x;
-}
-
-static double formula(uint8_t f, double x)
-{
-    return f == F_ONE ? 1.0 : f == F_SQUARE ? x * x : x;
-}
-
-int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st, uint32_t ctx,
-               const double *r, double *x)
-{
-    const double *m = r + dp_metric_slot(plan, st->dm, 0);
-    if (m[SL_POINT] == 0.0 && m[SL_FUNCTION] == 0.0 && m[SL_EXECUTION] == 0.0) return 0;
-    double v = st->role == ROLE_POINT                                          ? m[SL_POINT]
-               : st->role == ROLE_EXECUTION                                    ? m[SL_EXECUTION]
-               : st->role == ROLE_LEX_AWARE && p->ctx[ctx].kind == PK_CTX_LOOP ? m[SL_NOLOOPS]
-                                                                               : m[SL_FUNCTION];
-    *x = formula(st->formula, v);
-    return 1;
 }
 
 /* The summary partials of one location's touched contexts. */
@@ -202,11 +210,14 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (p->locs[l].is_summary) continue;
         pk_release_advance(&rel, pl->vals < pl->idx ? pl->vals : pl->idx);
         load_location(w, p, job->plan, pl);
+        propagate(w, p, job->plan);
         if (!job->plain_only && !job->ordered) add_partials(w, p, job->plan);
         emit_location(w, job->plan, &job->where[l]); /* sorts touched by id */
         job->where[l].worker = wi;
-        if (job->ordered && !job->stat_of_raw)
-            dj_emit_contrib(w, p, job->plan, &job->cwhere[l]), job->cwhere[l].worker = wi;
+        if (job->ordered && (!job->stat_of_raw || job->loop_stats))
+            dj_emit_contrib(w, p, job->plan, job->stat_of_raw ? job->loop_stats : NULL,
+                            &job->cwhere[l]),
+                job->cwhere[l].worker = wi;
         for (uint32_t t = 0; t < w->n_touched; t++)
             w->row_of[(uint32_t)w->touched[t]] = PK_NONE;
         w->n_touched = 0;
@@ -221,7 +232,12 @@ static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan
     w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
     w->sort_tmp = malloc(((size_t)p->n_ctx + 1) * sizeof *w->sort_tmp);
     w->stats = calloc(plain_only ? 1 : (size_t)p->n_ctx * plan->n_stat + 1, sizeof *w->stats);
-    if (!w->rows || !w->row_of || !w->touched || !w->sort_tmp || !w->stats)
+    w->up = malloc(((size_t)p->n_ctx + 1) * sizeof *w->up);
+    w->reached = calloc((size_t)p->n_ctx + 1, 1);
+    w->dms = malloc(((size_t)plan->n_dm + 1) * sizeof *w->dms);
+    w->dm_used = calloc((size_t)plan->n_dm + 1, 1);
+    if (!w->rows || !w->row_of || !w->touched || !w->sort_tmp || !w->stats || !w->up ||
+        !w->reached || !w->dms || !w->dm_used)
         return pk_fail_nomem("deriving scopes");
     memset(w->row_of, 0xff, ((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     return PK_OK;
@@ -230,6 +246,7 @@ static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan
 static void worker_free(worker *w)
 {
     free(w->rows), free(w->row_of), free(w->touched), free(w->sort_tmp), free(w->stats);
+    free(w->up), free(w->reached), free(w->dms), free(w->dm_used);
     free(w->out.data), free(w->contrib.data);
     memset(w, 0, sizeof *w);
 }
@@ -364,7 +381,7 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
     job->ordered = workers > 1; /* the summary as one worker folds it */
     if (job->ordered) {
         job->cwhere = calloc((size_t)p->n_locs + 1, sizeof *job->cwhere);
-        job->stat_of_raw = dj_twin_stats(p, job->plan);
+        job->stat_of_raw = dj_twin_stats(p, job->plan, &job->loop_stats);
         if (!job->cwhere) st = pk_fail_nomem("deriving scopes");
     }
     for (unsigned k = 0; k < workers && !st; k++) /* partials go to worker 0's */
@@ -379,8 +396,8 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
             merge_partials(job, workers);
         if (!st) st = install(job, workers, by_id);
     }
-    free(job->cwhere), free(job->stat_of_raw);
-    job->cwhere = NULL, job->stat_of_raw = NULL;
+    free(job->cwhere), free(job->stat_of_raw), free(job->loop_stats);
+    job->cwhere = NULL, job->stat_of_raw = NULL, job->loop_stats = NULL;
     if (!st && rep) {
         *rep = (pk_derive_report){job->plan->n_dm, job->plan->n_derived_stats,
                                   job->plan->n_stat - job->plan->n_derived_stats, 0};

@@ -21,7 +21,13 @@ typedef struct worker {
     uint64_t *touched;  /* (id << 32) | context, in touch order */
     uint64_t *sort_tmp; /* room for sorting `touched` */
     uint32_t n_touched;
-    double *stats; /* n_ctx × n_stat summary partials */
+    uint64_t *up;     /* reached contexts, (UINT32_MAX - depth) << 32 | context */
+    uint32_t n_up;    /* (the point values' contexts and their ancestors) */
+    uint8_t *reached; /* context -> queued in `up` */
+    uint32_t *dms;    /* the metrics the location has point values of */
+    uint32_t n_dms;
+    uint8_t *dm_used; /* metric -> listed in `dms` */
+    double *stats;    /* n_ctx × n_stat summary partials */
     out_buf out;
     out_buf contrib; /* ordered: each location's summary contributions */
     pk_status status;
@@ -47,6 +53,9 @@ typedef struct derive_job {
      * the derived planes themselves, no contributions kept; the statistic
      * of each plain raw id, PK_NONE for none */
     uint32_t *stat_of_raw;
+    /* with stat_of_raw: the statistics (lex_aware's) whose loop contexts
+     * are folded from contributions all the same, NULL for none */
+    uint8_t *loop_stats;
 } derive_job;
 
 /* Room for n more bytes at the end of o (NULL when out of memory). */
@@ -54,18 +63,29 @@ unsigned char *dj_grow(out_buf *o, size_t n);
 /* hpcprof's accumulation: min/max treat 0 as "not set yet". */
 void dj_combine(double *acc, uint8_t op, double x);
 /* The value a statistic takes of a context's row; 0 when the row has
- * nothing for the statistic's metric (no partial then). */
-int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st, uint32_t ctx,
-               const double *r, double *x);
+ * nothing for the statistic's metric (no partial then). Inline: it runs
+ * for every statistic of every context each location reaches. */
+static inline int dj_partial(const pk_profile *p, const dp_plan *plan, const dp_stat *st,
+                             uint32_t ctx, const double *r, double *x)
+{
+    const double *m = r + dp_metric_slot(plan, st->dm, 0);
+    if (m[SL_POINT] == 0.0 && m[SL_FUNCTION] == 0.0 && m[SL_EXECUTION] == 0.0) return 0;
+    double v = r[p->ctx[ctx].kind == PK_CTX_LOOP ? st->at_loop : st->at];
+    *x = st->formula == F_ONE ? 1.0 : st->formula == F_SQUARE ? v * v : v;
+    return 1;
+}
 
 /* derive_sum.c: with several workers, the partials each location
  * contributes are kept (dj_emit_contrib), then folded per context in
  * location order (dj_fold_ordered), as one worker does: the summary does
  * not depend on how many workers derived. */
-void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed *where);
+void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, const uint8_t *only,
+                     placed *where);
 pk_status dj_fold_ordered(derive_job *job, unsigned workers, const uint64_t *by_id);
 /* The map for folding from the planes, or NULL when some statistic is
- * not such a Sum (contributions are kept then). */
-uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan);
+ * not such a Sum (contributions are kept then). *at_loops: the statistics
+ * (lex_aware's Sums, when the tree has loops) whose values at loop
+ * contexts no plane holds: those alone are kept as contributions. */
+uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan, uint8_t **at_loops);
 
 #endif

@@ -16,6 +16,10 @@ void dp_plan_free(dp_plan *plan)
     memset(plan, 0, sizeof *plan);
 }
 
+/* A role's accumulator in a metric's slots (lex_aware per thread is the
+ * function value; docs/derive.md). */
+static const unsigned slot_of_role[] = {0, SL_POINT, SL_FUNCTION, SL_FUNCTION, SL_EXECUTION};
+
 static uint8_t role_of_scope(pk_scope_kind k)
 {
     switch (k) {
@@ -81,13 +85,20 @@ static void plan_plain(const pk_profile *p, dp_plan *plan)
         plan->plain[plan->n_plain++] = (dp_plain){c, col->raw_id, role, dm};
         if (role == ROLE_KEEP) plan->plain[plan->n_plain - 1].slot = plan->n_keep++;
     }
-    static const unsigned slot_of_role[] = {0, SL_POINT, SL_FUNCTION, SL_FUNCTION, SL_EXECUTION};
     for (uint32_t i = 0; i < plan->n_plain; i++) {
         dp_plain *d = &plan->plain[i];
         if (d->role != ROLE_KEEP) d->slot = dp_metric_slot(plan, d->slot, slot_of_role[d->role]);
     }
     plan->n_slots = plan->n_keep + SL_PER_METRIC * plan->n_dm;
     qsort(plan->plain, plan->n_plain, sizeof *plan->plain, cmp_raw_plain);
+}
+
+/* The row slots a derived statistic takes its value from: the scope's
+ * accumulator; at a loop, lex_aware's is the one without nested loops. */
+static void set_slots(const dp_plan *plan, dp_stat *s)
+{
+    s->at = dp_metric_slot(plan, s->dm, slot_of_role[s->role]);
+    s->at_loop = s->role == ROLE_LEX_AWARE ? dp_metric_slot(plan, s->dm, SL_NOLOOPS) : s->at;
 }
 
 static void plan_stats(const pk_profile *p, dp_plan *plan)
@@ -105,6 +116,7 @@ static void plan_stats(const pk_profile *p, dp_plan *plan)
         s.derived = s.dm != PK_NONE && s.role != ROLE_KEEP &&
                     formula_of(col->formula, &s.formula) && col->combine <= PK_COMBINE_MAX;
         plan->n_derived_stats += (uint32_t)s.derived;
+        if (s.derived) set_slots(plan, &s);
         plan->stat[plan->n_stat++] = s;
     }
     qsort(plan->stat, plan->n_stat, sizeof *plan->stat, cmp_raw_stat);

@@ -29,7 +29,8 @@ typedef struct dp_stat { /* a summary column, in raw id order */
     uint32_t column, raw;
     int derived;
     uint8_t role, formula, combine;
-    uint32_t dm; /* derivable metric */
+    uint32_t dm;          /* derivable metric */
+    uint32_t at, at_loop; /* derived: its row slot, at other contexts and at loops */
 } dp_stat;
 
 typedef struct dp_plan {

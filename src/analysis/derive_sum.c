@@ -17,7 +17,8 @@
 #include "derive_job.h"
 #include "util/bytes.h"
 
-void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed *where)
+void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, const uint8_t *only,
+                     placed *where)
 {
     size_t max = (size_t)w->n_touched * (plan->n_stat * PK_LM_VAL_SIZE + PK_LM_IDX_SIZE);
     size_t at = w->contrib.len;
@@ -28,11 +29,13 @@ void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed
     uint64_t n = 0;
     for (uint32_t t = 0; t < w->n_touched; t++) { /* touched: sorted by id */
         uint32_t ctx = (uint32_t)w->touched[t];
+        if (only && p->ctx[ctx].kind != PK_CTX_LOOP) continue;
         const double *r = w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
         uint64_t first = n;
         double x;
         for (uint32_t s = 0; s < plan->n_stat; s++) {
-            if (!plan->stat[s].derived || !dj_partial(p, plan, &plan->stat[s], ctx, r, &x))
+            if (!plan->stat[s].derived || (only && !only[s]) ||
+                !dj_partial(p, plan, &plan->stat[s], ctx, r, &x))
                 continue;
             pk_put_le16(v, (uint16_t)s);
             pk_put_le64(v + 2, pk_f64_bits(x));
@@ -48,31 +51,41 @@ void dj_emit_contrib(worker *w, const pk_profile *p, const dp_plan *plan, placed
     *where = (placed){at, n, nidx, 0};
 }
 
-uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan)
+uint32_t *dj_twin_stats(const pk_profile *p, const dp_plan *plan, uint8_t **at_loops)
 {
     int loops = 0;
     for (uint32_t i = 0; i < p->n_ctx && !loops; i++)
         loops = p->ctx[i].kind == PK_CTX_LOOP;
     uint32_t *map = malloc(((size_t)plan->n_raw + 1) * sizeof *map);
-    if (!map) return NULL; /* contributions are kept: slower, not wrong */
+    uint8_t *loop_stat = calloc((size_t)plan->n_stat + 1, 1);
+    int any_loop_stat = 0;
+    *at_loops = NULL;
+    if (!map || !loop_stat) { /* contributions are kept: slower, not wrong */
+        free(map), free(loop_stat);
+        return NULL;
+    }
     memset(map, 0xff, ((size_t)plan->n_raw + 1) * sizeof *map);
-    static const unsigned slot_of_role[] = {0, SL_POINT, SL_FUNCTION, SL_FUNCTION, SL_EXECUTION};
     for (uint32_t s = 0; s < plan->n_stat; s++) {
         const dp_stat *st = &plan->stat[s];
         if (!st->derived) continue;
-        uint32_t want = dp_metric_slot(plan, st->dm, slot_of_role[st->role]), twin = PK_NONE;
+        uint32_t want = st->at, twin = PK_NONE;
         for (uint32_t i = 0; i < plan->n_plain && twin == PK_NONE; i++)
             if (plan->plain[i].role == st->role && plan->plain[i].slot == want) twin = i;
-        /* lex_aware at a loop is the value without nested loops: not in a plane */
         int ok = st->formula == F_VALUE && st->combine == PK_COMBINE_SUM && twin != PK_NONE &&
-                 !(st->role == ROLE_LEX_AWARE && loops) && plan->plain[twin].raw < plan->n_raw &&
-                 map[plan->plain[twin].raw] == PK_NONE;
+                 plan->plain[twin].raw < plan->n_raw && map[plan->plain[twin].raw] == PK_NONE;
         if (!ok) {
-            free(map);
+            free(map), free(loop_stat);
             return NULL;
         }
         map[plan->plain[twin].raw] = s;
+        /* lex_aware at a loop is the value without nested loops: not in a
+         * plane, so those contexts' partials are kept as contributions */
+        if (st->role == ROLE_LEX_AWARE && loops) loop_stat[s] = 1, any_loop_stat = 1;
     }
+    if (any_loop_stat)
+        *at_loops = loop_stat;
+    else
+        free(loop_stat);
     return map;
 }
 
@@ -131,6 +144,7 @@ static void fold_planes(derive_job *job, uint64_t lo, uint64_t hi)
             uint64_t id = pk_le32(idx + (size_t)k * PK_LM_IDX_SIZE);
             if (id > hi) break;
             uint32_t ctx = pk_model_ctx_find(p, id);
+            int loop = job->loop_stats && p->ctx[ctx].kind == PK_CTX_LOOP;
             uint64_t vb = pk_le64(idx + (size_t)k * PK_LM_IDX_SIZE + 4);
             uint64_t ve =
                 k + 1 < w->nidx ? pk_le64(idx + (size_t)(k + 1) * PK_LM_IDX_SIZE + 4) : w->nvals;
@@ -138,7 +152,8 @@ static void fold_planes(derive_job *job, uint64_t lo, uint64_t hi)
                 const unsigned char *r = vals + v * PK_LM_VAL_SIZE;
                 uint16_t raw = pk_le16(r);
                 uint32_t s = raw < plan->n_raw ? job->stat_of_raw[raw] : PK_NONE;
-                if (s != PK_NONE) acc[(size_t)ctx * plan->n_stat + s] += pk_le_f64(r + 2);
+                if (s == PK_NONE || (loop && job->loop_stats[s])) continue; /* contributed */
+                acc[(size_t)ctx * plan->n_stat + s] += pk_le_f64(r + 2);
             }
         }
     }
@@ -154,10 +169,8 @@ static void fold_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     double *acc = job->w[0].stats;
     uint64_t lo = f->by_id[begin] >> 32, hi = f->by_id[end - 1] >> 32;
     (void)wi;
-    if (job->stat_of_raw) {
-        fold_planes(job, lo, hi);
-        return;
-    }
+    if (job->stat_of_raw) fold_planes(job, lo, hi);
+    if (job->stat_of_raw && !job->loop_stats) return;
     for (uint32_t l = 0; l < p->n_locs; l++) {
         if (p->locs[l].is_summary) continue;
         const unsigned char *vals, *idx;

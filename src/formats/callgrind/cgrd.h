@@ -298,20 +298,28 @@ extern const unsigned char cgs_hex_digit[256];
  * A hex digit's value comes from a table: a branch on digit or letter was
  * wrong one time in three on addresses. (Reading a decimal's digits eight
  * bytes at once was slower: most are one to three digits.) */
-static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
+#if defined(__GNUC__)
+#define CGS_INLINE static inline __attribute__((always_inline))
+#else
+#define CGS_INLINE static inline
+#endif
+/* checked = 0: the caller knows a newline follows p before end (no digit
+ * stops the scan there), so no byte is compared with end. */
+CGS_INLINE int cgs_number_in(const char **pp, const char *end, uint64_t *out, int checked)
 {
     const char *p = *pp;
     uint64_t v = 0;
-    if (end - p > 2 && p[0] == '0' && (p[1] | 32) == 'x') {
+    if ((!checked || end - p > 2) && p[0] == '0' && (p[1] | 32) == 'x') {
         const char *d = p += 2;
-        for (unsigned h; p < end && (h = cgs_hex_digit[(unsigned char)*p]) != 0; p++) {
+        for (unsigned h; (!checked || p < end) && (h = cgs_hex_digit[(unsigned char)*p]) != 0;
+             p++) {
             if (v >> 60) return 0;
             v = v << 4 | (h - 1);
         }
         if (p == d) return 0;
     } else {
         const char *d = p;
-        for (unsigned h; p < end && (h = (unsigned)(*p - '0')) < 10; p++) {
+        for (unsigned h; (!checked || p < end) && (h = (unsigned)(*p - '0')) < 10; p++) {
             if (v > (UINT64_MAX - 9) / 10) return 0;
             v = v * 10 + h;
         }
@@ -320,6 +328,10 @@ static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
     *pp = p;
     *out = v;
     return 1;
+}
+static inline int cgs_number(const char **pp, const char *end, uint64_t *out)
+{
+    return cgs_number_in(pp, end, out, 1);
 }
 
 /* The fused scanner (scan.c): the cost line at s, subpositions into pos

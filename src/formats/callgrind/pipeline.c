@@ -197,16 +197,18 @@ typedef struct split_tok {
 
 /* The tokens of the cost line at s, read up to its newline (in one pass):
  * values, flags, relative columns and the splitting column's token; *nl
- * its newline, NULL if the block ends first. */
+ * its newline, NULL if the block ends first. checked = 0: a newline is
+ * known to follow before end, and every scan stops at it, so no byte is
+ * compared with end (the block's lines but its last, cut one). */
 TOK_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
-                                uint64_t *rel, split_tok *sp, const char **nl)
+                                uint64_t *rel, split_tok *sp, const char **nl, int checked)
 {
     uint32_t n = 0;
     const char *p = s;
     for (;;) {
-        while (p < end && blank(*p))
+        while ((!checked || p < end) && blank(*p))
             p++;
-        if (p >= end || *p == '\n' || *p == '\r') break;
+        if ((checked && p >= end) || *p == '\n' || *p == '\r') break;
         char c = *p;
         int neg = c == '-';
         if (n >= MAX_COLS) goto bad;
@@ -217,14 +219,15 @@ TOK_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint3
         } else {
             if (c == '+' || c == '-') p++;
             uint64_t u;
-            if (!cgs_number(&p, end, &u) || u > (1ull << 63)) goto bad;
+            if (!cgs_number_in(&p, end, &u, checked) || u > (1ull << 63)) goto bad;
             if (n == sp->col) sp->sign = c == '+' || c == '-' ? c : 0, sp->value = u;
             v[n++] = neg ? -(double)u : (double)u;
         }
-        if (p < end && !blank(*p) && *p != '\n' && *p != '\r') goto bad;
+        if ((!checked || p < end) && !blank(*p) && *p != '\n' && *p != '\r') goto bad;
     }
-    if (p < end && *p == '\r' && (p + 1 >= end || p[1] != '\n')) goto bad;
-    *nl = p < end ? (*p == '\n' ? p : p + 1) : NULL;
+    if ((!checked || p < end) && *p == '\r' && ((checked && p + 1 >= end) || p[1] != '\n'))
+        goto bad;
+    *nl = !checked || p < end ? (*p == '\n' ? p : p + 1) : NULL;
     return n;
 bad:
     *flags |= F_BAD;
@@ -243,14 +246,15 @@ TOK_INLINE int same_line(const op *r, const split_tok *sp)
 
 /* The cost line at s summed into a run; its newline (NULL if the block
  * ends first: then nothing is done, the line is read as text). */
-TOK_INLINE const char *cost_line(tok *t, const char *line, const char *s, const char *end)
+TOK_INLINE const char *cost_line(tok *t, const char *line, const char *s, const char *end,
+                                 int checked)
 {
     double v[MAX_COLS];
     uint32_t flags = 0;
     uint64_t rel = 0;
     split_tok sp = {t->split_col, 1, 0};
     const char *nl;
-    uint32_t n = line_tokens(s, end, v, &flags, &rel, &sp, &nl);
+    uint32_t n = line_tokens(s, end, v, &flags, &rel, &sp, &nl, checked);
     if (!nl) return NULL;
     const char *next = nl + 1;
     int single = t->after_call;
@@ -264,7 +268,7 @@ TOK_INLINE const char *cost_line(tok *t, const char *line, const char *s, const 
         o->line_sign = sp.sign, o->line_value = sp.value;
     } else {
         op_at(t->b, t->run)->n_lines += t->pending_lines, t->pending_lines = 0;
-        if (!widen_run(t, n)) return nl;
+        if (n > op_at(t->b, t->run)->n_tok && !widen_run(t, n)) return nl;
     }
     op *r = op_at(t->b, t->run);
     double *sum = (double *)(r + 1), *last = sum + r->n_tok;
@@ -342,13 +346,17 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
 TOK_INLINE void tokenize_with(block *b, uint32_t split_col)
 {
     tok t = {b, split_col, SIZE_MAX, 0, 0, 0};
+    const char *whole = b->e; /* the last newline: a line starting before it ends in the block */
+    while (whole > b->s && whole[-1] != '\n')
+        whole--;
+    whole = whole > b->s ? whole - 1 : b->s;
     for (const char *s = b->s; s < b->e && !t.failed;) {
         const char *k = s, *nl = NULL;
         while (k < b->e && blank(*k))
             k++;
         unsigned c = (unsigned char)(k < b->e ? *k : '#');
         if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') &&
-            (nl = cost_line(&t, s, k, b->e))) {
+            (nl = k < whole ? cost_line(&t, s, k, b->e, 0) : cost_line(&t, s, k, b->e, 1))) {
             b->lines++;
             s = nl + 1;
             continue;

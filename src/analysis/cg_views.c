@@ -17,15 +17,30 @@
 #include "util/radix.h"
 #include "util/vec.h"
 
+/* The functions named exactly `name`, into list (room for all). */
+static size_t named(const pk_profile *p, const char *name, pk_index *list)
+{
+    size_t k = 0;
+    for (uint32_t f = 0; f < p->n_functions; f++)
+        if (p->functions[f].name && strcmp(p->functions[f].name, name) == 0) list[k++] = f;
+    return k;
+}
+
+pk_status pkq_functions_named(const pk_profile *p, const char *name, pk_index **out, size_t *n)
+{
+    pk_index *list = malloc(((size_t)p->n_functions + 1) * sizeof *list);
+    if (!list) return pk_fail_nomem("matching function names");
+    *out = list, *n = named(p, name, list);
+    return PK_OK;
+}
+
 pk_status pk_functions_matching(const pk_profile *p, const char *pattern, pk_index **out, size_t *n)
 {
     if (!p || !pattern || !out || !n)
         return pk_fail(PK_ERR_INVALID_ARG, "pk_functions_matching: NULL argument");
     pk_index *list = malloc(((size_t)p->n_functions + 1) * sizeof *list);
     if (!list) return pk_fail_nomem("matching function names");
-    size_t k = 0;
-    for (uint32_t f = 0; f < p->n_functions; f++)
-        if (p->functions[f].name && strcmp(p->functions[f].name, pattern) == 0) list[k++] = f;
+    size_t k = named(p, pattern, list);
     pk_pattern *re = NULL;
     pk_status st = k ? PK_OK : pk_pattern_compile(pattern, 0, &re);
     if (st == PK_ERR_INVALID_ARG)

@@ -61,6 +61,13 @@ const char *pkq_stat_name(pk_across stat);
 const char *pkq_by_name(pk_group_by by);
 const char *pkq_level_name(pk_tree_level level);
 
+/* ---- cg_views.c ------------------------------------------------------ */
+
+/* The functions named exactly `name` (*n may be 0), as
+ * pk_functions_matching() lists them before it tries `name` as a
+ * regular expression; free *out with free(). */
+pk_status pkq_functions_named(const pk_profile *p, const char *name, pk_index **out, size_t *n);
+
 /* ---- query_metric.c: which metrics a query names -------------------- */
 
 /* The metric `spec` names ("NAME" or "NAME:inclusive|exclusive"), or the

@@ -157,12 +157,12 @@ static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
     return off;
 }
 
-/* Room for n tokens in the run, the block's last op. */
+/* Room for n tokens in the run, the block's last op, which holds fewer
+ * (the caller checks: most lines fit the run they join). */
 static int widen_run(tok *t, uint32_t n)
 {
     block *b = t->b;
     uint32_t old = op_at(b, t->run)->n_tok;
-    if (n <= old) return 1;
     size_t add = 2 * (size_t)(n - old) * sizeof(double);
     if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add))
         return t->failed = 1, 0;
@@ -176,11 +176,6 @@ static int widen_run(tok *t, uint32_t n)
     return 1;
 }
 
-static int blank(char c)
-{
-    return c == ' ' || c == '\t';
-}
-
 /* What ends a cost line's token: a blank, the line's end, or anything
  * else (a token the sum cannot stand for). One load where three
  * comparisons were, for every byte between tokens. */
@@ -188,12 +183,14 @@ enum { B_OTHER, B_BLANK, B_END };
 static const unsigned char byte_class[256] = {
     [' '] = B_BLANK, ['\t'] = B_BLANK, ['\n'] = B_END, ['\r'] = B_END};
 
-/* The tokenizer's steps, inlined into each of its two copies (tokenize()). */
-#if defined(__GNUC__)
-#define TOK_INLINE static inline __attribute__((always_inline))
-#else
-#define TOK_INLINE static inline
-#endif
+static int blank(char c)
+{
+    return byte_class[(unsigned char)c] == B_BLANK;
+}
+
+/* The tokenizer's steps are CGS_INLINE (cgrd.h): inlined into each of its
+ * two copies (tokenize()) and each of cost_line()'s, with and without end
+ * tests. */
 
 /* A cost line's token in the column that splits runs (by line). */
 typedef struct split_tok {
@@ -207,13 +204,13 @@ typedef struct split_tok {
  * its newline, NULL if the block ends first. checked = 0: a newline is
  * known to follow before end, and every scan stops at it, so no byte is
  * compared with end (the block's lines but its last, cut one). */
-TOK_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
+CGS_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
                                 uint64_t *rel, split_tok *sp, const char **nl, int checked)
 {
     uint32_t n = 0;
     const char *p = s;
     for (;;) {
-        while ((!checked || p < end) && byte_class[(unsigned char)*p] == B_BLANK)
+        while ((!checked || p < end) && blank(*p))
             p++;
         if ((checked && p >= end) || byte_class[(unsigned char)*p] == B_END) break;
         char c = *p;
@@ -245,7 +242,7 @@ bad:
 /* Whether a cost line whose splitting token is `sp` may join the run
  * `r` (always, unless by line): the same line, as far as can be told
  * without the parser's state. */
-TOK_INLINE int same_line(const op *r, const split_tok *sp)
+CGS_INLINE int same_line(const op *r, const split_tok *sp)
 {
     if (sp->col == CG_NO_COLUMN) return 1;
     return sp->sign == '*' || (sp->sign == 0 && r->line_sign == 0 && sp->value == r->line_value);
@@ -253,7 +250,7 @@ TOK_INLINE int same_line(const op *r, const split_tok *sp)
 
 /* The cost line at s summed into a run; its newline (NULL if the block
  * ends first: then nothing is done, the line is read as text). */
-TOK_INLINE const char *cost_line(tok *t, const char *line, const char *s, const char *end,
+CGS_INLINE const char *cost_line(tok *t, const char *line, const char *s, const char *end,
                                  int checked)
 {
     double v[MAX_COLS];
@@ -350,7 +347,7 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
-TOK_INLINE void tokenize_with(block *b, uint32_t split_col)
+CGS_INLINE void tokenize_with(block *b, uint32_t split_col)
 {
     tok t = {b, split_col, SIZE_MAX, 0, 0, 0};
     const char *whole = b->e; /* the last newline: a line starting before it ends in the block */

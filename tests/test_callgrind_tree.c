@@ -488,6 +488,53 @@ static void test_parallel_reading(void **state)
     tu_free_list(files, n);
 }
 
+/* Subpositions, which by function the tokenizer only checks the syntax
+ * of: every length and form a parser may or may not take (leading zeros,
+ * 16 and 17 hex digits, 19 to 21 decimal ones, 2^64, relative and '*',
+ * "0x" alone, a stray byte), each line a run of its own in a file of
+ * its own (a run with a bad token is read line by line, and the first
+ * error ends the reading), then in parts whose headers change how many
+ * subpositions a line starts with. Read on three threads as on one. */
+static void test_subpositions(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {"0xffffffffffffffff 3 1 2",
+                                        "0x00000000000000000001 3 1 2",
+                                        "0x10000000000000000 3 5",
+                                        "+3 * 1",
+                                        "-2 +1 4 5",
+                                        "* * 1 1",
+                                        "0X1F 7 1",
+                                        "0x1 99999999999999999999 1 2",
+                                        "0x1 18446744073709551615 1 2",
+                                        "0x1 18446744073709551616 1 2",
+                                        "0x1 0000000000000000000001 3 3",
+                                        "0x1 000000000000000000001 3 3",
+                                        "0x 4 1 1",
+                                        "0xg 4 1 1",
+                                        "0x1 4x 1 1",
+                                        "0x1\t4\t2\t2\r",
+                                        "1 2",
+                                        "0x1",
+                                        "0x1 +",
+                                        "0x1 -7 2"};
+    char text[512];
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        int n = snprintf(text, sizeof text,
+                         "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 1 1 1\n"
+                         "fn=b\n%s\nfn=c\n0x2 2 2\n",
+                         lines[i]);
+        same_reading(lines[i], (const unsigned char *)text, (size_t)n);
+    }
+    static const char parts[] = "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 3 1 2\n"
+                                "part: 2\npositions: line\nevents: A B\nfl=s.c\nfn=a\n"
+                                "5 1 1\n+1 2 2\nfn=b\n3 3\n"
+                                "part: 3\npositions: instr line\nevents: A B\nfl=s.c\nfn=b\n"
+                                "0x4 5 6 7\n0x4 5 6\n";
+    for (size_t cut = 1; cut <= 8; cut++)
+        same_reading("parts", (const unsigned char *)parts, (sizeof parts - 1) * cut / 8);
+}
+
 /* One cost line per function, its cost a number of each length a line can
  * hold (decimal 1 to 19 digits, leading zeros or not; hex 1 to 15), at
  * positions of each length, ended by a newline, blanks, "\r\n" or the end
@@ -552,9 +599,9 @@ static void test_numbers(void **state)
 int main(void)
 {
     const struct CMUnitTest tests[] = {
-        cmocka_unit_test(test_parallel_reading), cmocka_unit_test(test_numbers),
-        cmocka_unit_test(test_sample),           cmocka_unit_test(test_corpus),
-        cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_parallel_reading), cmocka_unit_test(test_subpositions),
+        cmocka_unit_test(test_numbers),          cmocka_unit_test(test_sample),
+        cmocka_unit_test(test_corpus),           cmocka_unit_test(test_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -362,13 +362,14 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, u
 /* One line [s, e) (no newline) at byte `offset`, as cgp_feed() reads it. */
 pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated);
 /* A run of cost lines the pipeline summed: sums and the last line's
- * tokens of n_tok columns (subpositions first). */
+ * tokens of n_tok columns (subpositions first), but for the first `skip`
+ * (by function, the subpositions: sum[0] is column skip's). */
 typedef struct cg_run {
     const char *s, *e;            /* its lines, newlines included */
     uint64_t offset, last_offset; /* of its first and its last line */
     uint32_t n_lines;
     const double *sum, *last;
-    uint32_t n_tok, min_tok, last_tok;
+    uint32_t skip, n_tok, min_tok, last_tok;
     uint64_t rel_mask;  /* columns with a '+N' or '*' token; bit 63: any beyond */
     int bad;            /* a token the sum does not stand for */
     uint32_t split_col; /* by line: the column the run was cut by (CG_NO_COLUMN: none) */

@@ -516,13 +516,14 @@ pk_status cgp_run(cg_parser *ps, const cg_run *r)
     uint64_t pos[3] = {0, 0, 0}; /* by function: positions are not kept; by line, only one */
     int sums_ok = !r->bad && ps->bp && ps->bp->n_cols && !ps->relative_costs &&
                   (ps->b->by_function || (ps->b->by_line && run_position(ps, r, pos))) &&
-                  r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols && !(r->rel_mask >> np);
+                  r->min_tok >= np && r->n_tok - np <= ps->bp->n_cols && !(r->rel_mask >> np) &&
+                  (!r->skip || r->skip == np); /* skipped as many subpositions as this part has */
     if (!sums_ok) return reread_run(ps, r);
-    uint32_t k = r->n_tok - np, kl = r->last_tok - np;
-    memcpy(ps->cols, r->sum + np, k * sizeof *ps->cols);
+    uint32_t k = r->n_tok - np, kl = r->last_tok - np, at = np - r->skip;
+    memcpy(ps->cols, r->sum + at, k * sizeof *ps->cols);
     ps->line_no += r->n_lines, ps->line_off = r->last_offset, ps->unterminated = 0;
     pk_status st = cost_read(ps, pos, k);
-    memcpy(ps->prev_cols, r->last + np, kl * sizeof *ps->prev_cols); /* as after its last line */
+    memcpy(ps->prev_cols, r->last + at, kl * sizeof *ps->prev_cols); /* as after its last line */
     ps->n_prev = kl;
     return st;
 }

@@ -16,11 +16,13 @@
  * object (never the cost line that belongs to a calls=). Worker threads
  * tokenize blocks in parallel, knowing nothing of the parser's state:
  * lines that are not cost lines are handed on as they are, and each run of
- * cost lines between two of them is summed column by column (subpositions
- * included: whatever they sum to is ignored), with the last line's numbers
- * kept and any token the sum cannot stand for noted (a relative or '*'
- * cost, a stray byte). The line after calls= or jump= is a run of its own.
- * The calling thread then feeds the blocks, in order, to the one parser:
+ * cost lines between two of them is summed column by column, with the
+ * last line's numbers kept and any token the sum cannot stand for noted (a
+ * relative or '*' cost, a stray byte). By function, the subpositions (as
+ * many as the file's header says) are only checked for their syntax:
+ * nothing reads their values, and making doubles of cc1's addresses and
+ * line numbers to sum them was a fifth of the tokenizer's instructions. The line after calls= or
+ * jump= is a run of its own. The calling thread then feeds the blocks, in order, to the one parser:
  * a name or header line as such, a run as one cost line of its summed
  * costs (by function, a run's lines all go to the same function). Where a
  * run holds anything the sum cannot stand for, the parser reads its lines
@@ -56,6 +58,7 @@ typedef struct op {
     uint32_t lines_before; /* blank and comment lines before it */
     uint32_t n_lines;      /* lines of a run (blank and comment ones between included) */
     uint32_t n_tok, min_tok, last_tok;
+    uint32_t n_val;    /* columns in sum[] and last[]: n_tok less the pipe's skipped ones */
     char line_sign;    /* by line: a run's first line's line subposition's sign: '*', '+',
                           '-' or 0 (absolute); its number is line_value */
     uint64_t rel_mask; /* columns that held a '+N' or '*' token; bit 63: any beyond */
@@ -92,6 +95,7 @@ typedef struct pipe {
     cg_parser *ps;
     const char *base;
     uint32_t split_col; /* by line: the line subposition's column; else CG_NO_COLUMN */
+    uint32_t skip;      /* by function: the subpositions, whose values nothing reads */
     block *blocks;
     uint32_t n_blocks, next, consumed, window;
     uint32_t released; /* blocks whose pages were given back */
@@ -128,6 +132,7 @@ static void give_spare(pipe_t *pp, block *b)
 typedef struct tok {
     block *b;
     uint32_t split_col;     /* the pipe's */
+    uint32_t skip;          /* the pipe's */
     size_t run;             /* offset of the run being summed in b->ops, or SIZE_MAX */
     uint32_t pending_lines; /* blank/comment lines not yet given to an op */
     int after_call;         /* the previous line was calls= / jump= */
@@ -139,18 +144,25 @@ static op *op_at(const block *b, size_t off)
     return (op *)(b->ops + off);
 }
 
+/* Columns of a run of n_tok tokens whose values it keeps. */
+static uint32_t kept_columns(const tok *t, uint32_t n_tok)
+{
+    return n_tok > t->skip ? n_tok - t->skip : 0;
+}
+
 /* A new op at the end of the block's ops (room for a run of n_tok). */
 static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
 {
     block *b = t->b;
-    size_t need = sizeof(op) + 2 * (size_t)n_tok * sizeof(double), off = b->n_ops_bytes;
+    uint32_t n_val = kept_columns(t, n_tok);
+    size_t need = sizeof(op) + 2 * (size_t)n_val * sizeof(double), off = b->n_ops_bytes;
     if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, off + need)) {
         t->failed = 1;
         return SIZE_MAX;
     }
     op *o = op_at(b, off);
     memset(o, 0, need);
-    o->kind = kind, o->n_tok = n_tok, o->min_tok = UINT32_MAX;
+    o->kind = kind, o->n_tok = n_tok, o->n_val = n_val, o->min_tok = UINT32_MAX;
     o->lines_before = t->pending_lines;
     t->pending_lines = 0;
     b->n_ops_bytes += need;
@@ -162,16 +174,16 @@ static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
 static int widen_run(tok *t, uint32_t n)
 {
     block *b = t->b;
-    uint32_t old = op_at(b, t->run)->n_tok;
-    size_t add = 2 * (size_t)(n - old) * sizeof(double);
+    uint32_t old = op_at(b, t->run)->n_val, wide = kept_columns(t, n);
+    size_t add = 2 * (size_t)(wide - old) * sizeof(double);
     if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add))
         return t->failed = 1, 0;
     op *o = op_at(b, t->run);
     double *sum = (double *)(o + 1);
-    memmove(sum + n, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */
-    memset(sum + old, 0, (n - old) * sizeof *sum);
-    memset(sum + n + old, 0, (n - old) * sizeof *sum);
-    o->n_tok = n;
+    memmove(sum + wide, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */
+    memset(sum + old, 0, (wide - old) * sizeof *sum);
+    memset(sum + wide + old, 0, (wide - old) * sizeof *sum);
+    o->n_tok = n, o->n_val = wide;
     b->n_ops_bytes += add;
     return 1;
 }
@@ -199,13 +211,39 @@ typedef struct split_tok {
     uint64_t value;
 } split_tok;
 
+/* A subposition whose value nothing reads (by function), at *pp: '*', or
+ * a number with an optional sign, as the parser's syntax has it (cgp_u64),
+ * its end in *pp; 0 if it is none, or has more digits than a sure fit
+ * into 64 bits (the parser then reads the line and decides). Only its
+ * bytes are walked: no value is made. */
+CGS_INLINE int subposition_syntax(const char **pp, const char *end, int checked)
+{
+    const char *p = *pp, *d;
+    long most;
+    if (*p == '*') return *pp = p + 1, 1;
+    if (*p == '+' || *p == '-') p++;
+    if ((!checked || end - p > 2) && p[0] == '0' && (p[1] | 32) == 'x') {
+        d = p += 2, most = 16;
+        while ((!checked || p < end) && cgs_hex_digit[(unsigned char)*p])
+            p++;
+    } else {
+        d = p, most = 19;
+        while ((!checked || p < end) && (unsigned)(*p - '0') < 10)
+            p++;
+    }
+    *pp = p;
+    return p > d && p - d <= most;
+}
+
 /* The tokens of the cost line at s, read up to its newline (in one pass):
- * values, flags, relative columns and the splitting column's token; *nl
- * its newline, NULL if the block ends first. checked = 0: a newline is
- * known to follow before end, and every scan stops at it, so no byte is
- * compared with end (the block's lines but its last, cut one). */
-CGS_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint32_t *flags,
-                                uint64_t *rel, split_tok *sp, const char **nl, int checked)
+ * values (those of columns from `skip` on, into v[0...]), flags, relative
+ * columns and the splitting column's token; *nl its newline, NULL if the
+ * block ends first. checked = 0: a newline is known to follow before end,
+ * and every scan stops at it, so no byte is compared with end (the
+ * block's lines but its last, cut one). */
+CGS_INLINE uint32_t line_tokens(const char *s, const char *end, uint32_t skip, double *v,
+                                uint32_t *flags, uint64_t *rel, split_tok *sp, const char **nl,
+                                int checked)
 {
     uint32_t n = 0;
     const char *p = s;
@@ -217,15 +255,18 @@ CGS_INLINE uint32_t line_tokens(const char *s, const char *end, double *v, uint3
         int neg = c == '-';
         if (n >= MAX_COLS) goto bad;
         if (c == '*' || c == '+') *rel |= 1ull << (n < 63 ? n : 63);
-        if (c == '*') {
+        if (n < skip) {
+            if (!subposition_syntax(&p, end, checked)) goto bad;
+            n++;
+        } else if (c == '*') {
             if (n == sp->col) sp->sign = '*', sp->value = 0;
-            v[n++] = 0, p++;
+            v[n++ - skip] = 0, p++;
         } else {
             if (c == '+' || c == '-') p++;
             uint64_t u;
             if (!cgs_number_in(&p, end, &u, checked) || u > (1ull << 63)) goto bad;
             if (n == sp->col) sp->sign = c == '+' || c == '-' ? c : 0, sp->value = u;
-            v[n++] = neg ? -(double)u : (double)u;
+            v[n++ - skip] = neg ? -(double)u : (double)u;
         }
         if ((!checked || p < end) && byte_class[(unsigned char)*p] == B_OTHER) goto bad;
     }
@@ -258,7 +299,7 @@ CGS_INLINE const char *cost_line(tok *t, const char *line, const char *s, const 
     uint64_t rel = 0;
     split_tok sp = {t->split_col, 1, 0};
     const char *nl;
-    uint32_t n = line_tokens(s, end, v, &flags, &rel, &sp, &nl, checked);
+    uint32_t n = line_tokens(s, end, t->skip, v, &flags, &rel, &sp, &nl, checked);
     if (!nl) return NULL;
     const char *next = nl + 1;
     int single = t->after_call;
@@ -275,8 +316,8 @@ CGS_INLINE const char *cost_line(tok *t, const char *line, const char *s, const 
         if (n > op_at(t->b, t->run)->n_tok && !widen_run(t, n)) return nl;
     }
     op *r = op_at(t->b, t->run);
-    double *sum = (double *)(r + 1), *last = sum + r->n_tok;
-    for (uint32_t i = 0; i < n; i++)
+    double *sum = (double *)(r + 1), *last = sum + r->n_val;
+    for (uint32_t i = 0, k = kept_columns(t, n); i < k; i++)
         sum[i] += v[i], last[i] = v[i];
     r->flags |= flags, r->rel_mask |= rel, r->n_lines++, r->e = next, r->last_tok = n;
     r->last_line = line;
@@ -347,9 +388,9 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
-CGS_INLINE void tokenize_with(block *b, uint32_t split_col)
+CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
 {
-    tok t = {b, split_col, SIZE_MAX, 0, 0, 0};
+    tok t = {b, split_col, skip, SIZE_MAX, 0, 0, 0};
     const char *whole = b->e; /* the last newline: a line starting before it ends in the block */
     while (whole > b->s && whole[-1] != '\n')
         whole--;
@@ -383,12 +424,12 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col)
 
 /* By function, a copy in which no column splits runs, as a constant: the
  * test for it on every token made the copy for both 5 % slower. */
-static void tokenize(block *b, uint32_t split_col)
+static void tokenize(const pipe_t *pp, block *b)
 {
-    if (split_col == CG_NO_COLUMN)
-        tokenize_with(b, CG_NO_COLUMN);
+    if (pp->split_col == CG_NO_COLUMN)
+        tokenize_with(b, CG_NO_COLUMN, pp->skip);
     else
-        tokenize_with(b, split_col);
+        tokenize_with(b, pp->split_col, 0);
 }
 
 /* ------------------------------------------------------------------ */
@@ -466,7 +507,7 @@ static void *worker(void *arg)
         block *b = &pp->blocks[pp->next++];
         take_spare(pp, b);
         pthread_mutex_unlock(&pp->lock);
-        tokenize(b, pp->split_col);
+        tokenize(pp, b);
         pthread_mutex_lock(&pp->lock);
         b->ready = 1;
         pthread_cond_broadcast(&pp->cond);
@@ -483,7 +524,7 @@ static void await_block(pipe_t *pp, uint32_t j)
         pp->next++;
         take_spare(pp, &pp->blocks[j]);
         pthread_mutex_unlock(&pp->lock);
-        tokenize(&pp->blocks[j], pp->split_col);
+        tokenize(pp, &pp->blocks[j]);
         pthread_mutex_lock(&pp->lock);
         pp->blocks[j].ready = 1;
     }
@@ -494,7 +535,7 @@ static void await_block(pipe_t *pp, uint32_t j)
 
 static size_t op_size(const op *o)
 {
-    return sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_tok * sizeof(double) : 0);
+    return sizeof *o + (o->kind == OP_RUN ? 2 * (size_t)o->n_val * sizeof(double) : 0);
 }
 
 /* Name k of the block made ready in the cache before the parser meets it:
@@ -533,7 +574,8 @@ static pk_status replay(pipe_t *pp, const block *b)
                       (uint64_t)(o->last_line - pp->base),
                       o->n_lines,
                       sum,
-                      sum + o->n_tok,
+                      sum + o->n_val,
+                      pp->skip,
                       o->n_tok,
                       o->min_tok,
                       o->last_tok,
@@ -553,6 +595,7 @@ pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, u
     pipe_t pp = {.ps = ps,
                  .base = (const char *)m->data,
                  .split_col = split_col,
+                 .skip = split_col == CG_NO_COLUMN && ps->b->by_function ? ps->n_pos : 0,
                  .window = 2 * threads + 2,
                  .lock = PTHREAD_MUTEX_INITIALIZER,
                  .cond = PTHREAD_COND_INITIALIZER};

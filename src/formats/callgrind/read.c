@@ -80,17 +80,18 @@ static uint64_t header_end(const char *data, uint64_t size)
 }
 
 /* Big files whose costs are kept per function or per line: tokenized on
- * the other cores (pipeline.c). By line, the parser reads the header
- * first: the tokenizer cuts runs where the line changes, and the header
- * says which column holds it. */
+ * the other cores (pipeline.c). The parser reads the header first, which
+ * says how many subpositions a cost line starts with (by function, the
+ * tokenizer only checks their syntax) and, by line, which column holds
+ * the line (the tokenizer cuts runs where it changes). */
 static pk_status feed_parallel(cg_parser *ps, const pk_mapfile *m, unsigned threads)
 {
-    if (ps->b->by_function) return cg_feed_parallel(ps, m, 0, CG_NO_COLUMN, threads);
     uint64_t start = header_end((const char *)m->data, m->size);
     size_t used = 0;
     pk_status st = cgp_feed(ps, (const char *)m->data, (size_t)start, 0, start == m->size, &used);
     if (st || used == m->size) return st;
-    return cg_feed_parallel(ps, m, used, cgp_line_column(ps), threads);
+    uint32_t split = ps->b->by_function ? CG_NO_COLUMN : cgp_line_column(ps);
+    return cg_feed_parallel(ps, m, used, split, threads);
 }
 
 static pk_status feed_plain(cg_parser *ps, const pk_mapfile *m)

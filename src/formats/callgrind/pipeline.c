@@ -516,20 +516,26 @@ static void *worker(void *arg)
     return NULL;
 }
 
-/* Block j, tokenized by a worker or, if none took it yet, here. */
+/* Block j, tokenized by a worker or here. While a worker tokenizes it, the
+ * parser tokenizes the next untaken blocks of the window itself: by
+ * function the parser's share of the work is the smaller one (cc1: a
+ * third), and waiting left its core idle. */
 static void await_block(pipe_t *pp, uint32_t j)
 {
     pthread_mutex_lock(&pp->lock);
-    if (pp->next == j) {
-        pp->next++;
-        take_spare(pp, &pp->blocks[j]);
+    while (!pp->blocks[j].ready) {
+        if (nothing_to_take(pp)) {
+            pthread_cond_wait(&pp->cond, &pp->lock);
+            continue;
+        }
+        block *b = &pp->blocks[pp->next++];
+        take_spare(pp, b);
         pthread_mutex_unlock(&pp->lock);
-        tokenize(pp, &pp->blocks[j]);
+        tokenize(pp, b);
         pthread_mutex_lock(&pp->lock);
-        pp->blocks[j].ready = 1;
+        b->ready = 1;
+        pthread_cond_broadcast(&pp->cond);
     }
-    while (!pp->blocks[j].ready)
-        pthread_cond_wait(&pp->cond, &pp->lock);
     pthread_mutex_unlock(&pp->lock);
 }
 

@@ -129,14 +129,26 @@ static void give_spare(pipe_t *pp, block *b)
 /* Tokenizing a block                                                 */
 /* ------------------------------------------------------------------ */
 
+/* The run being summed: an op once it ends (a line that cannot join it,
+ * a text line, the block's end). Kept here, not in the ops buffer, so
+ * that a line joining it costs no lookup, and a wider line no move. */
+typedef struct open_run {
+    int open;
+    uint32_t flags, lines_before, n_lines, n_tok, n_val, min_tok, last_tok;
+    char line_sign;
+    uint64_t rel_mask, line_value;
+    const char *s, *e, *last_line;
+    double sum[MAX_COLS], last[MAX_COLS];
+} open_run;
+
 typedef struct tok {
     block *b;
     uint32_t split_col;     /* the pipe's */
     uint32_t skip;          /* the pipe's */
-    size_t run;             /* offset of the run being summed in b->ops, or SIZE_MAX */
     uint32_t pending_lines; /* blank/comment lines not yet given to an op */
     int after_call;         /* the previous line was calls= / jump= */
     int failed;
+    open_run r;
 } tok;
 
 static op *op_at(const block *b, size_t off)
@@ -144,48 +156,52 @@ static op *op_at(const block *b, size_t off)
     return (op *)(b->ops + off);
 }
 
-/* Columns of a run of n_tok tokens whose values it keeps. */
-static uint32_t kept_columns(const tok *t, uint32_t n_tok)
+/* The open run written as the block's next op. */
+static void close_run(tok *t)
 {
-    return n_tok > t->skip ? n_tok - t->skip : 0;
+    open_run *r = &t->r;
+    if (!r->open) return;
+    r->open = 0;
+    block *b = t->b;
+    size_t vals = (size_t)r->n_val * sizeof(double), need = sizeof(op) + 2 * vals;
+    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + need)) {
+        t->failed = 1;
+        return;
+    }
+    op *o = op_at(b, b->n_ops_bytes);
+    *o = (op){.kind = OP_RUN,
+              .flags = r->flags,
+              .lines_before = r->lines_before,
+              .n_lines = r->n_lines,
+              .n_tok = r->n_tok,
+              .min_tok = r->min_tok,
+              .last_tok = r->last_tok,
+              .n_val = r->n_val,
+              .line_sign = r->line_sign,
+              .rel_mask = r->rel_mask,
+              .s = r->s,
+              .e = r->e,
+              .last_line = r->last_line,
+              .line_value = r->line_value};
+    memcpy(o + 1, r->sum, vals);
+    memcpy((char *)(o + 1) + vals, r->last, vals);
+    b->n_ops_bytes += need;
 }
 
-/* A new op at the end of the block's ops (room for a run of n_tok). */
-static size_t new_op(tok *t, uint32_t kind, uint32_t n_tok)
+/* A new text op at the end of the block's ops, after the open run. */
+static size_t new_text_op(tok *t)
 {
+    close_run(t);
     block *b = t->b;
-    uint32_t n_val = kept_columns(t, n_tok);
-    size_t need = sizeof(op) + 2 * (size_t)n_val * sizeof(double), off = b->n_ops_bytes;
-    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, off + need)) {
+    size_t off = b->n_ops_bytes;
+    if (t->failed || pk_hugebuf_reserve((void **)&b->ops, &b->cap, off + sizeof(op))) {
         t->failed = 1;
         return SIZE_MAX;
     }
-    op *o = op_at(b, off);
-    memset(o, 0, need);
-    o->kind = kind, o->n_tok = n_tok, o->n_val = n_val, o->min_tok = UINT32_MAX;
-    o->lines_before = t->pending_lines;
+    *op_at(b, off) = (op){.kind = OP_TEXT, .lines_before = t->pending_lines};
     t->pending_lines = 0;
-    b->n_ops_bytes += need;
+    b->n_ops_bytes += sizeof(op);
     return off;
-}
-
-/* Room for n tokens in the run, the block's last op, which holds fewer
- * (the caller checks: most lines fit the run they join). */
-static int widen_run(tok *t, uint32_t n)
-{
-    block *b = t->b;
-    uint32_t old = op_at(b, t->run)->n_val, wide = kept_columns(t, n);
-    size_t add = 2 * (size_t)(wide - old) * sizeof(double);
-    if (pk_hugebuf_reserve((void **)&b->ops, &b->cap, b->n_ops_bytes + add))
-        return t->failed = 1, 0;
-    op *o = op_at(b, t->run);
-    double *sum = (double *)(o + 1);
-    memmove(sum + wide, sum + old, old * sizeof *sum); /* last[] moves behind the wider sum[] */
-    memset(sum + old, 0, (wide - old) * sizeof *sum);
-    memset(sum + wide + old, 0, (wide - old) * sizeof *sum);
-    o->n_tok = n, o->n_val = wide;
-    b->n_ops_bytes += add;
-    return 1;
 }
 
 /* What ends a cost line's token: a blank, the line's end, or anything
@@ -232,7 +248,7 @@ CGS_INLINE int subposition_syntax(const char **pp, const char *end, int checked)
             p++;
     }
     *pp = p;
-    return p > d && p - d <= most;
+    return (unsigned long)(p - d) - 1 < (unsigned long)most; /* 1 to most digits */
 }
 
 /* The tokens of the cost line at s, read up to its newline (in one pass):
@@ -252,21 +268,23 @@ CGS_INLINE uint32_t line_tokens(const char *s, const char *end, uint32_t skip, d
             p++;
         if ((checked && p >= end) || byte_class[(unsigned char)*p] == B_END) break;
         char c = *p;
-        int neg = c == '-';
         if (n >= MAX_COLS) goto bad;
-        if (c == '*' || c == '+') *rel |= 1ull << (n < 63 ? n : 63);
-        if (n < skip) {
+        if (n < skip) { /* no relative column is noted: only costs' are looked at */
             if (!subposition_syntax(&p, end, checked)) goto bad;
             n++;
         } else if (c == '*') {
+            *rel |= 1ull << (n < 63 ? n : 63);
             if (n == sp->col) sp->sign = '*', sp->value = 0;
             v[n++ - skip] = 0, p++;
         } else {
+            if (c == '+') *rel |= 1ull << (n < 63 ? n : 63);
             if (c == '+' || c == '-') p++;
             uint64_t u;
-            if (!cgs_number_in(&p, end, &u, checked) || u > (1ull << 63)) goto bad;
+            /* below 2^63, a signed conversion (one instruction) is exact */
+            if (!cgs_number_in(&p, end, &u, checked) || u >> 63) goto bad;
             if (n == sp->col) sp->sign = c == '+' || c == '-' ? c : 0, sp->value = u;
-            v[n++ - skip] = neg ? -(double)u : (double)u;
+            double d = (double)(int64_t)u;
+            v[n++ - skip] = c == '-' ? -d : d;
         }
         if ((!checked || p < end) && byte_class[(unsigned char)*p] == B_OTHER) goto bad;
     }
@@ -283,7 +301,7 @@ bad:
 /* Whether a cost line whose splitting token is `sp` may join the run
  * `r` (always, unless by line): the same line, as far as can be told
  * without the parser's state. */
-CGS_INLINE int same_line(const op *r, const split_tok *sp)
+CGS_INLINE int same_line(const open_run *r, const split_tok *sp)
 {
     if (sp->col == CG_NO_COLUMN) return 1;
     return sp->sign == '*' || (sp->sign == 0 && r->line_sign == 0 && sp->value == r->line_value);
@@ -291,37 +309,40 @@ CGS_INLINE int same_line(const op *r, const split_tok *sp)
 
 /* The cost line at s summed into a run; its newline (NULL if the block
  * ends first: then nothing is done, the line is read as text). */
-CGS_INLINE const char *cost_line(tok *t, const char *line, const char *s, const char *end,
-                                 int checked)
+CGS_INLINE const char *cost_line(tok *t, uint32_t split_col, uint32_t skip, const char *line,
+                                 const char *s, const char *end, int checked)
 {
     double v[MAX_COLS];
     uint32_t flags = 0;
     uint64_t rel = 0;
-    split_tok sp = {t->split_col, 1, 0};
+    split_tok sp = {split_col, 1, 0};
     const char *nl;
-    uint32_t n = line_tokens(s, end, t->skip, v, &flags, &rel, &sp, &nl, checked);
+    uint32_t n = line_tokens(s, end, skip, v, &flags, &rel, &sp, &nl, checked);
     if (!nl) return NULL;
-    const char *next = nl + 1;
     int single = t->after_call;
     t->after_call = 0;
-    if (t->run == SIZE_MAX || single || (op_at(t->b, t->run)->flags & F_SINGLE) ||
-        !same_line(op_at(t->b, t->run), &sp)) {
-        t->run = new_op(t, OP_RUN, n);
-        if (t->run == SIZE_MAX) return nl;
-        op *o = op_at(t->b, t->run);
-        o->s = line, o->flags = single ? F_SINGLE : 0;
-        o->line_sign = sp.sign, o->line_value = sp.value;
+    open_run *r = &t->r;
+    uint32_t k = n > skip ? n - skip : 0;
+    if (!r->open || single || (r->flags & F_SINGLE) || !same_line(r, &sp)) {
+        close_run(t); /* the fields one by one: the sums start at n_val = 0 */
+        r->open = 1, r->flags = single ? F_SINGLE : 0, r->lines_before = t->pending_lines;
+        r->n_lines = r->n_tok = r->n_val = 0, r->min_tok = UINT32_MAX, r->rel_mask = 0;
+        r->line_sign = sp.sign, r->line_value = sp.value, r->s = line;
+        t->pending_lines = 0;
     } else {
-        op_at(t->b, t->run)->n_lines += t->pending_lines, t->pending_lines = 0;
-        if (n > op_at(t->b, t->run)->n_tok && !widen_run(t, n)) return nl;
+        r->n_lines += t->pending_lines, t->pending_lines = 0;
     }
-    op *r = op_at(t->b, t->run);
-    double *sum = (double *)(r + 1), *last = sum + r->n_val;
-    for (uint32_t i = 0, k = kept_columns(t, n); i < k; i++)
+    if (k > r->n_val) { /* a wider line: the columns it adds start at 0 */
+        memset(r->sum + r->n_val, 0, (k - r->n_val) * sizeof *r->sum);
+        r->n_val = k;
+    }
+    double *restrict sum = r->sum, *restrict last = r->last;
+    for (uint32_t i = 0; i < k; i++) /* most lines hold one or two costs: no vector loop */
         sum[i] += v[i], last[i] = v[i];
-    r->flags |= flags, r->rel_mask |= rel, r->n_lines++, r->e = next, r->last_tok = n;
-    r->last_line = line;
+    if (n > r->n_tok) r->n_tok = n;
     if (n < r->min_tok) r->min_tok = n;
+    r->flags |= flags, r->rel_mask |= rel, r->n_lines++, r->e = nl + 1, r->last_tok = n;
+    r->last_line = line;
     return nl;
 }
 
@@ -369,8 +390,7 @@ static const char *line_name(const char *k, const char *e, size_t *len)
 
 static void text_line(tok *t, const char *s, const char *e, int no_nl)
 {
-    t->run = SIZE_MAX;
-    size_t off = new_op(t, OP_TEXT, 0);
+    size_t off = new_text_op(t);
     if (off == SIZE_MAX) return;
     op *o = op_at(t->b, off);
     o->s = s, o->e = e, o->n_lines = 1, o->flags = no_nl ? F_NO_NL : 0;
@@ -390,7 +410,7 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
 
 CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
 {
-    tok t = {b, split_col, skip, SIZE_MAX, 0, 0, 0};
+    tok t = {.b = b, .split_col = split_col, .skip = skip};
     const char *whole = b->e; /* the last newline: a line starting before it ends in the block */
     while (whole > b->s && whole[-1] != '\n')
         whole--;
@@ -401,7 +421,8 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
             k++;
         unsigned c = (unsigned char)(k < b->e ? *k : '#');
         if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') &&
-            (nl = k < whole ? cost_line(&t, s, k, b->e, 0) : cost_line(&t, s, k, b->e, 1))) {
+            (nl = k < whole ? cost_line(&t, split_col, skip, s, k, b->e, 0)
+                            : cost_line(&t, split_col, skip, s, k, b->e, 1))) {
             b->lines++;
             s = nl + 1;
             continue;
@@ -416,9 +437,10 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
         s = nl ? nl + 1 : b->e;
     }
     if (t.pending_lines && !t.failed) { /* trailing blank lines: counted, nothing read */
-        size_t off = new_op(&t, OP_TEXT, 0);
+        size_t off = new_text_op(&t);
         if (off != SIZE_MAX) op_at(b, off)->s = op_at(b, off)->e = b->e;
     }
+    close_run(&t);
     b->failed = t.failed;
 }
 

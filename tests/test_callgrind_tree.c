@@ -479,7 +479,8 @@ static void test_parallel_reading(void **state)
             x ^= x << 13, x ^= x >> 7, x ^= x << 17;
             size_t at = x % size;
             unsigned char was = d[at];
-            d[at] = "+-*\n 0x\r#=\t9"[(x >> 32) % 12];
+            static const char flips[] = "+-*\n 0x\r#=\t9\0"; /* a NUL too */
+            d[at] = flips[(x >> 32) % (sizeof flips - 1)];
             same_reading(name, d, size);
             d[at] = was;
         }
@@ -533,6 +534,39 @@ static void test_subpositions(void **state)
                                 "0x4 5 6 7\n0x4 5 6\n";
     for (size_t cut = 1; cut <= 8; cut++)
         same_reading("parts", (const unsigned char *)parts, (sizeof parts - 1) * cut / 8);
+}
+
+/* Name lines, which the workers split before the parser reads them: with
+ * ids and without, "\r\n" ends, blanks before the key, a NUL in the
+ * value, a calls= whose cost line never came, keys that only look like
+ * name keys. Read on three threads as on one, each in a file of its own. */
+static void test_name_lines(void **state)
+{
+    (void)state;
+    static const char *const lines[] = {"fn=(3) c\r",
+                                        "fn=(3)",
+                                        "  \tfn=(4) d",
+                                        "cfn=(1)\ncalls=2 9\nfn=(5) e",
+                                        "fn_x=y",
+                                        "fnab=(1)",
+                                        "cob=(2) /lib/x.so\r",
+                                        "cfi=(9)",
+                                        "fi=(1)",
+                                        "fe=(7) h.c",
+                                        "fn=(12",
+                                        "fn=()",
+                                        "fn= ",
+                                        "jfi=(1) j.c",
+                                        "cfe=(1) k.c"};
+    char text[512];
+    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
+        int n =
+            snprintf(text, sizeof text,
+                     "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\n%s\n2 2\nfn=(2) b\n3 3\n", lines[i]);
+        same_reading(lines[i], (const unsigned char *)text, (size_t)n);
+    }
+    static const char nul[] = "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\nfn=(2) b\0c\n2 2\n";
+    same_reading("a NUL in a name", (const unsigned char *)nul, sizeof nul - 1);
 }
 
 /* One cost line per function, its cost a number of each length a line can
@@ -600,8 +634,9 @@ int main(void)
 {
     const struct CMUnitTest tests[] = {
         cmocka_unit_test(test_parallel_reading), cmocka_unit_test(test_subpositions),
-        cmocka_unit_test(test_numbers),          cmocka_unit_test(test_sample),
-        cmocka_unit_test(test_corpus),           cmocka_unit_test(test_threshold),
+        cmocka_unit_test(test_name_lines),       cmocka_unit_test(test_numbers),
+        cmocka_unit_test(test_sample),           cmocka_unit_test(test_corpus),
+        cmocka_unit_test(test_threshold),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

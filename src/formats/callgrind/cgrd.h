@@ -359,6 +359,11 @@ uint32_t cgp_line_column(const cg_parser *ps);
 #define CG_NO_COLUMN UINT32_MAX
 pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, uint32_t split_col,
                            unsigned threads);
+/* A name line [s, e) (no newline) at byte `offset` whose name key the
+ * pipeline has found: n bytes at k, then '=', the value, and no NUL. What
+ * cgp_line() does with it, without finding the key again. */
+pk_status cgp_name_text(cg_parser *ps, const char *k, size_t n, const char *e, uint64_t offset,
+                        int unterminated);
 /* One line [s, e) (no newline) at byte `offset`, as cgp_feed() reads it. */
 pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset, int unterminated);
 /* A run of cost lines the pipeline summed: sums and the last line's

@@ -345,7 +345,9 @@ static pk_status calls_line(cg_parser *ps, const char *s, const char *e)
     }
     const char *rest = s;
     memcpy(ps->target, ps->last, sizeof ps->target);
-    if (!parse_position(ps, &rest, e, ps->target)) /* Xdebug writes extra fields: tolerated */
+    /* Xdebug writes extra fields: tolerated. By function an arc keeps no
+     * position (build.c), so what the target says is not read at all. */
+    if (!ps->b->by_function && !parse_position(ps, &rest, e, ps->target))
         memcpy(ps->target, ps->last, sizeof ps->target);
     uint32_t obj;
     cgp_callee_place(ps, count, &obj, &ps->call_to_file);
@@ -459,6 +461,19 @@ pk_status cgp_line(cg_parser *ps, const char *s, const char *e, uint64_t offset,
 {
     ps->line_no++, ps->line_off = offset, ps->unterminated = unterminated;
     return one_line(ps, s, e);
+}
+
+pk_status cgp_name_text(cg_parser *ps, const char *k, size_t n, const char *e, uint64_t offset,
+                        int unterminated)
+{
+    ps->line_no++, ps->line_off = offset, ps->unterminated = unterminated;
+    if (e > k && e[-1] == '\r') e--;
+    if (ps->pending) drop_pending(ps);
+    if (!ps->have_part) {
+        pk_status st = cgp_start_part(ps);
+        if (st) return st;
+    }
+    return cgp_name_line(ps, k, n, k + n + 1, e);
 }
 
 /* A run's lines read one by one, as cgp_feed() reads them. */

@@ -72,6 +72,8 @@ typedef struct op {
             const char *name; /* a name line's name (NULL: none), its hash and length */
             uint64_t name_hash;
             size_t name_len;
+            uint32_t key_at; /* a name line's key: at s + key_at, key_len bytes, '=' next */
+            uint8_t key_len; /* 0: not a name line, or one with a NUL (the parser says so) */
         };
     };
 } op;
@@ -367,14 +369,16 @@ static int association(const char *s, const char *e)
 /* The name a name line "fn=(id) name" at k..e would intern, as the
  * parser reads it (parse_names.c, parse_name()); NULL if none. The parser
  * uses the hash only for exactly these bytes, so a line it reads otherwise
- * costs a hash, never a wrong name. */
-static const char *line_name(const char *k, const char *e, size_t *len)
+ * costs a hash, never a wrong name. *key_len: the length of its name key
+ * ("fn", "cob"...) if the line is a name line, else 0. */
+static const char *line_name(const char *k, const char *e, size_t *len, uint8_t *key_len)
 {
     if (e > k && e[-1] == '\r') e--;
     const char *v = k;
     while (v < e && v - k < 4 && (unsigned)((*v | 32) - 'a') < 26)
         v++;
     if (v >= e || *v != '=' || !cgp_is_name_key(k, (size_t)(v - k))) return NULL;
+    *key_len = (uint8_t)(v - k);
     v++;
     if (e - v >= 2 && v[0] == '(' && (unsigned)(v[1] - '0') < 10) {
         v++;
@@ -398,7 +402,10 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
     while (k < e && blank(*k))
         k++;
     t->after_call = association(k, e);
-    o->name = line_name(k, e, &o->name_len);
+    o->name = line_name(k, e, &o->name_len, &o->key_len);
+    /* the parser's test for a NUL in a text line, done here */
+    if (o->key_len && memchr(k, 0, (size_t)(e - k))) o->key_len = 0;
+    o->key_at = (uint32_t)(k - s);
     if (!o->name) return;
     o->name_hash = pk_hash_bytes(o->name, o->name_len);
     block *b = t->b;
@@ -591,7 +598,11 @@ static pk_status replay(pipe_t *pp, const block *b)
         if (o->kind == OP_TEXT) {
             if (o->name) fetch_names(pp, b, names++);
             ps->known_name = o->name, ps->known_len = o->name_len, ps->known_hash = o->name_hash;
-            if (o->n_lines) st = cgp_line(ps, o->s, o->e, at, (o->flags & F_NO_NL) != 0);
+            int no_nl = (o->flags & F_NO_NL) != 0;
+            if (o->key_len)
+                st = cgp_name_text(ps, o->s + o->key_at, o->key_len, o->e, at, no_nl);
+            else if (o->n_lines)
+                st = cgp_line(ps, o->s, o->e, at, no_nl);
             ps->known_name = NULL;
             continue;
         }

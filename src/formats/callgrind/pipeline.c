@@ -415,6 +415,12 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
+/* Whether a line whose first token starts with c is a cost line. */
+static int cost_start(unsigned c)
+{
+    return c - '0' < 10 || c == '+' || c == '-' || c == '*';
+}
+
 CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
 {
     tok t = {.b = b, .split_col = split_col, .skip = skip};
@@ -427,11 +433,16 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
         while (k < b->e && blank(*k))
             k++;
         unsigned c = (unsigned char)(k < b->e ? *k : '#');
-        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') &&
-            (nl = k < whole ? cost_line(&t, split_col, skip, s, k, b->e, 0)
-                            : cost_line(&t, split_col, skip, s, k, b->e, 1))) {
+        if (cost_start(c) && (nl = k < whole ? cost_line(&t, split_col, skip, s, k, b->e, 0)
+                                             : cost_line(&t, split_col, skip, s, k, b->e, 1))) {
             b->lines++;
             s = nl + 1;
+            /* the cost lines after it that start at their first byte (most
+             * do), without the general line's tests; each ends before whole */
+            while (s < whole && !t.failed && cost_start((unsigned char)*s)) {
+                s = cost_line(&t, split_col, skip, s, s, b->e, 0) + 1;
+                b->lines++;
+            }
             continue;
         }
         nl = memchr(k, '\n', (size_t)(b->e - k));

@@ -15,6 +15,7 @@
 #include <string.h>
 
 #include "hpctk_write.h"
+#include "util/bytes.h"
 #include "util/error.h"
 #include "util/outfile.h"
 
@@ -69,11 +70,12 @@ void hk_cct_put_infos(pk_out *out, hk_plane_of_id plane, const void *user, uint6
 {
     for (uint64_t id = id_lo; id < id_hi; id++) {
         const pk_plane *pl = plane(user, id);
-        pk_out_u64(out, pl->nvals);
-        pk_out_u64(out, at);
-        pk_out_u16(out, (uint16_t)pl->nidx);
-        pk_out_zeros(out, 6);
-        pk_out_u64(out, at + pl->nvals * PK_CM_VAL_SIZE);
+        unsigned char e[HK_SZ_CCT_CTX] = {0}; /* one write a context, not five */
+        pk_put_le64(e, pl->nvals);
+        pk_put_le64(e + 8, at);
+        pk_put_le16(e + 16, (uint16_t)pl->nidx);
+        pk_put_le64(e + 24, at + pl->nvals * PK_CM_VAL_SIZE);
+        pk_out_bytes(out, e, sizeof e);
         at += hk_cct_block_size(pl);
     }
 }

@@ -489,6 +489,17 @@ static void test_parallel_reading(void **state)
     tu_free_list(files, n);
 }
 
+/* Each line of `lines` in a file of its own (fmt holds one %s for it),
+ * read on three threads as on one. */
+static void each_line_alone(const char *const *lines, size_t n, const char *fmt)
+{
+    char text[512];
+    for (size_t i = 0; i < n; i++) {
+        int len = snprintf(text, sizeof text, fmt, lines[i]);
+        same_reading(lines[i], (const unsigned char *)text, (size_t)len);
+    }
+}
+
 /* Subpositions, which by function the tokenizer only checks the syntax
  * of: every length and form a parser may or may not take (leading zeros,
  * 16 and 17 hex digits, 19 to 21 decimal ones, 2^64, relative and '*',
@@ -519,14 +530,9 @@ static void test_subpositions(void **state)
                                         "0x1",
                                         "0x1 +",
                                         "0x1 -7 2"};
-    char text[512];
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
-        int n = snprintf(text, sizeof text,
-                         "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 1 1 1\n"
-                         "fn=b\n%s\nfn=c\n0x2 2 2\n",
-                         lines[i]);
-        same_reading(lines[i], (const unsigned char *)text, (size_t)n);
-    }
+    each_line_alone(lines, sizeof lines / sizeof *lines,
+                    "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 1 1 1\n"
+                    "fn=b\n%s\nfn=c\n0x2 2 2\n");
     static const char parts[] = "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 3 1 2\n"
                                 "part: 2\npositions: line\nevents: A B\nfl=s.c\nfn=a\n"
                                 "5 1 1\n+1 2 2\nfn=b\n3 3\n"
@@ -558,13 +564,8 @@ static void test_name_lines(void **state)
                                         "fn= ",
                                         "jfi=(1) j.c",
                                         "cfe=(1) k.c"};
-    char text[512];
-    for (size_t i = 0; i < sizeof lines / sizeof *lines; i++) {
-        int n =
-            snprintf(text, sizeof text,
-                     "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\n%s\n2 2\nfn=(2) b\n3 3\n", lines[i]);
-        same_reading(lines[i], (const unsigned char *)text, (size_t)n);
-    }
+    each_line_alone(lines, sizeof lines / sizeof *lines,
+                    "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\n%s\n2 2\nfn=(2) b\n3 3\n");
     static const char nul[] = "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\nfn=(2) b\0c\n2 2\n";
     same_reading("a NUL in a name", (const unsigned char *)nul, sizeof nul - 1);
 }

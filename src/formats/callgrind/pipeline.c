@@ -258,7 +258,9 @@ CGS_INLINE int subposition_syntax(const char **pp, const char *end, int checked)
  * columns and the splitting column's token; *nl its newline, NULL if the
  * block ends first. checked = 0: a newline is known to follow before end,
  * and every scan stops at it, so no byte is compared with end (the
- * block's lines but its last, cut one). */
+ * block's lines but its last, cut one). A file that shrinks while read
+ * reads as zeros from the cut on (util/busguard.h): every scan stops at
+ * a NUL too, and *nl may then be NULL even so. */
 CGS_INLINE uint32_t line_tokens(const char *s, const char *end, uint32_t skip, double *v,
                                 uint32_t *flags, uint64_t *rel, split_tok *sp, const char **nl,
                                 int checked)
@@ -438,9 +440,12 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
             b->lines++;
             s = nl + 1;
             /* the cost lines after it that start at their first byte (most
-             * do), without the general line's tests; each ends before whole */
-            while (s < whole && !t.failed && cost_start((unsigned char)*s)) {
-                s = cost_line(&t, split_col, skip, s, s, b->e, 0) + 1;
+             * do), without the general line's tests; each ends before whole
+             * (unless the file shrank while read: its pages read as zeros,
+             * no newline is found, and the general path takes the line) */
+            while (s < whole && !t.failed && cost_start((unsigned char)*s) &&
+                   (nl = cost_line(&t, split_col, skip, s, s, b->e, 0))) {
+                s = nl + 1;
                 b->lines++;
             }
             continue;

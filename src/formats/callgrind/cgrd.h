@@ -360,7 +360,7 @@ uint32_t cgp_line_column(const cg_parser *ps);
 pk_status cg_feed_parallel(cg_parser *ps, const pk_mapfile *m, uint64_t start, uint32_t split_col,
                            unsigned threads);
 /* A name line [s, e) (no newline) at byte `offset` whose name key the
- * pipeline has found: n bytes at k, then '=', the value, and no NUL. What
+ * pipeline has found: n bytes at k, then '=' and the value. What
  * cgp_line() does with it, without finding the key again. */
 pk_status cgp_name_text(cg_parser *ps, const char *k, size_t n, const char *e, uint64_t offset,
                         int unterminated);

@@ -73,7 +73,7 @@ typedef struct op {
             uint64_t name_hash;
             size_t name_len;
             uint32_t key_at; /* a name line's key: at s + key_at, key_len bytes, '=' next */
-            uint8_t key_len; /* 0: not a name line, or one with a NUL (the parser says so) */
+            uint8_t key_len; /* 0: not a name line */
         };
     };
 } op;
@@ -405,8 +405,6 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         k++;
     t->after_call = association(k, e);
     o->name = line_name(k, e, &o->name_len, &o->key_len);
-    /* the parser's test for a NUL in a text line, done here */
-    if (o->key_len && memchr(k, 0, (size_t)(e - k))) o->key_len = 0;
     o->key_at = (uint32_t)(k - s);
     if (!o->name) return;
     o->name_hash = pk_hash_bytes(o->name, o->name_len);

@@ -510,26 +510,15 @@ static void each_line_alone(const char *const *lines, size_t n, const char *fmt)
 static void test_subpositions(void **state)
 {
     (void)state;
-    static const char *const lines[] = {"0xffffffffffffffff 3 1 2",
-                                        "0x00000000000000000001 3 1 2",
-                                        "0x10000000000000000 3 5",
-                                        "+3 * 1",
-                                        "-2 +1 4 5",
-                                        "* * 1 1",
-                                        "0X1F 7 1",
-                                        "0x1 99999999999999999999 1 2",
-                                        "0x1 18446744073709551615 1 2",
-                                        "0x1 18446744073709551616 1 2",
-                                        "0x1 0000000000000000000001 3 3",
-                                        "0x1 000000000000000000001 3 3",
-                                        "0x 4 1 1",
-                                        "0xg 4 1 1",
-                                        "0x1 4x 1 1",
-                                        "0x1\t4\t2\t2\r",
-                                        "1 2",
-                                        "0x1",
-                                        "0x1 +",
-                                        "0x1 -7 2"};
+    /* clang-format off */
+    static const char *const lines[] = {
+        "0xffffffffffffffff 3 1 2", "0x00000000000000000001 3 1 2", "0x10000000000000000 3 5",
+        "+3 * 1", "-2 +1 4 5", "* * 1 1", "0X1F 7 1",
+        "0x1 99999999999999999999 1 2", "0x1 18446744073709551615 1 2",
+        "0x1 18446744073709551616 1 2", "0x1 0000000000000000000001 3 3",
+        "0x1 000000000000000000001 3 3", "0x 4 1 1", "0xg 4 1 1", "0x1 4x 1 1",
+        "0x1\t4\t2\t2\r", "1 2", "0x1", "0x1 +", "0x1 -7 2"};
+    /* clang-format on */
     each_line_alone(lines, sizeof lines / sizeof *lines,
                     "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 1 1 1\n"
                     "fn=b\n%s\nfn=c\n0x2 2 2\n");
@@ -549,21 +538,12 @@ static void test_subpositions(void **state)
 static void test_name_lines(void **state)
 {
     (void)state;
-    static const char *const lines[] = {"fn=(3) c\r",
-                                        "fn=(3)",
-                                        "  \tfn=(4) d",
-                                        "cfn=(1)\ncalls=2 9\nfn=(5) e",
-                                        "fn_x=y",
-                                        "fnab=(1)",
-                                        "cob=(2) /lib/x.so\r",
-                                        "cfi=(9)",
-                                        "fi=(1)",
-                                        "fe=(7) h.c",
-                                        "fn=(12",
-                                        "fn=()",
-                                        "fn= ",
-                                        "jfi=(1) j.c",
-                                        "cfe=(1) k.c"};
+    /* clang-format off */
+    static const char *const lines[] = {
+        "fn=(3) c\r", "fn=(3)", "  \tfn=(4) d", "cfn=(1)\ncalls=2 9\nfn=(5) e",
+        "fn_x=y", "fnab=(1)", "cob=(2) /lib/x.so\r", "cfi=(9)", "fi=(1)", "fe=(7) h.c",
+        "fn=(12", "fn=()", "fn= ", "jfi=(1) j.c", "cfe=(1) k.c"};
+    /* clang-format on */
     each_line_alone(lines, sizeof lines / sizeof *lines,
                     "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\n%s\n2 2\nfn=(2) b\n3 3\n");
     static const char nul[] = "events: A\nfl=(1) s.c\nfn=(1) a\n1 1\nfn=(2) b\0c\n2 2\n";

@@ -468,10 +468,10 @@ pk_status cgp_name_text(cg_parser *ps, const char *k, size_t n, const char *e, u
 {
     ps->line_no++, ps->line_off = offset, ps->unterminated = unterminated;
     if (e > k && e[-1] == '\r') e--;
+    if (ps->pending) drop_pending(ps); /* first, as one_line() does */
     /* tested here, not by the worker, and over the key too: a file cut
      * while read turns bytes to zeros between the two (util/busguard.h) */
     if (memchr(k, 0, (size_t)(e - k))) return cgp_bad(ps, "a NUL byte in a text line");
-    if (ps->pending) drop_pending(ps);
     if (!ps->have_part) {
         pk_status st = cgp_start_part(ps);
         if (st) return st;

@@ -255,7 +255,13 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
 /* End of file: check the last part, close pending state. */
 pk_status cgp_end(cg_parser *ps);
 
-/* Line-level helpers shared by parse.c and parse_names.c. */
+/* Line-level helpers shared by parse.c, parse_names.c and pipeline.c. */
+/* Whether a line whose first token starts with byte c is a cost line. */
+static inline int cgp_cost_start(unsigned c)
+{
+    return c - '0' < 10 || c == '+' || c == '-' || c == '*';
+}
+
 static inline int cgp_is_space(char c)
 {
     return c == ' ' || c == '\t';
@@ -303,13 +309,19 @@ extern const unsigned char cgs_hex_digit[256];
 #else
 #define CGS_INLINE static inline
 #endif
-/* checked = 0: the caller knows a newline follows p before end (no digit
- * stops the scan there), so no byte is compared with end. */
+/* Whether the number at p is written in hex: "0x" or "0X" and a byte more
+ * (else "0" is a decimal, and the 'x' a stray byte). checked = 0: the
+ * caller knows a newline follows p before end (no digit stops the scan
+ * there), so no byte is compared with end. */
+CGS_INLINE int cgs_hex_prefix(const char *p, const char *end, int checked)
+{
+    return (!checked || end - p > 2) && p[0] == '0' && (p[1] | 32) == 'x';
+}
 CGS_INLINE int cgs_number_in(const char **pp, const char *end, uint64_t *out, int checked)
 {
     const char *p = *pp;
     uint64_t v = 0;
-    if ((!checked || end - p > 2) && p[0] == '0' && (p[1] | 32) == 'x') {
+    if (cgs_hex_prefix(p, end, checked)) {
         const char *d = p += 2;
         for (unsigned h; (!checked || p < end) && (h = cgs_hex_digit[(unsigned char)*p]) != 0;
              p++) {

@@ -50,7 +50,7 @@ int cgp_u64(const char **sp, const char *e, uint64_t *out)
 {
     const char *s = *sp;
     uint64_t v = 0;
-    if (e - s > 2 && s[0] == '0' && (s[1] == 'x' || s[1] == 'X')) {
+    if (cgs_hex_prefix(s, e, 1)) {
         s += 2;
         const char *d = s;
         for (; s < e; s++) {
@@ -385,12 +385,16 @@ static pk_status jump_line(cg_parser *ps, int conditional, const char *s, const 
     return PK_OK;
 }
 
+/* The first body line of a part starts it. */
+static pk_status in_part(cg_parser *ps)
+{
+    return ps->have_part ? PK_OK : cgp_start_part(ps);
+}
+
 static pk_status body_key(cg_parser *ps, const char *k, size_t n, const char *v, const char *e)
 {
-    if (!ps->have_part) {
-        pk_status st = cgp_start_part(ps);
-        if (st) return st;
-    }
+    pk_status st = in_part(ps);
+    if (st) return st;
     if (cgp_is_name_key(k, n)) return cgp_name_line(ps, k, n, v, e);
     if (n == 5 && memcmp(k, "calls", 5) == 0) return calls_line(ps, v, e);
     if (n == 6 && memcmp(k, "rcalls", 6) == 0) {
@@ -450,7 +454,7 @@ static pk_status one_line(cg_parser *ps, const char *s, const char *e)
     s = cgp_skip_space(s, e);
     if (s == e || *s == '#') return PK_OK;
     char c = *s;
-    int cost = (unsigned)(c - '0') < 10 || c == '+' || c == '-' || c == '*';
+    int cost = cgp_cost_start((unsigned char)c);
     if (ps->pending && !cost) drop_pending(ps);
     if (cost) return cost_line(ps, s, e); /* a NUL there is "not a number" */
     if (is_alpha(c)) return key_line(ps, s, e);
@@ -472,11 +476,8 @@ pk_status cgp_name_text(cg_parser *ps, const char *k, size_t n, const char *e, u
     /* tested here, not by the worker, and over the key too: a file cut
      * while read turns bytes to zeros between the two (util/busguard.h) */
     if (memchr(k, 0, (size_t)(e - k))) return cgp_bad(ps, "a NUL byte in a text line");
-    if (!ps->have_part) {
-        pk_status st = cgp_start_part(ps);
-        if (st) return st;
-    }
-    return cgp_name_line(ps, k, n, k + n + 1, e);
+    pk_status st = in_part(ps);
+    return st ? st : cgp_name_line(ps, k, n, k + n + 1, e);
 }
 
 /* A run's lines read one by one, as cgp_feed() reads them. */
@@ -553,7 +554,7 @@ pk_status cgp_feed(cg_parser *ps, const char *data, size_t len, uint64_t offset,
     pk_status st = PK_OK;
     while (s < end && !st) {
         unsigned c = (unsigned char)*s;
-        if ((c - '0' < 10 || c == '+' || c == '-' || c == '*') && ps->bp && ps->bp->n_cols &&
+        if (cgp_cost_start(c) && ps->bp && ps->bp->n_cols &&
             !ps->relative_costs) { /* the common line first, in one pass */
             uint64_t pos[3] = {0, 0, 0};
             uint32_t k;

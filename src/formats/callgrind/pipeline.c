@@ -21,13 +21,13 @@
  * relative or '*' cost, a stray byte). By function, the subpositions (as
  * many as the file's header says) are only checked for their syntax:
  * nothing reads their values, and making doubles of cc1's addresses and
- * line numbers to sum them was a fifth of the tokenizer's instructions. The line after calls= or
- * jump= is a run of its own. The calling thread then feeds the blocks, in order, to the one parser:
- * a name or header line as such, a run as one cost line of its summed
- * costs (by function, a run's lines all go to the same function). Where a
- * run holds anything the sum cannot stand for, the parser reads its lines
- * itself, so what comes out, diagnostics included, is what the sequential
- * parser makes.
+ * line numbers to sum them was a fifth of the tokenizer's instructions.
+ * The line after calls= or jump= is a run of its own. The calling thread
+ * then feeds the blocks, in order, to the one parser: a name or header
+ * line as such, a run as one cost line of its summed costs (by function,
+ * a run's lines all go to the same function). Where a run holds anything
+ * the sum cannot stand for, the parser reads its lines itself, so what
+ * comes out, diagnostics included, is what the sequential parser makes.
  */
 #define _POSIX_C_SOURCE 200809L
 #include <pthread.h>
@@ -145,8 +145,6 @@ typedef struct open_run {
 
 typedef struct tok {
     block *b;
-    uint32_t split_col;     /* the pipe's */
-    uint32_t skip;          /* the pipe's */
     uint32_t pending_lines; /* blank/comment lines not yet given to an op */
     int after_call;         /* the previous line was calls= / jump= */
     int failed;
@@ -240,7 +238,7 @@ CGS_INLINE int subposition_syntax(const char **pp, const char *end, int checked)
     long most;
     if (*p == '*') return *pp = p + 1, 1;
     if (*p == '+' || *p == '-') p++;
-    if ((!checked || end - p > 2) && p[0] == '0' && (p[1] | 32) == 'x') {
+    if (cgs_hex_prefix(p, end, checked)) {
         d = p += 2, most = 16;
         while ((!checked || p < end) && cgs_hex_digit[(unsigned char)*p])
             p++;
@@ -415,15 +413,9 @@ static void text_line(tok *t, const char *s, const char *e, int no_nl)
         b->hashes[b->n_hashes++] = o->name_hash;
 }
 
-/* Whether a line whose first token starts with c is a cost line. */
-static int cost_start(unsigned c)
-{
-    return c - '0' < 10 || c == '+' || c == '-' || c == '*';
-}
-
 CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
 {
-    tok t = {.b = b, .split_col = split_col, .skip = skip};
+    tok t = {.b = b};
     const char *whole = b->e; /* the last newline: a line starting before it ends in the block */
     while (whole > b->s && whole[-1] != '\n')
         whole--;
@@ -433,15 +425,15 @@ CGS_INLINE void tokenize_with(block *b, uint32_t split_col, uint32_t skip)
         while (k < b->e && blank(*k))
             k++;
         unsigned c = (unsigned char)(k < b->e ? *k : '#');
-        if (cost_start(c) && (nl = k < whole ? cost_line(&t, split_col, skip, s, k, b->e, 0)
-                                             : cost_line(&t, split_col, skip, s, k, b->e, 1))) {
+        if (cgp_cost_start(c) && (nl = k < whole ? cost_line(&t, split_col, skip, s, k, b->e, 0)
+                                                 : cost_line(&t, split_col, skip, s, k, b->e, 1))) {
             b->lines++;
             s = nl + 1;
             /* the cost lines after it that start at their first byte (most
              * do), without the general line's tests; each ends before whole
              * (unless the file shrank while read: its pages read as zeros,
              * no newline is found, and the general path takes the line) */
-            while (s < whole && !t.failed && cost_start((unsigned char)*s) &&
+            while (s < whole && !t.failed && cgp_cost_start((unsigned char)*s) &&
                    (nl = cost_line(&t, split_col, skip, s, s, b->e, 0))) {
                 s = nl + 1;
                 b->lines++;

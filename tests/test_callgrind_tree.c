@@ -503,7 +503,7 @@ static void each_line_alone(const char *const *lines, size_t n, const char *fmt)
 /* Subpositions, which by function the tokenizer only checks the syntax
  * of: every length and form a parser may or may not take (leading zeros,
  * 16 and 17 hex digits, 19 to 21 decimal ones, 2^64, relative and '*',
- * "0x" alone, a stray byte), each line a run of its own in a file of
+ * "0x" alone, a stray byte; and costs either side of 2^63), each line a run of its own in a file of
  * its own (a run with a bad token is read line by line, and the first
  * error ends the reading), then in parts whose headers change how many
  * subpositions a line starts with. Read on three threads as on one. */
@@ -517,7 +517,9 @@ static void test_subpositions(void **state)
         "0x1 99999999999999999999 1 2", "0x1 18446744073709551615 1 2",
         "0x1 18446744073709551616 1 2", "0x1 0000000000000000000001 3 3",
         "0x1 000000000000000000001 3 3", "0x 4 1 1", "0xg 4 1 1", "0x1 4x 1 1",
-        "0x1\t4\t2\t2\r", "1 2", "0x1", "0x1 +", "0x1 -7 2"};
+        "0x1\t4\t2\t2\r", "1 2", "0x1", "0x1 +", "0x1 -7 2",
+        "0x1 1 9223372036854775807 1", "0x1 1 9223372036854775808 1", /* costs at 2^63 */
+        "0x1 1 -9223372036854775808 1"};
     /* clang-format on */
     each_line_alone(lines, sizeof lines / sizeof *lines,
                     "positions: instr line\nevents: A B\nfl=s.c\nfn=a\n0x1 1 1 1\n"

@@ -52,8 +52,9 @@ typedef struct vpass {
     uint8_t *has_event;                /* per event: data in the part */
     double *own;                       /* per function: self cost and calls leaving its unit */
     double *held_fn, *held;            /* per function, unit: what its subtree really holds */
-    double *area, *covered;            /* per node: its inclusive cost; its built children's */
-    uint64_t *ss, *cs;                 /* records by part */
+    double *area,
+        *covered;      /* per node, with a threshold: its inclusive cost; its built children's */
+    uint64_t *ss, *cs; /* records by part */
     uint32_t *sp, *cp;
 } vpass;
 
@@ -117,7 +118,6 @@ static void pass_shares(vpass *s)
     for (uint32_t n = 0; n < t->n_nodes; n++) {
         const tnode *d = &t->nodes[n];
         double sh;
-        s->covered[n] = s->area[n] = 0;
         if (d->kind == TN_ROOT || d->kind == TN_ENTRY || d->kind == TN_REST)
             sh = 0;
         else if (d->kind == TN_MEMBER)
@@ -131,9 +131,10 @@ static void pass_shares(vpass *s)
         }
         s->share[n] = sh;
         if (s->fval[n] != PK_NONE) s->sum[s->fval[n]] += sh;
+        if (!s->area) continue; /* no threshold: nothing reads what nodes cover */
+        s->covered[n] = s->area[n] = 0;
         if (d->kind != TN_UNIT && d->kind != TN_MEMBER) continue;
-        if (t->min_w > 0)
-            s->area[n] = sh * (s->fval[n] != PK_NONE ? s->held_fn[s->fval[n]] : s->held[d->unit]);
+        s->area[n] = sh * (s->fval[n] != PK_NONE ? s->held_fn[s->fval[n]] : s->held[d->unit]);
         s->covered[d->parent] += s->area[n];
     }
 }
@@ -364,7 +365,9 @@ static pk_status vpass_init(vpass *s, cgt *t)
     s->t = t, s->pass = 1;
     s->fval = pk_malloc_big(nn * 4), s->share = pk_malloc_big(nn * 8);
     s->is_root = pk_calloc_big(nn, 1);
-    s->area = pk_malloc_big(nn * 8), s->covered = pk_malloc_big(nn * 8), s->own = calloc(nf, 8);
+    if (t->min_w > 0) /* only a threshold's "<below threshold>" nodes need them */
+        s->area = pk_malloc_big(nn * 8), s->covered = pk_malloc_big(nn * 8);
+    s->own = calloc(nf, 8);
     s->held_fn = calloc(nf, 8), s->held = calloc((size_t)g->n_units + 1, 8);
     s->sum = calloc(nf, 8), s->shape_sum = calloc(nf, 8), s->n_of = calloc(nf, 4);
     s->self = calloc(nf, 8), s->fns = malloc(nf * 4), s->fn_mark = calloc(nf, 4);
@@ -374,8 +377,8 @@ static pk_status vpass_init(vpass *s, cgt *t)
     s->unit_mark = calloc(nu, 4), s->has_event = malloc((size_t)t->ne + 1);
     if (!s->fval || !s->share || !s->is_root || !s->sum || !s->shape_sum || !s->n_of || !s->self ||
         !s->fns || !s->fn_mark || !s->arc || !s->uas || !s->ua_mark || !s->in || !s->content ||
-        !s->units || !s->unit_mark || !s->has_event || !s->area || !s->covered || !s->own ||
-        !s->held_fn || !s->held)
+        !s->units || !s->unit_mark || !s->has_event ||
+        (t->min_w > 0 && (!s->area || !s->covered)) || !s->own || !s->held_fn || !s->held)
         return pk_fail_nomem("reconstructing values");
     for (uint32_t n = 0; n < t->n_nodes; n++) {
         const tnode *d = &t->nodes[n];

@@ -263,6 +263,55 @@ static void hpctoolkit_derived_equals_stored(void **state)
     assert_int_equal(failed, 0);
 }
 
+/* Every metric of p: where pk_context_scope_pair() takes both scopes at
+ * once, they are bit for bit what pk_context_scope_values() gives each.
+ * The number of metrics it took. */
+static size_t pair_matches_each(const char *path, const pk_profile *p)
+{
+    size_t n = pk_context_count(p), took = 0;
+    double *pi = calloc(n + 1, 8), *pe = calloc(n + 1, 8), *si = calloc(n + 1, 8),
+           *se = calloc(n + 1, 8);
+    assert_true(pi && pe && si && se);
+    for (pk_index m = 0; m < pk_metric_count(p); m++) {
+        int done = 0;
+        assert_int_equal(pk_context_scope_pair(p, m, pi, pe, &done), PK_OK);
+        if (!done) continue;
+        took++;
+        assert_int_equal(pk_context_scope_values(p, m, PK_SCOPE_INCLUSIVE, si, n, NULL), PK_OK);
+        assert_int_equal(pk_context_scope_values(p, m, PK_SCOPE_EXCLUSIVE, se, n, NULL), PK_OK);
+        if (memcmp(pi, si, n * 8) || memcmp(pe, se, n * 8))
+            fail_msg("%s metric %u: the pair differs from each scope alone", path, m);
+    }
+    free(pi), free(pe), free(si), free(se);
+    return took;
+}
+
+/* The query layer reads both scopes of an exclusive-only metric in one
+ * pass (analysis/query_values.c): same bits as one scope at a time, on
+ * every Callgrind and Cube corpus file, and taken on some. */
+static void scope_pair_equals_each_scope(void **state)
+{
+    (void)state;
+    const char *dirs[] = {"callgrind", "cube"}, *endings[] = {"", ".cubex"};
+    size_t took = 0, files = 0;
+    for (int d = 0; d < 2; d++) {
+        char root[2048], **list;
+        snprintf(root, sizeof root, "%s/%s", tu_corpus_dir(), dirs[d]);
+        size_t n = tu_find_files(root, endings[d], &list);
+        for (size_t i = 0; i < n; i++) {
+            pk_profile *p = NULL;
+            if (strstr(list[i], ".md") || strstr(list[i], ".txt") ||
+                pk_profile_open(list[i], NULL, &p) != PK_OK)
+                continue;
+            took += pair_matches_each(list[i], p), files++;
+            pk_profile_free(p);
+        }
+        tu_free_list(list, n);
+    }
+    print_message("scope pairs checked: %zu metrics of %zu files\n", took, files);
+    assert_true(took > 0);
+}
+
 int main(void)
 {
     if (!tu_corpus_dir()) {
@@ -275,6 +324,7 @@ int main(void)
         cmocka_unit_test(cube_min_metric),
         cmocka_unit_test(cube_program_totals_agree),
         cmocka_unit_test(hpctoolkit_derived_equals_stored),
+        cmocka_unit_test(scope_pair_equals_each_scope),
     };
     return cmocka_run_group_tests(tests, NULL, NULL);
 }

@@ -10,6 +10,7 @@
 #include <string.h>
 
 #include "analysis/qry.h"
+#include "analysis/scopes.h"
 #include "util/error.h"
 
 static pk_status select_locations(const pk_profile *p, const char *sel, unsigned char **out,
@@ -34,7 +35,14 @@ static int pk_metric_has_no_values(const pk_profile *p, pk_index m)
 static pk_status scope_values(const pk_profile *p, const unsigned char *sel, pkq_values *v)
 {
     size_t n = pk_context_count(p);
-    int d_incl = 0, d_excl = 0;
+    int d_incl = 0, d_excl = 0, both = 0;
+    if (!sel && v->stat == PK_ACROSS_SUM) {
+        pk_status st = pk_context_scope_pair(p, v->metric, v->incl, v->excl, &both);
+        if (st || both) {
+            v->derived = PK_SCOPE_INCLUSIVE;
+            return st;
+        }
+    }
     pk_status st =
         pk_context_stat_values(p, v->metric, PK_SCOPE_INCLUSIVE, sel, v->stat, v->incl, n, &d_incl);
     if (st == PK_ERR_NOT_FOUND && pk_metric_has_no_values(p, v->metric)) {

@@ -183,6 +183,29 @@ pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind ki
     return st;
 }
 
+pk_status pk_context_scope_pair(const pk_profile *p, pk_index metric, double *incl, double *excl,
+                                int *done)
+{
+    *done = 0;
+    if (metric >= p->n_metrics) return PK_OK;
+    pk_combine how = p->metrics[metric].combine;
+    pk_index col, other;
+    if (how != PK_COMBINE_SUM && how != PK_COMBINE_OTHER) return PK_OK;
+    if (pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &col) != PK_OK ||
+        pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &other) == PK_OK)
+        return PK_OK;
+    uint32_t *order = pk_deepest_first(p);
+    pk_status st =
+        order ? pk_context_combined(p, col, excl, NULL) : pk_fail_nomem("deriving a scope");
+    if (!st) {
+        memcpy(incl, excl, (size_t)p->n_ctx * sizeof *incl);
+        pk_inclusive_in_place(p, how, incl, NULL, order); /* sum-like: reads no `seen` */
+        *done = 1;
+    }
+    free(order);
+    return st;
+}
+
 pk_status pk_context_scope_values(const pk_profile *p, pk_index metric, pk_scope_kind kind,
                                   double *out, size_t n_out, int *derived)
 {

@@ -49,6 +49,15 @@ PK_API const char *pk_status_str(pk_status status);
 /* Library version as "MAJOR.MINOR.PATCH". */
 PK_API const char *pk_version(void);
 
+/* 1 if profkit asks the kernel for transparent huge pages for its big
+ * arrays in this process, 0 if it leaves them on 4 KiB pages. The
+ * environment variable PROFKIT_HUGEPAGES=0 or 1 decides; otherwise 1,
+ * except on a virtual machine whose host takes back free memory (a
+ * virtio balloon with free page reporting), where a huge page's first
+ * touch faults the host for every 4 KiB of it. Decided once per process,
+ * on the first call. */
+PK_API int pk_huge_pages_wanted(void);
+
 #ifdef __cplusplus
 }
 #endif

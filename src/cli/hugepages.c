@@ -25,7 +25,10 @@
  * to two times its size in fresh memory, 250-500 faults per MB, 2.5-5 ms
  * per MB at 10 us each.
  *
- * Not done when: PROFKIT_HUGEPAGES=0; the user set glibc.malloc.hugetlb
+ * Not done when pk_huge_pages_wanted() says no: PROFKIT_HUGEPAGES=0, or
+ * (unless PROFKIT_HUGEPAGES=1) a virtual machine whose host takes back free
+ * memory, where a huge page is dear on first touch (util/hugepolicy.c);
+ * nor when the user set glibc.malloc.hugetlb
  * themselves; LD_PRELOAD is set (another allocator or valgrind is in
  * charge); the kernel's mode is not `madvise` (`always` gives huge pages
  * anyway, `never` none); a sanitizer owns malloc; not glibc >= 2.35. Any
@@ -112,9 +115,8 @@ static int executed_again(void)
 
 static int wanted(char **argv)
 {
-    const char *opt = getenv("PROFKIT_HUGEPAGES"), *tun = getenv("GLIBC_TUNABLES");
-    const char *preload = getenv("LD_PRELOAD");
-    if (opt && !strcmp(opt, "0")) return 0;
+    const char *tun = getenv("GLIBC_TUNABLES"), *preload = getenv("LD_PRELOAD");
+    if (!pk_huge_pages_wanted()) return 0; /* PROFKIT_HUGEPAGES, or a host that takes free pages */
     if (tun && strstr(tun, "glibc.malloc.hugetlb")) return 0;
     if (preload && *preload) return 0;
     return thp_on_request() && input_is_big(argv);

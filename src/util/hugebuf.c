@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <sys/mman.h>
 
+#include "profkit/status.h"
 #include "util/bigsize.h"
 #include "util/sanitized.h"
 
@@ -34,7 +35,7 @@ static void *resize(void *p, size_t old, size_t n)
                 : mmap(NULL, n, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
     if (q == MAP_FAILED) return NULL;
 #ifdef MADV_HUGEPAGE
-    madvise(q, n, MADV_HUGEPAGE); /* advice: failing changes nothing */
+    if (pk_huge_pages_wanted()) madvise(q, n, MADV_HUGEPAGE); /* advice: failing changes nothing */
 #endif
     return q;
 }

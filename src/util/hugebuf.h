@@ -10,6 +10,8 @@
  * anonymous mapping of k x 2 MiB with MADV_HUGEPAGE, grown by mremap()
  * (page tables moved, nothing copied): one fault and one zeroing per
  * 2 MiB. The memory a buffer takes is its length rounded up to 2 MiB.
+ * Where pk_huge_pages_wanted() says no (util/hugepolicy.c) the mapping
+ * is the same, without the advice.
  */
 #ifndef PK_UTIL_HUGEBUF_H
 #define PK_UTIL_HUGEBUF_H

@@ -18,6 +18,7 @@
 #include "busguard.h"
 #include "error.h"
 #include "infile.h"
+#include "profkit/status.h"
 
 static const unsigned char empty_file[1];
 
@@ -243,7 +244,7 @@ void pk_mem_huge(void *p, size_t n)
 {
 #ifdef MADV_HUGEPAGE
     const uintptr_t huge = (uintptr_t)2 << 20;
-    if (!p || n < 2 * huge) return;
+    if (!p || n < 2 * huge || !pk_huge_pages_wanted()) return;
     uintptr_t lo = ((uintptr_t)p + huge - 1) & ~(huge - 1), hi = ((uintptr_t)p + n) & ~(huge - 1);
     if (hi > lo) madvise((void *)lo, hi - lo, MADV_HUGEPAGE); /* advice: failing changes nothing */
 #else

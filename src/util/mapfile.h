@@ -84,7 +84,8 @@ void pk_mem_prefault(void *p, size_t n);
  * touched) backed by transparent huge pages where the kernel offers them
  * on request (THP "madvise", Debian's default): one fault and one zeroing
  * per 2 MiB instead of 512, and a cheaper munmap. A rebuilt Callgrind tree
- * spent a fifth of its time faulting and unmapping 4 KiB pages. */
+ * spent a fifth of its time faulting and unmapping 4 KiB pages. Nothing
+ * where pk_huge_pages_wanted() says no (util/hugepolicy.c). */
 void pk_mem_huge(void *p, size_t n);
 /* malloc() and calloc() of big arrays, with pk_mem_huge(), their sizes
  * rounded by pk_big_bytes() (util/bigsize.h) */

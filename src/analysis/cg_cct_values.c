@@ -52,9 +52,8 @@ typedef struct vpass {
     uint8_t *has_event;                /* per event: data in the part */
     double *own;                       /* per function: self cost and calls leaving its unit */
     double *held_fn, *held;            /* per function, unit: what its subtree really holds */
-    double *area,
-        *covered;      /* per node, with a threshold: its inclusive cost; its built children's */
-    uint64_t *ss, *cs; /* records by part */
+    double *area, *covered;            /* threshold only, per node: its cost; built children's */
+    uint64_t *ss, *cs;                 /* records by part */
     uint32_t *sp, *cp;
 } vpass;
 

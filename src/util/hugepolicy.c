@@ -27,9 +27,9 @@
 
 #include "profkit/status.h"
 
-#define VIRTIO_DEVICES   "/sys/bus/virtio/devices"
-#define VIRTIO_BALLOON   0x0005 /* virtio device id of a memory balloon */
-#define BALLOON_REPORTING 5     /* VIRTIO_BALLOON_F_REPORTING: free page reporting */
+#define VIRTIO_DEVICES    "/sys/bus/virtio/devices"
+#define VIRTIO_BALLOON    0x0005 /* virtio device id of a memory balloon */
+#define BALLOON_REPORTING 5      /* VIRTIO_BALLOON_F_REPORTING: free page reporting */
 
 static pthread_once_t decided = PTHREAD_ONCE_INIT;
 static int wanted = 1; /* written once, under `decided` */

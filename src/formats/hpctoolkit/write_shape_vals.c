@@ -30,12 +30,15 @@
 
 /* A location of this many values or more keeps its plain values in its
  * plane while shaped (plain_next): copied out as triples they would sit
- * beside the plane packed from them, 16 bytes each (cc1: 9.6 MB at the
- * conversion's peak). A smaller one copies them once, since each pass
- * over the plane costs more than one over the triples (converting a 513
- * MB Cube file of 640 locations took 7 % more CPU with every location's
- * values in its plane). */
-#define IN_PLANE_VALUES (1u << 18)
+ * beside the plane packed from them, 16 bytes each, at most 32 MB here.
+ * A smaller one copies them once, since each pass over the plane costs
+ * more than one over the triples: converting a 513 MB Cube file of 640
+ * locations took 7 % more CPU with every location's values in its plane,
+ * and cc1's Callgrind file (one location of 603,672 values) 262 M more
+ * instructions (7 %) than with its 9.6 MB of triples copied out (at 2^18
+ * values, this limit kept them in the plane; since huge pages are off
+ * where they are dear, the 9.6 MB fit: 144 MB peak, the goal 157). */
+#define IN_PLANE_VALUES (1u << 21)
 
 typedef struct vwork {
     hk_shape *s;

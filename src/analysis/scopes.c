@@ -186,22 +186,23 @@ pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind ki
 pk_status pk_context_scope_pair(const pk_profile *p, pk_index metric, double *incl, double *excl,
                                 int *done)
 {
+    pk_index ci, ce;
+    int di, de;
     *done = 0;
-    if (metric >= p->n_metrics) return PK_OK;
-    pk_combine how = p->metrics[metric].combine;
-    pk_index col, other;
-    if (how != PK_COMBINE_SUM && how != PK_COMBINE_OTHER) return PK_OK;
-    if (pk_column_find(p, metric, PK_SCOPE_EXCLUSIVE, &col) != PK_OK ||
-        pk_column_find(p, metric, PK_SCOPE_INCLUSIVE, &other) == PK_OK)
-        return PK_OK;
+    if (!p || metric >= p->n_metrics ||
+        pk_scope_source(p, metric, PK_SCOPE_INCLUSIVE, &ci, &di) != PK_OK ||
+        pk_scope_source(p, metric, PK_SCOPE_EXCLUSIVE, &ce, &de) != PK_OK || !di || de || ci != ce)
+        return PK_OK; /* one scope at a time, which says why where it fails */
+    unsigned char *seen = malloc(p->n_ctx ? p->n_ctx : 1);
     uint32_t *order = pk_deepest_first(p);
     pk_status st =
-        order ? pk_context_combined(p, col, excl, NULL) : pk_fail_nomem("deriving a scope");
-    if (!st) {
+        seen && order ? pk_context_combined(p, ce, excl, seen) : pk_fail_nomem("deriving a scope");
+    if (!st) { /* inclusive_from_exclusive() on a copy of what it would combine */
         memcpy(incl, excl, (size_t)p->n_ctx * sizeof *incl);
-        pk_inclusive_in_place(p, how, incl, NULL, order); /* sum-like: reads no `seen` */
+        pk_inclusive_in_place(p, p->metrics[metric].combine, incl, seen, order);
         *done = 1;
     }
+    free(seen);
     free(order);
     return st;
 }

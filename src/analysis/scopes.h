@@ -23,12 +23,13 @@ pk_status pk_derive_scope(const pk_profile *p, pk_index metric, pk_scope_kind ki
                           double *out);
 
 /* Both scopes of `metric` at once (incl and excl hold n_ctx doubles),
- * where that reads its column once: a sum-like metric stored exclusive
- * only (Callgrind, pprof, measurements), whose inclusive values are
- * derived from the exclusive ones. The exclusive values are combined
- * once and the inclusive ones folded from a copy, so each array holds
- * exactly what pk_context_scope_values() gives it. *done 0 (and nothing
- * written) when the metric is stored otherwise. */
+ * where that reads its column once: a metric stored exclusive only
+ * (Callgrind, pprof, measurements, most Cube metrics), whose inclusive
+ * values pk_scope_source() derives from the column the exclusive ones
+ * are read from. That column is combined once and the inclusive values
+ * folded from a copy, so each array holds exactly what
+ * pk_context_scope_values() gives it. *done 0 (and nothing written)
+ * when the metric is stored otherwise. */
 pk_status pk_context_scope_pair(const pk_profile *p, pk_index metric, double *incl, double *excl,
                                 int *done);
 

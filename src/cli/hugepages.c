@@ -116,10 +116,11 @@ static int executed_again(void)
 static int wanted(char **argv)
 {
     const char *tun = getenv("GLIBC_TUNABLES"), *preload = getenv("LD_PRELOAD");
-    if (!pk_huge_pages_wanted()) return 0; /* PROFKIT_HUGEPAGES, or a host that takes free pages */
     if (tun && strstr(tun, "glibc.malloc.hugetlb")) return 0;
     if (preload && *preload) return 0;
-    return thp_on_request() && input_is_big(argv);
+    /* the library's policy last: it reads sysfs, which a small input's
+     * start need not pay (PROFKIT_HUGEPAGES, or a host taking free pages) */
+    return thp_on_request() && input_is_big(argv) && pk_huge_pages_wanted();
 }
 
 /* GLIBC_TUNABLES back as the user had it, and the marks gone. */

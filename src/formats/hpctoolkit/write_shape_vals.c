@@ -35,9 +35,8 @@
  * more than one over the triples: converting a 513 MB Cube file of 640
  * locations took 7 % more CPU with every location's values in its plane,
  * and cc1's Callgrind file (one location of 603,672 values) 262 M more
- * instructions (7 %) than with its 9.6 MB of triples copied out (at 2^18
- * values, this limit kept them in the plane; since huge pages are off
- * where they are dear, the 9.6 MB fit: 144 MB peak, the goal 157). */
+ * instructions (7 %) than with its 9.6 MB of triples copied out (peak 135
+ * -> 144 MB; issue 33's bound for it is 157). */
 #define IN_PLANE_VALUES (1u << 21)
 
 typedef struct vwork {

@@ -71,8 +71,10 @@ static void node(wb *b, uint32_t id, uint32_t parent, uint16_t lm, uint64_t ip)
     put(b, id, 4), put(b, parent, 4), put(b, lm, 2), put(b, ip, 8), put(b, 1, 1);
 }
 
-/* A measurement: main fence -> caller -> target, 0.5 s at the target. */
-static size_t write_hpcrun(wb *b, const char *module, uint64_t caller, uint64_t target)
+/* A thread's measurement: main fence -> caller -> target, 0.5 s at the
+ * target. */
+static size_t write_hpcrun(wb *b, const char *module, uint64_t caller, uint64_t target,
+                           unsigned thread)
 {
     static const char *const kinds[] = {"SUMMARY", "NODE", "RANK", "THREAD"};
     uint64_t at[12];
@@ -99,7 +101,7 @@ static size_t write_hpcrun(wb *b, const char *module, uint64_t caller, uint64_t 
     for (int k = 0; k < 4; k++)
         put(b, (uint64_t)k, 2), put_str(b, kinds[k]);
     at[9] = b->n, align(b), at[10] = b->n;
-    put(b, 1, 2), put(b, 0xC003, 2), put(b, 0, 8), put(b, 0, 8); /* THREAD 0 */
+    put(b, 1, 2), put(b, 0xC003, 2), put(b, thread, 8), put(b, thread, 8); /* THREAD */
     double half = 0.5;
     uint64_t bits;
     memcpy(&bits, &half, 8);
@@ -133,10 +135,26 @@ static pk_index find_function_ctx(const pk_profile *p, const char *name)
     return PK_NONE;
 }
 
+/* How many contexts are those of function `name`. */
+static size_t count_function_ctx(const pk_profile *p, const char *name)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < pk_context_count(p); i++) {
+        pk_context c;
+        pk_function f;
+        pk_context_get(p, (pk_index)i, &c);
+        n += c.kind == PK_CTX_FUNCTION && c.function != PK_NONE &&
+             pk_function_get(p, c.function, &f) == PK_OK && f.name && strcmp(f.name, name) == 0;
+    }
+    return n;
+}
+
+/* The function's one context (both threads' frames merged into it). */
 static void check_function(const pk_profile *p, const char *name, uint32_t line)
 {
     pk_index i = find_function_ctx(p, name);
     if (i == PK_NONE) fail_msg("no context of function %s", name);
+    assert_int_equal(count_function_ctx(p, name), 1);
     pk_context c;
     pk_function f;
     pk_file file;
@@ -154,6 +172,27 @@ static void check_function(const pk_profile *p, const char *name, uint32_t line)
     print_message("%s defined at line %u, sampled at line %u\n", name, f.line, l.line);
 }
 
+/* The locations with values at the instruction below function `name`'s
+ * line: both threads', when the second thread's frame took the first's
+ * contexts. */
+static size_t locations_at_point(const pk_profile *p, const char *name)
+{
+    pk_context c, line;
+    pk_context_get(p, find_function_ctx(p, name), &c);
+    pk_context_get(p, c.first_child, &line);
+    assert_int_equal(line.n_children, 1);
+    pk_cursor cur;
+    pk_value v;
+    uint64_t seen = 0;
+    assert_int_equal(pk_context_values_begin(p, line.first_child, &cur), PK_OK);
+    while (pk_cursor_next(&cur, &v)) {
+        pk_location loc;
+        assert_int_equal(pk_location_get(p, v.location, &loc), PK_OK);
+        if (!loc.is_summary && v.location < 64) seen |= 1ull << v.location;
+    }
+    return (size_t)__builtin_popcountll(seen);
+}
+
 /* Resolves the probes through the binary `exe` (this program or a copy). */
 static void resolve_through(const char *exe)
 {
@@ -163,12 +202,14 @@ static void resolve_through(const char *exe)
     uint64_t caller = (uintptr_t)&probe_caller - base + 4, target = (uintptr_t)&probe_target - base;
     assert_non_null(mkdtemp(dir));
     static wb b;
-    size_t size = write_hpcrun(&b, exe, caller, target);
-    snprintf(path, sizeof path, "%s/probe-000000-000-0-1-0.hpcrun", dir);
-    FILE *f = fopen(path, "wb");
-    assert_non_null(f);
-    assert_int_equal(fwrite(b.d, 1, size, f), size);
-    fclose(f);
+    for (unsigned t = 0; t < 2; t++) { /* the second thread's frames: met before */
+        size_t size = write_hpcrun(&b, exe, caller, target, t);
+        snprintf(path, sizeof path, "%s/probe-000000-%03u-0-1-0.hpcrun", dir, t);
+        FILE *f = fopen(path, "wb");
+        assert_non_null(f);
+        assert_int_equal(fwrite(b.d, 1, size, f), size);
+        fclose(f);
+    }
 
     pk_profile *p;
     assert_int_equal(pk_profile_open(dir, NULL, &p), PK_OK);
@@ -179,9 +220,10 @@ static void resolve_through(const char *exe)
     }
     check_function(p, "probe_caller", CALLER_LINE);
     check_function(p, "probe_target", TARGET_LINE);
+    assert_int_equal(locations_at_point(p, "probe_target"), 2);
     double total;
     assert_int_equal(pk_metric_program_total(p, 0, &total), PK_OK);
-    assert_true(total == 0.5);
+    assert_true(total == 1.0);
     tu_exercise(p, 1);
     pk_profile_free(p);
 

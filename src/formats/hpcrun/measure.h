@@ -79,14 +79,14 @@ typedef struct hm_node {
     uint8_t state;
 } hm_node;
 
-/* The instruction context of (parent, module, offset) found before: most
- * CCT nodes are such points, and most of a file's were met in the files
- * before it, so this small table (key inline, one probe or two) answers
- * them before the general map. */
+/* The contexts of (parent, module, offset) found before: most CCT nodes
+ * are such points, and most of a file's were met in the files before it,
+ * so this small table (key inline, one probe or two) answers them before
+ * the symbols and the general map. */
 typedef struct hm_point {
-    uint64_t key; /* parent << 32 | module; 0 = empty (parent 0 is the root) */
+    uint64_t key; /* (parent + 1) << 32 | module; 0 = empty */
     uint64_t offset;
-    uint32_t ctx;
+    uint32_t full, rel; /* as hm_node's */
 } hm_point;
 
 /* What symbols say about one (module, offset), cached across files. */

@@ -280,32 +280,40 @@ static int point_grow(hm_build *b)
 
 /* An unresolved point: parent -> (module, offset), relation call. */
 static pk_status plain_point(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
-                             uint32_t *out)
+                             hm_node *out)
 {
-    uint64_t key = (uint64_t)(parent + 1u) << 32 | module; /* never 0 */
-    if (b->cap_points) {
-        hm_point *e = &b->points[point_slot(b, key, offset)];
-        if (e->key) return *out = e->ctx, PK_OK;
-    }
     hm_ctx c = proto(parent, PK_CTX_INSTRUCTION, PK_REL_CALL);
     c.module = module, c.offset = offset, c.flags = PK_CTXF_HAS_POINT;
-    pk_status st = hm_ctx_get(b, &c, out);
-    if (st) return st;
-    if ((b->n_points + 1) * 2 > b->cap_points && point_grow(b)) return PK_OK; /* just slower */
-    b->points[point_slot(b, key, offset)] = (hm_point){key, offset, *out};
-    b->n_points++;
-    return PK_OK;
+    pk_status st = hm_ctx_get(b, &c, &out->full);
+    out->rel = out->full;
+    return st;
 }
 
+/* Remember what (parent, module, offset) gave, for the files after. */
+static void point_remember(hm_build *b, uint64_t key, uint64_t offset, const hm_node *n)
+{
+    if ((b->n_points + 1) * 2 > b->cap_points && point_grow(b)) return; /* just slower */
+    b->points[point_slot(b, key, offset)] = (hm_point){key, offset, n->full, n->rel};
+    b->n_points++;
+}
+
+/* The contexts of a point below parent: the front table's when met
+ * before (the symbols and the general map are not asked again), else
+ * resolved (function -> inlined calls -> line -> instruction) or plain. */
 static pk_status point_ctx(hm_build *b, uint32_t parent, uint32_t module, uint64_t offset,
                            hm_node *out)
 {
+    uint64_t key = (uint64_t)(parent + 1u) << 32 | module; /* never 0 */
+    if (b->cap_points) {
+        const hm_point *e = &b->points[point_slot(b, key, offset)];
+        if (e->key) return out->full = e->full, out->rel = e->rel, PK_OK;
+    }
     const hm_frame *fr = NULL;
     pk_status st = b->sym ? resolve(b, module, offset, &fr) : PK_OK;
-    if (st) return st;
-    if (fr && fr->fn != PK_NONE) return resolved_ctx(b, parent, module, offset, fr, out);
-    st = plain_point(b, parent, module, offset, &out->full);
-    out->rel = out->full;
+    if (!st)
+        st = fr && fr->fn != PK_NONE ? resolved_ctx(b, parent, module, offset, fr, out)
+                                     : plain_point(b, parent, module, offset, out);
+    if (!st) point_remember(b, key, offset, out);
     return st;
 }
 

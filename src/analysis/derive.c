@@ -34,11 +34,11 @@
 
 #include "derive_job.h"
 
-static double *row(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx)
+static double *row(worker *w, const dp_plan *plan, uint32_t ctx)
 {
     if (w->row_of[ctx] == PK_NONE) {
         w->row_of[ctx] = w->n_touched;
-        w->touched[w->n_touched++] = p->ctx[ctx].id << 32 | ctx;
+        w->touched[w->n_touched++] = (uint64_t)w->cx[ctx].id << 32 | ctx;
         memset(w->rows + (size_t)w->row_of[ctx] * plan->n_slots, 0, plan->n_slots * sizeof(double));
     }
     return w->rows + (size_t)w->row_of[ctx] * plan->n_slots;
@@ -48,16 +48,15 @@ static double *row(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t
  * it up. Its context and each ancestor not reached yet get a row and are
  * queued for propagate(), deepest first (a child's depth is its parent's
  * plus one), so each is walked once per location, not once per value. */
-static void attribute(worker *w, const pk_profile *p, const dp_plan *plan, uint32_t ctx,
-                      uint32_t dm, double v)
+static void attribute(worker *w, const dp_plan *plan, uint32_t ctx, uint32_t dm, double v)
 {
-    double *r = row(w, p, plan, ctx) + dp_metric_slot(plan, dm, 0);
+    double *r = row(w, plan, ctx) + dp_metric_slot(plan, dm, 0);
     r[SL_POINT] += v, r[SL_EXECUTION] += v, r[SL_FUNCTION] += v, r[SL_NOLOOPS] += v;
     if (!w->dm_used[dm]) w->dm_used[dm] = 1, w->dms[w->n_dms++] = dm;
-    for (uint32_t x = ctx; x != PK_NONE && !w->reached[x]; x = p->ctx[x].parent) {
+    for (uint32_t x = ctx; x != PK_NONE && !w->reached[x]; x = w->cx[x].parent) {
         w->reached[x] = 1;
-        row(w, p, plan, x);
-        w->up[w->n_up++] = (uint64_t)(UINT32_MAX - p->ctx[x].depth) << 32 | x;
+        row(w, plan, x);
+        w->up[w->n_up++] = (uint64_t)(UINT32_MAX - w->cx[x].depth) << 32 | x;
     }
 }
 
@@ -65,17 +64,17 @@ static void attribute(worker *w, const pk_profile *p, const dp_plan *plan, uint3
  * bottom-up finalize (docs/derive.md). execution goes up every edge;
  * function only from a lexical child (calls stop it), and the loop-free
  * function also not from a loop. */
-static void propagate(worker *w, const pk_profile *p, const dp_plan *plan)
+static void propagate(worker *w, const dp_plan *plan)
 {
     pk_radix_sort_u64(w->up, w->sort_tmp, w->n_up, 4); /* deepest first */
     for (uint32_t i = 0; i < w->n_up; i++) {
-        uint32_t x = (uint32_t)w->up[i], parent = p->ctx[x].parent;
+        uint32_t x = (uint32_t)w->up[i], parent = w->cx[x].parent;
         w->reached[x] = 0;
         if (parent == PK_NONE) continue;
         const double *r = w->rows + (size_t)w->row_of[x] * plan->n_slots;
         double *q = w->rows + (size_t)w->row_of[parent] * plan->n_slots;
-        int lexical = p->ctx[x].relation == PK_REL_LEXICAL;
-        int no_loop = lexical && p->ctx[x].kind != PK_CTX_LOOP;
+        int lexical = w->cx[x].lexical;
+        int no_loop = lexical && !w->cx[x].loop;
         for (uint32_t k = 0; k < w->n_dms; k++) {
             uint32_t s = dp_metric_slot(plan, w->dms[k], 0);
             q[s + SL_EXECUTION] += r[s + SL_EXECUTION];
@@ -104,10 +103,9 @@ static void load_location(worker *w, const pk_profile *p, const dp_plan *plan, c
             if (i == PK_NONE) continue; /* an id meta.db does not define: dropped */
             const dp_plain *d = &plan->plain[i];
             if (d->role == ROLE_POINT)
-                attribute(w, p, plan, ctx, (d->slot - plan->n_keep) / SL_PER_METRIC,
-                          pk_le_f64(r + 2));
+                attribute(w, plan, ctx, (d->slot - plan->n_keep) / SL_PER_METRIC, pk_le_f64(r + 2));
             else if (d->role == ROLE_KEEP)
-                row(w, p, plan, ctx)[d->slot] = pk_le_f64(r + 2);
+                row(w, plan, ctx)[d->slot] = pk_le_f64(r + 2);
         }
     }
 }
@@ -210,7 +208,7 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
         if (p->locs[l].is_summary) continue;
         pk_release_advance(&rel, pl->vals < pl->idx ? pl->vals : pl->idx);
         load_location(w, p, job->plan, pl);
-        propagate(w, p, job->plan);
+        propagate(w, job->plan);
         if (!job->plain_only && !job->ordered) add_partials(w, p, job->plan);
         emit_location(w, job->plan, &job->where[l]); /* sorts touched by id */
         job->where[l].worker = wi;
@@ -225,8 +223,23 @@ static void derive_range(void *user, unsigned wi, uint32_t begin, uint32_t end)
     }
 }
 
-static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan, int plain_only)
+/* The packed contexts (dj_ctx) of p, or NULL when out of memory. */
+static dj_ctx *packed_contexts(const pk_profile *p)
 {
+    dj_ctx *cx = malloc(((size_t)p->n_ctx + 1) * sizeof *cx);
+    if (!cx) return NULL;
+    for (uint32_t i = 0; i < p->n_ctx; i++) {
+        const pk_ctx_rec *c = &p->ctx[i];
+        cx[i] = (dj_ctx){c->parent, (uint32_t)c->id, c->depth, c->relation == PK_REL_LEXICAL,
+                         c->kind == PK_CTX_LOOP};
+    }
+    return cx;
+}
+
+static pk_status worker_init(worker *w, const pk_profile *p, const dp_plan *plan, int plain_only,
+                             const dj_ctx *cx)
+{
+    w->cx = cx;
     w->rows = malloc(((size_t)p->n_ctx + 1) * plan->n_slots * sizeof *w->rows);
     w->row_of = malloc(((size_t)p->n_ctx + 1) * sizeof *w->row_of);
     w->touched = malloc(((size_t)p->n_ctx + 1) * sizeof *w->touched);
@@ -384,8 +397,10 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
         job->stat_of_raw = dj_twin_stats(p, job->plan, &job->loop_stats);
         if (!job->cwhere) st = pk_fail_nomem("deriving scopes");
     }
+    job->cx = st ? NULL : packed_contexts(p);
+    if (!st && !job->cx) st = pk_fail_nomem("deriving scopes");
     for (unsigned k = 0; k < workers && !st; k++) /* partials go to worker 0's */
-        st = worker_init(&job->w[k], p, job->plan, job->ordered && k > 0);
+        st = worker_init(&job->w[k], p, job->plan, job->ordered && k > 0, job->cx);
     uint64_t *by_id = st ? NULL : contexts_by_id(p);
     if (!st && !by_id) st = pk_fail_nomem("deriving scopes");
     if (!st) {
@@ -396,8 +411,8 @@ static pk_status run(derive_job *job, unsigned workers, pk_derive_report *rep)
             merge_partials(job, workers);
         if (!st) st = install(job, workers, by_id);
     }
-    free(job->cwhere), free(job->stat_of_raw), free(job->loop_stats);
-    job->cwhere = NULL, job->stat_of_raw = NULL, job->loop_stats = NULL;
+    free(job->cwhere), free(job->stat_of_raw), free(job->loop_stats), free(job->cx);
+    job->cwhere = NULL, job->stat_of_raw = NULL, job->loop_stats = NULL, job->cx = NULL;
     if (!st && rep) {
         *rep = (pk_derive_report){job->plan->n_dm, job->plan->n_derived_stats,
                                   job->plan->n_stat - job->plan->n_derived_stats, 0};
@@ -471,13 +486,16 @@ pk_status pk_derive_locations(pk_profile *p, uint32_t first, uint32_t end)
     if (!job || !where) st = pk_fail_nomem("deriving scopes");
     if (!st) {
         *job = (derive_job){.p = p, .plan = &plan, .plain_only = 1, .where = where};
-        st = plan.n_dm ? worker_init(&job->w[0], p, &plan, 1) : PK_OK;
+        job->cx = plan.n_dm ? packed_contexts(p) : NULL;
+        st = plan.n_dm && !job->cx ? pk_fail_nomem("deriving scopes")
+             : plan.n_dm           ? worker_init(&job->w[0], p, &plan, 1, job->cx)
+                                   : PK_OK;
     }
     if (!st && plan.n_dm) {
         derive_range(job, 0, first, end);
         st = install_plain(job, first, end);
     }
-    if (job) worker_free(&job->w[0]);
+    if (job) worker_free(&job->w[0]), free(job->cx);
     free(job), free(where), dp_plan_free(&plan);
     return st;
 }

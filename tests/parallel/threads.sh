@@ -4,7 +4,8 @@
 # the same bytes for every corpus measurement directory and a generated
 # one, 1 to 4 threads; merges of corpus databases, Cube and Cachegrind
 # files, with and without --mean; a damaged file and a write error (a
-# full file system, or a file size limit) fail cleanly, leaving nothing.
+# full file system, or a file size limit; the serial writer's cct.db
+# chunks too) fail cleanly, leaving nothing.
 #
 #   threads.sh PROFKIT PK_HPCRUN_GEN SOURCE_DIR WORK_DIR
 set -euo pipefail
@@ -83,6 +84,29 @@ if [ "$(id -u)" = 0 ] && mount -t tmpfs -o size=256k tmpfs "$full" 2> /dev/null;
   [ -z "$(ls -A "$full")" ] || fail "something was left on the full file system: $(ls -A "$full")"
   umount "$full" && trap - EXIT
   echo "full file system: exit 1, ENOSPC named, nothing left"
+fi
+# the serial writer, the file system filling up inside cct.db: its chunks
+# (4 MiB here, 17 MB in all) are written by a thread of their own while
+# the next is filled (write_cct_chunks.c), whose error must still be the
+# one reported, naming cct.db
+if [ "$(id -u)" = 0 ]; then
+  "$gen" "$work/chunks.m" --files 400 --nodes 1000 > /dev/null
+  "$profkit" convert "$work/chunks.m" -o "$work/chunks.d" -q
+  size() { stat -c %s "$work/chunks.d/$1"; }
+  need=$(($(size meta.db) + $(size profile.db) + $(size cct.db) / 2))
+  if mount -t tmpfs -o size=$((need / 4096 * 4096)) tmpfs "$full" 2> /dev/null; then
+    trap 'umount "$full" 2> /dev/null || true' EXIT
+    if "$profkit" convert "$work/chunks.m" -o "$full/x.d" 2> "$work/err"; then
+      fail "a serial build on a file system full inside cct.db succeeded"
+    fi
+    grep -q "cct.db: write failed at byte [0-9]*: No space left" "$work/err" ||
+      fail "the error does not name cct.db and why: $(cat "$work/err")"
+    no_database "$full/x.d" "file system full inside cct.db"
+    [ -z "$(ls -A "$full")" ] || fail "something was left on the full file system: $(ls -A "$full")"
+    umount "$full" && trap - EXIT
+    echo "serial writer, file system full inside cct.db: exit 1, cct.db and ENOSPC named, nothing left"
+  fi
+  rm -rf "$work/chunks.m" "$work/chunks.d"
 fi
 if (trap '' XFSZ; ulimit -f 200; "$profkit" convert "$work/gen.m" -o "$work/big.d" --threads 2) 2> "$work/err"; then
   fail "a build past the file size limit succeeded"

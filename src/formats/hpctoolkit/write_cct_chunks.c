@@ -13,12 +13,18 @@
  * counters (worker 0's locations first, so every run stays in location
  * order) and written. The bytes are those of the whole transpose.
  *
+ * While a chunk is filled, the one before it is written by a thread of
+ * its own (two buffers, in turns): the copy into the file's pages runs
+ * beside the filling instead of after it.
+ *
  * The planes may be a mapping of the input (profile.db), which another
  * program can change between the two passes: then a chunk would get
  * other values than were counted, and a cell's values run into the next
  * one's. Each pass sums, per location, a mix of every value it takes
  * (context, metric and bits); the write fails unless both sums agree.
  */
+#include <pthread.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -258,27 +264,94 @@ static pk_status same_values(const hk_cct_src *s)
     return PK_OK;
 }
 
+/* The write of one filled chunk, on a thread of its own. The pk_out and
+ * the chunk are the thread's until writer_wait(). */
+typedef struct chunk_writer {
+    pthread_t tid;
+    int running;
+    struct pk_out *out;
+    const unsigned char *buf;
+    uint64_t bytes;
+    char msg[1024]; /* the thread's error message */
+} chunk_writer;
+
+static void *write_chunk(void *arg)
+{
+    chunk_writer *cw = arg;
+    pk_out_bytes(cw->out, cw->buf, cw->bytes);
+    if (cw->out->status) snprintf(cw->msg, sizeof cw->msg, "%s", pk_error_last());
+    return NULL;
+}
+
+/* The last chunk handed over is written; its error, if any, is the
+ * calling thread's now. */
+static void writer_wait(chunk_writer *cw)
+{
+    if (!cw->running) return;
+    pthread_join(cw->tid, NULL);
+    cw->running = 0;
+    if (cw->out->status) cw->out->status = pk_fail(cw->out->status, "%s", cw->msg);
+}
+
+/* Write bytes of buf: on the writer's thread when asked and one starts. */
+static void writer_start(chunk_writer *cw, int threaded, const unsigned char *buf, uint64_t bytes)
+{
+    cw->buf = buf, cw->bytes = bytes;
+    cw->running = threaded && pthread_create(&cw->tid, NULL, write_chunk, cw) == 0;
+    if (!cw->running) pk_out_bytes(cw->out, buf, bytes);
+}
+
+/* A writer thread pays when there are several chunks and the bytes are
+ * worth a second core (pk_workers_for()); the tests' small chunks use it
+ * always, so that its hand-overs are exercised. */
+static int writer_wanted(const hk_cct_src *s, uint64_t n_ids)
+{
+    uint64_t total = 0, hi = 0;
+    if (n_ids && chunk_of(s, 0, n_ids, &hi) && hi >= n_ids) return 0; /* one chunk */
+    if (s->p->cct_chunk_bytes) return 1;
+    for (uint64_t id = 0; id < n_ids; id++) {
+        uint32_t ctx = pk_model_ctx_find(s->p, id);
+        if (ctx != PK_NONE) total += block_size(s->nvals[ctx], s->nidx[ctx]);
+    }
+    return pk_workers_for(total) > 1;
+}
+
+/* A buffer of at least `bytes` + 1 for the next chunk (one of two). */
+static unsigned char *chunk_buffer(hk_cct_src *s, unsigned char **buf, size_t *cap, uint64_t bytes)
+{
+    if (bytes + 1 <= *cap) return *buf;
+    free(*buf);
+    *cap = bytes + 1 > chunk_limit(s->p) ? bytes + 1 : chunk_limit(s->p);
+    if (!(*buf = malloc(*cap))) *cap = 0;
+    return *buf;
+}
+
 void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uint64_t n_ids)
 {
     s->o = o;
     if (s->p->cct_between_passes) s->p->cct_between_passes(s->p); /* tests: the input changes */
-    unsigned char *buf = NULL;
-    size_t cap = 0;
-    for (uint64_t lo = 0, hi; lo < n_ids && !out->status; lo = hi) {
+    unsigned char *buf[2] = {NULL, NULL};
+    size_t cap[2] = {0, 0};
+    chunk_writer cw = {.out = out};
+    int threaded = writer_wanted(s, n_ids), cur = 0;
+    pk_status st = out->status;
+    for (uint64_t lo = 0, hi; lo < n_ids && !st; lo = hi, cur ^= 1) {
         uint64_t bytes = chunk_of(s, lo, n_ids, &hi);
-        if (bytes + 1 > cap) {
-            free(buf);
-            cap = bytes + 1 > chunk_limit(s->p) ? bytes + 1 : chunk_limit(s->p);
-            if (!(buf = malloc(cap))) {
-                out->status = pk_fail_nomem("writing cct.db");
-                break;
-            }
+        if (!chunk_buffer(s, &buf[cur], &cap[cur], bytes)) {
+            writer_wait(&cw); /* its error first, if it had one */
+            st = out->status ? out->status : pk_fail_nomem("writing cct.db");
+            break;
         }
-        s->chunk = buf, s->chunk_len = bytes, s->id_lo = lo, s->id_hi = hi;
+        s->chunk = buf[cur], s->chunk_len = bytes, s->id_lo = lo, s->id_hi = hi;
         place(s, lo, hi);
         pk_parallel_ranges(s->workers, s->p->n_locs, location_weight, fill_range, s);
-        pk_out_bytes(out, buf, bytes);
+        writer_wait(&cw); /* the chunk before: the other buffer is free again */
+        if ((st = out->status)) break;
+        writer_start(&cw, threaded, buf[cur], bytes);
+        if (!cw.running) st = out->status;
     }
-    free(buf);
+    writer_wait(&cw);
+    if (!out->status && st) out->status = st;
+    free(buf[0]), free(buf[1]);
     if (!out->status) out->status = same_values(s);
 }

@@ -222,7 +222,8 @@ void hm_build_free(hm_build *b)
     for (uint32_t l = 0; l < b->n_locs; l++) /* a failed file's slot was cleaned already */
         forget(&b->locs[l], 0);
     free(b->ctx), free(b->metrics), free(b->locs), free(b->nodes), free(b->lm_module);
-    free(b->fmetrics), free(b->frames), free(b->node_slot), free(b->points);
+    free(b->fmetrics), free(b->frames), free(b->node_slot), free(b->kv), free(b->kv_tmp),
+        free(b->points);
     free(b->fn_keys);
     hs_free(b->sym);
 }

@@ -150,7 +150,9 @@ typedef struct hm_build {
     hm_frame *frames;
     uint32_t n_frames;
     size_t cap_frames;
-    uint32_t n_resolved; /* (module, offset) pairs symbols resolved */
+    uint32_t n_resolved;      /* (module, offset) pairs symbols resolved */
+    pk_radix_kv *kv, *kv_tmp; /* sorting room for a location's values */
+    size_t cap_kv, cap_kv_tmp;
     uint64_t hpcrun_bytes, hpctrace_bytes;
     uint32_t n_traces;
     unsigned major, minor;
@@ -176,15 +178,8 @@ pk_status hm_read_trace(hm_build *b, const hr_trace *t, int micro, hm_loc *loc);
 /* `plain`: point values only, nothing derived (a parallel build derives). */
 pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain);
 
-/* measure_loc.c: identifier tuples, locations, planes; `parallel`: the
- * planes on all cores (not in a member of a parallel build) */
-pk_status hm_build_locations(hm_build *b, const uint32_t *new_index, int parallel);
-
-/* measure_plane.c: each location's point-value plane (its values freed),
- * on all cores when `parallel`; *planes (one per location, each vals a
- * malloc'ed block) is the caller's: hm_free_planes() frees what is left. */
-pk_status hm_make_planes(hm_build *b, const uint32_t *new_index, int parallel, pk_plane **planes);
-void hm_free_planes(pk_plane *planes, uint32_t n);
+/* measure_loc.c: identifier tuples, locations, planes */
+pk_status hm_build_locations(hm_build *b, const uint32_t *new_index);
 
 /* measure.c */
 pk_status hm_build_init(hm_build *b, pk_profile *p, const pk_open_options *opts, const char *dir,

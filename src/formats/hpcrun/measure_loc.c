@@ -157,6 +157,46 @@ static pk_status location_ids(hm_build *b, pk_ident ***out)
     return generate_ids(b, idents);
 }
 
+/* The point-value plane of a location: sorted by context id, then column,
+ * values of one (context, metric) from several nodes summed in the order
+ * they were read (the sort is stable). */
+static pk_status make_plane(hm_build *b, hm_loc *hl, const uint32_t *new_index, pk_plane *out)
+{
+    uint64_t n = hl->n_vals, nv = 0;
+    if (pk_vec_reserve((void **)&b->kv, &b->cap_kv, n + 1, sizeof *b->kv) ||
+        pk_vec_reserve((void **)&b->kv_tmp, &b->cap_kv_tmp, n + 1, sizeof *b->kv_tmp))
+        return pk_fail_nomem("sorting values");
+    pk_radix_kv *kv = b->kv;
+    for (uint64_t i = 0; i < n; i++)
+        kv[i] = (pk_radix_kv){(uint64_t)new_index[hl->vals[i].ctx] << 32 | hl->vals[i].metric,
+                              pk_f64_bits(hl->vals[i].v)};
+    pk_radix_sort_kv(kv, b->kv_tmp, n);
+    for (uint64_t i = 0; i < n; i++) {
+        double x = pk_f64_from_bits(kv[i].val);
+        while (i + 1 < n && kv[i + 1].key == kv[i].key)
+            x += pk_f64_from_bits(kv[++i].val);
+        if (x != 0) kv[nv++] = (pk_radix_kv){kv[i].key, pk_f64_bits(x)};
+    }
+    unsigned char *buf = pk_model_alloc_owned(b->p, nv * (PK_LM_VAL_SIZE + PK_LM_IDX_SIZE) + 1);
+    if (!buf) return PK_ERR_NOMEM;
+    unsigned char *idx = buf + nv * PK_LM_VAL_SIZE;
+    uint32_t ni = 0;
+    for (uint64_t i = 0; i < nv; i++) {
+        uint32_t ctx = (uint32_t)(kv[i].key >> 32), metric = (uint32_t)kv[i].key;
+        if (i == 0 || kv[i].key >> 32 != kv[i - 1].key >> 32) {
+            pk_put_le32(idx + (size_t)ni * PK_LM_IDX_SIZE, ctx);
+            pk_put_le64(idx + (size_t)ni * PK_LM_IDX_SIZE + 4, i);
+            ni++;
+        }
+        pk_put_le16(buf + i * PK_LM_VAL_SIZE, (uint16_t)(HM_N_SCOPES * metric + HM_POINT));
+        pk_put_le64(buf + i * PK_LM_VAL_SIZE + 2, kv[i].val);
+    }
+    *out = (pk_plane){buf, idx, nv, ni};
+    free(hl->vals);
+    hl->vals = NULL;
+    return PK_OK;
+}
+
 /* The trace of location l in the model's packed sample layout. */
 static pk_status make_trace(hm_build *b, hm_loc *hl, uint32_t l, const uint32_t *new_index)
 {
@@ -181,44 +221,31 @@ static pk_status make_trace(hm_build *b, hm_loc *hl, uint32_t l, const uint32_t 
     return PK_OK;
 }
 
-/* Location at of the profile: hpcrun location l, its plane adopted. */
-static pk_status add_location(hm_build *b, uint32_t l, pk_ident *ids, pk_plane *plane,
-                              const uint32_t *new_index)
-{
-    pk_profile *p = b->p;
-    hm_loc *hl = &b->locs[l];
-    uint32_t at = p->n_locs++;
-    p->locs[at] = (pk_loc_rec){.raw_index = at, .n_ids = hl->n_ids, .ids = ids, .trace = PK_NONE};
-    pk_status st = pk_model_adopt_owned(p, (void *)plane->vals); /* frees it if it fails */
-    if (!st) p->locs[at].plane = *plane;
-    plane->vals = NULL;
-    if (!st && hl->has_trace) st = make_trace(b, hl, at, new_index);
-    if (!st)
-        st =
-            pk_model_add_attr(p, PK_ENTITY_LOCATION, at, "hpcrun:file", hl->file, strlen(hl->file));
-    return st;
-}
-
-pk_status hm_build_locations(hm_build *b, const uint32_t *new_index, int parallel)
+pk_status hm_build_locations(hm_build *b, const uint32_t *new_index)
 {
     pk_profile *p = b->p;
     pk_ident **idents = NULL;
-    pk_plane *planes = NULL;
     pk_status st = location_ids(b, &idents);
-    if (!st) st = hm_make_planes(b, new_index, parallel, &planes);
     if (st) return st;
     p->id_kind_names = (const char **)kind_names;
     p->n_id_kinds = N_KIND_NAMES;
     p->locs = pk_arena_array(&p->arena, b->n_locs + 1u, sizeof *p->locs);
     p->traces = pk_arena_array(&p->arena, b->n_locs + 1u, sizeof *p->traces);
-    if (!p->locs || !p->traces) st = pk_fail_nomem("setting up locations");
-    if (!st) { /* location 0 holds the summary statistics, as profile 0 of profile.db */
-        p->locs[0] = (pk_loc_rec){.raw_index = 0, .is_summary = 1, .trace = PK_NONE};
-        p->n_locs = 1;
+    if (!p->locs || !p->traces) return pk_fail_nomem("setting up locations");
+    /* location 0 holds the summary statistics, as profile 0 of profile.db */
+    p->locs[0] = (pk_loc_rec){.raw_index = 0, .is_summary = 1, .trace = PK_NONE};
+    p->n_locs = 1;
+    for (uint32_t l = 0; l < b->n_locs && !st; l++) {
+        hm_loc *hl = &b->locs[l];
+        uint32_t at = p->n_locs++;
+        p->locs[at] =
+            (pk_loc_rec){.raw_index = at, .n_ids = hl->n_ids, .ids = idents[l], .trace = PK_NONE};
+        st = make_plane(b, hl, new_index, &p->locs[at].plane);
+        if (!st && hl->has_trace) st = make_trace(b, hl, at, new_index);
+        if (!st)
+            st = pk_model_add_attr(p, PK_ENTITY_LOCATION, at, "hpcrun:file", hl->file,
+                                   strlen(hl->file));
     }
-    for (uint32_t l = 0; l < b->n_locs && !st; l++)
-        st = add_location(b, l, idents[l], &planes[l], new_index);
-    hm_free_planes(planes, b->n_locs); /* those not adopted: after a failure */
     return st;
 }
 
@@ -249,7 +276,7 @@ pk_status hm_finish_model(hm_build *b, const uint32_t *new_index, int plain)
 {
     pk_status st = drop_unused_modules(b->p);
     if (!st) st = setup_metrics(b);
-    if (!st) st = hm_build_locations(b, new_index, !plain); /* a member's core is its own */
+    if (!st) st = hm_build_locations(b, new_index);
     int measured = 0;
     for (uint32_t m = 0; m < b->n_metrics; m++)
         measured |= b->metrics[m].has_values;

@@ -317,7 +317,8 @@ static int writer_wanted(const hk_cct_src *s, uint64_t n_ids)
 }
 
 /* A buffer of at least `bytes` + 1 for the next chunk (one of two). */
-static unsigned char *chunk_buffer(hk_cct_src *s, unsigned char **buf, size_t *cap, uint64_t bytes)
+static unsigned char *chunk_buffer(const hk_cct_src *s, unsigned char **buf, size_t *cap,
+                                   uint64_t bytes)
 {
     if (bytes + 1 <= *cap) return *buf;
     free(*buf);

@@ -2,11 +2,12 @@
  * tests/test_hpcrun_symbols.c — frames of an hpcrun measurement resolved
  * from the binaries its loadmap names (libdw).
  *
- * The test writes a small 04.00 measurement whose loadmap names this very
- * test program and whose CCT holds two addresses inside it (in
- * probe_caller and probe_target, found at run time from the program's load
- * address), then opens the directory: the contexts must name those
- * functions, this source file and their lines; with PK_OPEN_NO_SYMBOLS
+ * The test writes a small 04.00 measurement of two threads whose loadmap
+ * names this very test program and whose CCT holds two addresses inside
+ * it (in probe_caller and probe_target, found at run time from the
+ * program's load address), then opens the directory: the contexts must
+ * name those functions, this source file and their lines, each function
+ * once, with both threads' values at its instruction; with PK_OPEN_NO_SYMBOLS
  * they stay "module+0xoffset". Then again through a copy of the program
  * without .debug_aranges, as clang writes binaries. Skipped when the
  * library was built without libdw (it then reports no "symbols" note).

@@ -484,12 +484,11 @@ pk_status pk_derive_locations(pk_profile *p, uint32_t first, uint32_t end)
     derive_job *job = calloc(1, sizeof *job);
     placed *where = calloc((size_t)p->n_locs + 1, sizeof *where);
     if (!job || !where) st = pk_fail_nomem("deriving scopes");
-    if (!st) {
-        *job = (derive_job){.p = p, .plan = &plan, .plain_only = 1, .where = where};
-        job->cx = plan.n_dm ? packed_contexts(p) : NULL;
-        st = plan.n_dm && !job->cx ? pk_fail_nomem("deriving scopes")
-             : plan.n_dm           ? worker_init(&job->w[0], p, &plan, 1, job->cx)
-                                   : PK_OK;
+    if (!st) *job = (derive_job){.p = p, .plan = &plan, .plain_only = 1, .where = where};
+    if (!st && plan.n_dm) {
+        job->cx = packed_contexts(p);
+        st = job->cx ? worker_init(&job->w[0], p, &plan, 1, job->cx)
+                     : pk_fail_nomem("deriving scopes");
     }
     if (!st && plan.n_dm) {
         derive_range(job, 0, first, end);

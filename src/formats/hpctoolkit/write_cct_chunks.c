@@ -301,19 +301,17 @@ static void writer_start(chunk_writer *cw, int threaded, const unsigned char *bu
     if (!cw->running) pk_out_bytes(cw->out, buf, bytes);
 }
 
-/* A writer thread pays when there are several chunks and the bytes are
- * worth a second core (pk_workers_for()); the tests' small chunks use it
- * always, so that its hand-overs are exercised. */
-static int writer_wanted(const hk_cct_src *s, uint64_t n_ids)
+/* A writer thread pays when cct.db's blocks (every context's, which
+ * count_all() sized) take more than one chunk and are worth a second
+ * core (pk_workers_for()); the tests' small chunks use it always, so that
+ * its hand-overs are exercised. */
+static int writer_wanted(const hk_cct_src *s)
 {
-    uint64_t total = 0, hi = 0;
-    if (n_ids && chunk_of(s, 0, n_ids, &hi) && hi >= n_ids) return 0; /* one chunk */
-    if (s->p->cct_chunk_bytes) return 1;
-    for (uint64_t id = 0; id < n_ids; id++) {
-        uint32_t ctx = pk_model_ctx_find(s->p, id);
-        if (ctx != PK_NONE) total += block_size(s->nvals[ctx], s->nidx[ctx]);
-    }
-    return pk_workers_for(total) > 1;
+    uint64_t total = 0;
+    for (uint32_t ctx = 0; ctx < s->p->n_ctx; ctx++)
+        total += block_size(s->nvals[ctx], s->nidx[ctx]);
+    if (total <= chunk_limit(s->p)) return 0; /* one chunk */
+    return s->p->cct_chunk_bytes || pk_workers_for(total) > 1;
 }
 
 /* A buffer of at least `bytes` + 1 for the next chunk (one of two). */
@@ -334,7 +332,7 @@ void hk_cct_put_chunks(struct pk_out *out, hk_cct_src *s, const hk_order *o, uin
     unsigned char *buf[2] = {NULL, NULL};
     size_t cap[2] = {0, 0};
     chunk_writer cw = {.out = out};
-    int threaded = writer_wanted(s, n_ids), cur = 0;
+    int threaded = writer_wanted(s), cur = 0;
     pk_status st = out->status;
     for (uint64_t lo = 0, hi; lo < n_ids && !st; lo = hi, cur ^= 1) {
         uint64_t bytes = chunk_of(s, lo, n_ids, &hi);

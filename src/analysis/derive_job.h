@@ -19,16 +19,18 @@ typedef struct out_buf {
  * (72 bytes) spread a location's thousand contexts over more cache than
  * the rows they feed; these 16 bytes each stay in L2 beside them. */
 typedef struct dj_ctx {
-    uint32_t parent, id, depth; /* id: derivation needs ids of 32 bits */
-    uint8_t lexical, loop;      /* relation lexical; kind loop */
+    uint32_t parent, rank, depth; /* rank: its place in id order (the job's by_id) */
+    uint8_t lexical, loop;        /* relation lexical; kind loop */
 } dj_ctx;
 
 typedef struct worker {
     const dj_ctx *cx;   /* the job's, per context */
     double *rows;       /* touched contexts × n_slots */
     uint32_t *row_of;   /* context -> row, PK_NONE */
-    uint64_t *touched;  /* (id << 32) | context, in touch order */
-    uint64_t *sort_tmp; /* room for sorting `touched` */
+    uint64_t *touched;  /* contexts, in touch order; after emit, (id << 32) | context by id */
+    uint64_t *sort_tmp; /* room for sorting `up` */
+    uint64_t *seen;     /* touched contexts by rank: a bit each, ... */
+    uint64_t *seen_any; /* ... and a bit for each non-zero word of `seen` */
     uint32_t n_touched;
     uint64_t *up;     /* reached contexts, (UINT32_MAX - depth) << 32 | context */
     uint32_t n_up;    /* (the point values' contexts and their ancestors) */
@@ -52,9 +54,10 @@ typedef struct placed { /* where a location's new plane is in its worker's buffe
 typedef struct derive_job {
     const pk_profile *p;
     const dp_plan *plan;
-    dj_ctx *cx;     /* per context */
-    int plain_only; /* no summary partials (pk_derive_locations) */
-    int ordered;    /* several workers: partials folded in location order after */
+    dj_ctx *cx;      /* per context */
+    uint64_t *by_id; /* (id << 32) | context, sorted: the contexts by rank */
+    int plain_only;  /* no summary partials (pk_derive_locations) */
+    int ordered;     /* several workers: partials folded in location order after */
     worker w[PK_MAX_WORKERS];
     placed *where;  /* per location */
     placed *cwhere; /* ordered: each location's contributions */

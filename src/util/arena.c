@@ -55,17 +55,16 @@ static void *arena_new_chunk(pk_arena *a, size_t size)
     if (want != ARENA_CHUNK && a->head) {
         c->next = a->head->next;
         a->head->next = c;
-        memset(c->data, 0, size);
         return c->data;
     }
     c->next = a->head;
     a->head = c;
     a->used = size;
-    memset(c->data, 0, size);
     return c->data;
 }
 
-void *pk_arena_alloc(pk_arena *a, size_t size)
+/* `size` bytes as they are. */
+static void *arena_take(pk_arena *a, size_t size)
 {
     if (size == 0) size = 1;
     if (size > SIZE_MAX - ARENA_ALIGN) return NULL;
@@ -73,16 +72,28 @@ void *pk_arena_alloc(pk_arena *a, size_t size)
     if (a->head && a->head->size - a->used >= size) {
         void *p = a->head->data + a->used;
         a->used += size;
-        memset(p, 0, size);
         return p;
     }
     return arena_new_chunk(a, size);
+}
+
+void *pk_arena_alloc(pk_arena *a, size_t size)
+{
+    void *p = arena_take(a, size);
+    if (p) memset(p, 0, size);
+    return p;
 }
 
 void *pk_arena_array(pk_arena *a, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
     return pk_arena_alloc(a, n * size);
+}
+
+void *pk_arena_array_unset(pk_arena *a, size_t n, size_t size)
+{
+    if (size && n > SIZE_MAX / size) return NULL;
+    return arena_take(a, n * size);
 }
 
 char *pk_arena_strndup(pk_arena *a, const char *s, size_t len)

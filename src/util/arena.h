@@ -26,6 +26,10 @@ void pk_arena_free(pk_arena *a);
 void *pk_arena_alloc(pk_arena *a, size_t size);
 /* Same for n elements of `size` bytes, NULL also on overflow. */
 void *pk_arena_array(pk_arena *a, size_t n, size_t size);
+/* The same, not zeroed: for arrays the caller writes whole at once (an
+ * hpcrun file's CCT nodes were zeroed, then written: 4 % of a
+ * conversion's instructions). */
+void *pk_arena_array_unset(pk_arena *a, size_t n, size_t size);
 /* Copy of s[0..len) plus a NUL. */
 char *pk_arena_strndup(pk_arena *a, const char *s, size_t len);
 /* Hand a malloc'd block to the arena: pk_arena_free() frees it. Spares

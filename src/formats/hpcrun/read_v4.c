@@ -75,16 +75,21 @@ static pk_status read_cct(hr_file *f, pk_arena *a, hr_epoch *e)
     uint64_t n;
     pk_status st = hr_read_u64(&c, "cct node count", &n);
     if (st || (st = hr_need_count(&c, n, HR_CCT_NODE_SIZE_V4, "cct nodes"))) return st;
-    hr_cct_node *v = n ? pk_arena_array(a, n, sizeof *v) : NULL;
+    hr_cct_node *v = n ? pk_arena_array_unset(a, n, sizeof *v) : NULL;
     if (n && !v) return pk_fail_nomem("hpcrun cct");
-    for (uint64_t i = 0; i < n; i++) {
-        hr_cct_node *x = &v[i];
-        x->offset = c.pos;
-        x->id = (int32_t)hr_take32(&c);
-        x->parent = (int32_t)hr_take32(&c);
-        x->lm_id = hr_take16(&c);
-        x->lm_ip = hr_take64(&c);
-        x->unwound = hr_take8(&c) & 1;
+    for (uint64_t i = 0; i < n; i++) { /* each node written whole: the array is not zeroed */
+        uint64_t offset = c.pos;
+        int32_t id = (int32_t)hr_take32(&c);
+        int32_t parent = (int32_t)hr_take32(&c);
+        uint16_t lm_id = hr_take16(&c);
+        uint64_t lm_ip = hr_take64(&c);
+        uint8_t unwound = hr_take8(&c) & 1;
+        v[i] = (hr_cct_node){.id = id,
+                             .parent = parent,
+                             .lm_id = lm_id,
+                             .lm_ip = lm_ip,
+                             .unwound = unwound,
+                             .offset = offset};
     }
     e->n_nodes = n;
     e->nodes = v;

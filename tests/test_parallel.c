@@ -272,27 +272,46 @@ static void cct_in_chunks(void **state)
     if (!seen) skip();
 }
 
-/* As if another program rewrote one value of the input between cct.db's
- * two passes over the planes (a mapped profile.db can change so). */
+/* Another program rewrites one value of the input's profile.db between
+ * cct.db's two passes over the planes, which are that file's pages. */
 static int flipped;
 static void change_one_value(const pk_profile *p)
 {
-    if (!flipped) flipped = tu_rewrite_first_value(p);
+    for (uint32_t l = 0; l < p->n_locs && !flipped; l++) {
+        const pk_plane *pl = &p->locs[l].plane;
+        const pk_mapfile *m = pk_model_mapping_of(p, pl->vals);
+        if (p->locs[l].is_summary || !pl->nvals || !m) continue;
+        unsigned char byte = pl->vals[2] ^ 0x40; /* the value's low byte */
+        FILE *f = fopen(m->path, "r+b");
+        if (!f) return;
+        flipped =
+            fseek(f, (long)(pl->vals + 2 - m->data), SEEK_SET) == 0 && fwrite(&byte, 1, 1, f) == 1;
+        flipped &= fclose(f) == 0;
+    }
 }
 
 /* A write whose input changes between cct.db's passes fails, naming why,
  * and leaves no database behind: it never writes values it did not count
- * (each pass sums a mix of what it takes, per location). */
+ * (each pass sums a mix of what it takes, per location, when the planes
+ * are a mapped input's). The input: a database without cct.db, whose
+ * profile.db's pages are the planes, so cct.db is made from them. */
 static void cct_input_changed_while_written(void **state)
 {
     (void)state;
-    char dir[4096], out[4096];
-    snprintf(dir, sizeof dir, "%s/hpctoolkit/hpctoolkit-tests-meas/loops-perf.m", tu_corpus_dir());
-    if (!pk_path_exists(dir)) skip();
+    char meas[4096], dir[4096], cct[4200], out[4096];
+    snprintf(meas, sizeof meas, "%s/hpctoolkit/hpctoolkit-tests-meas/loops-perf.m",
+             tu_corpus_dir());
+    if (!pk_path_exists(meas)) skip();
+    tu_scratch_path(dir, sizeof dir, "no-cct.d");
     tu_scratch_path(out, sizeof out, "changed.d");
     pk_open_options oo = {.flags = PK_OPEN_NO_SYMBOLS};
     pk_profile *p = NULL;
-    assert_int_equal(pk_profile_open(dir, &oo, &p), PK_OK);
+    assert_int_equal(pk_profile_open(meas, &oo, &p), PK_OK);
+    assert_int_equal(pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, dir, NULL, NULL), PK_OK);
+    pk_profile_free(p);
+    snprintf(cct, sizeof cct, "%s/cct.db", dir);
+    assert_int_equal(remove(cct), 0);
+    assert_int_equal(pk_profile_open(dir, NULL, &p), PK_OK);
     p->cct_between_passes = change_one_value;
     flipped = 0;
     pk_status st = pk_profile_write(p, PK_FORMAT_HPCTOOLKIT_V4, out, NULL, NULL);

@@ -22,6 +22,8 @@
  * other values than were counted, and a cell's values run into the next
  * one's. Each pass sums, per location, a mix of every value it takes
  * (context, metric and bits); the write fails unless both sums agree.
+ * Planes in the profile's own memory (no input is mapped: an hpcrun
+ * measurement, a conversion) cannot change, and are not mixed.
  */
 #include <pthread.h>
 #include <stdio.h>
@@ -50,6 +52,7 @@ struct hk_cct_src {
     uint32_t *nidx;               /* per ctx */
     uint32_t *next;               /* per location: the index entry its next chunk starts at */
     uint64_t *mix;                /* per location: what counting took, then what filling took */
+    int guarded;                  /* an input is mapped: the planes are mixed */
     unsigned char *chunk;         /* filling */
     uint64_t chunk_len;           /* its bytes */
     uint64_t id_lo, id_hi;        /* filling: the chunk's ids */
@@ -80,9 +83,17 @@ static uint64_t mix_of(uint32_t ctx, uint32_t nr, const unsigned char *rec)
     return where ^ pk_le64(rec + 2);
 }
 
+#if defined(__GNUC__)
+#define PASS_INLINE static inline __attribute__((always_inline))
+#else
+#define PASS_INLINE static inline
+#endif
+
 /* Pass over index entries [k, nidx) of location l's plane with ids below
- * hi; fill: place the values, else count them. Returns where it stopped. */
-static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t hi, int fill)
+ * hi; fill: place the values, else count them; guarded: mix them. Returns
+ * where it stopped. Inlined with constant fill and guarded: a copy each. */
+PASS_INLINE uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t hi, int fill,
+                          int guarded)
 {
     const pk_profile *p = s->p;
     const pk_plane *pl = &p->locs[l].plane;
@@ -102,7 +113,7 @@ static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t
             const unsigned char *rec = pl->vals + v * PK_LM_VAL_SIZE;
             if (!kept(p, rec)) continue;
             uint64_t *c = &cells[(size_t)ctx * s->nr + pk_le16(rec)];
-            mix += mix_of(ctx, s->nr, rec);
+            if (guarded) mix += mix_of(ctx, s->nr, rec);
             if (!fill) {
                 (*c)++;
                 continue;
@@ -114,7 +125,7 @@ static uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t
             memcpy(dst + 4, rec + 2, 8);
         }
     }
-    s->mix[(fill ? p->n_locs : 0) + l] += mix; /* one worker per location */
+    if (guarded) s->mix[(fill ? p->n_locs : 0) + l] += mix; /* one worker per location */
     return k;
 }
 
@@ -122,14 +133,26 @@ static void count_range(void *user, unsigned w, uint32_t l0, uint32_t l1)
 {
     hk_cct_src *s = user;
     for (uint32_t l = l0; l < l1; l++)
-        if (!s->p->locs[l].is_summary) s->next[l] = pass(s, w, l, 0, UINT64_MAX, 0);
+        if (!s->p->locs[l].is_summary)
+            s->next[l] = s->guarded ? pass(s, w, l, 0, UINT64_MAX, 0, 1)
+                                    : pass(s, w, l, 0, UINT64_MAX, 0, 0);
 }
 
 static void fill_range(void *user, unsigned w, uint32_t l0, uint32_t l1)
 {
     hk_cct_src *s = user;
     for (uint32_t l = l0; l < l1; l++)
-        if (!s->p->locs[l].is_summary) s->next[l] = pass(s, w, l, s->next[l], s->id_hi, 1);
+        if (!s->p->locs[l].is_summary)
+            s->next[l] = s->guarded ? pass(s, w, l, s->next[l], s->id_hi, 1, 1)
+                                    : pass(s, w, l, s->next[l], s->id_hi, 1, 0);
+}
+
+/* Whether some input is mapped (a plane may be its pages). */
+static int any_input_mapped(const pk_profile *p)
+{
+    for (size_t i = 0; i < p->n_sources; i++)
+        if (p->sources[i].map.mapped) return 1;
+    return 0;
 }
 
 void hk_cct_src_free(hk_cct_src *s)
@@ -163,7 +186,10 @@ pk_status hk_cct_src_make(const pk_profile *p, hk_cct_src **out)
     if (st) return st;
     hk_cct_src *s = calloc(1, sizeof *s);
     if (!s) return pk_fail_nomem("writing cct.db");
-    *s = (hk_cct_src){.p = p, .workers = pk_model_plane_workers(p), .nr = p->n_raw[0]};
+    *s = (hk_cct_src){.p = p,
+                      .workers = pk_model_plane_workers(p),
+                      .nr = p->n_raw[0],
+                      .guarded = any_input_mapped(p)};
     s->at = calloc((size_t)s->workers * p->n_ctx * s->nr + 1, sizeof *s->at);
     s->nvals = calloc(p->n_ctx, sizeof *s->nvals);
     s->nidx = calloc(p->n_ctx, sizeof *s->nidx);

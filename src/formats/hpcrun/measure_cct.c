@@ -414,6 +414,8 @@ static pk_status start_nodes(hm_build *b, const hr_epoch *e)
     return PK_OK;
 }
 
+/* hr_parse() checked the epoch's shape (hr_check_cct): no id twice, every
+ * parent an earlier node. (A lookup per node tested the first again.) */
 pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e)
 {
     (void)f;
@@ -422,8 +424,6 @@ pk_status hm_read_nodes(hm_build *b, const hr_file *f, const hr_epoch *e)
     pk_status st = start_nodes(b, e);
     for (uint64_t i = 0; i < e->n_nodes && !st; i++) {
         const hr_cct_node *n = &e->nodes[i];
-        if (hm_node_find(b, node_key(n->id)))
-            return hm_fail(b, n->offset, "CCT node %d: the id is used twice", (int)n->id);
         st = map_node(b, n, &b->nodes[i]);
         if (!st && b->nodes[i].state == HM_NODE_DROPPED) b->dropped_nodes++;
         if (!st) st = node_remember(b, node_key(n->id), (uint32_t)i);

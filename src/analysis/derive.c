@@ -96,7 +96,7 @@ static void load_location(worker *w, const pk_profile *p, const dp_plan *plan, c
 {
     for (uint32_t k = 0; k < pl->nidx; k++) {
         const unsigned char *x = pl->idx + (uint64_t)k * PK_LM_IDX_SIZE;
-        uint32_t ctx = pk_model_ctx_find(p, pk_le32(x));
+        uint32_t ctx = pk_model_ctx_at(p, pk_le32(x));
         uint64_t b = pk_le64(x + 4),
                  e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
         for (uint64_t v = b; ctx != PK_NONE && v < e && v < pl->nvals; v++) {

@@ -143,7 +143,7 @@ static void fold_planes(derive_job *job, uint64_t lo, uint64_t hi)
         for (uint32_t k = a; k < w->nidx; k++) {
             uint64_t id = pk_le32(idx + (size_t)k * PK_LM_IDX_SIZE);
             if (id > hi) break;
-            uint32_t ctx = pk_model_ctx_find(p, id);
+            uint32_t ctx = pk_model_ctx_at(p, id);
             int loop = job->loop_stats && p->ctx[ctx].kind == PK_CTX_LOOP;
             uint64_t vb = pk_le64(idx + (size_t)k * PK_LM_IDX_SIZE + 4);
             uint64_t ve =

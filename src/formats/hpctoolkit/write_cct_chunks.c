@@ -105,7 +105,7 @@ PASS_INLINE uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uin
         uint64_t id = pk_le32(x);
         if (id >= hi) break;
         if (k && id <= pk_le32(x - PK_LM_IDX_SIZE)) s->unsorted[w] = 1;
-        uint32_t ctx = pk_model_ctx_find(p, id);
+        uint32_t ctx = pk_model_ctx_at(p, id);
         uint64_t b = pk_le64(x + 4);
         uint64_t e = k + 1 < pl->nidx ? pk_le64(x + 4 + PK_LM_IDX_SIZE) : pl->nvals;
         if (ctx == PK_NONE || e > pl->nvals) continue;

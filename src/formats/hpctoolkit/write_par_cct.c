@@ -141,7 +141,7 @@ static uint64_t put_record(unsigned char *at, const pk_profile *w, const pk_plan
     for (uint32_t k = k0; k < k1; k++) {
         uint64_t vb, ve, n = 0;
         uint32_t id = idx_id(pl, k);
-        if (pk_model_ctx_find(w, id) == PK_NONE) continue;
+        if (pk_model_ctx_at(w, id) == PK_NONE) continue;
         run_of(pl, k, &vb, &ve);
         for (uint64_t v = vb; v < ve; v++)
             n += (uint64_t)kept_raw(w, pl->vals + v * PK_LM_VAL_SIZE);
@@ -157,7 +157,7 @@ static uint64_t put_record(unsigned char *at, const pk_profile *w, const pk_plan
     unsigned char *out = at + 16 + 8ull * nidx;
     for (uint32_t k = k0; k < k1; k++) {
         uint64_t vb, ve;
-        if (pk_model_ctx_find(w, idx_id(pl, k)) == PK_NONE) continue;
+        if (pk_model_ctx_at(w, idx_id(pl, k)) == PK_NONE) continue;
         run_of(pl, k, &vb, &ve);
         for (uint64_t v = vb; v < ve; v++) {
             const unsigned char *x = pl->vals + v * PK_LM_VAL_SIZE;
@@ -264,7 +264,7 @@ static void runs_of_plane(const hp_state *s, const pk_plane *pl, uint32_t prof, 
     for (; k < pl->nidx; k++) {
         uint64_t b, e, id = idx_id(pl, k);
         if (id >= hi) break;
-        if (pk_model_ctx_find(w, id) == PK_NONE) continue;
+        if (pk_model_ctx_at(w, id) == PK_NONE) continue;
         run_of(pl, k, &b, &e);
         uint64_t v = b;
         while (v < e) { /* the kept values, in runs (all of them, usually) */

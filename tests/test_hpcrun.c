@@ -317,6 +317,8 @@ static void test_damage(void **state)
     damaged(3072, "\0\0\0\0\x10\0\0\0", 8, "cct nodes at byte 3080: count 268435456");
     damaged(3080 + 19 + 4, "\0\0\x03\xe7", 4, "parent 999 is not an earlier node");
     damaged(3080 + 19, "\0\0\0\x0c", 4, "id 12 appears twice");
+    damaged(3080 + 19, "\0\0\0\0", 4, "cct node at byte 3099: id 0 is reserved");
+    damaged(3080, "\0\0\0\x02\0\0\0\x02", 8, "cct node 2 at byte 3080: parent 2");
     damaged(6144 + 56 + 12 + 8, "\0\x05", 2, "metric id 5");
     damaged(6144 + 56 + 12 + 50 + 60, "\0\0\0\0", 4, "is not (\"end!\", 5)");
     damaged(6144 + 56 + 12 + 50 + 12 + 4, "\0\0\0\0\0\0\0\x09", 8, "start 9 is not between");

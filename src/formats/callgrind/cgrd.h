@@ -10,6 +10,7 @@
 
 #include "model/callgraph.h"
 #include "profkit/dump.h"
+#include "util/inline.h"
 #include "util/kmap.h"
 
 /* ------------------------------------------------------------------ */
@@ -304,11 +305,7 @@ extern const unsigned char cgs_hex_digit[256];
  * A hex digit's value comes from a table: a branch on digit or letter was
  * wrong one time in three on addresses. (Reading a decimal's digits eight
  * bytes at once was slower: most are one to three digits.) */
-#if defined(__GNUC__)
-#define CGS_INLINE static inline __attribute__((always_inline))
-#else
-#define CGS_INLINE static inline
-#endif
+#define CGS_INLINE PK_ALWAYS_INLINE
 /* Whether the number at p is written in hex: "0x" or "0X" and a byte more
  * (else "0" is a decimal, and the 'x' a stray byte). checked = 0: the
  * caller knows a newline follows p before end (no digit stops the scan

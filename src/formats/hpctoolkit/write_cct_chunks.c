@@ -33,6 +33,7 @@
 #include "hpctk_write.h"
 #include "util/bytes.h"
 #include "util/error.h"
+#include "util/inline.h"
 #include "util/outfile.h"
 #include "util/parallel.h"
 
@@ -83,17 +84,11 @@ static uint64_t mix_of(uint32_t ctx, uint32_t nr, const unsigned char *rec)
     return where ^ pk_le64(rec + 2);
 }
 
-#if defined(__GNUC__)
-#define PASS_INLINE static inline __attribute__((always_inline))
-#else
-#define PASS_INLINE static inline
-#endif
-
 /* Pass over index entries [k, nidx) of location l's plane with ids below
  * hi; fill: place the values, else count them; guarded: mix them. Returns
  * where it stopped. Inlined with constant fill and guarded: a copy each. */
-PASS_INLINE uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t hi, int fill,
-                          int guarded)
+PK_ALWAYS_INLINE uint32_t pass(hk_cct_src *s, unsigned w, uint32_t l, uint32_t k, uint64_t hi,
+                               int fill, int guarded)
 {
     const pk_profile *p = s->p;
     const pk_plane *pl = &p->locs[l].plane;

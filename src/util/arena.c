@@ -84,16 +84,17 @@ void *pk_arena_alloc(pk_arena *a, size_t size)
     return p;
 }
 
-void *pk_arena_array(pk_arena *a, size_t n, size_t size)
-{
-    if (size && n > SIZE_MAX / size) return NULL;
-    return pk_arena_alloc(a, n * size);
-}
-
 void *pk_arena_array_unset(pk_arena *a, size_t n, size_t size)
 {
     if (size && n > SIZE_MAX / size) return NULL;
     return arena_take(a, n * size);
+}
+
+void *pk_arena_array(pk_arena *a, size_t n, size_t size)
+{
+    void *p = pk_arena_array_unset(a, n, size);
+    if (p) memset(p, 0, n * size);
+    return p;
 }
 
 char *pk_arena_strndup(pk_arena *a, const char *s, size_t len)
